@@ -1,0 +1,100 @@
+//! The one error type of the crate.
+
+use crate::{Handle, Rect};
+
+/// Why a call was refused. A call that returns an error has changed nothing.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// A coordinate is NaN or infinite, or the rectangle is inverted (`x1 > x2` or `y1 > y2`).
+    InvalidRect(Rect),
+    /// A point coordinate is NaN or infinite.
+    InvalidPoint {
+        /// The point's x.
+        x: f32,
+        /// The point's y.
+        y: f32,
+    },
+    /// The handle names no live element: never issued by this tree, already
+    /// removed, or cleared.
+    InvalidHandle(Handle),
+    /// The same handle appears twice in one batch removal.
+    DuplicateHandle(Handle),
+    /// Two slices of one batch call have different lengths.
+    LengthMismatch {
+        /// Length of the first slice (rectangles or handles).
+        expected: usize,
+        /// Length of the slice that should have matched it.
+        found: usize,
+    },
+    /// The world rectangle cannot hold a tree: not finite, or of zero or negative
+    /// width or height, or too wide for `f32`.
+    InvalidWorld(Rect),
+    /// A construction parameter is out of range.
+    InvalidParameter {
+        /// The parameter's name.
+        name: &'static str,
+        /// What the parameter must satisfy.
+        expected: &'static str,
+    },
+    /// The tree cannot hold more elements or element links (2^32 - 1 of each).
+    CapacityExceeded,
+    /// An item of a batch call was refused; `index` is its position in the batch.
+    InBatch {
+        /// Position of the refused item.
+        index: usize,
+        /// Why it was refused.
+        error: Box<Error>,
+    },
+}
+
+impl Error {
+    /// The error itself, looking through [`Error::InBatch`].
+    pub fn root(&self) -> &Error {
+        match self {
+            Error::InBatch { error, .. } => error.root(),
+            other => other,
+        }
+    }
+
+    pub(crate) fn in_batch(self, index: usize) -> Error {
+        Error::InBatch {
+            index,
+            error: Box::new(self),
+        }
+    }
+}
+
+impl core::fmt::Display for Error {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Error::InvalidRect(r) => write!(
+                f,
+                "invalid rectangle {r}: coordinates must be finite with x1 <= x2 and y1 <= y2"
+            ),
+            Error::InvalidPoint { x, y } => {
+                write!(f, "invalid point ({x}, {y}): coordinates must be finite")
+            }
+            Error::InvalidHandle(h) => write!(
+                f,
+                "handle {h} names no element of this tree (never issued, removed, or cleared)"
+            ),
+            Error::DuplicateHandle(h) => write!(f, "handle {h} appears twice in one batch"),
+            Error::LengthMismatch { expected, found } => write!(
+                f,
+                "batch lengths differ: {expected} items in the first slice, {found} in the second"
+            ),
+            Error::InvalidWorld(r) => write!(
+                f,
+                "invalid world {r}: it must be finite with x1 < x2 and y1 < y2, and its width and height finite"
+            ),
+            Error::InvalidParameter { name, expected } => {
+                write!(f, "invalid parameter {name}: expected {expected}")
+            }
+            Error::CapacityExceeded => write!(f, "the tree is full (2^32 - 1 elements or links)"),
+            Error::InBatch { index, error } => write!(f, "item {index} of the batch: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,214 @@
+//! Queries: by rectangle, by point, and every overlapping pair.
+
+use core::ops::ControlFlow;
+
+use crate::cell::{Cell, Stack};
+use crate::pool::{Link, NONE};
+use crate::tree::check_rect;
+use crate::{Error, Handle, Quadtree, Rect};
+
+impl Quadtree {
+    /// Fills `hits` (cleared first) with the handles of the elements whose closed
+    /// rectangle intersects the closed rectangle `rect`, each once, leaving out
+    /// `omit`. `hits` keeps its capacity, so a reused `Vec` stops allocating.
+    ///
+    /// # Errors
+    /// [`Error::InvalidRect`] for a bad `rect`, [`Error::InvalidHandle`] for an
+    /// `omit` that is not live; `hits` is then left empty.
+    pub fn query(
+        &self,
+        rect: Rect,
+        omit: Option<Handle>,
+        hits: &mut Vec<Handle>,
+    ) -> Result<(), Error> {
+        hits.clear();
+        self.query_with(rect, omit, |handle| {
+            hits.push(handle);
+            ControlFlow::Continue(())
+        })
+        .map(|_| ())
+    }
+
+    /// Calls `visit` with each element whose closed rectangle intersects `rect`,
+    /// each once, leaving out `omit`; `visit` returns [`ControlFlow::Break`] to
+    /// stop early, and the call returns how the walk ended.
+    ///
+    /// ```
+    /// use core::ops::ControlFlow;
+    /// use flatquad::{Quadtree, Rect};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 10.0, 10.0), 8, 4)?;
+    /// for i in 0..5 {
+    ///     tree.insert(Rect::point(i as f32, 1.0), i)?;
+    /// }
+    /// let mut first = None;
+    /// tree.query_with(Rect::new(0.0, 0.0, 10.0, 10.0), None, |h| {
+    ///     first = Some(h);
+    ///     ControlFlow::Break(())
+    /// })?;
+    /// assert!(first.is_some());
+    /// # Ok::<(), flatquad::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`query`](Quadtree::query); `visit` is then never called.
+    pub fn query_with<F>(
+        &self,
+        rect: Rect,
+        omit: Option<Handle>,
+        mut visit: F,
+    ) -> Result<ControlFlow<()>, Error>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        check_rect(rect)?;
+        let omit = match omit {
+            Some(handle) => self.slots.lookup(handle)?,
+            None => NONE,
+        };
+        let mut stack = Stack::new();
+        stack.push(self.root);
+        while let Some(cell) = stack.pop() {
+            let node = self.nodes.nodes[cell.node as usize];
+            if node.is_branch() {
+                self.push_children(&mut stack, &cell, node.first, cell.mask(&rect));
+                continue;
+            }
+            let mut link = node.first;
+            while link != NONE {
+                let Link { next, element } = self.links.links[link as usize];
+                let slot = &self.slots.slots[element as usize];
+                if element != omit
+                    && slot.rect.intersects(&rect)
+                    && cell.owns_intersection(&slot.rect, &rect)
+                {
+                    if visit(self.slots.handle(element)).is_break() {
+                        return Ok(ControlFlow::Break(()));
+                    }
+                }
+                link = next;
+            }
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// Fills `hits` (cleared first) with the elements whose closed rectangle holds
+    /// the point `(x, y)`, leaving out `omit`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPoint`] for a NaN or infinite coordinate,
+    /// [`Error::InvalidHandle`] for an `omit` that is not live.
+    pub fn query_point(
+        &self,
+        x: f32,
+        y: f32,
+        omit: Option<Handle>,
+        hits: &mut Vec<Handle>,
+    ) -> Result<(), Error> {
+        hits.clear();
+        self.query_point_with(x, y, omit, |handle| {
+            hits.push(handle);
+            ControlFlow::Continue(())
+        })
+        .map(|_| ())
+    }
+
+    /// Calls `visit` with each element whose closed rectangle holds `(x, y)`,
+    /// leaving out `omit`, until `visit` breaks.
+    ///
+    /// # Errors
+    /// As [`query_point`](Quadtree::query_point).
+    pub fn query_point_with<F>(
+        &self,
+        x: f32,
+        y: f32,
+        omit: Option<Handle>,
+        mut visit: F,
+    ) -> Result<ControlFlow<()>, Error>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        if !(x.is_finite() && y.is_finite()) {
+            return Err(Error::InvalidPoint { x, y });
+        }
+        let omit = match omit {
+            Some(handle) => self.slots.lookup(handle)?,
+            None => NONE,
+        };
+        // A point belongs to exactly one leaf, and so does every element holding it.
+        let mut cell = self.root;
+        let mut node = self.nodes.nodes[0];
+        while node.is_branch() {
+            let half = self.half[cell.depth as usize + 1];
+            cell = cell.child(node.first, cell.point_child(x, y), half);
+            node = self.nodes.nodes[cell.node as usize];
+        }
+        let mut link = node.first;
+        while link != NONE {
+            let Link { next, element } = self.links.links[link as usize];
+            if element != omit && self.slots.slots[element as usize].rect.contains_point(x, y) {
+                if visit(self.slots.handle(element)).is_break() {
+                    return Ok(ControlFlow::Break(()));
+                }
+            }
+            link = next;
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// Fills `pairs` (cleared first) with every pair of elements whose closed
+    /// rectangles intersect, each unordered pair exactly once.
+    pub fn pairs(&self, pairs: &mut Vec<(Handle, Handle)>) {
+        pairs.clear();
+        let _ = self.pairs_with(|a, b| {
+            pairs.push((a, b));
+            ControlFlow::Continue(())
+        });
+    }
+
+    /// Calls `visit` with every pair of intersecting elements, each unordered pair
+    /// once, until `visit` breaks.
+    ///
+    /// Walks the leaves and tests the elements of each leaf against each other
+    /// (no query per element, no hash set): a pair is reported only in the leaf
+    /// that owns the top-left corner of the two rectangles' intersection.
+    pub fn pairs_with<F>(&self, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle, Handle) -> ControlFlow<()>,
+    {
+        let mut stack = Stack::new();
+        stack.push(self.root);
+        while let Some(cell) = stack.pop() {
+            let node = self.nodes.nodes[cell.node as usize];
+            if node.is_branch() {
+                self.push_children(&mut stack, &cell, node.first, 0b1111);
+            } else if node.count >= 2 {
+                self.leaf_pairs(&cell, node.first, &mut visit)?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn leaf_pairs<F>(&self, cell: &Cell, first_link: u32, visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle, Handle) -> ControlFlow<()>,
+    {
+        let links = &self.links.links;
+        let slots = &self.slots.slots;
+        let mut outer = first_link;
+        while outer != NONE {
+            let Link { next, element: a } = links[outer as usize];
+            let rect_a = slots[a as usize].rect;
+            let mut inner = next;
+            while inner != NONE {
+                let Link { next, element: b } = links[inner as usize];
+                let rect_b = &slots[b as usize].rect;
+                if rect_a.intersects(rect_b) && cell.owns_intersection(&rect_a, rect_b) {
+                    visit(self.slots.handle(a), self.slots.handle(b))?;
+                }
+                inner = next;
+            }
+            outer = next;
+        }
+        ControlFlow::Continue(())
+    }
+}

@@ -1,0 +1,121 @@
+//! The axis-aligned rectangle every call takes and returns.
+
+/// A closed axis-aligned rectangle `[x1, x2] × [y1, y2]` in `f32`.
+///
+/// Points and segments are rectangles too (`x1 == x2` and/or `y1 == y2`). A
+/// rectangle the tree accepts is [valid](Rect::is_valid): finite coordinates and
+/// `x1 <= x2`, `y1 <= y2`. The layout is four `f32`s in that order, so a flat
+/// `[f32]` of length `4n` can be viewed as `n` rectangles without copying
+/// ([`Rect::cast_slice`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
+pub struct Rect {
+    /// Left edge (smallest x).
+    pub x1: f32,
+    /// Top edge (smallest y).
+    pub y1: f32,
+    /// Right edge (largest x).
+    pub x2: f32,
+    /// Bottom edge (largest y).
+    pub y2: f32,
+}
+
+// SAFETY: `Rect` is `repr(C)` of four `f32`, with no padding; every bit pattern is a valid `Rect`.
+unsafe impl bytemuck::Zeroable for Rect {}
+// SAFETY: see above; `Rect` is `Copy` and `'static`.
+unsafe impl bytemuck::Pod for Rect {}
+
+impl Rect {
+    /// The rectangle `[x1, x2] × [y1, y2]`, unchecked (the tree checks it when given).
+    pub const fn new(x1: f32, y1: f32, x2: f32, y2: f32) -> Rect {
+        Rect { x1, y1, x2, y2 }
+    }
+
+    /// The rectangle with top-left corner `(x, y)`, width `w` and height `h`.
+    pub fn from_xywh(x: f32, y: f32, w: f32, h: f32) -> Rect {
+        Rect::new(x, y, x + w, y + h)
+    }
+
+    /// The degenerate rectangle holding the single point `(x, y)`.
+    pub const fn point(x: f32, y: f32) -> Rect {
+        Rect::new(x, y, x, y)
+    }
+
+    /// Whether every coordinate is finite and the rectangle is not inverted.
+    ///
+    /// ```
+    /// use flatquad::Rect;
+    /// assert!(Rect::new(0.0, 0.0, 0.0, 5.0).is_valid()); // a segment
+    /// assert!(!Rect::new(1.0, 0.0, 0.0, 1.0).is_valid()); // x1 > x2
+    /// assert!(!Rect::new(f32::NAN, 0.0, 1.0, 1.0).is_valid());
+    /// ```
+    pub fn is_valid(&self) -> bool {
+        // NaN fails every comparison, so `x1 <= x2` also rejects it; the finiteness
+        // check catches the infinities that compare fine.
+        self.x1.is_finite()
+            && self.y1.is_finite()
+            && self.x2.is_finite()
+            && self.y2.is_finite()
+            && self.x1 <= self.x2
+            && self.y1 <= self.y2
+    }
+
+    /// Whether the two closed rectangles share at least one point (touching counts).
+    #[inline]
+    pub fn intersects(&self, other: &Rect) -> bool {
+        self.x1 <= other.x2 && other.x1 <= self.x2 && self.y1 <= other.y2 && other.y1 <= self.y2
+    }
+
+    /// Whether the closed rectangle holds the point `(x, y)` (its border included).
+    #[inline]
+    pub fn contains_point(&self, x: f32, y: f32) -> bool {
+        self.x1 <= x && x <= self.x2 && self.y1 <= y && y <= self.y2
+    }
+
+    /// Width `x2 - x1`.
+    pub fn width(&self) -> f32 {
+        self.x2 - self.x1
+    }
+
+    /// Height `y2 - y1`.
+    pub fn height(&self) -> f32 {
+        self.y2 - self.y1
+    }
+
+    /// Views a flat `[x1, y1, x2, y2, x1, y1, ...]` slice as rectangles without
+    /// copying; `None` when its length is not a multiple of 4.
+    ///
+    /// ```
+    /// use flatquad::Rect;
+    /// let flat = [0.0, 0.0, 1.0, 1.0, 2.0, 2.0, 3.0, 3.0];
+    /// let rects = Rect::cast_slice(&flat).unwrap();
+    /// assert_eq!(rects[1], Rect::new(2.0, 2.0, 3.0, 3.0));
+    /// assert!(Rect::cast_slice(&flat[..3]).is_none());
+    /// ```
+    pub fn cast_slice(flat: &[f32]) -> Option<&[Rect]> {
+        bytemuck::try_cast_slice(flat).ok()
+    }
+
+    /// The rectangles as a flat slice of `4 * rects.len()` floats, without copying.
+    pub fn flatten(rects: &[Rect]) -> &[f32] {
+        bytemuck::cast_slice(rects)
+    }
+}
+
+impl From<[f32; 4]> for Rect {
+    fn from([x1, y1, x2, y2]: [f32; 4]) -> Rect {
+        Rect::new(x1, y1, x2, y2)
+    }
+}
+
+impl From<Rect> for [f32; 4] {
+    fn from(r: Rect) -> [f32; 4] {
+        [r.x1, r.y1, r.x2, r.y2]
+    }
+}
+
+impl core::fmt::Display for Rect {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "({}, {}, {}, {})", self.x1, self.y1, self.x2, self.y2)
+    }
+}

@@ -1,0 +1,123 @@
+//! Walking the nodes: `traverse` for drawing and debugging, and `stats`.
+
+use core::ops::ControlFlow;
+
+use crate::cell::Stack;
+use crate::pool::{Link, Node, Slot};
+use crate::{Quadtree, Rect};
+
+/// A node as [`Quadtree::traverse`] shows it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NodeInfo {
+    /// The node's index in the node array (the root is 0); stable until the
+    /// node is merged away by a cleanup.
+    pub index: u32,
+    /// Depth: 0 for the root.
+    pub depth: u32,
+    /// The node's cell in world coordinates, computed from the root's.
+    pub rect: Rect,
+    /// Whether the node is a leaf.
+    pub is_leaf: bool,
+    /// Element links in the leaf (0 for a branch).
+    pub count: u32,
+}
+
+/// Sizes of a tree, from [`Quadtree::stats`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Live elements.
+    pub elements: usize,
+    /// Nodes in the tree (branches and leaves; free ones not counted).
+    pub nodes: usize,
+    /// Leaves, empty ones included.
+    pub leaves: usize,
+    /// Leaves holding no element.
+    pub empty_leaves: usize,
+    /// Deepest depth any node has (0 when the root is the only node).
+    pub max_depth_reached: u32,
+    /// Element links in leaves: one per element per leaf it lies in.
+    pub element_links: usize,
+    /// Bytes the tree holds, its pools' capacity included.
+    pub bytes: usize,
+}
+
+impl Quadtree {
+    /// Visits every node depth-first, parents before children and children in
+    /// the order top-left, top-right, bottom-left, bottom-right, calling
+    /// `branch` or `leaf`; either returns [`ControlFlow::Break`] to stop.
+    ///
+    /// ```
+    /// use core::ops::ControlFlow;
+    /// use flatquad::{Quadtree, Rect};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 8.0, 8.0), 1, 3)?;
+    /// tree.insert(Rect::point(1.0, 1.0), 0)?;
+    /// tree.insert(Rect::point(7.0, 7.0), 1)?;
+    /// let mut leaves = Vec::new();
+    /// tree.traverse(|_| ControlFlow::Continue(()), |leaf| {
+    ///     leaves.push((leaf.rect, leaf.count));
+    ///     ControlFlow::Continue(())
+    /// });
+    /// assert_eq!(leaves[0], (Rect::new(0.0, 0.0, 4.0, 4.0), 1));
+    /// assert_eq!(leaves.len(), 4);
+    /// # Ok::<(), flatquad::Error>(())
+    /// ```
+    pub fn traverse<B, L>(&self, mut branch: B, mut leaf: L) -> ControlFlow<()>
+    where
+        B: FnMut(&NodeInfo) -> ControlFlow<()>,
+        L: FnMut(&NodeInfo) -> ControlFlow<()>,
+    {
+        let mut stack = Stack::new();
+        stack.push(self.root);
+        while let Some(cell) = stack.pop() {
+            let node = self.nodes.nodes[cell.node as usize];
+            let (hw, hh) = self.half[cell.depth as usize];
+            let info = NodeInfo {
+                index: cell.node,
+                depth: cell.depth,
+                rect: Rect::new(cell.cx - hw, cell.cy - hh, cell.cx + hw, cell.cy + hh),
+                is_leaf: !node.is_branch(),
+                count: node.count.max(0) as u32,
+            };
+            if node.is_branch() {
+                branch(&info)?;
+                let half = self.half[cell.depth as usize + 1];
+                for k in (0..4).rev() {
+                    stack.push(cell.child(node.first, k, half));
+                }
+            } else {
+                leaf(&info)?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Counts nodes, leaves and links, the deepest level reached and the bytes held.
+    pub fn stats(&self) -> Stats {
+        let mut stats = Stats {
+            elements: self.len(),
+            bytes: core::mem::size_of::<Quadtree>()
+                + self.nodes.nodes.capacity() * core::mem::size_of::<Node>()
+                + self.links.links.capacity() * core::mem::size_of::<Link>()
+                + self.slots.slots.capacity() * core::mem::size_of::<Slot>(),
+            ..Stats::default()
+        };
+        let (mut branches, mut deepest_branch) = (0, 0);
+        let _ = self.traverse(
+            |info| {
+                branches += 1;
+                deepest_branch = deepest_branch.max(info.depth);
+                ControlFlow::Continue(())
+            },
+            |info| {
+                stats.leaves += 1;
+                stats.empty_leaves += (info.count == 0) as usize;
+                stats.element_links += info.count as usize;
+                stats.max_depth_reached = stats.max_depth_reached.max(info.depth);
+                ControlFlow::Continue(())
+            },
+        );
+        stats.nodes = stats.leaves + branches;
+        stats.max_depth_reached = stats.max_depth_reached.max(deepest_branch);
+        stats
+    }
+}

@@ -1,0 +1,528 @@
+//! The tree itself: construction, insert, remove, move, split, cleanup, clear.
+
+use crate::cell::{Cell, Stack, MAX_DEPTH_LIMIT};
+use crate::pool::{Link, LinkPool, Node, NodePool, SlotPool, MARK, NONE};
+use crate::{Error, Handle, Rect};
+
+/// A flat quadtree over `f32` rectangles, for broad-phase collision detection
+/// and region queries over many moving elements.
+///
+/// Nodes are 8 bytes in one `Vec`, four siblings allocated together; a node's
+/// rectangle is computed on the way down from the root's. Each element is
+/// stored once (rectangle and id); a leaf chains small links to the elements it
+/// holds, and an element that straddles leaves has a link in each. Every pool
+/// recycles its holes through a free list, so once warm the tree allocates
+/// nothing, whatever is inserted, moved or removed.
+///
+/// Results are exact: a query returns precisely the elements whose closed
+/// rectangle intersects the closed query rectangle, for any world and for
+/// elements partly or wholly outside it (those live in the border leaves).
+///
+/// Queries take `&self`, keep no scratch state in the tree, and may run from
+/// many threads at once.
+///
+/// ```
+/// use flatquad::{Quadtree, Rect};
+///
+/// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0), 8, 8)?;
+/// let a = tree.insert(Rect::new(10.0, 10.0, 20.0, 20.0), 1)?;
+/// let b = tree.insert(Rect::new(20.0, 15.0, 30.0, 25.0), 2)?; // touches `a`
+/// let mut hits = Vec::new();
+/// tree.query(Rect::new(0.0, 0.0, 12.0, 12.0), None, &mut hits)?;
+/// assert_eq!(hits, [a]);
+/// tree.update(b, Rect::new(50.0, 50.0, 60.0, 60.0))?;
+/// let mut pairs = Vec::new();
+/// tree.pairs(&mut pairs);
+/// assert!(pairs.is_empty());
+/// tree.remove(a)?;
+/// assert!(tree.remove(a).is_err()); // a stale handle is refused
+/// # Ok::<(), flatquad::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Quadtree {
+    world: Rect,
+    pub(crate) root: Cell,
+    /// Half-width and half-height of a node at each depth.
+    pub(crate) half: [(f32, f32); MAX_DEPTH_LIMIT as usize + 1],
+    max_elements: u32,
+    max_depth: u32,
+    pub(crate) nodes: NodePool,
+    pub(crate) links: LinkPool,
+    pub(crate) slots: SlotPool,
+}
+
+pub(crate) fn check_rect(rect: Rect) -> Result<Rect, Error> {
+    if rect.is_valid() {
+        Ok(rect)
+    } else {
+        Err(Error::InvalidRect(rect))
+    }
+}
+
+impl Quadtree {
+    /// The leaf capacity the seed measured as best, and ours too.
+    pub const DEFAULT_MAX_ELEMENTS: u32 = 8;
+    /// A default depth: 256 × 256 cells at the deepest level.
+    pub const DEFAULT_MAX_DEPTH: u32 = 8;
+    /// The largest `max_depth` accepted.
+    pub const MAX_DEPTH_LIMIT: u32 = MAX_DEPTH_LIMIT;
+
+    /// An empty tree over `world`. A leaf splits when it holds more than
+    /// `max_elements` and is shallower than `max_depth` (the root is depth 0).
+    ///
+    /// The world only sets where the tree divides the plane: elements and queries
+    /// outside it are fine, they end up in the border leaves. Pick `max_depth` so
+    /// that the deepest cells are a little larger than a typical element.
+    ///
+    /// # Errors
+    /// [`Error::InvalidWorld`] unless `world` is finite with a positive, finite
+    /// width and height; [`Error::InvalidParameter`] if `max_elements` is 0 or
+    /// `max_depth` exceeds [`Quadtree::MAX_DEPTH_LIMIT`].
+    pub fn new(world: Rect, max_elements: u32, max_depth: u32) -> Result<Quadtree, Error> {
+        let (width, height) = (world.width(), world.height());
+        if !(world.is_valid()
+            && width > 0.0
+            && height > 0.0
+            && width.is_finite()
+            && height.is_finite())
+        {
+            return Err(Error::InvalidWorld(world));
+        }
+        if max_elements == 0 {
+            return Err(Error::InvalidParameter {
+                name: "max_elements",
+                expected: "at least 1",
+            });
+        }
+        if max_depth > MAX_DEPTH_LIMIT {
+            return Err(Error::InvalidParameter {
+                name: "max_depth",
+                expected: "at most 30",
+            });
+        }
+        let mut half = [(width * 0.5, height * 0.5); MAX_DEPTH_LIMIT as usize + 1];
+        for depth in 1..half.len() {
+            half[depth] = (half[depth - 1].0 * 0.5, half[depth - 1].1 * 0.5);
+        }
+        Ok(Quadtree {
+            world,
+            root: Cell::root(world.x1 + half[0].0, world.y1 + half[0].1),
+            half,
+            max_elements,
+            max_depth,
+            nodes: NodePool::new(),
+            links: LinkPool::new(),
+            slots: SlotPool::new(),
+        })
+    }
+
+    /// The world rectangle the tree was made with.
+    pub fn world(&self) -> Rect {
+        self.world
+    }
+
+    /// Elements a leaf holds before it splits.
+    pub fn max_elements(&self) -> u32 {
+        self.max_elements
+    }
+
+    /// Depth below which leaves no longer split (the root is depth 0).
+    pub fn max_depth(&self) -> u32 {
+        self.max_depth
+    }
+
+    /// Number of elements in the tree.
+    pub fn len(&self) -> usize {
+        self.slots.live
+    }
+
+    /// Whether the tree holds no element.
+    pub fn is_empty(&self) -> bool {
+        self.slots.live == 0
+    }
+
+    /// Whether `handle` names an element of this tree now.
+    pub fn contains(&self, handle: Handle) -> bool {
+        self.slots.lookup(handle).is_ok()
+    }
+
+    /// The id the element was inserted with.
+    ///
+    /// # Errors
+    /// [`Error::InvalidHandle`] if `handle` is not live.
+    pub fn id(&self, handle: Handle) -> Result<u32, Error> {
+        let slot = self.slots.lookup(handle)?;
+        Ok(self.slots.slots[slot as usize].id)
+    }
+
+    /// The element's current rectangle.
+    ///
+    /// # Errors
+    /// [`Error::InvalidHandle`] if `handle` is not live.
+    pub fn rect(&self, handle: Handle) -> Result<Rect, Error> {
+        let slot = self.slots.lookup(handle)?;
+        Ok(self.slots.slots[slot as usize].rect)
+    }
+
+    /// Every live element as `(handle, rectangle, id)`, in slot order.
+    pub fn iter(&self) -> impl Iterator<Item = (Handle, Rect, u32)> + '_ {
+        self.slots
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(_, slot)| slot.is_live())
+            .map(|(index, slot)| (self.slots.handle(index as u32), slot.rect, slot.id))
+    }
+
+    /// Adds an element and returns its handle.
+    ///
+    /// # Errors
+    /// [`Error::InvalidRect`] for NaN or infinite coordinates or an inverted
+    /// rectangle; [`Error::CapacityExceeded`] when 2^32 - 1 slots are in use.
+    pub fn insert(&mut self, rect: Rect, id: u32) -> Result<Handle, Error> {
+        check_rect(rect)?;
+        self.slots.check_room(1)?;
+        let slot = self.slots.alloc(rect, id);
+        self.link(slot, &rect);
+        Ok(self.slots.handle(slot))
+    }
+
+    /// Adds `rects[i]` with id `ids[i]` for every `i`, appending the handles to
+    /// `handles` in order. Checks every item first: on error nothing is inserted.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] if the slices differ in length; otherwise the
+    /// first item's error from [`insert`](Quadtree::insert), inside [`Error::InBatch`].
+    pub fn insert_many(
+        &mut self,
+        rects: &[Rect],
+        ids: &[u32],
+        handles: &mut Vec<Handle>,
+    ) -> Result<(), Error> {
+        if ids.len() != rects.len() {
+            return Err(Error::LengthMismatch {
+                expected: rects.len(),
+                found: ids.len(),
+            });
+        }
+        for (index, &rect) in rects.iter().enumerate() {
+            check_rect(rect).map_err(|e| e.in_batch(index))?;
+        }
+        self.slots.check_room(rects.len())?;
+        let fresh = rects
+            .len()
+            .saturating_sub(self.slots.slots.len() - self.slots.live);
+        self.slots.slots.reserve_exact(fresh);
+        handles.reserve(rects.len());
+        for (&rect, &id) in rects.iter().zip(ids) {
+            let slot = self.slots.alloc(rect, id);
+            self.link(slot, &rect);
+            handles.push(self.slots.handle(slot));
+        }
+        Ok(())
+    }
+
+    /// Removes an element; its handle, and every copy of it, goes stale.
+    ///
+    /// Only unlinks: emptied leaves are merged by [`cleanup`](Quadtree::cleanup).
+    ///
+    /// # Errors
+    /// [`Error::InvalidHandle`] if `handle` is not live (never issued, already
+    /// removed, or cleared).
+    pub fn remove(&mut self, handle: Handle) -> Result<(), Error> {
+        let slot = self.slots.lookup(handle)?;
+        self.remove_slot(slot);
+        Ok(())
+    }
+
+    /// Removes every element of `handles`. Checks them all first: on error
+    /// nothing is removed.
+    ///
+    /// # Errors
+    /// The first item's [`Error::InvalidHandle`] or [`Error::DuplicateHandle`],
+    /// inside [`Error::InBatch`].
+    pub fn remove_many(&mut self, handles: &[Handle]) -> Result<(), Error> {
+        // Mark each slot while checking, so a handle given twice is caught without
+        // allocating; the marks come off before anything else happens.
+        let mut failure = None;
+        let mut marked = 0;
+        for (index, &handle) in handles.iter().enumerate() {
+            match self.slots.lookup(handle) {
+                Ok(slot) if self.slots.slots[slot as usize].stamp & MARK != 0 => {
+                    failure = Some(Error::DuplicateHandle(handle).in_batch(index));
+                }
+                Ok(slot) => {
+                    self.slots.slots[slot as usize].stamp |= MARK;
+                    marked = index + 1;
+                }
+                Err(error) => failure = Some(error.in_batch(index)),
+            }
+            if failure.is_some() {
+                break;
+            }
+        }
+        for &handle in &handles[..marked] {
+            self.slots.slots[handle.slot() as usize].stamp &= !MARK;
+        }
+        if let Some(error) = failure {
+            return Err(error);
+        }
+        for &handle in handles {
+            self.remove_slot(handle.slot());
+        }
+        Ok(())
+    }
+
+    /// Gives an element a new rectangle (the "move" of a collision loop).
+    ///
+    /// When the new rectangle lies in exactly the leaves the old one did, only the
+    /// rectangle changes; otherwise the element is unlinked and linked again.
+    ///
+    /// # Errors
+    /// [`Error::InvalidRect`] or [`Error::InvalidHandle`]; the tree is unchanged.
+    pub fn update(&mut self, handle: Handle, rect: Rect) -> Result<(), Error> {
+        check_rect(rect)?;
+        let slot = self.slots.lookup(handle)?;
+        self.relocate(slot, rect);
+        Ok(())
+    }
+
+    /// [`update`](Quadtree::update)s `handles[i]` to `rects[i]` for every `i`, in
+    /// order (a handle given twice ends at its last rectangle). Checks every item
+    /// first: on error nothing moves.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`], or the first item's error inside [`Error::InBatch`].
+    pub fn update_many(&mut self, handles: &[Handle], rects: &[Rect]) -> Result<(), Error> {
+        if rects.len() != handles.len() {
+            return Err(Error::LengthMismatch {
+                expected: handles.len(),
+                found: rects.len(),
+            });
+        }
+        for (index, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
+            check_rect(rect)
+                .and_then(|_| self.slots.lookup(handle))
+                .map_err(|e| e.in_batch(index))?;
+        }
+        for (&handle, &rect) in handles.iter().zip(rects) {
+            self.relocate(handle.slot(), rect);
+        }
+        Ok(())
+    }
+
+    /// Merges, bottom-up, every branch whose four children are empty leaves into
+    /// one empty leaf. Lazy, as the seed has it: one level per call, so call it
+    /// once a frame; an element that leaves a cell is often replaced in the same
+    /// frame, and nodes are not churned for nothing. The root always stays.
+    pub fn cleanup(&mut self) {
+        let nodes = &mut self.nodes;
+        if !nodes.nodes[0].is_branch() {
+            return;
+        }
+        let mut branches = arrayvec::ArrayVec::<u32, { crate::cell::STACK_CAPACITY }>::new();
+        branches.push(0);
+        while let Some(branch) = branches.pop() {
+            let first = nodes.nodes[branch as usize].first;
+            let mut empty_leaves = 0;
+            for child in first..first + 4 {
+                let node = nodes.nodes[child as usize];
+                if node.count == 0 {
+                    empty_leaves += 1;
+                } else if node.is_branch() {
+                    branches.push(child);
+                }
+            }
+            if empty_leaves == 4 {
+                nodes.free_block(first);
+                nodes.nodes[branch as usize] = Node::EMPTY_LEAF;
+            }
+        }
+    }
+
+    /// Removes every element (all handles go stale) and every node but the root;
+    /// keeps the memory for reuse.
+    pub fn clear(&mut self) {
+        self.nodes.reset();
+        self.links.reset();
+        self.slots.free_all();
+    }
+
+    fn remove_slot(&mut self, slot: u32) {
+        let rect = self.slots.slots[slot as usize].rect;
+        self.unlink(slot, &rect);
+        self.slots.free(slot);
+    }
+
+    fn relocate(&mut self, slot: u32, rect: Rect) {
+        let old = self.slots.slots[slot as usize].rect;
+        if self.same_leaves(&old, &rect) {
+            self.slots.slots[slot as usize].rect = rect;
+        } else {
+            self.unlink(slot, &old);
+            self.slots.slots[slot as usize].rect = rect;
+            self.link(slot, &rect);
+        }
+    }
+
+    /// Pushes the children of `cell` (whose first child is `first`) named by `mask`.
+    #[inline]
+    pub(crate) fn push_children(&self, stack: &mut Stack, cell: &Cell, first: u32, mask: u32) {
+        let half = self.half[cell.depth as usize + 1];
+        let mut mask = mask;
+        while mask != 0 {
+            let k = mask.trailing_zeros();
+            mask &= mask - 1;
+            stack.push(cell.child(first, k, half));
+        }
+    }
+
+    /// Whether two rectangles lie in exactly the same leaves: true when they pick
+    /// the same children at every branch on the way down.
+    fn same_leaves(&self, a: &Rect, b: &Rect) -> bool {
+        let mut stack = Stack::new();
+        stack.push(self.root);
+        while let Some(cell) = stack.pop() {
+            let node = self.nodes.nodes[cell.node as usize];
+            if node.is_branch() {
+                let mask = cell.mask(a);
+                if mask != cell.mask(b) {
+                    return false;
+                }
+                self.push_children(&mut stack, &cell, node.first, mask);
+            }
+        }
+        true
+    }
+
+    /// Links the element in `slot` into every leaf `rect` meets, splitting leaves
+    /// that grow past `max_elements`.
+    fn link(&mut self, slot: u32, rect: &Rect) {
+        let mut stack = Stack::new();
+        stack.push(self.root);
+        while let Some(cell) = stack.pop() {
+            let node = self.nodes.nodes[cell.node as usize];
+            if node.is_branch() {
+                self.push_children(&mut stack, &cell, node.first, cell.mask(rect));
+            } else {
+                let link = self.links.alloc(slot, node.first);
+                let count = node.count + 1;
+                self.nodes.nodes[cell.node as usize] = Node { first: link, count };
+                if count as u32 > self.max_elements && cell.depth < self.max_depth {
+                    self.split(cell);
+                }
+            }
+        }
+    }
+
+    /// Unlinks the element in `slot` from every leaf `rect` (its current
+    /// rectangle) meets.
+    fn unlink(&mut self, slot: u32, rect: &Rect) {
+        let mut stack = Stack::new();
+        stack.push(self.root);
+        while let Some(cell) = stack.pop() {
+            let node = self.nodes.nodes[cell.node as usize];
+            if node.is_branch() {
+                self.push_children(&mut stack, &cell, node.first, cell.mask(rect));
+                continue;
+            }
+            let mut previous = NONE;
+            let mut link = node.first;
+            while link != NONE {
+                let Link { next, element } = self.links.links[link as usize];
+                if element == slot {
+                    if previous == NONE {
+                        self.nodes.nodes[cell.node as usize].first = next;
+                    } else {
+                        self.links.links[previous as usize].next = next;
+                    }
+                    self.nodes.nodes[cell.node as usize].count -= 1;
+                    self.links.free(link);
+                    break;
+                }
+                previous = link;
+                link = next;
+            }
+            debug_assert!(
+                link != NONE,
+                "element {slot} missing from leaf {}",
+                cell.node
+            );
+        }
+    }
+
+    /// Whether splitting would leave some child with fewer elements than the leaf:
+    /// if every element straddles the centre both ways, splitting only copies.
+    fn split_pays(&self, cell: &Cell, first_link: u32) -> bool {
+        let mut link = first_link;
+        while link != NONE {
+            let Link { next, element } = self.links.links[link as usize];
+            if cell.mask(&self.slots.slots[element as usize].rect) != 0b1111 {
+                return true;
+            }
+            link = next;
+        }
+        false
+    }
+
+    /// Turns an over-full leaf into a branch with four leaves and deals its
+    /// elements out to them, then splits those that are still over-full.
+    fn split(&mut self, cell: Cell) {
+        let mut pending = Stack::new();
+        pending.push(cell);
+        while let Some(cell) = pending.pop() {
+            let leaf = self.nodes.nodes[cell.node as usize];
+            if !self.split_pays(&cell, leaf.first) {
+                continue;
+            }
+            let first = self.nodes.alloc_block();
+            self.nodes.nodes[cell.node as usize] = Node {
+                first,
+                count: Node::BRANCH,
+            };
+            let mut link = leaf.first;
+            while link != NONE {
+                let Link { next, element } = self.links.links[link as usize];
+                let mut mask = cell.mask(&self.slots.slots[element as usize].rect);
+                // The element's link in this leaf moves to its first child; the
+                // other children it meets get new links.
+                let mut reuse = Some(link);
+                while mask != 0 {
+                    let child = (first + mask.trailing_zeros()) as usize;
+                    mask &= mask - 1;
+                    let head = self.nodes.nodes[child].first;
+                    let moved = match reuse.take() {
+                        Some(link) => {
+                            self.links.links[link as usize].next = head;
+                            link
+                        }
+                        None => self.links.alloc(element, head),
+                    };
+                    self.nodes.nodes[child].first = moved;
+                    self.nodes.nodes[child].count += 1;
+                }
+                link = next;
+            }
+            if cell.depth + 1 < self.max_depth {
+                let half = self.half[cell.depth as usize + 1];
+                for k in 0..4 {
+                    if self.nodes.nodes[(first + k) as usize].count as u32 > self.max_elements {
+                        pending.push(cell.child(first, k, half));
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl core::fmt::Debug for Quadtree {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Quadtree")
+            .field("world", &self.world)
+            .field("len", &self.len())
+            .field("max_elements", &self.max_elements)
+            .field("max_depth", &self.max_depth)
+            .field("nodes", &self.nodes.nodes.len())
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,183 @@
+//! A full structural check of the tree, for tests and for debugging a binding.
+
+use crate::cell::Stack;
+use crate::handle::MAX_GENERATION;
+use crate::pool::{Node, MARK, NONE, RETIRED};
+use crate::Quadtree;
+
+impl Quadtree {
+    /// Checks every invariant of the tree and says which one fails first.
+    ///
+    /// Each live element is linked in exactly the leaves its rectangle meets,
+    /// once each; leaf counts match their lists; depths stay within `max_depth`;
+    /// every node, link and slot is either in use or on its free list, exactly
+    /// once. Costs O(size) time and allocates: meant for tests, not for frames.
+    ///
+    /// # Errors
+    /// A description of the first broken invariant.
+    pub fn validate(&self) -> Result<(), String> {
+        let nodes = &self.nodes.nodes;
+        let links = &self.links.links;
+        let slots = &self.slots.slots;
+        let mut node_seen = vec![false; nodes.len()];
+        let mut link_seen = vec![false; links.len()];
+        // For each slot, the leaves it is linked in, in walk order.
+        let mut linked_in: Vec<Vec<u32>> = vec![Vec::new(); slots.len()];
+
+        let mut stack = Stack::new();
+        stack.push(self.root);
+        while let Some(cell) = stack.pop() {
+            let index = cell.node as usize;
+            if index >= nodes.len() || node_seen[index] {
+                return Err(format!("node {index} out of range or reached twice"));
+            }
+            node_seen[index] = true;
+            if cell.depth > self.max_depth() {
+                return Err(format!(
+                    "node {index} at depth {} past max_depth",
+                    cell.depth
+                ));
+            }
+            let node = nodes[index];
+            if node.is_branch() {
+                let first = node.first as usize;
+                if first == 0 || (first - 1) % 4 != 0 || first + 4 > nodes.len() {
+                    return Err(format!("branch {index} has a bad child block {first}"));
+                }
+                if cell.depth == self.max_depth() {
+                    return Err(format!("branch {index} at max_depth"));
+                }
+                self.push_children(&mut stack, &cell, node.first, 0b1111);
+                continue;
+            }
+            if node.count < 0 {
+                return Err(format!("node {index} reachable but marked {}", node.count));
+            }
+            let mut length = 0;
+            let mut link = node.first;
+            while link != NONE {
+                let at = link as usize;
+                if at >= links.len() || link_seen[at] {
+                    return Err(format!("leaf {index}: link {at} out of range or shared"));
+                }
+                link_seen[at] = true;
+                let element = links[at].element as usize;
+                if element >= slots.len() || !slots[element].is_live() {
+                    return Err(format!("leaf {index} links dead slot {element}"));
+                }
+                if linked_in[element].last() == Some(&cell.node) {
+                    return Err(format!("leaf {index} links slot {element} twice"));
+                }
+                linked_in[element].push(cell.node);
+                length += 1;
+                link = links[at].next;
+            }
+            if length != node.count {
+                return Err(format!(
+                    "leaf {index} counts {} but links {length}",
+                    node.count
+                ));
+            }
+        }
+
+        let mut live = 0;
+        for (index, slot) in slots.iter().enumerate() {
+            if slot.stamp & MARK != 0 {
+                return Err(format!("slot {index} still marked"));
+            }
+            if !slot.is_live() {
+                if !linked_in[index].is_empty() {
+                    return Err(format!("free slot {index} is linked"));
+                }
+                continue;
+            }
+            live += 1;
+            let mut expected = self.leaves_of(&slot.rect);
+            let mut found = linked_in[index].clone();
+            expected.sort_unstable();
+            found.sort_unstable();
+            if expected != found {
+                return Err(format!(
+                    "slot {index} {} is linked in leaves {found:?}, should be in {expected:?}",
+                    slot.rect
+                ));
+            }
+        }
+        if live != self.slots.live {
+            return Err(format!("{live} live slots, len says {}", self.slots.live));
+        }
+
+        let mut block = self.nodes.free_block;
+        while block != NONE {
+            let first = block as usize;
+            if first == 0 || (first - 1) % 4 != 0 || first + 4 > nodes.len() {
+                return Err(format!("free node block {first} misplaced"));
+            }
+            for at in first..first + 4 {
+                if node_seen[at] || nodes[at].count != Node::FREE {
+                    return Err(format!("free node {at} in use or not marked free"));
+                }
+                node_seen[at] = true;
+            }
+            block = nodes[first].first;
+        }
+        if let Some(lost) = node_seen.iter().position(|seen| !seen) {
+            return Err(format!("node {lost} neither in the tree nor free"));
+        }
+
+        let mut link = self.links.free;
+        while link != NONE {
+            let at = link as usize;
+            if at >= links.len() || link_seen[at] || links[at].element != NONE {
+                return Err(format!(
+                    "free link {at} out of range, in use or reached twice"
+                ));
+            }
+            link_seen[at] = true;
+            link = links[at].next;
+        }
+        if let Some(lost) = link_seen.iter().position(|seen| !seen) {
+            return Err(format!("link {lost} neither in a leaf nor free"));
+        }
+
+        let mut slot_free = vec![false; slots.len()];
+        let mut slot = self.slots.free;
+        while slot != NONE {
+            let at = slot as usize;
+            if at >= slots.len() || slot_free[at] || slots[at].is_live() {
+                return Err(format!(
+                    "free slot {at} out of range, live or reached twice"
+                ));
+            }
+            let generation = slots[at].generation();
+            if generation == 0 || generation > MAX_GENERATION {
+                return Err(format!("free slot {at} has generation {generation}"));
+            }
+            slot_free[at] = true;
+            slot = slots[at].id;
+        }
+        for (at, s) in slots.iter().enumerate() {
+            let retired = s.stamp == RETIRED;
+            if !s.is_live() && !slot_free[at] && !retired {
+                return Err(format!("slot {at} neither live, free nor retired"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The leaves a rectangle meets, found by descending from the root.
+    fn leaves_of(&self, rect: &crate::Rect) -> Vec<u32> {
+        let mut leaves = Vec::new();
+        let mut stack = Stack::new();
+        stack.push(self.root);
+        while let Some(cell) = stack.pop() {
+            let node = self.nodes.nodes[cell.node as usize];
+            if node.is_branch() {
+                self.push_children(&mut stack, &cell, node.first, cell.mask(rect));
+            } else {
+                leaves.push(cell.node);
+            }
+        }
+        leaves
+    }
+}
