@@ -80,10 +80,9 @@ impl Quadtree {
                 if element != omit
                     && slot.rect.intersects(&rect)
                     && cell.owns_intersection(&slot.rect, &rect)
+                    && visit(self.slots.handle(element)).is_break()
                 {
-                    if visit(self.slots.handle(element)).is_break() {
-                        return Ok(ControlFlow::Break(()));
-                    }
+                    return Ok(ControlFlow::Break(()));
                 }
                 link = next;
             }
@@ -145,10 +144,11 @@ impl Quadtree {
         let mut link = node.first;
         while link != NONE {
             let Link { next, element } = self.links.links[link as usize];
-            if element != omit && self.slots.slots[element as usize].rect.contains_point(x, y) {
-                if visit(self.slots.handle(element)).is_break() {
-                    return Ok(ControlFlow::Break(()));
-                }
+            if element != omit
+                && self.slots.slots[element as usize].rect.contains_point(x, y)
+                && visit(self.slots.handle(element)).is_break()
+            {
+                return Ok(ControlFlow::Break(()));
             }
             link = next;
         }
