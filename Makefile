@@ -1,0 +1,35 @@
+# The two commands of the README: `make demo` runs the agents demo, `make test`
+# runs every check CI runs. Both set up what they need from the registries.
+
+CARGO ?= cargo
+SCENARIO ?= uniform-100k
+
+.PHONY: demo test lint fmt-check rust-test agents-check bench doc
+
+demo:
+	$(CARGO) run --release -p flatquad-bench --bin agents -- $(SCENARIO)
+
+test: fmt-check lint rust-test agents-check
+	@echo "make test: all checks passed"
+
+fmt-check:
+	$(CARGO) fmt --all -- --check
+
+lint:
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+# Release mode: one optimised build serves the tests and the demo, and the
+# property tests run many more cases in the same time.
+rust-test:
+	$(CARGO) test --release --workspace
+
+# The demo must reproduce the AGENTS.md checksums in both modes (exits non-zero otherwise).
+agents-check:
+	$(CARGO) run --release -p flatquad-bench --bin agents -- uniform-20k
+	$(CARGO) run --release -p flatquad-bench --bin agents -- uniform-100k
+
+bench:
+	$(CARGO) run --release -p flatquad-bench --features peers --bin peers -- --markdown docs/benchmarks.md
+
+doc:
+	$(CARGO) doc --no-deps -p flatquad
