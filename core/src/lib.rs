@@ -57,3 +57,8 @@ mod rect;
 
 #[cfg(test)]
 mod tests;
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
