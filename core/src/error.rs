@@ -39,6 +39,9 @@ pub enum Error {
     },
     /// The tree cannot hold more elements or element links (2^32 - 1 of each).
     CapacityExceeded,
+    /// Bytes given to [`Quadtree::from_bytes`](crate::Quadtree::from_bytes) are not
+    /// a consistent snapshot; the reason says what is wrong.
+    InvalidBytes(String),
     /// An item of a batch call was refused; `index` is its position in the batch.
     InBatch {
         /// Position of the refused item.
@@ -92,6 +95,7 @@ impl core::fmt::Display for Error {
                 write!(f, "invalid parameter {name}: expected {expected}")
             }
             Error::CapacityExceeded => write!(f, "the tree is full (2^32 - 1 elements or links)"),
+            Error::InvalidBytes(reason) => write!(f, "invalid snapshot bytes: {reason}"),
             Error::InBatch { index, error } => write!(f, "item {index} of the batch: {error}"),
         }
     }

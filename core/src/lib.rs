@@ -43,6 +43,7 @@ mod error;
 mod handle;
 mod pool;
 mod query;
+mod serialize;
 mod traverse;
 mod tree;
 mod validate;

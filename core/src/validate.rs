@@ -92,6 +92,9 @@ impl Quadtree {
                 continue;
             }
             live += 1;
+            if slot.generation() == 0 {
+                return Err(format!("live slot {index} has generation 0"));
+            }
             let mut expected = self.leaves_of(&slot.rect);
             let mut found = linked_in[index].clone();
             expected.sort_unstable();
