@@ -9,7 +9,11 @@ SCENARIO ?= uniform-100k
 demo:
 	$(CARGO) run --release -p flatquad-bench --bin agents -- $(SCENARIO)
 
-test: fmt-check lint rust-test agents-check
+# Each binding adds its own test target to TEST_TARGETS from mk/*.mk.
+TEST_TARGETS :=
+-include mk/*.mk
+
+test: fmt-check lint rust-test agents-check $(TEST_TARGETS)
 	@echo "make test: all checks passed"
 
 fmt-check:
@@ -21,7 +25,7 @@ lint:
 # Release mode: one optimised build serves the tests and the demo, and the
 # property tests run many more cases in the same time.
 rust-test:
-	$(CARGO) test --release --workspace
+	$(CARGO) test --release -p flatquad -p flatquad-bench
 
 # The demo must reproduce the AGENTS.md checksums in both modes (exits non-zero otherwise).
 agents-check:
