@@ -1,0 +1,280 @@
+//! flatquad beside every peer on the agents workload, one table.
+//!
+//! ```text
+//! cargo run --release -p flatquad-bench --features peers --bin peers -- \
+//!     [SCENARIO... | all] [--runs R] [--markdown PATH] [--max-elements N] [--max-depth N]
+//! ```
+//!
+//! Every implementation runs every mode it supports R times, interleaved (run 1 of
+//! all of them, then run 2, ...), and the table shows the run with the median frame
+//! time. Exits with 1 when a checksum does not match or an index fails, 2 on a usage
+//! error.
+
+use std::fmt::Write as _;
+use std::process::ExitCode;
+
+use flatquad_bench::flatquad_index::{FlatquadConfig, FlatquadIndex};
+use flatquad_bench::workload::{scenario_names, SCENARIOS};
+use flatquad_bench::{machine, oracle, peers, run, scenario, GridIndex, Index, Mode, Report};
+use flatquad_bench::{BenchError, Scenario};
+
+struct Args {
+    scenarios: Vec<&'static Scenario>,
+    runs: usize,
+    markdown: Option<String>,
+    config: FlatquadConfig,
+}
+
+fn usage() -> String {
+    format!(
+        "usage: peers [SCENARIO... | all] [--runs R] [--markdown PATH] [--max-elements N] [--max-depth N]\n\
+         \n\
+         Runs flatquad, the grid baseline and every peer on the agents workload.\n\
+         SCENARIO: any of {} (default uniform-100k), or all.\n\
+         --runs          runs of each implementation and mode; the median is shown (default 3)\n\
+         --markdown      also write the table as Markdown to PATH\n\
+         --max-elements  flatquad: elements per leaf before a split (default 8)\n\
+         --max-depth     flatquad: deepest level (default: smallest cell >= 2 agent sides)",
+        scenario_names()
+    )
+}
+
+fn parse_number<T: std::str::FromStr>(flag: &str, value: Option<String>) -> Result<T, String> {
+    let value = value.ok_or_else(|| format!("{flag} needs a value"))?;
+    value
+        .parse()
+        .map_err(|_| format!("{flag}: not a non-negative integer: {value:?}"))
+}
+
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
+    let mut scenarios = Vec::new();
+    let mut runs = 3;
+    let mut markdown = None;
+    let mut config = FlatquadConfig::default();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "-h" | "--help" => return Ok(None),
+            "--runs" => runs = parse_number(&arg, args.next())?,
+            "--markdown" => markdown = Some(args.next().ok_or("--markdown needs a path")?),
+            "--max-elements" => config.max_elements = Some(parse_number(&arg, args.next())?),
+            "--max-depth" => config.max_depth = Some(parse_number(&arg, args.next())?),
+            flag if flag.starts_with('-') => return Err(format!("unknown option {flag:?}")),
+            "all" => scenarios.extend(SCENARIOS.iter()),
+            name => {
+                scenarios.push(scenario(name).ok_or_else(|| format!("unknown scenario {name:?}"))?)
+            }
+        }
+    }
+    if runs == 0 {
+        return Err("--runs must be at least 1".to_string());
+    }
+    if scenarios.is_empty() {
+        scenarios.extend(scenario("uniform-100k"));
+    }
+    Ok(Some(Args {
+        scenarios,
+        runs,
+        markdown,
+        config,
+    }))
+}
+
+/// One table row: the median run of one implementation in one mode.
+struct Row {
+    report: Report,
+    ratio: Option<f64>,
+}
+
+/// Every implementation for one scenario, flatquad first.
+fn implementations(s: &Scenario, config: FlatquadConfig) -> Vec<Box<dyn Index>> {
+    let mut all: Vec<Box<dyn Index>> = vec![
+        Box::new(FlatquadIndex::new(s.size, config)),
+        Box::new(GridIndex::new(s.size, GridIndex::DEFAULT_FACTOR)),
+    ];
+    all.extend(peers::all(s.size));
+    all
+}
+
+/// Runs every implementation of `s` in every mode it supports `runs` times; returns
+/// the median rows, all-pairs first, flatquad first within a mode.
+fn measure(s: &Scenario, args: &Args) -> Result<Vec<Row>, BenchError> {
+    eprintln!("{}: computing the checksum...", s.name);
+    let expected = oracle::expected_checksum(s);
+    let mut indexes = implementations(s, args.config);
+    // reports[i][m] holds index i's runs in mode Mode::ALL[m].
+    let mut reports: Vec<[Vec<Report>; 2]> = indexes.iter().map(|_| Default::default()).collect();
+    for r in 0..args.runs {
+        for (index, slots) in indexes.iter_mut().zip(reports.iter_mut()) {
+            for (m, mode) in Mode::ALL.into_iter().enumerate() {
+                if !index.supports(mode) {
+                    continue;
+                }
+                eprintln!(
+                    "{}: run {}/{}: {} {mode}",
+                    s.name,
+                    r + 1,
+                    args.runs,
+                    index.name()
+                );
+                let report = run(s, index.as_mut(), mode, expected)
+                    .map_err(|e| BenchError::new(format!("{} {}: {e}", s.name, index.name())))?;
+                slots[m].push(report);
+            }
+        }
+    }
+    let mut rows = Vec::new();
+    for m in 0..Mode::ALL.len() {
+        let mut baseline = None;
+        for slots in &mut reports {
+            let runs = &mut slots[m];
+            if runs.is_empty() {
+                continue;
+            }
+            runs.sort_by(|a, b| a.frame_ms.total_cmp(&b.frame_ms));
+            let report = runs.swap_remove(runs.len() / 2);
+            if report.index == "flatquad" {
+                baseline = Some(report.frame_ms);
+            }
+            let ratio = baseline.map(|b| report.frame_ms / b);
+            rows.push(Row { report, ratio });
+        }
+    }
+    Ok(rows)
+}
+
+fn check(r: &Report) -> &'static str {
+    if r.ok() {
+        "OK"
+    } else {
+        "MISMATCH"
+    }
+}
+
+fn ratio(row: &Row) -> String {
+    row.ratio
+        .map_or_else(|| "-".to_string(), |x| format!("{x:.2}"))
+}
+
+fn print_table(rows: &[Row]) {
+    println!(
+        "{:<14} {:<13} {:<10} {:>10} {:>11} {:>9} {:>6} {:>12} {:>9}",
+        "scenario",
+        "impl",
+        "mode",
+        "update ms",
+        "collide ms",
+        "frame ms",
+        "ratio",
+        "pairs/frame",
+        "checksum"
+    );
+    for row in rows {
+        let r = &row.report;
+        println!(
+            "{:<14} {:<13} {:<10} {:>10.3} {:>11.3} {:>9.3} {:>6} {:>12} {:>9}",
+            r.scenario,
+            r.index,
+            r.mode.name(),
+            r.update_ms,
+            r.collide_ms,
+            r.frame_ms,
+            ratio(row),
+            r.pairs_per_frame,
+            check(r)
+        );
+    }
+}
+
+fn markdown(rows: &[Row], args: &Args) -> String {
+    let mut md = String::new();
+    let depth = |s: &Scenario| args.config.max_depth(s.world, s.size).to_string();
+    let depths: Vec<String> = args.scenarios.iter().map(|s| depth(s)).collect();
+    let _ = writeln!(md, "# flatquad and its peers on the agents workload\n");
+    let _ = writeln!(
+        md,
+        "Machine: {} CPUs, {}. Date: {}.\n",
+        machine::nproc(),
+        machine::cpu_model(),
+        machine::utc_date()
+    );
+    let _ = writeln!(
+        md,
+        "Median of {} runs (by frame time), single-threaded. Ratio: frame ms over \
+         flatquad's frame ms in the same scenario and mode (above 1 is slower than \
+         flatquad). flatquad: max_elements {}, max_depth {}.\n",
+        args.runs,
+        args.config.max_elements(),
+        depths.join("/")
+    );
+    let _ = writeln!(
+        md,
+        "| scenario | implementation | mode | update ms | collide ms | frame ms | ratio | pairs/frame | checksum |"
+    );
+    let _ = writeln!(md, "|---|---|---|--:|--:|--:|--:|--:|---|");
+    for row in rows {
+        let r = &row.report;
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {} | {} | {} |",
+            r.scenario,
+            r.index,
+            r.mode.name(),
+            r.update_ms,
+            r.collide_ms,
+            r.frame_ms,
+            ratio(row),
+            r.pairs_per_frame,
+            check(r)
+        );
+    }
+    md
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args(std::env::args().skip(1)) {
+        Ok(Some(args)) => args,
+        Ok(None) => {
+            println!("{}", usage());
+            return ExitCode::SUCCESS;
+        }
+        Err(message) => {
+            eprintln!("peers: {message}\n\n{}", usage());
+            return ExitCode::from(2);
+        }
+    };
+    for s in &args.scenarios {
+        if let Err(e) = args.config.validate(s) {
+            eprintln!("peers: {}: {e}\n\n{}", s.name, usage());
+            return ExitCode::from(2);
+        }
+    }
+    let mut rows = Vec::new();
+    for s in &args.scenarios {
+        match measure(s, &args) {
+            Ok(r) => rows.extend(r),
+            Err(e) => {
+                eprintln!("peers: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    println!(
+        "{} CPUs, {}; median of {} runs",
+        machine::nproc(),
+        machine::cpu_model(),
+        args.runs
+    );
+    print_table(&rows);
+    if let Some(path) = &args.markdown {
+        if let Err(e) = std::fs::write(path, markdown(&rows, &args)) {
+            eprintln!("peers: cannot write {path}: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    if rows.iter().all(|row| row.report.ok()) {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("peers: checksum MISMATCH");
+        ExitCode::FAILURE
+    }
+}

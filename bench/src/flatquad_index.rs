@@ -1,0 +1,168 @@
+//! The flatquad adapter: one [`Quadtree`] over the world, one element per agent.
+
+use std::ops::ControlFlow;
+
+use flatquad::{Handle, Quadtree, Rect};
+
+use crate::workload::{Aabb, Agents, Scenario};
+use crate::{BenchError, Index, Mode};
+
+/// The tree parameters of a run: `None` picks the default for the scenario.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlatquadConfig {
+    /// Elements a leaf holds before it splits; default
+    /// [`Quadtree::DEFAULT_MAX_ELEMENTS`].
+    pub max_elements: Option<u32>,
+    /// Deepest level; default [`default_max_depth`] of the world and agent size.
+    pub max_depth: Option<u32>,
+}
+
+impl FlatquadConfig {
+    /// The max elements this config gives.
+    pub fn max_elements(&self) -> u32 {
+        self.max_elements.unwrap_or(Quadtree::DEFAULT_MAX_ELEMENTS)
+    }
+
+    /// The max depth this config gives for a world of side `world` and agents of
+    /// side `size`.
+    pub fn max_depth(&self, world: f32, size: f32) -> u32 {
+        self.max_depth
+            .unwrap_or_else(|| default_max_depth(world, size))
+    }
+
+    /// Checks that flatquad accepts these parameters for `scenario`'s world, so that
+    /// a command line can reject bad values before running anything.
+    pub fn validate(&self, scenario: &Scenario) -> Result<(), BenchError> {
+        let world = Rect::new(0.0, 0.0, scenario.world, scenario.world);
+        Quadtree::new(
+            world,
+            self.max_elements(),
+            self.max_depth(scenario.world, scenario.size),
+        )?;
+        Ok(())
+    }
+}
+
+/// The deepest level whose cells are still at least twice the agent side:
+/// the largest `d` with `world / 2^d >= 2 * size` (0 if even the root is smaller),
+/// at most [`Quadtree::MAX_DEPTH_LIMIT`].
+pub fn default_max_depth(world: f32, size: f32) -> u32 {
+    let mut depth = 0;
+    let mut cell = world;
+    while depth < Quadtree::MAX_DEPTH_LIMIT && cell * 0.5 >= 2.0 * size {
+        cell *= 0.5;
+        depth += 1;
+    }
+    depth
+}
+
+#[inline]
+fn to_rect(r: Aabb) -> Rect {
+    Rect::new(r.x1, r.y1, r.x2, r.y2)
+}
+
+/// flatquad under the agents workload: [`Quadtree::update`] for every agent then
+/// [`Quadtree::cleanup`] each frame; per-agent [`Quadtree::query_with`] omitting the
+/// agent's own handle, or one [`Quadtree::pairs_with`].
+pub struct FlatquadIndex {
+    size: f32,
+    config: FlatquadConfig,
+    tree: Option<Quadtree>,
+    handles: Vec<Handle>,
+}
+
+impl FlatquadIndex {
+    /// An adapter for agents of (typical) side `size`; the tree is made at
+    /// [`Index::build`], where bad parameters are reported.
+    pub fn new(size: f32, config: FlatquadConfig) -> Self {
+        FlatquadIndex {
+            size,
+            config,
+            tree: None,
+            handles: Vec::new(),
+        }
+    }
+
+    /// The tree of the last build, if any.
+    pub fn tree(&self) -> Option<&Quadtree> {
+        self.tree.as_ref()
+    }
+}
+
+/// The error of using the adapter before [`Index::build`].
+fn not_built() -> BenchError {
+    BenchError::new("flatquad: the index was not built")
+}
+
+impl Index for FlatquadIndex {
+    fn name(&self) -> &'static str {
+        "flatquad"
+    }
+
+    fn supports(&self, _mode: Mode) -> bool {
+        true
+    }
+
+    fn build(&mut self, agents: &Agents) -> Result<(), BenchError> {
+        let world = Rect::new(0.0, 0.0, agents.world, agents.world);
+        let max_elements = self.config.max_elements();
+        let max_depth = self.config.max_depth(agents.world, self.size);
+        let mut tree = Quadtree::new(world, max_elements, max_depth)?;
+        self.handles.clear();
+        self.handles.reserve(agents.len());
+        for (id, r) in agents.rects().enumerate() {
+            self.handles.push(tree.insert(to_rect(r), id as u32)?);
+        }
+        tree.cleanup();
+        self.tree = Some(tree);
+        Ok(())
+    }
+
+    fn update(&mut self, agents: &Agents) -> Result<(), BenchError> {
+        let tree = self.tree.as_mut().ok_or_else(not_built)?;
+        for (&handle, r) in self.handles.iter().zip(agents.rects()) {
+            tree.update(handle, to_rect(r))?;
+        }
+        tree.cleanup();
+        Ok(())
+    }
+
+    fn per_agent(&mut self, agents: &Agents) -> Result<u64, BenchError> {
+        let tree = self.tree.as_ref().ok_or_else(not_built)?;
+        let mut hits = 0u64;
+        for (&handle, r) in self.handles.iter().zip(agents.rects()) {
+            let _ = tree.query_with(to_rect(r), Some(handle), |_| {
+                hits += 1;
+                ControlFlow::Continue(())
+            })?;
+        }
+        Ok(hits)
+    }
+
+    fn all_pairs(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
+        let tree = self.tree.as_ref().ok_or_else(not_built)?;
+        let mut pairs = 0u64;
+        let _ = tree.pairs_with(|_, _| {
+            pairs += 1;
+            ControlFlow::Continue(())
+        });
+        Ok(pairs)
+    }
+
+    fn bytes(&self) -> Option<usize> {
+        self.tree.as_ref().map(|t| t.stats().bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::default_max_depth;
+
+    #[test]
+    fn default_depths() {
+        assert_eq!(default_max_depth(4096.0, 4.0), 9); // cells of 8
+        assert_eq!(default_max_depth(12288.0, 4.0), 10); // cells of 12
+        assert_eq!(default_max_depth(2048.0, 4.0), 8); // cells of 8
+        assert_eq!(default_max_depth(4.0, 4.0), 0);
+    }
+}

@@ -1,0 +1,75 @@
+//! broccoli: a KD tree / sweep-and-prune hybrid built from scratch over a slice.
+
+use broccoli::axgeom::Rect;
+use broccoli::{Tree, TreeData};
+
+use crate::workload::Agents;
+use crate::{BenchError, Index, Mode};
+
+/// broccoli under the agents workload, all-pairs only (it has no persistent tree to
+/// query per agent). The tree borrows the slice it sorts, so it cannot live in the
+/// adapter between calls: update writes every element's new rectangle (elements stay
+/// in the order the last build left them, each carrying its agent id) and rebuilds
+/// the tree, keeping only its [`TreeData`]; collide re-attaches that data to the
+/// slice with [`Tree::from_tree_data`] (cheap: no sorting) and calls
+/// `find_colliding_pairs`. broccoli's test is closed (`!(a.end < b.start || ...)`, and
+/// its sweep keeps `end >= start`), as the workload wants: no post-filter.
+#[derive(Default)]
+pub struct BroccoliIndex {
+    elements: Vec<(Rect<f32>, u32)>,
+    data: Option<TreeData<f32>>,
+}
+
+impl BroccoliIndex {
+    /// An empty adapter.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+fn rect(agents: &Agents, id: usize) -> Rect<f32> {
+    let r = agents.rect(id);
+    // axgeom's argument order: x start, x end, y start, y end.
+    broccoli::rect(r.x1, r.x2, r.y1, r.y2)
+}
+
+impl Index for BroccoliIndex {
+    fn name(&self) -> &'static str {
+        "broccoli"
+    }
+
+    fn supports(&self, mode: Mode) -> bool {
+        mode == Mode::AllPairs
+    }
+
+    fn build(&mut self, agents: &Agents) -> Result<(), BenchError> {
+        self.elements = (0..agents.len())
+            .map(|id| (rect(agents, id), id as u32))
+            .collect();
+        self.data = Some(Tree::new(&mut self.elements).get_tree_data());
+        Ok(())
+    }
+
+    fn update(&mut self, agents: &Agents) -> Result<(), BenchError> {
+        for (r, id) in &mut self.elements {
+            *r = rect(agents, *id as usize);
+        }
+        self.data = Some(Tree::new(&mut self.elements).get_tree_data());
+        Ok(())
+    }
+
+    fn all_pairs(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
+        let data = self
+            .data
+            .as_ref()
+            .ok_or_else(|| BenchError::new("broccoli: the index was not built"))?;
+        let mut tree = Tree::from_tree_data(&mut self.elements, data);
+        let mut pairs = 0u64;
+        tree.find_colliding_pairs(|_, _| pairs += 1);
+        Ok(pairs)
+    }
+
+    fn bytes(&self) -> Option<usize> {
+        Some(self.elements.capacity() * std::mem::size_of::<(Rect<f32>, u32)>())
+    }
+}

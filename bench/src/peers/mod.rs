@@ -1,0 +1,34 @@
+//! The peer libraries flatquad is measured against (feature `peers`), each behind the
+//! same [`crate::Index`] trait and each checked against the same checksums.
+//!
+//! | peer | update | all-pairs | per-agent |
+//! |---|---|---|---|
+//! | [`broccoli`] | refill the slice, rebuild the tree | `find_colliding_pairs` | — |
+//! | [`parry2d`] `Bvh` | `insert_or_update_partially`, `refit`, `optimize_incremental` | `traverse_bvtt_single_tree` | `intersect_aabb` |
+//! | [`rstar`] | `bulk_load` | `intersection_candidates_with_other_tree` | `locate_in_envelope_intersecting` |
+//! | [`flat_spatial`] `AABBGrid` | `set_aabb` | — | `query_broad_visitor` + exact test |
+
+mod broccoli_index;
+mod flat_spatial_index;
+mod parry_index;
+mod rstar_index;
+
+pub use broccoli_index::BroccoliIndex;
+pub use flat_spatial_index::FlatSpatialIndex;
+pub use parry_index::ParryIndex;
+pub use rstar_index::RstarIndex;
+
+use crate::Index;
+
+/// Every peer, freshly made, for agents of (typical) side `size`.
+pub fn all(size: f32) -> Vec<Box<dyn Index>> {
+    vec![
+        Box::new(BroccoliIndex::new()),
+        Box::new(ParryIndex::new()),
+        Box::new(RstarIndex::new()),
+        Box::new(FlatSpatialIndex::new(
+            size,
+            FlatSpatialIndex::DEFAULT_FACTOR,
+        )),
+    ]
+}

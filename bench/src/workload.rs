@@ -1,0 +1,415 @@
+//! The agents workload of `shared/bench/AGENTS.md`: the RNG, the scenarios and the
+//! agents themselves, with every computation in `f32` in the order the spec states.
+
+/// The workload's 32-bit LCG: `state = state * 1664525 + 1013904223` (wrapping),
+/// seeded with 12345.
+#[derive(Clone, Debug)]
+pub struct Lcg {
+    state: u32,
+}
+
+impl Lcg {
+    /// The seed every scenario starts from.
+    pub const SEED: u32 = 12345;
+
+    /// A generator in its initial state (`state = 12345`).
+    pub fn new() -> Self {
+        Lcg { state: Self::SEED }
+    }
+
+    /// One draw in `[0, 1)`: advance the state, then `(state >> 8) as f32 / 2^24`.
+    #[inline]
+    pub fn f(&mut self) -> f32 {
+        self.state = self
+            .state
+            .wrapping_mul(1_664_525)
+            .wrapping_add(1_013_904_223);
+        (self.state >> 8) as f32 * (1.0 / 16_777_216.0)
+    }
+}
+
+impl Default for Lcg {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// How a scenario places its agents. All layouts draw from one [`Lcg`] seeded with
+/// 12345, in agent order, with `f32` arithmetic in the order written here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// AGENTS.md: agent `i` draws `x = f() * (world - size)`, `y = f() * (world - size)`,
+    /// `vx = f() * 2 - 1`, `vy = f() * 2 - 1`; every agent has side `size`.
+    Uniform,
+    /// Most agents inside a few small discs, a share of them stacked on one point.
+    ///
+    /// With `R` = [`CLUSTER_RADIUS`] and `K` = [`CLUSTER_DISCS`], first the `K` disc
+    /// centres are drawn in order: `cx = R + f() * (world - size - 2R)`, then
+    /// `cy = R + f() * (world - size - 2R)` (the subtractions left to right). Then
+    /// agent `i = 0..n`, in order, with `m = i % 100`:
+    /// - `m == 0` (1% of the agents): the *stack*. `x = cx_0`, `y = cy_0`,
+    ///   `vx = vy = 0`; draws nothing. The stack never moves: it is a pile of
+    ///   identical rectangles that no subdivision can separate.
+    /// - `1 <= m < 90` (89%): a disc agent of disc `k = i % K`. Draw `dx = f() * 2 - 1`,
+    ///   `dy = f() * 2 - 1`, and draw both again while `dx * dx + dy * dy > 1`
+    ///   (rejection sampling, no trigonometry, so every language gets the same bits).
+    ///   Then `x = cx_k + dx * R`, `y = cy_k + dy * R`, `vx = f() * 2 - 1`,
+    ///   `vy = f() * 2 - 1`.
+    /// - `m >= 90` (10%): drawn as in [`Layout::Uniform`].
+    ///
+    /// Every agent has side `size`.
+    Clustered,
+    /// 1% of the agents 32-64x larger than the rest.
+    ///
+    /// Agent `i = 0..n`, in order: if `i % 100 == 0` it first draws its side
+    /// `s = size * (32 + f() * 32)` (so `s` is in `[32 size, 64 size)`), otherwise
+    /// `s = size` and it draws nothing extra; then it draws `x = f() * (world - s)`,
+    /// `y = f() * (world - s)`, `vx = f() * 2 - 1`, `vy = f() * 2 - 1`. Its rectangle
+    /// is `(x, y, x + s, y + s)` and it bounces off `world - s`.
+    Mixed,
+}
+
+/// Number of discs in [`Layout::Clustered`].
+pub const CLUSTER_DISCS: usize = 8;
+/// Radius of each disc of [`Layout::Clustered`], in world units.
+pub const CLUSTER_RADIUS: f32 = 128.0;
+
+/// One benchmark scenario: a layout, a population and a world.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scenario {
+    /// The name used on the command line and in reports, e.g. `uniform-100k`.
+    pub name: &'static str,
+    /// How the agents are placed.
+    pub layout: Layout,
+    /// Number of agents.
+    pub n: usize,
+    /// Side of the square world `(0, 0)..(world, world)`.
+    pub world: f32,
+    /// Side of a (small) agent.
+    pub size: f32,
+    /// Number of measured frames `F` (after the two warm-up frames).
+    pub frames: usize,
+    /// The checksum of AGENTS.md (ordered pairs per measured frame), where it
+    /// states one; `None` for scenarios whose checksum the [`crate::oracle`] computes.
+    pub checksum: Option<u64>,
+}
+
+/// Number of warm-up frames before the measured ones.
+pub const WARMUP_FRAMES: usize = 2;
+
+/// Every scenario, AGENTS.md's first.
+pub const SCENARIOS: &[Scenario] = &[
+    Scenario {
+        name: "uniform-100k",
+        layout: Layout::Uniform,
+        n: 100_000,
+        world: 4096.0,
+        size: 4.0,
+        frames: 10,
+        checksum: Some(38442),
+    },
+    Scenario {
+        name: "uniform-1m",
+        layout: Layout::Uniform,
+        n: 1_000_000,
+        world: 12288.0,
+        size: 4.0,
+        frames: 3,
+        checksum: Some(422_580),
+    },
+    Scenario {
+        name: "uniform-20k",
+        layout: Layout::Uniform,
+        n: 20_000,
+        world: 2048.0,
+        size: 4.0,
+        frames: 10,
+        checksum: Some(6257),
+    },
+    Scenario {
+        name: "clustered-100k",
+        layout: Layout::Clustered,
+        n: 100_000,
+        world: 4096.0,
+        size: 4.0,
+        frames: 10,
+        checksum: None,
+    },
+    Scenario {
+        name: "mixed-100k",
+        layout: Layout::Mixed,
+        n: 100_000,
+        world: 4096.0,
+        size: 4.0,
+        frames: 10,
+        checksum: None,
+    },
+];
+
+/// The scenario called `name`, if any.
+pub fn scenario(name: &str) -> Option<&'static Scenario> {
+    SCENARIOS.iter().find(|s| s.name == name)
+}
+
+/// Names of every scenario, comma-separated, for usage messages.
+pub fn scenario_names() -> String {
+    SCENARIOS
+        .iter()
+        .map(|s| s.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A closed axis-aligned rectangle `[x1, x2] x [y1, y2]`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Aabb {
+    /// Left edge.
+    pub x1: f32,
+    /// Bottom edge.
+    pub y1: f32,
+    /// Right edge.
+    pub x2: f32,
+    /// Top edge.
+    pub y2: f32,
+}
+
+impl Aabb {
+    /// The exact closed overlap test of the workload: touching rectangles overlap.
+    #[inline]
+    pub fn overlaps(&self, other: &Aabb) -> bool {
+        self.x1 <= other.x2 && other.x1 <= self.x2 && self.y1 <= other.y2 && other.y1 <= self.y2
+    }
+}
+
+/// The agents, stored as a structure of arrays.
+#[derive(Clone, Debug)]
+pub struct Agents {
+    /// Left edges.
+    pub x: Vec<f32>,
+    /// Bottom edges.
+    pub y: Vec<f32>,
+    /// Velocities along x.
+    pub vx: Vec<f32>,
+    /// Velocities along y.
+    pub vy: Vec<f32>,
+    /// Sides (all equal to the scenario's `size` except in [`Layout::Mixed`]).
+    pub side: Vec<f32>,
+    /// Side of the square world.
+    pub world: f32,
+}
+
+impl Agents {
+    /// The initial agents of `scenario`, drawn from a fresh [`Lcg`].
+    pub fn new(scenario: &Scenario) -> Self {
+        let n = scenario.n;
+        let mut agents = Agents {
+            x: Vec::with_capacity(n),
+            y: Vec::with_capacity(n),
+            vx: Vec::with_capacity(n),
+            vy: Vec::with_capacity(n),
+            side: Vec::with_capacity(n),
+            world: scenario.world,
+        };
+        let mut rng = Lcg::new();
+        match scenario.layout {
+            Layout::Uniform => {
+                for _ in 0..n {
+                    agents.push_uniform(&mut rng, scenario.size);
+                }
+            }
+            Layout::Clustered => agents.fill_clustered(&mut rng, scenario),
+            Layout::Mixed => {
+                for i in 0..n {
+                    let side = if i % 100 == 0 {
+                        scenario.size * (32.0 + rng.f() * 32.0)
+                    } else {
+                        scenario.size
+                    };
+                    agents.push_uniform(&mut rng, side);
+                }
+            }
+        }
+        agents
+    }
+
+    /// Draws `x, y, vx, vy` as the uniform layout does and appends the agent.
+    fn push_uniform(&mut self, rng: &mut Lcg, side: f32) {
+        let x = rng.f() * (self.world - side);
+        let y = rng.f() * (self.world - side);
+        let vx = rng.f() * 2.0 - 1.0;
+        let vy = rng.f() * 2.0 - 1.0;
+        self.push(x, y, vx, vy, side);
+    }
+
+    fn push(&mut self, x: f32, y: f32, vx: f32, vy: f32, side: f32) {
+        self.x.push(x);
+        self.y.push(y);
+        self.vx.push(vx);
+        self.vy.push(vy);
+        self.side.push(side);
+    }
+
+    fn fill_clustered(&mut self, rng: &mut Lcg, scenario: &Scenario) {
+        let r = CLUSTER_RADIUS;
+        let span = scenario.world - scenario.size - 2.0 * r;
+        let mut centres = [(0.0f32, 0.0f32); CLUSTER_DISCS];
+        for c in &mut centres {
+            let cx = r + rng.f() * span;
+            let cy = r + rng.f() * span;
+            *c = (cx, cy);
+        }
+        for i in 0..scenario.n {
+            let m = i % 100;
+            if m == 0 {
+                let (cx, cy) = centres[0];
+                self.push(cx, cy, 0.0, 0.0, scenario.size);
+            } else if m < 90 {
+                let (cx, cy) = centres[i % CLUSTER_DISCS];
+                let (dx, dy) = loop {
+                    let dx = rng.f() * 2.0 - 1.0;
+                    let dy = rng.f() * 2.0 - 1.0;
+                    if dx * dx + dy * dy <= 1.0 {
+                        break (dx, dy);
+                    }
+                };
+                let vx = rng.f() * 2.0 - 1.0;
+                let vy = rng.f() * 2.0 - 1.0;
+                self.push(cx + dx * r, cy + dy * r, vx, vy, scenario.size);
+            } else {
+                self.push_uniform(rng, scenario.size);
+            }
+        }
+    }
+
+    /// Number of agents.
+    pub fn len(&self) -> usize {
+        self.x.len()
+    }
+
+    /// True when there are no agents.
+    pub fn is_empty(&self) -> bool {
+        self.x.is_empty()
+    }
+
+    /// Agent `i`'s rectangle `(x, y, x + side, y + side)`.
+    #[inline]
+    pub fn rect(&self, i: usize) -> Aabb {
+        let (x, y, s) = (self.x[i], self.y[i], self.side[i]);
+        Aabb {
+            x1: x,
+            y1: y,
+            x2: x + s,
+            y2: y + s,
+        }
+    }
+
+    /// Every agent's rectangle, in agent order.
+    pub fn rects(&self) -> impl ExactSizeIterator<Item = Aabb> + '_ {
+        (0..self.len()).map(|i| self.rect(i))
+    }
+
+    /// The movement half of a frame's update step: every agent, in order, moves by
+    /// its velocity and bounces off the world's edges (the index is told afterwards,
+    /// by [`crate::Index::update`]).
+    pub fn step(&mut self) {
+        let world = self.world;
+        let n = self.len();
+        let (xs, ys) = (&mut self.x[..n], &mut self.y[..n]);
+        let (vxs, vys, sides) = (&mut self.vx[..n], &mut self.vy[..n], &self.side[..n]);
+        for i in 0..n {
+            let limit = world - sides[i];
+            let mut x = xs[i] + vxs[i];
+            let mut y = ys[i] + vys[i];
+            if x < 0.0 {
+                x = 0.0;
+                vxs[i] = -vxs[i];
+            }
+            if x > limit {
+                x = limit;
+                vxs[i] = -vxs[i];
+            }
+            if y < 0.0 {
+                y = 0.0;
+                vys[i] = -vys[i];
+            }
+            if y > limit {
+                y = limit;
+                vys[i] = -vys[i];
+            }
+            xs[i] = x;
+            ys[i] = y;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lcg_first_draws() {
+        let mut rng = Lcg::new();
+        // state1 = 12345 * 1664525 + 1013904223 mod 2^32 = 87628868
+        let expect = (87_628_868u32 >> 8) as f32 / 16_777_216.0;
+        assert_eq!(rng.f(), expect);
+    }
+
+    #[test]
+    fn layouts_stay_in_the_world() {
+        for s in SCENARIOS.iter().filter(|s| s.n <= 100_000) {
+            let mut agents = Agents::new(s);
+            assert_eq!(agents.len(), s.n);
+            for _ in 0..3 {
+                agents.step();
+            }
+            for r in agents.rects() {
+                assert!(r.x1 >= 0.0 && r.y1 >= 0.0, "{}: {r:?}", s.name);
+                assert!(r.x2 <= s.world && r.y2 <= s.world, "{}: {r:?}", s.name);
+            }
+        }
+    }
+
+    #[test]
+    fn mixed_has_one_percent_large() {
+        let s = scenario("mixed-100k").expect("scenario");
+        let agents = Agents::new(s);
+        let large = agents.side.iter().filter(|&&w| w > s.size).count();
+        assert_eq!(large, s.n / 100);
+        assert!(agents
+            .side
+            .iter()
+            .all(|&w| w == s.size || (32.0 * s.size..64.0 * s.size).contains(&w)));
+    }
+
+    #[test]
+    fn clustered_stack_is_one_point() {
+        let s = scenario("clustered-100k").expect("scenario");
+        let agents = Agents::new(s);
+        let (x0, y0) = (agents.x[0], agents.y[0]);
+        for i in (0..s.n).step_by(100) {
+            assert_eq!((agents.x[i], agents.y[i]), (x0, y0));
+        }
+    }
+
+    #[test]
+    fn closed_overlap() {
+        let a = Aabb {
+            x1: 0.0,
+            y1: 0.0,
+            x2: 4.0,
+            y2: 4.0,
+        };
+        let touching = Aabb {
+            x1: 4.0,
+            y1: 4.0,
+            x2: 8.0,
+            y2: 8.0,
+        };
+        let apart = Aabb {
+            x1: 4.5,
+            ..touching
+        };
+        assert!(a.overlaps(&touching) && touching.overlaps(&a));
+        assert!(!a.overlaps(&apart) && !apart.overlaps(&a));
+    }
+}
