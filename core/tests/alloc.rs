@@ -65,7 +65,13 @@ fn a_warm_frame_allocates_nothing() {
             let handle = tree
                 .insert(Rect::new(x, y, x + SIZE, y + SIZE), i as u32)
                 .unwrap();
-            Agent { x, y, vx, vy, handle }
+            Agent {
+                x,
+                y,
+                vx,
+                vy,
+                handle,
+            }
         })
         .collect();
     let mut pairs = Vec::new();
