@@ -1,21 +1,27 @@
-//! The geometry of the descent: a node's centre, computed from the root's on the
-//! way down, and the region of the plane the node stands for.
+//! The geometry of the descent: where each node splits the plane, and the region
+//! of the plane each node stands for.
 //!
-//! Every node splits the plane at its centre: a point goes to the left children
-//! when `x <= cx` and to the right ones when `x > cx` (the same for y), so each
-//! point of the plane, inside the world or not, belongs to exactly one leaf, and a
-//! closed rectangle belongs to every leaf whose region it meets. Insertions and
-//! queries take the same decisions on the same `f32` centres, which is why the
-//! results are exact whatever rounding went into the centres: an element and a
-//! query that intersect both reach the leaf holding the top-left corner of their
-//! intersection. That corner also de-duplicates hits across leaves without any
-//! scratch memory: a hit is reported only in the leaf that owns the corner.
+//! A node at depth `d` with integer coordinates `(ix, iy)` covers grid column
+//! `ix` and row `iy` of the `2^d × 2^d` division of the world. Its split lines are
+//! computed in closed form from the world's corner and size (see [`Grid`]), never
+//! accumulated, so a line has one `f32` value however it is reached — from a
+//! parent's split, a child's border, or an element's stored cell.
+//!
+//! A point goes to the left children when `x <= split_x` and to the right ones
+//! when `x > split_x` (the same for y), so each point of the plane, inside the
+//! world or not, belongs to exactly one leaf, and a closed rectangle belongs to
+//! every leaf whose region it meets. Inserts and queries take the same decisions
+//! on the same `f32` lines, which is why results are exact whatever rounding went
+//! into the lines: an element and a query that intersect both reach the leaf
+//! holding the top-left corner of their intersection. That corner also
+//! de-duplicates hits across leaves without scratch memory: a hit is reported
+//! only in the leaf that owns the corner.
 
 use arrayvec::ArrayVec;
 
 use crate::Rect;
 
-/// Deepest `max_depth` a tree accepts; beyond it `f32` halving stops meaning much.
+/// Deepest `max_depth` a tree accepts.
 pub const MAX_DEPTH_LIMIT: u32 = 30;
 
 /// Depth-first walks push at most three siblings per level plus four children.
@@ -24,94 +30,254 @@ pub(crate) const STACK_CAPACITY: usize = 3 * MAX_DEPTH_LIMIT as usize + 1;
 /// The explicit stack of every walk: on the call stack, never on the heap.
 pub(crate) type Stack = ArrayVec<Cell, STACK_CAPACITY>;
 
-/// A node met during a descent, with its centre and the region it owns:
-/// `lo_x < x <= hi_x` and `lo_y < y <= hi_y` (infinite at the world's border,
-/// since border leaves also own everything outside the world).
+/// The split lines of a world: line `k` of depth `d` lies at
+/// `x1 + k · width / 2^d`, computed in `f64` and rounded once to `f32`.
+///
+/// `k · (width / 2^d)` is the same real number as `2k · (width / 2^(d+1))`, so a
+/// line gets the same `f32` at every depth it is seen from; rounding is monotone,
+/// so lines stay in order. Line 0 and line `2^d` are the world's border, which
+/// regions do not stop at: there the lines are -∞ and +∞. For trees up to
+/// [`TABLE_MAX_DEPTH`] deep every line is looked up in a table of the deepest
+/// level's lines, which holds all the shallower ones too.
+#[derive(Clone, Debug)]
+pub(crate) struct Grid {
+    x1: f64,
+    y1: f64,
+    /// Width and height of a cell at each depth (exact powers-of-two scalings).
+    step: [(f64, f64); MAX_DEPTH_LIMIT as usize + 2],
+    /// Depth of the tables' level; lines of depth `d` are at `k << (depth - d)`.
+    table_depth: u32,
+    table_x: Vec<f32>,
+    table_y: Vec<f32>,
+}
+
+/// Deepest tree whose lines are kept in a table (2 × 4 KiB at depth 9).
+pub(crate) const TABLE_MAX_DEPTH: u32 = 12;
+
+impl Grid {
+    pub fn new(world: &Rect, max_depth: u32) -> Grid {
+        let (width, height) = (world.width() as f64, world.height() as f64);
+        let mut step = [(width, height); MAX_DEPTH_LIMIT as usize + 2];
+        for depth in 1..step.len() {
+            step[depth] = (step[depth - 1].0 * 0.5, step[depth - 1].1 * 0.5);
+        }
+        let mut grid = Grid {
+            x1: world.x1 as f64,
+            y1: world.y1 as f64,
+            step,
+            table_depth: max_depth,
+            table_x: Vec::new(),
+            table_y: Vec::new(),
+        };
+        if max_depth <= TABLE_MAX_DEPTH {
+            let lines = 0..=1u32 << max_depth;
+            grid.table_x = lines
+                .clone()
+                .map(|k| grid.compute_x(k, max_depth))
+                .collect();
+            grid.table_y = lines.map(|k| grid.compute_y(k, max_depth)).collect();
+        }
+        grid
+    }
+
+    fn compute_x(&self, k: u32, depth: u32) -> f32 {
+        match k {
+            0 => f32::NEG_INFINITY,
+            k if k == 1 << depth => f32::INFINITY,
+            k => (self.x1 + k as f64 * self.step[depth as usize].0) as f32,
+        }
+    }
+
+    fn compute_y(&self, k: u32, depth: u32) -> f32 {
+        match k {
+            0 => f32::NEG_INFINITY,
+            k if k == 1 << depth => f32::INFINITY,
+            k => (self.y1 + k as f64 * self.step[depth as usize].1) as f32,
+        }
+    }
+
+    /// Vertical line `k` of depth `d` (±∞ at the world's border).
+    #[inline]
+    pub fn line_x(&self, k: u32, depth: u32) -> f32 {
+        if self.table_x.is_empty() {
+            self.compute_x(k, depth)
+        } else {
+            self.table_x[(k << (self.table_depth - depth)) as usize]
+        }
+    }
+
+    /// Horizontal line `k` of depth `d` (±∞ at the world's border).
+    #[inline]
+    pub fn line_y(&self, k: u32, depth: u32) -> f32 {
+        if self.table_y.is_empty() {
+            self.compute_y(k, depth)
+        } else {
+            self.table_y[(k << (self.table_depth - depth)) as usize]
+        }
+    }
+
+    /// The split lines `(x, y)` of a branch.
+    #[inline]
+    pub fn split(&self, cell: &Cell) -> (f32, f32) {
+        let depth = cell.depth + 1;
+        (
+            self.line_x(2 * cell.ix + 1, depth),
+            self.line_y(2 * cell.iy + 1, depth),
+        )
+    }
+
+    /// The region a node owns: `lo < p <= hi` on each axis.
+    #[inline]
+    pub fn region(&self, cell: &Cell) -> Region {
+        Region {
+            lo_x: self.line_x(cell.ix, cell.depth),
+            hi_x: self.line_x(cell.ix + 1, cell.depth),
+            lo_y: self.line_y(cell.iy, cell.depth),
+            hi_y: self.line_y(cell.iy + 1, cell.depth),
+        }
+    }
+
+    /// The node's cell in world coordinates, bounded by the world (for drawing).
+    pub fn rect(&self, cell: &Cell) -> Rect {
+        let (sx, sy) = self.step[cell.depth as usize];
+        let x = |k: u32| (self.x1 + k as f64 * sx) as f32;
+        let y = |k: u32| (self.y1 + k as f64 * sy) as f32;
+        Rect::new(x(cell.ix), y(cell.iy), x(cell.ix + 1), y(cell.iy + 1))
+    }
+
+    /// Bytes the tables hold.
+    pub fn bytes(&self) -> usize {
+        (self.table_x.capacity() + self.table_y.capacity()) * core::mem::size_of::<f32>()
+    }
+}
+
+/// The part of the plane a node owns: `lo_x < x <= hi_x`, `lo_y < y <= hi_y`.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Cell {
-    pub node: u32,
-    pub depth: u32,
-    pub cx: f32,
-    pub cy: f32,
+pub(crate) struct Region {
     pub lo_x: f32,
     pub hi_x: f32,
     pub lo_y: f32,
     pub hi_y: f32,
 }
 
-impl Cell {
-    pub fn root(cx: f32, cy: f32) -> Cell {
-        Cell {
-            node: 0,
-            depth: 0,
-            cx,
-            cy,
-            lo_x: f32::NEG_INFINITY,
-            hi_x: f32::INFINITY,
-            lo_y: f32::NEG_INFINITY,
-            hi_y: f32::INFINITY,
-        }
-    }
-
-    /// The children a closed rectangle meets, as bits `1 << k` for child `k`
-    /// (0 top-left, 1 top-right, 2 bottom-left, 3 bottom-right).
-    #[inline]
-    pub fn mask(&self, r: &Rect) -> u32 {
-        let left = (r.x1 <= self.cx) as u32;
-        let right = (r.x2 > self.cx) as u32;
-        let top = (r.y1 <= self.cy) as u32;
-        let bottom = (r.y2 > self.cy) as u32;
-        let columns = left | (right << 1);
-        (columns * top) | ((columns * bottom) << 2)
-    }
-
-    /// The one child that owns a point.
-    #[inline]
-    pub fn point_child(&self, x: f32, y: f32) -> u32 {
-        (x > self.cx) as u32 | (((y > self.cy) as u32) << 1)
-    }
-
-    /// Child `k` of this cell, whose node is `first + k`; `half` is the child's
-    /// half-size (its centre's offset from ours).
-    #[inline]
-    pub fn child(&self, first: u32, k: u32, half: (f32, f32)) -> Cell {
-        let right = k & 1 != 0;
-        let bottom = k & 2 != 0;
-        // min/max rather than plain assignment keep the region exactly the set of
-        // points whose descent reaches this node, even if rounding ever put a
-        // child's centre past an ancestor's.
-        let (cx, lo_x, hi_x) = if right {
-            (self.cx + half.0, self.lo_x.max(self.cx), self.hi_x)
-        } else {
-            (self.cx - half.0, self.lo_x, self.hi_x.min(self.cx))
-        };
-        let (cy, lo_y, hi_y) = if bottom {
-            (self.cy + half.1, self.lo_y.max(self.cy), self.hi_y)
-        } else {
-            (self.cy - half.1, self.lo_y, self.hi_y.min(self.cy))
-        };
-        Cell {
-            node: first + k,
-            depth: self.depth + 1,
-            cx,
-            cy,
-            lo_x,
-            hi_x,
-            lo_y,
-            hi_y,
-        }
-    }
-
-    /// Whether this cell's leaf is the one that owns the point.
+impl Region {
+    /// Whether the region owns the point.
     #[inline]
     pub fn owns(&self, x: f32, y: f32) -> bool {
         self.lo_x < x && x <= self.hi_x && self.lo_y < y && y <= self.hi_y
     }
 
-    /// Whether this leaf is where the pair `a`, `b` (known to intersect) is reported:
-    /// it owns the top-left corner of their intersection.
+    /// Whether this is where the pair `a`, `b` (known to intersect) is reported:
+    /// the region owns the top-left corner of their intersection.
     #[inline]
     pub fn owns_intersection(&self, a: &Rect, b: &Rect) -> bool {
         self.owns(a.x1.max(b.x1), a.y1.max(b.y1))
+    }
+
+    /// Whether a rectangle lies in this region alone.
+    #[inline]
+    pub fn holds(&self, r: &Rect) -> bool {
+        self.lo_x < r.x1 && r.x2 <= self.hi_x && self.lo_y < r.y1 && r.y2 <= self.hi_y
+    }
+}
+
+/// The children a closed rectangle meets when split at `(cx, cy)`, as bits
+/// `1 << k` for child `k` (0 top-left, 1 top-right, 2 bottom-left, 3 bottom-right).
+#[inline]
+pub(crate) fn mask(cx: f32, cy: f32, r: &Rect) -> u32 {
+    let left = (r.x1 <= cx) as u32;
+    let right = (r.x2 > cx) as u32;
+    let top = (r.y1 <= cy) as u32;
+    let bottom = (r.y2 > cy) as u32;
+    let columns = left | (right << 1);
+    (columns * top) | ((columns * bottom) << 2)
+}
+
+/// A node met during a descent: its index, depth and grid coordinates. Its
+/// split lines and region come from the [`Grid`] when needed.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cell {
+    pub node: u32,
+    pub depth: u32,
+    pub ix: u32,
+    pub iy: u32,
+}
+
+impl Cell {
+    pub const ROOT: Cell = Cell {
+        node: 0,
+        depth: 0,
+        ix: 0,
+        iy: 0,
+    };
+
+    /// Child `k` (0 top-left, 1 top-right, 2 bottom-left, 3 bottom-right) of this
+    /// cell, whose node is `first + k`.
+    #[inline]
+    pub fn child(&self, first: u32, k: u32) -> Cell {
+        Cell {
+            node: first + k,
+            depth: self.depth + 1,
+            ix: 2 * self.ix + (k & 1),
+            iy: 2 * self.iy + (k >> 1),
+        }
+    }
+}
+
+/// The one child that owns a point, for a branch split at `(cx, cy)`.
+#[inline]
+pub(crate) fn point_child(cx: f32, cy: f32, x: f32, y: f32) -> u32 {
+    (x > cx) as u32 | (((y > cy) as u32) << 1)
+}
+
+/// Where an element lies, kept in its slot so that a move within the same leaves
+/// is seen without descending from the root: node `(ix, iy, depth)` and a child
+/// mask. Mask 0: the element lies in that node alone, a leaf. Otherwise the node
+/// is a branch and the element lies in exactly the children named by the mask,
+/// all of them leaves. Elements in any other shape, or deeper than
+/// [`PLACE_MAX_DEPTH`], have [`NO_PLACE`] and always take the full path.
+pub(crate) type Place = u32;
+pub(crate) const NO_PLACE: Place = u32::MAX;
+/// Deepest node a [`Place`] can name (12 bits per coordinate).
+pub(crate) const PLACE_MAX_DEPTH: u32 = 12;
+
+#[inline]
+pub(crate) fn place(cell: &Cell, mask: u32) -> Place {
+    if cell.depth > PLACE_MAX_DEPTH {
+        NO_PLACE
+    } else {
+        (mask << 28) | (cell.depth << 24) | (cell.ix << 12) | cell.iy
+    }
+}
+
+/// `(mask, depth, ix, iy)` of a place other than [`NO_PLACE`].
+#[inline]
+pub(crate) fn unpack_place(place: Place) -> (u32, u32, u32, u32) {
+    (
+        place >> 28,
+        (place >> 24) & 0xf,
+        (place >> 12) & 0xfff,
+        place & 0xfff,
+    )
+}
+
+impl Grid {
+    /// Whether a rectangle lies in exactly the leaves `place` names.
+    #[inline]
+    pub fn still_in(&self, place: Place, r: &Rect) -> bool {
+        let (want, depth, ix, iy) = unpack_place(place);
+        let cell = Cell {
+            node: 0,
+            depth,
+            ix,
+            iy,
+        };
+        if !self.region(&cell).holds(r) {
+            return false;
+        }
+        want == 0 || {
+            let (cx, cy) = self.split(&cell);
+            mask(cx, cy, r) == want
+        }
     }
 }

@@ -5,6 +5,7 @@
 //! unused entries, so removing leaves a hole the next insert reuses in O(1),
 //! indices stay valid, and nothing is allocated once the pools are warm.
 
+use crate::cell::{Place, NO_PLACE};
 use crate::handle::{Handle, MAX_GENERATION};
 use crate::{Error, Rect};
 
@@ -154,6 +155,8 @@ pub(crate) struct Slot {
     pub rect: Rect,
     pub id: u32,
     pub stamp: u32,
+    /// Where the element lies, for moves that stay put (see [`Place`]).
+    pub place: Place,
 }
 
 impl Slot {
@@ -206,6 +209,7 @@ impl SlotPool {
             slot.rect = rect;
             slot.id = id;
             slot.stamp = LIVE | slot.generation();
+            slot.place = NO_PLACE;
             index
         } else {
             let index = self.slots.len() as u32;
@@ -213,6 +217,7 @@ impl SlotPool {
                 rect,
                 id,
                 stamp: LIVE | 1,
+                place: NO_PLACE,
             });
             index
         }

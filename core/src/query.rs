@@ -2,7 +2,7 @@
 
 use core::ops::ControlFlow;
 
-use crate::cell::{Cell, Stack};
+use crate::cell::{point_child, Cell, Region, Stack};
 use crate::pool::{Link, NONE};
 use crate::tree::check_rect;
 use crate::{Error, Handle, Quadtree, Rect};
@@ -66,20 +66,21 @@ impl Quadtree {
             None => NONE,
         };
         let mut stack = Stack::new();
-        stack.push(self.root);
+        stack.push(Cell::ROOT);
         while let Some(cell) = stack.pop() {
             let node = self.nodes.nodes[cell.node as usize];
             if node.is_branch() {
-                self.push_children(&mut stack, &cell, node.first, cell.mask(&rect));
+                self.push_children(&mut stack, &cell, node.first, self.mask_at(&cell, &rect));
                 continue;
             }
+            let region = self.grid.region(&cell);
             let mut link = node.first;
             while link != NONE {
                 let Link { next, element } = self.links.links[link as usize];
                 let slot = &self.slots.slots[element as usize];
                 if element != omit
                     && slot.rect.intersects(&rect)
-                    && cell.owns_intersection(&slot.rect, &rect)
+                    && region.owns_intersection(&slot.rect, &rect)
                     && visit(self.slots.handle(element)).is_break()
                 {
                     return Ok(ControlFlow::Break(()));
@@ -134,11 +135,11 @@ impl Quadtree {
             None => NONE,
         };
         // A point belongs to exactly one leaf, and so does every element holding it.
-        let mut cell = self.root;
+        let mut cell = Cell::ROOT;
         let mut node = self.nodes.nodes[0];
         while node.is_branch() {
-            let half = self.half[cell.depth as usize + 1];
-            cell = cell.child(node.first, cell.point_child(x, y), half);
+            let (cx, cy) = self.grid.split(&cell);
+            cell = cell.child(node.first, point_child(cx, cy, x, y));
             node = self.nodes.nodes[cell.node as usize];
         }
         let mut link = node.first;
@@ -176,19 +177,19 @@ impl Quadtree {
         F: FnMut(Handle, Handle) -> ControlFlow<()>,
     {
         let mut stack = Stack::new();
-        stack.push(self.root);
+        stack.push(Cell::ROOT);
         while let Some(cell) = stack.pop() {
             let node = self.nodes.nodes[cell.node as usize];
             if node.is_branch() {
                 self.push_children(&mut stack, &cell, node.first, 0b1111);
             } else if node.count >= 2 {
-                self.leaf_pairs(&cell, node.first, &mut visit)?;
+                self.leaf_pairs(&self.grid.region(&cell), node.first, &mut visit)?;
             }
         }
         ControlFlow::Continue(())
     }
 
-    fn leaf_pairs<F>(&self, cell: &Cell, first_link: u32, visit: &mut F) -> ControlFlow<()>
+    fn leaf_pairs<F>(&self, region: &Region, first_link: u32, visit: &mut F) -> ControlFlow<()>
     where
         F: FnMut(Handle, Handle) -> ControlFlow<()>,
     {
@@ -202,7 +203,7 @@ impl Quadtree {
             while inner != NONE {
                 let Link { next, element: b } = links[inner as usize];
                 let rect_b = &slots[b as usize].rect;
-                if rect_a.intersects(rect_b) && cell.owns_intersection(&rect_a, rect_b) {
+                if rect_a.intersects(rect_b) && region.owns_intersection(&rect_a, rect_b) {
                     visit(self.slots.handle(a), self.slots.handle(b))?;
                 }
                 inner = next;

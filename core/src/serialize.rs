@@ -24,7 +24,7 @@ impl Quadtree {
         let mut out = Vec::with_capacity(
             48 + 8 * self.nodes.nodes.len()
                 + 8 * self.links.links.len()
-                + 24 * self.slots.slots.len(),
+                + 28 * self.slots.slots.len(),
         );
         let mut put = |v: u32| out.extend_from_slice(&v.to_le_bytes());
         put(u32::from_le_bytes(*MAGIC));
@@ -55,6 +55,7 @@ impl Quadtree {
             }
             put(slot.id);
             put(slot.stamp);
+            put(slot.place);
         }
         out
     }
@@ -94,12 +95,17 @@ impl Quadtree {
             let (next, element) = (reader.u32()?, reader.u32()?);
             tree.links.links.push(Link { next, element });
         }
-        let count = reader.len(24)?;
+        let count = reader.len(28)?;
         tree.slots.free = reader.u32()?;
         for _ in 0..count {
             let rect = Rect::new(reader.f32()?, reader.f32()?, reader.f32()?, reader.f32()?);
-            let (id, stamp) = (reader.u32()?, reader.u32()?);
-            let slot = Slot { rect, id, stamp };
+            let (id, stamp, place) = (reader.u32()?, reader.u32()?, reader.u32()?);
+            let slot = Slot {
+                rect,
+                id,
+                stamp,
+                place,
+            };
             if slot.is_live() && !rect.is_valid() {
                 return Err(invalid("an element has an invalid rectangle"));
             }

@@ -2,7 +2,7 @@
 
 use core::ops::ControlFlow;
 
-use crate::cell::Stack;
+use crate::cell::{Cell, Stack};
 use crate::pool::{Link, Node, Slot};
 use crate::{Quadtree, Rect};
 
@@ -67,22 +67,20 @@ impl Quadtree {
         L: FnMut(&NodeInfo) -> ControlFlow<()>,
     {
         let mut stack = Stack::new();
-        stack.push(self.root);
+        stack.push(Cell::ROOT);
         while let Some(cell) = stack.pop() {
             let node = self.nodes.nodes[cell.node as usize];
-            let (hw, hh) = self.half[cell.depth as usize];
             let info = NodeInfo {
                 index: cell.node,
                 depth: cell.depth,
-                rect: Rect::new(cell.cx - hw, cell.cy - hh, cell.cx + hw, cell.cy + hh),
+                rect: self.grid.rect(&cell),
                 is_leaf: !node.is_branch(),
                 count: node.count.max(0) as u32,
             };
             if node.is_branch() {
                 branch(&info)?;
-                let half = self.half[cell.depth as usize + 1];
                 for k in (0..4).rev() {
-                    stack.push(cell.child(node.first, k, half));
+                    stack.push(cell.child(node.first, k));
                 }
             } else {
                 leaf(&info)?;
@@ -98,7 +96,8 @@ impl Quadtree {
             bytes: core::mem::size_of::<Quadtree>()
                 + self.nodes.nodes.capacity() * core::mem::size_of::<Node>()
                 + self.links.links.capacity() * core::mem::size_of::<Link>()
-                + self.slots.slots.capacity() * core::mem::size_of::<Slot>(),
+                + self.slots.slots.capacity() * core::mem::size_of::<Slot>()
+                + self.grid.bytes(),
             ..Stats::default()
         };
         let (mut branches, mut deepest_branch) = (0, 0);

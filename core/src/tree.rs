@@ -1,6 +1,6 @@
 //! The tree itself: construction, insert, remove, move, split, cleanup, clear.
 
-use crate::cell::{Cell, Stack, MAX_DEPTH_LIMIT};
+use crate::cell::{mask, place, Cell, Grid, Stack, MAX_DEPTH_LIMIT, NO_PLACE};
 use crate::pool::{Link, LinkPool, Node, NodePool, SlotPool, MARK, NONE};
 use crate::{Error, Handle, Rect};
 
@@ -41,9 +41,7 @@ use crate::{Error, Handle, Rect};
 #[derive(Clone)]
 pub struct Quadtree {
     world: Rect,
-    pub(crate) root: Cell,
-    /// Half-width and half-height of a node at each depth.
-    pub(crate) half: [(f32, f32); MAX_DEPTH_LIMIT as usize + 1],
+    pub(crate) grid: Grid,
     max_elements: u32,
     max_depth: u32,
     pub(crate) nodes: NodePool,
@@ -100,14 +98,9 @@ impl Quadtree {
                 expected: "at most 30",
             });
         }
-        let mut half = [(width * 0.5, height * 0.5); MAX_DEPTH_LIMIT as usize + 1];
-        for depth in 1..half.len() {
-            half[depth] = (half[depth - 1].0 * 0.5, half[depth - 1].1 * 0.5);
-        }
         Ok(Quadtree {
             world,
-            root: Cell::root(world.x1 + half[0].0, world.y1 + half[0].1),
-            half,
+            grid: Grid::new(&world, max_depth),
             max_elements,
             max_depth,
             nodes: NodePool::new(),
@@ -355,8 +348,15 @@ impl Quadtree {
     }
 
     fn relocate(&mut self, slot: u32, rect: Rect) {
-        let old = self.slots.slots[slot as usize].rect;
-        if self.same_leaves(&old, &rect) {
+        let current = self.slots.slots[slot as usize];
+        let stays = if current.place != NO_PLACE {
+            // The common case, without a descent: still inside the same leaves.
+            self.grid.still_in(current.place, &rect)
+        } else {
+            self.same_leaves(&current.rect, &rect)
+        };
+        let old = current.rect;
+        if stays {
             self.slots.slots[slot as usize].rect = rect;
         } else {
             self.unlink(slot, &old);
@@ -365,15 +365,21 @@ impl Quadtree {
         }
     }
 
+    /// The children of branch `cell` that `rect` meets.
+    #[inline]
+    pub(crate) fn mask_at(&self, cell: &Cell, rect: &Rect) -> u32 {
+        let (cx, cy) = self.grid.split(cell);
+        mask(cx, cy, rect)
+    }
+
     /// Pushes the children of `cell` (whose first child is `first`) named by `mask`.
     #[inline]
     pub(crate) fn push_children(&self, stack: &mut Stack, cell: &Cell, first: u32, mask: u32) {
-        let half = self.half[cell.depth as usize + 1];
         let mut mask = mask;
         while mask != 0 {
             let k = mask.trailing_zeros();
             mask &= mask - 1;
-            stack.push(cell.child(first, k, half));
+            stack.push(cell.child(first, k));
         }
     }
 
@@ -381,12 +387,13 @@ impl Quadtree {
     /// the same children at every branch on the way down.
     fn same_leaves(&self, a: &Rect, b: &Rect) -> bool {
         let mut stack = Stack::new();
-        stack.push(self.root);
+        stack.push(Cell::ROOT);
         while let Some(cell) = stack.pop() {
             let node = self.nodes.nodes[cell.node as usize];
             if node.is_branch() {
-                let mask = cell.mask(a);
-                if mask != cell.mask(b) {
+                let (cx, cy) = self.grid.split(&cell);
+                let mask = mask(cx, cy, a);
+                if mask != self::mask(cx, cy, b) {
                     return false;
                 }
                 self.push_children(&mut stack, &cell, node.first, mask);
@@ -396,22 +403,58 @@ impl Quadtree {
     }
 
     /// Links the element in `slot` into every leaf `rect` meets, splitting leaves
-    /// that grow past `max_elements`.
+    /// that grow past `max_elements`, and records the element's place.
     fn link(&mut self, slot: u32, rect: &Rect) {
+        // Down through the branches where the rectangle picks one child.
+        let mut cell = Cell::ROOT;
+        let (node, mask) = loop {
+            let node = self.nodes.nodes[cell.node as usize];
+            if !node.is_branch() {
+                self.slots.slots[slot as usize].place = place(&cell, 0);
+                self.add_to_leaf(cell, slot);
+                return;
+            }
+            let mask = self.mask_at(&cell, rect);
+            if !mask.is_power_of_two() {
+                break (node, mask);
+            }
+            cell = cell.child(node.first, mask.trailing_zeros());
+        };
+        // The rectangle straddles this branch's split: it has a place only if all
+        // the children it meets are leaves.
+        let children_are_leaves = (0..4).all(|k| {
+            mask & (1 << k) == 0 || !self.nodes.nodes[(node.first + k) as usize].is_branch()
+        });
+        self.slots.slots[slot as usize].place = if children_are_leaves {
+            place(&cell, mask)
+        } else {
+            NO_PLACE
+        };
         let mut stack = Stack::new();
-        stack.push(self.root);
+        self.push_children(&mut stack, &cell, node.first, mask);
         while let Some(cell) = stack.pop() {
             let node = self.nodes.nodes[cell.node as usize];
             if node.is_branch() {
-                self.push_children(&mut stack, &cell, node.first, cell.mask(rect));
+                self.push_children(&mut stack, &cell, node.first, self.mask_at(&cell, rect));
             } else {
-                let link = self.links.alloc(slot, node.first);
-                let count = node.count + 1;
-                self.nodes.nodes[cell.node as usize] = Node { first: link, count };
-                if count as u32 > self.max_elements && cell.depth < self.max_depth {
-                    self.split(cell);
-                }
+                self.add_to_leaf(cell, slot);
             }
+        }
+    }
+
+    fn add_to_leaf(&mut self, cell: Cell, slot: u32) {
+        let node = self.nodes.nodes[cell.node as usize];
+        let link = self.links.alloc(slot, node.first);
+        let count = node.count + 1;
+        self.nodes.nodes[cell.node as usize] = Node { first: link, count };
+        // A leaf that would not split (see `split_pays`) is asked again only when
+        // its count doubles, so piling n elements on one spot stays O(n log n).
+        let over = count as u32 > self.max_elements;
+        if over
+            && cell.depth < self.max_depth
+            && (count as u32 == self.max_elements + 1 || (count as u32).is_power_of_two())
+        {
+            self.split(cell);
         }
     }
 
@@ -419,11 +462,11 @@ impl Quadtree {
     /// rectangle) meets.
     fn unlink(&mut self, slot: u32, rect: &Rect) {
         let mut stack = Stack::new();
-        stack.push(self.root);
+        stack.push(Cell::ROOT);
         while let Some(cell) = stack.pop() {
             let node = self.nodes.nodes[cell.node as usize];
             if node.is_branch() {
-                self.push_children(&mut stack, &cell, node.first, cell.mask(rect));
+                self.push_children(&mut stack, &cell, node.first, self.mask_at(&cell, rect));
                 continue;
             }
             let mut previous = NONE;
@@ -451,18 +494,24 @@ impl Quadtree {
         }
     }
 
-    /// Whether splitting would leave some child with fewer elements than the leaf:
-    /// if every element straddles the centre both ways, splitting only copies.
-    fn split_pays(&self, cell: &Cell, first_link: u32) -> bool {
-        let mut link = first_link;
+    /// Whether splitting separates anything: every child must get fewer elements
+    /// than the leaf holds. Elements stacked at one spot, or all straddling the
+    /// split, or big overlapping ones whose edges cross the leaf, would otherwise
+    /// be copied down level after level to `max_depth` — along an edge, 2^depth leaves.
+    fn split_pays(&self, cell: &Cell, leaf: Node) -> bool {
+        let (cx, cy) = self.grid.split(cell);
+        let mut per_child = [0; 4];
+        let mut link = leaf.first;
         while link != NONE {
             let Link { next, element } = self.links.links[link as usize];
-            if cell.mask(&self.slots.slots[element as usize].rect) != 0b1111 {
-                return true;
+            let mut mask = mask(cx, cy, &self.slots.slots[element as usize].rect);
+            while mask != 0 {
+                per_child[mask.trailing_zeros() as usize] += 1;
+                mask &= mask - 1;
             }
             link = next;
         }
-        false
+        per_child.iter().all(|&n| n < leaf.count)
     }
 
     /// Turns an over-full leaf into a branch with four leaves and deals its
@@ -472,7 +521,7 @@ impl Quadtree {
         pending.push(cell);
         while let Some(cell) = pending.pop() {
             let leaf = self.nodes.nodes[cell.node as usize];
-            if !self.split_pays(&cell, leaf.first) {
+            if !self.split_pays(&cell, leaf) {
                 continue;
             }
             let first = self.nodes.alloc_block();
@@ -480,10 +529,23 @@ impl Quadtree {
                 first,
                 count: Node::BRANCH,
             };
+            let alone_here = place(&cell, 0);
+            let (cx, cy) = self.grid.split(&cell);
             let mut link = leaf.first;
             while link != NONE {
                 let Link { next, element } = self.links.links[link as usize];
-                let mut mask = cell.mask(&self.slots.slots[element as usize].rect);
+                let slot = &mut self.slots.slots[element as usize];
+                let mut mask = mask(cx, cy, &slot.rect);
+                // An element that lay in this leaf alone now lies in the new
+                // leaves its mask names; any other place involved this leaf as a
+                // leaf and is void now.
+                slot.place = if slot.place != alone_here || alone_here == NO_PLACE {
+                    NO_PLACE
+                } else if mask.is_power_of_two() {
+                    place(&cell.child(first, mask.trailing_zeros()), 0)
+                } else {
+                    place(&cell, mask)
+                };
                 // The element's link in this leaf moves to its first child; the
                 // other children it meets get new links.
                 let mut reuse = Some(link);
@@ -504,10 +566,9 @@ impl Quadtree {
                 link = next;
             }
             if cell.depth + 1 < self.max_depth {
-                let half = self.half[cell.depth as usize + 1];
                 for k in 0..4 {
                     if self.nodes.nodes[(first + k) as usize].count as u32 > self.max_elements {
-                        pending.push(cell.child(first, k, half));
+                        pending.push(cell.child(first, k));
                     }
                 }
             }

@@ -1,6 +1,6 @@
 //! A full structural check of the tree, for tests and for debugging a binding.
 
-use crate::cell::Stack;
+use crate::cell::{unpack_place, Cell, Place, Stack, NO_PLACE};
 use crate::handle::MAX_GENERATION;
 use crate::pool::{Node, MARK, NONE, RETIRED};
 use crate::Quadtree;
@@ -25,7 +25,7 @@ impl Quadtree {
         let mut linked_in: Vec<Vec<u32>> = vec![Vec::new(); slots.len()];
 
         let mut stack = Stack::new();
-        stack.push(self.root);
+        stack.push(Cell::ROOT);
         while let Some(cell) = stack.pop() {
             let index = cell.node as usize;
             if index >= nodes.len() || node_seen[index] {
@@ -95,7 +95,9 @@ impl Quadtree {
             if slot.generation() == 0 {
                 return Err(format!("live slot {index} has generation 0"));
             }
-            let mut expected = self.leaves_of(&slot.rect);
+            let cells = self.leaves_of(&slot.rect);
+            self.check_place(index, slot.place, &cells)?;
+            let mut expected: Vec<u32> = cells.iter().map(|cell| cell.node).collect();
             let mut found = linked_in[index].clone();
             expected.sort_unstable();
             found.sort_unstable();
@@ -168,17 +170,43 @@ impl Quadtree {
         Ok(())
     }
 
+    /// A slot's recorded place must name exactly the leaves it lies in.
+    fn check_place(&self, index: usize, place: Place, leaves: &[Cell]) -> Result<(), String> {
+        if place == NO_PLACE {
+            return Ok(());
+        }
+        let (mask, depth, ix, iy) = unpack_place(place);
+        let mut named: Vec<(u32, u32, u32)> = if mask == 0 {
+            vec![(depth, ix, iy)]
+        } else {
+            (0..4)
+                .filter(|k| mask & (1 << k) != 0)
+                .map(|k| (depth + 1, 2 * ix + (k & 1), 2 * iy + (k >> 1)))
+                .collect()
+        };
+        let mut actual: Vec<(u32, u32, u32)> =
+            leaves.iter().map(|c| (c.depth, c.ix, c.iy)).collect();
+        actual.sort_unstable();
+        named.sort_unstable();
+        if actual != named {
+            return Err(format!(
+                "slot {index} has place {place:#x} naming {named:?} but lies in {actual:?}"
+            ));
+        }
+        Ok(())
+    }
+
     /// The leaves a rectangle meets, found by descending from the root.
-    fn leaves_of(&self, rect: &crate::Rect) -> Vec<u32> {
+    fn leaves_of(&self, rect: &crate::Rect) -> Vec<Cell> {
         let mut leaves = Vec::new();
         let mut stack = Stack::new();
-        stack.push(self.root);
+        stack.push(Cell::ROOT);
         while let Some(cell) = stack.pop() {
             let node = self.nodes.nodes[cell.node as usize];
             if node.is_branch() {
-                self.push_children(&mut stack, &cell, node.first, cell.mask(rect));
+                self.push_children(&mut stack, &cell, node.first, self.mask_at(&cell, rect));
             } else {
-                leaves.push(cell.node);
+                leaves.push(cell);
             }
         }
         leaves
