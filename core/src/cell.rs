@@ -49,6 +49,8 @@ pub(crate) struct Grid {
     table_depth: u32,
     table_x: Vec<f32>,
     table_y: Vec<f32>,
+    /// Whether the tables are there (the tree is at most [`TABLE_MAX_DEPTH`] deep).
+    tabled: bool,
 }
 
 /// Deepest tree whose lines are kept in a table (2 × 4 KiB at depth 9).
@@ -68,6 +70,7 @@ impl Grid {
             table_depth: max_depth,
             table_x: Vec::new(),
             table_y: Vec::new(),
+            tabled: false,
         };
         if max_depth <= TABLE_MAX_DEPTH {
             let lines = 0..=1u32 << max_depth;
@@ -77,9 +80,12 @@ impl Grid {
                 .collect();
             grid.table_y = lines.map(|k| grid.compute_y(k, max_depth)).collect();
         }
+        grid.tabled = !grid.table_x.is_empty();
         grid
     }
 
+    #[cold]
+    #[inline(never)]
     fn compute_x(&self, k: u32, depth: u32) -> f32 {
         match k {
             0 => f32::NEG_INFINITY,
@@ -88,6 +94,8 @@ impl Grid {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     fn compute_y(&self, k: u32, depth: u32) -> f32 {
         match k {
             0 => f32::NEG_INFINITY,
@@ -97,27 +105,27 @@ impl Grid {
     }
 
     /// Vertical line `k` of depth `d` (±∞ at the world's border).
-    #[inline]
+    #[inline(always)]
     pub fn line_x(&self, k: u32, depth: u32) -> f32 {
-        if self.table_x.is_empty() {
-            self.compute_x(k, depth)
-        } else {
+        if self.tabled {
             self.table_x[(k << (self.table_depth - depth)) as usize]
+        } else {
+            self.compute_x(k, depth)
         }
     }
 
     /// Horizontal line `k` of depth `d` (±∞ at the world's border).
-    #[inline]
+    #[inline(always)]
     pub fn line_y(&self, k: u32, depth: u32) -> f32 {
-        if self.table_y.is_empty() {
-            self.compute_y(k, depth)
-        } else {
+        if self.tabled {
             self.table_y[(k << (self.table_depth - depth)) as usize]
+        } else {
+            self.compute_y(k, depth)
         }
     }
 
     /// The split lines `(x, y)` of a branch.
-    #[inline]
+    #[inline(always)]
     pub fn split(&self, cell: &Cell) -> (f32, f32) {
         let depth = cell.depth + 1;
         (
@@ -127,7 +135,7 @@ impl Grid {
     }
 
     /// The region a node owns: `lo < p <= hi` on each axis.
-    #[inline]
+    #[inline(always)]
     pub fn region(&self, cell: &Cell) -> Region {
         Region {
             lo_x: self.line_x(cell.ix, cell.depth),
@@ -143,6 +151,12 @@ impl Grid {
         let x = |k: u32| (self.x1 + k as f64 * sx) as f32;
         let y = |k: u32| (self.y1 + k as f64 * sy) as f32;
         Rect::new(x(cell.ix), y(cell.iy), x(cell.ix + 1), y(cell.iy + 1))
+    }
+
+    /// Width and height of a cell at `depth`.
+    pub fn cell_size(&self, depth: u32) -> (f32, f32) {
+        let (w, h) = self.step[depth as usize];
+        (w as f32, h as f32)
     }
 
     /// Bytes the tables hold.
@@ -173,17 +187,11 @@ impl Region {
     pub fn owns_intersection(&self, a: &Rect, b: &Rect) -> bool {
         self.owns(a.x1.max(b.x1), a.y1.max(b.y1))
     }
-
-    /// Whether a rectangle lies in this region alone.
-    #[inline]
-    pub fn holds(&self, r: &Rect) -> bool {
-        self.lo_x < r.x1 && r.x2 <= self.hi_x && self.lo_y < r.y1 && r.y2 <= self.hi_y
-    }
 }
 
 /// The children a closed rectangle meets when split at `(cx, cy)`, as bits
 /// `1 << k` for child `k` (0 top-left, 1 top-right, 2 bottom-left, 3 bottom-right).
-#[inline]
+#[inline(always)]
 pub(crate) fn mask(cx: f32, cy: f32, r: &Rect) -> u32 {
     let left = (r.x1 <= cx) as u32;
     let right = (r.x2 > cx) as u32;
@@ -230,34 +238,64 @@ pub(crate) fn point_child(cx: f32, cy: f32, x: f32, y: f32) -> u32 {
     (x > cx) as u32 | (((y > cy) as u32) << 1)
 }
 
-/// Where an element lies, kept in its slot so that a move within the same leaves
-/// is seen without descending from the root: node `(ix, iy, depth)` and a child
-/// mask. Mask 0: the element lies in that node alone, a leaf. Otherwise the node
-/// is a branch and the element lies in exactly the children named by the mask,
-/// all of them leaves. Elements in any other shape, or deeper than
-/// [`PLACE_MAX_DEPTH`], have [`NO_PLACE`] and always take the full path.
+/// Where an element lies, kept in its slot so that a move within the same
+/// leaves is seen without descending from the root: a block of `wx × wy` grid
+/// cells (`wx`, `wy` ≤ 2) of one depth, top-left cell `(ix, iy)`, each of them a
+/// leaf, which are exactly the leaves the element lies in. Elements in any other
+/// shape, or deeper than [`PLACE_MAX_DEPTH`], have [`NO_PLACE`] and take the full
+/// path. Splitting a leaf voids the places that name it.
 pub(crate) type Place = u32;
 pub(crate) const NO_PLACE: Place = u32::MAX;
-/// Deepest node a [`Place`] can name (12 bits per coordinate).
+/// Deepest leaves a [`Place`] can name (12 bits per coordinate).
 pub(crate) const PLACE_MAX_DEPTH: u32 = 12;
 
-#[inline]
-pub(crate) fn place(cell: &Cell, mask: u32) -> Place {
-    if cell.depth > PLACE_MAX_DEPTH {
-        NO_PLACE
-    } else {
-        (mask << 28) | (cell.depth << 24) | (cell.ix << 12) | cell.iy
+/// The place of the block of leaves in `cells`, all of the same depth and
+/// filling their bounding box of at most 2 × 2.
+pub(crate) fn place_of(cells: &[Cell]) -> Place {
+    let Some(first) = cells.first() else {
+        return NO_PLACE;
+    };
+    let depth = first.depth;
+    let (mut x0, mut x1, mut y0, mut y1) = (first.ix, first.ix, first.iy, first.iy);
+    for cell in cells {
+        if cell.depth != depth {
+            return NO_PLACE;
+        }
+        x0 = x0.min(cell.ix);
+        x1 = x1.max(cell.ix);
+        y0 = y0.min(cell.iy);
+        y1 = y1.max(cell.iy);
     }
+    let (wx, wy) = (x1 - x0 + 1, y1 - y0 + 1);
+    if depth > PLACE_MAX_DEPTH || wx > 2 || wy > 2 || (wx * wy) as usize != cells.len() {
+        return NO_PLACE;
+    }
+    (depth << 28) | ((wx - 1) << 27) | ((wy - 1) << 26) | (x0 << 12) | y0
 }
 
-/// `(mask, depth, ix, iy)` of a place other than [`NO_PLACE`].
+/// The place of the children of `cell` named by `mask` (a rectangle's mask).
+pub(crate) fn place_in_children(cell: &Cell, mask: u32) -> Place {
+    let depth = cell.depth + 1;
+    if depth > PLACE_MAX_DEPTH {
+        return NO_PLACE;
+    }
+    let (left, right) = (mask & 0b0101 != 0, mask & 0b1010 != 0);
+    let (top, bottom) = (mask & 0b0011 != 0, mask & 0b1100 != 0);
+    let x0 = 2 * cell.ix + !left as u32;
+    let y0 = 2 * cell.iy + !top as u32;
+    let (wx, wy) = ((left && right) as u32 + 1, (top && bottom) as u32 + 1);
+    (depth << 28) | ((wx - 1) << 27) | ((wy - 1) << 26) | (x0 << 12) | y0
+}
+
+/// `(depth, ix, iy, wx, wy)` of a place other than [`NO_PLACE`].
 #[inline]
-pub(crate) fn unpack_place(place: Place) -> (u32, u32, u32, u32) {
+pub(crate) fn unpack_place(place: Place) -> (u32, u32, u32, u32, u32) {
     (
         place >> 28,
-        (place >> 24) & 0xf,
         (place >> 12) & 0xfff,
         place & 0xfff,
+        ((place >> 27) & 1) + 1,
+        ((place >> 26) & 1) + 1,
     )
 }
 
@@ -265,19 +303,16 @@ impl Grid {
     /// Whether a rectangle lies in exactly the leaves `place` names.
     #[inline]
     pub fn still_in(&self, place: Place, r: &Rect) -> bool {
-        let (want, depth, ix, iy) = unpack_place(place);
-        let cell = Cell {
-            node: 0,
-            depth,
-            ix,
-            iy,
-        };
-        if !self.region(&cell).holds(r) {
-            return false;
-        }
-        want == 0 || {
-            let (cx, cy) = self.split(&cell);
-            mask(cx, cy, r) == want
-        }
+        let (depth, ix, iy, wx, wy) = unpack_place(place);
+        let inside = self.line_x(ix, depth) < r.x1
+            && r.x2 <= self.line_x(ix + wx, depth)
+            && self.line_y(iy, depth) < r.y1
+            && r.y2 <= self.line_y(iy + wy, depth);
+        // A two-wide block needs the rectangle on both sides of its middle line
+        // (`x1 <= line < x2`, the descent's rule); a one-wide block needs nothing more.
+        let crosses = |line: f32, lo: f32, hi: f32| lo <= line && line < hi;
+        inside
+            && (wx == 1 || crosses(self.line_x(ix + 1, depth), r.x1, r.x2))
+            && (wy == 1 || crosses(self.line_y(iy + 1, depth), r.y1, r.y2))
     }
 }

@@ -1,6 +1,10 @@
 //! The tree itself: construction, insert, remove, move, split, cleanup, clear.
 
-use crate::cell::{mask, place, Cell, Grid, Stack, MAX_DEPTH_LIMIT, NO_PLACE};
+use arrayvec::ArrayVec;
+
+use crate::cell::{
+    mask, place_in_children, place_of, Cell, Grid, Place, Stack, MAX_DEPTH_LIMIT, NO_PLACE,
+};
 use crate::pool::{Link, LinkPool, Node, NodePool, SlotPool, MARK, NONE};
 use crate::{Error, Handle, Rect};
 
@@ -349,24 +353,25 @@ impl Quadtree {
 
     fn relocate(&mut self, slot: u32, rect: Rect) {
         let current = self.slots.slots[slot as usize];
-        let stays = if current.place != NO_PLACE {
+        if current.place != NO_PLACE {
             // The common case, without a descent: still inside the same leaves.
-            self.grid.still_in(current.place, &rect)
-        } else {
-            self.same_leaves(&current.rect, &rect)
-        };
-        let old = current.rect;
-        if stays {
-            self.slots.slots[slot as usize].rect = rect;
-        } else {
-            self.unlink(slot, &old);
-            self.slots.slots[slot as usize].rect = rect;
-            self.link(slot, &rect);
+            if self.grid.still_in(current.place, &rect) {
+                self.slots.slots[slot as usize].rect = rect;
+                return;
+            }
+        } else if let Some(place) = self.same_leaves(&current.rect, &rect) {
+            let slot = &mut self.slots.slots[slot as usize];
+            slot.rect = rect;
+            slot.place = place;
+            return;
         }
+        self.unlink(slot, &current.rect);
+        self.slots.slots[slot as usize].rect = rect;
+        self.link(slot, &rect);
     }
 
     /// The children of branch `cell` that `rect` meets.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn mask_at(&self, cell: &Cell, rect: &Rect) -> u32 {
         let (cx, cy) = self.grid.split(cell);
         mask(cx, cy, rect)
@@ -383,9 +388,10 @@ impl Quadtree {
         }
     }
 
-    /// Whether two rectangles lie in exactly the same leaves: true when they pick
-    /// the same children at every branch on the way down.
-    fn same_leaves(&self, a: &Rect, b: &Rect) -> bool {
+    /// If two rectangles lie in exactly the same leaves — they pick the same
+    /// children at every branch on the way down — the place of those leaves.
+    fn same_leaves(&self, a: &Rect, b: &Rect) -> Option<Place> {
+        let mut leaves = LeafSet::default();
         let mut stack = Stack::new();
         stack.push(Cell::ROOT);
         while let Some(cell) = stack.pop() {
@@ -394,55 +400,58 @@ impl Quadtree {
                 let (cx, cy) = self.grid.split(&cell);
                 let mask = mask(cx, cy, a);
                 if mask != self::mask(cx, cy, b) {
-                    return false;
+                    return None;
                 }
                 self.push_children(&mut stack, &cell, node.first, mask);
+            } else {
+                leaves.add(cell);
             }
         }
-        true
+        Some(leaves.place())
     }
 
     /// Links the element in `slot` into every leaf `rect` meets, splitting leaves
     /// that grow past `max_elements`, and records the element's place.
     fn link(&mut self, slot: u32, rect: &Rect) {
         // Down through the branches where the rectangle picks one child.
+        let mut stack = Stack::new();
         let mut cell = Cell::ROOT;
-        let (node, mask) = loop {
+        loop {
             let node = self.nodes.nodes[cell.node as usize];
             if !node.is_branch() {
-                self.slots.slots[slot as usize].place = place(&cell, 0);
+                // Set before linking: a split of the leaf moves the place down.
+                self.slots.slots[slot as usize].place = place_of(&[cell]);
                 self.add_to_leaf(cell, slot);
                 return;
             }
             let mask = self.mask_at(&cell, rect);
             if !mask.is_power_of_two() {
-                break (node, mask);
+                self.push_children(&mut stack, &cell, node.first, mask);
+                break;
             }
             cell = cell.child(node.first, mask.trailing_zeros());
-        };
-        // The rectangle straddles this branch's split: it has a place only if all
-        // the children it meets are leaves.
-        let children_are_leaves = (0..4).all(|k| {
-            mask & (1 << k) == 0 || !self.nodes.nodes[(node.first + k) as usize].is_branch()
-        });
-        self.slots.slots[slot as usize].place = if children_are_leaves {
-            place(&cell, mask)
-        } else {
-            NO_PLACE
-        };
-        let mut stack = Stack::new();
-        self.push_children(&mut stack, &cell, node.first, mask);
+        }
+        // The rectangle straddles a split: link it in every leaf below. If one of
+        // them splits, the place is left void; the next move that stays finds it.
+        self.slots.slots[slot as usize].place = NO_PLACE;
+        let mut leaves = LeafSet::default();
+        let mut split = false;
         while let Some(cell) = stack.pop() {
             let node = self.nodes.nodes[cell.node as usize];
             if node.is_branch() {
                 self.push_children(&mut stack, &cell, node.first, self.mask_at(&cell, rect));
             } else {
-                self.add_to_leaf(cell, slot);
+                leaves.add(cell);
+                split |= self.add_to_leaf(cell, slot);
             }
+        }
+        if !split {
+            self.slots.slots[slot as usize].place = leaves.place();
         }
     }
 
-    fn add_to_leaf(&mut self, cell: Cell, slot: u32) {
+    /// Links the element into a leaf; whether the leaf split.
+    fn add_to_leaf(&mut self, cell: Cell, slot: u32) -> bool {
         let node = self.nodes.nodes[cell.node as usize];
         let link = self.links.alloc(slot, node.first);
         let count = node.count + 1;
@@ -454,7 +463,9 @@ impl Quadtree {
             && cell.depth < self.max_depth
             && (count as u32 == self.max_elements + 1 || (count as u32).is_power_of_two())
         {
-            self.split(cell);
+            self.split(cell)
+        } else {
+            false
         }
     }
 
@@ -494,29 +505,39 @@ impl Quadtree {
         }
     }
 
-    /// Whether splitting separates anything: every child must get fewer elements
-    /// than the leaf holds. Elements stacked at one spot, or all straddling the
-    /// split, or big overlapping ones whose edges cross the leaf, would otherwise
-    /// be copied down level after level to `max_depth` — along an edge, 2^depth leaves.
+    /// Whether splitting the leaf would separate its elements. Only elements that
+    /// fit in a child cell count: a bigger one lies in most children anyway, and
+    /// separating big ones along their edges would take 2^depth leaves (two long
+    /// edges a hair apart). And the small ones must not all share a point, for
+    /// the leaf owning that point would hold them all at any depth (a stack of
+    /// elements at one spot).
     fn split_pays(&self, cell: &Cell, leaf: Node) -> bool {
-        let (cx, cy) = self.grid.split(cell);
-        let mut per_child = [0; 4];
+        let (child_w, child_h) = self.grid.cell_size(cell.depth + 1);
+        let mut small = 0;
+        let mut common = Rect::new(f32::MIN, f32::MIN, f32::MAX, f32::MAX);
         let mut link = leaf.first;
         while link != NONE {
             let Link { next, element } = self.links.links[link as usize];
-            let mut mask = mask(cx, cy, &self.slots.slots[element as usize].rect);
-            while mask != 0 {
-                per_child[mask.trailing_zeros() as usize] += 1;
-                mask &= mask - 1;
+            let r = &self.slots.slots[element as usize].rect;
+            if r.width() <= child_w && r.height() <= child_h {
+                small += 1;
+                common = Rect::new(
+                    common.x1.max(r.x1),
+                    common.y1.max(r.y1),
+                    common.x2.min(r.x2),
+                    common.y2.min(r.y2),
+                );
             }
             link = next;
         }
-        per_child.iter().all(|&n| n < leaf.count)
+        small > self.max_elements && (common.x1 > common.x2 || common.y1 > common.y2)
     }
 
     /// Turns an over-full leaf into a branch with four leaves and deals its
     /// elements out to them, then splits those that are still over-full.
-    fn split(&mut self, cell: Cell) {
+    /// Returns whether the leaf split.
+    fn split(&mut self, cell: Cell) -> bool {
+        let mut split = false;
         let mut pending = Stack::new();
         pending.push(cell);
         while let Some(cell) = pending.pop() {
@@ -524,12 +545,13 @@ impl Quadtree {
             if !self.split_pays(&cell, leaf) {
                 continue;
             }
+            split = true;
             let first = self.nodes.alloc_block();
             self.nodes.nodes[cell.node as usize] = Node {
                 first,
                 count: Node::BRANCH,
             };
-            let alone_here = place(&cell, 0);
+            let alone_here = place_of(&[cell]);
             let (cx, cy) = self.grid.split(&cell);
             let mut link = leaf.first;
             while link != NONE {
@@ -539,12 +561,10 @@ impl Quadtree {
                 // An element that lay in this leaf alone now lies in the new
                 // leaves its mask names; any other place involved this leaf as a
                 // leaf and is void now.
-                slot.place = if slot.place != alone_here || alone_here == NO_PLACE {
-                    NO_PLACE
-                } else if mask.is_power_of_two() {
-                    place(&cell.child(first, mask.trailing_zeros()), 0)
+                slot.place = if slot.place == alone_here && alone_here != NO_PLACE {
+                    place_in_children(&cell, mask)
                 } else {
-                    place(&cell, mask)
+                    NO_PLACE
                 };
                 // The element's link in this leaf moves to its first child; the
                 // other children it meets get new links.
@@ -573,6 +593,7 @@ impl Quadtree {
                 }
             }
         }
+        split
     }
 }
 
@@ -585,5 +606,26 @@ impl core::fmt::Debug for Quadtree {
             .field("max_depth", &self.max_depth)
             .field("nodes", &self.nodes.nodes.len())
             .finish_non_exhaustive()
+    }
+}
+
+/// The leaves a descent reached, kept while they may still form a place.
+#[derive(Default)]
+struct LeafSet {
+    cells: ArrayVec<Cell, 4>,
+    overflow: bool,
+}
+
+impl LeafSet {
+    fn add(&mut self, cell: Cell) {
+        self.overflow |= self.cells.try_push(cell).is_err();
+    }
+
+    fn place(&self) -> Place {
+        if self.overflow {
+            NO_PLACE
+        } else {
+            place_of(&self.cells)
+        }
     }
 }

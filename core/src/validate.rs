@@ -175,15 +175,10 @@ impl Quadtree {
         if place == NO_PLACE {
             return Ok(());
         }
-        let (mask, depth, ix, iy) = unpack_place(place);
-        let mut named: Vec<(u32, u32, u32)> = if mask == 0 {
-            vec![(depth, ix, iy)]
-        } else {
-            (0..4)
-                .filter(|k| mask & (1 << k) != 0)
-                .map(|k| (depth + 1, 2 * ix + (k & 1), 2 * iy + (k >> 1)))
-                .collect()
-        };
+        let (depth, ix, iy, wx, wy) = unpack_place(place);
+        let mut named: Vec<(u32, u32, u32)> = (0..wx)
+            .flat_map(|dx| (0..wy).map(move |dy| (depth, ix + dx, iy + dy)))
+            .collect();
         let mut actual: Vec<(u32, u32, u32)> =
             leaves.iter().map(|c| (c.depth, c.ix, c.iy)).collect();
         actual.sort_unstable();
