@@ -65,8 +65,14 @@ impl Quadtree {
             Some(handle) => self.slots.lookup(handle)?,
             None => NONE,
         };
+        // Straight down while the query picks one child, then depth-first.
         let mut stack = Stack::new();
-        stack.push(Cell::ROOT);
+        let (top, node, mask) = self.descend(&rect);
+        if mask == 0 {
+            stack.push(top);
+        } else {
+            self.push_children(&mut stack, &top, node.first, mask);
+        }
         while let Some(cell) = stack.pop() {
             let node = self.nodes.nodes[cell.node as usize];
             if node.is_branch() {

@@ -413,24 +413,15 @@ impl Quadtree {
     /// Links the element in `slot` into every leaf `rect` meets, splitting leaves
     /// that grow past `max_elements`, and records the element's place.
     fn link(&mut self, slot: u32, rect: &Rect) {
-        // Down through the branches where the rectangle picks one child.
-        let mut stack = Stack::new();
-        let mut cell = Cell::ROOT;
-        loop {
-            let node = self.nodes.nodes[cell.node as usize];
-            if !node.is_branch() {
-                // Set before linking: a split of the leaf moves the place down.
-                self.slots.slots[slot as usize].place = place_of(&[cell]);
-                self.add_to_leaf(cell, slot);
-                return;
-            }
-            let mask = self.mask_at(&cell, rect);
-            if !mask.is_power_of_two() {
-                self.push_children(&mut stack, &cell, node.first, mask);
-                break;
-            }
-            cell = cell.child(node.first, mask.trailing_zeros());
+        let (cell, node, mask) = self.descend(rect);
+        if mask == 0 {
+            // Set before linking: a split of the leaf moves the place down.
+            self.slots.slots[slot as usize].place = place_of(&[cell]);
+            self.add_to_leaf(cell, slot);
+            return;
         }
+        let mut stack = Stack::new();
+        self.push_children(&mut stack, &cell, node.first, mask);
         // The rectangle straddles a split: link it in every leaf below. If one of
         // them splits, the place is left void; the next move that stays finds it.
         self.slots.slots[slot as usize].place = NO_PLACE;
@@ -469,40 +460,64 @@ impl Quadtree {
         }
     }
 
+    /// Walks down from the root while `rect` picks one child at each branch.
+    /// Returns the cell where it stops, its node, and the children `rect` meets
+    /// there: 0 if the cell is a leaf, several bits if it is a branch.
+    #[inline]
+    pub(crate) fn descend(&self, rect: &Rect) -> (Cell, Node, u32) {
+        let mut cell = Cell::ROOT;
+        loop {
+            let node = self.nodes.nodes[cell.node as usize];
+            if !node.is_branch() {
+                return (cell, node, 0);
+            }
+            let mask = self.mask_at(&cell, rect);
+            if !mask.is_power_of_two() {
+                return (cell, node, mask);
+            }
+            cell = cell.child(node.first, mask.trailing_zeros());
+        }
+    }
+
     /// Unlinks the element in `slot` from every leaf `rect` (its current
     /// rectangle) meets.
     fn unlink(&mut self, slot: u32, rect: &Rect) {
+        let (cell, node, mask) = self.descend(rect);
+        if mask == 0 {
+            self.unlink_from_leaf(cell.node, slot);
+            return;
+        }
         let mut stack = Stack::new();
-        stack.push(Cell::ROOT);
+        self.push_children(&mut stack, &cell, node.first, mask);
         while let Some(cell) = stack.pop() {
             let node = self.nodes.nodes[cell.node as usize];
             if node.is_branch() {
                 self.push_children(&mut stack, &cell, node.first, self.mask_at(&cell, rect));
-                continue;
+            } else {
+                self.unlink_from_leaf(cell.node, slot);
             }
-            let mut previous = NONE;
-            let mut link = node.first;
-            while link != NONE {
-                let Link { next, element } = self.links.links[link as usize];
-                if element == slot {
-                    if previous == NONE {
-                        self.nodes.nodes[cell.node as usize].first = next;
-                    } else {
-                        self.links.links[previous as usize].next = next;
-                    }
-                    self.nodes.nodes[cell.node as usize].count -= 1;
-                    self.links.free(link);
-                    break;
-                }
-                previous = link;
-                link = next;
-            }
-            debug_assert!(
-                link != NONE,
-                "element {slot} missing from leaf {}",
-                cell.node
-            );
         }
+    }
+
+    fn unlink_from_leaf(&mut self, leaf: u32, slot: u32) {
+        let mut previous = NONE;
+        let mut link = self.nodes.nodes[leaf as usize].first;
+        while link != NONE {
+            let Link { next, element } = self.links.links[link as usize];
+            if element == slot {
+                if previous == NONE {
+                    self.nodes.nodes[leaf as usize].first = next;
+                } else {
+                    self.links.links[previous as usize].next = next;
+                }
+                self.nodes.nodes[leaf as usize].count -= 1;
+                self.links.free(link);
+                return;
+            }
+            previous = link;
+            link = next;
+        }
+        debug_assert!(false, "element {slot} missing from leaf {leaf}");
     }
 
     /// Whether splitting the leaf would separate its elements. Only elements that
