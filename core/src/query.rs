@@ -2,6 +2,8 @@
 
 use core::ops::ControlFlow;
 
+use arrayvec::ArrayVec;
+
 use crate::cell::{point_child, Cell, Region, Stack};
 use crate::pool::{Link, NONE};
 use crate::tree::check_rect;
@@ -201,6 +203,42 @@ impl Quadtree {
     {
         let links = &self.links.links;
         let slots = &self.slots.slots;
+        // Gather the leaf's rectangles first so the quadratic loop reads one small
+        // contiguous array instead of chasing links; big leaves (stacks at
+        // max_depth) are walked in place.
+        let mut gathered = ArrayVec::<(Rect, u32), GATHER>::new();
+        let mut link = first_link;
+        while link != NONE {
+            let Link { next, element } = links[link as usize];
+            if gathered
+                .try_push((slots[element as usize].rect, element))
+                .is_err()
+            {
+                return self.leaf_pairs_in_place(region, first_link, visit);
+            }
+            link = next;
+        }
+        for (i, (rect_a, a)) in gathered.iter().enumerate() {
+            for (rect_b, b) in &gathered[i + 1..] {
+                if rect_a.intersects(rect_b) && region.owns_intersection(rect_a, rect_b) {
+                    visit(self.slots.handle(*a), self.slots.handle(*b))?;
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn leaf_pairs_in_place<F>(
+        &self,
+        region: &Region,
+        first_link: u32,
+        visit: &mut F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Handle, Handle) -> ControlFlow<()>,
+    {
+        let links = &self.links.links;
+        let slots = &self.slots.slots;
         let mut outer = first_link;
         while outer != NONE {
             let Link { next, element: a } = links[outer as usize];
@@ -219,3 +257,6 @@ impl Quadtree {
         ControlFlow::Continue(())
     }
 }
+
+/// Leaves up to this many elements are gathered before their pairs are tested.
+const GATHER: usize = 32;
