@@ -1,1 +1,41 @@
-//! C ABI of flatquad (being written).
+//! The C ABI of flatquad: `libflatquad.so` / `libflatquad.a`, described by the
+//! generated header `include/flatquad.h`.
+//!
+//! This crate only converts and maps errors; every algorithm lives in the core
+//! crate. The conventions follow rustls-ffi:
+//!
+//! - `qt_tree` is opaque; functions that do not change the tree take a `const`
+//!   pointer, and `qt_destroy(NULL)` does nothing.
+//! - Fallible calls return a [`qt_status`] (explicit values, never reused) and
+//!   write their out-parameters only when they return `QT_OK`.
+//! - Every body runs inside [`boundary::guard`], which turns a Rust panic into
+//!   `QT_PANIC`; every pointer goes through [`boundary::non_null`].
+//! - Arrays come out through a caller buffer, its capacity and the total found
+//!   (like `snprintf`), or through a callback with `void *user_data`.
+#![allow(non_camel_case_types)]
+// Pointer rules are stated once, in the header's preamble (cbindgen.toml), and
+// each function's doc says which pointers may be NULL.
+#![allow(clippy::missing_safety_doc)]
+
+// Declared in the order the header shows them (rustfmt sorts only within a group).
+mod version;
+
+mod status;
+
+mod types;
+
+mod tree;
+
+mod inspect;
+
+mod query;
+
+mod boundary;
+
+pub use boundary::qt_test_panic;
+pub use inspect::*;
+pub use query::*;
+pub use status::*;
+pub use tree::*;
+pub use types::*;
+pub use version::*;

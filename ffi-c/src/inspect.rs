@@ -1,0 +1,126 @@
+//! Looking at a tree: its size, its elements, its parameters and its health.
+
+use flatquad_core::{Handle, Quadtree};
+
+use crate::boundary::*;
+use crate::status::*;
+use crate::types::*;
+
+/// Number of elements in the tree; 0 for NULL or a poisoned tree.
+#[no_mangle]
+pub unsafe extern "C" fn qt_len(tree: *const qt_tree) -> usize {
+    guard(|| tree_ref(tree).map_or(0, Quadtree::len))
+}
+
+/// Whether `handle` names an element of the tree now; false for NULL or a
+/// poisoned tree.
+#[no_mangle]
+pub unsafe extern "C" fn qt_contains(tree: *const qt_tree, handle: qt_handle_t) -> bool {
+    guard(|| tree_ref(tree).is_ok_and(|tree| tree.contains(Handle::from_raw(handle))))
+}
+
+/// Writes the id the element was inserted with to `*out_id`.
+/// Returns `QT_INVALID_HANDLE` if `handle` is not live.
+#[no_mangle]
+pub unsafe extern "C" fn qt_element_id(
+    tree: *const qt_tree,
+    handle: qt_handle_t,
+    out_id: *mut u32,
+) -> qt_status {
+    guard(|| {
+        let tree = tree_ref(tree)?;
+        let out_id = Out::new(out_id)?;
+        out_id.write(tree.id(Handle::from_raw(handle))?);
+        Ok(())
+    })
+}
+
+/// Writes the element's current rectangle to `*out_rect`.
+/// Returns `QT_INVALID_HANDLE` if `handle` is not live.
+#[no_mangle]
+pub unsafe extern "C" fn qt_element_rect(
+    tree: *const qt_tree,
+    handle: qt_handle_t,
+    out_rect: *mut qt_rect,
+) -> qt_status {
+    guard(|| {
+        let tree = tree_ref(tree)?;
+        let out_rect = Out::new(out_rect)?;
+        out_rect.write(tree.rect(Handle::from_raw(handle))?.into());
+        Ok(())
+    })
+}
+
+/// Lists the handle of every element: `*out_total` is the number of elements,
+/// and the first min(total, capacity) handles are written to `out_handles`.
+/// `out_handles` may be NULL when `capacity` is 0 (to learn the total).
+#[no_mangle]
+pub unsafe extern "C" fn qt_elements(
+    tree: *const qt_tree,
+    out_handles: *mut qt_handle_t,
+    capacity: usize,
+    out_total: *mut usize,
+) -> qt_status {
+    guard(|| {
+        let tree = tree_ref(tree)?;
+        let out = slice_out(out_handles, capacity)?;
+        let out_total = Out::new(out_total)?;
+        for (slot, (handle, _, _)) in out.iter_mut().zip(tree.iter()) {
+            slot.write(handle.to_raw());
+        }
+        out_total.write(tree.len());
+        Ok(())
+    })
+}
+
+/// Writes the parameters the tree was made with (as `qt_create` took them).
+/// Each out-pointer may be NULL when that value is not wanted.
+#[no_mangle]
+pub unsafe extern "C" fn qt_params(
+    tree: *const qt_tree,
+    out_world: *mut qt_rect,
+    out_max_elements: *mut u32,
+    out_max_depth: *mut u32,
+) -> qt_status {
+    guard(|| {
+        let tree = tree_ref(tree)?;
+        if let Some(out) = Out::optional(out_world) {
+            out.write(tree.world().into());
+        }
+        if let Some(out) = Out::optional(out_max_elements) {
+            out.write(tree.max_elements());
+        }
+        if let Some(out) = Out::optional(out_max_depth) {
+            out.write(tree.max_depth());
+        }
+        Ok(())
+    })
+}
+
+/// Writes the tree's sizes to `*out_stats`: elements, nodes, leaves, links,
+/// the deepest level reached, and the bytes it holds. Walks every node: meant
+/// for tuning and debugging, not for every frame.
+#[no_mangle]
+pub unsafe extern "C" fn qt_stats(
+    tree: *const qt_tree,
+    out_stats: *mut qt_tree_stats,
+) -> qt_status {
+    guard(|| {
+        let wrapper = arg(tree)?;
+        let core = tree_ref(tree)?;
+        let out_stats = Out::new(out_stats)?;
+        let mut stats = qt_tree_stats::from(core.stats());
+        stats.bytes += core::mem::size_of::<qt_tree>() - core::mem::size_of::<Quadtree>()
+            + wrapper.scratch.capacity() * core::mem::size_of::<Handle>();
+        out_stats.write(stats);
+        Ok(())
+    })
+}
+
+/// Checks every invariant of the tree: `QT_OK`, or `QT_INTERNAL_ERROR` if one is
+/// broken (a flatquad bug: please report it). Costs O(size) time and
+/// allocates: for tests and for debugging.
+#[no_mangle]
+pub unsafe extern "C" fn qt_validate(tree: *const qt_tree) -> qt_status {
+    guard(|| tree_ref(tree)?.validate().map_err(|_| QT_INTERNAL_ERROR))
+}

@@ -1,0 +1,208 @@
+//! Queries (by rectangle, by point, every overlapping pair) and the node walk.
+//!
+//! Each query comes in two forms: into a caller buffer (`qt_query`: the total
+//! is reported, min(total, capacity) handles are written), and through a
+//! callback (`qt_query_each`) that can stop the walk by returning nonzero.
+
+use std::ffi::c_void;
+use std::mem::MaybeUninit;
+use std::ops::ControlFlow;
+
+use flatquad_core::{Handle, Quadtree};
+
+use crate::boundary::*;
+use crate::status::*;
+use crate::types::*;
+
+/// The omitted element of a query: `QT_NO_HANDLE` for none.
+fn omitted(omit: qt_handle_t) -> Option<Handle> {
+    (omit != QT_NO_HANDLE).then_some(Handle::from_raw(omit))
+}
+
+/// Fills a caller's buffer and counts every item, including those past its end.
+struct Collector<'a, T> {
+    out: &'a mut [MaybeUninit<T>],
+    total: usize,
+}
+
+impl<'a, T> Collector<'a, T> {
+    fn new(out: &'a mut [MaybeUninit<T>]) -> Self {
+        Collector { out, total: 0 }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, item: T) -> ControlFlow<()> {
+        if let Some(slot) = self.out.get_mut(self.total) {
+            slot.write(item);
+        }
+        self.total += 1;
+        ControlFlow::Continue(())
+    }
+}
+
+/// Finds the elements whose closed rectangle intersects the closed rectangle
+/// `rect`, each once, leaving out `omit` (`QT_NO_HANDLE` for none): writes the
+/// number found to `*out_total` and the first min(total, capacity) handles to
+/// `out_handles`, in no particular order. `out_handles` may be NULL when
+/// `capacity` is 0 (to count, or to learn the size a buffer needs).
+///
+/// Returns `QT_INVALID_RECT` for a bad `rect`, `QT_INVALID_HANDLE` for an
+/// `omit` that is not live; nothing is written then.
+#[no_mangle]
+pub unsafe extern "C" fn qt_query(
+    tree: *const qt_tree,
+    rect: qt_rect,
+    omit: qt_handle_t,
+    out_handles: *mut qt_handle_t,
+    capacity: usize,
+    out_total: *mut usize,
+) -> qt_status {
+    guard(|| {
+        let tree = tree_ref(tree)?;
+        let out = slice_out(out_handles, capacity)?;
+        let out_total = Out::new(out_total)?;
+        let mut found = Collector::new(out);
+        let _ = tree.query_with(rect.into(), omitted(omit), |h| found.push(h.to_raw()))?;
+        out_total.write(found.total);
+        Ok(())
+    })
+}
+
+/// Calls `visit(user_data, handle)` with each element whose closed rectangle
+/// intersects `rect`, leaving out `omit`. Returns `QT_OK` when every element
+/// was visited, `QT_STOPPED` when `visit` returned nonzero, and (without
+/// calling `visit`) `QT_INVALID_RECT`, `QT_INVALID_HANDLE` or
+/// `QT_NULL_ARGUMENT` for a NULL `visit`.
+#[no_mangle]
+pub unsafe extern "C" fn qt_query_each(
+    tree: *const qt_tree,
+    rect: qt_rect,
+    omit: qt_handle_t,
+    visit: qt_visit_fn,
+    user_data: *mut c_void,
+) -> qt_status {
+    guard(|| {
+        let tree = tree_ref(tree)?;
+        let visit = visit.ok_or(QT_NULL_ARGUMENT)?;
+        walked(tree.query_with(rect.into(), omitted(omit), |h| {
+            flow(visit(user_data, h.to_raw()))
+        })?)
+    })
+}
+
+/// Finds the elements whose closed rectangle holds the point `(x, y)`, leaving
+/// out `omit`; the results as for `qt_query`. Faster than `qt_query` with a
+/// zero-size rectangle: a point lies in exactly one leaf.
+///
+/// Returns `QT_INVALID_POINT` for a NaN or infinite coordinate,
+/// `QT_INVALID_HANDLE` for an `omit` that is not live.
+#[no_mangle]
+pub unsafe extern "C" fn qt_query_point(
+    tree: *const qt_tree,
+    x: f32,
+    y: f32,
+    omit: qt_handle_t,
+    out_handles: *mut qt_handle_t,
+    capacity: usize,
+    out_total: *mut usize,
+) -> qt_status {
+    guard(|| {
+        let tree = tree_ref(tree)?;
+        let out = slice_out(out_handles, capacity)?;
+        let out_total = Out::new(out_total)?;
+        let mut found = Collector::new(out);
+        let _ = tree.query_point_with(x, y, omitted(omit), |h| found.push(h.to_raw()))?;
+        out_total.write(found.total);
+        Ok(())
+    })
+}
+
+/// Calls `visit(user_data, handle)` with each element whose closed rectangle
+/// holds `(x, y)`, leaving out `omit`; returns as `qt_query_each`.
+#[no_mangle]
+pub unsafe extern "C" fn qt_query_point_each(
+    tree: *const qt_tree,
+    x: f32,
+    y: f32,
+    omit: qt_handle_t,
+    visit: qt_visit_fn,
+    user_data: *mut c_void,
+) -> qt_status {
+    guard(|| {
+        let tree = tree_ref(tree)?;
+        let visit = visit.ok_or(QT_NULL_ARGUMENT)?;
+        walked(tree.query_point_with(x, y, omitted(omit), |h| flow(visit(user_data, h.to_raw())))?)
+    })
+}
+
+/// Finds every pair of elements whose closed rectangles intersect, each
+/// unordered pair once (in no particular order, either element first): writes
+/// the number of pairs to `*out_total` and the first min(total, capacity) to
+/// `out_pairs`. Walks the leaves, testing the elements of each against each
+/// other: far faster than one query per element. `out_pairs` may be NULL when
+/// `capacity` is 0.
+#[no_mangle]
+pub unsafe extern "C" fn qt_query_pairs(
+    tree: *const qt_tree,
+    out_pairs: *mut qt_pair,
+    capacity: usize,
+    out_total: *mut usize,
+) -> qt_status {
+    guard(|| {
+        let tree = tree_ref(tree)?;
+        let out = slice_out(out_pairs, capacity)?;
+        let out_total = Out::new(out_total)?;
+        let mut found = Collector::new(out);
+        let _ = tree.pairs_with(|a, b| {
+            found.push(qt_pair {
+                a: a.to_raw(),
+                b: b.to_raw(),
+            })
+        });
+        out_total.write(found.total);
+        Ok(())
+    })
+}
+
+/// Calls `visit(user_data, a, b)` with every pair of intersecting elements,
+/// each unordered pair once. Returns `QT_OK`, or `QT_STOPPED` when `visit`
+/// returned nonzero.
+#[no_mangle]
+pub unsafe extern "C" fn qt_query_pairs_each(
+    tree: *const qt_tree,
+    visit: qt_pair_fn,
+    user_data: *mut c_void,
+) -> qt_status {
+    guard(|| {
+        let tree = tree_ref(tree)?;
+        let visit = visit.ok_or(QT_NULL_ARGUMENT)?;
+        walked(tree.pairs_with(|a, b| flow(visit(user_data, a.to_raw(), b.to_raw()))))
+    })
+}
+
+/// Visits every node depth-first, parents before children, children in the
+/// order top-left, top-right, bottom-left, bottom-right (y grows downwards):
+/// calls `branch` for each branch and `leaf` for each leaf, either of which may
+/// be NULL to skip those nodes. For drawing the tree and for debugging. Returns
+/// `QT_OK`, or `QT_STOPPED` when a callback returned nonzero.
+#[no_mangle]
+pub unsafe extern "C" fn qt_traverse(
+    tree: *const qt_tree,
+    branch: qt_node_fn,
+    leaf: qt_node_fn,
+    user_data: *mut c_void,
+) -> qt_status {
+    guard(|| {
+        let tree: &Quadtree = tree_ref(tree)?;
+        let call = |callback: qt_node_fn, info: &flatquad_core::NodeInfo| match callback {
+            Some(f) => {
+                let r = info.rect;
+                flow(f(
+                    user_data, info.index, info.depth, r.x1, r.y1, r.x2, r.y2, info.count,
+                ))
+            }
+            None => ControlFlow::Continue(()),
+        };
+        walked(tree.traverse(|info| call(branch, info), |info| call(leaf, info)))
+    })
+}

@@ -1,0 +1,159 @@
+//! The types of the C ABI: the opaque tree, rectangles, handles, pairs, stats
+//! and callbacks.
+
+use std::ffi::{c_int, c_void};
+
+use flatquad_core::{Handle, Quadtree, Rect, Stats};
+
+/// An element's handle: an opaque nonzero integer below 2^53 (exact in a
+/// `double`), valid until the element is removed or the tree cleared. A stale
+/// handle is refused with `QT_INVALID_HANDLE`, even after its slot is reused.
+pub type qt_handle_t = u64;
+
+/// Never a handle: pass it as `omit` to leave nothing out of a query.
+pub const QT_NO_HANDLE: qt_handle_t = 0;
+
+/// The `max_elements` the core's authors measured as best: 8 elements per leaf.
+pub const QT_DEFAULT_MAX_ELEMENTS: u32 = 8;
+/// A default `max_depth`: 256 x 256 cells at the deepest level.
+pub const QT_DEFAULT_MAX_DEPTH: u32 = 8;
+/// The largest `max_depth` `qt_create` accepts.
+pub const QT_MAX_DEPTH_LIMIT: u32 = 30;
+
+const _: () = {
+    assert!(QT_DEFAULT_MAX_ELEMENTS == Quadtree::DEFAULT_MAX_ELEMENTS);
+    assert!(QT_DEFAULT_MAX_DEPTH == Quadtree::DEFAULT_MAX_DEPTH);
+    assert!(QT_MAX_DEPTH_LIMIT == Quadtree::MAX_DEPTH_LIMIT);
+};
+
+/// A closed axis-aligned rectangle `[x1, x2] x [y1, y2]`: touching counts as
+/// overlapping, and a point is a rectangle with `x1 == x2` and `y1 == y2`. The
+/// tree accepts it when every coordinate is finite and `x1 <= x2`, `y1 <= y2`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct qt_rect {
+    /// Left edge (smallest x).
+    pub x1: f32,
+    /// Top edge (smallest y).
+    pub y1: f32,
+    /// Right edge (largest x).
+    pub x2: f32,
+    /// Bottom edge (largest y).
+    pub y2: f32,
+}
+
+// `qt_rect` and the core's `Rect` are both four `f32` in the same order, so
+// arrays of one are read as arrays of the other without copying.
+const _: () = {
+    assert!(core::mem::size_of::<qt_rect>() == core::mem::size_of::<Rect>());
+    assert!(core::mem::align_of::<qt_rect>() == core::mem::align_of::<Rect>());
+    assert!(core::mem::size_of::<qt_handle_t>() == core::mem::size_of::<Handle>());
+};
+
+impl From<qt_rect> for Rect {
+    fn from(r: qt_rect) -> Rect {
+        Rect::new(r.x1, r.y1, r.x2, r.y2)
+    }
+}
+
+impl From<Rect> for qt_rect {
+    fn from(r: Rect) -> qt_rect {
+        qt_rect {
+            x1: r.x1,
+            y1: r.y1,
+            x2: r.x2,
+            y2: r.y2,
+        }
+    }
+}
+
+/// Two elements whose rectangles overlap, as `qt_query_pairs` reports them.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct qt_pair {
+    /// One element.
+    pub a: qt_handle_t,
+    /// The other element.
+    pub b: qt_handle_t,
+}
+
+/// Sizes of a tree, from `qt_stats`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct qt_tree_stats {
+    /// Live elements (the same as `qt_len`).
+    pub elements: usize,
+    /// Nodes in the tree, branches and leaves.
+    pub nodes: usize,
+    /// Leaves, empty ones included.
+    pub leaves: usize,
+    /// Leaves holding no element.
+    pub empty_leaves: usize,
+    /// Element links: one per element per leaf it lies in.
+    pub element_links: usize,
+    /// Bytes the tree holds, spare capacity of its pools included.
+    pub bytes: usize,
+    /// Deepest depth any node has (0 when the root is the only node).
+    pub max_depth_reached: u32,
+}
+
+impl From<Stats> for qt_tree_stats {
+    fn from(s: Stats) -> qt_tree_stats {
+        qt_tree_stats {
+            elements: s.elements,
+            nodes: s.nodes,
+            leaves: s.leaves,
+            empty_leaves: s.empty_leaves,
+            element_links: s.element_links,
+            bytes: s.bytes,
+            max_depth_reached: s.max_depth_reached,
+        }
+    }
+}
+
+/// A flatquad tree. Opaque: made by `qt_create`, `qt_clone` or
+/// `qt_from_bytes`, freed by `qt_destroy`.
+pub struct qt_tree {
+    pub(crate) tree: Quadtree,
+    /// Reused by the batch insert, so a warm tree allocates nothing there either.
+    pub(crate) scratch: Vec<Handle>,
+    /// Set while a call changes the tree; left set if that call panics.
+    pub(crate) poisoned: bool,
+}
+
+impl qt_tree {
+    pub(crate) fn new(tree: Quadtree) -> qt_tree {
+        qt_tree {
+            tree,
+            scratch: Vec::new(),
+            poisoned: false,
+        }
+    }
+}
+
+/// Called with each element a query finds. Return 0 to go on, nonzero to stop
+/// the walk (the query then returns `QT_STOPPED`). `user_data` is the pointer
+/// given to the query, passed through untouched.
+pub type qt_visit_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, handle: qt_handle_t) -> c_int>;
+
+/// Called with each overlapping pair. Return 0 to go on, nonzero to stop.
+pub type qt_pair_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, a: qt_handle_t, b: qt_handle_t) -> c_int>;
+
+/// Called by `qt_traverse` with each node: its index in the node array (the
+/// root is 0), its depth (the root's is 0), its cell `(x1, y1)..(x2, y2)` in
+/// world coordinates, and the number of elements linked in it (always 0 for a
+/// branch). Return 0 to go on, nonzero to stop.
+pub type qt_node_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        node: u32,
+        depth: u32,
+        x1: f32,
+        y1: f32,
+        x2: f32,
+        y2: f32,
+        count: u32,
+    ) -> c_int,
+>;

@@ -1,0 +1,54 @@
+/* The tiny check harness of the C tests: a failed check prints where and why
+ * and the run goes on; check_summary() prints "N passed, N failed" and gives
+ * the exit code. */
+#ifndef FLATQUAD_TEST_CHECK_H
+#define FLATQUAD_TEST_CHECK_H
+
+#include <stdio.h>
+
+#include "flatquad.h"
+
+static int check_passed, check_failed;
+
+#define CHECK(cond)                                                               \
+    do {                                                                          \
+        if (cond) {                                                               \
+            check_passed++;                                                       \
+        } else {                                                                  \
+            check_failed++;                                                       \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+        }                                                                         \
+    } while (0)
+
+/* Runs `call` once and checks that it returned the status `expected`. */
+#define CHECK_STATUS(call, expected)                                              \
+    do {                                                                          \
+        qt_status got_ = (call);                                                  \
+        if (got_ == (expected)) {                                                 \
+            check_passed++;                                                       \
+        } else {                                                                  \
+            check_failed++;                                                       \
+            fprintf(stderr, "%s:%d: %s returned %d (%s), expected %s\n", __FILE__, \
+                    __LINE__, #call, (int)got_, qt_status_str(got_), #expected);  \
+        }                                                                         \
+    } while (0)
+
+#define CHECK_OK(call) CHECK_STATUS(call, QT_OK)
+
+/* Must succeed for the test to go on at all. */
+#define REQUIRE_OK(call)                                                          \
+    do {                                                                          \
+        qt_status got_ = (call);                                                  \
+        if (got_ != QT_OK) {                                                      \
+            fprintf(stderr, "%s:%d: %s returned %d (%s); cannot go on\n", __FILE__, \
+                    __LINE__, #call, (int)got_, qt_status_str(got_));             \
+            exit(1);                                                              \
+        }                                                                         \
+    } while (0)
+
+static int check_summary(const char *name) {
+    printf("%s: %d passed, %d failed\n", name, check_passed, check_failed);
+    return check_failed == 0 ? 0 : 1;
+}
+
+#endif

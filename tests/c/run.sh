@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# `make test-c`: every check of the C ABI, on a fresh machine.
+#
+#  1. tools: cbindgen pinned into .tools/ (cargo install --locked); cmake,
+#     pkg-config, valgrind and a C/C++ compiler from apt only when missing
+#  2. the library, built once (cargo build --release -p flatquad-ffi), and the
+#     crate's own Rust tests
+#  3. include/flatquad.h regenerated to a temporary file: any difference fails
+#  4. versions: Cargo.toml = header macros = qt_version(); every function of
+#     the header is called by tests/c/test_api.c
+#  5. the header alone, included twice, as C (c99, c11, c17) and C++ (c++11..20)
+#  6. tests/c/*.c and the C++ test with -Wall -Wextra -Werror and ASan/UBSan,
+#     linked with the static library; test_api also under valgrind
+#  7. make install into a temporary prefix (and a DESTDIR staging install), then
+#     the README's C example built with pkg-config, and tests/cmake built against
+#     the installed copy (find_package and pkg-config) and run by ctest
+#  8. the agents workload in C: both checksums of AGENTS.md in both modes (-O2)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+CARGO=${CARGO:-cargo}
+MAKE=${MAKE:-make}
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/flatquad-test-c.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+trap 'echo "test-c: FAILED (line $LINENO: $BASH_COMMAND)" >&2' ERR
+
+passed=0
+step() { printf '\n== test-c: %s\n' "$*"; }
+pass() {
+    passed=$((passed + 1))
+    echo "ok - $*"
+}
+fail() {
+    echo "test-c: FAILED: $*" >&2
+    echo "test-c: $passed passed, 1 failed"
+    exit 1
+}
+
+SAN=(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+WARN=(-Wall -Wextra -Werror)
+export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0:strict_string_checks=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export RUST_BACKTRACE=0 # the panic test's expected panics print one line each
+
+step "tools"
+missing=()
+command -v cmake >/dev/null || missing+=(cmake)
+command -v pkg-config >/dev/null || missing+=(pkg-config)
+command -v valgrind >/dev/null || missing+=(valgrind)
+command -v "$CC" >/dev/null || missing+=(gcc)
+command -v "$CXX" >/dev/null || missing+=(g++)
+if ((${#missing[@]})); then
+    echo "installing ${missing[*]} with apt-get"
+    if [ "$(id -u)" -ne 0 ]; then
+        fail "need ${missing[*]}: install them (apt-get install -y ${missing[*]}) or run as root"
+    fi
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+"$MAKE" --no-print-directory -s c-cbindgen CARGO="$CARGO"
+CBINDGEN="$root/.tools/bin/cbindgen"
+echo "$("$CBINDGEN" --version), $(cmake --version | head -n1), pkg-config $(pkg-config --version)"
+echo "$("$CC" --version | head -n1); $(valgrind --version)"
+
+step "build the library (release, once) and run the crate's Rust tests"
+"$CARGO" build --release -p flatquad-ffi
+"$CARGO" test --release -p flatquad-ffi -q
+target=${CARGO_TARGET_DIR:-$root/target}/release
+lib_a="$target/libflatquad.a"
+static_libs=(-lpthread -ldl -lm)
+pass "cargo build and test -p flatquad-ffi"
+
+step "the committed header is what cbindgen generates"
+"$CBINDGEN" --quiet --config ffi-c/cbindgen.toml --crate flatquad-ffi --output "$tmp/flatquad.h" ffi-c
+if ! diff -u include/flatquad.h "$tmp/flatquad.h"; then
+    fail "include/flatquad.h differs from the generated header: run 'make c-header' and commit it"
+fi
+pass "include/flatquad.h is up to date"
+
+step "versions agree: Cargo.toml, header macros, qt_version()"
+pkgid=$("$CARGO" pkgid -p flatquad-ffi)
+cargo_version=${pkgid##*[#@]}
+header_version=$(sed -n 's/^#define QT_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' include/flatquad.h | paste -sd.)
+echo "Cargo.toml: $cargo_version, header: $header_version"
+[ "$cargo_version" = "$header_version" ] || fail "header version $header_version is not Cargo.toml's $cargo_version"
+pass "header version = Cargo.toml version ($cargo_version)"
+
+step "every function the header declares is exercised by test_api.c"
+functions=$(sed -n 's/^[a-z].* \**\(qt_[a-z_]*\)(.*/\1/p' include/flatquad.h)
+[ "$(wc -w <<<"$functions")" -ge 31 ] || fail "found only $(wc -w <<<"$functions") functions in the header"
+for f in $functions; do
+    grep -q "\b$f(" tests/c/test_api.c || fail "tests/c/test_api.c never calls $f"
+done
+pass "test_api.c calls all $(wc -w <<<"$functions") functions of flatquad.h"
+
+step "the header alone, included twice, as C and C++"
+for std in c99 c11 c17; do
+    "$CC" -std=$std -pedantic "${WARN[@]}" -Wstrict-prototypes -Wmissing-prototypes -Iinclude \
+        -c tests/c/header_twice.c -o "$tmp/header_$std.o"
+    pass "header as $std"
+done
+for std in c++11 c++14 c++17 c++20; do
+    "$CXX" -x c++ -std=$std -pedantic "${WARN[@]}" -Wmissing-declarations -Iinclude \
+        -c tests/c/header_twice.c -o "$tmp/header_$std.o"
+    pass "header as $std"
+done
+
+step "C and C++ tests with ASan and UBSan"
+"$CC" -std=c99 -g -O1 "${WARN[@]}" "${SAN[@]}" -Iinclude -DEXPECTED_VERSION="\"$cargo_version\"" \
+    tests/c/test_api.c "$lib_a" "${static_libs[@]}" -o "$tmp/test_api"
+"$tmp/test_api"
+pass "test_api (sanitizers)"
+"$CC" -std=c99 -g -O1 "${WARN[@]}" "${SAN[@]}" -pthread -Iinclude \
+    tests/c/test_threads.c "$lib_a" "${static_libs[@]}" -o "$tmp/test_threads"
+"$tmp/test_threads"
+pass "test_threads (sanitizers, pthreads)"
+"$CXX" -std=c++17 -g -O1 -pedantic "${WARN[@]}" "${SAN[@]}" -Iinclude \
+    tests/c/test_cpp.cpp "$lib_a" "${static_libs[@]}" -o "$tmp/test_cpp"
+"$tmp/test_cpp"
+pass "test_cpp (sanitizers)"
+"$CC" -std=c99 -D_POSIX_C_SOURCE=199309L -g -O1 "${WARN[@]}" "${SAN[@]}" -Iinclude \
+    tests/c/agents.c "$lib_a" "${static_libs[@]}" -o "$tmp/agents_san"
+"$tmp/agents_san" uniform-20k >/dev/null
+"$tmp/agents_san" uniform-20k --mode per-agent --update batch >/dev/null
+pass "agents uniform-20k (sanitizers): checksums in both modes, both update forms"
+
+step "test_api under valgrind (sees the Rust side too, which ASan does not instrument)"
+"$CC" -std=c99 -g -O1 "${WARN[@]}" -Iinclude -DEXPECTED_VERSION="\"$cargo_version\"" \
+    tests/c/test_api.c "$lib_a" "${static_libs[@]}" -o "$tmp/test_api_plain"
+valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+    --show-leak-kinds=definite "$tmp/test_api_plain"
+pass "test_api (valgrind memcheck)"
+
+step "make install into a temporary prefix"
+prefix="$tmp/prefix"
+"$MAKE" --no-print-directory -s install PREFIX="$prefix" CARGO="$CARGO"
+for f in include/flatquad.h lib/libflatquad.a lib/libflatquad.so "lib/libflatquad.so.$cargo_version" \
+    lib/pkgconfig/flatquad.pc lib/cmake/flatquad/flatquadConfig.cmake \
+    lib/cmake/flatquad/flatquadConfigVersion.cmake; do
+    [ -e "$prefix/$f" ] || fail "make install did not install $f"
+done
+cmp include/flatquad.h "$prefix/include/flatquad.h"
+soname=$(objdump -p "$prefix/lib/libflatquad.so" | sed -n 's/^ *SONAME *//p')
+[ -e "$prefix/lib/$soname" ] || fail "no $soname beside the installed library"
+"$MAKE" --no-print-directory -s install PREFIX=/opt/flatquad DESTDIR="$tmp/stage" CARGO="$CARGO"
+[ -e "$tmp/stage/opt/flatquad/lib/libflatquad.a" ] || fail "DESTDIR install missed the library"
+grep -qx 'prefix=/opt/flatquad' "$tmp/stage/opt/flatquad/lib/pkgconfig/flatquad.pc" ||
+    fail "DESTDIR leaked into flatquad.pc"
+"$MAKE" --no-print-directory -s uninstall PREFIX=/opt/flatquad DESTDIR="$tmp/stage"
+[ -z "$(find "$tmp/stage" -type f -o -type l)" ] || fail "make uninstall left files behind"
+pass "install (soname $soname), DESTDIR staging, uninstall"
+
+step "the README's C example, built with pkg-config against the installed copy"
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+[ "$(pkg-config --modversion flatquad)" = "$cargo_version" ] || fail "flatquad.pc has the wrong version"
+section=$(awk '/<!-- section:c -->/{s=1} /<!-- \/section:c -->/{s=0} s' README.md)
+awk '/^```c$/{f=1; next} /^```$/{if (f) exit} f' <<<"$section" >"$tmp/example.c"
+awk '/^```c$/{c=1} /^```text$/{if (c) {f=1; next}} /^```$/{if (f) exit} f' <<<"$section" >"$tmp/example.expected"
+[ -s "$tmp/example.c" ] && [ -s "$tmp/example.expected" ] || fail "no C example and output in README.md"
+(cd "$tmp" && cc example.c $(pkg-config --cflags --libs flatquad) -o example) # as the README says
+export LD_LIBRARY_PATH="$(pkg-config --variable=libdir flatquad)"
+"$tmp/example" >"$tmp/example.out"
+diff -u "$tmp/example.expected" "$tmp/example.out" || fail "the README example's output differs from README.md"
+ldd "$tmp/example" | grep -q "=> $prefix/lib/$soname" || fail "the example did not load the installed library"
+unset LD_LIBRARY_PATH
+"$CC" -std=c99 -pedantic "${WARN[@]}" "${SAN[@]}" $(pkg-config --cflags flatquad) "$tmp/example.c" \
+    $(pkg-config --libs flatquad) -Wl,-rpath,"$prefix/lib" -o "$tmp/example_strict"
+"$tmp/example_strict" | diff -u "$tmp/example.expected" -
+pass "README example: builds as written, prints what README.md says, clean under -Werror and sanitizers"
+
+step "tests/cmake against the installed copy (find_package and pkg-config; shared and static)"
+cmake -S tests/cmake -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release >"$tmp/cmake.log" ||
+    { cat "$tmp/cmake.log"; fail "cmake configure"; }
+cmake --build "$tmp/cmake" -j 2 >>"$tmp/cmake.log" || { cat "$tmp/cmake.log"; fail "cmake build"; }
+(cd "$tmp/cmake" && ctest --output-on-failure)
+pass "CMake project: shared, static and pkg-config consumers"
+
+step "the agents workload in C (-O2, release library): checksums of AGENTS.md"
+"$CC" -std=c99 -D_POSIX_C_SOURCE=199309L -O2 "${WARN[@]}" -Iinclude tests/c/agents.c "$lib_a" \
+    "${static_libs[@]}" -o "$tmp/agents"
+"$tmp/agents" uniform-20k
+pass "agents uniform-20k: 6257 in both modes"
+"$tmp/agents" uniform-100k
+pass "agents uniform-100k: 38442 in both modes"
+
+echo
+echo "test-c: $passed passed, 0 failed"

@@ -1,0 +1,1172 @@
+/* Every exported function of libflatquad, and every bad input the C ABI must
+ * refuse: each refusal is checked for its status, for out-parameters left
+ * untouched, and for a tree left exactly as it was (length, stats, a query over
+ * the whole plane, and the byte snapshot of its whole state).
+ *
+ * Built with -Wall -Wextra -Werror -fsanitize=address,undefined by
+ * tests/c/run.sh. EXPECTED_VERSION is Cargo.toml's version, passed by it. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+#ifndef EXPECTED_VERSION
+#error "compile with -DEXPECTED_VERSION=\"x.y.z\" (Cargo.toml's version)"
+#endif
+
+/* ---------------------------------------------------------------- helpers */
+
+static const qt_rect EVERYWHERE = {-FLT_MAX, -FLT_MAX, FLT_MAX, FLT_MAX};
+static const qt_handle_t SENTINEL = 0x5EB71AE15EB71AEull;
+
+static qt_rect rect(float x1, float y1, float x2, float y2) {
+    qt_rect r;
+    r.x1 = x1;
+    r.y1 = y1;
+    r.x2 = x2;
+    r.y2 = y2;
+    return r;
+}
+
+/* The agents workload's LCG, for repeatable random layouts. */
+static uint32_t rng_state = 12345;
+static float rnd(void) {
+    rng_state = rng_state * 1664525u + 1013904223u;
+    return (float)(rng_state >> 8) * (1.0f / 16777216.0f);
+}
+
+static int intersects(qt_rect a, qt_rect b) {
+    return a.x1 <= b.x2 && b.x1 <= a.x2 && a.y1 <= b.y2 && b.y1 <= a.y2;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_pair(const void *a, const void *b) {
+    const qt_pair *p = (const qt_pair *)a, *q = (const qt_pair *)b;
+    if (p->a != q->a) return (p->a > q->a) - (p->a < q->a);
+    return (p->b > q->b) - (p->b < q->b);
+}
+
+static qt_tree *make_tree(qt_rect world, uint32_t max_elements, uint32_t max_depth) {
+    qt_tree *tree = NULL;
+    REQUIRE_OK(qt_create(world, max_elements, max_depth, &tree));
+    return tree;
+}
+
+/* Everything observable about a tree, to prove a refused call changed nothing. */
+typedef struct snapshot {
+    size_t len;
+    qt_tree_stats stats;
+    unsigned char *bytes;
+    size_t nbytes;
+    qt_handle_t *hits;
+    size_t nhits;
+} snapshot;
+
+static snapshot take(const qt_tree *tree) {
+    snapshot s;
+    size_t total = 0;
+    memset(&s, 0, sizeof s);
+    s.len = qt_len(tree);
+    REQUIRE_OK(qt_stats(tree, &s.stats));
+    REQUIRE_OK(qt_to_bytes(tree, NULL, 0, &s.nbytes));
+    s.bytes = (unsigned char *)malloc(s.nbytes);
+    REQUIRE_OK(qt_to_bytes(tree, s.bytes, s.nbytes, &total));
+    REQUIRE_OK(qt_query(tree, EVERYWHERE, QT_NO_HANDLE, NULL, 0, &s.nhits));
+    s.hits = (qt_handle_t *)malloc((s.nhits + 1) * sizeof *s.hits);
+    REQUIRE_OK(qt_query(tree, EVERYWHERE, QT_NO_HANDLE, s.hits, s.nhits, &total));
+    qsort(s.hits, s.nhits, sizeof *s.hits, cmp_u64);
+    return s;
+}
+
+static int same_stats(const qt_tree_stats *a, const qt_tree_stats *b) {
+    return a->elements == b->elements && a->nodes == b->nodes && a->leaves == b->leaves &&
+           a->empty_leaves == b->empty_leaves && a->element_links == b->element_links &&
+           a->max_depth_reached == b->max_depth_reached;
+}
+
+/* The same elements, handles and structure; memory held may differ (a copy
+ * holds no spare capacity). */
+static int same_content(const snapshot *a, const snapshot *b) {
+    return a->len == b->len && same_stats(&a->stats, &b->stats) && a->nbytes == b->nbytes &&
+           memcmp(a->bytes, b->bytes, a->nbytes) == 0 && a->nhits == b->nhits &&
+           memcmp(a->hits, b->hits, a->nhits * sizeof *a->hits) == 0;
+}
+
+/* Exactly the same tree, down to the memory it holds. */
+static int same_snapshot(const snapshot *a, const snapshot *b) {
+    return same_content(a, b) && a->stats.bytes == b->stats.bytes;
+}
+
+static void drop_snapshot(snapshot *s) {
+    free(s->bytes);
+    free(s->hits);
+}
+
+#define CHECK_UNCHANGED(tree, before)                \
+    do {                                             \
+        snapshot after_ = take(tree);                \
+        CHECK(same_snapshot(&(before), &after_));    \
+        CHECK_OK(qt_validate(tree));                 \
+        drop_snapshot(&after_);                      \
+    } while (0)
+
+/* Rectangles every call must refuse: NaN and infinite coordinates, inverted in
+ * x only and in y only. */
+#define N_BAD_RECTS 14
+static qt_rect bad_rects[N_BAD_RECTS];
+static void init_bad_rects(void) {
+    int i = 0;
+    bad_rects[i++] = rect(NAN, 0, 1, 1);
+    bad_rects[i++] = rect(0, NAN, 1, 1);
+    bad_rects[i++] = rect(0, 0, NAN, 1);
+    bad_rects[i++] = rect(0, 0, 1, NAN);
+    bad_rects[i++] = rect(NAN, NAN, NAN, NAN);
+    bad_rects[i++] = rect(INFINITY, 0, INFINITY, 1);
+    bad_rects[i++] = rect(-INFINITY, 0, 1, 1);
+    bad_rects[i++] = rect(0, -INFINITY, 1, 1);
+    bad_rects[i++] = rect(0, 0, INFINITY, 1);
+    bad_rects[i++] = rect(0, 0, 1, INFINITY);
+    bad_rects[i++] = rect(-INFINITY, -INFINITY, INFINITY, INFINITY);
+    bad_rects[i++] = rect(2, 0, 1, 1);            /* inverted in x only */
+    bad_rects[i++] = rect(0, 2, 1, 1);            /* inverted in y only */
+    bad_rects[i++] = rect(5, 5, 4.999999f, 6);    /* inverted by one ulp-ish */
+}
+
+/* A populated tree to refuse things on: 300 small rectangles, some outside
+ * the world, a few removed so that stale handles exist. */
+typedef struct fixture {
+    qt_tree *tree;
+    qt_handle_t live[300];
+    size_t nlive;
+    qt_handle_t stale[20];
+} fixture;
+
+static fixture make_fixture(void) {
+    fixture f;
+    size_t i;
+    memset(&f, 0, sizeof f);
+    f.tree = make_tree(rect(0, 0, 100, 100), 4, 6);
+    for (i = 0; i < 320; i++) {
+        float x = rnd() * 120 - 10, y = rnd() * 120 - 10, s = rnd() * 5;
+        qt_handle_t h = 0;
+        REQUIRE_OK(qt_insert(f.tree, rect(x, y, x + s, y + s), (uint32_t)i, &h));
+        if (i < 20) {
+            f.stale[i] = h;
+        } else {
+            f.live[f.nlive++] = h;
+        }
+    }
+    for (i = 0; i < 20; i++) REQUIRE_OK(qt_remove(f.tree, f.stale[i]));
+    REQUIRE_OK(qt_cleanup(f.tree));
+    return f;
+}
+
+/* Handles that were never issued by the fixture's tree. */
+static qt_handle_t never_issued(const fixture *f, int k) {
+    switch (k) {
+    case 0: return QT_NO_HANDLE;
+    case 1: return 1;                          /* slot 0, generation 0: never valid */
+    case 2: return UINT64_MAX;
+    case 3: return ((uint64_t)1 << 53);        /* past every handle */
+    case 4: return ((uint64_t)1 << 32) | 5000; /* a slot the tree never had */
+    default: return f->live[0] + ((uint64_t)7 << 32); /* a live slot, wrong generation */
+    }
+}
+#define N_NEVER_ISSUED 6
+
+/* Counting callbacks with an early stop after `stop_after` calls (0: never). */
+typedef struct counter {
+    size_t calls;
+    size_t stop_after;
+    qt_handle_t last;
+} counter;
+
+static int count_visit(void *user_data, qt_handle_t handle) {
+    counter *c = (counter *)user_data;
+    c->calls++;
+    c->last = handle;
+    return c->stop_after != 0 && c->calls >= c->stop_after;
+}
+
+static int count_pair(void *user_data, qt_handle_t a, qt_handle_t b) {
+    counter *c = (counter *)user_data;
+    (void)b;
+    c->calls++;
+    c->last = a;
+    return c->stop_after != 0 && c->calls >= c->stop_after;
+}
+
+static int never_called(void *user_data, qt_handle_t handle) {
+    (void)handle;
+    ((counter *)user_data)->calls++;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- version */
+
+static void test_version(void) {
+    char from_macros[64];
+    CHECK(qt_version() != NULL);
+    CHECK(strcmp(qt_version(), QT_VERSION_STRING) == 0);
+    CHECK(strcmp(qt_version(), EXPECTED_VERSION) == 0);
+    snprintf(from_macros, sizeof from_macros, "%d.%d.%d", QT_VERSION_MAJOR, QT_VERSION_MINOR,
+             QT_VERSION_PATCH);
+    CHECK(strcmp(qt_version(), from_macros) == 0);
+    CHECK(QT_VERSION_NUMBER == QT_VERSION_MAJOR * 10000 + QT_VERSION_MINOR * 100 + QT_VERSION_PATCH);
+}
+
+static void test_status_str(void) {
+    int a, b;
+    /* Every status has its own non-empty message; unknown values are safe. */
+    for (a = QT_OK; a <= QT_INTERNAL_ERROR; a++) {
+        CHECK(qt_status_str(a) != NULL && qt_status_str(a)[0] != '\0');
+        CHECK(strcmp(qt_status_str(a), "unknown status") != 0);
+        for (b = QT_OK; b < a; b++) CHECK(strcmp(qt_status_str(a), qt_status_str(b)) != 0);
+    }
+    CHECK(strcmp(qt_status_str(-1), "unknown status") == 0);
+    CHECK(strcmp(qt_status_str(QT_INTERNAL_ERROR + 1), "unknown status") == 0);
+    CHECK(strcmp(qt_status_str(1 << 30), "unknown status") == 0);
+    /* The values are part of the ABI. */
+    CHECK(QT_OK == 0 && QT_STOPPED == 1 && QT_NULL_ARGUMENT == 2 && QT_INVALID_RECT == 3 &&
+          QT_INVALID_POINT == 4 && QT_INVALID_HANDLE == 5 && QT_DUPLICATE_HANDLE == 6 &&
+          QT_INVALID_WORLD == 7 && QT_INVALID_PARAMETER == 8 && QT_CAPACITY_EXCEEDED == 9 &&
+          QT_INVALID_BYTES == 10 && QT_PANIC == 11 && QT_POISONED == 12 &&
+          QT_INTERNAL_ERROR == 13);
+}
+
+/* ---------------------------------------------------------------- create */
+
+static void test_create_destroy(void) {
+    qt_tree *tree = NULL, *const untouched = (qt_tree *)&tree;
+    qt_rect world;
+    uint32_t max_elements = 0, max_depth = 0;
+    size_t i;
+    qt_rect bad_worlds[] = {
+        {NAN, 0, 1, 1}, {0, NAN, 1, 1}, {0, 0, NAN, 1}, {0, 0, 1, NAN},
+        {-INFINITY, 0, 1, 1}, {0, 0, INFINITY, 1}, {0, -INFINITY, 1, 1}, {0, 0, 1, INFINITY},
+        {1, 0, 0, 1},       /* inverted in x only */
+        {0, 1, 1, 0},       /* inverted in y only */
+        {0, 0, 0, 1},       /* zero width */
+        {0, 0, 1, 0},       /* zero height */
+        {-FLT_MAX, 0, FLT_MAX, 1}, /* width overflows to infinity */
+    };
+
+    qt_destroy(NULL); /* a no-op */
+
+    CHECK_OK(qt_create(rect(-5, -10, 20, 30), 8, 5, &tree));
+    CHECK(tree != NULL);
+    CHECK(qt_len(tree) == 0);
+    CHECK_OK(qt_params(tree, &world, &max_elements, &max_depth));
+    CHECK(world.x1 == -5 && world.y1 == -10 && world.x2 == 20 && world.y2 == 30);
+    CHECK(max_elements == 8 && max_depth == 5);
+    CHECK_OK(qt_validate(tree));
+    qt_destroy(tree);
+
+    /* Limits that are accepted. */
+    tree = NULL;
+    CHECK_OK(qt_create(rect(0, 0, 1, 1), 1, QT_MAX_DEPTH_LIMIT, &tree));
+    qt_destroy(tree);
+    tree = NULL;
+    CHECK_OK(qt_create(rect(0, 0, 1, 1), UINT32_MAX, 0, &tree));
+    qt_destroy(tree);
+    tree = NULL;
+    CHECK_OK(qt_create(rect(-1e6f, -1e6f, 1e6f, 1e6f), QT_DEFAULT_MAX_ELEMENTS,
+                       QT_DEFAULT_MAX_DEPTH, &tree));
+    qt_destroy(tree);
+
+    /* Refusals leave *out_tree alone. */
+    for (i = 0; i < sizeof bad_worlds / sizeof bad_worlds[0]; i++) {
+        tree = untouched;
+        CHECK_STATUS(qt_create(bad_worlds[i], 8, 8, &tree), QT_INVALID_WORLD);
+        CHECK(tree == untouched);
+    }
+    tree = untouched;
+    CHECK_STATUS(qt_create(rect(0, 0, 1, 1), 0, 8, &tree), QT_INVALID_PARAMETER);
+    CHECK(tree == untouched);
+    CHECK_STATUS(qt_create(rect(0, 0, 1, 1), 8, QT_MAX_DEPTH_LIMIT + 1, &tree),
+                 QT_INVALID_PARAMETER);
+    CHECK_STATUS(qt_create(rect(0, 0, 1, 1), 8, UINT32_MAX, &tree), QT_INVALID_PARAMETER);
+    CHECK(tree == untouched);
+    CHECK_STATUS(qt_create(rect(0, 0, 1, 1), 8, 8, NULL), QT_NULL_ARGUMENT);
+}
+
+/* ---------------------------------------------------------------- insert, accessors */
+
+static void test_insert_and_accessors(void) {
+    qt_tree *tree = make_tree(rect(0, 0, 64, 64), 2, 4);
+    qt_handle_t a = 0, b = 0, c = 0, h;
+    qt_rect r;
+    uint32_t id;
+    size_t i, total;
+    snapshot before;
+
+    CHECK_OK(qt_insert(tree, rect(1, 2, 3, 4), 7, &a));
+    CHECK_OK(qt_insert(tree, rect(10, 10, 10, 10), 8, &b)); /* a point */
+    CHECK_OK(qt_insert(tree, rect(-50, 70, -40, 90), 7, &c)); /* outside the world */
+    CHECK(a != QT_NO_HANDLE && b != QT_NO_HANDLE && c != QT_NO_HANDLE);
+    CHECK(a != b && b != c && a != c);
+    CHECK(a < ((uint64_t)1 << 53) && b < ((uint64_t)1 << 53) && c < ((uint64_t)1 << 53));
+    CHECK(qt_len(tree) == 3);
+    CHECK(qt_contains(tree, a) && qt_contains(tree, b) && qt_contains(tree, c));
+    CHECK_OK(qt_element_id(tree, b, &id));
+    CHECK(id == 8);
+    CHECK_OK(qt_element_rect(tree, c, &r));
+    CHECK(r.x1 == -50 && r.y1 == 70 && r.x2 == -40 && r.y2 == 90);
+    /* Elements outside the world are found. */
+    CHECK_OK(qt_query(tree, rect(-45, 80, -45, 80), QT_NO_HANDLE, &h, 1, &total));
+    CHECK(total == 1 && h == c);
+    CHECK_OK(qt_validate(tree));
+
+    /* Bad rectangles: refused, nothing changed, no handle written. */
+    before = take(tree);
+    for (i = 0; i < N_BAD_RECTS; i++) {
+        h = SENTINEL;
+        CHECK_STATUS(qt_insert(tree, bad_rects[i], 1, &h), QT_INVALID_RECT);
+        CHECK(h == SENTINEL);
+    }
+    CHECK_UNCHANGED(tree, before);
+    /* NULL tree, NULL out-pointer. */
+    h = SENTINEL;
+    CHECK_STATUS(qt_insert(NULL, rect(0, 0, 1, 1), 1, &h), QT_NULL_ARGUMENT);
+    CHECK(h == SENTINEL);
+    CHECK_STATUS(qt_insert(tree, rect(0, 0, 1, 1), 1, NULL), QT_NULL_ARGUMENT);
+    CHECK_UNCHANGED(tree, before);
+
+    /* Accessors: NULLs and handles that name nothing. */
+    id = 12345;
+    r = rect(1, 1, 1, 1);
+    CHECK_STATUS(qt_element_id(NULL, a, &id), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_element_id(tree, a, NULL), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_element_rect(NULL, a, &r), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_element_rect(tree, a, NULL), QT_NULL_ARGUMENT);
+    CHECK(qt_len(NULL) == 0);
+    CHECK(!qt_contains(NULL, a));
+    {
+        fixture f = make_fixture();
+        for (i = 0; i < N_NEVER_ISSUED; i++) {
+            qt_handle_t bad = never_issued(&f, (int)i);
+            CHECK(!qt_contains(f.tree, bad));
+            CHECK_STATUS(qt_element_id(f.tree, bad, &id), QT_INVALID_HANDLE);
+            CHECK_STATUS(qt_element_rect(f.tree, bad, &r), QT_INVALID_HANDLE);
+        }
+        for (i = 0; i < 20; i++) {
+            CHECK(!qt_contains(f.tree, f.stale[i]));
+            CHECK_STATUS(qt_element_id(f.tree, f.stale[i], &id), QT_INVALID_HANDLE);
+            CHECK_STATUS(qt_element_rect(f.tree, f.stale[i], &r), QT_INVALID_HANDLE);
+        }
+        qt_destroy(f.tree);
+    }
+    CHECK(id == 12345);
+    CHECK(r.x1 == 1 && r.y1 == 1 && r.x2 == 1 && r.y2 == 1);
+    CHECK_UNCHANGED(tree, before);
+    drop_snapshot(&before);
+    qt_destroy(tree);
+}
+
+/* ---------------------------------------------------------------- remove */
+
+static void test_remove(void) {
+    fixture f = make_fixture();
+    snapshot before;
+    qt_handle_t again = 0;
+    size_t i, len = qt_len(f.tree);
+
+    CHECK(len == 300);
+    CHECK_OK(qt_remove(f.tree, f.live[0]));
+    CHECK(qt_len(f.tree) == len - 1);
+    CHECK(!qt_contains(f.tree, f.live[0]));
+    CHECK_OK(qt_validate(f.tree));
+
+    before = take(f.tree);
+    /* Removing twice, stale handles, never-issued handles, NULL tree. */
+    CHECK_STATUS(qt_remove(f.tree, f.live[0]), QT_INVALID_HANDLE);
+    for (i = 0; i < 20; i++) CHECK_STATUS(qt_remove(f.tree, f.stale[i]), QT_INVALID_HANDLE);
+    for (i = 0; i < N_NEVER_ISSUED; i++)
+        CHECK_STATUS(qt_remove(f.tree, never_issued(&f, (int)i)), QT_INVALID_HANDLE);
+    CHECK_STATUS(qt_remove(NULL, f.live[1]), QT_NULL_ARGUMENT);
+    CHECK_UNCHANGED(f.tree, before);
+    drop_snapshot(&before);
+
+    /* A reused slot gets a new handle; the old one stays stale. */
+    CHECK_OK(qt_insert(f.tree, rect(1, 1, 2, 2), 99, &again));
+    CHECK(again != f.live[0]);
+    CHECK(qt_contains(f.tree, again) && !qt_contains(f.tree, f.live[0]));
+    before = take(f.tree);
+    CHECK_STATUS(qt_remove(f.tree, f.live[0]), QT_INVALID_HANDLE);
+    CHECK_UNCHANGED(f.tree, before);
+    drop_snapshot(&before);
+    CHECK_OK(qt_remove(f.tree, again));
+    CHECK_STATUS(qt_remove(f.tree, again), QT_INVALID_HANDLE);
+    CHECK_OK(qt_validate(f.tree));
+    qt_destroy(f.tree);
+}
+
+/* ---------------------------------------------------------------- move */
+
+static void test_move(void) {
+    fixture f = make_fixture();
+    snapshot before;
+    qt_handle_t h = f.live[3], hit = 0;
+    qt_rect r;
+    size_t i, total = 0;
+
+    CHECK_OK(qt_move(f.tree, h, rect(200, 200, 201, 201)));
+    CHECK_OK(qt_element_rect(f.tree, h, &r));
+    CHECK(r.x1 == 200 && r.y2 == 201);
+    CHECK_OK(qt_query(f.tree, rect(200.5f, 200.5f, 300, 300), QT_NO_HANDLE, &hit, 1, &total));
+    CHECK(total == 1 && hit == h);
+    CHECK_OK(qt_move(f.tree, h, rect(200.25f, 200, 201.25f, 201))); /* stays in its leaf */
+    CHECK_OK(qt_validate(f.tree));
+
+    before = take(f.tree);
+    for (i = 0; i < N_BAD_RECTS; i++)
+        CHECK_STATUS(qt_move(f.tree, h, bad_rects[i]), QT_INVALID_RECT);
+    for (i = 0; i < 20; i++)
+        CHECK_STATUS(qt_move(f.tree, f.stale[i], rect(1, 1, 2, 2)), QT_INVALID_HANDLE);
+    for (i = 0; i < N_NEVER_ISSUED; i++)
+        CHECK_STATUS(qt_move(f.tree, never_issued(&f, (int)i), rect(1, 1, 2, 2)),
+                     QT_INVALID_HANDLE);
+    /* Both wrong: refused all the same. */
+    CHECK(qt_move(f.tree, f.stale[0], bad_rects[0]) != QT_OK);
+    CHECK_STATUS(qt_move(NULL, h, rect(1, 1, 2, 2)), QT_NULL_ARGUMENT);
+    CHECK_UNCHANGED(f.tree, before);
+    drop_snapshot(&before);
+    qt_destroy(f.tree);
+}
+
+/* ---------------------------------------------------------------- batches */
+
+static void test_insert_many(void) {
+    fixture f = make_fixture();
+    qt_rect rects[50];
+    uint32_t ids[50];
+    qt_handle_t out[50];
+    size_t i, bad_index, len = qt_len(f.tree);
+    snapshot before;
+
+    for (i = 0; i < 50; i++) {
+        rects[i] = rect((float)i, 0, (float)i + 0.5f, 0.5f);
+        ids[i] = (uint32_t)(1000 + i);
+        out[i] = SENTINEL;
+    }
+    CHECK_OK(qt_insert_many(f.tree, rects, ids, 50, out, NULL));
+    CHECK(qt_len(f.tree) == len + 50);
+    for (i = 0; i < 50; i++) {
+        uint32_t id = 0;
+        qt_rect r;
+        CHECK_OK(qt_element_id(f.tree, out[i], &id));
+        CHECK(id == 1000 + i);
+        CHECK_OK(qt_element_rect(f.tree, out[i], &r));
+        CHECK(r.x1 == (float)i);
+    }
+    CHECK_OK(qt_validate(f.tree));
+    /* Zero items: NULL arrays are fine. */
+    CHECK_OK(qt_insert_many(f.tree, NULL, NULL, 0, NULL, NULL));
+
+    /* One bad item anywhere: nothing inserted, its index reported, no handle written. */
+    before = take(f.tree);
+    for (i = 0; i < N_BAD_RECTS; i++) {
+        size_t k, at = (i * 7) % 50;
+        qt_rect good = rects[at];
+        rects[at] = bad_rects[i];
+        for (k = 0; k < 50; k++) out[k] = SENTINEL;
+        bad_index = 9999;
+        CHECK_STATUS(qt_insert_many(f.tree, rects, ids, 50, out, &bad_index), QT_INVALID_RECT);
+        CHECK(bad_index == at);
+        for (k = 0; k < 50; k++) CHECK(out[k] == SENTINEL);
+        /* out_bad_index may be NULL. */
+        CHECK_STATUS(qt_insert_many(f.tree, rects, ids, 50, out, NULL), QT_INVALID_RECT);
+        rects[at] = good;
+    }
+    /* NULL tree or arrays with a nonzero count. */
+    bad_index = 9999;
+    CHECK_STATUS(qt_insert_many(NULL, rects, ids, 50, out, &bad_index), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_insert_many(f.tree, NULL, ids, 50, out, &bad_index), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_insert_many(f.tree, rects, NULL, 50, out, &bad_index), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_insert_many(f.tree, rects, ids, 50, NULL, &bad_index), QT_NULL_ARGUMENT);
+    CHECK(bad_index == 9999);
+    /* A count no buffer can have. */
+    CHECK_STATUS(qt_insert_many(f.tree, rects, ids, SIZE_MAX, out, &bad_index),
+                 QT_INVALID_PARAMETER);
+    CHECK(out[0] == SENTINEL && bad_index == 9999);
+    CHECK_UNCHANGED(f.tree, before);
+    drop_snapshot(&before);
+    qt_destroy(f.tree);
+}
+
+static void test_move_many(void) {
+    fixture f = make_fixture();
+    qt_handle_t handles[40];
+    qt_rect rects[40], r;
+    size_t i, bad_index;
+    snapshot before;
+
+    for (i = 0; i < 40; i++) {
+        handles[i] = f.live[i];
+        rects[i] = rect(50 + (float)i, 50, 51 + (float)i, 51);
+    }
+    /* A handle given twice ends at its last rectangle. */
+    handles[39] = handles[0];
+    rects[39] = rect(-7, -7, -6, -6);
+    CHECK_OK(qt_move_many(f.tree, handles, rects, 40, NULL));
+    CHECK_OK(qt_element_rect(f.tree, handles[5], &r));
+    CHECK(r.x1 == 55 && r.y1 == 50);
+    CHECK_OK(qt_element_rect(f.tree, handles[0], &r));
+    CHECK(r.x1 == -7 && r.y1 == -7);
+    CHECK_OK(qt_validate(f.tree));
+    CHECK_OK(qt_move_many(f.tree, NULL, NULL, 0, NULL));
+
+    before = take(f.tree);
+    for (i = 0; i < N_BAD_RECTS; i++) {
+        size_t at = (i * 5) % 40;
+        qt_rect good = rects[at];
+        rects[at] = bad_rects[i];
+        bad_index = 9999;
+        CHECK_STATUS(qt_move_many(f.tree, handles, rects, 40, &bad_index), QT_INVALID_RECT);
+        CHECK(bad_index == at);
+        rects[at] = good;
+    }
+    for (i = 0; i < 20; i++) {
+        size_t at = (i * 3) % 40;
+        qt_handle_t good = handles[at];
+        handles[at] = f.stale[i];
+        bad_index = 9999;
+        CHECK_STATUS(qt_move_many(f.tree, handles, rects, 40, &bad_index), QT_INVALID_HANDLE);
+        CHECK(bad_index == at);
+        handles[at] = never_issued(&f, (int)(i % N_NEVER_ISSUED));
+        CHECK_STATUS(qt_move_many(f.tree, handles, rects, 40, NULL), QT_INVALID_HANDLE);
+        handles[at] = good;
+    }
+    bad_index = 9999;
+    CHECK_STATUS(qt_move_many(NULL, handles, rects, 40, &bad_index), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_move_many(f.tree, NULL, rects, 40, &bad_index), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_move_many(f.tree, handles, NULL, 40, &bad_index), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_move_many(f.tree, handles, rects, SIZE_MAX / 2, &bad_index),
+                 QT_INVALID_PARAMETER);
+    CHECK(bad_index == 9999);
+    CHECK_UNCHANGED(f.tree, before);
+    drop_snapshot(&before);
+    qt_destroy(f.tree);
+}
+
+static void test_remove_many(void) {
+    fixture f = make_fixture();
+    qt_handle_t handles[30];
+    size_t i, bad_index, len = qt_len(f.tree);
+    snapshot before;
+
+    for (i = 0; i < 30; i++) handles[i] = f.live[100 + i];
+    before = take(f.tree);
+    /* A duplicate, a stale handle, a never-issued one: nothing removed. */
+    for (i = 1; i < 30; i += 4) {
+        qt_handle_t good = handles[i];
+        handles[i] = handles[i - 1];
+        bad_index = 9999;
+        CHECK_STATUS(qt_remove_many(f.tree, handles, 30, &bad_index), QT_DUPLICATE_HANDLE);
+        CHECK(bad_index == i);
+        handles[i] = f.stale[i % 20];
+        CHECK_STATUS(qt_remove_many(f.tree, handles, 30, &bad_index), QT_INVALID_HANDLE);
+        CHECK(bad_index == i);
+        handles[i] = never_issued(&f, (int)(i % N_NEVER_ISSUED));
+        CHECK_STATUS(qt_remove_many(f.tree, handles, 30, NULL), QT_INVALID_HANDLE);
+        handles[i] = good;
+    }
+    bad_index = 9999;
+    CHECK_STATUS(qt_remove_many(NULL, handles, 30, &bad_index), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_remove_many(f.tree, NULL, 30, &bad_index), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_remove_many(f.tree, handles, SIZE_MAX, &bad_index), QT_INVALID_PARAMETER);
+    CHECK(bad_index == 9999);
+    CHECK_UNCHANGED(f.tree, before);
+    drop_snapshot(&before);
+
+    CHECK_OK(qt_remove_many(f.tree, NULL, 0, NULL));
+    CHECK_OK(qt_remove_many(f.tree, handles, 30, NULL));
+    CHECK(qt_len(f.tree) == len - 30);
+    for (i = 0; i < 30; i++) CHECK(!qt_contains(f.tree, handles[i]));
+    CHECK_STATUS(qt_remove_many(f.tree, handles, 30, &bad_index), QT_INVALID_HANDLE);
+    CHECK(bad_index == 0);
+    CHECK_OK(qt_validate(f.tree));
+    qt_destroy(f.tree);
+}
+
+/* ---------------------------------------------------------------- queries against brute force */
+
+#define MODEL_N 1500
+typedef struct model {
+    qt_tree *tree;
+    qt_handle_t handle[MODEL_N];
+    qt_rect rect[MODEL_N];
+    int live[MODEL_N];
+} model;
+
+/* A tree of MODEL_N elements over `world` (some outside it), then a third
+ * moved and a fifth removed, so the brute-force model has holes to get wrong. */
+static model *make_model(qt_rect world, uint32_t max_elements, uint32_t max_depth) {
+    model *m = (model *)calloc(1, sizeof *m);
+    float w = world.x2 - world.x1, h = world.y2 - world.y1;
+    size_t i;
+    m->tree = make_tree(world, max_elements, max_depth);
+    for (i = 0; i < MODEL_N; i++) {
+        float x = world.x1 + (rnd() * 1.2f - 0.1f) * w, y = world.y1 + (rnd() * 1.2f - 0.1f) * h;
+        float sx = rnd() * w * 0.03f, sy = rnd() * h * 0.03f;
+        m->rect[i] = rect(x, y, x + sx, y + sy);
+        REQUIRE_OK(qt_insert(m->tree, m->rect[i], (uint32_t)i, &m->handle[i]));
+        m->live[i] = 1;
+    }
+    for (i = 0; i < MODEL_N; i += 3) {
+        float dx = (rnd() - 0.5f) * w * 0.1f, dy = (rnd() - 0.5f) * h * 0.1f;
+        qt_rect r = m->rect[i];
+        m->rect[i] = rect(r.x1 + dx, r.y1 + dy, r.x2 + dx, r.y2 + dy);
+        REQUIRE_OK(qt_move(m->tree, m->handle[i], m->rect[i]));
+    }
+    for (i = 1; i < MODEL_N; i += 5) {
+        REQUIRE_OK(qt_remove(m->tree, m->handle[i]));
+        m->live[i] = 0;
+    }
+    REQUIRE_OK(qt_cleanup(m->tree));
+    return m;
+}
+
+static void free_model(model *m) {
+    qt_destroy(m->tree);
+    free(m);
+}
+
+static size_t brute_query(const model *m, qt_rect q, qt_handle_t omit, qt_handle_t *out) {
+    size_t i, n = 0;
+    for (i = 0; i < MODEL_N; i++)
+        if (m->live[i] && m->handle[i] != omit && intersects(m->rect[i], q)) out[n++] = m->handle[i];
+    qsort(out, n, sizeof *out, cmp_u64);
+    return n;
+}
+
+static void check_queries(const model *m, qt_rect world) {
+    static qt_handle_t got[MODEL_N], want[MODEL_N];
+    static qt_pair got_pairs[MODEL_N * 40], want_pairs[MODEL_N * 40];
+    float w = world.x2 - world.x1, h = world.y2 - world.y1;
+    size_t q, i, j, total, nwant, ok = 1;
+
+    for (q = 0; q < 300; q++) {
+        float x = world.x1 + (rnd() * 1.4f - 0.2f) * w, y = world.y1 + (rnd() * 1.4f - 0.2f) * h;
+        qt_rect r = rect(x, y, x + rnd() * w * 0.2f, y + rnd() * h * 0.2f);
+        qt_handle_t omit = QT_NO_HANDLE;
+        counter c = {0, 0, 0};
+        if (q % 4 == 0) { /* query an element's own rectangle, as a collision loop does */
+            size_t k = (q * 13) % MODEL_N;
+            if (m->live[k]) {
+                r = m->rect[k];
+                omit = m->handle[k];
+            }
+        }
+        if (q % 7 == 0) r = rect(x, y, x, y); /* a point as a rectangle */
+        nwant = brute_query(m, r, omit, want);
+        CHECK_OK(qt_query(m->tree, r, omit, got, MODEL_N, &total));
+        qsort(got, total, sizeof *got, cmp_u64);
+        ok &= total == nwant && memcmp(got, want, nwant * sizeof *got) == 0;
+        CHECK_OK(qt_query_each(m->tree, r, omit, count_visit, &c));
+        ok &= c.calls == nwant;
+        /* The same through the point query. */
+        if (q % 2 == 0) {
+            counter pc = {0, 0, 0};
+            nwant = brute_query(m, rect(x, y, x, y), omit, want);
+            CHECK_OK(qt_query_point(m->tree, x, y, omit, got, MODEL_N, &total));
+            qsort(got, total, sizeof *got, cmp_u64);
+            ok &= total == nwant && memcmp(got, want, nwant * sizeof *got) == 0;
+            CHECK_OK(qt_query_point_each(m->tree, x, y, omit, count_visit, &pc));
+            ok &= pc.calls == nwant;
+        }
+    }
+    CHECK(ok);
+
+    /* Every overlapping pair, once. */
+    nwant = 0;
+    for (i = 0; i < MODEL_N; i++)
+        for (j = i + 1; j < MODEL_N; j++)
+            if (m->live[i] && m->live[j] && intersects(m->rect[i], m->rect[j])) {
+                qt_handle_t a = m->handle[i], b = m->handle[j];
+                want_pairs[nwant].a = a < b ? a : b;
+                want_pairs[nwant].b = a < b ? b : a;
+                nwant++;
+            }
+    qsort(want_pairs, nwant, sizeof *want_pairs, cmp_pair);
+    CHECK_OK(qt_query_pairs(m->tree, got_pairs, MODEL_N * 40, &total));
+    CHECK(total == nwant);
+    for (i = 0; i < total && i < MODEL_N * 40; i++) {
+        qt_handle_t a = got_pairs[i].a, b = got_pairs[i].b;
+        got_pairs[i].a = a < b ? a : b;
+        got_pairs[i].b = a < b ? b : a;
+    }
+    qsort(got_pairs, total, sizeof *got_pairs, cmp_pair);
+    CHECK(total == nwant && memcmp(got_pairs, want_pairs, nwant * sizeof *got_pairs) == 0);
+    {
+        counter c = {0, 0, 0};
+        CHECK_OK(qt_query_pairs_each(m->tree, count_pair, &c));
+        CHECK(c.calls == nwant);
+    }
+}
+
+static void test_queries_exact(void) {
+    /* Several worlds: unit, large and offset, non-square. */
+    qt_rect worlds[] = {{0, 0, 1, 1}, {-1e6f, -1e6f, 1e6f, 1e6f}, {-300, 40, 700, 90}};
+    uint32_t params[][2] = {{4, 8}, {8, 6}, {1, 10}};
+    size_t k;
+    for (k = 0; k < 3; k++) {
+        model *m = make_model(worlds[k], params[k][0], params[k][1]);
+        check_queries(m, worlds[k]);
+        CHECK_OK(qt_validate(m->tree));
+        free_model(m);
+    }
+}
+
+/* ---------------------------------------------------------------- query contracts */
+
+static void test_query_contracts(void) {
+    fixture f = make_fixture();
+    qt_handle_t buf[400], all[400];
+    qt_pair pairs[400];
+    size_t i, total, all_total, npairs;
+    counter c;
+    snapshot before = take(f.tree);
+
+    CHECK_OK(qt_query(f.tree, EVERYWHERE, QT_NO_HANDLE, all, 400, &all_total));
+    CHECK(all_total == 300);
+
+    /* Zero capacity: counts, writes nothing, NULL buffer allowed. */
+    total = 0;
+    CHECK_OK(qt_query(f.tree, EVERYWHERE, QT_NO_HANDLE, NULL, 0, &total));
+    CHECK(total == 300);
+    buf[0] = SENTINEL;
+    CHECK_OK(qt_query(f.tree, EVERYWHERE, QT_NO_HANDLE, buf, 0, &total));
+    CHECK(total == 300 && buf[0] == SENTINEL);
+    /* A short buffer: min(total, capacity) written, nothing past it. */
+    for (i = 0; i < 400; i++) buf[i] = SENTINEL;
+    CHECK_OK(qt_query(f.tree, EVERYWHERE, QT_NO_HANDLE, buf, 17, &total));
+    CHECK(total == 300);
+    for (i = 0; i < 17; i++) CHECK(qt_contains(f.tree, buf[i]));
+    CHECK(buf[17] == SENTINEL);
+    /* omit leaves exactly one out. */
+    CHECK_OK(qt_query(f.tree, EVERYWHERE, f.live[9], buf, 400, &total));
+    CHECK(total == 299);
+    for (i = 0; i < total; i++) CHECK(buf[i] != f.live[9]);
+
+    /* Bad rectangles, bad omits, NULLs: refused; nothing written. */
+    for (i = 0; i < N_BAD_RECTS; i++) {
+        total = 777;
+        buf[0] = SENTINEL;
+        CHECK_STATUS(qt_query(f.tree, bad_rects[i], QT_NO_HANDLE, buf, 400, &total),
+                     QT_INVALID_RECT);
+        CHECK(total == 777 && buf[0] == SENTINEL);
+        c.calls = 0;
+        CHECK_STATUS(qt_query_each(f.tree, bad_rects[i], QT_NO_HANDLE, never_called, &c),
+                     QT_INVALID_RECT);
+        CHECK(c.calls == 0);
+    }
+    for (i = 0; i < 20; i++) {
+        total = 777;
+        c.calls = 0;
+        CHECK_STATUS(qt_query(f.tree, EVERYWHERE, f.stale[i], buf, 400, &total),
+                     QT_INVALID_HANDLE);
+        CHECK_STATUS(qt_query_each(f.tree, EVERYWHERE, f.stale[i], never_called, &c),
+                     QT_INVALID_HANDLE);
+        CHECK_STATUS(qt_query_point(f.tree, 1, 1, f.stale[i], buf, 400, &total),
+                     QT_INVALID_HANDLE);
+        CHECK_STATUS(qt_query_point_each(f.tree, 1, 1, f.stale[i], never_called, &c),
+                     QT_INVALID_HANDLE);
+        CHECK(total == 777 && c.calls == 0 && buf[0] == SENTINEL);
+    }
+    for (i = 1; i < N_NEVER_ISSUED; i++) {
+        CHECK_STATUS(qt_query(f.tree, EVERYWHERE, never_issued(&f, (int)i), buf, 400, &total),
+                     QT_INVALID_HANDLE);
+    }
+    total = 777;
+    CHECK_STATUS(qt_query(NULL, EVERYWHERE, QT_NO_HANDLE, buf, 400, &total), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query(f.tree, EVERYWHERE, QT_NO_HANDLE, NULL, 400, &total), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query(f.tree, EVERYWHERE, QT_NO_HANDLE, buf, 400, NULL), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query(f.tree, EVERYWHERE, QT_NO_HANDLE, buf, SIZE_MAX, &total),
+                 QT_INVALID_PARAMETER);
+    CHECK_STATUS(qt_query_each(NULL, EVERYWHERE, QT_NO_HANDLE, count_visit, &c), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query_each(f.tree, EVERYWHERE, QT_NO_HANDLE, NULL, &c), QT_NULL_ARGUMENT);
+    CHECK(total == 777 && buf[0] == SENTINEL);
+
+    /* Callbacks: user_data passes through; nonzero stops at once. */
+    c.calls = 0;
+    c.stop_after = 0;
+    CHECK_OK(qt_query_each(f.tree, EVERYWHERE, QT_NO_HANDLE, count_visit, &c));
+    CHECK(c.calls == 300);
+    c.calls = 0;
+    c.stop_after = 5;
+    CHECK_STATUS(qt_query_each(f.tree, EVERYWHERE, QT_NO_HANDLE, count_visit, &c), QT_STOPPED);
+    CHECK(c.calls == 5);
+    c.calls = 0;
+    c.stop_after = 1;
+    CHECK_STATUS(qt_query_each(f.tree, EVERYWHERE, QT_NO_HANDLE, count_visit, &c), QT_STOPPED);
+    CHECK(c.calls == 1 && qt_contains(f.tree, c.last));
+
+    /* Points: NaN and infinities refused. */
+    {
+        float bad[][2] = {{NAN, 0}, {0, NAN}, {NAN, NAN}, {INFINITY, 0}, {0, -INFINITY}};
+        qt_rect r;
+        float x, y;
+        for (i = 0; i < 5; i++) {
+            total = 777;
+            c.calls = 0;
+            CHECK_STATUS(qt_query_point(f.tree, bad[i][0], bad[i][1], QT_NO_HANDLE, buf, 400,
+                                        &total),
+                         QT_INVALID_POINT);
+            CHECK_STATUS(qt_query_point_each(f.tree, bad[i][0], bad[i][1], QT_NO_HANDLE,
+                                             never_called, &c),
+                         QT_INVALID_POINT);
+            CHECK(total == 777 && c.calls == 0);
+        }
+        CHECK_OK(qt_element_rect(f.tree, f.live[42], &r));
+        x = (r.x1 + r.x2) / 2;
+        y = (r.y1 + r.y2) / 2;
+        CHECK_OK(qt_query_point(f.tree, x, y, QT_NO_HANDLE, NULL, 0, &total));
+        CHECK(total >= 1);
+        CHECK_OK(qt_query_point(f.tree, x, y, f.live[42], buf, 400, &all_total));
+        CHECK(all_total == total - 1);
+        c.calls = 0;
+        c.stop_after = 1;
+        CHECK_STATUS(qt_query_point_each(f.tree, x, y, QT_NO_HANDLE, count_visit, &c),
+                     QT_STOPPED);
+        CHECK(c.calls == 1);
+        CHECK_STATUS(qt_query_point(NULL, x, y, QT_NO_HANDLE, buf, 400, &total), QT_NULL_ARGUMENT);
+        CHECK_STATUS(qt_query_point(f.tree, x, y, QT_NO_HANDLE, NULL, 4, &total),
+                     QT_NULL_ARGUMENT);
+        CHECK_STATUS(qt_query_point(f.tree, x, y, QT_NO_HANDLE, buf, 4, NULL), QT_NULL_ARGUMENT);
+        CHECK_STATUS(qt_query_point_each(NULL, x, y, QT_NO_HANDLE, count_visit, &c),
+                     QT_NULL_ARGUMENT);
+        CHECK_STATUS(qt_query_point_each(f.tree, x, y, QT_NO_HANDLE, NULL, &c), QT_NULL_ARGUMENT);
+    }
+
+    /* Pairs: the same buffer rules, and early stops. */
+    CHECK_OK(qt_query_pairs(f.tree, NULL, 0, &npairs));
+    CHECK(npairs > 10);
+    for (i = 0; i < 400; i++) pairs[i].a = pairs[i].b = SENTINEL;
+    CHECK_OK(qt_query_pairs(f.tree, pairs, 3, &total));
+    CHECK(total == npairs);
+    CHECK(qt_contains(f.tree, pairs[2].a) && qt_contains(f.tree, pairs[2].b));
+    CHECK(pairs[3].a == SENTINEL && pairs[3].b == SENTINEL);
+    c.calls = 0;
+    c.stop_after = 4;
+    CHECK_STATUS(qt_query_pairs_each(f.tree, count_pair, &c), QT_STOPPED);
+    CHECK(c.calls == 4);
+    total = 777;
+    CHECK_STATUS(qt_query_pairs(NULL, pairs, 400, &total), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query_pairs(f.tree, NULL, 400, &total), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query_pairs(f.tree, pairs, 400, NULL), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query_pairs(f.tree, pairs, SIZE_MAX / 8, &total), QT_INVALID_PARAMETER);
+    CHECK_STATUS(qt_query_pairs_each(NULL, count_pair, &c), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query_pairs_each(f.tree, NULL, &c), QT_NULL_ARGUMENT);
+    CHECK(total == 777);
+
+    CHECK_UNCHANGED(f.tree, before);
+    drop_snapshot(&before);
+    qt_destroy(f.tree);
+}
+
+/* ---------------------------------------------------------------- traverse, stats, cleanup */
+
+typedef struct walk {
+    size_t branches, leaves, links, stop_at;
+    uint32_t max_depth;
+    int root_ok, cells_ok;
+    qt_rect world;
+} walk;
+
+static int on_node(walk *w, uint32_t node, uint32_t depth, float x1, float y1, float x2, float y2) {
+    if (node == 0) {
+        w->root_ok = depth == 0 && x1 == w->world.x1 && y1 == w->world.y1 && x2 == w->world.x2 &&
+                     y2 == w->world.y2;
+    }
+    /* A cell at depth d is the world's size over 2^d, inside the world. */
+    if (!(x1 >= w->world.x1 && x2 <= w->world.x2 && y1 >= w->world.y1 && y2 <= w->world.y2 &&
+          x2 - x1 == (w->world.x2 - w->world.x1) / (float)(1u << depth)))
+        w->cells_ok = 0;
+    if (depth > w->max_depth) w->max_depth = depth;
+    return w->stop_at != 0 && w->branches + w->leaves >= w->stop_at;
+}
+
+static int on_branch(void *user_data, uint32_t node, uint32_t depth, float x1, float y1, float x2,
+                     float y2, uint32_t count) {
+    walk *w = (walk *)user_data;
+    w->branches++;
+    if (count != 0) w->cells_ok = 0;
+    return on_node(w, node, depth, x1, y1, x2, y2);
+}
+
+static int on_leaf(void *user_data, uint32_t node, uint32_t depth, float x1, float y1, float x2,
+                   float y2, uint32_t count) {
+    walk *w = (walk *)user_data;
+    w->leaves++;
+    w->links += count;
+    return on_node(w, node, depth, x1, y1, x2, y2);
+}
+
+static void test_traverse_stats_cleanup(void) {
+    fixture f = make_fixture();
+    qt_tree_stats stats, untouched;
+    walk w;
+    size_t i;
+    snapshot before;
+
+    CHECK_OK(qt_stats(f.tree, &stats));
+    CHECK(stats.elements == 300 && stats.nodes > stats.leaves);
+    CHECK(stats.nodes >= 5 && stats.leaves >= 4 && stats.element_links >= 300 &&
+          stats.max_depth_reached >= 1 && stats.max_depth_reached <= 6 && stats.bytes > 0);
+    CHECK((stats.nodes - 1) % 4 == 0); /* children come in fours */
+
+    memset(&w, 0, sizeof w);
+    w.world = rect(0, 0, 100, 100);
+    w.cells_ok = 1;
+    CHECK_OK(qt_traverse(f.tree, on_branch, on_leaf, &w));
+    CHECK(w.root_ok && w.cells_ok);
+    CHECK(w.branches + w.leaves == stats.nodes);
+    CHECK(w.leaves == stats.leaves);
+    CHECK(w.links == stats.element_links);
+    CHECK(w.max_depth == stats.max_depth_reached);
+    /* Either callback may be NULL; both NULL walks nothing. */
+    memset(&w, 0, sizeof w);
+    w.world = rect(0, 0, 100, 100);
+    w.cells_ok = 1;
+    CHECK_OK(qt_traverse(f.tree, NULL, on_leaf, &w));
+    CHECK(w.branches == 0 && w.leaves == stats.leaves);
+    memset(&w, 0, sizeof w);
+    w.world = rect(0, 0, 100, 100);
+    CHECK_OK(qt_traverse(f.tree, on_branch, NULL, &w));
+    CHECK(w.leaves == 0 && w.branches == stats.nodes - stats.leaves);
+    CHECK_OK(qt_traverse(f.tree, NULL, NULL, NULL));
+    /* Stops: from a branch callback (the root is first) and from a leaf one. */
+    memset(&w, 0, sizeof w);
+    w.world = rect(0, 0, 100, 100);
+    w.stop_at = 1;
+    CHECK_STATUS(qt_traverse(f.tree, on_branch, on_leaf, &w), QT_STOPPED);
+    CHECK(w.branches == 1 && w.leaves == 0);
+    memset(&w, 0, sizeof w);
+    w.world = rect(0, 0, 100, 100);
+    w.stop_at = 3;
+    CHECK_STATUS(qt_traverse(f.tree, NULL, on_leaf, &w), QT_STOPPED);
+    CHECK(w.leaves == 3);
+    CHECK_STATUS(qt_traverse(NULL, on_branch, on_leaf, &w), QT_NULL_ARGUMENT);
+
+    /* stats: NULLs. */
+    memset(&untouched, 0xAB, sizeof untouched);
+    stats = untouched;
+    CHECK_STATUS(qt_stats(NULL, &stats), QT_NULL_ARGUMENT);
+    CHECK(memcmp(&stats, &untouched, sizeof stats) == 0);
+    CHECK_STATUS(qt_stats(f.tree, NULL), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_validate(NULL), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_cleanup(NULL), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_clear(NULL), QT_NULL_ARGUMENT);
+
+    /* Cleanup: lazy, a level per call, until only the root is left. */
+    for (i = 0; i < f.nlive; i++) CHECK_OK(qt_remove(f.tree, f.live[i]));
+    CHECK(qt_len(f.tree) == 0);
+    for (i = 0; i < 10; i++) CHECK_OK(qt_cleanup(f.tree));
+    CHECK_OK(qt_stats(f.tree, &stats));
+    CHECK(stats.nodes == 1 && stats.leaves == 1 && stats.empty_leaves == 1 &&
+          stats.element_links == 0 && stats.max_depth_reached == 0);
+    before = take(f.tree);
+    CHECK_OK(qt_cleanup(f.tree)); /* nothing left to merge */
+    CHECK_UNCHANGED(f.tree, before);
+    drop_snapshot(&before);
+    CHECK_OK(qt_validate(f.tree));
+    qt_destroy(f.tree);
+}
+
+/* ---------------------------------------------------------------- clear, elements, params */
+
+static void test_clear_elements_params(void) {
+    fixture f = make_fixture();
+    qt_handle_t buf[400];
+    size_t i, total;
+    qt_rect world = rect(9, 9, 9, 9);
+    uint32_t max_elements = 99, max_depth = 99;
+    qt_tree_stats stats;
+
+    CHECK_OK(qt_elements(f.tree, NULL, 0, &total));
+    CHECK(total == 300);
+    for (i = 0; i < 400; i++) buf[i] = SENTINEL;
+    CHECK_OK(qt_elements(f.tree, buf, 400, &total));
+    CHECK(total == 300 && buf[300] == SENTINEL);
+    qsort(buf, 300, sizeof *buf, cmp_u64);
+    {
+        qt_handle_t sorted[300];
+        memcpy(sorted, f.live, sizeof sorted);
+        qsort(sorted, 300, sizeof *sorted, cmp_u64);
+        CHECK(memcmp(sorted, buf, sizeof sorted) == 0);
+    }
+    buf[5] = SENTINEL;
+    CHECK_OK(qt_elements(f.tree, buf, 5, &total));
+    CHECK(total == 300 && buf[5] == SENTINEL);
+    total = 777;
+    CHECK_STATUS(qt_elements(NULL, buf, 400, &total), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_elements(f.tree, NULL, 400, &total), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_elements(f.tree, buf, 400, NULL), QT_NULL_ARGUMENT);
+    CHECK(total == 777);
+
+    /* params: each out-pointer optional. */
+    CHECK_OK(qt_params(f.tree, NULL, NULL, NULL));
+    CHECK_OK(qt_params(f.tree, NULL, &max_elements, NULL));
+    CHECK(max_elements == 4 && max_depth == 99 && world.x1 == 9);
+    CHECK_OK(qt_params(f.tree, &world, NULL, &max_depth));
+    CHECK(max_depth == 6 && world.x1 == 0 && world.x2 == 100);
+    CHECK_STATUS(qt_params(NULL, &world, &max_elements, &max_depth), QT_NULL_ARGUMENT);
+
+    /* clear: everything goes, every handle stale, the tree usable again. */
+    CHECK_OK(qt_clear(f.tree));
+    CHECK(qt_len(f.tree) == 0);
+    for (i = 0; i < f.nlive; i++) CHECK(!qt_contains(f.tree, f.live[i]));
+    CHECK_STATUS(qt_remove(f.tree, f.live[0]), QT_INVALID_HANDLE);
+    CHECK_OK(qt_stats(f.tree, &stats));
+    CHECK(stats.nodes == 1 && stats.element_links == 0);
+    CHECK_OK(qt_elements(f.tree, buf, 400, &total));
+    CHECK(total == 0);
+    CHECK_OK(qt_insert(f.tree, rect(1, 1, 2, 2), 1, &buf[0]));
+    for (i = 0; i < f.nlive; i++) CHECK(buf[0] != f.live[i]);
+    CHECK_OK(qt_validate(f.tree));
+    qt_destroy(f.tree);
+}
+
+/* ---------------------------------------------------------------- clone, bytes */
+
+static void test_clone_and_bytes(void) {
+    fixture f = make_fixture();
+    qt_tree *copy = NULL, *loaded = NULL, *const untouched = (qt_tree *)&copy;
+    unsigned char *bytes, *again;
+    size_t n, total, i;
+    snapshot before = take(f.tree), other;
+
+    /* A clone: equal in every respect, then independent. */
+    CHECK_OK(qt_clone(f.tree, &copy));
+    other = take(copy);
+    CHECK(same_content(&before, &other));
+    drop_snapshot(&other);
+    CHECK_OK(qt_remove(copy, f.live[0]));
+    CHECK(qt_contains(f.tree, f.live[0]) && !qt_contains(copy, f.live[0]));
+    CHECK_UNCHANGED(f.tree, before);
+    qt_destroy(copy);
+    loaded = untouched;
+    CHECK_STATUS(qt_clone(NULL, &loaded), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_clone(f.tree, NULL), QT_NULL_ARGUMENT);
+    CHECK(loaded == untouched);
+
+    /* Bytes: the same snapshot loads into an equal tree, same handles. */
+    CHECK_OK(qt_to_bytes(f.tree, NULL, 0, &n));
+    CHECK(n > 300 * 24);
+    bytes = (unsigned char *)malloc(n + 8);
+    memset(bytes, 0xEE, n + 8);
+    CHECK_OK(qt_to_bytes(f.tree, bytes, n + 8, &total));
+    CHECK(total == n && bytes[n] == 0xEE);
+    loaded = NULL;
+    CHECK_OK(qt_from_bytes(bytes, n, &loaded));
+    other = take(loaded);
+    CHECK(same_content(&before, &other));
+    drop_snapshot(&other);
+    for (i = 0; i < f.nlive; i++) CHECK(qt_contains(loaded, f.live[i]));
+    for (i = 0; i < 20; i++) CHECK(!qt_contains(loaded, f.stale[i]));
+    CHECK_OK(qt_validate(loaded));
+    qt_destroy(loaded);
+
+    /* A short buffer gets a prefix; a truncated or damaged snapshot is refused. */
+    again = (unsigned char *)malloc(n);
+    memset(again, 0xEE, n);
+    CHECK_OK(qt_to_bytes(f.tree, again, 10, &total));
+    CHECK(total == n && memcmp(again, bytes, 10) == 0 && again[10] == 0xEE);
+    free(again);
+    for (i = 0; i < 6; i++) {
+        size_t cut[] = {0, 1, 4, 8, n / 2, n - 1};
+        loaded = untouched;
+        CHECK_STATUS(qt_from_bytes(cut[i] ? bytes : NULL, cut[i], &loaded), QT_INVALID_BYTES);
+        CHECK(loaded == untouched);
+    }
+    bytes[0] ^= 0xFF; /* wrong magic */
+    CHECK_STATUS(qt_from_bytes(bytes, n, &loaded), QT_INVALID_BYTES);
+    bytes[0] ^= 0xFF;
+    for (i = 60; i < n; i += n / 7) { /* damage deep inside: refused, never a broken tree */
+        qt_status s;
+        bytes[i] ^= 0x5A;
+        loaded = NULL;
+        s = qt_from_bytes(bytes, n, &loaded);
+        CHECK(s == QT_INVALID_BYTES || s == QT_OK);
+        if (s == QT_OK) {
+            CHECK_OK(qt_validate(loaded));
+            qt_destroy(loaded);
+        }
+        bytes[i] ^= 0x5A;
+    }
+    loaded = untouched;
+    CHECK_STATUS(qt_from_bytes(NULL, n, &loaded), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_from_bytes(bytes, n, NULL), QT_NULL_ARGUMENT);
+    CHECK(loaded == untouched);
+    total = 777;
+    CHECK_STATUS(qt_to_bytes(NULL, bytes, n, &total), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_to_bytes(f.tree, NULL, n, &total), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_to_bytes(f.tree, bytes, n, NULL), QT_NULL_ARGUMENT);
+    CHECK(total == 777);
+    free(bytes);
+    CHECK_UNCHANGED(f.tree, before);
+    drop_snapshot(&before);
+    qt_destroy(f.tree);
+}
+
+/* ---------------------------------------------------------------- panics */
+
+static void test_panic_boundary(void) {
+    fixture f = make_fixture();
+    qt_handle_t h = SENTINEL, buf[4];
+    size_t total = 777;
+    qt_tree_stats stats;
+    qt_tree *copy = NULL;
+    counter c = {0, 0, 0};
+
+    /* A panic comes back as a status: the process is still here to check it. */
+    CHECK_STATUS(qt_test_panic(NULL), QT_PANIC);
+    CHECK_STATUS(qt_test_panic(NULL), QT_PANIC);
+
+    /* A panic while a tree is being changed poisons that tree, and only it. */
+    CHECK_STATUS(qt_test_panic(f.tree), QT_PANIC);
+    CHECK_STATUS(qt_test_panic(f.tree), QT_POISONED);
+    CHECK_STATUS(qt_insert(f.tree, rect(0, 0, 1, 1), 1, &h), QT_POISONED);
+    CHECK_STATUS(qt_remove(f.tree, f.live[0]), QT_POISONED);
+    CHECK_STATUS(qt_move(f.tree, f.live[0], rect(0, 0, 1, 1)), QT_POISONED);
+    CHECK_STATUS(qt_cleanup(f.tree), QT_POISONED);
+    CHECK_STATUS(qt_clear(f.tree), QT_POISONED);
+    CHECK_STATUS(qt_query(f.tree, EVERYWHERE, QT_NO_HANDLE, buf, 4, &total), QT_POISONED);
+    CHECK_STATUS(qt_query_each(f.tree, EVERYWHERE, QT_NO_HANDLE, count_visit, &c), QT_POISONED);
+    CHECK_STATUS(qt_query_pairs(f.tree, NULL, 0, &total), QT_POISONED);
+    CHECK_STATUS(qt_stats(f.tree, &stats), QT_POISONED);
+    CHECK_STATUS(qt_clone(f.tree, &copy), QT_POISONED);
+    CHECK_STATUS(qt_to_bytes(f.tree, NULL, 0, &total), QT_POISONED);
+    CHECK_STATUS(qt_validate(f.tree), QT_POISONED);
+    CHECK(qt_len(f.tree) == 0 && !qt_contains(f.tree, f.live[0]));
+    CHECK(h == SENTINEL && total == 777 && c.calls == 0 && copy == NULL);
+    qt_destroy(f.tree); /* still freed: the leak checker would say otherwise */
+}
+
+int main(void) {
+    init_bad_rects();
+    test_version();
+    test_status_str();
+    test_create_destroy();
+    test_insert_and_accessors();
+    test_remove();
+    test_move();
+    test_insert_many();
+    test_move_many();
+    test_remove_many();
+    test_queries_exact();
+    test_query_contracts();
+    test_traverse_stats_cleanup();
+    test_clear_elements_params();
+    test_clone_and_bytes();
+    test_panic_boundary();
+    return check_summary("test_api");
+}
