@@ -1,0 +1,91 @@
+//! Big batch removals take the sweep path; small ones the per-element path.
+//! Both must leave exactly the right elements, and a stack at one spot must
+//! not make a big removal quadratic.
+
+use flatquad::{Handle, Quadtree, Rect};
+
+fn lcg(state: &mut u32) -> f32 {
+    *state = state.wrapping_mul(1664525).wrapping_add(1013904223);
+    (*state >> 8) as f32 * (1.0 / 16777216.0)
+}
+
+fn check_against_brute_force(tree: &Quadtree, live: &[(Handle, Rect)]) {
+    tree.validate().unwrap();
+    assert_eq!(tree.len(), live.len());
+    let mut hits = Vec::new();
+    for q in [
+        Rect::new(0.0, 0.0, 100.0, 100.0),
+        Rect::point(50.0, 50.0),
+        Rect::new(10.0, 20.0, 30.0, 90.0),
+    ] {
+        tree.query(q, None, &mut hits).unwrap();
+        hits.sort_unstable();
+        let mut expected: Vec<Handle> = live
+            .iter()
+            .filter(|(_, r)| r.intersects(&q))
+            .map(|(h, _)| *h)
+            .collect();
+        expected.sort_unstable();
+        assert_eq!(hits, expected);
+    }
+}
+
+#[test]
+fn big_and_small_batch_removals_remove_exactly_the_batch() {
+    let mut state = 5;
+    let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0), 4, 8).unwrap();
+    let mut rects = Vec::new();
+    for i in 0..6000 {
+        rects.push(if i % 3 == 0 {
+            Rect::point(50.0, 50.0) // a stack at one spot
+        } else {
+            let (x, y) = (lcg(&mut state) * 100.0, lcg(&mut state) * 100.0);
+            Rect::new(x, y, x + lcg(&mut state) * 3.0, y + lcg(&mut state) * 3.0)
+        });
+    }
+    let ids: Vec<u32> = (0..rects.len() as u32).collect();
+    let mut handles = Vec::new();
+    tree.insert_many(&rects, &ids, &mut handles).unwrap();
+    let mut live: Vec<(Handle, Rect)> =
+        handles.iter().copied().zip(rects.iter().copied()).collect();
+
+    // Every other element, in insertion order: the sweep path.
+    let (gone, kept): (Vec<_>, Vec<_>) = live.iter().enumerate().partition(|(i, _)| i % 2 == 0);
+    let gone: Vec<Handle> = gone.into_iter().map(|(_, (h, _))| *h).collect();
+    live = kept.into_iter().map(|(_, e)| *e).collect();
+    tree.remove_many(&gone).unwrap();
+    check_against_brute_force(&tree, &live);
+    assert!(gone.iter().all(|h| !tree.contains(*h)));
+
+    // A few: the per-element path.
+    let few: Vec<Handle> = live.iter().take(10).map(|(h, _)| *h).collect();
+    tree.remove_many(&few).unwrap();
+    live.drain(..10);
+    check_against_brute_force(&tree, &live);
+
+    // The rest, stacked ones included, at once.
+    let rest: Vec<Handle> = live.iter().map(|(h, _)| *h).collect();
+    tree.remove_many(&rest).unwrap();
+    check_against_brute_force(&tree, &[]);
+    for _ in 0..=tree.max_depth() {
+        tree.cleanup();
+    }
+    assert_eq!(tree.stats().nodes, 1);
+}
+
+#[test]
+fn a_refused_big_batch_leaves_no_marks() {
+    let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 10.0, 10.0), 8, 4).unwrap();
+    let rects = vec![Rect::point(1.0, 1.0); 200];
+    let ids = vec![0; 200];
+    let mut handles = Vec::new();
+    tree.insert_many(&rects, &ids, &mut handles).unwrap();
+    let mut batch = handles.clone();
+    batch.push(handles[7]); // a duplicate at the end
+    assert!(tree.remove_many(&batch).is_err());
+    tree.validate().unwrap();
+    assert_eq!(tree.len(), 200);
+    tree.remove_many(&handles).unwrap();
+    assert!(tree.is_empty());
+    tree.validate().unwrap();
+}
