@@ -1,1 +1,22 @@
-//! (being written)
+//! `flatquad._native`: the Python extension module of flatquad, built by maturin
+//! into the `flatquad` package (`python/flatquad/`).
+//!
+//! A thin layer: Python values are converted (`convert`), calls forwarded to the
+//! core under a reader-writer lock (`lock`), and core errors raised as Python
+//! exceptions (`errors`). Every algorithm lives in the core crate.
+
+mod convert;
+mod errors;
+mod lock;
+mod tree;
+
+use pyo3::prelude::*;
+
+/// The compiled part of flatquad; import ``flatquad`` instead.
+#[pymodule]
+#[pyo3(name = "_native")]
+fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<tree::Quadtree>()?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

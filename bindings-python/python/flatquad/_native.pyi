@@ -1,0 +1,115 @@
+"""Type stubs for flatquad's compiled module (re-exported by ``flatquad``)."""
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Optional, SupportsFloat, SupportsIndex, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from ._types import Elements, Nodes
+
+__version__: str
+
+#: ``(x1, y1, x2, y2)``: any sequence of four real numbers.
+RectLike = Union[Sequence[SupportsFloat], npt.NDArray[np.floating[Any]]]
+#: ``(x, y, width, height)``.
+BoundsLike = Sequence[SupportsFloat]
+#: Rows ``(x1, y1, x2, y2)``, shape ``(n, 4)``: float32 is read in place.
+RectsLike = npt.ArrayLike
+#: Handles, shape ``(n,)``: int64 and uint64 are read in place.
+HandlesLike = npt.ArrayLike
+#: Ids: None (all 0), one int for all, or shape ``(n,)`` (uint32 is read in place).
+IdsLike = Union[None, int, npt.ArrayLike]
+
+BranchCallback = Callable[[int, int, float, float, float, float], Optional[bool]]
+LeafCallback = Callable[[int, int, float, float, float, float, int], Optional[bool]]
+
+class Quadtree:
+    """A flat quadtree over moving 2-D rectangles (see ``help(flatquad.Quadtree)``)."""
+
+    def __init__(
+        self,
+        bounds: BoundsLike,
+        max_elements: SupportsIndex = 8,
+        max_depth: SupportsIndex = 8,
+    ) -> None: ...
+    @property
+    def bounds(self) -> Tuple[float, float, float, float]:
+        """The world as ``(x, y, width, height)``, in float32 precision."""
+    @property
+    def max_elements(self) -> int:
+        """Elements a cell holds before it splits."""
+    @property
+    def max_depth(self) -> int:
+        """Depth below which cells no longer split (the root is depth 0)."""
+
+    # One element at a time.
+    def insert(self, rect: RectLike, id: Optional[SupportsIndex] = None) -> int:
+        """Add a rectangle; return its handle. ``id`` (unsigned 32-bit) defaults to 0."""
+    def remove(self, handle: SupportsIndex) -> None:
+        """Remove an element; ``KeyError`` if ``handle`` names none."""
+    def move(self, handle: SupportsIndex, rect: RectLike) -> None:
+        """Give an element a new rectangle."""
+    def cleanup(self) -> None:
+        """Merge emptied cells, one level per call: call it once a frame."""
+    def clear(self) -> None:
+        """Remove every element; all handles go stale."""
+    def id_of(self, handle: SupportsIndex) -> int:
+        """The id the element was inserted with."""
+    def rect_of(self, handle: SupportsIndex) -> Tuple[float, float, float, float]:
+        """The element's rectangle ``(x1, y1, x2, y2)``, as stored (float32)."""
+
+    # Queries.
+    def query(self, rect: RectLike, omit: Optional[SupportsIndex] = None) -> list[int]:
+        """Handles of the elements whose rectangle meets ``rect``, leaving out ``omit``."""
+    def query_point(
+        self, x: SupportsFloat, y: SupportsFloat, omit: Optional[SupportsIndex] = None
+    ) -> list[int]:
+        """Handles of the elements whose rectangle holds the point ``(x, y)``."""
+    def pairs(self) -> npt.NDArray[np.int64]:
+        """Every overlapping pair of handles once, shape ``(k, 2)``."""
+
+    # Batches on numpy arrays (the GIL is released while the core works).
+    def insert_many(self, rects: RectsLike, ids: IdsLike = None) -> npt.NDArray[np.int64]:
+        """Insert rows ``(x1, y1, x2, y2)``; return their handles, shape ``(n,)``."""
+    def move_many(self, handles: HandlesLike, rects: RectsLike) -> None:
+        """``handles[i]`` gets ``rects[i]``; all checked first."""
+    def remove_many(self, handles: HandlesLike) -> None:
+        """Remove every handle given; all checked first."""
+    def query_many(
+        self, rects: RectsLike, omit: Optional[HandlesLike] = None
+    ) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """``(offsets, hits)``: query ``i``'s hits are ``hits[offsets[i]:offsets[i + 1]]``."""
+
+    # Inspection.
+    def traverse(
+        self,
+        branch: Optional[BranchCallback] = None,
+        leaf: Optional[LeafCallback] = None,
+    ) -> None:
+        """Call ``branch``/``leaf`` on every node, depth-first; ``False`` stops the walk."""
+    def nodes(self) -> Nodes:
+        """Every node as arrays: ``Nodes(indices, rects, depths, is_leaf, counts)``."""
+    def elements(self) -> Elements:
+        """Every element as arrays: ``Elements(handles, rects, ids)``."""
+    def stats(self) -> dict[str, int]:
+        """Sizes: elements, nodes, leaves, empty_leaves, max_depth_reached, element_links, bytes."""
+    def __len__(self) -> int: ...
+    def __contains__(self, handle: object) -> bool: ...
+    def __iter__(self) -> Iterator[int]: ...
+
+    # Snapshots, pickling and copies.
+    def to_bytes(self) -> bytes:
+        """The whole tree as bytes; ``from_bytes`` gives back an equal tree."""
+    @staticmethod
+    def from_bytes(data: Union[bytes, bytearray]) -> Quadtree:
+        """A tree from ``to_bytes()``'s output; ``ValueError`` if inconsistent."""
+    def __getstate__(self) -> bytes: ...
+    def __setstate__(self, state: Union[bytes, bytearray]) -> None: ...
+    def __reduce__(self) -> Tuple[type, Tuple[Any, ...], bytes]: ...
+    def __copy__(self) -> Quadtree: ...
+    def __deepcopy__(self, memo: Any) -> Quadtree: ...
+    def _validate(self) -> None:
+        """Check every invariant (slow; for tests). ``AssertionError`` if one fails."""
+
+__all__ = ["Quadtree", "__version__"]

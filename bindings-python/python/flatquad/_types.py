@@ -1,0 +1,41 @@
+"""The named tuples flatquad returns: plain tuples of numpy arrays."""
+
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["Elements", "Nodes"]
+
+
+class Nodes(NamedTuple):
+    """Every node of a tree, from :meth:`Quadtree.nodes`, depth-first.
+
+    Draw the cells with, for example::
+
+        nodes = tree.nodes()
+        for x1, y1, x2, y2 in nodes.rects[nodes.is_leaf]:
+            ax.add_patch(matplotlib.patches.Rectangle((x1, y1), x2 - x1, y2 - y1, fill=False))
+    """
+
+    indices: "npt.NDArray[np.int64]"
+    """The node's index (as ``traverse`` gives it), shape (m,)."""
+    rects: "npt.NDArray[np.float32]"
+    """The node's cell ``(x1, y1, x2, y2)``, shape (m, 4)."""
+    depths: "npt.NDArray[np.int64]"
+    """Depth, 0 for the root, shape (m,)."""
+    is_leaf: "npt.NDArray[np.bool_]"
+    """Whether the node is a leaf, shape (m,)."""
+    counts: "npt.NDArray[np.int64]"
+    """Elements linked in the leaf (0 for a branch), shape (m,)."""
+
+
+class Elements(NamedTuple):
+    """Every element of a tree, from :meth:`Quadtree.elements`."""
+
+    handles: "npt.NDArray[np.int64]"
+    """The handles, shape (n,)."""
+    rects: "npt.NDArray[np.float32]"
+    """The rectangles ``(x1, y1, x2, y2)``, shape (n, 4)."""
+    ids: "npt.NDArray[np.int64]"
+    """The ids, shape (n,)."""

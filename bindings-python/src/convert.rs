@@ -1,0 +1,381 @@
+//! Python values to core values: rectangles, points, handles and ids, one at a
+//! time or as numpy arrays. Arrays that already have the core's layout
+//! (C-contiguous native `float32` of shape `(n, 4)`, `int64`/`uint64` handles,
+//! `uint32` ids) are read in place; anything else numpy can turn into one is
+//! converted once; the rest is refused with a message saying what was expected.
+
+use flatquad::{Handle, Rect};
+use numpy::{
+    PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
+    PyUntypedArray, PyUntypedArrayMethods,
+};
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyBool;
+
+use crate::errors::no_such_handle;
+
+static ASARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static ASCONTIGUOUSARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// The name of `obj`'s type, for messages.
+pub(crate) fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map_or_else(|_| "?".to_string(), |n| n.to_string())
+}
+
+/// One coordinate: any real number Python can turn into a float, rounded to `f32`.
+pub(crate) fn coordinate(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<f32> {
+    obj.extract::<f64>().map(|v| v as f32).map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{what} must be a real number, got {}",
+            type_name(obj)
+        ))
+    })
+}
+
+/// Four numbers from any iterable (tuple, list, numpy array of shape (4,)).
+pub(crate) fn four(obj: &Bound<'_, PyAny>, what: &str, fields: &str) -> PyResult<[f32; 4]> {
+    let not_a_sequence = || {
+        PyTypeError::new_err(format!(
+            "{what} must be a sequence of 4 numbers {fields}, got {}",
+            type_name(obj)
+        ))
+    };
+    if obj.is_instance_of::<pyo3::types::PyString>() || obj.is_instance_of::<pyo3::types::PyBytes>()
+    {
+        return Err(not_a_sequence());
+    }
+    let mut items = obj.try_iter().map_err(|_| not_a_sequence())?;
+    let mut out = [0.0f32; 4];
+    let mut count = 0;
+    for item in &mut items {
+        let item = item?;
+        if count < 4 {
+            out[count] = coordinate(&item, &format!("{what}[{count}]"))?;
+        }
+        count += 1;
+    }
+    if count != 4 {
+        return Err(PyValueError::new_err(format!(
+            "{what} must have 4 numbers {fields}, got {count}"
+        )));
+    }
+    Ok(out)
+}
+
+/// A rectangle `(x1, y1, x2, y2)`; its validity is the core's to check.
+pub(crate) fn rect(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Rect> {
+    four(obj, what, "(x1, y1, x2, y2)").map(Rect::from)
+}
+
+/// A handle: a Python int. Ints that cannot be a handle (negative, 2**64 or
+/// more) are a `KeyError`, like a stale handle; anything but an int a `TypeError`.
+pub(crate) fn handle(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Handle> {
+    match obj.extract::<u64>() {
+        Ok(raw) => Ok(Handle::from_raw(raw)),
+        Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => {
+            Err(no_such_handle(&obj.to_string()))
+        }
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "{what} must be an int (a handle), got {}",
+            type_name(obj)
+        ))),
+    }
+}
+
+/// An optional handle (`None` for none).
+pub(crate) fn opt_handle(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<Handle>> {
+    match obj {
+        Some(obj) if !obj.is_none() => handle(obj, what).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// An int in `0..=u32::MAX` (an id or a tree parameter).
+pub(crate) fn u32_value(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<u32> {
+    let out_of_range = |shown: String| {
+        PyValueError::new_err(format!(
+            "{what} {shown} is out of range: it must be an unsigned 32-bit integer (0 <= {what} < 2**32)"
+        ))
+    };
+    if obj.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be an int, got bool"
+        )));
+    }
+    match obj.extract::<i64>() {
+        Ok(v) => u32::try_from(v).map_err(|_| out_of_range(v.to_string())),
+        Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => {
+            Err(out_of_range(obj.to_string()))
+        }
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "{what} must be an int, got {}",
+            type_name(obj)
+        ))),
+    }
+}
+
+/// `obj` as a numpy array: itself if it is one, else `numpy.asarray(obj)`.
+fn ndarray<'py>(
+    obj: &Bound<'py, PyAny>,
+    what: &str,
+    expected: &str,
+) -> PyResult<Bound<'py, PyUntypedArray>> {
+    if let Ok(array) = obj.cast::<PyUntypedArray>() {
+        return Ok(array.clone());
+    }
+    let py = obj.py();
+    let array = ASARRAY
+        .import(py, "numpy", "asarray")?
+        .call1((obj,))
+        .map_err(|e| {
+            PyTypeError::new_err(format!(
+                "{what} must be {expected}; numpy cannot make an array of it: {}",
+                e.value(py)
+            ))
+        })?;
+    Ok(array.cast_into::<PyUntypedArray>()?)
+}
+
+/// `numpy.ascontiguousarray(array, dtype)`: the same values in the layout given.
+fn contiguous<'py, T: numpy::Element>(
+    array: &Bound<'py, PyUntypedArray>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = array.py();
+    ASCONTIGUOUSARRAY
+        .import(py, "numpy", "ascontiguousarray")?
+        .call1((array, numpy::dtype::<T>(py)))
+}
+
+fn shape_text(shape: &[usize]) -> String {
+    match shape {
+        [n] => format!("({n},)"),
+        _ => format!(
+            "({})",
+            shape
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+fn dtype_text(array: &Bound<'_, PyUntypedArray>) -> String {
+    array.dtype().to_string()
+}
+
+/// Whether `array` can be read in place as `T`, C-ordered.
+fn readable_in_place<'py, T: numpy::Element, D: numpy::ndarray::Dimension>(
+    array: &Bound<'py, PyUntypedArray>,
+) -> Option<Bound<'py, numpy::PyArray<T, D>>> {
+    let typed = array.cast::<numpy::PyArray<T, D>>().ok()?;
+    (typed.is_c_contiguous() && typed.is_aligned()).then(|| typed.clone())
+}
+
+fn borrow_error(what: &str) -> impl Fn(numpy::BorrowError) -> PyErr + '_ {
+    move |e| PyValueError::new_err(format!("{what}: cannot read the array: {e}"))
+}
+
+/// Rectangles from an array-like of shape `(n, 4)`.
+pub(crate) struct Rects<'py>(PyReadonlyArray2<'py, f32>);
+
+const RECTS_EXPECTED: &str =
+    "an array of shape (n, 4) holding rows (x1, y1, x2, y2), float32 (read in place) or float64";
+
+impl<'py> Rects<'py> {
+    pub(crate) fn new(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Self> {
+        let array = ndarray(obj, what, RECTS_EXPECTED)?;
+        let shape = array.shape().to_vec();
+        let empty = array.len() == 0 && array.ndim() == 1;
+        if !empty && !matches!(array.dtype().kind(), b'f' | b'i' | b'u') {
+            return Err(PyTypeError::new_err(format!(
+                "{what} must be {RECTS_EXPECTED}; got an array of dtype {}",
+                dtype_text(&array)
+            )));
+        }
+        let rows_of_four = shape.len() == 2 && shape[1] == 4;
+        if !empty && !rows_of_four {
+            let hint = if shape == [4] {
+                " (for one rectangle, pass [rect])"
+            } else {
+                ""
+            };
+            return Err(PyValueError::new_err(format!(
+                "{what} must be {RECTS_EXPECTED}; got an array of shape {}{hint}",
+                shape_text(&shape)
+            )));
+        }
+        let typed = match readable_in_place::<f32, numpy::Ix2>(&array) {
+            Some(typed) => typed,
+            None => {
+                let mut converted = contiguous::<f32>(&array)?;
+                if empty {
+                    converted = converted.call_method1("reshape", ((0, 4),))?;
+                }
+                converted.cast_into::<PyArray2<f32>>()?
+            }
+        };
+        Ok(Rects(typed.try_readonly().map_err(borrow_error(what))?))
+    }
+
+    /// The rows as core rectangles, without copying.
+    pub(crate) fn as_rects(&self) -> PyResult<&[Rect]> {
+        self.0
+            .as_slice()
+            .ok()
+            .and_then(Rect::cast_slice)
+            .ok_or_else(|| {
+                PyValueError::new_err("rectangles: not a contiguous (n, 4) float32 array")
+            })
+    }
+}
+
+/// Handles from a 1-D array-like of integers.
+pub(crate) enum Handles<'py> {
+    Signed(PyReadonlyArray1<'py, i64>),
+    Unsigned(PyReadonlyArray1<'py, u64>),
+}
+
+const HANDLES_EXPECTED: &str = "a 1-D array of handles (int64 or uint64)";
+
+impl<'py> Handles<'py> {
+    pub(crate) fn new(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Self> {
+        let array = ndarray(obj, what, HANDLES_EXPECTED)?;
+        let empty = array.len() == 0 && array.ndim() == 1;
+        let kind = array.dtype().kind();
+        if !empty && !matches!(kind, b'i' | b'u') {
+            return Err(PyTypeError::new_err(format!(
+                "{what} must be {HANDLES_EXPECTED}; got an array of dtype {}",
+                dtype_text(&array)
+            )));
+        }
+        if array.ndim() != 1 {
+            return Err(PyValueError::new_err(format!(
+                "{what} must be {HANDLES_EXPECTED}; got an array of shape {}",
+                shape_text(array.shape())
+            )));
+        }
+        if kind == b'u' {
+            let typed = match readable_in_place::<u64, numpy::Ix1>(&array) {
+                Some(typed) => typed,
+                None => contiguous::<u64>(&array)?.cast_into::<PyArray1<u64>>()?,
+            };
+            Ok(Handles::Unsigned(
+                typed.try_readonly().map_err(borrow_error(what))?,
+            ))
+        } else {
+            let typed = match readable_in_place::<i64, numpy::Ix1>(&array) {
+                Some(typed) => typed,
+                None => contiguous::<i64>(&array)?.cast_into::<PyArray1<i64>>()?,
+            };
+            Ok(Handles::Signed(
+                typed.try_readonly().map_err(borrow_error(what))?,
+            ))
+        }
+    }
+
+    /// The handles, without copying (an `int64` handle is the same bits).
+    pub(crate) fn as_handles(&self) -> PyResult<&[Handle]> {
+        let raw: &[u64] = match self {
+            Handles::Signed(a) => a.as_slice().map(bytemuck::cast_slice),
+            Handles::Unsigned(a) => a.as_slice(),
+        }
+        .map_err(|_| PyValueError::new_err("handles: not a contiguous 1-D array"))?;
+        Ok(Handle::cast_slice(raw))
+    }
+
+    /// The `index`-th handle as the caller wrote it.
+    pub(crate) fn show(&self, index: usize) -> Option<String> {
+        match self {
+            Handles::Signed(a) => a.as_slice().ok()?.get(index).map(|v| v.to_string()),
+            Handles::Unsigned(a) => a.as_slice().ok()?.get(index).map(|v| v.to_string()),
+        }
+    }
+}
+
+/// The ids of a batch insert: read in place from a `uint32` array, else
+/// converted (and range-checked) once.
+pub(crate) enum Ids<'py> {
+    Borrowed(PyReadonlyArray1<'py, u32>),
+    Owned(Vec<u32>),
+}
+
+const IDS_EXPECTED: &str =
+    "None, an int, or a 1-D array of unsigned 32-bit integers (uint32 is read in place)";
+
+impl<'py> Ids<'py> {
+    /// `obj` for `n` rectangles: `None` gives id 0 to each, an int gives it to each.
+    pub(crate) fn new(obj: Option<&Bound<'py, PyAny>>, n: usize) -> PyResult<Self> {
+        let obj = match obj {
+            Some(obj) if !obj.is_none() => obj,
+            _ => return Ok(Ids::Owned(vec![0; n])),
+        };
+        if obj.is_instance_of::<pyo3::types::PyInt>() {
+            return Ok(Ids::Owned(vec![u32_value(obj, "id")?; n]));
+        }
+        let array = ndarray(obj, "ids", IDS_EXPECTED)?;
+        if array.ndim() == 0 {
+            // A numpy scalar or 0-d array: one id for every rectangle.
+            return Ok(Ids::Owned(vec![u32_value(obj, "id")?; n]));
+        }
+        let empty = array.len() == 0 && array.ndim() == 1;
+        let kind = array.dtype().kind();
+        if !empty && !matches!(kind, b'i' | b'u') {
+            return Err(PyTypeError::new_err(format!(
+                "ids must be {IDS_EXPECTED}; got an array of dtype {}",
+                dtype_text(&array)
+            )));
+        }
+        if array.ndim() != 1 {
+            return Err(PyValueError::new_err(format!(
+                "ids must be {IDS_EXPECTED}; got an array of shape {}",
+                shape_text(array.shape())
+            )));
+        }
+        if let Some(typed) = readable_in_place::<u32, numpy::Ix1>(&array) {
+            return Ok(Ids::Borrowed(
+                typed.try_readonly().map_err(borrow_error("ids"))?,
+            ));
+        }
+        let out_of_range = |index: usize, shown: String| {
+            let err = PyValueError::new_err(format!(
+                "ids[{index}]: id {shown} is out of range: ids are unsigned 32-bit integers (0 <= id < 2**32)"
+            ));
+            let _ = err.value(obj.py()).setattr("index", index);
+            err
+        };
+        let ids = if kind == b'u' {
+            let wide = contiguous::<u64>(&array)?.cast_into::<PyArray1<u64>>()?;
+            let wide = wide.try_readonly().map_err(borrow_error("ids"))?;
+            wide.as_slice()
+                .map_err(|_| PyValueError::new_err("ids: not contiguous"))?
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| u32::try_from(v).map_err(|_| out_of_range(i, v.to_string())))
+                .collect::<PyResult<Vec<u32>>>()?
+        } else {
+            let wide = contiguous::<i64>(&array)?.cast_into::<PyArray1<i64>>()?;
+            let wide = wide.try_readonly().map_err(borrow_error("ids"))?;
+            wide.as_slice()
+                .map_err(|_| PyValueError::new_err("ids: not contiguous"))?
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| u32::try_from(v).map_err(|_| out_of_range(i, v.to_string())))
+                .collect::<PyResult<Vec<u32>>>()?
+        };
+        Ok(Ids::Owned(ids))
+    }
+
+    pub(crate) fn as_ids(&self) -> PyResult<&[u32]> {
+        match self {
+            Ids::Borrowed(a) => a
+                .as_slice()
+                .map_err(|_| PyValueError::new_err("ids: not contiguous")),
+            Ids::Owned(v) => Ok(v),
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! The lock around a tree: many readers or one writer, taken so that Python
+//! threads never deadlock on it and a tree's own callback cannot mutate it.
+//!
+//! Rules that keep it deadlock-free:
+//! - whoever might *wait* for the lock waits with the GIL released, so the
+//!   thread holding the lock can always get the GIL back to finish;
+//! - Python code runs under a held lock only in `traverse`'s callbacks, under a
+//!   *read* lock. A thread that already reads a tree reads it again without
+//!   queueing (`read_recursive`), and its attempts to write it fail at once with
+//!   a `RuntimeError` instead of waiting for itself.
+
+use std::cell::RefCell;
+use std::marker::PhantomData;
+use std::ops::Deref;
+
+use flatquad::Quadtree;
+use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+
+thread_local! {
+    /// The trees (by address) this thread holds a read lock on, innermost last.
+    static READING: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A tree behind a reader-writer lock.
+pub(crate) struct TreeLock {
+    tree: RwLock<Quadtree>,
+}
+
+/// A read lock on a tree, registered as held by this thread until dropped (so it
+/// must be dropped on the thread that took it: it is not `Send`).
+pub(crate) struct Reading<'a> {
+    guard: RwLockReadGuard<'a, Quadtree>,
+    key: usize,
+    _this_thread: PhantomData<*const ()>,
+}
+
+impl Deref for Reading<'_> {
+    type Target = Quadtree;
+
+    fn deref(&self) -> &Quadtree {
+        &self.guard
+    }
+}
+
+impl Drop for Reading<'_> {
+    fn drop(&mut self) {
+        READING.with(|held| {
+            let mut held = held.borrow_mut();
+            if let Some(at) = held.iter().rposition(|&k| k == self.key) {
+                held.remove(at);
+            }
+        });
+    }
+}
+
+impl TreeLock {
+    pub(crate) fn new(tree: Quadtree) -> Self {
+        TreeLock {
+            tree: RwLock::new(tree),
+        }
+    }
+
+    fn key(&self) -> usize {
+        self as *const TreeLock as usize
+    }
+
+    /// Whether this thread holds a read lock on the tree (it is inside a callback
+    /// of its own `traverse`).
+    fn read_by_this_thread(&self) -> bool {
+        let key = self.key();
+        READING.with(|held| held.borrow().contains(&key))
+    }
+
+    fn register<'a>(&'a self, guard: RwLockReadGuard<'a, Quadtree>) -> Reading<'a> {
+        let key = self.key();
+        READING.with(|held| held.borrow_mut().push(key));
+        Reading {
+            guard,
+            key,
+            _this_thread: PhantomData,
+        }
+    }
+
+    /// A read lock, taken without releasing the GIL when no writer is at work
+    /// (the common case: a short query pays no GIL round trip).
+    pub(crate) fn read(&self, py: Python<'_>) -> Reading<'_> {
+        let guard = if self.read_by_this_thread() {
+            // Cannot block: this thread holds a read lock already.
+            self.tree.read_recursive()
+        } else if let Some(guard) = self.tree.try_read() {
+            guard
+        } else {
+            py.detach(|| self.tree.read())
+        };
+        self.register(guard)
+    }
+
+    /// A read lock for a call that runs with the GIL released (the caller is
+    /// inside `py.detach`): blocks as long as a writer is at work.
+    pub(crate) fn read_detached(&self) -> Reading<'_> {
+        let guard = if self.read_by_this_thread() {
+            self.tree.read_recursive()
+        } else {
+            self.tree.read()
+        };
+        self.register(guard)
+    }
+
+    /// Refuses to write from inside one of the tree's own callbacks.
+    fn check_writable(&self) -> PyResult<()> {
+        if self.read_by_this_thread() {
+            Err(PyRuntimeError::new_err(
+                "cannot modify a Quadtree from inside one of its own traverse() callbacks; \
+                 collect the changes and apply them after traverse() returns",
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// A write lock for a short call made with the GIL held: taken at once when
+    /// the tree is free, else waited for with the GIL released.
+    pub(crate) fn write(&self, py: Python<'_>) -> PyResult<RwLockWriteGuard<'_, Quadtree>> {
+        self.check_writable()?;
+        Ok(match self.tree.try_write() {
+            Some(guard) => guard,
+            None => py.detach(|| self.tree.write()),
+        })
+    }
+
+    /// Runs `op` on the tree under a write lock with the GIL released, for the
+    /// long calls (batches, cleanup, clear).
+    pub(crate) fn write_detached<R, F>(&self, py: Python<'_>, op: F) -> PyResult<R>
+    where
+        F: FnOnce(&mut Quadtree) -> R + Send,
+        R: Send,
+    {
+        self.check_writable()?;
+        Ok(py.detach(|| op(&mut self.tree.write())))
+    }
+
+    /// Runs `op` on the tree under a read lock with the GIL released, for the
+    /// long read-only calls (batch queries, pairs, snapshots).
+    pub(crate) fn read_with_gil_released<R, F>(&self, py: Python<'_>, op: F) -> R
+    where
+        F: FnOnce(&Quadtree) -> R + Send,
+        R: Send,
+    {
+        py.detach(|| op(&self.read_detached()))
+    }
+}

@@ -1,0 +1,52 @@
+"""examples/agents.py reproduces the AGENTS.md checksums (the small scenario
+here; `make bench-python` runs uniform-100k)."""
+
+import importlib.util
+import pathlib
+
+import numpy as np
+import pytest
+
+EXAMPLE = pathlib.Path(__file__).resolve().parents[1] / "examples" / "agents.py"
+
+
+@pytest.fixture(scope="module")
+def agents():
+    spec = importlib.util.spec_from_file_location("agents_example", EXAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_rng_matches_the_spec(agents):
+    # A plain sequential LCG, as AGENTS.md writes it.
+    state, expect = 12345, []
+    for _ in range(10_000):
+        state = (state * 1664525 + 1013904223) % 2**32
+        expect.append(np.float32(state >> 8) * np.float32(1.0 / 16777216.0))
+    np.testing.assert_array_equal(agents.lcg_draws(10_000), np.array(expect, dtype=np.float32))
+    assert agents.lcg_draws(1)[0] == np.float32((87_628_868 >> 8) / 16_777_216)
+
+
+def test_step_matches_sequential_float32(agents):
+    a = agents.Agents(500, 64.0, 4.0)
+    x, y, vx, vy = (list(v) for v in (a.x, a.y, a.vx, a.vy))
+    limit = np.float32(60.0)
+    for _ in range(200):
+        a.step()
+        for i in range(500):
+            for p, v in ((x, vx), (y, vy)):
+                p[i] = np.float32(p[i] + v[i])
+                if p[i] < 0:
+                    p[i], v[i] = np.float32(0), -v[i]
+                if p[i] > limit:
+                    p[i], v[i] = limit, -v[i]
+    np.testing.assert_array_equal(a.x, np.array(x, np.float32))
+    np.testing.assert_array_equal(a.vy, np.array(vy, np.float32))
+    np.testing.assert_array_equal(a.rects[:, 2], np.array(x, np.float32) + np.float32(4))
+
+
+@pytest.mark.parametrize("mode", ["all-pairs", "per-agent"])
+def test_checksum_uniform_20k(agents, mode):
+    _, _, pairs_per_frame, _ = agents.run_flatquad("uniform-20k", mode)
+    assert pairs_per_frame == 6257

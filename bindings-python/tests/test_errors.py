@@ -1,0 +1,185 @@
+"""Every bad input raises the documented exception with a message naming the bad
+value, and leaves the tree exactly as it was (compared byte for byte)."""
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+import flatquad
+
+NAN, INF = math.nan, math.inf
+
+
+class Populated:
+    """A tree with 190 live elements, plus handles to use in bad calls."""
+
+    def __init__(self):
+        self.tree = flatquad.Quadtree((0, 0, 100, 100), 2, 6)
+        rng = np.random.default_rng(0)
+        xy = rng.uniform(0, 96, (200, 2)).astype(np.float32)
+        handles = self.tree.insert_many(np.hstack([xy, xy + 4]), ids=np.arange(200))
+        self.tree.remove_many(handles[:10])
+        self.stale = int(handles[0])
+        self.live = int(handles[10])
+        self.live2 = int(handles[11])
+
+    def __getattr__(self, name):
+        return getattr(self.tree, name)
+
+
+@pytest.fixture
+def tree():
+    return Populated()
+
+
+def check(tree, call, exception, pattern):
+    before = tree.to_bytes()
+    with pytest.raises(exception, match=pattern) as info:
+        call(tree)
+    assert tree.to_bytes() == before, "a call that raised changed the tree"
+    tree._validate()
+    return info.value
+
+
+ROWS = np.array([[0, 0, 1, 1], [2, 2, 3, 3], [4, 4, 5, 5]], dtype=np.float32)
+
+BAD_VALUES = [
+    # Coordinates: NaN, infinite, inverted; the message shows the rectangle.
+    (lambda t: t.insert((NAN, 0, 1, 1)), ValueError, r"invalid rectangle \(NaN, 0, 1, 1\)"),
+    (lambda t: t.insert((0, 0, INF, 1)), ValueError, r"invalid rectangle \(0, 0, inf, 1\)"),
+    (lambda t: t.insert((5, 0, 1, 1)), ValueError, r"invalid rectangle \(5, 0, 1, 1\).*x1 <= x2"),
+    (lambda t: t.insert((0, 5, 1, 1)), ValueError, r"y1 <= y2"),
+    (lambda t: t.insert((0, 0, 1e300, 1)), ValueError, r"invalid rectangle \(0, 0, inf, 1\)"),
+    (lambda t: t.move(t.live, (1, 1, 0, 0)), ValueError, r"invalid rectangle \(1, 1, 0, 0\)"),
+    (lambda t: t.query((0, 0, NAN, 1)), ValueError, r"invalid rectangle"),
+    (lambda t: t.query_point(NAN, 1), ValueError, r"invalid point \(NaN, 1\)"),
+    (lambda t: t.query_point(1, -INF), ValueError, r"invalid point \(1, -inf\)"),
+    # Ids.
+    (lambda t: t.insert((0, 0, 1, 1), id=-1), ValueError, r"id -1 is out of range"),
+    (lambda t: t.insert((0, 0, 1, 1), id=2**32), ValueError, r"id 4294967296 is out of range"),
+    (lambda t: t.insert((0, 0, 1, 1), id="7"), TypeError, r"id"),
+    # Handles: stale, never issued, not a handle at all.
+    (lambda t: t.remove(t.stale), KeyError, r"handle \d+ names no element"),
+    (lambda t: t.remove(12345), KeyError, r"handle 12345 names no element"),
+    (lambda t: t.remove(0), KeyError, r"handle 0 names no element"),
+    (lambda t: t.remove(-3), KeyError, r"handle -3 names no element"),
+    (lambda t: t.remove(2**70), KeyError, r"handle 1180591620717411303424 names no element"),
+    (lambda t: t.move(t.stale, (0, 0, 1, 1)), KeyError, r"names no element"),
+    (lambda t: t.id_of(t.stale), KeyError, r"names no element"),
+    (lambda t: t.rect_of(t.stale), KeyError, r"names no element"),
+    (lambda t: t.query((0, 0, 1, 1), omit=t.stale), KeyError, r"names no element"),
+    (lambda t: t.query_point(1, 1, omit=t.stale), KeyError, r"names no element"),
+    (lambda t: t.remove(1.0), TypeError, r"handle must be an int.*float"),
+    (lambda t: t.remove("1"), TypeError, r"handle must be an int.*str"),
+    (lambda t: t.remove(None), TypeError, r"handle must be an int.*NoneType"),
+    # Rectangles that are not 4 numbers.
+    (lambda t: t.insert((0, 0, 1)), ValueError, r"rect must have 4 numbers.*got 3"),
+    (lambda t: t.insert((0, 0, 1, 1, 1)), ValueError, r"got 5"),
+    (lambda t: t.insert("abcd"), TypeError, r"rect must be a sequence of 4 numbers.*str"),
+    (lambda t: t.insert(5), TypeError, r"rect must be a sequence of 4 numbers.*int"),
+    (lambda t: t.insert((0, 0, "1", 1)), TypeError, r"rect\[2\] must be a real number, got str"),
+    (lambda t: t.query_point("x", 1), TypeError, r"x"),
+    # Batches: the message names the argument and the position; `.index` is set.
+    (lambda t: t.insert_many(np.array([[0, 0, 1, 1], [0, 0, NAN, 1]])), ValueError, r"rects\[1\]: invalid rectangle"),
+    (lambda t: t.insert_many(ROWS[::-1, ::-1].copy()), ValueError, r"rects\[0\]: invalid rectangle \(5, 5, 4, 4\)"),
+    (lambda t: t.insert_many(ROWS, ids=[1, 2]), ValueError, r"ids has 2 items but rects has 3"),
+    (lambda t: t.insert_many(ROWS, ids=[1, -2, 3]), ValueError, r"ids\[1\]: id -2 is out of range"),
+    (lambda t: t.insert_many(ROWS, ids=np.array([1, 2**32, 3], dtype=np.uint64)), ValueError, r"ids\[1\]: id 4294967296"),
+    (lambda t: t.insert_many(ROWS, ids=-1), ValueError, r"id -1 is out of range"),
+    (lambda t: t.insert_many(ROWS, ids=[1.0, 2.0, 3.0]), TypeError, r"ids must be .*got an array of dtype float64"),
+    (lambda t: t.insert_many(ROWS, ids=[[1, 2, 3]]), ValueError, r"ids must be .*shape \(1, 3\)"),
+    (lambda t: t.move_many([t.live, t.stale], ROWS[:2]), KeyError, r"handles\[1\]: handle \d+ names no element"),
+    (lambda t: t.move_many(np.array([t.live, -7]), ROWS[:2]), KeyError, r"handles\[1\]: handle -7 names no element"),
+    (lambda t: t.move_many([t.live], ROWS[:2]), ValueError, r"rects has 2 items but handles has 1"),
+    (lambda t: t.move_many([t.live, t.live2], [[0, 0, 1, 1], [1, 1, 0, 0]]), ValueError, r"rects\[1\]: invalid rectangle"),
+    (lambda t: t.remove_many([t.live, t.stale]), KeyError, r"handles\[1\]: handle \d+ names no element"),
+    (lambda t: t.remove_many([t.live, t.live2, t.live]), KeyError, r"handles\[2\]: handle \d+ appears twice"),
+    (lambda t: t.query_many(ROWS, omit=[t.live, t.live, t.stale]), KeyError, r"omit\[2\]: handle \d+ names no element"),
+    (lambda t: t.query_many(ROWS, omit=[t.live]), ValueError, r"omit has 1 items but rects has 3"),
+    # Wrong dtypes and shapes say what was expected.
+    (lambda t: t.insert_many(np.zeros((3, 3))), ValueError, r"rects must be an array of shape \(n, 4\).*got an array of shape \(3, 3\)"),
+    (lambda t: t.insert_many(np.zeros(4)), ValueError, r"shape \(4,\) \(for one rectangle, pass \[rect\]\)"),
+    (lambda t: t.insert_many(np.zeros((2, 2, 4))), ValueError, r"shape \(2, 2, 4\)"),
+    (lambda t: t.insert_many(np.zeros((3, 4), dtype=complex)), TypeError, r"float32.*float64.*dtype complex128"),
+    (lambda t: t.insert_many(np.zeros((3, 4), dtype=bool)), TypeError, r"dtype bool"),
+    (lambda t: t.insert_many([["a", "b", "c", "d"]]), TypeError, r"dtype <U1"),
+    (lambda t: t.insert_many([[0, 0, 1, 1], [0, 0, 1]]), TypeError, r"rects must be .*(numpy cannot make an array|dtype object)"),
+    (lambda t: t.insert_many(None), TypeError, r"dtype object"),
+    (lambda t: t.query_many(np.zeros((3, 5), dtype=np.float32)), ValueError, r"shape \(3, 5\)"),
+    (lambda t: t.move_many(np.array([1.0, 2.0]), ROWS[:2]), TypeError, r"handles must be a 1-D array of handles.*dtype float64"),
+    (lambda t: t.move_many(np.array([[t.live]]), ROWS[:1]), ValueError, r"handles must be a 1-D array.*shape \(1, 1\)"),
+    (lambda t: t.remove_many(t.live), ValueError, r"handles must be a 1-D array.*shape \(\)"),
+    (lambda t: t.traverse(leaf=3), TypeError, r"leaf must be callable or None, got int"),
+]
+
+
+@pytest.mark.parametrize("call,exception,pattern", BAD_VALUES, ids=[str(i) for i in range(len(BAD_VALUES))])
+def test_bad_input_raises_and_changes_nothing(tree, call, exception, pattern):
+    check(tree, call, exception, pattern)
+
+
+def test_batch_errors_carry_the_index(tree):
+    err = check(
+        tree,
+        lambda t: t.insert_many(np.array([[0, 0, 1, 1]] * 5 + [[1, 0, 0, 0]], np.float32)),
+        ValueError,
+        r"rects\[5\]",
+    )
+    assert err.index == 5
+    err = check(tree, lambda t: t.remove_many([t.live, t.stale]), KeyError, "handles")
+    assert err.index == 1
+
+
+@pytest.mark.parametrize(
+    "args,pattern",
+    [
+        (((0, 0, 0, 10),), r"invalid bounds .*\(0.0, 0.0, 0.0, 10.0\)"),
+        (((0, 0, -1, 10),), r"invalid bounds"),
+        (((NAN, 0, 1, 10),), r"invalid bounds"),
+        (((0, 0, INF, 10),), r"invalid bounds"),
+        (((0, 0, 1e39, 1),), r"invalid bounds"),  # too wide for float32
+        (((0, 0, 1, 1), 0), r"invalid parameter max_elements: expected at least 1, got 0"),
+        (((0, 0, 1, 1), -1), r"invalid parameter max_elements: -1 is out of range"),
+        (((0, 0, 1, 1), 8, 31), r"invalid parameter max_depth: expected at most 30, got 31"),
+        (((0, 0, 1, 1), 8, -1), r"invalid parameter max_depth: -1 is out of range"),
+        (((0, 0, 1),), r"bounds must have 4 numbers \(x, y, width, height\), got 3"),
+    ],
+)
+def test_bad_construction(args, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        flatquad.Quadtree(*args)
+
+
+def test_bad_construction_types():
+    with pytest.raises(TypeError, match="bounds must be a sequence of 4 numbers"):
+        flatquad.Quadtree(None)
+    with pytest.raises(TypeError):
+        flatquad.Quadtree((0, 0, 1, 1), max_elements=2.5)
+
+
+def test_bad_snapshots():
+    good = flatquad.Quadtree((0, 0, 10, 10))
+    good.insert((1, 1, 2, 2))
+    data = good.to_bytes()
+    for bad in [b"", b"nonsense", data[:-1], data[:10], data + b"\0"]:
+        with pytest.raises(ValueError, match="invalid snapshot bytes"):
+            flatquad.Quadtree.from_bytes(bad)
+    before = good.to_bytes()
+    with pytest.raises(ValueError, match="invalid snapshot bytes"):
+        good.__setstate__(b"junk")
+    assert good.to_bytes() == before
+    with pytest.raises(TypeError):
+        flatquad.Quadtree.from_bytes("text")
+
+
+def test_stale_after_clear():
+    tree = flatquad.Quadtree((0, 0, 10, 10))
+    h = tree.insert((1, 1, 2, 2))
+    tree.clear()
+    assert h not in tree and len(tree) == 0
+    with pytest.raises(KeyError, match=re.escape(f"handle {h} names no element")):
+        tree.remove(h)
+    # New elements never get an old handle back.
+    assert tree.insert((1, 1, 2, 2)) != h

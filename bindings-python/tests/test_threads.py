@@ -1,0 +1,179 @@
+"""Several Python threads on one tree: concurrent queries agree with a
+single-threaded run, batch writes are atomic for readers, waiting writers do
+not deadlock against callbacks, and the GIL is released around long calls."""
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+import flatquad
+import oracle
+
+TIMEOUT = 60  # seconds; a deadlock fails the test instead of hanging it
+
+
+def build(n=20_000, seed=0):
+    rng = np.random.default_rng(seed)
+    xy = rng.uniform(0, 1020, (n, 2)).astype(np.float32)
+    rects = np.hstack([xy, xy + 4])
+    tree = flatquad.Quadtree((0, 0, 1024, 1024), 8, 8)
+    return rng, tree, rects, tree.insert_many(rects)
+
+
+def test_concurrent_readers_agree():
+    rng, tree, rects, handles = build()
+    qs = oracle.random_rects(rng, 300, (0, 0, 1024, 1024))
+    expect_many = tree.query_many(qs)
+    expect_single = [sorted(tree.query(q)) for q in qs[:50]]
+    expect_points = [sorted(tree.query_point(x, y)) for x, y in qs[:50, :2]]
+    expect_pairs = oracle.pair_set(tree.pairs())
+
+    def reader(k):
+        for round_ in range(4):
+            off, hits = tree.query_many(qs)
+            np.testing.assert_array_equal(off, expect_many[0])
+            np.testing.assert_array_equal(hits, expect_many[1])
+            assert [sorted(tree.query(q)) for q in qs[:50]] == expect_single
+            assert [sorted(tree.query_point(x, y)) for x, y in qs[:50, :2]] == expect_points
+            if (k + round_) % 2 == 0:
+                assert oracle.pair_set(tree.pairs()) == expect_pairs
+            assert len(tree) == len(rects)
+        return k
+
+    with ThreadPoolExecutor(4) as pool:
+        assert sorted(f.result(timeout=TIMEOUT) for f in [pool.submit(reader, k) for k in range(4)]) == [0, 1, 2, 3]
+    tree._validate()
+
+
+def test_batch_writes_are_atomic_for_readers():
+    rng, tree, rects, handles = build(5_000, 1)
+    shifted = rects + np.float32(7.5)
+    qs = oracle.random_rects(rng, 100, (0, 0, 1024, 1024))
+
+    def answers():
+        offsets, hits = tree.query_many(qs)
+        return [sorted(hits[offsets[i] : offsets[i + 1]].tolist()) for i in range(len(qs))]
+
+    tree.move_many(handles, shifted)
+    expect_b = answers()
+    tree.move_many(handles, rects)
+    expect_a = answers()
+    assert expect_a != expect_b
+    stop = threading.Event()
+
+    def writer():
+        frames = 0
+        while not stop.is_set() and frames < 400:
+            tree.move_many(handles, shifted if frames % 2 == 0 else rects)
+            tree.cleanup()
+            frames += 1
+        return frames
+
+    def reader():
+        seen = set()
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline and len(seen) < 2:
+            hits = answers()
+            assert hits in (expect_a, expect_b), "a reader saw a half-applied batch"
+            seen.add(hits == expect_a)
+        return seen
+
+    with ThreadPoolExecutor(3) as pool:
+        w = pool.submit(writer)
+        readers = [pool.submit(reader) for _ in range(2)]
+        seen = [r.result(timeout=TIMEOUT) for r in readers]
+        stop.set()
+        assert w.result(timeout=TIMEOUT) > 0
+    tree._validate()
+    assert all(seen)
+
+
+def test_writer_waits_for_a_traversal_without_deadlock():
+    # Thread A walks the tree and, in its callback, queries it again while thread
+    # B is already waiting to write: A's nested read must not queue behind B.
+    _, tree, _, _ = build(2_000, 2)
+    started, b_waiting = threading.Event(), threading.Event()
+    order = []
+
+    def walker():
+        def leaf(*args):
+            if not started.is_set():
+                started.set()
+                b_waiting.wait(TIMEOUT)
+                time.sleep(0.05)  # let B block on the lock
+                order.append(("A query", len(tree.query((0, 0, 100, 100)))))
+            return False  # stop after the first leaf
+
+        tree.traverse(leaf=leaf)
+        order.append("A done")
+
+    def inserter():
+        started.wait(TIMEOUT)
+        b_waiting.set()
+        tree.insert((1, 1, 2, 2))
+        order.append("B inserted")
+
+    with ThreadPoolExecutor(2) as pool:
+        futures = [pool.submit(walker), pool.submit(inserter)]
+        for f in futures:
+            f.result(timeout=TIMEOUT)
+    assert order.index("A done") < order.index("B inserted")
+    assert len(tree) == 2_001
+    tree._validate()
+
+
+def test_gil_is_released_around_batch_calls():
+    # While one thread runs a long query_many, another thread keeps running
+    # Python code: it could not if the GIL were held for the whole call.
+    _, tree, rects, handles = build(100_000, 3)
+    big = np.tile(rects, (4, 1))
+    t0 = time.perf_counter()
+    tree.query_many(big)
+    single = time.perf_counter() - t0
+    window = {}
+
+    def long_call():
+        window["start"] = time.perf_counter()
+        tree.query_many(big)
+        window["end"] = time.perf_counter()
+
+    ticks = []
+    thread = threading.Thread(target=long_call)
+    thread.start()
+    while thread.is_alive():
+        ticks.append(time.perf_counter())
+    thread.join(TIMEOUT)
+    start, end = window["start"], window["end"]
+    inside = [t for t in ticks if start + 0.2 * (end - start) < t < end - 0.2 * (end - start)]
+    assert single > 0.01, "the call is too short to tell"
+    assert inside, "no Python code ran while query_many was working: the GIL was held"
+
+
+@pytest.mark.parametrize("call", ["pairs", "move_many", "insert_many"])
+def test_gil_released_for_other_long_calls(call):
+    _, tree, rects, handles = build(100_000, 4)
+    window = {}
+
+    def long_call():
+        window["start"] = time.perf_counter()
+        for _ in range(3):
+            if call == "pairs":
+                tree.pairs()
+            elif call == "move_many":
+                tree.move_many(handles, rects + np.float32(1))
+                tree.move_many(handles, rects)
+            else:
+                tree.remove_many(tree.insert_many(rects))
+        window["end"] = time.perf_counter()
+
+    ticks = []
+    thread = threading.Thread(target=long_call)
+    thread.start()
+    while thread.is_alive():
+        ticks.append(time.perf_counter())
+    thread.join(TIMEOUT)
+    start, end = window["start"], window["end"]
+    assert any(start + 0.2 * (end - start) < t < end - 0.2 * (end - start) for t in ticks)

@@ -1,0 +1,49 @@
+# The Python package (bindings-python/): a virtual environment with the pinned
+# tools, the abi3 wheel built by maturin from the workspace's release build, and
+# its pytest suite.
+#
+#   make test-python     venv + wheel + pytest; part of `make test`
+#   make python-wheel    build target/python-wheels/flatquad-*.whl and install it in the venv
+#   make bench-python    the agents workload from Python, beside the Rust demo and shapely (SCENARIO=...)
+#
+# Needs only python3 (>= 3.9, with venv and pip) and cargo; everything else
+# comes from PyPI into bindings-python/.venv (gitignored). PYTHON=... picks the
+# interpreter the venv is made from.
+
+PYTHON ?= python3
+PY_DIR := $(CURDIR)/bindings-python
+PY_VENV := $(PY_DIR)/.venv
+PY_BIN := $(PY_VENV)/bin
+PY_TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
+PY_WHEELS := $(PY_TARGET_DIR)/python-wheels
+PY_PIP := $(PY_BIN)/python -m pip --disable-pip-version-check --quiet
+# Rebuilt when the pinned requirements change.
+PY_STAMP := $(PY_VENV)/.requirements-dev.stamp
+
+.PHONY: test-python python-venv python-wheel bench-python
+
+TEST_TARGETS += test-python
+
+$(PY_STAMP): $(PY_DIR)/requirements-dev.txt
+	$(PYTHON) -m venv $(PY_VENV)
+	$(PY_PIP) install -r $(PY_DIR)/requirements-dev.txt
+	touch $@
+
+python-venv: $(PY_STAMP)
+
+# One release build in the workspace's target dir; the wheel is installed the way
+# a user installs it, so the tests exercise what ships.
+python-wheel: $(PY_STAMP)
+	rm -rf $(PY_WHEELS)
+	cd $(PY_DIR) && $(PY_BIN)/maturin build --release --interpreter $(PY_BIN)/python --out $(PY_WHEELS)
+	$(PY_PIP) install --force-reinstall --no-deps $(PY_WHEELS)/flatquad-*.whl
+
+# pytest exits non-zero on any failure, and with 5 when it collects no test.
+test-python: python-wheel
+	cd $(PY_DIR) && $(PY_BIN)/python -m pytest
+
+# flatquad from Python beside the Rust demo and shapely, runs interleaved.
+bench-python: python-wheel
+	$(CARGO) build --release -p flatquad-bench --bin agents
+	$(PY_PIP) install -r $(PY_DIR)/requirements-bench.txt
+	$(PY_BIN)/python $(PY_DIR)/examples/agents.py $(SCENARIO) --rust $(PY_TARGET_DIR)/release/agents
