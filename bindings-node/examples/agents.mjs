@@ -1,0 +1,373 @@
+// The agents workload of shared/bench/AGENTS.md from Node, in batch form:
+// one moveMany + cleanup per frame, then one pairs() (all-pairs mode) or one
+// queryMany() (per-agent mode). The same RNG, scenarios and f32 arithmetic as
+// bench/src/workload.rs, so the checksums match the Rust demo's.
+//
+//   node examples/agents.mjs [SCENARIO] [--mode all-pairs|per-agent|both] [--runs N] [--no-peers]
+//
+// With --runs N every index runs N times, round-robin, and the medians are shown
+// (AGENTS.md: quote medians of several runs, and ratios to a peer of the same run).
+//
+// flatbush (static: rebuilt every frame, then one search per agent) and rbush
+// (dynamic: remove + insert per moved agent, then one search per agent) run in
+// the same process when they are installed (they are devDependencies); they only
+// do per-agent mode, having no all-pairs call. Exits 1 if a checksum is wrong.
+
+import { Quadtree } from 'flatquad'
+
+const SCENARIOS = {
+  'uniform-100k': { layout: 'uniform', n: 100_000, world: 4096, size: 4, frames: 10, checksum: 38442 },
+  'uniform-1m': { layout: 'uniform', n: 1_000_000, world: 12288, size: 4, frames: 3, checksum: 422580 },
+  'uniform-20k': { layout: 'uniform', n: 20_000, world: 2048, size: 4, frames: 10, checksum: 6257 },
+  'clustered-100k': { layout: 'clustered', n: 100_000, world: 4096, size: 4, frames: 10, checksum: null },
+  'mixed-100k': { layout: 'mixed', n: 100_000, world: 4096, size: 4, frames: 10, checksum: null },
+}
+const WARMUP_FRAMES = 2
+const CLUSTER_DISCS = 8
+const CLUSTER_RADIUS = 128
+
+const f32 = Math.fround
+
+// The workload's 32-bit LCG; one draw is (state >> 8) / 2^24, exact in f32.
+function lcg() {
+  let state = 12345
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0
+    return (state >>> 8) * (1 / 16777216)
+  }
+}
+
+// The initial agents: x, y, vx, vy and side, in f32, as workload.rs draws them.
+function makeAgents({ layout, n, world, size }) {
+  const a = {
+    n,
+    world,
+    x: new Float32Array(n),
+    y: new Float32Array(n),
+    vx: new Float32Array(n),
+    vy: new Float32Array(n),
+    side: new Float32Array(n),
+  }
+  const f = lcg()
+  const uniform = (i, s) => {
+    a.x[i] = f32(f() * f32(world - s))
+    a.y[i] = f32(f() * f32(world - s))
+    a.vx[i] = f32(f32(f() * 2) - 1)
+    a.vy[i] = f32(f32(f() * 2) - 1)
+    a.side[i] = s
+  }
+  if (layout === 'uniform') {
+    for (let i = 0; i < n; i++) uniform(i, size)
+  } else if (layout === 'mixed') {
+    for (let i = 0; i < n; i++) {
+      const s = i % 100 === 0 ? f32(size * f32(32 + f32(f() * 32))) : size
+      uniform(i, s)
+    }
+  } else {
+    const r = CLUSTER_RADIUS
+    const span = f32(f32(world - size) - 2 * r)
+    const centres = []
+    for (let k = 0; k < CLUSTER_DISCS; k++) {
+      const cx = f32(r + f32(f() * span))
+      const cy = f32(r + f32(f() * span))
+      centres.push([cx, cy])
+    }
+    for (let i = 0; i < n; i++) {
+      const m = i % 100
+      if (m === 0) {
+        a.x[i] = centres[0][0]
+        a.y[i] = centres[0][1]
+        a.vx[i] = 0
+        a.vy[i] = 0
+        a.side[i] = size
+      } else if (m < 90) {
+        const [cx, cy] = centres[i % CLUSTER_DISCS]
+        let dx, dy
+        do {
+          dx = f32(f32(f() * 2) - 1)
+          dy = f32(f32(f() * 2) - 1)
+        } while (f32(f32(dx * dx) + f32(dy * dy)) > 1)
+        a.vx[i] = f32(f32(f() * 2) - 1)
+        a.vy[i] = f32(f32(f() * 2) - 1)
+        a.x[i] = f32(cx + f32(dx * r))
+        a.y[i] = f32(cy + f32(dy * r))
+        a.side[i] = size
+      } else {
+        uniform(i, size)
+      }
+    }
+  }
+  return a
+}
+
+// One frame's movement: every agent moves by its velocity and bounces off the
+// world's edges (f32 arithmetic, in the order of AGENTS.md).
+function step(a) {
+  const { n, world, x: xs, y: ys, vx, vy, side } = a
+  for (let i = 0; i < n; i++) {
+    const limit = f32(world - side[i])
+    let x = f32(xs[i] + vx[i])
+    let y = f32(ys[i] + vy[i])
+    if (x < 0) { x = 0; vx[i] = -vx[i] }
+    if (x > limit) { x = limit; vx[i] = -vx[i] }
+    if (y < 0) { y = 0; vy[i] = -vy[i] }
+    if (y > limit) { y = limit; vy[i] = -vy[i] }
+    xs[i] = x
+    ys[i] = y
+  }
+}
+
+// Every agent's rectangle (x, y, x + side, y + side) into `out` (4 floats each).
+function writeRects(a, out) {
+  const { n, x, y, side } = a
+  for (let i = 0, j = 0; i < n; i++, j += 4) {
+    out[j] = x[i]
+    out[j + 1] = y[i]
+    out[j + 2] = x[i] + side[i] // rounded to f32 by the store
+    out[j + 3] = y[i] + side[i]
+  }
+}
+
+// The deepest level whose cells are still at least twice the agent side
+// (bench/src/flatquad_index.rs: default_max_depth).
+function defaultMaxDepth(world, size) {
+  let depth = 0
+  let cell = world
+  while (depth < 30 && cell * 0.5 >= 2 * size) {
+    cell *= 0.5
+    depth++
+  }
+  return depth
+}
+
+// Runs one index through the warm-up and measured frames; `index` has
+// build(agents, rects), update(agents, rects) and collide(agents, rects) -> ordered pairs.
+function run(scenario, index) {
+  const agents = makeAgents(scenario)
+  const rects = new Float32Array(4 * scenario.n)
+  writeRects(agents, rects)
+  index.build(agents, rects)
+  let update = 0
+  let collide = 0
+  let total = 0
+  for (let frame = 0; frame < WARMUP_FRAMES + scenario.frames; frame++) {
+    const t0 = performance.now()
+    step(agents)
+    writeRects(agents, rects)
+    index.update(agents, rects)
+    const t1 = performance.now()
+    const ordered = index.collide(agents, rects)
+    const t2 = performance.now()
+    if (frame >= WARMUP_FRAMES) {
+      update += t1 - t0
+      collide += t2 - t1
+      total += ordered
+    }
+  }
+  const frames = scenario.frames
+  return {
+    update: update / frames,
+    collide: collide / frames,
+    frame: (update + collide) / frames,
+    pairs: Math.floor(total / frames),
+  }
+}
+
+function flatquad(scenario, mode) {
+  let tree
+  let handles
+  return {
+    name: 'flatquad',
+    build(agents, rects) {
+      tree = new Quadtree(
+        { x: 0, y: 0, width: agents.world, height: agents.world },
+        { maxElements: 8, maxDepth: defaultMaxDepth(scenario.world, scenario.size) },
+      )
+      const ids = new Uint32Array(agents.n)
+      for (let i = 0; i < agents.n; i++) ids[i] = i
+      handles = tree.insertMany(rects, ids)
+      tree.cleanup()
+    },
+    update(agents, rects) {
+      tree.moveMany(handles, rects)
+      tree.cleanup()
+    },
+    collide(agents, rects) {
+      if (mode === 'all-pairs') return tree.pairs().length // 2 handles per pair
+      return tree.queryMany(rects, handles).hits.length
+    },
+  }
+}
+
+async function peers() {
+  const found = []
+  try {
+    const { default: Flatbush } = await import('flatbush')
+    found.push(() => {
+      let index
+      const build = (agents, rects) => {
+        index = new Flatbush(agents.n)
+        for (let j = 0; j < rects.length; j += 4) index.add(rects[j], rects[j + 1], rects[j + 2], rects[j + 3])
+        index.finish()
+      }
+      return {
+        name: 'flatbush (rebuild + search)',
+        build,
+        update: build,
+        collide(agents, rects) {
+          let hits = 0
+          for (let j = 0; j < rects.length; j += 4) {
+            hits += index.search(rects[j], rects[j + 1], rects[j + 2], rects[j + 3]).length - 1
+          }
+          return hits
+        },
+      }
+    })
+  } catch {
+    console.log('(flatbush not installed: npm install flatbush to compare)')
+  }
+  try {
+    const { default: RBush } = await import('rbush')
+    const search = (tree, items) => {
+      let hits = 0
+      for (const item of items) hits += tree.search(item).length - 1
+      return hits
+    }
+    const itemsOf = (rects) => {
+      const items = []
+      for (let j = 0; j < rects.length; j += 4) {
+        items.push({ minX: rects[j], minY: rects[j + 1], maxX: rects[j + 2], maxY: rects[j + 3] })
+      }
+      return items
+    }
+    found.push(() => {
+      let tree
+      let items
+      return {
+        name: 'rbush (remove + insert + search)',
+        build(agents, rects) {
+          tree = new RBush()
+          items = itemsOf(rects)
+          for (const item of items) tree.insert(item)
+        },
+        update(agents, rects) {
+          for (let i = 0, j = 0; i < items.length; i++, j += 4) {
+            const item = items[i]
+            tree.remove(item) // finds the item by its old box, so before changing it
+            item.minX = rects[j]
+            item.minY = rects[j + 1]
+            item.maxX = rects[j + 2]
+            item.maxY = rects[j + 3]
+            tree.insert(item)
+          }
+        },
+        collide: () => search(tree, items),
+      }
+    })
+    found.push(() => {
+      let tree
+      let items
+      const load = (rects) => {
+        tree = new RBush()
+        items = itemsOf(rects)
+        tree.load(items)
+      }
+      return {
+        name: 'rbush (bulk reload + search)',
+        build: (agents, rects) => load(rects),
+        update: (agents, rects) => load(rects),
+        collide: () => search(tree, items),
+      }
+    })
+  } catch {
+    console.log('(rbush not installed: npm install rbush to compare)')
+  }
+  return found
+}
+
+function parseArgs(argv) {
+  const args = { name: 'uniform-100k', modes: ['all-pairs', 'per-agent'], peers: true, runs: 1 }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (arg === '--no-peers') args.peers = false
+    else if (arg === '--runs') {
+      args.runs = Number(argv[++i])
+      if (!Number.isInteger(args.runs) || args.runs < 1) throw new Error('--runs needs a positive integer')
+    }
+    else if (arg === '--mode') {
+      const mode = argv[++i]
+      if (mode === 'both') args.modes = ['all-pairs', 'per-agent']
+      else if (mode === 'all-pairs' || mode === 'per-agent') args.modes = [mode]
+      else throw new Error(`--mode: unknown mode ${mode}`)
+    } else if (arg === '-h' || arg === '--help') {
+      console.log('usage: node examples/agents.mjs [SCENARIO] [--mode all-pairs|per-agent|both] [--runs N] [--no-peers]')
+      console.log(`SCENARIO: one of ${Object.keys(SCENARIOS).join(', ')} (default uniform-100k)`)
+      process.exit(0)
+    } else if (arg.startsWith('-')) throw new Error(`unknown option ${arg}`)
+    else args.name = arg
+  }
+  if (!SCENARIOS[args.name]) throw new Error(`unknown scenario ${args.name}; one of ${Object.keys(SCENARIOS).join(', ')}`)
+  return args
+}
+
+const args = parseArgs(process.argv.slice(2))
+const scenario = SCENARIOS[args.name]
+console.log(
+  `agents ${args.name}: ${scenario.n} agents, world ${scenario.world}, size ${scenario.size}, ` +
+    `${scenario.frames} measured frames after ${WARMUP_FRAMES} warm-up (node ${process.version})`,
+)
+const fmt = (ms) => ms.toFixed(2).padStart(8)
+const header = `${'index'.padEnd(34)} ${'mode'.padEnd(10)} ${'update ms'.padStart(10)} ${'collide ms'.padStart(10)} ${'frame ms'.padStart(10)}  pairs/frame`
+console.log(header)
+let expected = scenario.checksum
+let ok = true
+const rows = []
+const report = (name, mode, r) => {
+  let verdict
+  if (expected === null) {
+    expected = r.pairs // no stated checksum: every index must agree with the first
+    verdict = '(reference for this run)'
+  } else {
+    verdict = r.pairs === expected ? 'ok' : `WRONG (expected ${expected})`
+    if (r.pairs !== expected) ok = false
+  }
+  rows.push({ name, mode, ...r })
+  console.log(
+    `${name.padEnd(34)} ${mode.padEnd(10)} ${fmt(r.update)}   ${fmt(r.collide)}   ${fmt(r.frame)}  ${r.pairs} ${verdict}`,
+  )
+}
+const entries = args.modes.map((mode) => ({ name: 'flatquad (batch)', mode, make: () => flatquad(scenario, mode) }))
+if (args.peers) {
+  for (const make of await peers()) entries.push({ name: make().name, mode: 'per-agent', make })
+}
+// Round-robin over the runs, so a slow spell of a shared machine hits every index.
+const results = entries.map(() => [])
+for (let run_ = 0; run_ < args.runs; run_++) {
+  entries.forEach((entry, i) => results[i].push(run(scenario, entry.make())))
+}
+const median = (values) => {
+  const v = [...values].sort((a, b) => a - b)
+  const mid = v.length >> 1
+  return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2
+}
+entries.forEach((entry, i) => {
+  const rs = results[i]
+  const wrong = rs.find((r) => r.pairs !== rs[0].pairs)
+  const r = {
+    update: median(rs.map((x) => x.update)),
+    collide: median(rs.map((x) => x.collide)),
+    frame: median(rs.map((x) => x.frame)),
+    pairs: wrong ? wrong.pairs : rs[0].pairs,
+  }
+  report(entry.name, entry.mode, r)
+})
+const ours = rows.filter((r) => r.name === 'flatquad (batch)')
+for (const peer of rows.filter((r) => r.name !== 'flatquad (batch)')) {
+  const line = ours.map((r) => `${(peer.frame / r.frame).toFixed(1)}x (${r.mode})`).join(', ')
+  console.log(`${peer.name}: flatquad is faster by ${line}`)
+}
+if (args.runs > 1) console.log(`(medians of ${args.runs} runs)`)
+if (!ok) {
+  console.error('checksum mismatch')
+  process.exit(1)
+}

@@ -1,0 +1,423 @@
+//! Arguments in: JavaScript values checked and turned into the core's types,
+//! with a `TypeError`/`RangeError` naming the argument and what it received.
+//! Typed arrays of the right element type are read in place, never copied.
+
+use flatquad::{Handle, Rect};
+use napi::bindgen_prelude::{FromNapiValue, ToNapiValue, TypedArray, TypedArrayType};
+use napi::{sys, JsValue, Unknown, ValueType};
+
+use crate::error::{Fail, Outcome};
+
+/// 2^53: every integer below it is exact in a JavaScript number, and so is
+/// every handle (the core keeps them below it).
+const MAX_SAFE: f64 = 9_007_199_254_740_992.0;
+
+/// What a value is, for messages: "a string", "an Int32Array", "the number 1.5".
+pub(crate) fn describe(value: &Unknown<'_>) -> String {
+    let kind = match value.get_type() {
+        Ok(kind) => kind,
+        Err(_) => return "a value of unknown type".to_owned(),
+    };
+    match kind {
+        ValueType::Undefined => "undefined".to_owned(),
+        ValueType::Null => "null".to_owned(),
+        ValueType::Boolean => "a boolean".to_owned(),
+        ValueType::Number => match number_of(value) {
+            Some(n) => format!("the number {}", js_number(n)),
+            None => "a number".to_owned(),
+        },
+        ValueType::String => "a string".to_owned(),
+        ValueType::Symbol => "a symbol".to_owned(),
+        ValueType::Function => "a function".to_owned(),
+        ValueType::Object => match typed_array_kind(value) {
+            Some(kind) => format!("a {kind}"),
+            None if is_array(value) => "an Array".to_owned(),
+            None => "an object".to_owned(),
+        },
+        _ => "a bigint".to_owned(),
+    }
+}
+
+/// A number as JavaScript prints it (integers without ".0").
+pub(crate) fn js_number(n: f64) -> String {
+    if n.is_nan() {
+        "NaN".to_owned()
+    } else if n.is_infinite() {
+        if n > 0.0 { "Infinity" } else { "-Infinity" }.to_owned()
+    } else if n != 0.0 && !(1e-7..1e21).contains(&n.abs()) {
+        // JavaScript switches to exponent notation outside [1e-7, 1e21).
+        let s = format!("{n:e}");
+        match s.split_once('e') {
+            Some((mantissa, exp)) if !exp.starts_with('-') => format!("{mantissa}e+{exp}"),
+            _ => s,
+        }
+    } else {
+        format!("{n}")
+    }
+}
+
+fn number_of(value: &Unknown<'_>) -> Option<f64> {
+    let raw = value.value();
+    // SAFETY: a live value of the current call; a non-number only makes the call fail.
+    unsafe { f64::from_napi_value(raw.env, raw.value) }.ok()
+}
+
+fn is_array(value: &Unknown<'_>) -> bool {
+    let raw = value.value();
+    let mut result = false;
+    // SAFETY: a live value of the current call.
+    let status = unsafe { sys::napi_is_array(raw.env, raw.value, &mut result) };
+    status == sys::Status::napi_ok && result
+}
+
+fn is_typed_array(value: &Unknown<'_>) -> bool {
+    let raw = value.value();
+    let mut result = false;
+    // SAFETY: a live value of the current call.
+    let status = unsafe { sys::napi_is_typedarray(raw.env, raw.value, &mut result) };
+    status == sys::Status::napi_ok && result
+}
+
+/// The typed array's constructor name, or `None` for anything else.
+fn typed_array_kind(value: &Unknown<'_>) -> Option<&'static str> {
+    typed_array(value).map(|array| kind_name(array.typed_array_type))
+}
+
+fn kind_name(kind: TypedArrayType) -> &'static str {
+    match kind {
+        TypedArrayType::Int8 => "Int8Array",
+        TypedArrayType::Uint8 => "Uint8Array",
+        TypedArrayType::Uint8Clamped => "Uint8ClampedArray",
+        TypedArrayType::Int16 => "Int16Array",
+        TypedArrayType::Uint16 => "Uint16Array",
+        TypedArrayType::Int32 => "Int32Array",
+        TypedArrayType::Uint32 => "Uint32Array",
+        TypedArrayType::Float32 => "Float32Array",
+        TypedArrayType::Float64 => "Float64Array",
+        _ => "BigInt64Array, BigUint64Array or Float16Array",
+    }
+}
+
+fn typed_array<'env>(value: &Unknown<'env>) -> Option<TypedArray<'env>> {
+    if !is_typed_array(value) {
+        return None;
+    }
+    let raw = value.value();
+    // SAFETY: checked to be a typed array of the current call just above.
+    unsafe { TypedArray::from_napi_value(raw.env, raw.value) }.ok()
+}
+
+/// Whether an optional argument was left out (`undefined` or `null`).
+pub(crate) fn is_absent(value: Option<&Unknown<'_>>) -> bool {
+    match value {
+        None => true,
+        Some(value) => matches!(
+            value.get_type(),
+            Ok(ValueType::Undefined) | Ok(ValueType::Null)
+        ),
+    }
+}
+
+/// Any JavaScript number, NaN and infinities included.
+pub(crate) fn number(value: &Unknown<'_>, name: &str) -> Outcome<f64> {
+    if value.get_type()? != ValueType::Number {
+        return Err(Fail::wrong_type(format!(
+            "{name} must be a number, received {}",
+            describe(value)
+        )));
+    }
+    let raw = value.value();
+    // SAFETY: checked to be a number of the current call.
+    Ok(unsafe { f64::from_napi_value(raw.env, raw.value) }?)
+}
+
+/// A coordinate: a number, rounded to the nearest `f32`. NaN and infinities pass
+/// (the core refuses them with a message showing the whole rectangle); a finite
+/// number too large for `f32` is refused here, where its value is still known.
+pub(crate) fn coordinate(value: &Unknown<'_>, name: &str) -> Outcome<f32> {
+    let n = number(value, name)?;
+    let f = n as f32;
+    if n.is_finite() && !f.is_finite() {
+        return Err(Fail::out_of_range(format!(
+            "{name} = {} is beyond the range of a 32-bit float (about ±3.4e38)",
+            js_number(n)
+        )));
+    }
+    Ok(f)
+}
+
+/// `(x1, y1, x2, y2)` as a rectangle (checked by the core).
+pub(crate) fn rect(coords: [&Unknown<'_>; 4]) -> Outcome<Rect> {
+    Ok(Rect::new(
+        coordinate(coords[0], "x1")?,
+        coordinate(coords[1], "y1")?,
+        coordinate(coords[2], "x2")?,
+        coordinate(coords[3], "y2")?,
+    ))
+}
+
+/// An integer number in `[min, max]`.
+pub(crate) fn integer(value: &Unknown<'_>, name: &str, min: f64, max: f64) -> Outcome<f64> {
+    let n = number(value, name)?;
+    if n.fract() != 0.0 || !(min..=max).contains(&n) {
+        return Err(Fail::out_of_range(format!(
+            "{name} must be an integer from {} to {}, received {}",
+            js_number(min),
+            js_number(max),
+            js_number(n)
+        )));
+    }
+    Ok(n)
+}
+
+/// An element id: an integer in `[0, 2^32)`; 0 when left out.
+pub(crate) fn id(value: Option<&Unknown<'_>>) -> Outcome<u32> {
+    match value {
+        Some(value) if !is_absent(Some(value)) => {
+            Ok(integer(value, "id", 0.0, u32::MAX as f64)? as u32)
+        }
+        _ => Ok(0),
+    }
+}
+
+/// A handle from a number, or why it cannot be one. Integers in `[0, 2^53)` are
+/// passed to the core, which decides whether they name a live element.
+fn handle_of(n: f64) -> Result<Handle, String> {
+    if n.fract() == 0.0 && (0.0..MAX_SAFE).contains(&n) {
+        Ok(Handle::from_raw(n as u64))
+    } else {
+        Err(format!(
+            "a handle is an integer returned by insert() or insertMany(), received {}",
+            js_number(n)
+        ))
+    }
+}
+
+/// A handle argument.
+pub(crate) fn handle(value: &Unknown<'_>, name: &str) -> Outcome<Handle> {
+    let n = number(value, name)?;
+    handle_of(n).map_err(|why| Fail::out_of_range(format!("{name}: {why}")))
+}
+
+/// An optional handle: `undefined`, `null` and 0 (never a handle) mean none.
+pub(crate) fn optional_handle(value: Option<&Unknown<'_>>, name: &str) -> Outcome<Option<Handle>> {
+    match value {
+        Some(value) if !is_absent(Some(value)) => {
+            let handle = handle(value, name)?;
+            Ok((handle.to_raw() != 0).then_some(handle))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// A typed array argument of one element type; `what` says what it holds.
+fn typed<'env>(
+    value: &Unknown<'env>,
+    name: &str,
+    kind: TypedArrayType,
+    what: &str,
+) -> Outcome<TypedArray<'env>> {
+    match typed_array(value) {
+        Some(array) if array.typed_array_type == kind => Ok(array),
+        _ => Err(Fail::wrong_type(format!(
+            "{name} must be a {} ({what}), received {}",
+            kind_name(kind),
+            describe(value)
+        ))),
+    }
+}
+
+/// Rectangles from a `Float32Array` (read in place) or a `Float64Array`
+/// (rounded to `f32`), 4 numbers `x1, y1, x2, y2` per rectangle.
+pub(crate) enum Rects<'env> {
+    InPlace(TypedArray<'env>),
+    Copied(Vec<Rect>),
+}
+
+impl Rects<'_> {
+    pub(crate) fn get(&self) -> &[Rect] {
+        match self {
+            Rects::InPlace(array) => {
+                let floats: &[f32] = bytemuck::try_cast_slice(&array.arraybuffer).unwrap_or(&[]);
+                Rect::cast_slice(floats).unwrap_or(&[])
+            }
+            Rects::Copied(rects) => rects,
+        }
+    }
+}
+
+/// The rectangles of a batch argument.
+pub(crate) fn rects<'env>(value: &Unknown<'env>, name: &str) -> Outcome<Rects<'env>> {
+    let array = match typed_array(value) {
+        Some(array)
+            if matches!(
+                array.typed_array_type,
+                TypedArrayType::Float32 | TypedArrayType::Float64
+            ) =>
+        {
+            array
+        }
+        _ => {
+            return Err(Fail::wrong_type(format!(
+                "{name} must be a Float32Array or Float64Array of 4 numbers (x1, y1, x2, y2) per rectangle, received {}",
+                describe(value)
+            )))
+        }
+    };
+    let bytes: &[u8] = &array.arraybuffer;
+    let width = if array.typed_array_type == TypedArrayType::Float32 {
+        4
+    } else {
+        8
+    };
+    let len = bytes.len() / width;
+    if !len.is_multiple_of(4) {
+        return Err(Fail::bad_length(format!(
+            "{name} must hold 4 numbers (x1, y1, x2, y2) per rectangle, but its length {len} is not a multiple of 4"
+        )));
+    }
+    if width == 4 {
+        if let Ok(floats) = bytemuck::try_cast_slice::<u8, f32>(bytes) {
+            if Rect::cast_slice(floats).is_some() {
+                return Ok(Rects::InPlace(array));
+            }
+        }
+        // A view the platform cannot read in place (never seen in practice): copy.
+        let floats: Vec<f32> = bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        return Ok(Rects::Copied(
+            floats
+                .chunks_exact(4)
+                .map(|c| Rect::new(c[0], c[1], c[2], c[3]))
+                .collect(),
+        ));
+    }
+    let floats = f64s(bytes);
+    Ok(Rects::Copied(
+        floats
+            .chunks_exact(4)
+            .map(|c| Rect::new(c[0] as f32, c[1] as f32, c[2] as f32, c[3] as f32))
+            .collect(),
+    ))
+}
+
+/// The `f64`s of a `Float64Array`'s bytes, read in place when aligned.
+fn f64s(bytes: &[u8]) -> std::borrow::Cow<'_, [f64]> {
+    match bytemuck::try_cast_slice::<u8, f64>(bytes) {
+        Ok(floats) => std::borrow::Cow::Borrowed(floats),
+        Err(_) => std::borrow::Cow::Owned(
+            bytes
+                .chunks_exact(8)
+                .map(|b| f64::from_ne_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+                .collect(),
+        ),
+    }
+}
+
+/// Handles of a batch argument (a `Float64Array`), written to `out` (cleared first).
+/// A 0 entry stays 0: `queryMany` reads it as "no handle", the core refuses it elsewhere.
+pub(crate) fn handles(value: &Unknown<'_>, name: &str, out: &mut Vec<Handle>) -> Outcome<()> {
+    let array = typed(
+        value,
+        name,
+        TypedArrayType::Float64,
+        "handles from insert() or insertMany()",
+    )?;
+    let floats = f64s(&array.arraybuffer);
+    out.clear();
+    out.reserve(floats.len());
+    for (index, &n) in floats.iter().enumerate() {
+        match handle_of(n) {
+            Ok(handle) => out.push(handle),
+            Err(why) => {
+                return Err(Fail::out_of_range(format!("{name}[{index}]: {why}")).index(index));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Ids of a batch argument: a `Uint32Array`, read in place.
+pub(crate) struct Ids<'env>(TypedArray<'env>);
+
+impl Ids<'_> {
+    pub(crate) fn get(&self) -> std::borrow::Cow<'_, [u32]> {
+        let bytes: &[u8] = &self.0.arraybuffer;
+        match bytemuck::try_cast_slice::<u8, u32>(bytes) {
+            Ok(ids) => std::borrow::Cow::Borrowed(ids),
+            Err(_) => std::borrow::Cow::Owned(
+                bytes
+                    .chunks_exact(4)
+                    .map(|b| u32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+pub(crate) fn ids<'env>(value: &Unknown<'env>, name: &str) -> Outcome<Ids<'env>> {
+    typed(value, name, TypedArrayType::Uint32, "one id per rectangle").map(Ids)
+}
+
+/// Bytes of a `Uint8Array` (a `Buffer` is one), read in place.
+pub(crate) fn bytes<'env>(value: &Unknown<'env>, name: &str) -> Outcome<TypedArray<'env>> {
+    typed(value, name, TypedArrayType::Uint8, "bytes from toBytes()")
+}
+
+/// The callback argument of `traverse` and `queryWith`: checked to be a function.
+pub(crate) fn function<'env>(value: Unknown<'env>, name: &str) -> Outcome<Unknown<'env>> {
+    if value.get_type()? != ValueType::Function {
+        return Err(Fail::wrong_type(format!(
+            "{name} must be a function, received {}",
+            describe(&value)
+        )));
+    }
+    Ok(value)
+}
+
+/// Calls `callback(arg)` with `this` undefined. If it throws, the exception is
+/// left pending, untouched (whatever was thrown, `Error` or not), and the error
+/// returned tells napi-rs to throw nothing more: the caller must return it at
+/// once, making no other Node-API call.
+pub(crate) fn call<'env, A: ToNapiValue>(
+    callback: &Unknown<'env>,
+    arg: A,
+) -> Outcome<Unknown<'env>> {
+    let raw = callback.value();
+    let env = raw.env;
+    let mut this = std::ptr::null_mut();
+    let mut result = std::ptr::null_mut();
+    // SAFETY: `env` and `callback` are live values of the current call; the
+    // argument is converted in the same environment.
+    let status = unsafe {
+        let arg = A::to_napi_value(env, arg)?;
+        sys::napi_get_undefined(env, &mut this);
+        sys::napi_call_function(env, this, raw.value, 1, &arg, &mut result)
+    };
+    match status {
+        sys::Status::napi_ok => {
+            // SAFETY: `result` was just produced by Node-API for this call.
+            Ok(unsafe { Unknown::from_napi_value(env, result) }?)
+        }
+        sys::Status::napi_pending_exception => Err(Fail::Js(napi::Error::new(
+            napi::Status::PendingException,
+            "the callback threw",
+        ))),
+        other => Err(Fail::Js(napi::Error::new(
+            napi::Status::from(other),
+            "calling the callback failed",
+        ))),
+    }
+}
+
+/// Whether a callback's return value asks to stop: exactly `false`.
+pub(crate) fn stops(returned: &Unknown<'_>) -> Outcome<bool> {
+    if returned.get_type()? != ValueType::Boolean {
+        return Ok(false);
+    }
+    let raw = returned.value();
+    // SAFETY: checked to be a boolean of the current call.
+    Ok(!unsafe { bool::from_napi_value(raw.env, raw.value) }?)
+}

@@ -1,0 +1,204 @@
+//! Errors as JavaScript sees them: the right class (`TypeError`, `RangeError` or
+//! `Error`), a stable `code`, a message that names the bad value, and for an item
+//! of a batch call its position as `index`.
+
+use napi::bindgen_prelude::{JsError, JsRangeError, JsTypeError};
+use napi::{sys, Status};
+
+/// The `code` property of every error this package throws.
+pub(crate) mod code {
+    /// An argument of the wrong JavaScript type (Node's own code for it).
+    pub const INVALID_ARG_TYPE: &str = "ERR_INVALID_ARG_TYPE";
+    /// A number that is not an integer, or outside the range an argument takes
+    /// (Node's own code for it).
+    pub const OUT_OF_RANGE: &str = "ERR_OUT_OF_RANGE";
+    /// A typed array of the wrong length, or two batch arrays that do not match.
+    pub const BAD_LENGTH: &str = "ERR_FLATQUAD_BAD_LENGTH";
+    /// A NaN or infinite coordinate, or an inverted rectangle.
+    pub const INVALID_RECT: &str = "ERR_FLATQUAD_INVALID_RECT";
+    /// A NaN or infinite point coordinate.
+    pub const INVALID_POINT: &str = "ERR_FLATQUAD_INVALID_POINT";
+    /// A world rectangle no tree can be built on.
+    pub const INVALID_WORLD: &str = "ERR_FLATQUAD_INVALID_WORLD";
+    /// `maxElements` or `maxDepth` out of range.
+    pub const INVALID_OPTION: &str = "ERR_FLATQUAD_INVALID_OPTION";
+    /// A handle that names no element of the tree (never issued, removed, cleared).
+    pub const INVALID_HANDLE: &str = "ERR_FLATQUAD_INVALID_HANDLE";
+    /// The same handle twice in one `removeMany`.
+    pub const DUPLICATE_HANDLE: &str = "ERR_FLATQUAD_DUPLICATE_HANDLE";
+    /// The tree holds 2^32 - 1 elements or links.
+    pub const CAPACITY: &str = "ERR_FLATQUAD_CAPACITY";
+    /// Bytes given to `fromBytes` are not a snapshot.
+    pub const INVALID_BYTES: &str = "ERR_FLATQUAD_INVALID_BYTES";
+    /// A call that changes the tree, made from inside one of its own callbacks.
+    pub const BUSY: &str = "ERR_FLATQUAD_BUSY";
+    /// A Rust panic was caught (a bug in flatquad: please report it).
+    pub const PANIC: &str = "ERR_FLATQUAD_PANIC";
+    /// The tree was left unusable by a panic during an earlier call.
+    pub const POISONED: &str = "ERR_FLATQUAD_POISONED";
+    /// Any other error of the core.
+    pub const OTHER: &str = "ERR_FLATQUAD";
+}
+
+/// Which JavaScript error constructor a [`Fail`] is thrown with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Class {
+    Error,
+    Type,
+    Range,
+}
+
+/// Why a call failed, before it is thrown.
+pub(crate) enum Fail {
+    /// An error of ours, built and thrown by [`Fail::throw`].
+    Raise {
+        class: Class,
+        code: &'static str,
+        message: String,
+        index: Option<usize>,
+    },
+    /// An exception JavaScript already raised (a callback threw, or Node-API
+    /// refused a call): passed on untouched, so the caller catches the very
+    /// object that was thrown.
+    Js(napi::Error),
+}
+
+/// The result of every conversion and every call on the tree.
+pub(crate) type Outcome<T> = Result<T, Fail>;
+
+impl From<napi::Error> for Fail {
+    fn from(error: napi::Error) -> Fail {
+        Fail::Js(error)
+    }
+}
+
+impl Fail {
+    pub(crate) fn new(class: Class, code: &'static str, message: impl Into<String>) -> Fail {
+        Fail::Raise {
+            class,
+            code,
+            message: message.into(),
+            index: None,
+        }
+    }
+
+    /// A `TypeError` with code `ERR_INVALID_ARG_TYPE`.
+    pub(crate) fn wrong_type(message: impl Into<String>) -> Fail {
+        Fail::new(Class::Type, code::INVALID_ARG_TYPE, message)
+    }
+
+    /// A `RangeError` with code `ERR_OUT_OF_RANGE`.
+    pub(crate) fn out_of_range(message: impl Into<String>) -> Fail {
+        Fail::new(Class::Range, code::OUT_OF_RANGE, message)
+    }
+
+    /// A `RangeError` with code `ERR_FLATQUAD_BAD_LENGTH`.
+    pub(crate) fn bad_length(message: impl Into<String>) -> Fail {
+        Fail::new(Class::Range, code::BAD_LENGTH, message)
+    }
+
+    /// Marks the error as about item `index` of a batch: sets the `index`
+    /// property and says so in the message.
+    pub(crate) fn at(self, index: usize) -> Fail {
+        match self {
+            Fail::Raise {
+                class,
+                code,
+                message,
+                ..
+            } => Fail::Raise {
+                class,
+                code,
+                message: format!("item {index} of the batch: {message}"),
+                index: Some(index),
+            },
+            js => js,
+        }
+    }
+
+    /// Sets the `index` property only (the message already names the item).
+    pub(crate) fn index(self, index: usize) -> Fail {
+        match self {
+            Fail::Raise {
+                class,
+                code,
+                message,
+                ..
+            } => Fail::Raise {
+                class,
+                code,
+                message,
+                index: Some(index),
+            },
+            js => js,
+        }
+    }
+
+    /// The JavaScript form of an error of the core.
+    pub(crate) fn core(error: &flatquad::Error) -> Fail {
+        use flatquad::Error as E;
+        let (class, code) = match error.root() {
+            E::InvalidRect(_) => (Class::Range, code::INVALID_RECT),
+            E::InvalidPoint { .. } => (Class::Range, code::INVALID_POINT),
+            E::InvalidHandle(_) => (Class::Error, code::INVALID_HANDLE),
+            E::DuplicateHandle(_) => (Class::Error, code::DUPLICATE_HANDLE),
+            E::LengthMismatch { .. } => (Class::Range, code::BAD_LENGTH),
+            E::InvalidWorld(_) => (Class::Range, code::INVALID_WORLD),
+            E::InvalidParameter { .. } => (Class::Range, code::INVALID_OPTION),
+            E::CapacityExceeded => (Class::Range, code::CAPACITY),
+            E::InvalidBytes(_) => (Class::Error, code::INVALID_BYTES),
+            _ => (Class::Error, code::OTHER),
+        };
+        let index = match error {
+            E::InBatch { index, .. } => Some(*index),
+            _ => None,
+        };
+        // The core's message already says "item i of the batch: ..." for InBatch.
+        Fail::Raise {
+            class,
+            code,
+            message: error.to_string(),
+            index,
+        }
+    }
+
+    /// Throws the error into `env` and returns the marker napi-rs expects for
+    /// "an exception is pending": the generated glue then throws nothing more.
+    pub(crate) fn throw(self, env: sys::napi_env) -> napi::Error {
+        let (class, code, message, index) = match self {
+            Fail::Js(error) => return error,
+            Fail::Raise {
+                class,
+                code,
+                message,
+                index,
+            } => (class, code, message, index),
+        };
+        let error = napi::Error::new(code.to_owned(), message.clone());
+        // SAFETY: `env` is the live environment of the current call, on its thread.
+        let value = unsafe {
+            match class {
+                Class::Error => JsError::from(error).into_value(env),
+                Class::Type => JsTypeError::from(error).into_value(env),
+                Class::Range => JsRangeError::from(error).into_value(env),
+            }
+        };
+        if value.is_null() {
+            // The environment is shutting down: nothing can receive the error.
+            return napi::Error::new(Status::GenericFailure, message);
+        }
+        if let Some(index) = index {
+            let mut number = std::ptr::null_mut();
+            // SAFETY: as above; `value` is the error object just created. A failure
+            // only leaves the property unset.
+            unsafe {
+                if sys::napi_create_double(env, index as f64, &mut number) == sys::Status::napi_ok {
+                    sys::napi_set_named_property(env, value, c"index".as_ptr(), number);
+                }
+            }
+        }
+        // SAFETY: as above.
+        unsafe { sys::napi_throw(env, value) };
+        napi::Error::new(Status::PendingException, message)
+    }
+}

@@ -1,0 +1,27 @@
+# The Node package (bindings-node/): `make test-node` installs the npm tools the
+# lockfile pins (`npm ci`), builds the addon once in release mode (napi build:
+# cargo's release profile, the workspace's target/), checks that the committed
+# generated files (index.js, index.d.ts) are what the build generates, and runs
+# `node --test`. Needs only Node >= 20, npm and cargo.
+
+NPM ?= npm
+NODE ?= node
+
+.PHONY: test-node bench-node
+
+test-node:
+	cd bindings-node && $(NPM) ci --no-audit --no-fund
+	cd bindings-node && $(NPM) run build
+	@if git -C bindings-node rev-parse --is-inside-work-tree >/dev/null 2>&1 && \
+	    git -C bindings-node ls-files --error-unmatch index.d.ts index.js >/dev/null 2>&1 && \
+	    ! git -C bindings-node diff --exit-code -- index.d.ts index.js; then \
+	  echo "bindings-node: index.d.ts/index.js differ from what 'npm run build' generates: commit the regenerated files"; \
+	  exit 1; \
+	fi
+	cd bindings-node && $(NODE) --test
+
+# The agents workload from Node beside flatbush and rbush (SCENARIO as for `make demo`).
+bench-node:
+	cd bindings-node && $(NPM) run bench -- $(SCENARIO)
+
+TEST_TARGETS += test-node
