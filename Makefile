@@ -25,7 +25,7 @@ lint:
 # Release mode: one optimised build serves the tests and the demo, and the
 # property tests run many more cases in the same time.
 rust-test:
-	$(CARGO) test --release -p flatquad -p flatquad-bench
+	PROPTEST_CASES=$${PROPTEST_CASES:-1024} $(CARGO) test --release -p flatquad -p flatquad-bench
 
 # The demo must reproduce the AGENTS.md checksums in both modes (exits non-zero otherwise).
 agents-check:

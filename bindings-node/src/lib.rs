@@ -258,7 +258,7 @@ fn construct(world: &Unknown<'_>, options: Option<&Unknown<'_>>) -> Outcome<Core
                 args::js_number(height)
             ),
         ),
-        flatquad::Error::InvalidParameter { name, expected } => {
+        flatquad::Error::InvalidParameter { name, expected, .. } => {
             let (js, value) = match name {
                 "max_elements" => ("maxElements", max_elements),
                 _ => ("maxDepth", max_depth),

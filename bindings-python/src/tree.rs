@@ -135,7 +135,7 @@ impl Quadtree {
         flatquad::Quadtree::new(world, max_elements, max_depth)
             .map(Quadtree::from_core)
             .map_err(|e| match e {
-                Error::InvalidParameter { name, expected } => {
+                Error::InvalidParameter { name, expected, .. } => {
                     let got = if name == "max_depth" {
                         max_depth
                     } else {

@@ -36,6 +36,8 @@ pub enum Error {
         name: &'static str,
         /// What the parameter must satisfy.
         expected: &'static str,
+        /// The value given.
+        found: u64,
     },
     /// The tree cannot hold more elements or element links (2^32 - 1 of each).
     CapacityExceeded,
@@ -91,9 +93,11 @@ impl core::fmt::Display for Error {
                 f,
                 "invalid world {r}: it must be finite with x1 < x2 and y1 < y2, and its width and height finite"
             ),
-            Error::InvalidParameter { name, expected } => {
-                write!(f, "invalid parameter {name}: expected {expected}")
-            }
+            Error::InvalidParameter {
+                name,
+                expected,
+                found,
+            } => write!(f, "invalid parameter {name} = {found}: expected {expected}"),
             Error::CapacityExceeded => write!(f, "the tree is full (2^32 - 1 elements or links)"),
             Error::InvalidBytes(reason) => write!(f, "invalid snapshot bytes: {reason}"),
             Error::InBatch { index, error } => write!(f, "item {index} of the batch: {error}"),

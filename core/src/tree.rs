@@ -94,12 +94,14 @@ impl Quadtree {
             return Err(Error::InvalidParameter {
                 name: "max_elements",
                 expected: "at least 1",
+                found: max_elements.into(),
             });
         }
         if max_depth > MAX_DEPTH_LIMIT {
             return Err(Error::InvalidParameter {
                 name: "max_depth",
                 expected: "at most 30",
+                found: max_depth.into(),
             });
         }
         Ok(Quadtree {

@@ -1,0 +1,1067 @@
+//! Random operation sequences against a brute-force model.
+//!
+//! Every operation runs on the tree and on a `BTreeMap` of the live elements;
+//! results must agree exactly (closed rectangles, touching counts), refused
+//! operations must return the right error and leave the tree bit-for-bit as it
+//! was, and `validate()` must pass after every operation. Coordinates are drawn
+//! mostly from a small set per world (its edges, the tree's own split lines,
+//! their ulp neighbours, points well outside the world), so that collisions,
+//! touching edges, degenerate rectangles and stacks of elements at one spot are
+//! all common.
+//!
+//! `PROPTEST_CASES=n` overrides the number of cases per world (256);
+//! `MODEL_STATS=1` prints the final `stats()` of every case, to see how deep
+//! the generated trees get.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::ControlFlow;
+
+use common::{
+    brute_pairs, brute_point, brute_query, check_fresh_handle, check_traverse, is_good, next_down,
+    next_up, pairs_sorted, query_point_sorted, query_sorted, snapshot, Lcg,
+};
+use flatquad::{Error, Handle, Quadtree, Rect};
+use proptest::prelude::*;
+use proptest::sample::select;
+use proptest::test_runner::Config;
+
+// ---------------------------------------------------------------------------
+// Operations
+
+/// Which handle an operation names, resolved against the model when it runs.
+#[derive(Clone, Debug)]
+enum Sel {
+    /// The `i % len`-th live handle (in handle order); a never-valid one if none.
+    Live(usize),
+    /// A handle that was removed or cleared (a never-valid one if none yet).
+    Dead(usize),
+    /// A live handle's slot with the next generation: never issued yet.
+    NextGen(usize),
+    /// Any raw value.
+    Raw(u64),
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Insert(Rect, u32),
+    /// Items, and `Some(k)` to pass `k` ids instead of one per rectangle.
+    InsertMany(Vec<(Rect, u32)>, Option<usize>),
+    Remove(Sel),
+    RemoveMany(Vec<Sel>),
+    Update(Sel, Rect),
+    /// Items, and `Some(k)` to pass `k` rectangles instead of one per handle.
+    UpdateMany(Vec<(Sel, Rect)>, Option<usize>),
+    Cleanup,
+    Clear,
+    Query(Rect, Option<Sel>),
+    QueryPoint(f32, f32, Option<Sel>),
+    Pairs,
+    Traverse,
+    Inspect(Sel),
+    /// An update of a live element to a rectangle close to its own: shifted by
+    /// `(dx, dy)` world fractions, or one edge moved by one ulp (`edge` 0..4 for
+    /// x1, y1, x2, y2; outwards or inwards), to cross split lines or stay put.
+    Nudge {
+        target: Sel,
+        dx: f32,
+        dy: f32,
+        edge: Option<(u8, bool)>,
+    },
+    /// `remove_many` of every `stride`-th live handle from `offset` (all of them
+    /// for stride 1: big batches take another path), plus maybe one more handle
+    /// inserted at some position (stale, forged, or live: then a duplicate).
+    RemoveBulk {
+        stride: usize,
+        offset: usize,
+        extra: Option<(usize, Sel)>,
+    },
+    /// A `side × side` crowd from `(x, y)` with spacing `step`, by `insert_many`:
+    /// points, or (`touching`) squares of side `step` that touch their neighbours.
+    Crowd {
+        x: f32,
+        y: f32,
+        step: f32,
+        side: u8,
+        touching: bool,
+    },
+}
+
+// ---------------------------------------------------------------------------
+// Strategies
+
+/// The discrete coordinates of one axis of the world `[lo, hi]`: fractions of
+/// the world from -0.5 to 1.5, the tree's possible split lines down to depth 4
+/// (computed both by halving in `f32` and in closed form in `f64`, the two ways
+/// a quadtree may compute them), ulp neighbours of the edges and of the top
+/// split lines, and both zeros.
+fn axis_values(lo: f32, hi: f32) -> Vec<f32> {
+    let (lo64, w64) = (lo as f64, hi as f64 - lo as f64);
+    let mut v: Vec<f32> = [
+        -0.5, -0.25, -0.01, 0.0, 0.1, 0.25, 0.3, 0.5, 0.7, 0.75, 1.0, 1.01, 1.25, 1.5,
+    ]
+    .iter()
+    .map(|f| (lo64 + f * w64) as f32)
+    .collect();
+    let w = hi - lo;
+    let mut half = w * 0.5;
+    let mut centres = vec![lo + half];
+    for _ in 0..4 {
+        v.extend(&centres);
+        half *= 0.5;
+        centres = centres.iter().flat_map(|&c| [c - half, c + half]).collect();
+    }
+    for depth in 1..=4 {
+        let step = w as f64 / (1u32 << depth) as f64;
+        v.extend((1..1u32 << depth).map(|k| (lo64 + k as f64 * step) as f32));
+    }
+    let cx = lo + w * 0.5;
+    for c in [lo, hi, cx, cx - w * 0.5 * 0.5, cx + w * 0.5 * 0.5] {
+        v.push(next_up(c));
+        v.push(next_down(c));
+    }
+    v.push(0.0);
+    v.push(-0.0);
+    v
+}
+
+fn coord(lo: f32, hi: f32) -> BoxedStrategy<f32> {
+    let w = hi as f64 - lo as f64;
+    let far = [
+        f32::MIN,
+        f32::MAX,
+        -1e30,
+        1e30,
+        (lo as f64 - 100.0 * w) as f32,
+        (hi as f64 + 100.0 * w) as f32,
+    ];
+    prop_oneof![
+        12 => select(axis_values(lo, hi)),
+        4 => (0.0f64..1.0).prop_map(move |t| (lo as f64 - 0.5 * w + 2.0 * t * w) as f32),
+        1 => select(far.to_vec()),
+    ]
+    .boxed()
+}
+
+/// A closed interval of one axis: a single value, a short one (a dyadic
+/// fraction of the world, so edges land on split lines and touch often), or
+/// one between two coordinates (often long).
+fn interval(lo: f32, hi: f32) -> impl Strategy<Value = (f32, f32)> {
+    let w = hi - lo;
+    let lengths: Vec<f32> = [1024.0, 256.0, 64.0, 16.0, 8.0, 4.0]
+        .iter()
+        .map(|d| w / d)
+        .collect();
+    prop_oneof![
+        2 => coord(lo, hi).prop_map(|a| (a, a)),
+        3 => (coord(lo, hi), select(lengths)).prop_map(|(a, d)| {
+            let b = a + d;
+            if b.is_finite() { (a, b) } else { (a, a) }
+        }),
+        2 => (coord(lo, hi), coord(lo, hi)).prop_map(|(a, b)| (a.min(b), a.max(b))),
+    ]
+}
+
+fn good_rect(world: Rect) -> BoxedStrategy<Rect> {
+    (interval(world.x1, world.x2), interval(world.y1, world.y2))
+        .prop_map(|((x1, x2), (y1, y2))| Rect::new(x1, y1, x2, y2))
+        .boxed()
+}
+
+/// A rectangle the tree must refuse: NaN or an infinity in one coordinate, or
+/// inverted along one axis.
+fn bad_rect(world: Rect) -> BoxedStrategy<Rect> {
+    (good_rect(world), 0..6u8, 0..4usize)
+        .prop_map(|(r, kind, at)| {
+            let mut c: [f32; 4] = r.into();
+            match kind {
+                0 => c[at] = f32::NAN,
+                1 => c[at] = -f32::NAN,
+                2 => c[at] = f32::INFINITY,
+                3 => c[at] = f32::NEG_INFINITY,
+                4 => {
+                    // Invert x.
+                    c[0] = if c[0] < c[2] { c[2] } else { next_up(c[2]) };
+                    c[2] = r.x1.min(r.x2).min(c[0]);
+                    if c[0] == c[2] {
+                        c[0] = next_up(c[2]);
+                    }
+                }
+                _ => {
+                    // Invert y.
+                    c[1] = if c[1] < c[3] { c[3] } else { next_up(c[3]) };
+                    c[3] = r.y1.min(r.y2).min(c[1]);
+                    if c[1] == c[3] {
+                        c[1] = next_up(c[3]);
+                    }
+                }
+            }
+            Rect::from(c)
+        })
+        .boxed()
+}
+
+fn any_rect(world: Rect) -> BoxedStrategy<Rect> {
+    prop_oneof![24 => good_rect(world), 1 => bad_rect(world)].boxed()
+}
+
+fn point_coord(lo: f32, hi: f32) -> BoxedStrategy<f32> {
+    prop_oneof![
+        30 => coord(lo, hi),
+        1 => select(vec![f32::NAN, f32::INFINITY, f32::NEG_INFINITY]),
+    ]
+    .boxed()
+}
+
+fn sel() -> BoxedStrategy<Sel> {
+    let raws = vec![
+        0,
+        1,
+        u64::MAX,
+        1 << 32,
+        (1 << 32) | 1,
+        (1 << 53) - 1,
+        1 << 53,
+        (1 << 32) | 999_999,
+        ((1 << 21) - 1) << 32,
+        1 << 21 << 32,
+    ];
+    prop_oneof![
+        12 => any::<usize>().prop_map(Sel::Live),
+        3 => any::<usize>().prop_map(Sel::Dead),
+        1 => any::<usize>().prop_map(Sel::NextGen),
+        1 => select(raws).prop_map(Sel::Raw),
+        1 => any::<u64>().prop_map(Sel::Raw),
+    ]
+    .boxed()
+}
+
+fn op(world: Rect) -> BoxedStrategy<Op> {
+    let rect = any_rect(world);
+    let mismatch = prop::option::weighted(0.1, 0..20usize);
+    prop_oneof![
+        24 => (rect.clone(), any::<u32>()).prop_map(|(r, id)| Op::Insert(r, id)),
+        8 => (
+            prop::collection::vec((rect.clone(), any::<u32>()), 0..24),
+            mismatch.clone()
+        )
+            .prop_map(|(items, k)| Op::InsertMany(items, k)),
+        10 => sel().prop_map(Op::Remove),
+        3 => prop::collection::vec(sel(), 0..8).prop_map(Op::RemoveMany),
+        16 => (sel(), rect.clone()).prop_map(|(s, r)| Op::Update(s, r)),
+        4 => (prop::collection::vec((sel(), rect.clone()), 0..10), mismatch)
+            .prop_map(|(items, k)| Op::UpdateMany(items, k)),
+        5 => Just(Op::Cleanup),
+        1 => Just(Op::Clear),
+        16 => (rect, prop::option::of(sel())).prop_map(|(r, s)| Op::Query(r, s)),
+        10 => (
+            point_coord(world.x1, world.x2),
+            point_coord(world.y1, world.y2),
+            prop::option::of(sel())
+        )
+            .prop_map(|(x, y, s)| Op::QueryPoint(x, y, s)),
+        5 => Just(Op::Pairs),
+        3 => Just(Op::Traverse),
+        5 => sel().prop_map(Op::Inspect),
+        10 => (
+            sel(),
+            select(vec![0.0f32, 1.0 / 4096.0, -1.0 / 4096.0, 1.0 / 256.0, -1.0 / 256.0, 1.0 / 16.0]),
+            select(vec![0.0f32, 1.0 / 4096.0, -1.0 / 4096.0, 1.0 / 256.0, -1.0 / 256.0, -1.0 / 16.0]),
+            prop::option::of((0..4u8, any::<bool>())),
+        )
+            .prop_map(|(target, dx, dy, edge)| Op::Nudge { target, dx, dy, edge }),
+        2 => (
+            1..4usize,
+            0..4usize,
+            prop::option::weighted(0.3, (any::<usize>(), sel()))
+        )
+            .prop_map(|(stride, offset, extra)| Op::RemoveBulk {
+                stride,
+                offset,
+                extra
+            }),
+        3 => (
+            coord(world.x1, world.x2),
+            coord(world.y1, world.y2),
+            select((2..=22).map(|k| world.width().min(world.height()) / (1u32 << k) as f32).collect::<Vec<_>>()),
+            1..=10u8,
+            any::<bool>()
+        )
+            .prop_map(|(x, y, step, side, touching)| Op::Crowd { x, y, step, side, touching }),
+    ]
+    .boxed()
+}
+
+/// `max_elements`, `max_depth` and the operations of one case.
+fn case(world: Rect) -> impl Strategy<Value = (u32, u32, Vec<Op>)> {
+    (
+        select(vec![1u32, 2, 8]),
+        select(vec![0u32, 1, 3, 8, 30]),
+        prop::collection::vec(op(world), 1..120),
+    )
+}
+
+fn config() -> Config {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(256);
+    Config {
+        cases,
+        // Failures print the minimal sequence; no regression files in the tree.
+        failure_persistence: None,
+        ..Config::default()
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The harness
+
+struct Harness {
+    tree: Quadtree,
+    model: BTreeMap<Handle, (Rect, u32)>,
+    /// Handles removed or cleared, in order.
+    dead: Vec<Handle>,
+    issued: BTreeSet<u64>,
+    /// The most elements the tree held at once.
+    peak_len: usize,
+    /// Whether node rectangles are computed without rounding, so every cell
+    /// must lie inside the root's.
+    exact_cells: bool,
+}
+
+fn same_error(got: &Error, want: &Error) {
+    // Debug text compares NaN payload-insensitively but every other value exactly.
+    assert_eq!(format!("{got:?}"), format!("{want:?}"));
+}
+
+impl Harness {
+    fn new(world: Rect, max_elements: u32, max_depth: u32, exact_cells: bool) -> Harness {
+        let tree = Quadtree::new(world, max_elements, max_depth).unwrap();
+        assert_eq!(tree.world(), world);
+        assert_eq!(tree.max_elements(), max_elements);
+        assert_eq!(tree.max_depth(), max_depth);
+        Harness {
+            tree,
+            model: BTreeMap::new(),
+            dead: Vec::new(),
+            issued: BTreeSet::new(),
+            peak_len: 0,
+            exact_cells,
+        }
+    }
+
+    fn live(&self, h: Handle) -> bool {
+        self.model.contains_key(&h)
+    }
+
+    fn resolve(&self, s: &Sel) -> Handle {
+        match *s {
+            Sel::Live(i) if !self.model.is_empty() => {
+                *self.model.keys().nth(i % self.model.len()).unwrap()
+            }
+            Sel::Dead(i) if !self.dead.is_empty() => self.dead[i % self.dead.len()],
+            Sel::NextGen(i) if !self.model.is_empty() => {
+                let h = *self.model.keys().nth(i % self.model.len()).unwrap();
+                Handle::from_raw(h.to_raw() + (1 << 32))
+            }
+            Sel::Raw(raw) => Handle::from_raw(raw),
+            _ => Handle::from_raw(u64::MAX),
+        }
+    }
+
+    fn elements(&self) -> impl Iterator<Item = (&Handle, &Rect)> {
+        self.model.iter().map(|(h, (r, _))| (h, r))
+    }
+
+    /// Checks a refused call: the right error, and the tree exactly as before.
+    fn refused<T: std::fmt::Debug>(
+        &mut self,
+        want: Error,
+        call: impl FnOnce(&mut Quadtree) -> Result<T, Error>,
+    ) {
+        let before = snapshot(&self.tree);
+        let got = call(&mut self.tree).expect_err("a bad call was accepted");
+        same_error(&got, &want);
+        assert!(!got.to_string().is_empty());
+        assert_eq!(
+            snapshot(&self.tree),
+            before,
+            "a refused call changed the tree"
+        );
+    }
+
+    fn apply(&mut self, op: &Op) {
+        match op {
+            Op::Insert(r, id) => {
+                if is_good(r) {
+                    let h = self.tree.insert(*r, *id).unwrap();
+                    check_fresh_handle(h, &mut self.issued);
+                    self.model.insert(h, (*r, *id));
+                } else {
+                    self.refused(Error::InvalidRect(*r), |t| t.insert(*r, *id));
+                }
+            }
+            Op::Crowd {
+                x,
+                y,
+                step,
+                side,
+                touching,
+            } => {
+                let mut items = Vec::new();
+                for i in 0..*side {
+                    for j in 0..*side {
+                        let (x1, y1) = (x + i as f32 * step, y + j as f32 * step);
+                        let r = if *touching {
+                            Rect::new(x1, y1, x1 + step, y1 + step)
+                        } else {
+                            Rect::point(x1, y1)
+                        };
+                        items.push((r, items.len() as u32));
+                    }
+                }
+                self.apply(&Op::InsertMany(items, None));
+            }
+            Op::InsertMany(items, ids_len) => {
+                let rects: Vec<Rect> = items.iter().map(|x| x.0).collect();
+                let mut ids: Vec<u32> = items.iter().map(|x| x.1).collect();
+                if let Some(k) = *ids_len {
+                    ids.resize(k, 7);
+                }
+                let want = if ids.len() != rects.len() {
+                    Some(Error::LengthMismatch {
+                        expected: rects.len(),
+                        found: ids.len(),
+                    })
+                } else {
+                    rects
+                        .iter()
+                        .position(|r| !is_good(r))
+                        .map(|i| Error::InBatch {
+                            index: i,
+                            error: Box::new(Error::InvalidRect(rects[i])),
+                        })
+                };
+                let sentinel = Handle::from_raw(12345);
+                match want {
+                    Some(want) => self.refused(want, |t| {
+                        let mut handles = vec![sentinel];
+                        let r = t.insert_many(&rects, &ids, &mut handles);
+                        assert_eq!(handles, [sentinel], "a refused batch added handles");
+                        r
+                    }),
+                    None => {
+                        let mut handles = vec![sentinel];
+                        self.tree.insert_many(&rects, &ids, &mut handles).unwrap();
+                        assert_eq!(handles.len(), rects.len() + 1);
+                        assert_eq!(handles[0], sentinel);
+                        for (i, &h) in handles[1..].iter().enumerate() {
+                            check_fresh_handle(h, &mut self.issued);
+                            self.model.insert(h, (rects[i], ids[i]));
+                        }
+                    }
+                }
+            }
+            Op::Remove(s) => {
+                let h = self.resolve(s);
+                if self.live(h) {
+                    self.tree.remove(h).unwrap();
+                    self.model.remove(&h);
+                    self.dead.push(h);
+                } else {
+                    self.refused(Error::InvalidHandle(h), |t| t.remove(h));
+                }
+            }
+            Op::RemoveMany(sels) => {
+                let handles: Vec<Handle> = sels.iter().map(|s| self.resolve(s)).collect();
+                self.remove_many(handles);
+            }
+            Op::RemoveBulk {
+                stride,
+                offset,
+                extra,
+            } => {
+                let mut handles: Vec<Handle> = self
+                    .model
+                    .keys()
+                    .enumerate()
+                    .filter(|(i, _)| i % stride == offset % stride)
+                    .map(|(_, h)| *h)
+                    .collect();
+                if let Some((at, s)) = extra {
+                    let h = self.resolve(s);
+                    handles.insert(at % (handles.len() + 1), h);
+                }
+                self.remove_many(handles);
+            }
+            Op::Nudge {
+                target,
+                dx,
+                dy,
+                edge,
+            } => {
+                let h = self.resolve(target);
+                let r = match self.model.get(&h) {
+                    Some(&(r, _)) => r,
+                    None => Rect::new(0.0, 0.0, 0.0, 0.0),
+                };
+                let world = self.tree.world();
+                let (dx, dy) = (dx * world.width(), dy * world.height());
+                let mut c = [r.x1 + dx, r.y1 + dy, r.x2 + dx, r.y2 + dy];
+                if let Some((at, outwards)) = *edge {
+                    let at = at as usize;
+                    // Edges 0 and 1 grow downwards, 2 and 3 upwards.
+                    c[at] = if (at >= 2) == outwards {
+                        common::next_up(c[at])
+                    } else {
+                        common::next_down(c[at])
+                    };
+                }
+                self.apply(&Op::Update(target.clone(), Rect::from(c)));
+            }
+            Op::Update(s, r) => {
+                let h = self.resolve(s);
+                if !is_good(r) {
+                    self.refused(Error::InvalidRect(*r), |t| t.update(h, *r));
+                } else if !self.live(h) {
+                    self.refused(Error::InvalidHandle(h), |t| t.update(h, *r));
+                } else {
+                    self.tree.update(h, *r).unwrap();
+                    self.model.get_mut(&h).unwrap().0 = *r;
+                }
+            }
+            Op::UpdateMany(items, rects_len) => {
+                let handles: Vec<Handle> = items.iter().map(|(s, _)| self.resolve(s)).collect();
+                let mut rects: Vec<Rect> = items.iter().map(|x| x.1).collect();
+                if let Some(k) = *rects_len {
+                    rects.resize(k, Rect::new(0.0, 0.0, 0.0, 0.0));
+                }
+                let want = if handles.len() != rects.len() {
+                    Some(Error::LengthMismatch {
+                        expected: handles.len(),
+                        found: rects.len(),
+                    })
+                } else {
+                    handles
+                        .iter()
+                        .zip(&rects)
+                        .enumerate()
+                        .find_map(|(index, (&h, r))| {
+                            let error = if !is_good(r) {
+                                Error::InvalidRect(*r)
+                            } else if !self.live(h) {
+                                Error::InvalidHandle(h)
+                            } else {
+                                return None;
+                            };
+                            Some(Error::InBatch {
+                                index,
+                                error: Box::new(error),
+                            })
+                        })
+                };
+                match want {
+                    Some(want) => self.refused(want, |t| t.update_many(&handles, &rects)),
+                    None => {
+                        self.tree.update_many(&handles, &rects).unwrap();
+                        for (h, r) in handles.iter().zip(&rects) {
+                            self.model.get_mut(h).unwrap().0 = *r;
+                        }
+                    }
+                }
+            }
+            Op::Cleanup => {
+                let before = self.tree.stats();
+                self.tree.cleanup();
+                let after = self.tree.stats();
+                assert!(after.nodes >= 1 && after.nodes <= before.nodes);
+                assert!(after.max_depth_reached <= before.max_depth_reached);
+                assert_eq!(after.element_links, before.element_links);
+            }
+            Op::Clear => {
+                self.tree.clear();
+                let stats = self.tree.stats();
+                assert_eq!((stats.nodes, stats.leaves, stats.element_links), (1, 1, 0));
+                assert!(self.tree.is_empty());
+                let old: Vec<Handle> = self.model.keys().copied().collect();
+                self.model.clear();
+                for &h in &old {
+                    assert!(!self.tree.contains(h), "{h:?} survived clear()");
+                    same_error(&self.tree.id(h).unwrap_err(), &Error::InvalidHandle(h));
+                    same_error(&self.tree.rect(h).unwrap_err(), &Error::InvalidHandle(h));
+                    let r = Rect::new(0.0, 0.0, 1.0, 1.0);
+                    same_error(
+                        &self.tree.update(h, r).unwrap_err(),
+                        &Error::InvalidHandle(h),
+                    );
+                }
+                if let Some(&h) = old.first() {
+                    self.refused(Error::InvalidHandle(h), |t| t.remove(h));
+                }
+                self.dead.extend(old);
+            }
+            Op::Query(r, omit) => {
+                let omit = omit.as_ref().map(|s| self.resolve(s));
+                let got = query_sorted(&self.tree, *r, omit);
+                if !is_good(r) {
+                    same_error(&got.unwrap_err(), &Error::InvalidRect(*r));
+                } else if let Some(h) = omit.filter(|&h| !self.live(h)) {
+                    same_error(&got.unwrap_err(), &Error::InvalidHandle(h));
+                } else {
+                    let want = brute_query(self.elements(), r, omit);
+                    assert_eq!(got.unwrap(), want, "query {r:?} omitting {omit:?}");
+                    // Stopping early stops at once, on a real hit.
+                    let mut visits = Vec::new();
+                    let flow = self
+                        .tree
+                        .query_with(*r, omit, |h| {
+                            visits.push(h);
+                            ControlFlow::Break(())
+                        })
+                        .unwrap();
+                    assert_eq!(flow.is_break(), !want.is_empty());
+                    assert!(visits.len() <= 1 && visits.iter().all(|h| want.contains(h)));
+                }
+            }
+            Op::QueryPoint(x, y, omit) => {
+                let omit = omit.as_ref().map(|s| self.resolve(s));
+                let got = query_point_sorted(&self.tree, *x, *y, omit);
+                if !(x.is_finite() && y.is_finite()) {
+                    same_error(&got.unwrap_err(), &Error::InvalidPoint { x: *x, y: *y });
+                } else if let Some(h) = omit.filter(|&h| !self.live(h)) {
+                    same_error(&got.unwrap_err(), &Error::InvalidHandle(h));
+                } else {
+                    let want = brute_point(self.elements(), *x, *y, omit);
+                    assert_eq!(
+                        got.unwrap(),
+                        want,
+                        "query_point ({x:?}, {y:?}) omitting {omit:?}"
+                    );
+                    let as_rect = query_sorted(&self.tree, Rect::point(*x, *y), omit).unwrap();
+                    assert_eq!(as_rect, want, "query of the point rectangle");
+                }
+            }
+            Op::Pairs => {
+                let elements: Vec<(Handle, Rect)> =
+                    self.model.iter().map(|(h, (r, _))| (*h, *r)).collect();
+                let want = brute_pairs(&elements);
+                assert_eq!(pairs_sorted(&self.tree), want);
+                let mut visits = 0;
+                let flow = self.tree.pairs_with(|_, _| {
+                    visits += 1;
+                    ControlFlow::Break(())
+                });
+                assert_eq!(flow.is_break(), !want.is_empty());
+                assert!(visits <= 1);
+            }
+            Op::Traverse => {
+                check_traverse(&self.tree, self.exact_cells);
+            }
+            Op::Inspect(s) => {
+                let h = self.resolve(s);
+                assert_eq!(self.tree.contains(h), self.live(h));
+                match self.model.get(&h) {
+                    Some(&(r, id)) => {
+                        assert_eq!(self.tree.id(h).unwrap(), id);
+                        assert_eq!(common::bits(&self.tree.rect(h).unwrap()), common::bits(&r));
+                    }
+                    None => {
+                        same_error(&self.tree.id(h).unwrap_err(), &Error::InvalidHandle(h));
+                        same_error(&self.tree.rect(h).unwrap_err(), &Error::InvalidHandle(h));
+                    }
+                }
+            }
+        }
+    }
+
+    /// `remove_many`, with the error the model expects, if any.
+    fn remove_many(&mut self, handles: Vec<Handle>) {
+        let mut seen = BTreeSet::new();
+        let mut want = None;
+        for (index, &h) in handles.iter().enumerate() {
+            let error = if !self.live(h) {
+                Error::InvalidHandle(h)
+            } else if !seen.insert(h) {
+                Error::DuplicateHandle(h)
+            } else {
+                continue;
+            };
+            want = Some(Error::InBatch {
+                index,
+                error: Box::new(error),
+            });
+            break;
+        }
+        match want {
+            Some(want) => self.refused(want, |t| t.remove_many(&handles)),
+            None => {
+                self.tree.remove_many(&handles).unwrap();
+                for h in handles {
+                    self.model.remove(&h);
+                    self.dead.push(h);
+                }
+            }
+        }
+    }
+
+    /// Checks run after every operation.
+    fn check(&mut self) {
+        self.peak_len = self.peak_len.max(self.model.len());
+        if let Err(e) = self.tree.validate() {
+            panic!("validate failed: {e}");
+        }
+        assert_eq!(self.tree.len(), self.model.len());
+        assert_eq!(self.tree.is_empty(), self.model.is_empty());
+        let mut got: Vec<(Handle, [u32; 4], u32)> = self
+            .tree
+            .iter()
+            .map(|(h, r, id)| (h, common::bits(&r), id))
+            .collect();
+        got.sort_unstable();
+        let want: Vec<(Handle, [u32; 4], u32)> = self
+            .model
+            .iter()
+            .map(|(h, (r, id))| (*h, common::bits(r), *id))
+            .collect();
+        assert_eq!(got, want, "iter() disagrees with the model");
+        for (&h, &(r, id)) in &self.model {
+            assert!(self.tree.contains(h));
+            assert_eq!(self.tree.id(h).unwrap(), id);
+            assert_eq!(common::bits(&self.tree.rect(h).unwrap()), common::bits(&r));
+        }
+        let stats = self.tree.stats();
+        assert!(
+            stats.max_depth_reached <= self.tree.max_depth(),
+            "depth past max_depth: {stats:?}"
+        );
+        // Splits must separate elements: a split costs four nodes, a leaf splits
+        // only past max_elements, so a bounded number of splits per element per
+        // level is plenty. Copying elements down without separating them blows
+        // this (and, at depth 30, memory) up.
+        let budget = 1 + 16 * (self.peak_len + 1) * (self.tree.max_depth() as usize + 1);
+        assert!(stats.nodes <= budget, "the tree blew up: {stats:?}");
+    }
+
+    /// Removes everything, then cleans up: each call must take the tree at
+    /// least one level shallower, down to the root alone, which stays.
+    fn finish(&mut self) {
+        let handles: Vec<Handle> = self.model.keys().copied().collect();
+        self.tree.remove_many(&handles).unwrap();
+        self.model.clear();
+        self.check();
+        for _ in 0..=self.tree.max_depth() {
+            let before = self.tree.stats();
+            if before.nodes == 1 {
+                break;
+            }
+            self.tree.cleanup();
+            self.check();
+            let after = self.tree.stats();
+            assert!(
+                after.max_depth_reached < before.max_depth_reached,
+                "cleanup of an empty tree did not collapse a level: {before:?} -> {after:?}"
+            );
+        }
+        let stats = self.tree.stats();
+        assert_eq!((stats.nodes, stats.leaves, stats.empty_leaves), (1, 1, 1));
+        self.tree.cleanup();
+        assert_eq!(self.tree.stats().nodes, 1, "cleanup removed the root");
+        check_traverse(&self.tree, self.exact_cells);
+        // Still usable.
+        let r = Rect::new(0.0, 0.0, 0.0, 0.0);
+        let h = self.tree.insert(r, 1).unwrap();
+        check_fresh_handle(h, &mut self.issued);
+        assert_eq!(query_sorted(&self.tree, r, None).unwrap(), [h]);
+        self.tree.validate().unwrap();
+    }
+}
+
+fn run(world: Rect, exact_cells: bool, max_elements: u32, max_depth: u32, ops: &[Op]) {
+    let mut h = Harness::new(world, max_elements, max_depth, exact_cells);
+    for op in ops {
+        h.apply(op);
+        h.check();
+    }
+    h.apply(&Op::Pairs);
+    h.apply(&Op::Traverse);
+    if std::env::var("MODEL_STATS").is_ok() {
+        eprintln!("STATS {} {} {:?}", max_elements, max_depth, h.tree.stats());
+    }
+    h.finish();
+}
+
+const UNIT: Rect = Rect::new(0.0, 0.0, 1.0, 1.0);
+const PIXELS: Rect = Rect::new(0.0, 0.0, 4096.0, 4096.0);
+const HUGE: Rect = Rect::new(-1e6, -1e6, 1e6, 1e6);
+const FLAT: Rect = Rect::new(-3.0, 10.0, 5.0, 10.5);
+const TINY: Rect = Rect::new(1e-30, 1e-30, 1e-29, 1e-29);
+/// A world at the edge of `f32` resolution: 2^24 has an ulp of 2, so the
+/// quarter lines round onto the world's edges and deeper cells are empty.
+const COARSE: Rect = Rect::new(16_777_216.0, -2.0, 16_777_224.0, 6.0);
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn model_unit_world((max_elements, max_depth, ops) in case(UNIT)) {
+        run(UNIT, true, max_elements, max_depth, &ops);
+    }
+
+    #[test]
+    fn model_4096_world((max_elements, max_depth, ops) in case(PIXELS)) {
+        run(PIXELS, true, max_elements, max_depth, &ops);
+    }
+
+    #[test]
+    fn model_million_world((max_elements, max_depth, ops) in case(HUGE)) {
+        run(HUGE, true, max_elements, max_depth, &ops);
+    }
+
+    #[test]
+    fn model_flat_offset_world((max_elements, max_depth, ops) in case(FLAT)) {
+        run(FLAT, true, max_elements, max_depth, &ops);
+    }
+
+    #[test]
+    fn model_tiny_world((max_elements, max_depth, ops) in case(TINY)) {
+        run(TINY, true, max_elements, max_depth, &ops);
+    }
+
+    #[test]
+    fn model_coarse_world((max_elements, max_depth, ops) in case(COARSE)) {
+        run(COARSE, true, max_elements, max_depth, &ops);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Fixed stress cases
+
+/// Checks every query kind and `pairs()` of `tree` against brute force over
+/// `elements`, at the given probe rectangles and points.
+fn check_exact(tree: &Quadtree, elements: &[(Handle, Rect)], probes: &[Rect]) {
+    tree.validate().unwrap();
+    let map: BTreeMap<Handle, Rect> = elements.iter().copied().collect();
+    for q in probes {
+        assert_eq!(
+            query_sorted(tree, *q, None).unwrap(),
+            brute_query(map.iter(), q, None),
+            "query {q:?}"
+        );
+        for (x, y) in [(q.x1, q.y1), (q.x2, q.y2), (q.x1, q.y2)] {
+            assert_eq!(
+                query_point_sorted(tree, x, y, None).unwrap(),
+                brute_point(map.iter(), x, y, None),
+                "query_point ({x}, {y})"
+            );
+        }
+    }
+    if let Some(&(h, r)) = elements.first() {
+        assert_eq!(
+            query_sorted(tree, r, Some(h)).unwrap(),
+            brute_query(map.iter(), &r, Some(h))
+        );
+    }
+    assert_eq!(pairs_sorted(tree), brute_pairs(elements));
+}
+
+#[test]
+fn many_elements_at_one_point_respect_max_depth() {
+    for (world, spots) in [
+        (UNIT, vec![(0.5, 0.5), (0.3, 0.7), (1.0, 1.0), (-0.25, 1.5)]),
+        (HUGE, vec![(0.0, 0.0), (123.456, -0.001), (2e6, 2e6)]),
+        (FLAT, vec![(1.0, 10.25), (4.999, 10.0)]),
+    ] {
+        for &(x, y) in &spots {
+            for max_depth in [8, 30] {
+                let mut tree = Quadtree::new(world, 1, max_depth).unwrap();
+                let n = 300;
+                let mut elements = Vec::new();
+                for i in 0..n {
+                    let r = Rect::point(x, y);
+                    elements.push((tree.insert(r, i).unwrap(), r));
+                    if i % 50 == 0 {
+                        tree.validate().unwrap();
+                    }
+                }
+                let stats = tree.stats();
+                assert!(stats.max_depth_reached <= max_depth, "{stats:?}");
+                assert!(stats.nodes <= 4 * max_depth as usize + 1, "{stats:?}");
+                check_traverse(&tree, true);
+                let pairs = pairs_sorted(&tree);
+                assert_eq!(pairs.len(), (n * (n - 1) / 2) as usize);
+                let probes = [
+                    Rect::point(x, y),
+                    Rect::new(x, y, x, y + 1.0),
+                    Rect::new(next_up(x), y, next_up(x) + 1.0, y),
+                    Rect::new(x - 1.0, next_down(y) - 1.0, x, next_down(y)),
+                    Rect::new(f32::MIN, f32::MIN, f32::MAX, f32::MAX),
+                ];
+                check_exact(&tree, &elements, &probes);
+                // One more element an ulp away: still exact.
+                let r = Rect::point(next_up(x), y);
+                elements.push((tree.insert(r, 999).unwrap(), r));
+                check_exact(&tree, &elements, &probes);
+            }
+        }
+    }
+}
+
+#[test]
+fn elements_covering_the_world_do_not_blow_up() {
+    for (world, max_depth) in [(UNIT, 8), (PIXELS, 30), (FLAT, 30), (TINY, 8)] {
+        let (w, h) = (world.width(), world.height());
+        let mut tree = Quadtree::new(world, 1, max_depth).unwrap();
+        let mut elements = Vec::new();
+        for i in 0..200 {
+            let grow = (i % 7) as f32 * 0.25;
+            let r = Rect::new(
+                world.x1 - grow * w,
+                world.y1 - grow * h,
+                world.x2 + grow * w,
+                world.y2 + grow * h,
+            );
+            elements.push((tree.insert(r, i).unwrap(), r));
+        }
+        tree.validate().unwrap();
+        let stats = tree.stats();
+        assert!(stats.nodes < 100, "{stats:?}");
+        assert!(stats.element_links < 100 * 200, "{stats:?}");
+        let probes = [
+            world,
+            Rect::point(world.x1, world.y1),
+            Rect::point(world.x1 + w * 0.5, world.y1 + h * 0.5),
+            Rect::new(
+                world.x2 + w,
+                world.y2 + h,
+                world.x2 + 2.0 * w,
+                world.y2 + 2.0 * h,
+            ),
+        ];
+        check_exact(&tree, &elements, &probes);
+
+        // Move them around: they still cover the centre, so nothing splits much.
+        let handles: Vec<Handle> = elements.iter().map(|e| e.0).collect();
+        for (i, e) in elements.iter_mut().enumerate() {
+            let s = 1.0 + (i % 3) as f32;
+            e.1 = Rect::new(world.x1 - s * w, world.y1, world.x2, world.y2 + s * h);
+        }
+        let rects: Vec<Rect> = elements.iter().map(|e| e.1).collect();
+        tree.update_many(&handles, &rects).unwrap();
+        tree.validate().unwrap();
+        assert!(tree.stats().nodes < 100, "{:?}", tree.stats());
+        check_exact(&tree, &elements, &probes);
+
+        // A few small ones in a corner split only their own path.
+        for i in 0..3 {
+            let r = Rect::point(world.x1 + w * 0.1 * i as f32, world.y1);
+            elements.push((tree.insert(r, 1000 + i).unwrap(), r));
+        }
+        tree.validate().unwrap();
+        // Each small one may split its own path down to max_depth.
+        assert!(
+            tree.stats().nodes <= 3 * 4 * max_depth as usize + 1,
+            "{:?}",
+            tree.stats()
+        );
+        check_exact(&tree, &elements, &probes);
+    }
+}
+
+#[test]
+fn cleanup_collapses_to_the_root_and_keeps_it() {
+    for (world, max_elements, max_depth) in [
+        (UNIT, 1, 8),
+        (PIXELS, 2, 30),
+        (HUGE, 1, 30),
+        (FLAT, 8, 3),
+        (TINY, 1, 30),
+        (COARSE, 1, 30),
+    ] {
+        let mut tree = Quadtree::new(world, max_elements, max_depth).unwrap();
+        let (w, h) = (world.width(), world.height());
+        let mut rng = Lcg(7);
+        let mut handles = Vec::new();
+        for i in 0..400 {
+            let (x, y) = (
+                world.x1 + (rng.unit() * 1.5 - 0.25) * w,
+                world.y1 + (rng.unit() * 1.5 - 0.25) * h,
+            );
+            let r = Rect::new(x, y, x + rng.unit() * w * 0.01, y + rng.unit() * h * 0.01);
+            handles.push(tree.insert(r, i).unwrap());
+        }
+        let deep = tree.stats();
+        assert!(deep.nodes > 1);
+        // Cleanup with everything still there merges nothing.
+        tree.cleanup();
+        assert_eq!(tree.stats().nodes, deep.nodes);
+        // Remove everything in two halves, cleaning up in between.
+        let (first, second) = handles.split_at(handles.len() / 2);
+        tree.remove_many(first).unwrap();
+        tree.cleanup();
+        tree.validate().unwrap();
+        for &h in second {
+            tree.remove(h).unwrap();
+        }
+        let mut calls = 0;
+        while tree.stats().nodes > 1 {
+            let before = tree.stats().max_depth_reached;
+            tree.cleanup();
+            calls += 1;
+            tree.validate().unwrap();
+            assert!(tree.stats().max_depth_reached < before);
+            assert!(calls <= max_depth + 1, "cleanup does not converge");
+        }
+        for _ in 0..3 {
+            tree.cleanup();
+            assert_eq!(tree.stats().nodes, 1);
+            tree.validate().unwrap();
+        }
+        let traversed = check_traverse(&tree, true);
+        assert_eq!(traversed.len(), 1);
+        assert!(traversed[0].is_leaf);
+        let h = tree.insert(world, 5).unwrap();
+        assert_eq!(query_sorted(&tree, world, None).unwrap(), [h]);
+    }
+}
+
+/// Elements that a deeper split would separate must not pile up in one leaf
+/// just because they all lie in one quadrant of it: a crowd in a corner of a
+/// big world is the common case of a world chosen too large.
+#[test]
+fn two_points_in_one_quadrant_are_separated() {
+    let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 16.0, 16.0), 1, 4).unwrap();
+    tree.insert(Rect::point(1.0, 1.0), 0).unwrap();
+    tree.insert(Rect::point(3.0, 3.0), 1).unwrap();
+    tree.validate().unwrap();
+    let stats = tree.stats();
+    assert!(
+        stats.max_depth_reached >= 2,
+        "two points 2 apart in a 16-wide world with max_elements 1 share the root leaf: {stats:?}"
+    );
+}
+
+#[test]
+fn a_crowd_in_one_corner_of_the_world_still_splits() {
+    let mut tree = Quadtree::new(PIXELS, 8, 8).unwrap();
+    let mut rng = Lcg(3);
+    let mut elements = Vec::new();
+    for i in 0..1000 {
+        let (x, y) = (rng.unit() * 1000.0, rng.unit() * 1000.0);
+        let r = Rect::new(x, y, x + 2.0, y + 2.0);
+        elements.push((tree.insert(r, i).unwrap(), r));
+    }
+    tree.validate().unwrap();
+    let fullest = check_traverse(&tree, true)
+        .iter()
+        .map(|n| n.count)
+        .max()
+        .unwrap();
+    assert!(
+        fullest <= 64,
+        "1000 small elements spread over [0, 1000]² of a 4096 world: a leaf holds {fullest} ({:?})",
+        tree.stats()
+    );
+    check_exact(&tree, &elements, &[Rect::new(0.0, 0.0, 500.0, 500.0)]);
+}
