@@ -69,6 +69,8 @@ pub struct FlatquadIndex {
     config: FlatquadConfig,
     tree: Option<Quadtree>,
     handles: Vec<Handle>,
+    /// The agents' rectangles of this frame, reused across frames.
+    rects: Vec<Rect>,
 }
 
 impl FlatquadIndex {
@@ -80,6 +82,7 @@ impl FlatquadIndex {
             config,
             tree: None,
             handles: Vec::new(),
+            rects: Vec::new(),
         }
     }
 
@@ -108,11 +111,12 @@ impl Index for FlatquadIndex {
         let max_elements = self.config.max_elements();
         let max_depth = self.config.max_depth(agents.world, self.size);
         let mut tree = Quadtree::new(world, max_elements, max_depth)?;
+        // One batch: the tree lays the agents out in memory in the order its
+        // walks meet them.
+        let rects: Vec<Rect> = agents.rects().map(to_rect).collect();
+        let ids: Vec<u32> = (0..rects.len() as u32).collect();
         self.handles.clear();
-        self.handles.reserve(agents.len());
-        for (id, r) in agents.rects().enumerate() {
-            self.handles.push(tree.insert(to_rect(r), id as u32)?);
-        }
+        tree.insert_many(&rects, &ids, &mut self.handles)?;
         tree.cleanup();
         self.tree = Some(tree);
         Ok(())
@@ -120,9 +124,10 @@ impl Index for FlatquadIndex {
 
     fn update(&mut self, agents: &Agents) -> Result<(), BenchError> {
         let tree = self.tree.as_mut().ok_or_else(not_built)?;
-        for (&handle, r) in self.handles.iter().zip(agents.rects()) {
-            tree.update(handle, to_rect(r))?;
-        }
+        // One batch, as the bindings do: the tree can fetch slots ahead.
+        self.rects.clear();
+        self.rects.extend(agents.rects().map(to_rect));
+        tree.update_many(&self.handles, &self.rects)?;
         tree.cleanup();
         Ok(())
     }

@@ -153,6 +153,17 @@ impl Grid {
         Rect::new(x(cell.ix), y(cell.iy), x(cell.ix + 1), y(cell.iy + 1))
     }
 
+    /// A key that sorts rectangles in the order a depth-first walk meets them
+    /// (Z-order of the top-left corner on a 65536 × 65536 grid over the world).
+    /// Only an ordering hint: nothing exact depends on it.
+    pub fn z_order(&self, r: &Rect) -> u32 {
+        let (w, h) = self.step[0];
+        let cell = |v: f32, origin: f64, size: f64| {
+            ((v as f64 - origin) / size * 65536.0).clamp(0.0, 65535.0) as u32
+        };
+        spread(cell(r.x1, self.x1, w)) | (spread(cell(r.y1, self.y1, h)) << 1)
+    }
+
     /// Width and height of a cell at `depth`.
     pub fn cell_size(&self, depth: u32) -> (f32, f32) {
         let (w, h) = self.step[depth as usize];
@@ -163,6 +174,15 @@ impl Grid {
     pub fn bytes(&self) -> usize {
         (self.table_x.capacity() + self.table_y.capacity()) * core::mem::size_of::<f32>()
     }
+}
+
+/// The 16 low bits of `v`, moved to the even bit positions.
+fn spread(v: u32) -> u32 {
+    let mut v = v & 0xffff;
+    v = (v | (v << 8)) & 0x00ff_00ff;
+    v = (v | (v << 4)) & 0x0f0f_0f0f;
+    v = (v | (v << 2)) & 0x3333_3333;
+    (v | (v << 1)) & 0x5555_5555
 }
 
 /// The part of the plane a node owns: `lo_x < x <= hi_x`, `lo_y < y <= hi_y`.

@@ -53,6 +53,12 @@ pub struct Quadtree {
     pub(crate) slots: SlotPool,
 }
 
+/// How many handles ahead a batch call asks for slots.
+const PREFETCH_AHEAD: usize = 16;
+
+/// Batches at least this big are inserted in depth-first order.
+const SORTED_BATCH: usize = 256;
+
 pub(crate) fn check_rect(rect: Rect) -> Result<Rect, Error> {
     if rect.is_valid() {
         Ok(rect)
@@ -213,10 +219,30 @@ impl Quadtree {
             .saturating_sub(self.slots.slots.len() - self.slots.live);
         self.slots.slots.reserve_exact(fresh);
         handles.reserve(rects.len());
-        for (&rect, &id) in rects.iter().zip(ids) {
+        if rects.len() < SORTED_BATCH {
+            for (&rect, &id) in rects.iter().zip(ids) {
+                let slot = self.slots.alloc(rect, id);
+                self.link(slot, &rect);
+                handles.push(self.slots.handle(slot));
+            }
+            return Ok(());
+        }
+        // Insert in the order a depth-first walk meets the elements, so that
+        // elements close in space get slots close in memory: walks over the
+        // leaves (pairs, queries) then read the slot array nearly in order.
+        let mut order: Vec<(u32, u32)> = rects
+            .iter()
+            .enumerate()
+            .map(|(index, rect)| (self.grid.z_order(rect), index as u32))
+            .collect();
+        order.sort_unstable();
+        let start = handles.len();
+        handles.resize(start + rects.len(), Handle::from_raw(0));
+        for (_, index) in order {
+            let (rect, id) = (rects[index as usize], ids[index as usize]);
             let slot = self.slots.alloc(rect, id);
             self.link(slot, &rect);
-            handles.push(self.slots.handle(slot));
+            handles[start + index as usize] = self.slots.handle(slot);
         }
         Ok(())
     }
@@ -336,12 +362,20 @@ impl Quadtree {
                 found: rects.len(),
             });
         }
+        // Each handle's slot is one cache miss when handles come in an order
+        // unrelated to memory; asking for slots a few handles ahead overlaps them.
         for (index, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
+            if let Some(ahead) = handles.get(index + PREFETCH_AHEAD) {
+                self.slots.prefetch(*ahead);
+            }
             check_rect(rect)
                 .and_then(|_| self.slots.lookup(handle))
                 .map_err(|e| e.in_batch(index))?;
         }
-        for (&handle, &rect) in handles.iter().zip(rects) {
+        for (index, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
+            if let Some(ahead) = handles.get(index + PREFETCH_AHEAD) {
+                self.slots.prefetch(*ahead);
+            }
             self.relocate(handle.slot(), rect);
         }
         Ok(())
@@ -404,9 +438,24 @@ impl Quadtree {
             slot.place = place;
             return;
         }
-        self.unlink(slot, &current.rect);
+        // Down together while both rectangles pick the same one child; the old
+        // links and the new ones are all below where the two walks part.
+        let mut cell = Cell::ROOT;
+        loop {
+            let node = self.nodes.nodes[cell.node as usize];
+            if !node.is_branch() {
+                break;
+            }
+            let (cx, cy) = self.grid.split(&cell);
+            let mask = mask(cx, cy, &current.rect);
+            if mask != self::mask(cx, cy, &rect) || !mask.is_power_of_two() {
+                break;
+            }
+            cell = cell.child(node.first, mask.trailing_zeros());
+        }
+        self.unlink_from(cell, slot, &current.rect);
         self.slots.slots[slot as usize].rect = rect;
-        self.link(slot, &rect);
+        self.link_from(cell, slot, &rect);
     }
 
     /// The children of branch `cell` that `rect` meets.
@@ -452,7 +501,12 @@ impl Quadtree {
     /// Links the element in `slot` into every leaf `rect` meets, splitting leaves
     /// that grow past `max_elements`, and records the element's place.
     fn link(&mut self, slot: u32, rect: &Rect) {
-        let (cell, node, mask) = self.descend(rect);
+        self.link_from(Cell::ROOT, slot, rect);
+    }
+
+    /// [`link`](Quadtree::link) below `start`, which holds all the leaves `rect` meets.
+    fn link_from(&mut self, start: Cell, slot: u32, rect: &Rect) {
+        let (cell, node, mask) = self.descend_from(start, rect);
         if mask == 0 {
             // Set before linking: a split of the leaf moves the place down.
             self.slots.slots[slot as usize].place = place_of(&[cell]);
@@ -504,7 +558,12 @@ impl Quadtree {
     /// there: 0 if the cell is a leaf, several bits if it is a branch.
     #[inline]
     pub(crate) fn descend(&self, rect: &Rect) -> (Cell, Node, u32) {
-        let mut cell = Cell::ROOT;
+        self.descend_from(Cell::ROOT, rect)
+    }
+
+    /// [`descend`](Quadtree::descend) from `cell` instead of the root.
+    #[inline]
+    fn descend_from(&self, mut cell: Cell, rect: &Rect) -> (Cell, Node, u32) {
         loop {
             let node = self.nodes.nodes[cell.node as usize];
             if !node.is_branch() {
@@ -521,7 +580,12 @@ impl Quadtree {
     /// Unlinks the element in `slot` from every leaf `rect` (its current
     /// rectangle) meets.
     fn unlink(&mut self, slot: u32, rect: &Rect) {
-        let (cell, node, mask) = self.descend(rect);
+        self.unlink_from(Cell::ROOT, slot, rect);
+    }
+
+    /// [`unlink`](Quadtree::unlink) below `start`, which holds all its leaves.
+    fn unlink_from(&mut self, start: Cell, slot: u32, rect: &Rect) {
+        let (cell, node, mask) = self.descend_from(start, rect);
         if mask == 0 {
             self.unlink_from_leaf(cell.node, slot);
             return;
