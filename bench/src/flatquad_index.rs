@@ -11,7 +11,7 @@ use crate::{BenchError, Index, Mode};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FlatquadConfig {
     /// Elements a leaf holds before it splits; default
-    /// [`Quadtree::DEFAULT_MAX_ELEMENTS`].
+    /// [`AGENTS_MAX_ELEMENTS`].
     pub max_elements: Option<u32>,
     /// Deepest level; default [`default_max_depth`] of the world and agent size.
     pub max_depth: Option<u32>,
@@ -20,7 +20,7 @@ pub struct FlatquadConfig {
 impl FlatquadConfig {
     /// The max elements this config gives.
     pub fn max_elements(&self) -> u32 {
-        self.max_elements.unwrap_or(Quadtree::DEFAULT_MAX_ELEMENTS)
+        self.max_elements.unwrap_or(AGENTS_MAX_ELEMENTS)
     }
 
     /// The max depth this config gives for a world of side `world` and agents of
@@ -43,13 +43,18 @@ impl FlatquadConfig {
     }
 }
 
-/// The deepest level whose cells are still at least twice the agent side:
-/// the largest `d` with `world / 2^d >= 2 * size` (0 if even the root is smaller),
+/// Leaf capacity for the agents workload, chosen by measurement (see
+/// `docs/design.md`): with cells of about four agent sides, 16 per leaf gave the
+/// fastest all-pairs frame on uniform-100k.
+pub const AGENTS_MAX_ELEMENTS: u32 = 16;
+
+/// The deepest level whose cells are still at least four times the agent side:
+/// the largest `d` with `world / 2^d >= 4 * size` (0 if even the root is smaller),
 /// at most [`Quadtree::MAX_DEPTH_LIMIT`].
 pub fn default_max_depth(world: f32, size: f32) -> u32 {
     let mut depth = 0;
     let mut cell = world;
-    while depth < Quadtree::MAX_DEPTH_LIMIT && cell * 0.5 >= 2.0 * size {
+    while depth < Quadtree::MAX_DEPTH_LIMIT && cell * 0.5 >= 4.0 * size {
         cell *= 0.5;
         depth += 1;
     }
@@ -165,9 +170,11 @@ mod tests {
 
     #[test]
     fn default_depths() {
-        assert_eq!(default_max_depth(4096.0, 4.0), 9); // cells of 8
-        assert_eq!(default_max_depth(12288.0, 4.0), 10); // cells of 12
-        assert_eq!(default_max_depth(2048.0, 4.0), 8); // cells of 8
+        assert_eq!(default_max_depth(4096.0, 4.0), 8); // cells of 16
+        assert_eq!(default_max_depth(12288.0, 4.0), 9); // cells of 24
+        assert_eq!(default_max_depth(2048.0, 4.0), 7); // cells of 16
         assert_eq!(default_max_depth(4.0, 4.0), 0);
+        assert_eq!(default_max_depth(16.0, 4.0), 0);
+        assert_eq!(default_max_depth(32.0, 4.0), 1);
     }
 }

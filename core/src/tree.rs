@@ -54,7 +54,7 @@ pub struct Quadtree {
 }
 
 /// How many handles ahead a batch call asks for slots.
-const PREFETCH_AHEAD: usize = 16;
+const PREFETCH_AHEAD: usize = 32;
 
 /// Batches at least this big are inserted in depth-first order.
 const SORTED_BATCH: usize = 256;

@@ -26,8 +26,8 @@ fn usage() -> String {
          Runs flatquad on the agents workload and checks the checksum.\n\
          SCENARIO: one of {} (default uniform-100k).\n\
          --mode          collide mode (default both)\n\
-         --max-elements  elements per leaf before a split (default 8)\n\
-         --max-depth     deepest tree level (default: smallest cell >= 2 agent sides)",
+         --max-elements  elements per leaf before a split (default 16)\n\
+         --max-depth     deepest tree level (default: smallest cell >= 4 agent sides)",
         scenario_names()
     )
 }

@@ -33,8 +33,8 @@ fn usage() -> String {
          SCENARIO: any of {} (default uniform-100k), or all.\n\
          --runs          runs of each implementation and mode; the median is shown (default 3)\n\
          --markdown      also write the table as Markdown to PATH\n\
-         --max-elements  flatquad: elements per leaf before a split (default 8)\n\
-         --max-depth     flatquad: deepest level (default: smallest cell >= 2 agent sides)",
+         --max-elements  flatquad: elements per leaf before a split (default 16)\n\
+         --max-depth     flatquad: deepest level (default: smallest cell >= 4 agent sides)",
         scenario_names()
     )
 }
