@@ -137,11 +137,13 @@ impl Index for FlatquadIndex {
         Ok(())
     }
 
-    fn per_agent(&mut self, agents: &Agents) -> Result<u64, BenchError> {
+    fn per_agent(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
         let tree = self.tree.as_ref().ok_or_else(not_built)?;
         let mut hits = 0u64;
-        for (&handle, r) in self.handles.iter().zip(agents.rects()) {
-            let _ = tree.query_with(to_rect(r), Some(handle), |_| {
+        // Each agent's own rectangle (the tree has it since the update), omitting
+        // itself: `overlapping` starts from the agent's leaves instead of the root.
+        for &handle in &self.handles {
+            let _ = tree.overlapping_with(handle, |_| {
                 hits += 1;
                 ControlFlow::Continue(())
             })?;

@@ -148,15 +148,20 @@ const GENERATION_MASK: u32 = MAX_GENERATION;
 pub(crate) const RETIRED: u32 = 0;
 
 /// Where an element's rectangle and id live. A free slot keeps the generation its
-/// next element will get and links the next free slot through `id`.
+/// next element will get and links the next free slot through `id`. 32 bytes,
+/// aligned, so a slot never straddles two cache lines.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[repr(C)]
+#[repr(C, align(32))]
 pub(crate) struct Slot {
     pub rect: Rect,
     pub id: u32,
     pub stamp: u32,
     /// Where the element lies, for moves that stay put (see [`Place`]).
     pub place: Place,
+    /// The node holding the place's leaves: the leaf itself for a one-leaf
+    /// place, their parent when the place's leaves are siblings; else [`NONE`].
+    /// Lets removals and queries around the element skip the descent.
+    pub home: u32,
 }
 
 impl Slot {
@@ -210,6 +215,7 @@ impl SlotPool {
             slot.id = id;
             slot.stamp = LIVE | slot.generation();
             slot.place = NO_PLACE;
+            slot.home = NONE;
             index
         } else {
             let index = self.slots.len() as u32;
@@ -218,6 +224,7 @@ impl SlotPool {
                 id,
                 stamp: LIVE | 1,
                 place: NO_PLACE,
+                home: NONE,
             });
             index
         }

@@ -4,9 +4,9 @@ use core::ops::ControlFlow;
 
 use arrayvec::ArrayVec;
 
-use crate::cell::{point_child, Cell, Region, Stack};
-use crate::pool::{Link, NONE};
-use crate::tree::check_rect;
+use crate::cell::{point_child, unpack_place, Cell, Region, Stack};
+use crate::pool::{Link, Slot, NONE};
+use crate::tree::{check_rect, home_leaves};
 use crate::{Error, Handle, Quadtree, Rect};
 
 impl Quadtree {
@@ -90,6 +90,91 @@ impl Quadtree {
                     && slot.rect.intersects(&rect)
                     && region.owns_intersection(&slot.rect, &rect)
                     && visit(self.slots.handle(element)).is_break()
+                {
+                    return Ok(ControlFlow::Break(()));
+                }
+                link = next;
+            }
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// Fills `hits` (cleared first) with the other elements whose closed rectangle
+    /// intersects this element's: the same as [`query`](Quadtree::query) with the
+    /// element's rectangle, omitting it, but usually without a descent, for the
+    /// element knows its leaves.
+    ///
+    /// # Errors
+    /// [`Error::InvalidHandle`] if `handle` is not live.
+    pub fn overlapping(&self, handle: Handle, hits: &mut Vec<Handle>) -> Result<(), Error> {
+        hits.clear();
+        self.overlapping_with(handle, |other| {
+            hits.push(other);
+            ControlFlow::Continue(())
+        })
+        .map(|_| ())
+    }
+
+    /// Calls `visit` with each other element whose closed rectangle intersects
+    /// this element's, until `visit` breaks (see [`overlapping`](Quadtree::overlapping)).
+    ///
+    /// ```
+    /// use core::ops::ControlFlow;
+    /// use flatquad::{Quadtree, Rect};
+    /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 64.0, 64.0), 8, 4)?;
+    /// let a = tree.insert(Rect::new(1.0, 1.0, 3.0, 3.0), 0)?;
+    /// let b = tree.insert(Rect::new(3.0, 3.0, 5.0, 5.0), 1)?;
+    /// tree.insert(Rect::new(9.0, 9.0, 10.0, 10.0), 2)?;
+    /// let mut near = Vec::new();
+    /// tree.overlapping(a, &mut near)?;
+    /// assert_eq!(near, [b]);
+    /// # Ok::<(), flatquad::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`overlapping`](Quadtree::overlapping); `visit` is then never called.
+    pub fn overlapping_with<F>(
+        &self,
+        handle: Handle,
+        mut visit: F,
+    ) -> Result<ControlFlow<()>, Error>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        let element = self.slots.lookup(handle)?;
+        let Slot {
+            rect, place, home, ..
+        } = self.slots.slots[element as usize];
+        if home == NONE {
+            return self.query_with(rect, Some(handle), visit);
+        }
+        // The element's leaves are exactly the leaves a query with its rectangle
+        // visits; the place gives their cells, for the corner rule.
+        let (depth, x0, y0, wx, wy) = unpack_place(place);
+        for leaf in home_leaves(place, home, &self.nodes.nodes) {
+            let region = if wx == 1 && wy == 1 {
+                None // one leaf holds the whole rectangle, so every corner
+            } else {
+                let k = leaf - self.nodes.nodes[home as usize].first;
+                let cell = Cell {
+                    node: leaf,
+                    depth,
+                    ix: (x0 & !1) + (k & 1),
+                    iy: (y0 & !1) + (k >> 1),
+                };
+                Some(self.grid.region(&cell))
+            };
+            let mut link = self.nodes.nodes[leaf as usize].first;
+            while link != NONE {
+                let Link {
+                    next,
+                    element: other,
+                } = self.links.links[link as usize];
+                let slot = &self.slots.slots[other as usize];
+                if other != element
+                    && slot.rect.intersects(&rect)
+                    && region.is_none_or(|r| r.owns_intersection(&slot.rect, &rect))
+                    && visit(self.slots.handle(other)).is_break()
                 {
                     return Ok(ControlFlow::Break(()));
                 }

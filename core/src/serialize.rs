@@ -24,7 +24,7 @@ impl Quadtree {
         let mut out = Vec::with_capacity(
             48 + 8 * self.nodes.nodes.len()
                 + 8 * self.links.links.len()
-                + 28 * self.slots.slots.len(),
+                + 32 * self.slots.slots.len(),
         );
         let mut put = |v: u32| out.extend_from_slice(&v.to_le_bytes());
         put(u32::from_le_bytes(*MAGIC));
@@ -56,6 +56,7 @@ impl Quadtree {
             put(slot.id);
             put(slot.stamp);
             put(slot.place);
+            put(slot.home);
         }
         out
     }
@@ -95,16 +96,18 @@ impl Quadtree {
             let (next, element) = (reader.u32()?, reader.u32()?);
             tree.links.links.push(Link { next, element });
         }
-        let count = reader.len(28)?;
+        let count = reader.len(32)?;
         tree.slots.free = reader.u32()?;
         for _ in 0..count {
             let rect = Rect::new(reader.f32()?, reader.f32()?, reader.f32()?, reader.f32()?);
-            let (id, stamp, place) = (reader.u32()?, reader.u32()?, reader.u32()?);
+            let (id, stamp) = (reader.u32()?, reader.u32()?);
+            let (place, home) = (reader.u32()?, reader.u32()?);
             let slot = Slot {
                 rect,
                 id,
                 stamp,
                 place,
+                home,
             };
             if slot.is_live() && !rect.is_valid() {
                 return Err(invalid("an element has an invalid rectangle"));

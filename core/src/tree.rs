@@ -3,9 +3,10 @@
 use arrayvec::ArrayVec;
 
 use crate::cell::{
-    mask, place_in_children, place_of, Cell, Grid, Place, Stack, MAX_DEPTH_LIMIT, NO_PLACE,
+    mask, place_in_children, place_of, unpack_place, Cell, Grid, Place, Stack, MAX_DEPTH_LIMIT,
+    NO_PLACE,
 };
-use crate::pool::{Link, LinkPool, Node, NodePool, SlotPool, MARK, NONE};
+use crate::pool::{Link, LinkPool, Node, NodePool, Slot, SlotPool, MARK, NONE};
 use crate::{Error, Handle, Rect};
 
 /// A flat quadtree over `f32` rectangles, for broad-phase collision detection
@@ -432,10 +433,11 @@ impl Quadtree {
                 self.slots.slots[slot as usize].rect = rect;
                 return;
             }
-        } else if let Some(place) = self.same_leaves(&current.rect, &rect) {
+        } else if let Some((place, home)) = self.same_leaves(&current.rect, &rect) {
             let slot = &mut self.slots.slots[slot as usize];
             slot.rect = rect;
             slot.place = place;
+            slot.home = home;
             return;
         }
         // Down together while both rectangles pick the same one child; the old
@@ -478,7 +480,7 @@ impl Quadtree {
 
     /// If two rectangles lie in exactly the same leaves — they pick the same
     /// children at every branch on the way down — the place of those leaves.
-    fn same_leaves(&self, a: &Rect, b: &Rect) -> Option<Place> {
+    fn same_leaves(&self, a: &Rect, b: &Rect) -> Option<(Place, u32)> {
         let mut leaves = LeafSet::default();
         let mut stack = Stack::new();
         stack.push(Cell::ROOT);
@@ -495,7 +497,12 @@ impl Quadtree {
                 leaves.add(cell);
             }
         }
-        Some(leaves.place())
+        let place = leaves.place();
+        let home = match leaves.cells.as_slice() {
+            [leaf] if place != NO_PLACE => leaf.node,
+            _ => NONE,
+        };
+        Some((place, home))
     }
 
     /// Links the element in `slot` into every leaf `rect` meets, splitting leaves
@@ -509,7 +516,13 @@ impl Quadtree {
         let (cell, node, mask) = self.descend_from(start, rect);
         if mask == 0 {
             // Set before linking: a split of the leaf moves the place down.
-            self.slots.slots[slot as usize].place = place_of(&[cell]);
+            let slot_ref = &mut self.slots.slots[slot as usize];
+            slot_ref.place = place_of(&[cell]);
+            slot_ref.home = if slot_ref.place == NO_PLACE {
+                NONE
+            } else {
+                cell.node
+            };
             self.add_to_leaf(cell, slot);
             return;
         }
@@ -518,6 +531,7 @@ impl Quadtree {
         // The rectangle straddles a split: link it in every leaf below. If one of
         // them splits, the place is left void; the next move that stays finds it.
         self.slots.slots[slot as usize].place = NO_PLACE;
+        self.slots.slots[slot as usize].home = NONE;
         let mut leaves = LeafSet::default();
         let mut split = false;
         while let Some(cell) = stack.pop() {
@@ -530,7 +544,16 @@ impl Quadtree {
             }
         }
         if !split {
-            self.slots.slots[slot as usize].place = leaves.place();
+            let place = leaves.place();
+            // Leaves one level below where the walk parted are that node's children.
+            let siblings = leaves.cells.iter().all(|leaf| leaf.depth == cell.depth + 1);
+            let slot = &mut self.slots.slots[slot as usize];
+            slot.place = place;
+            slot.home = if place != NO_PLACE && siblings {
+                cell.node
+            } else {
+                NONE
+            };
         }
     }
 
@@ -585,6 +608,14 @@ impl Quadtree {
 
     /// [`unlink`](Quadtree::unlink) below `start`, which holds all its leaves.
     fn unlink_from(&mut self, start: Cell, slot: u32, rect: &Rect) {
+        let Slot { place, home, .. } = self.slots.slots[slot as usize];
+        if home != NONE {
+            // The element's leaves are known: no descent.
+            for leaf in home_leaves(place, home, &self.nodes.nodes) {
+                self.unlink_from_leaf(leaf, slot);
+            }
+            return;
+        }
         let (cell, node, mask) = self.descend_from(start, rect);
         if mask == 0 {
             self.unlink_from_leaf(cell.node, slot);
@@ -679,10 +710,18 @@ impl Quadtree {
                 // An element that lay in this leaf alone now lies in the new
                 // leaves its mask names; any other place involved this leaf as a
                 // leaf and is void now.
-                slot.place = if slot.place == alone_here && alone_here != NO_PLACE {
-                    place_in_children(&cell, mask)
+                (slot.place, slot.home) = if slot.place == alone_here && alone_here != NO_PLACE {
+                    let home = if mask.is_power_of_two() {
+                        first + mask.trailing_zeros()
+                    } else {
+                        cell.node
+                    };
+                    match place_in_children(&cell, mask) {
+                        NO_PLACE => (NO_PLACE, NONE),
+                        place => (place, home),
+                    }
                 } else {
-                    NO_PLACE
+                    (NO_PLACE, NONE)
                 };
                 // The element's link in this leaf moves to its first child; the
                 // other children it meets get new links.
@@ -745,5 +784,46 @@ impl LeafSet {
         } else {
             place_of(&self.cells)
         }
+    }
+}
+
+/// The leaves an element with a known `home` lies in: `home` itself for a
+/// one-leaf place, else the children of `home` its place names.
+pub(crate) fn home_leaves(place: Place, home: u32, nodes: &[Node]) -> HomeLeaves {
+    let (_, x0, y0, wx, wy) = unpack_place(place);
+    if wx == 1 && wy == 1 {
+        return HomeLeaves {
+            first: home,
+            mask: 1,
+        };
+    }
+    let mut mask = 0;
+    for x in x0..x0 + wx {
+        for y in y0..y0 + wy {
+            mask |= 1 << ((x & 1) + 2 * (y & 1));
+        }
+    }
+    HomeLeaves {
+        first: nodes[home as usize].first,
+        mask,
+    }
+}
+
+/// Iterator of [`home_leaves`]: node indices `first + k` for the bits `k` of `mask`.
+pub(crate) struct HomeLeaves {
+    first: u32,
+    mask: u32,
+}
+
+impl Iterator for HomeLeaves {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        if self.mask == 0 {
+            return None;
+        }
+        let k = self.mask.trailing_zeros();
+        self.mask &= self.mask - 1;
+        Some(self.first + k)
     }
 }

@@ -3,6 +3,7 @@
 use crate::cell::{unpack_place, Cell, Place, Stack, NO_PLACE};
 use crate::handle::MAX_GENERATION;
 use crate::pool::{Node, MARK, NONE, RETIRED};
+use crate::tree::home_leaves;
 use crate::Quadtree;
 
 impl Quadtree {
@@ -97,6 +98,7 @@ impl Quadtree {
             }
             let cells = self.leaves_of(&slot.rect);
             self.check_place(index, slot.place, &cells)?;
+            self.check_home(index, slot.place, slot.home, &cells)?;
             let mut expected: Vec<u32> = cells.iter().map(|cell| cell.node).collect();
             let mut found = linked_in[index].clone();
             expected.sort_unstable();
@@ -186,6 +188,41 @@ impl Quadtree {
         if actual != named {
             return Err(format!(
                 "slot {index} has place {place:#x} naming {named:?} but lies in {actual:?}"
+            ));
+        }
+        Ok(())
+    }
+
+    /// A slot's recorded home must lead to exactly the leaves it lies in.
+    fn check_home(
+        &self,
+        index: usize,
+        place: Place,
+        home: u32,
+        leaves: &[Cell],
+    ) -> Result<(), String> {
+        if home == NONE {
+            return Ok(());
+        }
+        let nodes = &self.nodes.nodes;
+        let (_, _, _, wx, wy) = if place == NO_PLACE {
+            return Err(format!("slot {index} has a home but no place"));
+        } else {
+            unpack_place(place)
+        };
+        let single = wx == 1 && wy == 1;
+        if home as usize >= nodes.len() || nodes[home as usize].is_branch() == single {
+            return Err(format!(
+                "slot {index} has home {home}, not a node of the right kind"
+            ));
+        }
+        let mut named: Vec<u32> = home_leaves(place, home, nodes).collect();
+        let mut actual: Vec<u32> = leaves.iter().map(|cell| cell.node).collect();
+        named.sort_unstable();
+        actual.sort_unstable();
+        if named != actual {
+            return Err(format!(
+                "slot {index}: home {home} names leaves {named:?} but it lies in {actual:?}"
             ));
         }
         Ok(())

@@ -726,10 +726,19 @@ impl Harness {
             .map(|(h, (r, id))| (*h, common::bits(r), *id))
             .collect();
         assert_eq!(got, want, "iter() disagrees with the model");
+        let mut near = Vec::new();
         for (&h, &(r, id)) in &self.model {
             assert!(self.tree.contains(h));
             assert_eq!(self.tree.id(h).unwrap(), id);
             assert_eq!(common::bits(&self.tree.rect(h).unwrap()), common::bits(&r));
+            // An element's neighbours, found from its own leaves.
+            self.tree.overlapping(h, &mut near).unwrap();
+            near.sort_unstable();
+            assert_eq!(
+                near,
+                common::brute_query(self.model.iter().map(|(h, (r, _))| (h, r)), &r, Some(h)),
+                "overlapping({h:?})"
+            );
         }
         let stats = self.tree.stats();
         assert!(
