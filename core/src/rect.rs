@@ -63,7 +63,12 @@ impl Rect {
     /// Whether the two closed rectangles share at least one point (touching counts).
     #[inline]
     pub fn intersects(&self, other: &Rect) -> bool {
-        self.x1 <= other.x2 && other.x1 <= self.x2 && self.y1 <= other.y2 && other.y1 <= self.y2
+        // All four comparisons, then one branch at the caller: short-circuit
+        // branches mispredict about half the time when most tests fail.
+        (self.x1 <= other.x2)
+            & (other.x1 <= self.x2)
+            & (self.y1 <= other.y2)
+            & (other.y1 <= self.y2)
     }
 
     /// Whether the closed rectangle holds the point `(x, y)` (its border included).
