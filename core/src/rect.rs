@@ -74,7 +74,7 @@ impl Rect {
     /// Whether the closed rectangle holds the point `(x, y)` (its border included).
     #[inline]
     pub fn contains_point(&self, x: f32, y: f32) -> bool {
-        self.x1 <= x && x <= self.x2 && self.y1 <= y && y <= self.y2
+        (self.x1 <= x) & (x <= self.x2) & (self.y1 <= y) & (y <= self.y2)
     }
 
     /// Width `x2 - x1`.
