@@ -20,12 +20,12 @@ fmt-check:
 	$(CARGO) fmt --all -- --check
 
 lint:
-	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy --workspace --all-targets --features flatquad/rayon -- -D warnings
 
 # Release mode: one optimised build serves the tests and the demo, and the
 # property tests run many more cases in the same time.
 rust-test:
-	PROPTEST_CASES=$${PROPTEST_CASES:-1024} $(CARGO) test --release -p flatquad -p flatquad-bench
+	PROPTEST_CASES=$${PROPTEST_CASES:-1024} $(CARGO) test --release -p flatquad -p flatquad-bench --features flatquad/rayon
 
 # The demo must reproduce the AGENTS.md checksums in both modes (exits non-zero otherwise).
 agents-check:

@@ -41,6 +41,8 @@
 mod cell;
 mod error;
 mod handle;
+#[cfg(feature = "rayon")]
+mod parallel;
 mod pool;
 mod query;
 mod serialize;

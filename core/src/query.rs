@@ -249,6 +249,79 @@ impl Quadtree {
         Ok(ControlFlow::Continue(()))
     }
 
+    /// Runs one query per rectangle and gives the results in compressed rows:
+    /// the hits of `rects[i]` are `hits[offsets[i]..offsets[i + 1]]`, each row in
+    /// no particular order. `omit`, if given, holds one handle per rectangle to
+    /// leave out of its row (the querying element, say). Both vectors are
+    /// cleared first and keep their capacity.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] if `omit` is not as long as `rects`; the first
+    /// bad rectangle or omitted handle inside [`Error::InBatch`]. Nothing is
+    /// written then.
+    pub fn query_many(
+        &self,
+        rects: &[Rect],
+        omit: Option<&[Handle]>,
+        offsets: &mut Vec<usize>,
+        hits: &mut Vec<Handle>,
+    ) -> Result<(), Error> {
+        self.check_query_many(rects, omit)?;
+        offsets.clear();
+        hits.clear();
+        offsets.reserve(rects.len() + 1);
+        offsets.push(0);
+        let mut counts = core::mem::take(offsets);
+        self.query_each(rects, omit, &mut counts, hits);
+        // `counts` is [0, n0, n1, ...]: turn it into running sums in place.
+        for i in 1..counts.len() {
+            counts[i] += counts[i - 1];
+        }
+        *offsets = counts;
+        Ok(())
+    }
+
+    pub(crate) fn check_query_many(
+        &self,
+        rects: &[Rect],
+        omit: Option<&[Handle]>,
+    ) -> Result<(), Error> {
+        if let Some(omit) = omit {
+            if omit.len() != rects.len() {
+                return Err(Error::LengthMismatch {
+                    expected: rects.len(),
+                    found: omit.len(),
+                });
+            }
+            for (index, &handle) in omit.iter().enumerate() {
+                self.slots.lookup(handle).map_err(|e| e.in_batch(index))?;
+            }
+        }
+        for (index, &rect) in rects.iter().enumerate() {
+            check_rect(rect).map_err(|e| e.in_batch(index))?;
+        }
+        Ok(())
+    }
+
+    /// Appends each query's hit count to `counts` and its hits to `hits`; the
+    /// batch was checked.
+    pub(crate) fn query_each(
+        &self,
+        rects: &[Rect],
+        omit: Option<&[Handle]>,
+        counts: &mut Vec<usize>,
+        hits: &mut Vec<Handle>,
+    ) {
+        for (index, &rect) in rects.iter().enumerate() {
+            let before = hits.len();
+            let _ = self.query_with(rect, omit.map(|omit| omit[index]), |handle| {
+                hits.push(handle);
+                ControlFlow::Continue(())
+            });
+            counts.push(hits.len() - before);
+        }
+    }
+
     /// Fills `pairs` (cleared first) with every pair of elements whose closed
     /// rectangles intersect, each unordered pair exactly once.
     pub fn pairs(&self, pairs: &mut Vec<(Handle, Handle)>) {
@@ -265,12 +338,20 @@ impl Quadtree {
     /// Walks the leaves and tests the elements of each leaf against each other
     /// (no query per element, no hash set): a pair is reported only in the leaf
     /// that owns the top-left corner of the two rectangles' intersection.
-    pub fn pairs_with<F>(&self, mut visit: F) -> ControlFlow<()>
+    pub fn pairs_with<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle, Handle) -> ControlFlow<()>,
+    {
+        self.pairs_below(Cell::ROOT, visit)
+    }
+
+    /// The pairs reported in the leaves below `top` (each pair has one leaf).
+    pub(crate) fn pairs_below<F>(&self, top: Cell, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Handle, Handle) -> ControlFlow<()>,
     {
         let mut stack = Stack::new();
-        stack.push(Cell::ROOT);
+        stack.push(top);
         while let Some(cell) = stack.pop() {
             let node = self.nodes.nodes[cell.node as usize];
             if node.is_branch() {

@@ -1,0 +1,123 @@
+//! Batch queries (`query_many`) and, with the `rayon` feature, the parallel
+//! all-pairs walk and batch queries, against single queries and brute force.
+
+use std::collections::BTreeSet;
+
+use flatquad::{Error, Handle, Quadtree, Rect};
+
+fn lcg(state: &mut u32) -> f32 {
+    *state = state.wrapping_mul(1664525).wrapping_add(1013904223);
+    (*state >> 8) as f32 * (1.0 / 16777216.0)
+}
+
+fn sample() -> (Quadtree, Vec<(Handle, Rect)>, Vec<Rect>) {
+    let mut state = 11;
+    let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 256.0, 256.0), 4, 7).unwrap();
+    let mut elements = Vec::new();
+    for i in 0..4000 {
+        let (x, y) = (lcg(&mut state) * 270.0 - 7.0, lcg(&mut state) * 270.0 - 7.0);
+        let r = Rect::new(x, y, x + lcg(&mut state) * 5.0, y + lcg(&mut state) * 5.0);
+        elements.push((tree.insert(r, i).unwrap(), r));
+    }
+    let queries = (0..500)
+        .map(|_| {
+            let (x, y) = (lcg(&mut state) * 270.0 - 7.0, lcg(&mut state) * 270.0 - 7.0);
+            Rect::new(x, y, x + lcg(&mut state) * 12.0, y + lcg(&mut state) * 12.0)
+        })
+        .collect();
+    (tree, elements, queries)
+}
+
+fn rows(offsets: &[usize], hits: &[Handle]) -> Vec<BTreeSet<Handle>> {
+    offsets
+        .windows(2)
+        .map(|w| hits[w[0]..w[1]].iter().copied().collect())
+        .collect()
+}
+
+#[test]
+fn query_many_matches_brute_force_with_and_without_omit() {
+    let (tree, elements, queries) = sample();
+    let (mut offsets, mut hits) = (Vec::new(), Vec::new());
+    tree.query_many(&queries, None, &mut offsets, &mut hits)
+        .unwrap();
+    assert_eq!(offsets.len(), queries.len() + 1);
+    for (q, row) in queries.iter().zip(rows(&offsets, &hits)) {
+        let want: BTreeSet<Handle> = elements
+            .iter()
+            .filter(|(_, r)| r.intersects(q))
+            .map(|(h, _)| *h)
+            .collect();
+        assert_eq!(row, want);
+    }
+    // Each element's own rectangle, omitting itself: the per-agent mode.
+    let own: Vec<Rect> = elements.iter().map(|(_, r)| *r).collect();
+    let omit: Vec<Handle> = elements.iter().map(|(h, _)| *h).collect();
+    tree.query_many(&own, Some(&omit), &mut offsets, &mut hits)
+        .unwrap();
+    let mut near = Vec::new();
+    for ((h, _), row) in elements.iter().zip(rows(&offsets, &hits)) {
+        tree.overlapping(*h, &mut near).unwrap();
+        assert_eq!(row, near.iter().copied().collect::<BTreeSet<_>>());
+        assert!(!row.contains(h));
+    }
+}
+
+#[test]
+fn query_many_refuses_bad_batches_and_writes_nothing() {
+    let (tree, elements, queries) = sample();
+    let (mut offsets, mut hits) = (vec![7], vec![elements[0].0]);
+    let mut bad = queries.clone();
+    bad[3] = Rect::new(f32::NAN, 0.0, 1.0, 1.0);
+    let e = tree
+        .query_many(&bad, None, &mut offsets, &mut hits)
+        .unwrap_err();
+    assert!(matches!(e, Error::InBatch { index: 3, .. }), "{e:?}");
+    let e = tree
+        .query_many(&queries, Some(&[elements[0].0]), &mut offsets, &mut hits)
+        .unwrap_err();
+    assert!(matches!(e, Error::LengthMismatch { .. }), "{e:?}");
+    let mut omit = vec![elements[1].0; queries.len()];
+    omit[9] = Handle::from_raw(u64::MAX);
+    let e = tree
+        .query_many(&queries, Some(&omit), &mut offsets, &mut hits)
+        .unwrap_err();
+    assert!(matches!(e, Error::InBatch { index: 9, .. }), "{e:?}");
+    assert_eq!((offsets, hits), (vec![7], vec![elements[0].0]));
+}
+
+#[cfg(feature = "rayon")]
+#[test]
+fn parallel_pairs_and_queries_agree_with_sequential_ones() {
+    let (tree, _, queries) = sample();
+    let normal = |pairs: &[(Handle, Handle)]| -> Vec<(Handle, Handle)> {
+        let mut v: Vec<_> = pairs.iter().map(|&(a, b)| (a.min(b), a.max(b))).collect();
+        v.sort_unstable();
+        v
+    };
+    let (mut seq, mut par) = (Vec::new(), Vec::new());
+    tree.pairs(&mut seq);
+    tree.par_pairs(&mut par);
+    assert!(!seq.is_empty());
+    let par_normal = normal(&par);
+    assert_eq!(par_normal, normal(&seq));
+    assert!(
+        par_normal.windows(2).all(|w| w[0] != w[1]),
+        "a pair reported twice"
+    );
+
+    let (mut o1, mut h1, mut o2, mut h2) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    tree.query_many(&queries, None, &mut o1, &mut h1).unwrap();
+    tree.par_query_many(&queries, None, &mut o2, &mut h2)
+        .unwrap();
+    assert_eq!(o1, o2);
+    assert_eq!(rows(&o1, &h1), rows(&o2, &h2));
+
+    let mut small = Quadtree::new(Rect::new(0.0, 0.0, 1.0, 1.0), 8, 3).unwrap();
+    small.par_pairs(&mut par);
+    assert!(par.is_empty());
+    let a = small.insert(Rect::new(0.1, 0.1, 0.2, 0.2), 0).unwrap();
+    let b = small.insert(Rect::new(0.2, 0.2, 0.3, 0.3), 1).unwrap();
+    small.par_pairs(&mut par);
+    assert_eq!(normal(&par), vec![(a.min(b), a.max(b))]);
+}
