@@ -89,7 +89,18 @@ fn query_many_refuses_bad_batches_and_writes_nothing() {
 #[cfg(feature = "rayon")]
 #[test]
 fn parallel_pairs_and_queries_agree_with_sequential_ones() {
-    let (tree, _, queries) = sample();
+    // Big enough to take the parallel paths (250,000 elements, 1,000 queries).
+    let mut state = 3;
+    let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 4096.0, 4096.0), 16, 8).unwrap();
+    let rects: Vec<Rect> = (0..260_000)
+        .map(|_| {
+            let (x, y) = (lcg(&mut state) * 4096.0, lcg(&mut state) * 4096.0);
+            Rect::new(x, y, x + 4.0, y + 4.0)
+        })
+        .collect();
+    let ids = vec![0; rects.len()];
+    tree.insert_many(&rects, &ids, &mut Vec::new()).unwrap();
+    let queries = &rects[..5000];
     let normal = |pairs: &[(Handle, Handle)]| -> Vec<(Handle, Handle)> {
         let mut v: Vec<_> = pairs.iter().map(|&(a, b)| (a.min(b), a.max(b))).collect();
         v.sort_unstable();
@@ -107,8 +118,8 @@ fn parallel_pairs_and_queries_agree_with_sequential_ones() {
     );
 
     let (mut o1, mut h1, mut o2, mut h2) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    tree.query_many(&queries, None, &mut o1, &mut h1).unwrap();
-    tree.par_query_many(&queries, None, &mut o2, &mut h2)
+    tree.query_many(queries, None, &mut o1, &mut h1).unwrap();
+    tree.par_query_many(queries, None, &mut o2, &mut h2)
         .unwrap();
     assert_eq!(o1, o2);
     assert_eq!(rows(&o1, &h1), rows(&o2, &h2));
