@@ -580,13 +580,14 @@ impl Quadtree {
     #[napi(catch_unwind, ts_return_type = "Float64Array")]
     pub fn pairs(&self, env: &Env) -> napi::Result<Float64Array> {
         self.read(env, |tree| {
+            // The core's pair walk, on all threads when the tree is big enough.
             let mut pairs = Vec::new();
-            let _ = tree.pairs_with(|a, b| {
-                pairs.push(raw(a));
-                pairs.push(raw(b));
-                ControlFlow::Continue(())
-            });
-            Ok(Float64Array::new(pairs))
+            tree.par_pairs(&mut pairs);
+            let flat: Vec<f64> = pairs
+                .into_iter()
+                .flat_map(|(a, b)| [raw(a), raw(b)])
+                .collect();
+            Ok(Float64Array::new(flat))
         })
     }
 

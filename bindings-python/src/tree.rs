@@ -319,14 +319,14 @@ impl Quadtree {
     ///     int64 handles, shape ``(k, 2)``; the order of the pairs and within a
     ///     pair is unspecified. Releases the GIL while it works.
     fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<i64>>> {
+        // The core's pair walk, on all threads when the tree is big enough.
         let flat = self.lock.read_with_gil_released(py, |tree| {
-            let mut flat = Vec::new();
-            let _ = tree.pairs_with(|a, b| {
-                flat.push(raw(a));
-                flat.push(raw(b));
-                ControlFlow::Continue(())
-            });
-            flat
+            let mut pairs = Vec::new();
+            tree.par_pairs(&mut pairs);
+            pairs
+                .into_iter()
+                .flat_map(|(a, b)| [raw(a), raw(b)])
+                .collect::<Vec<i64>>()
         });
         let k = flat.len() / 2;
         PyArray1::from_vec(py, flat).reshape([k, 2])
@@ -467,23 +467,12 @@ impl Quadtree {
                 )));
             }
         }
+        // The core's batch query, on all threads when the batch is big enough.
         let result = self.lock.read_with_gil_released(py, |tree| {
-            let mut offsets = Vec::with_capacity(rects.len() + 1);
-            let mut hits = Vec::new();
-            offsets.push(0i64);
-            for (index, &rect) in rects.iter().enumerate() {
-                let skip = omit.map(|omit| omit[index]);
-                let _ = tree
-                    .query_with(rect, skip, |h| {
-                        hits.push(raw(h));
-                        ControlFlow::Continue(())
-                    })
-                    .map_err(|error| Error::InBatch {
-                        index,
-                        error: Box::new(error),
-                    })?;
-                offsets.push(hits.len() as i64);
-            }
+            let (mut offsets, mut hits) = (Vec::new(), Vec::new());
+            tree.par_query_many(rects, omit, &mut offsets, &mut hits)?;
+            let offsets: Vec<i64> = offsets.into_iter().map(|o| o as i64).collect();
+            let hits: Vec<i64> = hits.into_iter().map(raw).collect();
             Ok::<_, Error>((offsets, hits))
         });
         let (offsets, hits) = result.map_err(|e| {
