@@ -33,7 +33,7 @@ agents-check:
 	$(CARGO) run --release -p flatquad-bench --bin agents -- uniform-100k
 
 bench:
-	$(CARGO) run --release -p flatquad-bench --features peers --bin peers -- --markdown docs/benchmarks.md
+	$(CARGO) run --release -p flatquad-bench --features peers --bin peers -- all --markdown docs/benchmarks.md
 
 doc:
 	$(CARGO) doc --no-deps -p flatquad

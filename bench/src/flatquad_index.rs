@@ -68,7 +68,8 @@ fn to_rect(r: Aabb) -> Rect {
 
 /// flatquad under the agents workload: [`Quadtree::update`] for every agent then
 /// [`Quadtree::cleanup`] each frame; per-agent [`Quadtree::query_with`] omitting the
-/// agent's own handle, or one [`Quadtree::pairs_with`].
+/// agent's own handle, or one [`Quadtree::pairs_with`]. Static scenarios: one
+/// [`Quadtree::query_with`] or [`Quadtree::query_point_with`] per query.
 pub struct FlatquadIndex {
     size: f32,
     config: FlatquadConfig,
@@ -159,6 +160,30 @@ impl Index for FlatquadIndex {
             ControlFlow::Continue(())
         });
         Ok(pairs)
+    }
+
+    fn rect_queries(&mut self, queries: &[Aabb]) -> Result<u64, BenchError> {
+        let tree = self.tree.as_ref().ok_or_else(not_built)?;
+        let mut hits = 0u64;
+        for &q in queries {
+            let _ = tree.query_with(to_rect(q), None, |_| {
+                hits += 1;
+                ControlFlow::Continue(())
+            })?;
+        }
+        Ok(hits)
+    }
+
+    fn point_queries(&mut self, points: &[[f32; 2]]) -> Result<u64, BenchError> {
+        let tree = self.tree.as_ref().ok_or_else(not_built)?;
+        let mut hits = 0u64;
+        for &[x, y] in points {
+            let _ = tree.query_point_with(x, y, None, |_| {
+                hits += 1;
+                ControlFlow::Continue(())
+            })?;
+        }
+        Ok(hits)
     }
 
     fn bytes(&self) -> Option<usize> {

@@ -15,7 +15,8 @@ struct Entry {
 /// goes into every cell its closed rectangle touches; update re-sorts all agents into
 /// the cells with a two-pass counting sort. A pair is counted only in the cell that
 /// holds the lower-left corner of the two rectangles' intersection, so each is
-/// counted once although both rectangles may share several cells.
+/// counted once although both rectangles may share several cells; a rectangle query
+/// counts a hit by the same rule, a point query looks in the point's one cell.
 #[derive(Clone, Debug)]
 pub struct GridIndex {
     size: f32,
@@ -172,6 +173,39 @@ impl Index for GridIndex {
             }
         }
         Ok(pairs)
+    }
+
+    fn rect_queries(&mut self, queries: &[Aabb]) -> Result<u64, BenchError> {
+        let mut hits = 0u64;
+        for q in queries {
+            let (x1, y1, x2, y2) = self.cells(q);
+            for cy in y1..=y2 {
+                for cx in x1..=x2 {
+                    for e in self.cell(cy * self.cols + cx) {
+                        if q.overlaps(&e.rect) && self.owns(q, &e.rect, cx, cy) {
+                            hits += 1;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(hits)
+    }
+
+    fn point_queries(&mut self, points: &[[f32; 2]]) -> Result<u64, BenchError> {
+        // A point lies in one cell, and every rectangle holding it is listed there.
+        let mut hits = 0u64;
+        for &[x, y] in points {
+            let q = Aabb {
+                x1: x,
+                y1: y,
+                x2: x,
+                y2: y,
+            };
+            let c = self.cell_of(y) * self.cols + self.cell_of(x);
+            hits += self.cell(c).iter().filter(|e| e.rect.overlaps(&q)).count() as u64;
+        }
+        Ok(hits)
     }
 
     fn bytes(&self) -> Option<usize> {

@@ -6,14 +6,16 @@
 //! Binaries:
 //!
 //! ```text
-//! cargo run --release -p flatquad-bench --bin agents -- [SCENARIO] [--mode all-pairs|per-agent|both]
+//! cargo run --release -p flatquad-bench --bin agents -- [SCENARIO] [--mode MODE|both] [--png PATH] [--gif PATH]
 //! cargo run --release -p flatquad-bench --features peers --bin peers -- [SCENARIO... | all] [--runs R] [--markdown PATH]
 //! ```
 //!
 //! `agents` is the project demo (flatquad alone); `peers` runs flatquad, the grid
 //! baseline and every peer in one process and prints one table. Both check every
 //! run against the scenario's checksum: AGENTS.md's for the `uniform-*` scenarios,
-//! the [`oracle`]'s for `clustered-100k` and `mixed-100k`.
+//! the [`oracle`]'s for `clustered-100k`, `mixed-100k` and the query totals of
+//! `static-1m-queries`. `agents --png PATH` (and `--gif PATH`) draws the agents and
+//! the tree's leaves with the [`picture`] module.
 
 pub mod flatquad_index;
 pub mod grid;
@@ -21,44 +23,66 @@ pub mod machine;
 pub mod oracle;
 #[cfg(feature = "peers")]
 pub mod peers;
+pub mod picture;
 pub mod runner;
 pub mod workload;
 
 pub use flatquad_index::FlatquadIndex;
 pub use grid::GridIndex;
 pub use runner::{run, Report};
-pub use workload::{scenario, Aabb, Agents, Layout, Scenario, SCENARIOS};
+pub use workload::{scenario, Aabb, Agents, Layout, Queries, Scenario, SCENARIOS};
 
 use std::fmt;
 
-/// How a frame's collisions are found (AGENTS.md "Collide").
+/// What a run measures: how a frame's collisions are found (AGENTS.md "Collide")
+/// in a moving scenario, or which queries a static scenario's index answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Mode {
     /// Every agent queries its own rectangle, omitting itself; the hits are summed.
     PerAgent,
     /// The index reports every overlapping pair once; each pair counts 2.
     AllPairs,
+    /// Static scenarios: the index answers every rectangle query of the scenario's
+    /// [`workload::Queries`]; the hits are summed.
+    RectQueries,
+    /// Static scenarios: the index answers every point query; the hits are summed.
+    PointQueries,
 }
 
 impl Mode {
-    /// Both modes, all-pairs first.
-    pub const ALL: [Mode; 2] = [Mode::AllPairs, Mode::PerAgent];
+    /// The collide modes of a moving scenario, all-pairs first.
+    pub const FRAMES: [Mode; 2] = [Mode::AllPairs, Mode::PerAgent];
 
-    /// The command-line spelling: `all-pairs` or `per-agent`.
+    /// The query modes of a static scenario, rectangles first.
+    pub const QUERIES: [Mode; 2] = [Mode::RectQueries, Mode::PointQueries];
+
+    /// Every mode, in table order.
+    pub const ALL: [Mode; 4] = [
+        Mode::AllPairs,
+        Mode::PerAgent,
+        Mode::RectQueries,
+        Mode::PointQueries,
+    ];
+
+    /// The command-line spelling: `all-pairs`, `per-agent`, `rect-queries` or
+    /// `point-queries`.
     pub fn name(self) -> &'static str {
         match self {
             Mode::PerAgent => "per-agent",
             Mode::AllPairs => "all-pairs",
+            Mode::RectQueries => "rect-queries",
+            Mode::PointQueries => "point-queries",
         }
     }
 
     /// Parses the command-line spelling.
     pub fn parse(s: &str) -> Option<Mode> {
-        match s {
-            "per-agent" => Some(Mode::PerAgent),
-            "all-pairs" => Some(Mode::AllPairs),
-            _ => None,
-        }
+        Mode::ALL.into_iter().find(|m| m.name() == s)
+    }
+
+    /// Whether this is a query mode of a static scenario.
+    pub fn is_query(self) -> bool {
+        matches!(self, Mode::RectQueries | Mode::PointQueries)
     }
 }
 
@@ -95,7 +119,7 @@ impl From<flatquad::Error> for BenchError {
 
 /// A spatial index under test. The runner calls [`Index::build`] once with the
 /// initial agents, then every frame [`Index::update`] after the agents moved and one
-/// collide call.
+/// collide call; in a static scenario, one batch of queries after the build.
 pub trait Index {
     /// Short name for reports, e.g. `flatquad` or `rstar`.
     fn name(&self) -> &'static str;
@@ -122,6 +146,21 @@ pub trait Index {
     fn all_pairs(&mut self, agents: &Agents) -> Result<u64, BenchError> {
         let _ = agents;
         Err(unsupported(self.name(), Mode::AllPairs))
+    }
+
+    /// Rect-queries mode, on the index as [`Index::build`] left it: the sum over
+    /// `queries` of the number of agents whose closed rectangle meets the closed
+    /// query rectangle.
+    fn rect_queries(&mut self, queries: &[Aabb]) -> Result<u64, BenchError> {
+        let _ = queries;
+        Err(unsupported(self.name(), Mode::RectQueries))
+    }
+
+    /// Point-queries mode, on the index as [`Index::build`] left it: the sum over
+    /// `points` of the number of agents whose closed rectangle holds the point.
+    fn point_queries(&mut self, points: &[[f32; 2]]) -> Result<u64, BenchError> {
+        let _ = points;
+        Err(unsupported(self.name(), Mode::PointQueries))
     }
 
     /// Bytes the index holds, where it can tell.

@@ -19,6 +19,23 @@ pub fn cpu_model() -> String {
         .unwrap_or_else(|| "unknown CPU".to_string())
 }
 
+/// The process's peak resident set size in bytes: `VmHWM` of `/proc/self/status`
+/// (Linux), `None` where it cannot be read.
+pub fn peak_rss_bytes() -> Option<u64> {
+    parse_vm_hwm(&std::fs::read_to_string("/proc/self/status").ok()?)
+}
+
+/// The `VmHWM:   1234 kB` line of a `/proc/PID/status` text, in bytes.
+fn parse_vm_hwm(status: &str) -> Option<u64> {
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let mut fields = line["VmHWM:".len()..].split_whitespace();
+    let value: u64 = fields.next()?.parse().ok()?;
+    match fields.next() {
+        Some("kB") => Some(value * 1024),
+        _ => None,
+    }
+}
+
 /// Today's date in UTC as `YYYY-MM-DD`.
 pub fn utc_date() -> String {
     let secs = SystemTime::now()
@@ -45,7 +62,18 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 
 #[cfg(test)]
 mod tests {
-    use super::civil_from_days;
+    use super::{civil_from_days, parse_vm_hwm, peak_rss_bytes};
+
+    #[test]
+    fn vm_hwm() {
+        let status = "Name:\tpeers\nVmPeak:\t  900 kB\nVmHWM:\t    1536 kB\nVmRSS:\t 1000 kB\n";
+        assert_eq!(parse_vm_hwm(status), Some(1536 * 1024));
+        assert_eq!(parse_vm_hwm("VmRSS: 12 kB\n"), None);
+        assert_eq!(parse_vm_hwm("VmHWM: twelve kB\n"), None);
+        if cfg!(target_os = "linux") {
+            assert!(peak_rss_bytes().is_some_and(|b| b > 0));
+        }
+    }
 
     #[test]
     fn dates() {

@@ -1,9 +1,11 @@
 //! The exact oracle: counts overlapping pairs by sort-and-sweep on x, with the
 //! closed-rectangle test of [`Aabb::overlaps`]. It gives the same count as the
 //! O(n²) scan of AGENTS.md in O(n log n + n k) time, k being the number of agents
-//! whose left edge lies within one agent's x extent.
+//! whose left edge lies within one agent's x extent. For static scenarios,
+//! [`QueryOracle`] counts the hits of rectangle and point queries the same exact way.
 
-use crate::workload::{Aabb, Agents, Scenario, WARMUP_FRAMES};
+use crate::workload::{static_workload, Aabb, Agents, Scenario, WARMUP_FRAMES};
+use crate::Mode;
 
 /// Number of unordered overlapping pairs among `rects` (a rectangle never pairs
 /// with itself; two identical rectangles are a pair).
@@ -48,10 +50,99 @@ pub fn checksum(scenario: &Scenario) -> u64 {
     total / scenario.frames as u64
 }
 
-/// The checksum a run of `scenario` must reproduce: the one AGENTS.md states, or
-/// the oracle's for the scenarios it does not list.
-pub fn expected_checksum(scenario: &Scenario) -> u64 {
-    scenario.checksum.unwrap_or_else(|| checksum(scenario))
+/// Exact hit counts of queries over a fixed set of closed rectangles, with no
+/// arithmetic on coordinates (only comparisons), so exact for any `f32` input.
+///
+/// The rectangles are sorted by left edge `x1`, and `reach[i]` is the largest right
+/// edge `x2` among the first `i` of them. A rectangle meets the query `q` only if
+/// `x1 <= q.x2` (a prefix of the sorted order, found by binary search) and
+/// `x2 >= q.x1`; every rectangle before the last `i` with `reach[i] < q.x1` fails
+/// the second test (also a binary search, `reach` being non-decreasing). The
+/// rectangles between the two bounds get the exact test of [`Aabb::overlaps`].
+/// With agents of similar widths that scans the agents whose left edge lies
+/// within one width of the query's x extent.
+#[derive(Clone, Debug)]
+pub struct QueryOracle {
+    sorted: Vec<Aabb>,
+    /// `reach[i]`: the largest `x2` among `sorted[..i]` (`-inf` for `i = 0`).
+    reach: Vec<f32>,
+}
+
+impl QueryOracle {
+    /// The oracle over `rects`, which must hold no NaN.
+    pub fn new(rects: &[Aabb]) -> Self {
+        let mut sorted = rects.to_vec();
+        sorted.sort_unstable_by(|a, b| a.x1.total_cmp(&b.x1));
+        let mut reach = Vec::with_capacity(sorted.len() + 1);
+        let mut max = f32::NEG_INFINITY;
+        reach.push(max);
+        for r in &sorted {
+            max = max.max(r.x2);
+            reach.push(max);
+        }
+        QueryOracle { sorted, reach }
+    }
+
+    /// Number of rectangles whose closed rectangle meets the closed rectangle `q`.
+    pub fn count(&self, q: &Aabb) -> u64 {
+        let end = self.sorted.partition_point(|r| r.x1 <= q.x2);
+        // reach[0] = -inf < q.x1, so at least one entry passes.
+        let start = self.reach.partition_point(|&m| m < q.x1) - 1;
+        if start >= end {
+            return 0;
+        }
+        self.sorted[start..end]
+            .iter()
+            .filter(|r| r.overlaps(q))
+            .count() as u64
+    }
+
+    /// Number of rectangles whose closed rectangle holds the point `(x, y)`.
+    pub fn count_point(&self, x: f32, y: f32) -> u64 {
+        self.count(&Aabb {
+            x1: x,
+            y1: y,
+            x2: x,
+            y2: y,
+        })
+    }
+}
+
+/// A static scenario's checksums, computed by [`QueryOracle`] over its agents:
+/// the total hits of its rectangle queries and of its point queries. `None` for a
+/// moving scenario.
+pub fn query_checksums(scenario: &Scenario) -> Option<(u64, u64)> {
+    let (agents, queries) = static_workload(scenario)?;
+    let rects: Vec<Aabb> = agents.rects().collect();
+    let oracle = QueryOracle::new(&rects);
+    let rect_hits = queries.rects.iter().map(|q| oracle.count(q)).sum();
+    let point_hits = queries
+        .points
+        .iter()
+        .map(|&[x, y]| oracle.count_point(x, y))
+        .sum();
+    Some((rect_hits, point_hits))
+}
+
+/// The checksum of every mode of `scenario` ([`Scenario::modes`]), computed once:
+/// for a moving scenario AGENTS.md's or, where it states none, the oracle's (the
+/// same for both collide modes); for a static one the [`query_checksums`].
+pub fn expected_checksums(scenario: &Scenario) -> Vec<(Mode, u64)> {
+    match query_checksums(scenario) {
+        Some((rects, points)) => vec![(Mode::RectQueries, rects), (Mode::PointQueries, points)],
+        None => {
+            let sum = scenario.checksum.unwrap_or_else(|| checksum(scenario));
+            Mode::FRAMES.into_iter().map(|m| (m, sum)).collect()
+        }
+    }
+}
+
+/// The checksum a run of `scenario` in `mode` must reproduce (one entry of
+/// [`expected_checksums`]), or `None` for a mode the scenario does not have.
+pub fn expected_checksum(scenario: &Scenario, mode: Mode) -> Option<u64> {
+    expected_checksums(scenario)
+        .into_iter()
+        .find_map(|(m, sum)| (m == mode).then_some(sum))
 }
 
 #[cfg(test)]
@@ -104,6 +195,129 @@ mod tests {
     fn checksum_uniform_100k() {
         let s = scenario("uniform-100k").expect("scenario");
         assert_eq!(checksum(s), 38442);
+    }
+
+    fn brute_force_hits(rects: &[Aabb], q: &Aabb) -> u64 {
+        rects.iter().filter(|r| r.overlaps(q)).count() as u64
+    }
+
+    /// Rectangles on a coarse integer lattice (touching edges, duplicates, zero
+    /// widths), a few of them wide, so that `reach` jumps ahead of `x1`.
+    fn lattice_rects(rng: &mut Lcg, n: usize) -> Vec<Aabb> {
+        (0..n)
+            .map(|i| {
+                let x = (rng.f() * 64.0).floor() - 4.0;
+                let y = (rng.f() * 64.0).floor() - 4.0;
+                let w = if i % 97 == 0 {
+                    30.0
+                } else {
+                    (rng.f() * 5.0).floor()
+                };
+                let h = (rng.f() * 5.0).floor();
+                Aabb {
+                    x1: x,
+                    y1: y,
+                    x2: x + w,
+                    y2: y + h,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn query_oracle_matches_brute_force() {
+        let mut rng = Lcg::new();
+        let rects = lattice_rects(&mut rng, 1500);
+        let oracle = QueryOracle::new(&rects);
+        let mut total = 0;
+        for _ in 0..3000 {
+            let x = (rng.f() * 80.0).floor() - 10.0;
+            let y = (rng.f() * 80.0).floor() - 10.0;
+            let w = (rng.f() * 6.0).floor();
+            let h = (rng.f() * 6.0).floor();
+            let q = Aabb {
+                x1: x,
+                y1: y,
+                x2: x + w,
+                y2: y + h,
+            };
+            let expect = brute_force_hits(&rects, &q);
+            assert_eq!(oracle.count(&q), expect, "{q:?}");
+            total += expect;
+            // Points on the lattice: on corners and edges of many rectangles.
+            let point = Aabb { x2: x, y2: y, ..q };
+            assert_eq!(oracle.count_point(x, y), brute_force_hits(&rects, &point));
+        }
+        assert!(
+            total > 3000,
+            "the queries hit too little to test anything: {total}"
+        );
+    }
+
+    #[test]
+    fn query_oracle_edge_cases() {
+        let empty = QueryOracle::new(&[]);
+        let q = Aabb {
+            x1: 0.0,
+            y1: 0.0,
+            x2: 1.0,
+            y2: 1.0,
+        };
+        assert_eq!(empty.count(&q), 0);
+        assert_eq!(empty.count_point(0.0, 0.0), 0);
+        // Touching at a corner, and far outside the query on either side.
+        let rects = [
+            Aabb {
+                x1: 1.0,
+                y1: 1.0,
+                x2: 2.0,
+                y2: 2.0,
+            },
+            Aabb {
+                x1: -5.0,
+                y1: 0.0,
+                x2: -0.5,
+                y2: 1.0,
+            },
+            Aabb {
+                x1: 1.5,
+                y1: 0.0,
+                x2: 9.0,
+                y2: 1.0,
+            },
+        ];
+        let oracle = QueryOracle::new(&rects);
+        assert_eq!(oracle.count(&q), 1);
+        assert_eq!(oracle.count_point(1.0, 1.0), 1);
+        assert_eq!(oracle.count_point(2.0, 1.0), 2);
+        assert_eq!(oracle.count_point(-0.5, 0.5), 1);
+        assert_eq!(oracle.count_point(-0.6, 1.5), 0);
+    }
+
+    #[test]
+    fn static_scenario_checksums() {
+        let s = scenario("static-1m-queries").expect("scenario");
+        let expected = expected_checksums(s);
+        assert_eq!(
+            expected.iter().map(|&(m, _)| m).collect::<Vec<_>>(),
+            Mode::QUERIES
+        );
+        // Uniform agents of side 4 in 4092 units: a query of side 4 meets one with
+        // probability about (4 + 4)^2 / 4092^2, a point about 4^2 / 4096^2.
+        let (rects, points) = (expected[0].1 as f64, expected[1].1 as f64);
+        let n = 1e5 * 1e6;
+        assert!(
+            (rects / (n * 64.0 / 4092f64.powi(2)) - 1.0).abs() < 0.05,
+            "{rects}"
+        );
+        assert!(
+            (points / (n * 16.0 / 4096f64.powi(2)) - 1.0).abs() < 0.05,
+            "{points}"
+        );
+        assert_eq!(expected_checksum(s, Mode::PerAgent), None);
+        let moving = scenario("uniform-20k").expect("scenario");
+        assert_eq!(expected_checksum(moving, Mode::PerAgent), Some(6257));
+        assert_eq!(query_checksums(moving), None);
     }
 
     /// About 1.6e9 rectangle tests: run it with `cargo test --release`.

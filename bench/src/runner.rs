@@ -3,30 +3,39 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use crate::workload::{Agents, Scenario, WARMUP_FRAMES};
+use crate::workload::{static_workload, Agents, Scenario, WARMUP_FRAMES};
 use crate::{unsupported, BenchError, Index, Mode};
 
-/// The outcome of one run.
+/// The outcome of one run. In a query mode (static scenarios) the frame fields
+/// mean: `update_ms` the one build of the index over the agents, `collide_ms` and
+/// `frame_ms` the whole batch of queries (the build left out), `pairs_per_frame` the
+/// total hits of the batch.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Report {
     /// The index's name.
     pub index: &'static str,
     /// The scenario's name.
     pub scenario: &'static str,
-    /// The collide mode.
+    /// The collide mode, or the query mode.
     pub mode: Mode,
-    /// Mean update time per measured frame (moving the agents and telling the index).
+    /// Mean update time per measured frame (moving the agents and telling the
+    /// index); in a query mode, the build time.
     pub update_ms: f64,
-    /// Mean collide time per measured frame.
+    /// Mean collide time per measured frame; in a query mode, the time of all the
+    /// queries.
     pub collide_ms: f64,
-    /// Mean of update plus collide per measured frame.
+    /// Mean of update plus collide per measured frame; in a query mode, the time of
+    /// all the queries.
     pub frame_ms: f64,
-    /// Mean ordered pairs per measured frame (integer division).
+    /// Mean ordered pairs per measured frame (integer division); in a query mode,
+    /// the total hits.
     pub pairs_per_frame: u64,
     /// The checksum the run had to reproduce.
     pub expected: u64,
-    /// What [`Index::bytes`] said after the last frame.
+    /// What [`Index::bytes`] said after the last frame (or the queries).
     pub bytes: Option<usize>,
+    /// Number of agents in the index.
+    pub agents: usize,
 }
 
 impl Report {
@@ -34,13 +43,27 @@ impl Report {
     pub fn ok(&self) -> bool {
         self.pairs_per_frame == self.expected
     }
+
+    /// [`Report::bytes`] per agent, where the index tells its bytes.
+    pub fn bytes_per_agent(&self) -> Option<f64> {
+        self.bytes
+            .filter(|_| self.agents > 0)
+            .map(|b| b as f64 / self.agents as f64)
+    }
 }
 
-/// Runs `index` on `scenario` in `mode`: builds it from the initial agents, plays
-/// the two warm-up frames and the scenario's measured frames, timing update and
-/// collide separately with [`Instant`]. `expected` is the checksum to compare with
-/// (see [`crate::oracle::expected_checksum`]); a mismatch is reported through
-/// [`Report::ok`], not as an error.
+/// Runs `index` on `scenario` in `mode`.
+///
+/// A moving scenario (collide modes): builds the index from the initial agents,
+/// plays the two warm-up frames and the scenario's measured frames, timing update
+/// and collide separately with [`Instant`]. A static scenario (query modes): times
+/// the build over the initial agents, then the whole batch of the scenario's
+/// queries of that mode.
+///
+/// `expected` is the checksum to compare with (see
+/// [`crate::oracle::expected_checksum`]); a mismatch is reported through
+/// [`Report::ok`], not as an error. A mode the index or the scenario does not have
+/// is an error.
 pub fn run(
     scenario: &Scenario,
     index: &mut dyn Index,
@@ -49,6 +72,21 @@ pub fn run(
 ) -> Result<Report, BenchError> {
     if !index.supports(mode) {
         return Err(unsupported(index.name(), mode));
+    }
+    if !scenario.modes().contains(&mode) {
+        return Err(BenchError::new(format!(
+            "{} has no {mode} mode (it has {})",
+            scenario.name,
+            scenario
+                .modes()
+                .iter()
+                .map(|m| m.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    if mode.is_query() {
+        return run_queries(scenario, index, mode, expected);
     }
     let mut agents = Agents::new(scenario);
     index.build(&agents)?;
@@ -62,6 +100,7 @@ pub fn run(
         let ordered = match mode {
             Mode::PerAgent => index.per_agent(&agents)?,
             Mode::AllPairs => 2 * index.all_pairs(&agents)?,
+            Mode::RectQueries | Mode::PointQueries => unreachable!("checked above"),
         };
         let t2 = Instant::now();
         black_box(ordered);
@@ -83,6 +122,41 @@ pub fn run(
         pairs_per_frame: total / frames,
         expected,
         bytes: index.bytes(),
+        agents: agents.len(),
+    })
+}
+
+/// The static half of [`run`]: build, then one batch of queries.
+fn run_queries(
+    scenario: &Scenario,
+    index: &mut dyn Index,
+    mode: Mode,
+    expected: u64,
+) -> Result<Report, BenchError> {
+    let (agents, queries) = static_workload(scenario)
+        .ok_or_else(|| BenchError::new(format!("{} is not static", scenario.name)))?;
+    let t0 = Instant::now();
+    index.build(&agents)?;
+    let t1 = Instant::now();
+    let hits = match mode {
+        Mode::RectQueries => index.rect_queries(&queries.rects)?,
+        Mode::PointQueries => index.point_queries(&queries.points)?,
+        Mode::AllPairs | Mode::PerAgent => unreachable!("a query mode"),
+    };
+    let t2 = Instant::now();
+    black_box(hits);
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    Ok(Report {
+        index: index.name(),
+        scenario: scenario.name,
+        mode,
+        update_ms: ms(t1 - t0),
+        collide_ms: ms(t2 - t1),
+        frame_ms: ms(t2 - t1),
+        pairs_per_frame: hits,
+        expected,
+        bytes: index.bytes(),
+        agents: agents.len(),
     })
 }
 
@@ -91,23 +165,39 @@ mod tests {
     use super::*;
     use crate::flatquad_index::FlatquadConfig;
     use crate::oracle;
-    use crate::workload::{Layout, Scenario};
+    use crate::workload::{Layout, QuerySpec, Scenario};
     use crate::{FlatquadIndex, GridIndex};
 
-    /// A small scenario of each layout, for fast cross-checks of every index.
+    /// A small scenario of each layout, moving and static, for fast cross-checks
+    /// of every index.
     pub(crate) fn small_scenarios() -> Vec<Scenario> {
-        [Layout::Uniform, Layout::Clustered, Layout::Mixed]
-            .into_iter()
-            .map(|layout| Scenario {
-                name: "small",
-                layout,
-                n: 3000,
-                world: 1024.0,
-                size: 4.0,
-                frames: 3,
-                checksum: None,
-            })
-            .collect()
+        let layouts = [Layout::Uniform, Layout::Clustered, Layout::Mixed];
+        let moving = layouts.into_iter().map(|layout| Scenario {
+            name: "small",
+            layout,
+            n: 3000,
+            world: 1024.0,
+            size: 4.0,
+            frames: 3,
+            checksum: None,
+            queries: None,
+        });
+        // Static: big queries so that each hits several agents, in a world where the
+        // agents are dense.
+        let fixed = layouts.into_iter().map(|layout| Scenario {
+            name: "small-static",
+            layout,
+            n: 3000,
+            world: 512.0,
+            size: 4.0,
+            frames: 0,
+            checksum: None,
+            queries: Some(QuerySpec {
+                count: 5000,
+                side: 16.0,
+            }),
+        });
+        moving.chain(fixed).collect()
     }
 
     /// Every index this build has, for agents of side `size`.
@@ -126,17 +216,25 @@ mod tests {
     #[test]
     fn every_index_matches_oracle() {
         for s in small_scenarios() {
-            let expected = oracle::checksum(&s);
+            let expected = oracle::expected_checksums(&s);
+            assert!(expected.iter().all(|&(_, sum)| sum > 0), "{expected:?}");
             for mut index in every_index(s.size) {
-                for mode in Mode::ALL {
+                for &(mode, expected) in &expected {
                     if !index.supports(mode) {
                         let err = run(&s, index.as_mut(), mode, expected);
                         assert!(err.is_err());
                         continue;
                     }
                     let report = run(&s, index.as_mut(), mode, expected).expect("run");
-                    assert!(report.ok(), "{:?}: {report:?}", s.layout);
+                    assert!(report.ok(), "{} {:?}: {report:?}", s.name, s.layout);
                 }
+                // A mode of the other kind of scenario is refused.
+                let other = if s.is_static() {
+                    Mode::PerAgent
+                } else {
+                    Mode::RectQueries
+                };
+                assert!(run(&s, index.as_mut(), other, 0).is_err());
             }
         }
     }

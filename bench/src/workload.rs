@@ -1,6 +1,8 @@
 //! The agents workload of `shared/bench/AGENTS.md`: the RNG, the scenarios and the
 //! agents themselves, with every computation in `f32` in the order the spec states.
 
+use crate::Mode;
+
 /// The workload's 32-bit LCG: `state = state * 1664525 + 1013904223` (wrapping),
 /// seeded with 12345.
 #[derive(Clone, Debug)]
@@ -92,6 +94,37 @@ pub struct Scenario {
     /// The checksum of AGENTS.md (ordered pairs per measured frame), where it
     /// states one; `None` for scenarios whose checksum the [`crate::oracle`] computes.
     pub checksum: Option<u64>,
+    /// `Some` for a *static* scenario: the agents never move, and the index built
+    /// over their initial rectangles answers these queries instead of playing frames
+    /// (see [`Queries`]). `None` for the moving scenarios of AGENTS.md.
+    pub queries: Option<QuerySpec>,
+}
+
+/// The queries of a static scenario: `count` rectangle queries of side `side`, then
+/// `count` point queries (see [`Queries::draw`] for how they are drawn).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QuerySpec {
+    /// Number of rectangle queries, and of point queries.
+    pub count: usize,
+    /// Side of every (square) rectangle query.
+    pub side: f32,
+}
+
+impl Scenario {
+    /// Whether the scenario is static (queries on a built index, no frames).
+    pub fn is_static(&self) -> bool {
+        self.queries.is_some()
+    }
+
+    /// The modes a run of this scenario can take: the two collide modes of a moving
+    /// scenario, or the two query modes of a static one.
+    pub fn modes(&self) -> &'static [Mode] {
+        if self.is_static() {
+            &Mode::QUERIES
+        } else {
+            &Mode::FRAMES
+        }
+    }
 }
 
 /// Number of warm-up frames before the measured ones.
@@ -107,6 +140,7 @@ pub const SCENARIOS: &[Scenario] = &[
         size: 4.0,
         frames: 10,
         checksum: Some(38442),
+        queries: None,
     },
     Scenario {
         name: "uniform-1m",
@@ -116,6 +150,7 @@ pub const SCENARIOS: &[Scenario] = &[
         size: 4.0,
         frames: 3,
         checksum: Some(422_580),
+        queries: None,
     },
     Scenario {
         name: "uniform-20k",
@@ -125,6 +160,7 @@ pub const SCENARIOS: &[Scenario] = &[
         size: 4.0,
         frames: 10,
         checksum: Some(6257),
+        queries: None,
     },
     Scenario {
         name: "clustered-100k",
@@ -134,6 +170,7 @@ pub const SCENARIOS: &[Scenario] = &[
         size: 4.0,
         frames: 10,
         checksum: None,
+        queries: None,
     },
     Scenario {
         name: "mixed-100k",
@@ -143,6 +180,23 @@ pub const SCENARIOS: &[Scenario] = &[
         size: 4.0,
         frames: 10,
         checksum: None,
+        queries: None,
+    },
+    // The agents of uniform-100k, never moved, hit by 1,000,000 rectangle queries of
+    // side 4 and 1,000,000 point queries (see `Queries::draw`); the oracle counts
+    // the hits.
+    Scenario {
+        name: "static-1m-queries",
+        layout: Layout::Uniform,
+        n: 100_000,
+        world: 4096.0,
+        size: 4.0,
+        frames: 0,
+        checksum: None,
+        queries: Some(QuerySpec {
+            count: 1_000_000,
+            side: 4.0,
+        }),
     },
 ];
 
@@ -201,6 +255,13 @@ pub struct Agents {
 impl Agents {
     /// The initial agents of `scenario`, drawn from a fresh [`Lcg`].
     pub fn new(scenario: &Scenario) -> Self {
+        Self::draw(scenario, &mut Lcg::new())
+    }
+
+    /// The initial agents of `scenario`, drawn from `rng` (which [`Agents::new`]
+    /// makes fresh); `rng` is left where the agents' draws end, so that a static
+    /// scenario's [`Queries`] can go on from there.
+    pub fn draw(scenario: &Scenario, rng: &mut Lcg) -> Self {
         let n = scenario.n;
         let mut agents = Agents {
             x: Vec::with_capacity(n),
@@ -210,14 +271,13 @@ impl Agents {
             side: Vec::with_capacity(n),
             world: scenario.world,
         };
-        let mut rng = Lcg::new();
         match scenario.layout {
             Layout::Uniform => {
                 for _ in 0..n {
-                    agents.push_uniform(&mut rng, scenario.size);
+                    agents.push_uniform(rng, scenario.size);
                 }
             }
-            Layout::Clustered => agents.fill_clustered(&mut rng, scenario),
+            Layout::Clustered => agents.fill_clustered(rng, scenario),
             Layout::Mixed => {
                 for i in 0..n {
                     let side = if i % 100 == 0 {
@@ -225,7 +285,7 @@ impl Agents {
                     } else {
                         scenario.size
                     };
-                    agents.push_uniform(&mut rng, side);
+                    agents.push_uniform(rng, side);
                 }
             }
         }
@@ -342,6 +402,61 @@ impl Agents {
     }
 }
 
+/// The queries of a static scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Queries {
+    /// The rectangle queries, closed like the agents' rectangles.
+    pub rects: Vec<Aabb>,
+    /// The point queries `[x, y]`.
+    pub points: Vec<[f32; 2]>,
+}
+
+impl Queries {
+    /// Draws the queries of a static scenario, with `spec.count = Q` and
+    /// `spec.side = s`, from `rng` going on where the agents' draws ended (the same
+    /// generator: see [`static_workload`]). All arithmetic in `f32`, in this order:
+    ///
+    /// 1. rectangle query `j = 0..Q`, in order: `qx = f() * (world - s)`, then
+    ///    `qy = f() * (world - s)`; the query is the closed rectangle
+    ///    `(qx, qy, qx + s, qy + s)`;
+    /// 2. then point query `j = 0..Q`, in order: `px = f() * world`, then
+    ///    `py = f() * world`; the query is the point `(px, py)`, which hits every agent
+    ///    whose closed rectangle holds it.
+    ///
+    /// The checksum of each kind is the total number of hits over its `Q` queries.
+    pub fn draw(spec: &QuerySpec, world: f32, rng: &mut Lcg) -> Self {
+        let mut rects = Vec::with_capacity(spec.count);
+        for _ in 0..spec.count {
+            let x = rng.f() * (world - spec.side);
+            let y = rng.f() * (world - spec.side);
+            rects.push(Aabb {
+                x1: x,
+                y1: y,
+                x2: x + spec.side,
+                y2: y + spec.side,
+            });
+        }
+        let mut points = Vec::with_capacity(spec.count);
+        for _ in 0..spec.count {
+            let x = rng.f() * world;
+            let y = rng.f() * world;
+            points.push([x, y]);
+        }
+        Queries { rects, points }
+    }
+}
+
+/// A static scenario's agents and queries: the agents exactly as [`Agents::new`]
+/// draws them (the initial positions, never moved: no [`Agents::step`]), then the
+/// [`Queries`] from the same generator. `None` for a moving scenario.
+pub fn static_workload(scenario: &Scenario) -> Option<(Agents, Queries)> {
+    let spec = scenario.queries.as_ref()?;
+    let mut rng = Lcg::new();
+    let agents = Agents::draw(scenario, &mut rng);
+    let queries = Queries::draw(spec, scenario.world, &mut rng);
+    Some((agents, queries))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -389,6 +504,37 @@ mod tests {
         for i in (0..s.n).step_by(100) {
             assert_eq!((agents.x[i], agents.y[i]), (x0, y0));
         }
+    }
+
+    #[test]
+    fn static_workload_goes_on_from_the_agents() {
+        let s = scenario("static-1m-queries").expect("scenario");
+        let spec = s.queries.expect("static");
+        let (agents, queries) = static_workload(s).expect("static");
+        // The agents of uniform-100k, at their initial positions.
+        let uniform = Agents::new(scenario("uniform-100k").expect("scenario"));
+        assert_eq!((&agents.x, &agents.y), (&uniform.x, &uniform.y));
+        // The first query's draws follow the agents' 4n draws.
+        let mut rng = Lcg::new();
+        for _ in 0..4 * s.n {
+            rng.f();
+        }
+        let x = rng.f() * (s.world - spec.side);
+        let y = rng.f() * (s.world - spec.side);
+        assert_eq!(queries.rects[0].x1, x);
+        assert_eq!(queries.rects[0].y2, y + spec.side);
+        assert_eq!(
+            (queries.rects.len(), queries.points.len()),
+            (spec.count, spec.count)
+        );
+        for q in &queries.rects {
+            assert!(q.x1 >= 0.0 && q.y1 >= 0.0 && q.x2 <= s.world && q.y2 <= s.world);
+        }
+        for &[x, y] in &queries.points {
+            assert!((0.0..s.world).contains(&x) && (0.0..s.world).contains(&y));
+        }
+        assert_eq!(s.modes(), Mode::QUERIES);
+        assert!(static_workload(scenario("uniform-20k").expect("scenario")).is_none());
     }
 
     #[test]

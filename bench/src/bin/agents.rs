@@ -2,32 +2,59 @@
 //!
 //! ```text
 //! cargo run --release -p flatquad-bench --bin agents -- [SCENARIO] \
-//!     [--mode all-pairs|per-agent|both] [--max-elements N] [--max-depth N]
+//!     [--mode MODE|both] [--max-elements N] [--max-depth N] \
+//!     [--png PATH [--png-size PX]] [--gif PATH [--gif-size PX] [--frames N] [--gif-every K]] \
+//!     [--region X,Y,SIDE]
 //! ```
 //!
-//! Exits with 1 when a checksum does not match, 2 on a usage or index error.
+//! `--png` draws the tree after the run: its leaves (filled by how full they are,
+//! outlined by depth) and the agents (pink where they overlap another); `--gif`
+//! plays the scenario again and draws a frame every K frames. Exits with 1 when a
+//! checksum does not match, 2 on a usage, index or file error.
 
 use std::process::ExitCode;
 
 use flatquad_bench::flatquad_index::{FlatquadConfig, FlatquadIndex};
+use flatquad_bench::picture::{draw_tree, GifWriter, View};
 use flatquad_bench::workload::{scenario_names, WARMUP_FRAMES};
-use flatquad_bench::{oracle, run, scenario, Mode, Scenario};
+use flatquad_bench::{oracle, run, scenario, Agents, Index, Mode, Report, Scenario};
+
+/// A square region of the world, `None` for the default.
+type Region = Option<(f32, f32, f32)>;
 
 struct Args {
     scenario: &'static Scenario,
     modes: Vec<Mode>,
     config: FlatquadConfig,
+    png: Option<String>,
+    png_size: u32,
+    gif: Option<String>,
+    gif_size: u32,
+    gif_frames: u32,
+    gif_every: u32,
+    region: Region,
 }
 
 fn usage() -> String {
     format!(
-        "usage: agents [SCENARIO] [--mode all-pairs|per-agent|both] [--max-elements N] [--max-depth N]\n\
+        "usage: agents [SCENARIO] [--mode MODE|both] [--max-elements N] [--max-depth N]\n\
+         \x20             [--png PATH] [--png-size PX] [--gif PATH] [--gif-size PX] [--frames N]\n\
+         \x20             [--gif-every K] [--region X,Y,SIDE]\n\
          \n\
          Runs flatquad on the agents workload and checks the checksum.\n\
          SCENARIO: one of {} (default uniform-100k).\n\
-         --mode          collide mode (default both)\n\
+         --mode          all-pairs or per-agent (moving scenarios), rect-queries or\n\
+         \x20               point-queries (static-1m-queries); default both of the scenario's\n\
          --max-elements  elements per leaf before a split (default 16)\n\
-         --max-depth     deepest tree level (default: smallest cell >= 4 agent sides)",
+         --max-depth     deepest tree level (default: smallest cell >= 4 agent sides)\n\
+         --png PATH      after the run, draw the tree's leaves and the agents as a PNG\n\
+         --png-size PX   side of the PNG in pixels (default 1024)\n\
+         --gif PATH      play the scenario again and draw an animated GIF\n\
+         --gif-size PX   side of the GIF in pixels (default 512)\n\
+         --frames N      GIF frames (default 50)\n\
+         --gif-every K   workload frames between GIF frames (default 5)\n\
+         --region X,Y,SIDE  the square of the world drawn (default: the whole world up\n\
+         \x20               to 2048 units, else the top-left 1024 x 1024)",
         scenario_names()
     )
 }
@@ -39,23 +66,60 @@ fn parse_u32(flag: &str, value: Option<String>) -> Result<u32, String> {
         .map_err(|_| format!("{flag}: not a non-negative integer: {value:?}"))
 }
 
+fn parse_pixels(flag: &str, value: Option<String>) -> Result<u32, String> {
+    let px = parse_u32(flag, value)?;
+    if (1..=16384).contains(&px) {
+        Ok(px)
+    } else {
+        Err(format!("{flag}: {px} is not in 1..=16384"))
+    }
+}
+
+fn parse_region(value: Option<String>) -> Result<Region, String> {
+    let value = value.ok_or("--region needs X,Y,SIDE")?;
+    let bad = || format!("--region: want X,Y,SIDE (finite, SIDE > 0), not {value:?}");
+    let numbers: Vec<f32> = value
+        .split(',')
+        .map(|v| v.trim().parse::<f32>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| bad())?;
+    match numbers[..] {
+        [x, y, side] if x.is_finite() && y.is_finite() && side.is_finite() && side > 0.0 => {
+            Ok(Some((x, y, side)))
+        }
+        _ => Err(bad()),
+    }
+}
+
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
     let mut scenario_name: Option<String> = None;
-    let mut modes = Mode::ALL.to_vec();
+    let mut mode: Option<Mode> = None;
     let mut config = FlatquadConfig::default();
+    let (mut png, mut png_size) = (None, 1024);
+    let (mut gif, mut gif_size, mut gif_frames, mut gif_every) = (None, 512, 50, 5);
+    let mut region = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "-h" | "--help" => return Ok(None),
             "--mode" => {
                 let value = args.next().ok_or("--mode needs a value")?;
-                modes = match value.as_str() {
-                    "both" => Mode::ALL.to_vec(),
-                    other => vec![Mode::parse(other)
-                        .ok_or_else(|| format!("--mode: unknown mode {other:?}"))?],
+                mode = match value.as_str() {
+                    "both" => None,
+                    other => Some(
+                        Mode::parse(other)
+                            .ok_or_else(|| format!("--mode: unknown mode {other:?}"))?,
+                    ),
                 };
             }
             "--max-elements" => config.max_elements = Some(parse_u32(&arg, args.next())?),
             "--max-depth" => config.max_depth = Some(parse_u32(&arg, args.next())?),
+            "--png" => png = Some(args.next().ok_or("--png needs a path")?),
+            "--png-size" => png_size = parse_pixels(&arg, args.next())?,
+            "--gif" => gif = Some(args.next().ok_or("--gif needs a path")?),
+            "--gif-size" => gif_size = parse_pixels(&arg, args.next())?,
+            "--frames" => gif_frames = parse_u32(&arg, args.next())?.max(1),
+            "--gif-every" => gif_every = parse_u32(&arg, args.next())?,
+            "--region" => region = parse_region(args.next())?,
             flag if flag.starts_with('-') => return Err(format!("unknown option {flag:?}")),
             name => {
                 if scenario_name.replace(name.to_string()).is_some() {
@@ -66,11 +130,147 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
     }
     let name = scenario_name.unwrap_or_else(|| "uniform-100k".to_string());
     let scenario = scenario(&name).ok_or_else(|| format!("unknown scenario {name:?}"))?;
+    let modes = match mode {
+        None => scenario.modes().to_vec(),
+        Some(m) if scenario.modes().contains(&m) => vec![m],
+        Some(m) => return Err(format!("{name} has no {m} mode")),
+    };
+    if gif.is_some() && scenario.is_static() {
+        return Err(format!("--gif: nothing moves in {name}"));
+    }
     Ok(Some(Args {
         scenario,
         modes,
         config,
+        png,
+        png_size,
+        gif,
+        gif_size,
+        gif_frames,
+        gif_every,
+        region,
     }))
+}
+
+/// The region drawn: the one asked for, or the whole world up to 2048 units on a
+/// side, or else its top-left 1024 × 1024 units.
+fn view(s: &Scenario, region: Region, pixels: u32) -> View {
+    let (x, y, side) = region.unwrap_or(if s.world <= 2048.0 {
+        (0.0, 0.0, s.world)
+    } else {
+        (0.0, 0.0, 1024.0)
+    });
+    View { x, y, side, pixels }
+}
+
+fn print_header(s: &Scenario) {
+    if s.is_static() {
+        println!(
+            "{:<13} {:>9} {:>9} {:>9} {:>10} {:>10} {:>8} {:>12}",
+            "mode", "build ms", "query ms", "ns/query", "hits", "expected", "check", "bytes/agent"
+        );
+    } else {
+        println!(
+            "{:<10} {:>10} {:>11} {:>9} {:>12} {:>9} {:>8} {:>12}",
+            "mode",
+            "update ms",
+            "collide ms",
+            "frame ms",
+            "pairs/frame",
+            "expected",
+            "check",
+            "bytes/agent"
+        );
+    }
+}
+
+fn print_row(s: &Scenario, report: &Report) {
+    let check = if report.ok() { "OK" } else { "MISMATCH" };
+    let per_agent = report
+        .bytes_per_agent()
+        .map_or_else(|| "-".to_string(), |b| format!("{b:.1}"));
+    if let Some(q) = s.queries {
+        println!(
+            "{:<13} {:>9.3} {:>9.3} {:>9.1} {:>10} {:>10} {:>8} {:>12}",
+            report.mode.name(),
+            report.update_ms,
+            report.collide_ms,
+            report.collide_ms * 1e6 / q.count as f64,
+            report.pairs_per_frame,
+            report.expected,
+            check,
+            per_agent
+        );
+    } else {
+        println!(
+            "{:<10} {:>10.3} {:>11.3} {:>9.3} {:>12} {:>9} {:>8} {:>12}",
+            report.mode.name(),
+            report.update_ms,
+            report.collide_ms,
+            report.frame_ms,
+            report.pairs_per_frame,
+            report.expected,
+            check,
+            per_agent
+        );
+    }
+}
+
+/// Draws `index`'s tree into a PNG at `path`.
+fn write_png(index: &FlatquadIndex, args: &Args, path: &str) -> Result<(), String> {
+    let tree = index.tree().ok_or("--png: no tree to draw")?;
+    let view = view(args.scenario, args.region, args.png_size);
+    let (canvas, drawn) = draw_tree(tree, &view);
+    canvas
+        .save_png(path)
+        .map_err(|e| format!("--png: cannot write {path}: {e}"))?;
+    let bytes = std::fs::metadata(path).map_or(0, |m| m.len());
+    println!(
+        "picture: {path}, {px}x{px} px of the world square ({}, {}) side {}: {} leaves \
+         (depths {}..={}), {} agents ({} overlapping another), {bytes} bytes",
+        view.x,
+        view.y,
+        view.side,
+        drawn.leaves,
+        drawn.depths.0,
+        drawn.depths.1,
+        drawn.elements,
+        drawn.colliding,
+        px = view.pixels,
+    );
+    Ok(())
+}
+
+/// Plays the scenario again (build, then frames) and draws every `gif_every`-th
+/// frame into an animated GIF at `path`, the first frame being the initial agents.
+fn write_gif(args: &Args, path: &str) -> Result<(), String> {
+    let s = args.scenario;
+    let view = view(s, args.region, args.gif_size);
+    let fail = |e: &dyn std::fmt::Display| format!("--gif: {path}: {e}");
+    let mut agents = Agents::new(s);
+    let mut index = FlatquadIndex::new(s.size, args.config);
+    index.build(&agents).map_err(|e| fail(&e))?;
+    let mut gif = GifWriter::create(path, view.pixels, view.pixels).map_err(|e| fail(&e))?;
+    for frame in 0..args.gif_frames {
+        if frame > 0 {
+            for _ in 0..args.gif_every {
+                agents.step();
+                index.update(&agents).map_err(|e| fail(&e))?;
+            }
+        }
+        let tree = index.tree().ok_or("--gif: no tree to draw")?;
+        let (canvas, _) = draw_tree(tree, &view);
+        gif.add(&canvas, 8).map_err(|e| fail(&e))?;
+    }
+    gif.finish().map_err(|e| fail(&e))?;
+    let bytes = std::fs::metadata(path).map_or(0, |m| m.len());
+    println!(
+        "animation: {path}, {} frames of {px}x{px} px, one every {} workload frames, {bytes} bytes",
+        args.gif_frames,
+        args.gif_every,
+        px = view.pixels
+    );
+    Ok(())
 }
 
 fn main() -> ExitCode {
@@ -90,39 +290,38 @@ fn main() -> ExitCode {
         eprintln!("agents: {e}\n\n{}", usage());
         return ExitCode::from(2);
     }
-    println!(
-        "{}: {} agents of side {} in a {}x{} world, {} warm-up + {} measured frames",
-        s.name, s.n, s.size, s.world, s.world, WARMUP_FRAMES, s.frames
-    );
+    match s.queries {
+        Some(q) => println!(
+            "{}: {} agents of side {} in a {}x{} world, static; {} rectangle queries of side {} \
+             and {} point queries",
+            s.name, s.n, s.size, s.world, s.world, q.count, q.side, q.count
+        ),
+        None => println!(
+            "{}: {} agents of side {} in a {}x{} world, {} warm-up + {} measured frames",
+            s.name, s.n, s.size, s.world, s.world, WARMUP_FRAMES, s.frames
+        ),
+    }
     println!(
         "flatquad: max_elements {}, max_depth {}",
         args.config.max_elements(),
         args.config.max_depth(s.world, s.size)
     );
-    let expected = match s.checksum {
-        Some(c) => c,
-        None => {
-            println!("checksum: computing with the sort-and-sweep oracle...");
-            oracle::checksum(s)
-        }
-    };
+    if s.checksum.is_none() {
+        println!("checksum: computing with the exact oracle...");
+    }
+    let expected = oracle::expected_checksums(s);
 
     println!();
-    println!(
-        "{:<10} {:>10} {:>11} {:>9} {:>12} {:>9} {:>8} {:>12}",
-        "mode",
-        "update ms",
-        "collide ms",
-        "frame ms",
-        "pairs/frame",
-        "expected",
-        "check",
-        "bytes/agent"
-    );
+    print_header(s);
     let mut mismatch = false;
+    let mut last = None;
     for &mode in &args.modes {
+        let sum = expected
+            .iter()
+            .find_map(|&(m, sum)| (m == mode).then_some(sum))
+            .expect("a checksum for every mode of the scenario");
         let mut index = FlatquadIndex::new(s.size, args.config);
-        let report = match run(s, &mut index, mode, expected) {
+        let report = match run(s, &mut index, mode, sum) {
             Ok(report) => report,
             Err(e) => {
                 eprintln!("agents: {mode}: {e}");
@@ -130,25 +329,16 @@ fn main() -> ExitCode {
             }
         };
         mismatch |= !report.ok();
-        let per_agent = report.bytes.map_or_else(
-            || "-".to_string(),
-            |b| format!("{:.1}", b as f64 / s.n as f64),
-        );
-        println!(
-            "{:<10} {:>10.3} {:>11.3} {:>9.3} {:>12} {:>9} {:>8} {:>12}",
-            mode.name(),
-            report.update_ms,
-            report.collide_ms,
-            report.frame_ms,
-            report.pairs_per_frame,
-            report.expected,
-            if report.ok() { "OK" } else { "MISMATCH" },
-            per_agent
-        );
+        print_row(s, &report);
         if let Some(tree) = index.tree() {
             let st = tree.stats();
+            let when = if s.is_static() {
+                "built"
+            } else {
+                "after the last frame"
+            };
             println!(
-                "{:<10} tree after the last frame: {} nodes, {} leaves, {} element links, depth {} reached, {} bytes",
+                "{:<10} tree {when}: {} nodes, {} leaves, {} element links, depth {} reached, {} bytes",
                 "",
                 st.nodes,
                 st.leaves,
@@ -157,6 +347,18 @@ fn main() -> ExitCode {
                 st.bytes
             );
         }
+        last = Some(index);
+    }
+    let mut drawing = Ok(());
+    if let (Some(path), Some(index)) = (&args.png, &last) {
+        drawing = write_png(index, &args, path);
+    }
+    if let (Ok(()), Some(path)) = (&drawing, &args.gif) {
+        drawing = write_gif(&args, path);
+    }
+    if let Err(message) = drawing {
+        eprintln!("agents: {message}");
+        return ExitCode::from(2);
     }
     if mismatch {
         eprintln!("agents: checksum MISMATCH");

@@ -5,17 +5,20 @@
 //!     [SCENARIO... | all] [--runs R] [--markdown PATH] [--max-elements N] [--max-depth N]
 //! ```
 //!
-//! Every implementation runs every mode it supports R times, interleaved (run 1 of
-//! all of them, then run 2, ...), and the table shows the run with the median frame
-//! time. Exits with 1 when a checksum does not match or an index fails, 2 on a usage
-//! error.
+//! Every implementation runs every mode of the scenario it supports R times,
+//! interleaved (run 1 of all of them, then run 2, ...), and the table shows the run
+//! with the median frame time (for the static scenario's query modes, the median
+//! query time), the bytes per agent the index holds where it tells, and the
+//! process's peak RSS at the end. Every run's count is checked against the
+//! scenario's checksum (AGENTS.md's, or the oracle's). Exits with 1 when a checksum
+//! does not match or an index fails, 2 on a usage error.
 
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
 use flatquad_bench::flatquad_index::{FlatquadConfig, FlatquadIndex};
 use flatquad_bench::workload::{scenario_names, SCENARIOS};
-use flatquad_bench::{machine, oracle, peers, run, scenario, GridIndex, Index, Mode, Report};
+use flatquad_bench::{machine, oracle, peers, run, scenario, GridIndex, Index, Report};
 use flatquad_bench::{BenchError, Scenario};
 
 struct Args {
@@ -31,6 +34,8 @@ fn usage() -> String {
          \n\
          Runs flatquad, the grid baseline and every peer on the agents workload.\n\
          SCENARIO: any of {} (default uniform-100k), or all.\n\
+         The static scenario runs the rect-queries and point-queries modes, the others\n\
+         all-pairs and per-agent.\n\
          --runs          runs of each implementation and mode; the median is shown (default 3)\n\
          --markdown      also write the table as Markdown to PATH\n\
          --max-elements  flatquad: elements per leaf before a split (default 16)\n\
@@ -83,6 +88,8 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
 struct Row {
     report: Report,
     ratio: Option<f64>,
+    /// Whether every run (not only the median one) reproduced the checksum.
+    all_ok: bool,
 }
 
 /// Every implementation for one scenario, flatquad first.
@@ -95,17 +102,21 @@ fn implementations(s: &Scenario, config: FlatquadConfig) -> Vec<Box<dyn Index>> 
     all
 }
 
-/// Runs every implementation of `s` in every mode it supports `runs` times; returns
-/// the median rows, all-pairs first, flatquad first within a mode.
+/// Runs every implementation of `s` in every mode of the scenario it supports `runs`
+/// times; returns the median rows, mode by mode in [`Scenario::modes`] order,
+/// flatquad first within a mode.
 fn measure(s: &Scenario, args: &Args) -> Result<Vec<Row>, BenchError> {
-    eprintln!("{}: computing the checksum...", s.name);
-    let expected = oracle::expected_checksum(s);
+    eprintln!("{}: computing the checksums...", s.name);
+    let expected = oracle::expected_checksums(s);
     let mut indexes = implementations(s, args.config);
-    // reports[i][m] holds index i's runs in mode Mode::ALL[m].
-    let mut reports: Vec<[Vec<Report>; 2]> = indexes.iter().map(|_| Default::default()).collect();
+    // reports[i][m] holds index i's runs in mode expected[m].0.
+    let mut reports: Vec<Vec<Vec<Report>>> = indexes
+        .iter()
+        .map(|_| vec![Vec::new(); expected.len()])
+        .collect();
     for r in 0..args.runs {
         for (index, slots) in indexes.iter_mut().zip(reports.iter_mut()) {
-            for (m, mode) in Mode::ALL.into_iter().enumerate() {
+            for (&(mode, sum), slot) in expected.iter().zip(slots.iter_mut()) {
                 if !index.supports(mode) {
                     continue;
                 }
@@ -116,37 +127,73 @@ fn measure(s: &Scenario, args: &Args) -> Result<Vec<Row>, BenchError> {
                     args.runs,
                     index.name()
                 );
-                let report = run(s, index.as_mut(), mode, expected)
+                let report = run(s, index.as_mut(), mode, sum)
                     .map_err(|e| BenchError::new(format!("{} {}: {e}", s.name, index.name())))?;
-                slots[m].push(report);
+                if !report.ok() {
+                    eprintln!(
+                        "{}: {} {mode}: checksum MISMATCH: {} instead of {}",
+                        s.name,
+                        index.name(),
+                        report.pairs_per_frame,
+                        report.expected
+                    );
+                }
+                slot.push(report);
             }
         }
     }
     let mut rows = Vec::new();
-    for m in 0..Mode::ALL.len() {
+    for m in 0..expected.len() {
         let mut baseline = None;
         for slots in &mut reports {
             let runs = &mut slots[m];
             if runs.is_empty() {
                 continue;
             }
+            // Every run must match, not only the median one.
+            let all_ok = runs.iter().all(Report::ok);
             runs.sort_by(|a, b| a.frame_ms.total_cmp(&b.frame_ms));
             let report = runs.swap_remove(runs.len() / 2);
             if report.index == "flatquad" {
                 baseline = Some(report.frame_ms);
             }
             let ratio = baseline.map(|b| report.frame_ms / b);
-            rows.push(Row { report, ratio });
+            rows.push(Row {
+                report,
+                ratio,
+                all_ok,
+            });
         }
     }
     Ok(rows)
 }
 
-fn check(r: &Report) -> &'static str {
-    if r.ok() {
+fn check(row: &Row) -> &'static str {
+    if row.all_ok {
         "OK"
     } else {
         "MISMATCH"
+    }
+}
+
+fn bytes_per_agent(r: &Report) -> String {
+    r.bytes_per_agent()
+        .map_or_else(|| "-".to_string(), |b| format!("{b:.1}"))
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+}
+
+/// The peak-RSS sentence of the report.
+fn peak_rss() -> String {
+    match machine::peak_rss_bytes() {
+        Some(b) => format!(
+            "Peak RSS of the whole process (VmHWM, every scenario and implementation above, \
+             the oracles and the workload included): {}.",
+            mib(b)
+        ),
+        None => "Peak RSS: unknown (no /proc/self/status).".to_string(),
     }
 }
 
@@ -157,7 +204,7 @@ fn ratio(row: &Row) -> String {
 
 fn print_table(rows: &[Row]) {
     println!(
-        "{:<14} {:<13} {:<10} {:>10} {:>11} {:>9} {:>6} {:>12} {:>9}",
+        "{:<18} {:<13} {:<13} {:>10} {:>11} {:>9} {:>6} {:>12} {:>9} {:>12}",
         "scenario",
         "impl",
         "mode",
@@ -166,12 +213,13 @@ fn print_table(rows: &[Row]) {
         "frame ms",
         "ratio",
         "pairs/frame",
-        "checksum"
+        "checksum",
+        "bytes/agent"
     );
     for row in rows {
         let r = &row.report;
         println!(
-            "{:<14} {:<13} {:<10} {:>10.3} {:>11.3} {:>9.3} {:>6} {:>12} {:>9}",
+            "{:<18} {:<13} {:<13} {:>10.3} {:>11.3} {:>9.3} {:>6} {:>12} {:>9} {:>12}",
             r.scenario,
             r.index,
             r.mode.name(),
@@ -180,19 +228,24 @@ fn print_table(rows: &[Row]) {
             r.frame_ms,
             ratio(row),
             r.pairs_per_frame,
-            check(r)
+            check(row),
+            bytes_per_agent(r)
         );
     }
 }
 
 fn markdown(rows: &[Row], args: &Args) -> String {
     let mut md = String::new();
-    let depth = |s: &Scenario| args.config.max_depth(s.world, s.size).to_string();
-    let depths: Vec<String> = args.scenarios.iter().map(|s| depth(s)).collect();
+    let depths: Vec<String> = args
+        .scenarios
+        .iter()
+        .map(|s| format!("{} {}", s.name, args.config.max_depth(s.world, s.size)))
+        .collect();
     let _ = writeln!(md, "# flatquad and its peers on the agents workload\n");
     let _ = writeln!(
         md,
-        "Machine: {} CPUs, {}. Date: {}.\n",
+        "Machine: {} CPUs, {}. Date: {}. Made by `make bench` \
+         (`peers all --markdown docs/benchmarks.md`, release build).\n",
         machine::nproc(),
         machine::cpu_model(),
         machine::utc_date()
@@ -201,21 +254,41 @@ fn markdown(rows: &[Row], args: &Args) -> String {
         md,
         "Median of {} runs (by frame time), single-threaded. Ratio: frame ms over \
          flatquad's frame ms in the same scenario and mode (above 1 is slower than \
-         flatquad). flatquad: max_elements {}, max_depth {}.\n",
+         flatquad). Checksum: OK when every run reproduced the scenario's count \
+         (AGENTS.md's, or the exact sort-and-sweep oracle's). flatquad: max_elements {}, \
+         max_depth by scenario: {}.\n",
         args.runs,
         args.config.max_elements(),
-        depths.join("/")
+        depths.join(", ")
+    );
+    if args.scenarios.iter().any(|s| s.is_static()) {
+        let _ = writeln!(
+            md,
+            "`static-1m-queries`: the 100,000 agents of uniform-100k at their initial \
+             positions, never moved, hit by 1,000,000 rectangle queries of side 4 \
+             (`rect-queries`) and 1,000,000 point queries (`point-queries`), drawn from the \
+             same LCG after the agents (`bench/src/workload.rs`, `Queries::draw`). There \
+             update ms is the one build of the index, collide ms and frame ms the whole \
+             batch of queries, pairs/frame the total hits.\n"
+        );
+    }
+    let _ = writeln!(
+        md,
+        "Bytes/agent: the bytes the index says it holds after the run (capacities \
+         included) over the number of agents: flatquad's `stats().bytes`, the grid's \
+         arrays, parry2d's `total_memory_size`, broccoli's element slice only (its tree \
+         data left out); `-` where the library does not tell (rstar, flat_spatial).\n"
     );
     let _ = writeln!(
         md,
-        "| scenario | implementation | mode | update ms | collide ms | frame ms | ratio | pairs/frame | checksum |"
+        "| scenario | implementation | mode | update ms | collide ms | frame ms | ratio | pairs/frame | checksum | bytes/agent |"
     );
-    let _ = writeln!(md, "|---|---|---|--:|--:|--:|--:|--:|---|");
+    let _ = writeln!(md, "|---|---|---|--:|--:|--:|--:|--:|---|--:|");
     for row in rows {
         let r = &row.report;
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {} | {} | {} |",
+            "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {} | {} | {} | {} |",
             r.scenario,
             r.index,
             r.mode.name(),
@@ -224,9 +297,11 @@ fn markdown(rows: &[Row], args: &Args) -> String {
             r.frame_ms,
             ratio(row),
             r.pairs_per_frame,
-            check(r)
+            check(row),
+            bytes_per_agent(r)
         );
     }
+    let _ = writeln!(md, "\n{}", peak_rss());
     md
 }
 
@@ -265,13 +340,14 @@ fn main() -> ExitCode {
         args.runs
     );
     print_table(&rows);
+    println!("{}", peak_rss());
     if let Some(path) = &args.markdown {
         if let Err(e) = std::fs::write(path, markdown(&rows, &args)) {
             eprintln!("peers: cannot write {path}: {e}");
             return ExitCode::FAILURE;
         }
     }
-    if rows.iter().all(|row| row.report.ok()) {
+    if rows.iter().all(|row| row.all_ok) {
         ExitCode::SUCCESS
     } else {
         eprintln!("peers: checksum MISMATCH");

@@ -1,9 +1,10 @@
 //! broccoli: a KD tree / sweep-and-prune hybrid built from scratch over a slice.
 
+use broccoli::aabb::pin::AabbPin;
 use broccoli::axgeom::Rect;
 use broccoli::{Tree, TreeData};
 
-use crate::workload::Agents;
+use crate::workload::{Aabb, Agents};
 use crate::{BenchError, Index, Mode};
 
 /// broccoli under the agents workload, all-pairs only (it has no persistent tree to
@@ -14,6 +15,13 @@ use crate::{BenchError, Index, Mode};
 /// slice with [`Tree::from_tree_data`] (cheap: no sorting) and calls
 /// `find_colliding_pairs`. broccoli's test is closed (`!(a.end < b.start || ...)`, and
 /// its sweep keeps `end >= start`), as the workload wants: no post-filter.
+///
+/// Static scenarios: `find_all_intersect_rect` per query (the tree re-attached
+/// once per batch). Its test is open (`get_intersect_rect` wants a positive overlap
+/// on both axes, so a point query never hits), though its descent is closed: each
+/// query is widened on every side by `max(1, |v| * 1e-6)` (more than an ulp, so a
+/// closed hit of the query overlaps the widened one openly, agents having positive
+/// sides), and the candidates get the exact closed test.
 #[derive(Default)]
 pub struct BroccoliIndex {
     elements: Vec<(Rect<f32>, u32)>,
@@ -24,6 +32,32 @@ impl BroccoliIndex {
     /// An empty adapter.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The total hits of `queries` (a point being a zero-size rectangle).
+    fn count_hits(&mut self, queries: impl IntoIterator<Item = Aabb>) -> Result<u64, BenchError> {
+        let data = self
+            .data
+            .as_ref()
+            .ok_or_else(|| BenchError::new("broccoli: the index was not built"))?;
+        let mut tree = Tree::from_tree_data(&mut self.elements, data);
+        let mut hits = 0u64;
+        for q in queries {
+            let widen = |v: f32| 1f32.max(v.abs() * 1e-6);
+            let mut wide = broccoli::rect(
+                q.x1 - widen(q.x1),
+                q.x2 + widen(q.x2),
+                q.y1 - widen(q.y1),
+                q.y2 + widen(q.y2),
+            );
+            tree.find_all_intersect_rect(AabbPin::new(&mut wide), |_, a| {
+                let r = &a.0;
+                if r.x.start <= q.x2 && q.x1 <= r.x.end && r.y.start <= q.y2 && q.y1 <= r.y.end {
+                    hits += 1;
+                }
+            });
+        }
+        Ok(hits)
     }
 }
 
@@ -39,7 +73,7 @@ impl Index for BroccoliIndex {
     }
 
     fn supports(&self, mode: Mode) -> bool {
-        mode == Mode::AllPairs
+        mode != Mode::PerAgent
     }
 
     fn build(&mut self, agents: &Agents) -> Result<(), BenchError> {
@@ -67,6 +101,19 @@ impl Index for BroccoliIndex {
         let mut pairs = 0u64;
         tree.find_colliding_pairs(|_, _| pairs += 1);
         Ok(pairs)
+    }
+
+    fn rect_queries(&mut self, queries: &[Aabb]) -> Result<u64, BenchError> {
+        self.count_hits(queries.iter().copied())
+    }
+
+    fn point_queries(&mut self, points: &[[f32; 2]]) -> Result<u64, BenchError> {
+        self.count_hits(points.iter().map(|&[x, y]| Aabb {
+            x1: x,
+            y1: y,
+            x2: x,
+            y2: y,
+        }))
     }
 
     fn bytes(&self) -> Option<usize> {

@@ -1,12 +1,16 @@
 //! The peer libraries flatquad is measured against (feature `peers`), each behind the
 //! same [`crate::Index`] trait and each checked against the same checksums.
 //!
-//! | peer | update | all-pairs | per-agent |
-//! |---|---|---|---|
-//! | [`broccoli`] | refill the slice, rebuild the tree | `find_colliding_pairs` | — |
-//! | [`parry2d`] `Bvh` | `insert_or_update_partially`, `refit`, `optimize_incremental` | `traverse_bvtt_single_tree` | `intersect_aabb` |
-//! | [`rstar`] | `bulk_load` | `intersection_candidates_with_other_tree` | `locate_in_envelope_intersecting` |
-//! | [`flat_spatial`] `AABBGrid` | `set_aabb` | — | `query_broad_visitor` + exact test |
+//! | peer | update | all-pairs | per-agent | rect and point queries (static) |
+//! |---|---|---|---|---|
+//! | [`broccoli`] | refill the slice, rebuild the tree | `find_colliding_pairs` | — | `find_all_intersect_rect`, widened, + exact test |
+//! | [`parry2d`] `Bvh` | `insert_or_update_partially`, `refit`, `optimize_incremental` | `traverse_bvtt_single_tree` | `intersect_aabb` | `intersect_aabb` |
+//! | [`rstar`] | `bulk_load` | `intersection_candidates_with_other_tree` | `locate_in_envelope_intersecting` | `locate_in_envelope_intersecting` |
+//! | [`flat_spatial`] `AABBGrid` | `set_aabb` | — | `query_broad_visitor` + exact test | `query_broad_visitor` + exact test |
+//!
+//! Bytes held ([`crate::Index::bytes`]): parry2d's `total_memory_size`, broccoli's
+//! element slice (its tree data, a few nodes, left out); rstar and flat_spatial do
+//! not tell.
 
 mod broccoli_index;
 mod flat_spatial_index;

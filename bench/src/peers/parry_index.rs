@@ -4,7 +4,7 @@ use parry2d::bounding_volume::Aabb as ParryAabb;
 use parry2d::math::Vector;
 use parry2d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 
-use crate::workload::Agents;
+use crate::workload::{Aabb, Agents};
 use crate::{BenchError, Index, Mode};
 
 /// parry2d's `Bvh` under the agents workload, used as rapier uses it: every frame
@@ -14,7 +14,8 @@ use crate::{BenchError, Index, Mode};
 /// both orders and every leaf with itself); per-agent is `intersect_aabb`, dropping the
 /// agent's own leaf. The change-detection margin is 0, so leaves hold the exact
 /// rectangles and parry's node test (`mins <= other.maxs && maxs >= other.mins`) is
-/// the closed test: no post-filter needed.
+/// the closed test: no post-filter needed. Static scenarios: `intersect_aabb` per
+/// query on the tree `Bvh::from_leaves` built, a point being a zero-size box.
 #[derive(Default)]
 pub struct ParryIndex {
     bvh: Bvh,
@@ -77,6 +78,24 @@ impl Index for ParryIndex {
         self.bvh
             .traverse_bvtt_single_tree::<false>(&mut self.workspace, &mut |_, _| pairs += 1);
         Ok(pairs)
+    }
+
+    fn rect_queries(&mut self, queries: &[Aabb]) -> Result<u64, BenchError> {
+        let mut hits = 0u64;
+        for q in queries {
+            let query = ParryAabb::new(Vector::new(q.x1, q.y1), Vector::new(q.x2, q.y2));
+            hits += self.bvh.intersect_aabb(&query).count() as u64;
+        }
+        Ok(hits)
+    }
+
+    fn point_queries(&mut self, points: &[[f32; 2]]) -> Result<u64, BenchError> {
+        let mut hits = 0u64;
+        for &[x, y] in points {
+            let p = Vector::new(x, y);
+            hits += self.bvh.intersect_aabb(&ParryAabb::new(p, p)).count() as u64;
+        }
+        Ok(hits)
     }
 
     fn bytes(&self) -> Option<usize> {

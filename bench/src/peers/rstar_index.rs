@@ -3,7 +3,7 @@
 
 use rstar::{RTree, RTreeObject, AABB};
 
-use crate::workload::Agents;
+use crate::workload::{Aabb, Agents};
 use crate::{BenchError, Index, Mode};
 
 /// One agent in the tree.
@@ -35,7 +35,9 @@ fn item(agents: &Agents, id: usize) -> Item {
 /// `intersection_candidates_with_other_tree`, which yields every pair in both orders
 /// and every item with itself, so only pairs with `a.id < b.id` are counted. rstar's
 /// `AABB::intersects` is closed (`lower <= other.upper && upper >= other.lower`): no
-/// post-filter needed.
+/// post-filter needed. Static scenarios: `locate_in_envelope_intersecting` per query,
+/// a point being the envelope `AABB::from_point` (`locate_all_at_point` would need
+/// the items to implement `PointDistance`, which comes to the same test).
 #[derive(Default)]
 pub struct RstarIndex {
     tree: RTree<Item>,
@@ -87,5 +89,23 @@ impl Index for RstarIndex {
             .filter(|(a, b)| a.id < b.id)
             .count();
         Ok(pairs as u64)
+    }
+
+    fn rect_queries(&mut self, queries: &[Aabb]) -> Result<u64, BenchError> {
+        let mut hits = 0u64;
+        for q in queries {
+            let envelope = AABB::from_corners([q.x1, q.y1], [q.x2, q.y2]);
+            hits += self.tree.locate_in_envelope_intersecting(envelope).count() as u64;
+        }
+        Ok(hits)
+    }
+
+    fn point_queries(&mut self, points: &[[f32; 2]]) -> Result<u64, BenchError> {
+        let mut hits = 0u64;
+        for &p in points {
+            let envelope = AABB::from_point(p);
+            hits += self.tree.locate_in_envelope_intersecting(envelope).count() as u64;
+        }
+        Ok(hits)
     }
 }
