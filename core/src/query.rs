@@ -384,8 +384,24 @@ impl Quadtree {
             }
             link = next;
         }
+        if gathered.len() <= SWEEP_FROM {
+            for (i, (rect_a, a)) in gathered.iter().enumerate() {
+                for (rect_b, b) in &gathered[i + 1..] {
+                    if rect_a.intersects(rect_b) && region.owns_intersection(rect_a, rect_b) {
+                        visit(self.slots.handle(*a), self.slots.handle(*b))?;
+                    }
+                }
+            }
+            return ControlFlow::Continue(());
+        }
+        // A crowded leaf (at max_depth): sort by left edge and sweep, so each
+        // element meets only those starting before it ends.
+        gathered.sort_unstable_by(|(a, _), (b, _)| a.x1.total_cmp(&b.x1));
         for (i, (rect_a, a)) in gathered.iter().enumerate() {
             for (rect_b, b) in &gathered[i + 1..] {
+                if rect_b.x1 > rect_a.x2 {
+                    break;
+                }
                 if rect_a.intersects(rect_b) && region.owns_intersection(rect_a, rect_b) {
                     visit(self.slots.handle(*a), self.slots.handle(*b))?;
                 }
@@ -425,4 +441,8 @@ impl Quadtree {
 }
 
 /// Leaves up to this many elements are gathered before their pairs are tested.
-const GATHER: usize = 32;
+const GATHER: usize = 128;
+
+/// Gathered leaves with more elements than this are swept rather than tested
+/// pair by pair.
+const SWEEP_FROM: usize = 24;

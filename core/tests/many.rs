@@ -132,3 +132,41 @@ fn parallel_pairs_and_queries_agree_with_sequential_ones() {
     small.par_pairs(&mut par);
     assert_eq!(normal(&par), vec![(a.min(b), a.max(b))]);
 }
+
+/// One leaf holding everything (max_depth 0): the pair-by-pair test (few
+/// elements), the sorted sweep (dozens) and the in-place walk (hundreds) must
+/// all find exactly the brute-force pairs, touching edges and degenerate
+/// rectangles included.
+#[test]
+fn every_leaf_pair_strategy_matches_brute_force() {
+    for n in [2, 20, 24, 25, 60, 128, 129, 400] {
+        let mut state = n as u32;
+        let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 16.0, 16.0), 8, 0).unwrap();
+        let mut elements = Vec::new();
+        for i in 0..n {
+            // Coordinates on a coarse lattice, so edges touch and rectangles repeat.
+            let x = (lcg(&mut state) * 16.0).floor();
+            let y = (lcg(&mut state) * 16.0).floor();
+            let (w, h) = (
+                (lcg(&mut state) * 3.0).floor(),
+                (lcg(&mut state) * 3.0).floor(),
+            );
+            let r = Rect::new(x, y, x + w, y + h);
+            elements.push((tree.insert(r, i).unwrap(), r));
+        }
+        let mut want = BTreeSet::new();
+        for (i, (a, ra)) in elements.iter().enumerate() {
+            for (b, rb) in &elements[i + 1..] {
+                if ra.intersects(rb) {
+                    want.insert((*a.min(b), *a.max(b)));
+                }
+            }
+        }
+        let mut pairs = Vec::new();
+        tree.pairs(&mut pairs);
+        let got: BTreeSet<(Handle, Handle)> =
+            pairs.iter().map(|&(a, b)| (a.min(b), a.max(b))).collect();
+        assert_eq!(got.len(), pairs.len(), "n = {n}: a pair reported twice");
+        assert_eq!(got, want, "n = {n}");
+    }
+}
