@@ -140,7 +140,7 @@ fn parallel_pairs_and_queries_agree_with_sequential_ones() {
 #[test]
 fn every_leaf_pair_strategy_matches_brute_force() {
     for n in [2, 20, 24, 25, 60, 128, 129, 400] {
-        let mut state = n as u32;
+        let mut state = n;
         let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 16.0, 16.0), 8, 0).unwrap();
         let mut elements = Vec::new();
         for i in 0..n {
