@@ -529,6 +529,32 @@ enum qt_status qt_query_each(const struct qt_tree *tree,
                              void *user_data);
 
 /**
+ * Finds the other elements whose closed rectangle intersects this element's:
+ * the same as `qt_query` with the element's rectangle, omitting the element,
+ * but usually without a descent (the element knows its leaves). The results as
+ * for `qt_query`.
+ *
+ * Returns `QT_INVALID_HANDLE` if `handle` is not live; nothing is written then.
+ */
+enum qt_status qt_overlapping(const struct qt_tree *tree,
+                              qt_handle_t handle,
+                              qt_handle_t *out_handles,
+                              size_t capacity,
+                              size_t *out_total);
+
+/**
+ * Calls `visit(user_data, other)` with each other element whose closed
+ * rectangle intersects this element's (see `qt_overlapping`). Returns `QT_OK`
+ * when every element was visited, `QT_STOPPED` when `visit` returned nonzero,
+ * and (without calling `visit`) `QT_INVALID_HANDLE` or `QT_NULL_ARGUMENT` for a
+ * NULL `visit`.
+ */
+enum qt_status qt_overlapping_each(const struct qt_tree *tree,
+                                   qt_handle_t handle,
+                                   qt_visit_fn visit,
+                                   void *user_data);
+
+/**
  * Finds the elements whose closed rectangle holds the point `(x, y)`, leaving
  * out `omit`; the results as for `qt_query`. Faster than `qt_query` with a
  * zero-size rectangle: a point lies in exactly one leaf.

@@ -90,6 +90,52 @@ pub unsafe extern "C" fn qt_query_each(
     })
 }
 
+/// Finds the other elements whose closed rectangle intersects this element's:
+/// the same as `qt_query` with the element's rectangle, omitting the element,
+/// but usually without a descent (the element knows its leaves). The results as
+/// for `qt_query`.
+///
+/// Returns `QT_INVALID_HANDLE` if `handle` is not live; nothing is written then.
+#[no_mangle]
+pub unsafe extern "C" fn qt_overlapping(
+    tree: *const qt_tree,
+    handle: qt_handle_t,
+    out_handles: *mut qt_handle_t,
+    capacity: usize,
+    out_total: *mut usize,
+) -> qt_status {
+    guard(|| {
+        let tree = tree_ref(tree)?;
+        let out = slice_out(out_handles, capacity)?;
+        let out_total = Out::new(out_total)?;
+        let mut found = Collector::new(out);
+        let _ = tree.overlapping_with(Handle::from_raw(handle), |h| found.push(h.to_raw()))?;
+        out_total.write(found.total);
+        Ok(())
+    })
+}
+
+/// Calls `visit(user_data, other)` with each other element whose closed
+/// rectangle intersects this element's (see `qt_overlapping`). Returns `QT_OK`
+/// when every element was visited, `QT_STOPPED` when `visit` returned nonzero,
+/// and (without calling `visit`) `QT_INVALID_HANDLE` or `QT_NULL_ARGUMENT` for a
+/// NULL `visit`.
+#[no_mangle]
+pub unsafe extern "C" fn qt_overlapping_each(
+    tree: *const qt_tree,
+    handle: qt_handle_t,
+    visit: qt_visit_fn,
+    user_data: *mut c_void,
+) -> qt_status {
+    guard(|| {
+        let tree = tree_ref(tree)?;
+        let visit = visit.ok_or(QT_NULL_ARGUMENT)?;
+        walked(tree.overlapping_with(Handle::from_raw(handle), |h| {
+            flow(visit(user_data, h.to_raw()))
+        })?)
+    })
+}
+
 /// Finds the elements whose closed rectangle holds the point `(x, y)`, leaving
 /// out `omit`; the results as for `qt_query`. Faster than `qt_query` with a
 /// zero-size rectangle: a point lies in exactly one leaf.

@@ -3,11 +3,13 @@
  * (cargo run --release -p flatquad-bench --bin agents), with the same tree
  * parameters, so the two can be compared line by line.
  *
- *   agents [SCENARIO] [--mode per-agent|all-pairs|both] [--update each|batch]
+ *   agents [SCENARIO] [--mode per-agent|all-pairs|both] [--update batch|each]
  *
- * SCENARIO: uniform-100k (default), uniform-20k or uniform-1m. --update each
- * (default) calls qt_move once per agent, as the Rust demo calls update;
- * --update batch moves them all with one qt_move_many. Exits 1 when a checksum
+ * SCENARIO: uniform-100k (default), uniform-20k or uniform-1m. --update batch
+ * (default) does what the Rust demo does: one qt_insert_many, one qt_move_many
+ * per frame, and per agent qt_overlapping (its own rectangle, itself left out,
+ * found from its own leaves). --update each makes one call per agent instead:
+ * qt_insert, qt_move, and qt_query with the agent's rectangle. Exits 1 when a checksum
  * does not match, 2 on a usage or library error. All arithmetic in float, in
  * the order AGENTS.md gives: build without -ffast-math. */
 #include <stdint.h>
@@ -70,12 +72,13 @@ static void *xmalloc(size_t bytes) {
     return p;
 }
 
-/* The deepest level whose cells are still at least twice the agent side: the
- * Rust demo's default (bench/src/flatquad_index.rs). */
+/* The Rust demo's tree parameters (bench/src/flatquad_index.rs): 16 per leaf,
+ * and the deepest level whose cells are still at least four agent sides. */
+#define AGENTS_MAX_ELEMENTS 16
 static uint32_t default_max_depth(float world, float size) {
     uint32_t depth = 0;
     float cell = world;
-    while (depth < 31 && cell * 0.5f >= 2.0f * size) {
+    while (depth < 30 && cell * 0.5f >= 4.0f * size) {
         cell *= 0.5f;
         depth++;
     }
@@ -168,11 +171,22 @@ static report run(const scenario *s, enum mode mode, int batch) {
     world.y1 = 0.0f;
     world.x2 = s->world;
     world.y2 = s->world;
-    status = qt_create(world, QT_DEFAULT_MAX_ELEMENTS, default_max_depth(s->world, s->size), &tree);
+    status = qt_create(world, AGENTS_MAX_ELEMENTS, default_max_depth(s->world, s->size), &tree);
     if (status != QT_OK) die("qt_create", status);
-    for (i = 0; i < a.n; i++) {
-        status = qt_insert(tree, agent_rect(&a, i), (uint32_t)i, &a.handles[i]);
-        if (status != QT_OK) die("qt_insert", status);
+    if (batch) {
+        uint32_t *ids = (uint32_t *)xmalloc(a.n * sizeof *ids);
+        for (i = 0; i < a.n; i++) {
+            a.rects[i] = agent_rect(&a, i);
+            ids[i] = (uint32_t)i;
+        }
+        status = qt_insert_many(tree, a.rects, ids, a.n, a.handles, NULL);
+        if (status != QT_OK) die("qt_insert_many", status);
+        free(ids);
+    } else {
+        for (i = 0; i < a.n; i++) {
+            status = qt_insert(tree, agent_rect(&a, i), (uint32_t)i, &a.handles[i]);
+            if (status != QT_OK) die("qt_insert", status);
+        }
     }
     if ((status = qt_cleanup(tree)) != QT_OK) die("qt_cleanup", status);
 
@@ -198,13 +212,15 @@ static report run(const scenario *s, enum mode mode, int batch) {
         if (mode == PER_AGENT) {
             for (i = 0; i < a.n; i++) {
                 qt_rect r = agent_rect(&a, i);
-                status = qt_query(tree, r, a.handles[i], hits, hits_cap, &total);
+                status = batch ? qt_overlapping(tree, a.handles[i], hits, hits_cap, &total)
+                               : qt_query(tree, r, a.handles[i], hits, hits_cap, &total);
                 if (status != QT_OK) die("qt_query", status);
                 if (total > hits_cap) { /* grow and ask again: the buffer convention */
                     free(hits);
                     hits_cap = total * 2;
                     hits = (qt_handle_t *)xmalloc(hits_cap * sizeof *hits);
-                    status = qt_query(tree, r, a.handles[i], hits, hits_cap, &total);
+                    status = batch ? qt_overlapping(tree, a.handles[i], hits, hits_cap, &total)
+                                   : qt_query(tree, r, a.handles[i], hits, hits_cap, &total);
                     if (status != QT_OK) die("qt_query", status);
                 }
                 ordered += total;
@@ -240,7 +256,7 @@ static report run(const scenario *s, enum mode mode, int batch) {
 }
 
 static int usage(FILE *to) {
-    fprintf(to, "usage: agents [SCENARIO] [--mode per-agent|all-pairs|both] [--update each|batch]\n"
+    fprintf(to, "usage: agents [SCENARIO] [--mode per-agent|all-pairs|both] [--update batch|each]\n"
                 "SCENARIO: uniform-100k (default), uniform-20k, uniform-1m\n");
     return 2;
 }
@@ -248,7 +264,7 @@ static int usage(FILE *to) {
 int main(int argc, char **argv) {
     const scenario *s = NULL;
     const char *name = "uniform-100k";
-    int modes[2] = {1, 1}, batch = 0, mismatch = 0, m, i;
+    int modes[2] = {1, 1}, batch = 1, mismatch = 0, m, i;
 
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
@@ -261,9 +277,9 @@ int main(int argc, char **argv) {
             if (!modes[PER_AGENT] && !modes[ALL_PAIRS]) return usage(stderr);
         } else if (strcmp(argv[i], "--update") == 0 && i + 1 < argc) {
             const char *v = argv[++i];
-            if (strcmp(v, "batch") == 0) {
-                batch = 1;
-            } else if (strcmp(v, "each") != 0) {
+            if (strcmp(v, "each") == 0) {
+                batch = 0;
+            } else if (strcmp(v, "batch") != 0) {
                 return usage(stderr);
             }
         } else if (argv[i][0] == '-') {
@@ -282,9 +298,10 @@ int main(int argc, char **argv) {
     printf("%s: %zu agents of side %g in a %gx%g world, %d warm-up + %d measured frames\n",
            s->name, s->n, (double)s->size, (double)s->world, (double)s->world, WARMUP_FRAMES,
            s->frames);
-    printf("flatquad %s through the C ABI: max_elements %d, max_depth %u, update %s\n\n",
-           qt_version(), QT_DEFAULT_MAX_ELEMENTS, default_max_depth(s->world, s->size),
-           batch ? "qt_move_many" : "qt_move per agent");
+    printf("flatquad %s through the C ABI: max_elements %d, max_depth %u, calls: %s\n\n",
+           qt_version(), AGENTS_MAX_ELEMENTS, default_max_depth(s->world, s->size),
+           batch ? "qt_insert_many, qt_move_many, qt_overlapping"
+                 : "qt_insert, qt_move, qt_query per agent");
     printf("%-10s %10s %11s %9s %12s %9s %8s %12s\n", "mode", "update ms", "collide ms",
            "frame ms", "pairs/frame", "expected", "check", "bytes/agent");
     for (m = PER_AGENT; m <= ALL_PAIRS; m++) {

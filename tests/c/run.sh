@@ -123,7 +123,7 @@ pass "test_cpp (sanitizers)"
 "$CC" -std=c99 -D_POSIX_C_SOURCE=199309L -g -O1 "${WARN[@]}" "${SAN[@]}" -Iinclude \
     tests/c/agents.c "$lib_a" "${static_libs[@]}" -o "$tmp/agents_san"
 "$tmp/agents_san" uniform-20k >/dev/null
-"$tmp/agents_san" uniform-20k --mode per-agent --update batch >/dev/null
+"$tmp/agents_san" uniform-20k --update each >/dev/null
 pass "agents uniform-20k (sanitizers): checksums in both modes, both update forms"
 
 step "test_api under valgrind (sees the Rust side too, which ASan does not instrument)"

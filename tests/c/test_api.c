@@ -661,8 +661,16 @@ static void check_queries(const model *m, qt_rect world) {
         if (q % 4 == 0) { /* query an element's own rectangle, as a collision loop does */
             size_t k = (q * 13) % MODEL_N;
             if (m->live[k]) {
+                counter oc = {0, 0, 0};
                 r = m->rect[k];
                 omit = m->handle[k];
+                /* The same through qt_overlapping, which starts from the element. */
+                nwant = brute_query(m, r, omit, want);
+                CHECK_OK(qt_overlapping(m->tree, omit, got, MODEL_N, &total));
+                qsort(got, total, sizeof *got, cmp_u64);
+                ok &= total == nwant && memcmp(got, want, nwant * sizeof *got) == 0;
+                CHECK_OK(qt_overlapping_each(m->tree, omit, count_visit, &oc));
+                ok &= oc.calls == nwant;
             }
         }
         if (q % 7 == 0) r = rect(x, y, x, y); /* a point as a rectangle */
@@ -784,7 +792,38 @@ static void test_query_contracts(void) {
     for (i = 1; i < N_NEVER_ISSUED; i++) {
         CHECK_STATUS(qt_query(f.tree, EVERYWHERE, never_issued(&f, (int)i), buf, 400, &total),
                      QT_INVALID_HANDLE);
+        CHECK_STATUS(qt_overlapping(f.tree, never_issued(&f, (int)i), buf, 400, &total),
+                     QT_INVALID_HANDLE);
     }
+    /* qt_overlapping: stale, removed and never-issued handles, NULLs; nothing written. */
+    for (i = 0; i < 20; i++) {
+        total = 777;
+        c.calls = 0;
+        CHECK_STATUS(qt_overlapping(f.tree, f.stale[i], buf, 400, &total), QT_INVALID_HANDLE);
+        CHECK_STATUS(qt_overlapping_each(f.tree, f.stale[i], never_called, &c), QT_INVALID_HANDLE);
+        CHECK(total == 777 && c.calls == 0 && buf[0] == SENTINEL);
+    }
+    CHECK_STATUS(qt_overlapping(f.tree, QT_NO_HANDLE, buf, 400, &total), QT_INVALID_HANDLE);
+    CHECK_STATUS(qt_overlapping(NULL, f.live[0], buf, 400, &total), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_overlapping(f.tree, f.live[0], NULL, 400, &total), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_overlapping(f.tree, f.live[0], buf, 400, NULL), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_overlapping_each(NULL, f.live[0], count_visit, &c), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_overlapping_each(f.tree, f.live[0], NULL, &c), QT_NULL_ARGUMENT);
+    CHECK(total == 777 && buf[0] == SENTINEL);
+    /* Counting without a buffer, then filling one: what qt_query finds with the
+     * element's own rectangle, omitting it. */
+    {
+        qt_rect own;
+        size_t want_total;
+        CHECK_OK(qt_element_rect(f.tree, f.live[9], &own));
+        CHECK_OK(qt_query(f.tree, own, f.live[9], NULL, 0, &want_total));
+        CHECK_OK(qt_overlapping(f.tree, f.live[9], NULL, 0, &total));
+        CHECK(total == want_total);
+        CHECK_OK(qt_overlapping(f.tree, f.live[9], buf, 400, &total));
+        CHECK(total == want_total);
+        for (i = 0; i < total && i < 400; i++) CHECK(buf[i] != f.live[9]);
+    }
+    buf[0] = SENTINEL;
     total = 777;
     CHECK_STATUS(qt_query(NULL, EVERYWHERE, QT_NO_HANDLE, buf, 400, &total), QT_NULL_ARGUMENT);
     CHECK_STATUS(qt_query(f.tree, EVERYWHERE, QT_NO_HANDLE, NULL, 400, &total), QT_NULL_ARGUMENT);
