@@ -6,7 +6,7 @@ use arrayvec::ArrayVec;
 
 use crate::cell::{point_child, unpack_place, Cell, Region, Stack};
 use crate::pool::{Link, Slot, NONE};
-use crate::tree::{check_rect, home_leaves};
+use crate::tree::{check_rect, home_leaves, PREFETCH_AHEAD};
 use crate::{Error, Handle, Quadtree, Rect};
 
 impl Quadtree {
@@ -278,6 +278,40 @@ impl Quadtree {
             counts[i] += counts[i - 1];
         }
         *offsets = counts;
+        Ok(())
+    }
+
+    /// [`overlapping`](Quadtree::overlapping) for each handle, in compressed rows
+    /// as [`query_many`](Quadtree::query_many) gives them: the neighbours of
+    /// `handles[i]` are `hits[offsets[i]..offsets[i + 1]]`. The per-agent query of
+    /// a collision loop in one call.
+    ///
+    /// # Errors
+    /// The first handle that is not live, inside [`Error::InBatch`]; nothing is
+    /// written then.
+    pub fn overlapping_many(
+        &self,
+        handles: &[Handle],
+        offsets: &mut Vec<usize>,
+        hits: &mut Vec<Handle>,
+    ) -> Result<(), Error> {
+        for (index, &handle) in handles.iter().enumerate() {
+            self.slots.lookup(handle).map_err(|e| e.in_batch(index))?;
+        }
+        offsets.clear();
+        hits.clear();
+        offsets.reserve(handles.len() + 1);
+        offsets.push(0);
+        for (index, &handle) in handles.iter().enumerate() {
+            if let Some(&ahead) = handles.get(index + PREFETCH_AHEAD) {
+                self.slots.prefetch(ahead);
+            }
+            let _ = self.overlapping_with(handle, |other| {
+                hits.push(other);
+                ControlFlow::Continue(())
+            });
+            offsets.push(hits.len());
+        }
         Ok(())
     }
 

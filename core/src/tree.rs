@@ -55,7 +55,7 @@ pub struct Quadtree {
 }
 
 /// How many handles ahead a batch call asks for slots.
-const PREFETCH_AHEAD: usize = 32;
+pub(crate) const PREFETCH_AHEAD: usize = 32;
 
 /// Batches at least this big are inserted in depth-first order.
 const SORTED_BATCH: usize = 256;

@@ -64,6 +64,32 @@ fn query_many_matches_brute_force_with_and_without_omit() {
 }
 
 #[test]
+fn overlapping_many_matches_query_many_with_own_rectangles() {
+    let (mut tree, elements, _) = sample();
+    let (stale, _) = elements[5];
+    tree.remove(stale).unwrap();
+    let live: Vec<(Handle, Rect)> = elements
+        .iter()
+        .copied()
+        .filter(|(h, _)| *h != stale)
+        .collect();
+    let handles: Vec<Handle> = live.iter().map(|(h, _)| *h).collect();
+    let own: Vec<Rect> = live.iter().map(|(_, r)| *r).collect();
+    let (mut o1, mut h1, mut o2, mut h2) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    tree.query_many(&own, Some(&handles), &mut o1, &mut h1)
+        .unwrap();
+    tree.overlapping_many(&handles, &mut o2, &mut h2).unwrap();
+    assert_eq!(o1, o2);
+    assert_eq!(rows(&o1, &h1), rows(&o2, &h2));
+    // A stale handle in the batch: refused, nothing written.
+    let mut batch = handles.clone();
+    batch[17] = stale;
+    let e = tree.overlapping_many(&batch, &mut o2, &mut h2).unwrap_err();
+    assert!(matches!(e, Error::InBatch { index: 17, .. }), "{e:?}");
+    assert_eq!(rows(&o1, &h1), rows(&o2, &h2));
+}
+
+#[test]
 fn query_many_refuses_bad_batches_and_writes_nothing() {
     let (tree, elements, queries) = sample();
     let (mut offsets, mut hits) = (vec![7], vec![elements[0].0]);
