@@ -486,6 +486,64 @@ impl Quadtree {
         ))
     }
 
+    /// The handles of the other elements whose rectangle meets this element's
+    /// (touching counts): ``query(rect_of(handle), omit=handle)``, but found
+    /// from the element's own cells, without walking down from the root.
+    ///
+    /// Raises
+    /// ------
+    /// KeyError
+    ///     If ``handle`` names no element.
+    fn overlapping(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
+        let handle = convert::handle(handle, "handle")?;
+        let mut hits = Vec::new();
+        let result = self.lock.read(py).overlapping(handle, &mut hits);
+        result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
+        Ok(hits.into_iter().map(Handle::to_raw).collect())
+    }
+
+    /// ``overlapping`` for many elements at once: the per-agent query of a
+    /// collision loop in one call.
+    ///
+    /// Parameters
+    /// ----------
+    /// handles : array_like of int, shape (n,)
+    ///     As for ``move_many``.
+    ///
+    /// Returns
+    /// -------
+    /// (offsets, hits)
+    ///     As ``query_many`` gives them: the neighbours of ``handles[i]`` are
+    ///     ``hits[offsets[i]:offsets[i + 1]]``.
+    ///
+    /// Raises
+    /// ------
+    /// KeyError
+    ///     For a handle that names no element (``err.index`` is its position).
+    ///
+    /// Releases the GIL while it works.
+    fn overlapping_many<'py>(
+        &self,
+        py: Python<'py>,
+        handles: &Bound<'py, PyAny>,
+    ) -> PyResult<Csr<'py>> {
+        let handles_arg = Handles::new(handles, "handles")?;
+        let handles = handles_arg.as_handles()?;
+        let result = self.lock.read_with_gil_released(py, |tree| {
+            let (mut offsets, mut hits) = (Vec::new(), Vec::new());
+            tree.overlapping_many(handles, &mut offsets, &mut hits)?;
+            let offsets: Vec<i64> = offsets.into_iter().map(|o| o as i64).collect();
+            let hits: Vec<i64> = hits.into_iter().map(raw).collect();
+            Ok::<_, Error>((offsets, hits))
+        });
+        let (offsets, hits) =
+            result.map_err(|e| errors::to_py_shown(py, e, MOVE_MANY, &|i| handles_arg.show(i)))?;
+        Ok((
+            PyArray1::from_vec(py, offsets),
+            PyArray1::from_vec(py, hits),
+        ))
+    }
+
     /// The id the element was inserted with.
     ///
     /// Raises

@@ -183,3 +183,35 @@ def test_single_calls_match_batches():
     assert pair_set(one) == pair_set(many, to_one.__getitem__)
     for q in oracle.random_rects(rng, 50):
         assert sorted(one.query(q)) == sorted(to_one[h] for h in many.query(q))
+
+
+def test_overlapping_matches_queries_with_own_rectangles():
+    rng = np.random.default_rng(23)
+    rects = oracle.random_rects(rng, 400)
+    tree = flatquad.Quadtree((0, 0, 100, 100), 4, 7)
+    handles = tree.insert_many(rects)
+    for h in handles[::3].tolist():
+        tree.remove(h)
+    live = np.array([h for h in handles.tolist() if h in tree], dtype=np.int64)
+    own = np.array([tree.rect_of(h) for h in live.tolist()], dtype=np.float32)
+    offsets, hits = tree.query_many(own, omit=live)
+    got_offsets, got_hits = tree.overlapping_many(live)
+    assert got_offsets.tolist() == offsets.tolist()
+    for i, h in enumerate(live.tolist()):
+        row = sorted(hits[offsets[i] : offsets[i + 1]].tolist())
+        assert sorted(got_hits[got_offsets[i] : got_offsets[i + 1]].tolist()) == row
+        assert sorted(tree.overlapping(h)) == row
+        assert h not in row
+
+
+def test_overlapping_refuses_stale_handles():
+    tree = flatquad.Quadtree((0, 0, 10, 10))
+    a = tree.insert((1, 1, 2, 2))
+    b = tree.insert((2, 2, 3, 3))
+    assert tree.overlapping(a) == [b]
+    tree.remove(a)
+    with pytest.raises(KeyError):
+        tree.overlapping(a)
+    with pytest.raises(KeyError) as err:
+        tree.overlapping_many(np.array([b, a], dtype=np.int64))
+    assert err.value.index == 1

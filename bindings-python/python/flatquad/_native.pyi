@@ -80,6 +80,12 @@ class Quadtree:
         self, rects: RectsLike, omit: Optional[HandlesLike] = None
     ) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """``(offsets, hits)``: query ``i``'s hits are ``hits[offsets[i]:offsets[i + 1]]``."""
+    def overlapping(self, handle: SupportsIndex) -> list[int]:
+        """The other elements meeting this one's rectangle, found from its own cells."""
+    def overlapping_many(
+        self, handles: HandlesLike
+    ) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """``overlapping`` for each handle, as ``(offsets, hits)`` like ``query_many``."""
 
     # Inspection.
     def traverse(
