@@ -125,6 +125,19 @@ export declare class Quadtree {
    * `[a0, b0, a1, b1, ...]`, 2 handles per pair.
    */
   pairs(): Float64Array
+  /**
+   * The other elements whose rectangle meets this element's (touching
+   * counts): `query(...rectOf(handle), handle)`, but found from the element's
+   * own leaves, without walking down from the root.
+   */
+  overlapping(handle: Handle): Float64Array
+  /**
+   * `overlapping` for every handle at once, the per-agent query of a
+   * collision loop in one call: the neighbours of `handles[i]` are
+   * `hits.subarray(offsets[i], offsets[i + 1])`. A stale handle is refused
+   * (the error's `index` says which) and nothing is returned.
+   */
+  overlappingMany(handles: Float64Array): QueryManyResult
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
   /** The element's rectangle (as 32-bit floats: what the tree stores). */

@@ -71,6 +71,15 @@ function checkAll(tree, elements, next, world, label) {
       assert.deepEqual(sorted(plain.hits.subarray(plain.offsets[i], plain.offsets[i + 1])), oracle.query(elements, q, undefined))
     })
   }
+  // overlapping / overlappingMany: each element's own rectangle, itself left out.
+  const all = new Float64Array(live)
+  const many = tree.overlappingMany(all)
+  assert.equal(many.offsets.length, live.length + 1)
+  live.forEach((h, i) => {
+    const want = oracle.query(elements, elements.get(h), h)
+    assert.deepEqual(sorted(tree.overlapping(h)), want, `${label}: overlapping ${h}`)
+    assert.deepEqual(sorted(many.hits.subarray(many.offsets[i], many.offsets[i + 1])), want, `${label}: overlappingMany ${i}`)
+  })
   // Point queries: at random points and exactly on element corners.
   for (let k = 0; k < 60; k++) {
     let x, y

@@ -1,6 +1,7 @@
 // The agents workload of shared/bench/AGENTS.md from Node, in batch form:
 // one moveMany + cleanup per frame, then one pairs() (all-pairs mode) or one
-// queryMany() (per-agent mode). The same RNG, scenarios and f32 arithmetic as
+// overlappingMany() (per-agent mode: each agent's own rectangle, itself left
+// out, as the Rust demo queries it). The same RNG, scenarios and f32 arithmetic as
 // bench/src/workload.rs, so the checksums match the Rust demo's.
 //
 //   node examples/agents.mjs [SCENARIO] [--mode all-pairs|per-agent|both] [--runs N] [--no-peers]
@@ -128,12 +129,15 @@ function writeRects(a, out) {
   }
 }
 
-// The deepest level whose cells are still at least twice the agent side
-// (bench/src/flatquad_index.rs: default_max_depth).
+// The Rust demo's tree parameters (bench/src/flatquad_index.rs), chosen by
+// measurement: 16 per leaf, and the deepest level whose cells are still at
+// least four agent sides.
+const MAX_ELEMENTS = 16
+
 function defaultMaxDepth(world, size) {
   let depth = 0
   let cell = world
-  while (depth < 30 && cell * 0.5 >= 2 * size) {
+  while (depth < 30 && cell * 0.5 >= 4 * size) {
     cell *= 0.5
     depth++
   }
@@ -181,7 +185,7 @@ function flatquad(scenario, mode) {
     build(agents, rects) {
       tree = new Quadtree(
         { x: 0, y: 0, width: agents.world, height: agents.world },
-        { maxElements: 8, maxDepth: defaultMaxDepth(scenario.world, scenario.size) },
+        { maxElements: MAX_ELEMENTS, maxDepth: defaultMaxDepth(scenario.world, scenario.size) },
       )
       const ids = new Uint32Array(agents.n)
       for (let i = 0; i < agents.n; i++) ids[i] = i
@@ -194,7 +198,7 @@ function flatquad(scenario, mode) {
     },
     collide(agents, rects) {
       if (mode === 'all-pairs') return tree.pairs().length // 2 handles per pair
-      return tree.queryMany(rects, handles).hits.length
+      return tree.overlappingMany(handles).hits.length
     },
   }
 }

@@ -591,6 +591,63 @@ impl Quadtree {
         })
     }
 
+    /// The other elements whose rectangle meets this element's (touching
+    /// counts): `query(...rectOf(handle), handle)`, but found from the element's
+    /// own leaves, without walking down from the root.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "handle: Handle",
+        ts_return_type = "Float64Array"
+    )]
+    pub fn overlapping(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<Float64Array> {
+        self.read(env, |tree| {
+            let handle = args::handle(&handle, "handle")?;
+            let mut hits = Vec::new();
+            tree.overlapping(handle, &mut hits)
+                .map_err(|e| Fail::core(&e))?;
+            Ok(Float64Array::new(hits.into_iter().map(raw).collect()))
+        })
+    }
+
+    /// `overlapping` for every handle at once, the per-agent query of a
+    /// collision loop in one call: the neighbours of `handles[i]` are
+    /// `hits.subarray(offsets[i], offsets[i + 1])`. A stale handle is refused
+    /// (the error's `index` says which) and nothing is returned.
+    #[napi(catch_unwind, ts_args_type = "handles: Float64Array")]
+    pub fn overlapping_many(
+        &self,
+        env: &Env,
+        handles: Unknown<'_>,
+    ) -> napi::Result<QueryManyResult> {
+        self.read(env, |tree| {
+            let mut owned = Vec::new();
+            let mut scratch = self.scratch.try_borrow_mut();
+            let list = match scratch.as_deref_mut() {
+                Ok(list) => list,
+                Err(_) => &mut owned,
+            };
+            args::handles(&handles, "handles", list)?;
+            let (mut offsets, mut hits) = (Vec::new(), Vec::new());
+            tree.overlapping_many(list, &mut offsets, &mut hits)
+                .map_err(|e| Fail::core(&e))?;
+            let offsets = offsets
+                .into_iter()
+                .map(u32::try_from)
+                .collect::<Result<Vec<u32>, _>>()
+                .map_err(|_| {
+                    Fail::new(
+                        Class::Range,
+                        code::CAPACITY,
+                        "overlappingMany found more than 2^32 - 1 hits: split the batch",
+                    )
+                })?;
+            Ok(QueryManyResult {
+                offsets: Uint32Array::new(offsets),
+                hits: Float64Array::new(hits.into_iter().map(raw).collect()),
+            })
+        })
+    }
+
     /// The id the element was inserted with.
     #[napi(catch_unwind, ts_args_type = "handle: Handle")]
     pub fn id_of(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<u32> {
