@@ -77,6 +77,9 @@ pub struct FlatquadIndex {
     handles: Vec<Handle>,
     /// The agents' rectangles of this frame, reused across frames.
     rects: Vec<Rect>,
+    /// The per-agent results, reused across frames.
+    offsets: Vec<usize>,
+    hits: Vec<Handle>,
 }
 
 impl FlatquadIndex {
@@ -89,6 +92,8 @@ impl FlatquadIndex {
             tree: None,
             handles: Vec::new(),
             rects: Vec::new(),
+            offsets: Vec::new(),
+            hits: Vec::new(),
         }
     }
 
@@ -140,16 +145,11 @@ impl Index for FlatquadIndex {
 
     fn per_agent(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
         let tree = self.tree.as_ref().ok_or_else(not_built)?;
-        let mut hits = 0u64;
         // Each agent's own rectangle (the tree has it since the update), omitting
-        // itself: `overlapping` starts from the agent's leaves instead of the root.
-        for &handle in &self.handles {
-            let _ = tree.overlapping_with(handle, |_| {
-                hits += 1;
-                ControlFlow::Continue(())
-            })?;
-        }
-        Ok(hits)
+        // itself, in one batch: `overlapping` starts from the agent's leaves
+        // instead of the root, and the batch fetches agents' slots ahead.
+        tree.overlapping_many(&self.handles, &mut self.offsets, &mut self.hits)?;
+        Ok(self.hits.len() as u64)
     }
 
     fn all_pairs(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
