@@ -9,6 +9,20 @@ use crate::cell::{Place, NO_PLACE};
 use crate::handle::{Handle, MAX_GENERATION};
 use crate::{Error, Rect};
 
+/// Asks the CPU to start loading the cache line of `value`; does nothing else.
+#[inline(always)]
+pub(crate) fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint: it never faults and changes no state the
+    // program can see; the pointer comes from a live reference.
+    unsafe {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}
+
 /// The "no index" value of every `u32` link.
 pub(crate) const NONE: u32 = u32::MAX;
 
@@ -261,15 +275,7 @@ impl SlotPool {
     #[inline]
     pub fn prefetch(&self, handle: Handle) {
         if let Some(slot) = self.slots.get(handle.slot() as usize) {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: a prefetch is only a hint: it never faults and changes no
-            // state the program can see; the pointer comes from a live reference.
-            unsafe {
-                use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-                _mm_prefetch::<_MM_HINT_T0>((slot as *const Slot).cast::<i8>());
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            let _ = slot;
+            prefetch(slot);
         }
     }
 

@@ -5,7 +5,7 @@ use core::ops::ControlFlow;
 use arrayvec::ArrayVec;
 
 use crate::cell::{point_child, unpack_place, Cell, Region, Stack};
-use crate::pool::{Link, Slot, NONE};
+use crate::pool::{prefetch, Link, Slot, NONE};
 use crate::tree::{check_rect, home_leaves, PREFETCH_AHEAD};
 use crate::{Error, Handle, Quadtree, Rect};
 
@@ -303,8 +303,21 @@ impl Quadtree {
         offsets.reserve(handles.len() + 1);
         offsets.push(0);
         for (index, &handle) in handles.iter().enumerate() {
+            // Two stages ahead: the slot of a handle far ahead, then, once that
+            // slot has arrived, the home leaf of a nearer one.
             if let Some(&ahead) = handles.get(index + PREFETCH_AHEAD) {
                 self.slots.prefetch(ahead);
+            }
+            if let Some(&near) = handles.get(index + PREFETCH_AHEAD / 2) {
+                let home = self.slots.slots[near.slot() as usize].home;
+                if let Some(node) = self.nodes.nodes.get(home as usize) {
+                    prefetch(node);
+                    if !node.is_branch() {
+                        if let Some(link) = self.links.links.get(node.first as usize) {
+                            prefetch(link);
+                        }
+                    }
+                }
             }
             let _ = self.overlapping_with(handle, |other| {
                 hits.push(other);
