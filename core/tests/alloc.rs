@@ -4,6 +4,9 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::ops::ControlFlow;
 
+mod common;
+
+use common::Lcg;
 use flatquad::{Handle, Quadtree, Rect};
 
 /// Counts the allocations of the current thread only, so other tests running
@@ -51,11 +54,8 @@ fn a_warm_frame_allocates_nothing() {
     const N: usize = 20_000;
     const WORLD: f32 = 2048.0;
     const SIZE: f32 = 4.0;
-    let mut state: u32 = 12345;
-    let mut f = || {
-        state = state.wrapping_mul(1664525).wrapping_add(1013904223);
-        (state >> 8) as f32 * (1.0 / 16777216.0)
-    };
+    let mut rng = Lcg(12345); // AGENTS.md's generator and seed
+    let mut f = || rng.unit();
     let mut tree = Quadtree::new(Rect::new(0.0, 0.0, WORLD, WORLD), 8, 9).unwrap();
     let mut agents: Vec<Agent> = (0..N)
         .map(|i| {

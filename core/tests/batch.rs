@@ -2,12 +2,10 @@
 //! Both must leave exactly the right elements, and a stack at one spot must
 //! not make a big removal quadratic.
 
-use flatquad::{Handle, Quadtree, Rect};
+mod common;
 
-fn lcg(state: &mut u32) -> f32 {
-    *state = state.wrapping_mul(1664525).wrapping_add(1013904223);
-    (*state >> 8) as f32 * (1.0 / 16777216.0)
-}
+use common::Lcg;
+use flatquad::{Handle, Quadtree, Rect};
 
 fn check_against_brute_force(tree: &Quadtree, live: &[(Handle, Rect)]) {
     tree.validate().unwrap();
@@ -32,15 +30,15 @@ fn check_against_brute_force(tree: &Quadtree, live: &[(Handle, Rect)]) {
 
 #[test]
 fn big_and_small_batch_removals_remove_exactly_the_batch() {
-    let mut state = 5;
+    let mut rng = Lcg(5);
     let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0), 4, 8).unwrap();
     let mut rects = Vec::new();
     for i in 0..6000 {
         rects.push(if i % 3 == 0 {
             Rect::point(50.0, 50.0) // a stack at one spot
         } else {
-            let (x, y) = (lcg(&mut state) * 100.0, lcg(&mut state) * 100.0);
-            Rect::new(x, y, x + lcg(&mut state) * 3.0, y + lcg(&mut state) * 3.0)
+            let (x, y) = (rng.unit() * 100.0, rng.unit() * 100.0);
+            Rect::new(x, y, x + rng.unit() * 3.0, y + rng.unit() * 3.0)
         });
     }
     let ids: Vec<u32> = (0..rects.len() as u32).collect();

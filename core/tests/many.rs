@@ -3,26 +3,24 @@
 
 use std::collections::BTreeSet;
 
+mod common;
+
+use common::Lcg;
 use flatquad::{Error, Handle, Quadtree, Rect};
 
-fn lcg(state: &mut u32) -> f32 {
-    *state = state.wrapping_mul(1664525).wrapping_add(1013904223);
-    (*state >> 8) as f32 * (1.0 / 16777216.0)
-}
-
 fn sample() -> (Quadtree, Vec<(Handle, Rect)>, Vec<Rect>) {
-    let mut state = 11;
+    let mut rng = Lcg(11);
     let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 256.0, 256.0), 4, 7).unwrap();
     let mut elements = Vec::new();
     for i in 0..4000 {
-        let (x, y) = (lcg(&mut state) * 270.0 - 7.0, lcg(&mut state) * 270.0 - 7.0);
-        let r = Rect::new(x, y, x + lcg(&mut state) * 5.0, y + lcg(&mut state) * 5.0);
+        let (x, y) = (rng.unit() * 270.0 - 7.0, rng.unit() * 270.0 - 7.0);
+        let r = Rect::new(x, y, x + rng.unit() * 5.0, y + rng.unit() * 5.0);
         elements.push((tree.insert(r, i).unwrap(), r));
     }
     let queries = (0..500)
         .map(|_| {
-            let (x, y) = (lcg(&mut state) * 270.0 - 7.0, lcg(&mut state) * 270.0 - 7.0);
-            Rect::new(x, y, x + lcg(&mut state) * 12.0, y + lcg(&mut state) * 12.0)
+            let (x, y) = (rng.unit() * 270.0 - 7.0, rng.unit() * 270.0 - 7.0);
+            Rect::new(x, y, x + rng.unit() * 12.0, y + rng.unit() * 12.0)
         })
         .collect();
     (tree, elements, queries)
@@ -116,11 +114,11 @@ fn query_many_refuses_bad_batches_and_writes_nothing() {
 #[test]
 fn parallel_pairs_and_queries_agree_with_sequential_ones() {
     // Big enough to take the parallel paths (250,000 elements, 1,000 queries).
-    let mut state = 3;
+    let mut rng = Lcg(3);
     let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 4096.0, 4096.0), 16, 8).unwrap();
     let rects: Vec<Rect> = (0..260_000)
         .map(|_| {
-            let (x, y) = (lcg(&mut state) * 4096.0, lcg(&mut state) * 4096.0);
+            let (x, y) = (rng.unit() * 4096.0, rng.unit() * 4096.0);
             Rect::new(x, y, x + 4.0, y + 4.0)
         })
         .collect();
@@ -166,17 +164,14 @@ fn parallel_pairs_and_queries_agree_with_sequential_ones() {
 #[test]
 fn every_leaf_pair_strategy_matches_brute_force() {
     for n in [2, 20, 24, 25, 60, 128, 129, 400] {
-        let mut state = n;
+        let mut rng = Lcg(n);
         let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 16.0, 16.0), 8, 0).unwrap();
         let mut elements = Vec::new();
         for i in 0..n {
             // Coordinates on a coarse lattice, so edges touch and rectangles repeat.
-            let x = (lcg(&mut state) * 16.0).floor();
-            let y = (lcg(&mut state) * 16.0).floor();
-            let (w, h) = (
-                (lcg(&mut state) * 3.0).floor(),
-                (lcg(&mut state) * 3.0).floor(),
-            );
+            let x = (rng.unit() * 16.0).floor();
+            let y = (rng.unit() * 16.0).floor();
+            let (w, h) = ((rng.unit() * 3.0).floor(), (rng.unit() * 3.0).floor());
             let r = Rect::new(x, y, x + w, y + h);
             elements.push((tree.insert(r, i).unwrap(), r));
         }

@@ -1,13 +1,13 @@
 //! `to_bytes`/`from_bytes` round-trip a tree exactly, and damaged bytes are refused.
 
+mod common;
+
+use common::Lcg;
 use flatquad::{Error, Handle, Quadtree, Rect};
 
 fn sample_tree() -> (Quadtree, Vec<Handle>, Vec<Handle>) {
-    let mut state: u32 = 99;
-    let mut f = || {
-        state = state.wrapping_mul(1664525).wrapping_add(1013904223);
-        (state >> 8) as f32 * (1.0 / 16777216.0)
-    };
+    let mut rng = Lcg(99);
+    let mut f = || rng.unit();
     let mut tree = Quadtree::new(Rect::new(-10.0, -10.0, 30.0, 20.0), 2, 6).unwrap();
     let mut live = Vec::new();
     for i in 0..60 {

@@ -2,6 +2,9 @@
 
 use std::ops::ControlFlow;
 
+mod common;
+
+use common::Lcg;
 use flatquad::{Handle, Quadtree, Rect};
 
 fn assert_send_sync<T: Send + Sync>() {}
@@ -18,11 +21,8 @@ fn sorted(mut v: Vec<Handle>) -> Vec<Handle> {
 
 #[test]
 fn concurrent_queries_match_single_threaded_ones() {
-    let mut state: u32 = 7;
-    let mut f = || {
-        state = state.wrapping_mul(1664525).wrapping_add(1013904223);
-        (state >> 8) as f32 * (1.0 / 16777216.0)
-    };
+    let mut rng = Lcg(7);
+    let mut f = || rng.unit();
     let mut tree = Quadtree::new(Rect::new(-100.0, -100.0, 100.0, 100.0), 4, 8).unwrap();
     for i in 0..5_000 {
         let (x, y) = (f() * 240.0 - 120.0, f() * 240.0 - 120.0);
