@@ -57,7 +57,7 @@ impl Quadtree {
         &self,
         rect: Rect,
         omit: Option<Handle>,
-        mut visit: F,
+        visit: F,
     ) -> Result<ControlFlow<()>, Error>
     where
         F: FnMut(Handle) -> ControlFlow<()>,
@@ -67,6 +67,15 @@ impl Quadtree {
             Some(handle) => self.slots.lookup(handle)?,
             None => NONE,
         };
+        Ok(self.query_checked(rect, omit, visit))
+    }
+
+    /// [`query_with`](Quadtree::query_with) once `rect` and the omitted slot
+    /// (`NONE` for none) have been checked.
+    pub(crate) fn query_checked<F>(&self, rect: Rect, omit: u32, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
         // Straight down while the query picks one child, then depth-first.
         let mut stack = Stack::new();
         let (top, node, mask) = self.descend(&rect);
@@ -91,12 +100,12 @@ impl Quadtree {
                     && region.owns_intersection(&slot.rect, &rect)
                     && visit(self.slots.handle(element)).is_break()
                 {
-                    return Ok(ControlFlow::Break(()));
+                    return ControlFlow::Break(());
                 }
                 link = next;
             }
         }
-        Ok(ControlFlow::Continue(()))
+        ControlFlow::Continue(())
     }
 
     /// Fills `hits` (cleared first) with the other elements whose closed rectangle
@@ -133,20 +142,24 @@ impl Quadtree {
     ///
     /// # Errors
     /// As [`overlapping`](Quadtree::overlapping); `visit` is then never called.
-    pub fn overlapping_with<F>(
-        &self,
-        handle: Handle,
-        mut visit: F,
-    ) -> Result<ControlFlow<()>, Error>
+    pub fn overlapping_with<F>(&self, handle: Handle, visit: F) -> Result<ControlFlow<()>, Error>
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {
         let element = self.slots.lookup(handle)?;
+        Ok(self.overlapping_checked(element, visit))
+    }
+
+    /// [`overlapping_with`](Quadtree::overlapping_with) for a live slot.
+    fn overlapping_checked<F>(&self, element: u32, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
         let Slot {
             rect, place, home, ..
         } = self.slots.slots[element as usize];
         if home == NONE {
-            return self.query_with(rect, Some(handle), visit);
+            return self.query_checked(rect, element, visit);
         }
         // The element's leaves are exactly the leaves a query with its rectangle
         // visits; the place gives their cells, for the corner rule.
@@ -176,12 +189,12 @@ impl Quadtree {
                     && region.is_none_or(|r| r.owns_intersection(&slot.rect, &rect))
                     && visit(self.slots.handle(other)).is_break()
                 {
-                    return Ok(ControlFlow::Break(()));
+                    return ControlFlow::Break(());
                 }
                 link = next;
             }
         }
-        Ok(ControlFlow::Continue(()))
+        ControlFlow::Continue(())
     }
 
     /// Fills `hits` (cleared first) with the elements whose closed rectangle holds
@@ -319,7 +332,8 @@ impl Quadtree {
                     }
                 }
             }
-            let _ = self.overlapping_with(handle, |other| {
+            // Checked above: no second look-up per element.
+            let _ = self.overlapping_checked(handle.slot(), |other| {
                 hits.push(other);
                 ControlFlow::Continue(())
             });
@@ -361,7 +375,9 @@ impl Quadtree {
     ) {
         for (index, &rect) in rects.iter().enumerate() {
             let before = hits.len();
-            let _ = self.query_with(rect, omit.map(|omit| omit[index]), |handle| {
+            // Checked by `check_query_many`: no second check per query.
+            let omit = omit.map_or(NONE, |omit| omit[index].slot());
+            let _ = self.query_checked(rect, omit, |handle| {
                 hits.push(handle);
                 ControlFlow::Continue(())
             });
