@@ -18,6 +18,22 @@ use crate::lock::TreeLock;
 /// `(offsets, hits)` of a batch query.
 type Csr<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>);
 
+/// The core's compressed rows as the int64 vectors Python gets (runs without the GIL).
+fn csr_vecs(offsets: Vec<usize>, hits: Vec<Handle>) -> (Vec<i64>, Vec<i64>) {
+    (
+        offsets.into_iter().map(|o| o as i64).collect(),
+        hits.into_iter().map(raw).collect(),
+    )
+}
+
+/// Those vectors as numpy arrays, without copying them.
+fn csr_arrays(py: Python<'_>, (offsets, hits): (Vec<i64>, Vec<i64>)) -> Csr<'_> {
+    (
+        PyArray1::from_vec(py, offsets),
+        PyArray1::from_vec(py, hits),
+    )
+}
+
 static NODES: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static ELEMENTS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
@@ -471,19 +487,14 @@ impl Quadtree {
         let result = self.lock.read_with_gil_released(py, |tree| {
             let (mut offsets, mut hits) = (Vec::new(), Vec::new());
             tree.par_query_many(rects, omit, &mut offsets, &mut hits)?;
-            let offsets: Vec<i64> = offsets.into_iter().map(|o| o as i64).collect();
-            let hits: Vec<i64> = hits.into_iter().map(raw).collect();
-            Ok::<_, Error>((offsets, hits))
+            Ok::<_, Error>(csr_vecs(offsets, hits))
         });
-        let (offsets, hits) = result.map_err(|e| {
+        let rows = result.map_err(|e| {
             errors::to_py_shown(py, e, QUERY_MANY, &|i| {
                 omit_arg.as_ref().and_then(|omit| omit.show(i))
             })
         })?;
-        Ok((
-            PyArray1::from_vec(py, offsets),
-            PyArray1::from_vec(py, hits),
-        ))
+        Ok(csr_arrays(py, rows))
     }
 
     /// The handles of the other elements whose rectangle meets this element's
@@ -532,16 +543,11 @@ impl Quadtree {
         let result = self.lock.read_with_gil_released(py, |tree| {
             let (mut offsets, mut hits) = (Vec::new(), Vec::new());
             tree.overlapping_many(handles, &mut offsets, &mut hits)?;
-            let offsets: Vec<i64> = offsets.into_iter().map(|o| o as i64).collect();
-            let hits: Vec<i64> = hits.into_iter().map(raw).collect();
-            Ok::<_, Error>((offsets, hits))
+            Ok::<_, Error>(csr_vecs(offsets, hits))
         });
-        let (offsets, hits) =
+        let rows =
             result.map_err(|e| errors::to_py_shown(py, e, MOVE_MANY, &|i| handles_arg.show(i)))?;
-        Ok((
-            PyArray1::from_vec(py, offsets),
-            PyArray1::from_vec(py, hits),
-        ))
+        Ok(csr_arrays(py, rows))
     }
 
     /// The id the element was inserted with.
