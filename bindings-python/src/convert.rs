@@ -240,25 +240,32 @@ pub(crate) enum Handles<'py> {
     Unsigned(PyReadonlyArray1<'py, u64>),
 }
 
+/// Checks that `array` is 1-D and of an integer dtype (an empty 1-D array of
+/// any dtype passes); returns the dtype's kind (`b'i'` or `b'u'`).
+fn integer_vector(array: &Bound<'_, PyUntypedArray>, what: &str, expected: &str) -> PyResult<u8> {
+    let empty = array.len() == 0 && array.ndim() == 1;
+    let kind = array.dtype().kind();
+    if !empty && !matches!(kind, b'i' | b'u') {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be {expected}; got an array of dtype {}",
+            dtype_text(array)
+        )));
+    }
+    if array.ndim() != 1 {
+        return Err(PyValueError::new_err(format!(
+            "{what} must be {expected}; got an array of shape {}",
+            shape_text(array.shape())
+        )));
+    }
+    Ok(kind)
+}
+
 const HANDLES_EXPECTED: &str = "a 1-D array of handles (int64 or uint64)";
 
 impl<'py> Handles<'py> {
     pub(crate) fn new(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Self> {
         let array = ndarray(obj, what, HANDLES_EXPECTED)?;
-        let empty = array.len() == 0 && array.ndim() == 1;
-        let kind = array.dtype().kind();
-        if !empty && !matches!(kind, b'i' | b'u') {
-            return Err(PyTypeError::new_err(format!(
-                "{what} must be {HANDLES_EXPECTED}; got an array of dtype {}",
-                dtype_text(&array)
-            )));
-        }
-        if array.ndim() != 1 {
-            return Err(PyValueError::new_err(format!(
-                "{what} must be {HANDLES_EXPECTED}; got an array of shape {}",
-                shape_text(array.shape())
-            )));
-        }
+        let kind = integer_vector(&array, what, HANDLES_EXPECTED)?;
         if kind == b'u' {
             let typed = match readable_in_place::<u64, numpy::Ix1>(&array) {
                 Some(typed) => typed,
@@ -322,20 +329,7 @@ impl<'py> Ids<'py> {
             // A numpy scalar or 0-d array: one id for every rectangle.
             return Ok(Ids::Owned(vec![u32_value(obj, "id")?; n]));
         }
-        let empty = array.len() == 0 && array.ndim() == 1;
-        let kind = array.dtype().kind();
-        if !empty && !matches!(kind, b'i' | b'u') {
-            return Err(PyTypeError::new_err(format!(
-                "ids must be {IDS_EXPECTED}; got an array of dtype {}",
-                dtype_text(&array)
-            )));
-        }
-        if array.ndim() != 1 {
-            return Err(PyValueError::new_err(format!(
-                "ids must be {IDS_EXPECTED}; got an array of shape {}",
-                shape_text(array.shape())
-            )));
-        }
+        let kind = integer_vector(&array, "ids", IDS_EXPECTED)?;
         if let Some(typed) = readable_in_place::<u32, numpy::Ix1>(&array) {
             return Ok(Ids::Borrowed(
                 typed.try_readonly().map_err(borrow_error("ids"))?,
