@@ -217,21 +217,29 @@ fn print_table(rows: &[Row]) {
         "bytes/agent"
     );
     for row in rows {
-        let r = &row.report;
+        let [scenario, index, mode, update, collide, frame, ratio, pairs, check, bytes] =
+            cells(row);
         println!(
-            "{:<18} {:<13} {:<13} {:>10.3} {:>11.3} {:>9.3} {:>6} {:>12} {:>9} {:>12}",
-            r.scenario,
-            r.index,
-            r.mode.name(),
-            r.update_ms,
-            r.collide_ms,
-            r.frame_ms,
-            ratio(row),
-            r.pairs_per_frame,
-            check(row),
-            bytes_per_agent(r)
+            "{scenario:<18} {index:<13} {mode:<13} {update:>10} {collide:>11} {frame:>9} {ratio:>6} {pairs:>12} {check:>9} {bytes:>12}"
         );
     }
+}
+
+/// One row's cells, as both the printed and the Markdown table show them.
+fn cells(row: &Row) -> [String; 10] {
+    let r = &row.report;
+    [
+        r.scenario.to_string(),
+        r.index.to_string(),
+        r.mode.name().to_string(),
+        format!("{:.3}", r.update_ms),
+        format!("{:.3}", r.collide_ms),
+        format!("{:.3}", r.frame_ms),
+        ratio(row),
+        r.pairs_per_frame.to_string(),
+        check(row).to_string(),
+        bytes_per_agent(r).to_string(),
+    ]
 }
 
 fn markdown(rows: &[Row], args: &Args) -> String {
@@ -285,21 +293,7 @@ fn markdown(rows: &[Row], args: &Args) -> String {
     );
     let _ = writeln!(md, "|---|---|---|--:|--:|--:|--:|--:|---|--:|");
     for row in rows {
-        let r = &row.report;
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {} | {} | {} | {} |",
-            r.scenario,
-            r.index,
-            r.mode.name(),
-            r.update_ms,
-            r.collide_ms,
-            r.frame_ms,
-            ratio(row),
-            r.pairs_per_frame,
-            check(row),
-            bytes_per_agent(r)
-        );
+        let _ = writeln!(md, "| {} |", cells(row).join(" | "));
     }
     let _ = writeln!(md, "\n{}", peak_rss());
     md
