@@ -1,17 +1,23 @@
 //! # flatquad
 //!
-//! A flat, cache-friendly quadtree for broad-phase collision detection and region
-//! queries over many moving 2D rectangles: 100,000+ elements moved and collided
-//! every frame on one core, with results exact for `f32` input.
+//! Spatial indexes for broad-phase collision detection and region queries over
+//! many moving 2D rectangles: 100,000+ elements moved and collided every frame
+//! on one core, with results exact for `f32` input.
 //!
-//! The design follows the "flat quadtree": 8-byte nodes in one array, four
-//! siblings allocated together, node rectangles computed on the way down from
-//! the root's, elements stored once and chained into leaves by small links, free
-//! lists everywhere, lazy cleanup. See [`Quadtree`] for the whole API.
+//! Every structure has the same API, the [`SpatialIndex`] trait:
+//!
+//! - [`Quadtree`]: the flat quadtree — 8-byte nodes in one array, four siblings
+//!   allocated together, node rectangles computed on the way down, elements
+//!   stored once and chained into leaves, free lists everywhere, lazy cleanup.
+//! - [`Grid`]: a uniform grid, each cell one list head; for many elements of
+//!   similar size.
+//! - [`LooseGrid`]: the loose/tight double grid; every element in exactly one
+//!   loose cell, whose box grows and shrinks around its elements.
+//! - [`AnyIndex`]: any of them, chosen at run time.
 //!
 //! ```
 //! use core::ops::ControlFlow;
-//! use flatquad::{Quadtree, Rect};
+//! use flatquad::{Quadtree, Rect, SpatialIndex};
 //!
 //! let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 1024.0, 1024.0), 8, 8)?;
 //! let handles: Vec<_> = (0..100)
@@ -29,7 +35,7 @@
 //! }
 //! tree.cleanup();
 //! let mut overlapping = 0;
-//! tree.pairs_with(|_, _| {
+//! let _ = tree.pairs_with(|_, _| {
 //!     overlapping += 1;
 //!     ControlFlow::Continue(())
 //! });
@@ -38,28 +44,24 @@
 //! ```
 #![warn(missing_docs)]
 
-mod cell;
+mod big;
 mod error;
+mod grid;
 mod handle;
-#[cfg(feature = "rayon")]
-mod parallel;
-mod pool;
-mod query;
-mod serialize;
-mod traverse;
-mod tree;
-mod validate;
+mod index;
+mod links;
+mod loose_grid;
+mod quadtree;
+mod rect;
+mod slots;
 
 pub use error::Error;
+pub use grid::Grid;
 pub use handle::Handle;
+pub use index::{AnyIndex, Kind, NodeInfo, SpatialIndex, Stats};
+pub use loose_grid::LooseGrid;
+pub use quadtree::Quadtree;
 pub use rect::Rect;
-pub use traverse::{NodeInfo, Stats};
-pub use tree::Quadtree;
-
-mod rect;
-
-#[cfg(test)]
-mod tests;
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

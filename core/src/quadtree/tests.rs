@@ -1,6 +1,6 @@
 //! Unit tests of the internals; the behaviour is tested in `tests/`.
 
-use crate::cell::{mask, point_child, Cell, Grid, STACK_CAPACITY, TABLE_MAX_DEPTH};
+use crate::quadtree::lines::{mask, point_child, Cell, SplitLines, STACK_CAPACITY, TABLE_MAX_DEPTH};
 use crate::Rect;
 
 #[test]
@@ -18,7 +18,7 @@ fn mask_is_closed_on_the_left_and_open_on_the_right() {
 #[test]
 fn child_regions_partition_the_parent() {
     for max_depth in [3, 20] {
-        let grid = Grid::new(&Rect::new(-1.0, -1.0, 1.0, 1.0), max_depth);
+        let grid = SplitLines::new(&Rect::new(-1.0, -1.0, 1.0, 1.0), max_depth);
         let root = Cell::ROOT;
         let (cx, cy) = grid.split(&root);
         assert_eq!((cx, cy), (0.0, 0.0));
@@ -60,8 +60,8 @@ fn lines_agree_across_depths_tables_and_stay_in_order() {
     ];
     for world in &worlds {
         // A table-backed grid and a computed one give the same lines.
-        let table = Grid::new(world, TABLE_MAX_DEPTH);
-        let computed = Grid::new(world, TABLE_MAX_DEPTH + 1);
+        let table = SplitLines::new(world, TABLE_MAX_DEPTH);
+        let computed = SplitLines::new(world, TABLE_MAX_DEPTH + 1);
         for depth in 0..TABLE_MAX_DEPTH {
             for k in 0..=(1u32 << depth).min(300) {
                 let line = computed.line_x(k, depth);

@@ -2,44 +2,12 @@
 
 use core::ops::ControlFlow;
 
-use crate::cell::{Cell, Stack};
-use crate::pool::{Link, Node, Slot};
-use crate::{Quadtree, Rect};
-
-/// A node as [`Quadtree::traverse`] shows it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct NodeInfo {
-    /// The node's index in the node array (the root is 0); stable until the
-    /// node is merged away by a cleanup.
-    pub index: u32,
-    /// Depth: 0 for the root.
-    pub depth: u32,
-    /// The node's cell in world coordinates, computed from the root's.
-    pub rect: Rect,
-    /// Whether the node is a leaf.
-    pub is_leaf: bool,
-    /// Element links in the leaf (0 for a branch).
-    pub count: u32,
-}
-
-/// Sizes of a tree, from [`Quadtree::stats`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Stats {
-    /// Live elements.
-    pub elements: usize,
-    /// Nodes in the tree (branches and leaves; free ones not counted).
-    pub nodes: usize,
-    /// Leaves, empty ones included.
-    pub leaves: usize,
-    /// Leaves holding no element.
-    pub empty_leaves: usize,
-    /// Deepest depth any node has (0 when the root is the only node).
-    pub max_depth_reached: u32,
-    /// Element links in leaves: one per element per leaf it lies in.
-    pub element_links: usize,
-    /// Bytes the tree holds, its pools' capacity included.
-    pub bytes: usize,
-}
+use crate::index::{NodeInfo, Stats};
+use crate::links::Link;
+use crate::quadtree::lines::{Cell, Stack};
+use crate::quadtree::nodes::Node;
+use crate::index::SpatialIndex;
+use crate::quadtree::Quadtree;
 
 impl Quadtree {
     /// Visits every node depth-first, parents before children and children in
@@ -48,7 +16,7 @@ impl Quadtree {
     ///
     /// ```
     /// use core::ops::ControlFlow;
-    /// use flatquad::{Quadtree, Rect};
+    /// use flatquad::{Quadtree, Rect, SpatialIndex};
     /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 8.0, 8.0), 1, 3)?;
     /// tree.insert(Rect::point(1.0, 1.0), 0)?;
     /// tree.insert(Rect::point(7.0, 7.0), 1)?;
@@ -61,7 +29,7 @@ impl Quadtree {
     /// assert_eq!(leaves.len(), 4);
     /// # Ok::<(), flatquad::Error>(())
     /// ```
-    pub fn traverse<B, L>(&self, mut branch: B, mut leaf: L) -> ControlFlow<()>
+    pub(crate) fn walk_nodes<B, L>(&self, mut branch: B, mut leaf: L) -> ControlFlow<()>
     where
         B: FnMut(&NodeInfo) -> ControlFlow<()>,
         L: FnMut(&NodeInfo) -> ControlFlow<()>,
@@ -73,7 +41,7 @@ impl Quadtree {
             let info = NodeInfo {
                 index: cell.node,
                 depth: cell.depth,
-                rect: self.grid.rect(&cell),
+                rect: self.lines.rect(&cell),
                 is_leaf: !node.is_branch(),
                 count: node.count.max(0) as u32,
             };
@@ -90,18 +58,18 @@ impl Quadtree {
     }
 
     /// Counts nodes, leaves and links, the deepest level reached and the bytes held.
-    pub fn stats(&self) -> Stats {
+    pub(crate) fn count_nodes(&self) -> Stats {
         let mut stats = Stats {
             elements: self.len(),
             bytes: core::mem::size_of::<Quadtree>()
                 + self.nodes.nodes.capacity() * core::mem::size_of::<Node>()
                 + self.links.links.capacity() * core::mem::size_of::<Link>()
-                + self.slots.slots.capacity() * core::mem::size_of::<Slot>()
-                + self.grid.bytes(),
+                + self.slots.bytes()
+                + self.lines.bytes(),
             ..Stats::default()
         };
         let (mut branches, mut deepest_branch) = (0, 0);
-        let _ = self.traverse(
+        let _ = self.walk_nodes(
             |info| {
                 branches += 1;
                 deepest_branch = deepest_branch.max(info.depth);

@@ -3,7 +3,7 @@
 //!
 //! A node at depth `d` with integer coordinates `(ix, iy)` covers grid column
 //! `ix` and row `iy` of the `2^d × 2^d` division of the world. Its split lines are
-//! computed in closed form from the world's corner and size (see [`Grid`]), never
+//! computed in closed form from the world's corner and size (see [`SplitLines`]), never
 //! accumulated, so a line has one `f32` value however it is reached — from a
 //! parent's split, a child's border, or an element's stored cell.
 //!
@@ -40,7 +40,7 @@ pub(crate) type Stack = ArrayVec<Cell, STACK_CAPACITY>;
 /// [`TABLE_MAX_DEPTH`] deep every line is looked up in a table of the deepest
 /// level's lines, which holds all the shallower ones too.
 #[derive(Clone, Debug)]
-pub(crate) struct Grid {
+pub(crate) struct SplitLines {
     x1: f64,
     y1: f64,
     /// Width and height of a cell at each depth (exact powers-of-two scalings).
@@ -56,14 +56,14 @@ pub(crate) struct Grid {
 /// Deepest tree whose lines are kept in a table (2 × 4 KiB at depth 9).
 pub(crate) const TABLE_MAX_DEPTH: u32 = 12;
 
-impl Grid {
-    pub fn new(world: &Rect, max_depth: u32) -> Grid {
+impl SplitLines {
+    pub fn new(world: &Rect, max_depth: u32) -> SplitLines {
         let (width, height) = (world.width() as f64, world.height() as f64);
         let mut step = [(width, height); MAX_DEPTH_LIMIT as usize + 2];
         for depth in 1..step.len() {
             step[depth] = (step[depth - 1].0 * 0.5, step[depth - 1].1 * 0.5);
         }
-        let mut grid = Grid {
+        let mut grid = SplitLines {
             x1: world.x1 as f64,
             y1: world.y1 as f64,
             step,
@@ -222,7 +222,7 @@ pub(crate) fn mask(cx: f32, cy: f32, r: &Rect) -> u32 {
 }
 
 /// A node met during a descent: its index, depth and grid coordinates. Its
-/// split lines and region come from the [`Grid`] when needed.
+/// split lines and region come from the [`SplitLines`] when needed.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Cell {
     pub node: u32,
@@ -319,7 +319,7 @@ pub(crate) fn unpack_place(place: Place) -> (u32, u32, u32, u32, u32) {
     )
 }
 
-impl Grid {
+impl SplitLines {
     /// Whether a rectangle lies in exactly the leaves `place` names.
     #[inline]
     pub fn still_in(&self, place: Place, r: &Rect) -> bool {

@@ -1,10 +1,9 @@
 //! A full structural check of the tree, for tests and for debugging a binding.
 
-use crate::cell::{unpack_place, Cell, Place, Stack, NO_PLACE};
-use crate::handle::MAX_GENERATION;
-use crate::pool::{Node, MARK, NONE, RETIRED};
-use crate::tree::home_leaves;
-use crate::Quadtree;
+use crate::quadtree::lines::{unpack_place, Cell, Place, Stack, NO_PLACE};
+use crate::quadtree::nodes::{home_leaves, Node};
+use crate::quadtree::Quadtree;
+use crate::slots::{SlotRecord, NONE};
 
 impl Quadtree {
     /// Checks every invariant of the tree and says which one fails first.
@@ -16,7 +15,7 @@ impl Quadtree {
     ///
     /// # Errors
     /// A description of the first broken invariant.
-    pub fn validate(&self) -> Result<(), String> {
+    pub(crate) fn check_invariants(&self) -> Result<(), String> {
         let nodes = &self.nodes.nodes;
         let links = &self.links.links;
         let slots = &self.slots.slots;
@@ -81,20 +80,13 @@ impl Quadtree {
             }
         }
 
-        let mut live = 0;
+        self.slots.validate()?;
         for (index, slot) in slots.iter().enumerate() {
-            if slot.stamp & MARK != 0 {
-                return Err(format!("slot {index} still marked"));
-            }
             if !slot.is_live() {
                 if !linked_in[index].is_empty() {
                     return Err(format!("free slot {index} is linked"));
                 }
                 continue;
-            }
-            live += 1;
-            if slot.generation() == 0 {
-                return Err(format!("live slot {index} has generation 0"));
             }
             let cells = self.leaves_of(&slot.rect);
             self.check_place(index, slot.place, &cells)?;
@@ -110,10 +102,6 @@ impl Quadtree {
                 ));
             }
         }
-        if live != self.slots.live {
-            return Err(format!("{live} live slots, len says {}", self.slots.live));
-        }
-
         let mut block = self.nodes.free_block;
         while block != NONE {
             let first = block as usize;
@@ -147,28 +135,6 @@ impl Quadtree {
             return Err(format!("link {lost} neither in a leaf nor free"));
         }
 
-        let mut slot_free = vec![false; slots.len()];
-        let mut slot = self.slots.free;
-        while slot != NONE {
-            let at = slot as usize;
-            if at >= slots.len() || slot_free[at] || slots[at].is_live() {
-                return Err(format!(
-                    "free slot {at} out of range, live or reached twice"
-                ));
-            }
-            let generation = slots[at].generation();
-            if generation == 0 || generation > MAX_GENERATION {
-                return Err(format!("free slot {at} has generation {generation}"));
-            }
-            slot_free[at] = true;
-            slot = slots[at].id;
-        }
-        for (at, s) in slots.iter().enumerate() {
-            let retired = s.stamp == RETIRED;
-            if !s.is_live() && !slot_free[at] && !retired {
-                return Err(format!("slot {at} neither live, free nor retired"));
-            }
-        }
         Ok(())
     }
 

@@ -1,0 +1,535 @@
+//! The one API every structure has: [`SpatialIndex`]. Argument checks, batch
+//! calls, compressed-row results and omit handling are written here once; each
+//! structure supplies the checked primitives of [`raw`].
+
+use core::ops::ControlFlow;
+
+use crate::{Error, Handle, Rect};
+
+mod any;
+#[cfg(feature = "rayon")]
+pub(crate) mod parallel;
+pub(crate) mod raw;
+pub(crate) mod snapshot;
+
+pub use any::{AnyIndex, Kind};
+use raw::{Structure, PREFETCH_AHEAD};
+
+/// A rectangle the structures accept, or [`Error::InvalidRect`].
+pub(crate) fn check_rect(rect: Rect) -> Result<Rect, Error> {
+    if rect.is_valid() {
+        Ok(rect)
+    } else {
+        Err(Error::InvalidRect(rect))
+    }
+}
+
+/// A world rectangle a structure can divide, or [`Error::InvalidWorld`]: finite,
+/// with a positive, finite width and height.
+pub(crate) fn check_world(world: Rect) -> Result<Rect, Error> {
+    let (width, height) = (world.width(), world.height());
+    if world.is_valid() && width > 0.0 && height > 0.0 && width.is_finite() && height.is_finite()
+    {
+        Ok(world)
+    } else {
+        Err(Error::InvalidWorld(world))
+    }
+}
+
+/// A point the structures accept, or [`Error::InvalidPoint`].
+pub(crate) fn check_point(x: f32, y: f32) -> Result<(), Error> {
+    if x.is_finite() && y.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::InvalidPoint { x, y })
+    }
+}
+
+/// A node (of a tree) or a cell (of a grid) as [`SpatialIndex::traverse`] shows it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NodeInfo {
+    /// The node's or cell's index in its structure: stable until a cleanup
+    /// merges the node away (a grid's cells never move).
+    pub index: u32,
+    /// Depth: 0 for a tree's root and for a grid's cells.
+    pub depth: u32,
+    /// The node's or cell's rectangle in world coordinates (for a loose grid's
+    /// cells, the box that bounds their elements).
+    pub rect: Rect,
+    /// Whether it holds elements directly (a leaf or a cell).
+    pub is_leaf: bool,
+    /// Elements it holds directly (0 for a branch).
+    pub count: u32,
+}
+
+/// Sizes of a structure, from [`SpatialIndex::stats`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Live elements.
+    pub elements: usize,
+    /// Nodes or cells (branches and leaves; free ones not counted).
+    pub nodes: usize,
+    /// Leaves or cells that hold elements directly, empty ones included.
+    pub leaves: usize,
+    /// Leaves or cells holding no element.
+    pub empty_leaves: usize,
+    /// Deepest depth any node has (0 for a grid, or a tree that is one leaf).
+    pub max_depth_reached: u32,
+    /// Element links: one per element per leaf or cell it is listed in.
+    pub element_links: usize,
+    /// Bytes the structure holds, its pools' capacity included.
+    pub bytes: usize,
+}
+
+/// The API every flatquad structure has: [`Quadtree`](crate::Quadtree),
+/// [`Grid`](crate::Grid), [`LooseGrid`](crate::LooseGrid), and [`AnyIndex`]
+/// over them.
+///
+/// Elements are closed `f32` rectangles with a `u32` id of yours, named by the
+/// [`Handle`] that `insert` returns. Every query is exact: it returns precisely
+/// the elements whose closed rectangle meets the closed query, each once, the
+/// same set a brute-force scan finds. Queries take `&self` and keep no scratch
+/// state, so many threads may query at once. A call that returns an error has
+/// changed nothing.
+///
+/// ```
+/// use flatquad::{Grid, Quadtree, Rect, SpatialIndex};
+///
+/// fn frame(index: &mut impl SpatialIndex) -> Result<usize, flatquad::Error> {
+///     let a = index.insert(Rect::new(1.0, 1.0, 3.0, 3.0), 0)?;
+///     index.insert(Rect::new(3.0, 3.0, 5.0, 5.0), 1)?; // touches `a`
+///     index.update(a, Rect::new(2.0, 2.0, 4.0, 4.0))?;
+///     index.cleanup();
+///     let mut pairs = Vec::new();
+///     index.pairs(&mut pairs);
+///     Ok(pairs.len())
+/// }
+/// let world = Rect::new(0.0, 0.0, 64.0, 64.0);
+/// assert_eq!(frame(&mut Quadtree::for_world(world)?)?, 1);
+/// assert_eq!(frame(&mut Grid::for_world(world)?)?, 1);
+/// # Ok::<(), flatquad::Error>(())
+/// ```
+pub trait SpatialIndex: Structure + Sized {
+    /// The world rectangle the structure divides. Elements and queries outside
+    /// it are fine: they belong to the border cells or leaves.
+    fn world(&self) -> Rect;
+
+    /// Once a frame: the lazy tidying a structure does after moves and removals
+    /// (a tree merges empty siblings, a loose grid shrinks its cells' boxes).
+    fn cleanup(&mut self);
+
+    /// Removes every element (all handles go stale); keeps the memory for reuse.
+    fn clear(&mut self);
+
+    /// Calls `visit` with every pair of intersecting elements, each unordered
+    /// pair once, until `visit` breaks; returns how the walk ended.
+    fn pairs_with<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle, Handle) -> ControlFlow<()>;
+
+    /// Visits every node (or cell) depth-first, parents before children,
+    /// calling `branch` or `leaf`; either returns [`ControlFlow::Break`] to stop.
+    /// A grid shows its cells as leaves of depth 0, so drawing code written for
+    /// a tree draws a grid too.
+    fn traverse<B, L>(&self, branch: B, leaf: L) -> ControlFlow<()>
+    where
+        B: FnMut(&NodeInfo) -> ControlFlow<()>,
+        L: FnMut(&NodeInfo) -> ControlFlow<()>;
+
+    /// Counts nodes or cells and links, and the bytes held.
+    fn stats(&self) -> Stats;
+
+    /// Checks every invariant of the structure and says which fails first.
+    /// O(size) time, allocates: meant for tests and debugging, not for frames.
+    ///
+    /// # Errors
+    /// A description of the first broken invariant.
+    fn validate(&self) -> Result<(), String>;
+
+    /// The whole state as bytes (little-endian, versioned, tagged with the
+    /// structure): [`from_bytes`](SpatialIndex::from_bytes) gives back a
+    /// structure equal in every respect, the same handles valid.
+    fn to_bytes(&self) -> Vec<u8>;
+
+    /// A structure from [`to_bytes`](SpatialIndex::to_bytes)'s output; every
+    /// invariant is checked, so damaged or hostile bytes give an error, never a
+    /// broken structure.
+    ///
+    /// # Errors
+    /// [`Error::InvalidBytes`] saying what is wrong (a snapshot of another
+    /// structure included).
+    fn from_bytes(bytes: &[u8]) -> Result<Self, Error>;
+
+    /// Number of elements.
+    fn len(&self) -> usize {
+        self.live()
+    }
+
+    /// Whether the structure holds no element.
+    fn is_empty(&self) -> bool {
+        self.live() == 0
+    }
+
+    /// Whether `handle` names an element now.
+    fn contains(&self, handle: Handle) -> bool {
+        self.lookup(handle).is_ok()
+    }
+
+    /// The id the element was inserted with.
+    ///
+    /// # Errors
+    /// [`Error::InvalidHandle`] if `handle` is not live.
+    fn id(&self, handle: Handle) -> Result<u32, Error> {
+        Ok(self.id_at(self.lookup(handle)?))
+    }
+
+    /// The element's current rectangle.
+    ///
+    /// # Errors
+    /// [`Error::InvalidHandle`] if `handle` is not live.
+    fn rect(&self, handle: Handle) -> Result<Rect, Error> {
+        Ok(self.rect_at(self.lookup(handle)?))
+    }
+
+    /// Calls `visit` with every live element as `(handle, rectangle, id)`, in
+    /// slot order.
+    fn for_each_element<F>(&self, mut visit: F)
+    where
+        F: FnMut(Handle, Rect, u32),
+    {
+        self.each_element(&mut visit);
+    }
+
+    /// Every live element as `(handle, rectangle, id)`, in slot order.
+    fn elements(&self) -> Vec<(Handle, Rect, u32)> {
+        let mut all = Vec::with_capacity(self.len());
+        self.each_element(&mut |h, r, id| all.push((h, r, id)));
+        all
+    }
+
+    /// Adds an element and returns its handle.
+    ///
+    /// # Errors
+    /// [`Error::InvalidRect`] for NaN or infinite coordinates or an inverted
+    /// rectangle; [`Error::CapacityExceeded`] when 2^32 - 1 slots are in use.
+    fn insert(&mut self, rect: Rect, id: u32) -> Result<Handle, Error> {
+        check_rect(rect)?;
+        self.check_room(1)?;
+        Ok(self.insert_checked(rect, id))
+    }
+
+    /// Adds `rects[i]` with id `ids[i]` for every `i`, appending the handles to
+    /// `handles` in order. Checks every item first: on error nothing is inserted.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] if the slices differ in length; otherwise the
+    /// first item's error from [`insert`](SpatialIndex::insert), inside
+    /// [`Error::InBatch`].
+    fn insert_many(
+        &mut self,
+        rects: &[Rect],
+        ids: &[u32],
+        handles: &mut Vec<Handle>,
+    ) -> Result<(), Error> {
+        check_lengths(rects.len(), ids.len())?;
+        for (index, &rect) in rects.iter().enumerate() {
+            check_rect(rect).map_err(|e| e.in_batch(index))?;
+        }
+        self.check_room(rects.len())?;
+        self.insert_many_checked(rects, ids, handles);
+        Ok(())
+    }
+
+    /// Removes an element; its handle, and every copy of it, goes stale.
+    ///
+    /// # Errors
+    /// [`Error::InvalidHandle`] if `handle` is not live (never issued, already
+    /// removed, or cleared).
+    fn remove(&mut self, handle: Handle) -> Result<(), Error> {
+        let slot = self.lookup(handle)?;
+        self.remove_checked(slot);
+        Ok(())
+    }
+
+    /// Removes every element of `handles`. Checks them all first: on error
+    /// nothing is removed.
+    ///
+    /// # Errors
+    /// The first item's [`Error::InvalidHandle`] or [`Error::DuplicateHandle`],
+    /// inside [`Error::InBatch`].
+    fn remove_many(&mut self, handles: &[Handle]) -> Result<(), Error> {
+        // Mark each slot while checking, so a handle given twice is caught
+        // without allocating.
+        let mut failure = None;
+        let mut marked = 0;
+        for (index, &handle) in handles.iter().enumerate() {
+            match self.lookup(handle) {
+                Ok(slot) if self.is_marked(slot) => {
+                    failure = Some(Error::DuplicateHandle(handle).in_batch(index));
+                }
+                Ok(slot) => {
+                    self.set_mark(slot, true);
+                    marked = index + 1;
+                }
+                Err(error) => failure = Some(error.in_batch(index)),
+            }
+            if let Some(error) = failure {
+                for &handle in &handles[..marked] {
+                    self.set_mark(handle.slot(), false);
+                }
+                return Err(error);
+            }
+        }
+        self.remove_marked(handles);
+        Ok(())
+    }
+
+    /// Gives an element a new rectangle (the "move" of a collision loop).
+    ///
+    /// # Errors
+    /// [`Error::InvalidRect`] or [`Error::InvalidHandle`]; nothing changes.
+    fn update(&mut self, handle: Handle, rect: Rect) -> Result<(), Error> {
+        check_rect(rect)?;
+        let slot = self.lookup(handle)?;
+        self.relocate(slot, rect);
+        Ok(())
+    }
+
+    /// [`update`](SpatialIndex::update)s `handles[i]` to `rects[i]` for every
+    /// `i`, in order (a handle given twice ends at its last rectangle). Checks
+    /// every item first: on error nothing moves.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`], or the first item's error inside [`Error::InBatch`].
+    fn update_many(&mut self, handles: &[Handle], rects: &[Rect]) -> Result<(), Error> {
+        check_lengths(handles.len(), rects.len())?;
+        // Each handle's slot is one cache miss when handles come in an order
+        // unrelated to memory; asking for slots a few handles ahead overlaps them.
+        for (index, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
+            if let Some(&ahead) = handles.get(index + PREFETCH_AHEAD) {
+                self.prefetch_slot(ahead);
+            }
+            check_rect(rect)
+                .and_then(|_| self.lookup(handle))
+                .map_err(|e| e.in_batch(index))?;
+        }
+        for (index, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
+            if let Some(&ahead) = handles.get(index + PREFETCH_AHEAD) {
+                self.prefetch_slot(ahead);
+            }
+            self.relocate(handle.slot(), rect);
+        }
+        Ok(())
+    }
+
+    /// Fills `hits` (cleared first) with the handles of the elements whose closed
+    /// rectangle intersects the closed rectangle `rect`, each once, leaving out
+    /// `omit`. `hits` keeps its capacity, so a reused `Vec` stops allocating.
+    ///
+    /// # Errors
+    /// [`Error::InvalidRect`] for a bad `rect`, [`Error::InvalidHandle`] for an
+    /// `omit` that is not live; `hits` is then left empty.
+    fn query(&self, rect: Rect, omit: Option<Handle>, hits: &mut Vec<Handle>) -> Result<(), Error> {
+        hits.clear();
+        self.query_with(rect, omit, collect_into(hits)).map(|_| ())
+    }
+
+    /// Calls `visit` with each element whose closed rectangle intersects `rect`,
+    /// each once, leaving out `omit`; `visit` returns [`ControlFlow::Break`] to
+    /// stop early, and the call returns how the walk ended.
+    ///
+    /// # Errors
+    /// As [`query`](SpatialIndex::query); `visit` is then never called.
+    fn query_with<F>(&self, rect: Rect, omit: Option<Handle>, visit: F) -> Result<ControlFlow<()>, Error>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        check_rect(rect)?;
+        let omit = self.omit_slot(omit)?;
+        Ok(self.query_checked(rect, omit, visit))
+    }
+
+    /// Fills `hits` (cleared first) with the elements whose closed rectangle holds
+    /// the point `(x, y)`, leaving out `omit`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidPoint`] for a NaN or infinite coordinate,
+    /// [`Error::InvalidHandle`] for an `omit` that is not live.
+    fn query_point(
+        &self,
+        x: f32,
+        y: f32,
+        omit: Option<Handle>,
+        hits: &mut Vec<Handle>,
+    ) -> Result<(), Error> {
+        hits.clear();
+        self.query_point_with(x, y, omit, collect_into(hits))
+            .map(|_| ())
+    }
+
+    /// Calls `visit` with each element whose closed rectangle holds `(x, y)`,
+    /// leaving out `omit`, until `visit` breaks.
+    ///
+    /// # Errors
+    /// As [`query_point`](SpatialIndex::query_point).
+    fn query_point_with<F>(
+        &self,
+        x: f32,
+        y: f32,
+        omit: Option<Handle>,
+        visit: F,
+    ) -> Result<ControlFlow<()>, Error>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        check_point(x, y)?;
+        let omit = self.omit_slot(omit)?;
+        Ok(self.query_point_checked(x, y, omit, visit))
+    }
+
+    /// Fills `hits` (cleared first) with the other elements whose closed
+    /// rectangle intersects this element's: the same as a query with the
+    /// element's rectangle omitting it, but structures that know where the
+    /// element lies start there.
+    ///
+    /// # Errors
+    /// [`Error::InvalidHandle`] if `handle` is not live.
+    fn overlapping(&self, handle: Handle, hits: &mut Vec<Handle>) -> Result<(), Error> {
+        hits.clear();
+        self.overlapping_with(handle, collect_into(hits))
+            .map(|_| ())
+    }
+
+    /// Calls `visit` with each other element whose closed rectangle intersects
+    /// this element's, until `visit` breaks (see [`overlapping`](SpatialIndex::overlapping)).
+    ///
+    /// # Errors
+    /// As [`overlapping`](SpatialIndex::overlapping); `visit` is then never called.
+    fn overlapping_with<F>(&self, handle: Handle, visit: F) -> Result<ControlFlow<()>, Error>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        let slot = self.lookup(handle)?;
+        Ok(self.overlapping_checked(slot, visit))
+    }
+
+    /// [`overlapping`](SpatialIndex::overlapping) for each handle, in compressed
+    /// rows: the neighbours of `handles[i]` are `hits[offsets[i]..offsets[i + 1]]`.
+    /// The per-agent query of a collision loop in one call. Both vectors are
+    /// cleared first and keep their capacity.
+    ///
+    /// # Errors
+    /// The first handle that is not live, inside [`Error::InBatch`]; nothing is
+    /// written then.
+    fn overlapping_many(
+        &self,
+        handles: &[Handle],
+        offsets: &mut Vec<usize>,
+        hits: &mut Vec<Handle>,
+    ) -> Result<(), Error> {
+        for (index, &handle) in handles.iter().enumerate() {
+            self.lookup(handle).map_err(|e| e.in_batch(index))?;
+        }
+        offsets.clear();
+        hits.clear();
+        offsets.reserve(handles.len() + 1);
+        offsets.push(0);
+        for (index, &handle) in handles.iter().enumerate() {
+            self.prefetch_overlapping(handles, index);
+            // Checked above: no second look-up per element.
+            let _ = self.overlapping_checked(handle.slot(), collect_into(hits));
+            offsets.push(hits.len());
+        }
+        Ok(())
+    }
+
+    /// Runs one query per rectangle and gives the results in compressed rows:
+    /// the hits of `rects[i]` are `hits[offsets[i]..offsets[i + 1]]`, each row in
+    /// no particular order. `omit`, if given, holds one handle per rectangle to
+    /// leave out of its row (the querying element, say). Both vectors are
+    /// cleared first and keep their capacity.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] if `omit` is not as long as `rects`; the first
+    /// bad rectangle or omitted handle inside [`Error::InBatch`]. Nothing is
+    /// written then.
+    fn query_many(
+        &self,
+        rects: &[Rect],
+        omit: Option<&[Handle]>,
+        offsets: &mut Vec<usize>,
+        hits: &mut Vec<Handle>,
+    ) -> Result<(), Error> {
+        self.check_query_many(rects, omit)?;
+        offsets.clear();
+        hits.clear();
+        offsets.reserve(rects.len() + 1);
+        offsets.push(0);
+        let mut counts = core::mem::take(offsets);
+        self.query_each(rects, omit, &mut counts, hits);
+        // `counts` is [0, n0, n1, ...]: turn it into running sums in place.
+        for i in 1..counts.len() {
+            counts[i] += counts[i - 1];
+        }
+        *offsets = counts;
+        Ok(())
+    }
+
+    /// Fills `pairs` (cleared first) with every pair of elements whose closed
+    /// rectangles intersect, each unordered pair exactly once.
+    fn pairs(&self, pairs: &mut Vec<(Handle, Handle)>) {
+        pairs.clear();
+        let _ = self.pairs_with(|a, b| {
+            pairs.push((a, b));
+            ControlFlow::Continue(())
+        });
+    }
+
+    /// [`pairs`](SpatialIndex::pairs) on all of rayon's threads where the
+    /// structure can split its walk and the size pays (same pairs, order
+    /// unspecified); otherwise on the calling thread.
+    #[cfg(feature = "rayon")]
+    fn par_pairs(&self, pairs: &mut Vec<(Handle, Handle)>)
+    where
+        Self: Sync,
+    {
+        self.pairs(pairs)
+    }
+
+    /// [`query_many`](SpatialIndex::query_many) on all of rayon's threads, with
+    /// the same result (batches under 1,000 rectangles stay on the calling thread).
+    ///
+    /// # Errors
+    /// As [`query_many`](SpatialIndex::query_many).
+    #[cfg(feature = "rayon")]
+    fn par_query_many(
+        &self,
+        rects: &[Rect],
+        omit: Option<&[Handle]>,
+        offsets: &mut Vec<usize>,
+        hits: &mut Vec<Handle>,
+    ) -> Result<(), Error>
+    where
+        Self: Sync,
+    {
+        parallel::query_many(self, rects, omit, offsets, hits)
+    }
+}
+
+/// [`Error::LengthMismatch`] unless two batch slices are equally long.
+pub(crate) fn check_lengths(expected: usize, found: usize) -> Result<(), Error> {
+    if expected == found {
+        Ok(())
+    } else {
+        Err(Error::LengthMismatch { expected, found })
+    }
+}
+
+/// A visitor that pushes every handle it is given.
+#[inline]
+pub(crate) fn collect_into(hits: &mut Vec<Handle>) -> impl FnMut(Handle) -> ControlFlow<()> + '_ {
+    |handle| {
+        hits.push(handle);
+        ControlFlow::Continue(())
+    }
+}

@@ -1,0 +1,191 @@
+//! The primitives each structure implements, already-checked and crate-private:
+//! [`SpatialIndex`](crate::SpatialIndex) checks every argument once and then calls
+//! these. The traits are public only in name (this module is private), which seals
+//! `SpatialIndex`: other crates use it but cannot implement it.
+
+use core::ops::ControlFlow;
+
+use crate::index::{check_lengths, check_rect, collect_into};
+use crate::slots::{SlotPool, SlotRecord, NONE};
+use crate::{Error, Handle, Rect};
+
+/// How many handles ahead a batch call asks for slots.
+pub(crate) const PREFETCH_AHEAD: usize = 32;
+
+/// A structure that keeps its elements in a [`SlotPool`].
+pub trait HasSlots {
+    /// The structure's slot: rectangle, id, stamp and its own fields.
+    type Slot: SlotRecord;
+    /// The pool.
+    fn slot_pool(&self) -> &SlotPool<Self::Slot>;
+    /// The pool, to change.
+    fn slot_pool_mut(&mut self) -> &mut SlotPool<Self::Slot>;
+}
+
+/// The slot operations the checked calls need, whatever the slot type.
+pub trait Slots {
+    /// The slot a live handle names, or [`Error::InvalidHandle`].
+    fn lookup(&self, handle: Handle) -> Result<u32, Error>;
+    /// The handle of a live slot.
+    fn handle_at(&self, slot: u32) -> Handle;
+    /// The rectangle of a live slot.
+    fn rect_at(&self, slot: u32) -> Rect;
+    /// The id of a live slot.
+    fn id_at(&self, slot: u32) -> u32;
+    /// Live elements.
+    fn live(&self) -> usize;
+    /// Room for `additional` more elements, or [`Error::CapacityExceeded`].
+    fn check_room(&self, additional: usize) -> Result<(), Error>;
+    /// Whether the batch mark of a live slot is set.
+    fn is_marked(&self, slot: u32) -> bool;
+    /// Sets or clears the batch mark of a live slot.
+    fn set_mark(&mut self, slot: u32, on: bool);
+    /// Starts loading a handle's slot into the cache (a hint; any value is fine).
+    fn prefetch_slot(&self, handle: Handle);
+    /// Calls `visit` with every live element, in slot order.
+    fn each_element(&self, visit: &mut dyn FnMut(Handle, Rect, u32));
+}
+
+impl<T: HasSlots> Slots for T {
+    #[inline]
+    fn lookup(&self, handle: Handle) -> Result<u32, Error> {
+        self.slot_pool().lookup(handle)
+    }
+    #[inline]
+    fn handle_at(&self, slot: u32) -> Handle {
+        self.slot_pool().handle(slot)
+    }
+    #[inline]
+    fn rect_at(&self, slot: u32) -> Rect {
+        self.slot_pool().slots[slot as usize].rect()
+    }
+    #[inline]
+    fn id_at(&self, slot: u32) -> u32 {
+        self.slot_pool().slots[slot as usize].id()
+    }
+    #[inline]
+    fn live(&self) -> usize {
+        self.slot_pool().live
+    }
+    fn check_room(&self, additional: usize) -> Result<(), Error> {
+        self.slot_pool().check_room(additional)
+    }
+    #[inline]
+    fn is_marked(&self, slot: u32) -> bool {
+        self.slot_pool().is_marked(slot)
+    }
+    #[inline]
+    fn set_mark(&mut self, slot: u32, on: bool) {
+        self.slot_pool_mut().set_mark(slot, on)
+    }
+    #[inline]
+    fn prefetch_slot(&self, handle: Handle) {
+        self.slot_pool().prefetch(handle)
+    }
+    fn each_element(&self, visit: &mut dyn FnMut(Handle, Rect, u32)) {
+        for (handle, rect, id) in self.slot_pool().iter() {
+            visit(handle, rect, id);
+        }
+    }
+}
+
+/// The operations a structure implements on checked arguments: slots that are
+/// live, rectangles that are valid, room that was checked.
+pub trait Structure: Slots {
+    /// Adds an element (room checked, `rect` valid) and returns its handle.
+    fn insert_checked(&mut self, rect: Rect, id: u32) -> Handle;
+
+    /// Adds a checked batch, appending the handles in order. The default inserts
+    /// one by one; a structure may reorder the work (the quadtree inserts big
+    /// batches in Z-order so that neighbours get neighbouring slots).
+    fn insert_many_checked(&mut self, rects: &[Rect], ids: &[u32], handles: &mut Vec<Handle>) {
+        handles.reserve(rects.len());
+        for (&rect, &id) in rects.iter().zip(ids) {
+            handles.push(self.insert_checked(rect, id));
+        }
+    }
+
+    /// Removes the element of a live slot; its handle goes stale.
+    fn remove_checked(&mut self, slot: u32);
+
+    /// Removes every element of `handles`: live, distinct and marked (the mark is
+    /// cleared as each slot is freed). The default removes one by one.
+    fn remove_marked(&mut self, handles: &[Handle]) {
+        for &handle in handles {
+            self.remove_checked(handle.slot());
+        }
+    }
+
+    /// Gives a live slot's element the valid rectangle `rect`.
+    fn relocate(&mut self, slot: u32, rect: Rect);
+
+    /// Visits each element whose closed rectangle meets the valid `rect`, once,
+    /// leaving out slot `omit` ([`NONE`](crate::slots::NONE) for none).
+    fn query_checked<F>(&self, rect: Rect, omit: u32, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>;
+
+    /// Visits each element whose closed rectangle holds the finite point.
+    fn query_point_checked<F>(&self, x: f32, y: f32, omit: u32, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        self.query_checked(Rect::point(x, y), omit, visit)
+    }
+
+    /// Visits each other element meeting a live slot's rectangle; structures
+    /// that know where an element lies start there instead of descending.
+    fn overlapping_checked<F>(&self, slot: u32, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        self.query_checked(self.rect_at(slot), slot, visit)
+    }
+
+    /// A hint before [`overlapping_checked`](Structure::overlapping_checked) of
+    /// `handles[index]`: start loading what later items of the batch will read.
+    #[inline]
+    fn prefetch_overlapping(&self, handles: &[Handle], index: usize) {
+        if let Some(&ahead) = handles.get(index + PREFETCH_AHEAD) {
+            self.prefetch_slot(ahead);
+        }
+    }
+
+    /// The slot of an optional omitted handle ([`NONE`] for none).
+    fn omit_slot(&self, omit: Option<Handle>) -> Result<u32, Error> {
+        match omit {
+            Some(handle) => self.lookup(handle),
+            None => Ok(NONE),
+        }
+    }
+
+    /// Checks a batch of queries: lengths, omitted handles, rectangles.
+    fn check_query_many(&self, rects: &[Rect], omit: Option<&[Handle]>) -> Result<(), Error> {
+        if let Some(omit) = omit {
+            check_lengths(rects.len(), omit.len())?;
+            for (index, &handle) in omit.iter().enumerate() {
+                self.lookup(handle).map_err(|e| e.in_batch(index))?;
+            }
+        }
+        for (index, &rect) in rects.iter().enumerate() {
+            check_rect(rect).map_err(|e| e.in_batch(index))?;
+        }
+        Ok(())
+    }
+
+    /// Appends each checked query's hit count to `counts` and its hits to `hits`.
+    fn query_each(
+        &self,
+        rects: &[Rect],
+        omit: Option<&[Handle]>,
+        counts: &mut Vec<usize>,
+        hits: &mut Vec<Handle>,
+    ) {
+        for (index, &rect) in rects.iter().enumerate() {
+            let before = hits.len();
+            let omit = omit.map_or(NONE, |omit| omit[index].slot());
+            let _ = self.query_checked(rect, omit, collect_into(hits));
+            counts.push(hits.len() - before);
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! The snapshot format every structure shares: a header naming the structure,
+//! then the structure's own little-endian `u32` words. Reading checks lengths
+//! before reserving memory, so a forged count cannot make us allocate.
+
+use crate::index::Kind;
+use crate::{Error, Rect};
+
+const MAGIC: &[u8; 4] = b"FLQD";
+/// 2: the structure's kind follows the version.
+const FORMAT_VERSION: u32 = 2;
+
+/// [`Error::InvalidBytes`] with a reason.
+pub(crate) fn invalid(reason: &str) -> Error {
+    Error::InvalidBytes(reason.to_string())
+}
+
+/// Little-endian words appended to a byte vector.
+pub(crate) struct Writer {
+    pub out: Vec<u8>,
+}
+
+impl Writer {
+    /// A snapshot of a `kind` structure, with room for `words` more words.
+    pub fn new(kind: Kind, words: usize) -> Writer {
+        let mut writer = Writer {
+            out: Vec::with_capacity(4 * (words + 3)),
+        };
+        writer.u32(u32::from_le_bytes(*MAGIC));
+        writer.u32(FORMAT_VERSION);
+        writer.u32(kind as u32);
+        writer
+    }
+
+    pub fn u32(&mut self, v: u32) {
+        self.out.extend_from_slice(&v.to_le_bytes());
+    }
+
+    pub fn f32(&mut self, v: f32) {
+        self.u32(v.to_bits());
+    }
+
+    pub fn rect(&mut self, r: &Rect) {
+        for v in [r.x1, r.y1, r.x2, r.y2] {
+            self.f32(v);
+        }
+    }
+}
+
+/// Reads the words a [`Writer`] wrote.
+pub(crate) struct Reader<'a> {
+    pub bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    /// The snapshot's structure, after checking magic and version.
+    pub fn open(bytes: &'a [u8]) -> Result<(Reader<'a>, Kind), Error> {
+        let mut reader = Reader { bytes };
+        if reader.u32()? != u32::from_le_bytes(*MAGIC) {
+            return Err(invalid("not a flatquad snapshot"));
+        }
+        if reader.u32()? != FORMAT_VERSION {
+            return Err(invalid("unknown snapshot version"));
+        }
+        let kind = Kind::from_u32(reader.u32()?).ok_or_else(|| invalid("unknown structure"))?;
+        Ok((reader, kind))
+    }
+
+    /// The snapshot's body, after checking it is one of a `kind` structure.
+    pub fn expect(bytes: &'a [u8], kind: Kind) -> Result<Reader<'a>, Error> {
+        let (reader, found) = Reader::open(bytes)?;
+        if found != kind {
+            return Err(invalid(&format!(
+                "a snapshot of a {}, not of a {}",
+                found.name(),
+                kind.name()
+            )));
+        }
+        Ok(reader)
+    }
+
+    pub fn u32(&mut self) -> Result<u32, Error> {
+        let (head, rest) = self
+            .bytes
+            .split_first_chunk::<4>()
+            .ok_or_else(|| invalid("truncated"))?;
+        self.bytes = rest;
+        Ok(u32::from_le_bytes(*head))
+    }
+
+    pub fn f32(&mut self) -> Result<f32, Error> {
+        self.u32().map(f32::from_bits)
+    }
+
+    pub fn rect(&mut self) -> Result<Rect, Error> {
+        Ok(Rect::new(self.f32()?, self.f32()?, self.f32()?, self.f32()?))
+    }
+
+    /// A record count, checked against the bytes left so a forged count cannot
+    /// make us reserve memory the input does not back.
+    pub fn len(&mut self, record_size: usize) -> Result<usize, Error> {
+        let count = self.u32()? as usize;
+        if count.saturating_mul(record_size) > self.bytes.len() {
+            return Err(invalid("truncated"));
+        }
+        Ok(count)
+    }
+
+    /// Fails unless every byte was read.
+    pub fn finish(self) -> Result<(), Error> {
+        if self.bytes.is_empty() {
+            Ok(())
+        } else {
+            Err(invalid("trailing bytes"))
+        }
+    }
+}
+
+/// A slot pool's words: the free head, then each slot's rectangle, id, stamp and
+/// `extra` words.
+pub(crate) fn write_slots<S: crate::slots::SlotRecord>(
+    w: &mut Writer,
+    pool: &crate::slots::SlotPool<S>,
+    extra: impl Fn(&S, &mut Writer),
+) {
+    w.u32(pool.slots.len() as u32);
+    w.u32(pool.free);
+    for slot in &pool.slots {
+        w.rect(&slot.rect());
+        w.u32(slot.id());
+        w.u32(slot.stamp());
+        extra(slot, w);
+    }
+}
+
+/// The slot pool [`write_slots`] wrote; `extra_words` per slot are read by
+/// `finish` into the slot made of rectangle, id and stamp.
+pub(crate) fn read_slots<S: crate::slots::SlotRecord>(
+    r: &mut Reader<'_>,
+    extra_words: usize,
+    finish: impl Fn(S, &mut Reader<'_>) -> Result<S, Error>,
+) -> Result<crate::slots::SlotPool<S>, Error> {
+    let count = r.len(4 * (6 + extra_words))?;
+    let mut pool = crate::slots::SlotPool::new();
+    pool.free = r.u32()?;
+    pool.slots.reserve_exact(count);
+    for _ in 0..count {
+        let rect = r.rect()?;
+        let (id, stamp) = (r.u32()?, r.u32()?);
+        let slot = finish(S::fresh(rect, id, stamp), r)?;
+        pool.live += slot.is_live() as usize;
+        pool.slots.push(slot);
+    }
+    pool.validate()
+        .map_err(|reason| invalid(&format!("inconsistent snapshot: {reason}")))?;
+    Ok(pool)
+}

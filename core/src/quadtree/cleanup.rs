@@ -1,0 +1,43 @@
+//! The lazy cleanup, and clearing.
+
+use crate::quadtree::nodes::Node;
+use crate::quadtree::Quadtree;
+
+impl Quadtree {
+    /// Merges, bottom-up, every branch whose four children are empty leaves into
+    /// one empty leaf. Lazy, as the seed has it: one level per call, so call it
+    /// once a frame; an element that leaves a cell is often replaced in the same
+    /// frame, and nodes are not churned for nothing. The root always stays.
+    pub(crate) fn merge_empty(&mut self) {
+        let nodes = &mut self.nodes;
+        if !nodes.nodes[0].is_branch() {
+            return;
+        }
+        let mut branches = arrayvec::ArrayVec::<u32, { crate::quadtree::lines::STACK_CAPACITY }>::new();
+        branches.push(0);
+        while let Some(branch) = branches.pop() {
+            let first = nodes.nodes[branch as usize].first;
+            let mut empty_leaves = 0;
+            for child in first..first + 4 {
+                let node = nodes.nodes[child as usize];
+                if node.count == 0 {
+                    empty_leaves += 1;
+                } else if node.is_branch() {
+                    branches.push(child);
+                }
+            }
+            if empty_leaves == 4 {
+                nodes.free_block(first);
+                nodes.nodes[branch as usize] = Node::EMPTY_LEAF;
+            }
+        }
+    }
+
+    /// Removes every element (all handles go stale) and every node but the root;
+    /// keeps the memory for reuse.
+    pub(crate) fn reset(&mut self) {
+        self.nodes.reset();
+        self.links.reset();
+        self.slots.free_all();
+    }
+}

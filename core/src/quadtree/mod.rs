@@ -1,0 +1,287 @@
+//! The flat quadtree: its state and construction here, one file per operation
+//! beside it.
+
+mod cleanup;
+mod insert;
+pub(crate) mod lines;
+pub(crate) mod nodes;
+#[cfg(feature = "rayon")]
+mod parallel;
+mod pairs;
+mod queries;
+mod relocate;
+mod remove;
+mod snapshot;
+#[cfg(test)]
+mod tests;
+mod traverse;
+mod validate;
+
+use core::ops::ControlFlow;
+
+use crate::index::raw::{HasSlots, Structure};
+use crate::index::{check_world, NodeInfo, SpatialIndex, Stats};
+use crate::links::LinkPool;
+use crate::quadtree::lines::{Place, SplitLines, MAX_DEPTH_LIMIT, NO_PLACE};
+use crate::quadtree::nodes::NodePool;
+use crate::slots::{slot_record, SlotPool, NONE};
+use crate::{Error, Handle, Rect};
+
+/// Where an element's rectangle and id live, with its place and home for moves
+/// that stay put. 32 bytes, aligned, so a slot never straddles two cache lines.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C, align(32))]
+pub struct Slot {
+    pub(crate) rect: Rect,
+    pub(crate) id: u32,
+    pub(crate) stamp: u32,
+    /// Where the element lies, for moves that stay put (see [`Place`]).
+    pub(crate) place: Place,
+    /// The node holding the place's leaves: the leaf itself for a one-leaf
+    /// place, their parent when the place's leaves are siblings; else [`NONE`].
+    /// Lets removals and queries around the element skip the descent.
+    pub(crate) home: u32,
+}
+
+slot_record!(
+    Slot,
+    Slot {
+        rect: Rect::new(0.0, 0.0, 0.0, 0.0),
+        id: 0,
+        stamp: 0,
+        place: NO_PLACE,
+        home: NONE,
+    }
+);
+
+/// A flat quadtree over `f32` rectangles, for broad-phase collision detection
+/// and region queries over many moving elements.
+///
+/// Nodes are 8 bytes in one `Vec`, four siblings allocated together; a node's
+/// rectangle is computed on the way down from the root's. Each element is
+/// stored once (rectangle and id); a leaf chains small links to the elements it
+/// holds, and an element that straddles leaves has a link in each. Every pool
+/// recycles its holes through a free list, so once warm the tree allocates
+/// nothing, whatever is inserted, moved or removed.
+///
+/// Results are exact: a query returns precisely the elements whose closed
+/// rectangle intersects the closed query rectangle, for any world and for
+/// elements partly or wholly outside it (those live in the border leaves).
+///
+/// Queries take `&self`, keep no scratch state in the tree, and may run from
+/// many threads at once.
+///
+/// ```
+/// use flatquad::{Quadtree, Rect, SpatialIndex};
+///
+/// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0), 8, 8)?;
+/// let a = tree.insert(Rect::new(10.0, 10.0, 20.0, 20.0), 1)?;
+/// let b = tree.insert(Rect::new(20.0, 15.0, 30.0, 25.0), 2)?; // touches `a`
+/// let mut hits = Vec::new();
+/// tree.query(Rect::new(0.0, 0.0, 12.0, 12.0), None, &mut hits)?;
+/// assert_eq!(hits, [a]);
+/// tree.update(b, Rect::new(50.0, 50.0, 60.0, 60.0))?;
+/// let mut pairs = Vec::new();
+/// tree.pairs(&mut pairs);
+/// assert!(pairs.is_empty());
+/// tree.remove(a)?;
+/// assert!(tree.remove(a).is_err()); // a stale handle is refused
+/// # Ok::<(), flatquad::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Quadtree {
+    world: Rect,
+    pub(crate) lines: SplitLines,
+    max_elements: u32,
+    max_depth: u32,
+    pub(crate) nodes: NodePool,
+    pub(crate) links: LinkPool,
+    pub(crate) slots: SlotPool<Slot>,
+}
+
+impl Quadtree {
+    /// Elements a leaf holds before it splits, by default: the capacity measured
+    /// best on the agents workload.
+    pub const DEFAULT_MAX_ELEMENTS: u32 = 8;
+    /// A default depth: 256 × 256 cells at the deepest level.
+    pub const DEFAULT_MAX_DEPTH: u32 = 8;
+    /// The largest `max_depth` accepted.
+    pub const MAX_DEPTH_LIMIT: u32 = MAX_DEPTH_LIMIT;
+
+    /// An empty tree over `world` with the default leaf capacity and depth,
+    /// which suit elements of about 1/1000 of the world's side (the deepest
+    /// cells are 1/256 of it).
+    ///
+    /// # Errors
+    /// [`Error::InvalidWorld`] as for [`new`](Quadtree::new).
+    pub fn for_world(world: Rect) -> Result<Quadtree, Error> {
+        Quadtree::new(world, Self::DEFAULT_MAX_ELEMENTS, Self::DEFAULT_MAX_DEPTH)
+    }
+
+    /// An empty tree over `world`. A leaf splits when it holds more than
+    /// `max_elements` and is shallower than `max_depth` (the root is depth 0).
+    ///
+    /// The world only sets where the tree divides the plane: elements and queries
+    /// outside it are fine, they end up in the border leaves. Pick `max_depth` so
+    /// that the deepest cells are a little larger than a typical element.
+    ///
+    /// # Errors
+    /// [`Error::InvalidWorld`] unless `world` is finite with a positive, finite
+    /// width and height; [`Error::InvalidParameter`] if `max_elements` is 0 or
+    /// `max_depth` exceeds [`Quadtree::MAX_DEPTH_LIMIT`].
+    pub fn new(world: Rect, max_elements: u32, max_depth: u32) -> Result<Quadtree, Error> {
+        check_world(world)?;
+        if max_elements == 0 {
+            return Err(Error::InvalidParameter {
+                name: "max_elements",
+                expected: "at least 1",
+                found: max_elements.into(),
+            });
+        }
+        if max_depth > MAX_DEPTH_LIMIT {
+            return Err(Error::InvalidParameter {
+                name: "max_depth",
+                expected: "at most 30",
+                found: max_depth.into(),
+            });
+        }
+        Ok(Quadtree {
+            world,
+            lines: SplitLines::new(&world, max_depth),
+            max_elements,
+            max_depth,
+            nodes: NodePool::new(),
+            links: LinkPool::new(),
+            slots: SlotPool::new(),
+        })
+    }
+
+    /// Elements a leaf holds before it splits.
+    pub fn max_elements(&self) -> u32 {
+        self.max_elements
+    }
+
+    /// Depth below which leaves no longer split (the root is depth 0).
+    pub fn max_depth(&self) -> u32 {
+        self.max_depth
+    }
+}
+
+impl core::fmt::Debug for Quadtree {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Quadtree")
+            .field("world", &self.world)
+            .field("len", &self.len())
+            .field("max_elements", &self.max_elements)
+            .field("max_depth", &self.max_depth)
+            .field("nodes", &self.nodes.nodes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl HasSlots for Quadtree {
+    type Slot = Slot;
+    #[inline]
+    fn slot_pool(&self) -> &SlotPool<Slot> {
+        &self.slots
+    }
+    #[inline]
+    fn slot_pool_mut(&mut self) -> &mut SlotPool<Slot> {
+        &mut self.slots
+    }
+}
+
+impl Structure for Quadtree {
+    fn insert_checked(&mut self, rect: Rect, id: u32) -> Handle {
+        self.insert_one(rect, id)
+    }
+    fn insert_many_checked(&mut self, rects: &[Rect], ids: &[u32], handles: &mut Vec<Handle>) {
+        self.insert_batch(rects, ids, handles)
+    }
+    fn remove_checked(&mut self, slot: u32) {
+        self.remove_slot(slot)
+    }
+    fn remove_marked(&mut self, handles: &[Handle]) {
+        self.remove_batch(handles)
+    }
+    fn relocate(&mut self, slot: u32, rect: Rect) {
+        Quadtree::relocate(self, slot, rect)
+    }
+    fn query_checked<F>(&self, rect: Rect, omit: u32, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        self.query_rect(rect, omit, visit)
+    }
+    fn query_point_checked<F>(&self, x: f32, y: f32, omit: u32, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        self.query_at(x, y, omit, visit)
+    }
+    fn overlapping_checked<F>(&self, slot: u32, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        self.neighbours(slot, visit)
+    }
+    fn prefetch_overlapping(&self, handles: &[Handle], index: usize) {
+        self.prefetch_neighbours(handles, index)
+    }
+}
+
+impl SpatialIndex for Quadtree {
+    fn world(&self) -> Rect {
+        self.world
+    }
+    /// Merges, bottom-up, every branch whose four children are empty leaves into
+    /// one empty leaf. Lazy: one level per call, so call it once a frame; an
+    /// element that leaves a cell is often replaced in the same frame, and nodes
+    /// are not churned for nothing. The root always stays.
+    fn cleanup(&mut self) {
+        self.merge_empty()
+    }
+    /// Removes every element (all handles go stale) and every node but the
+    /// root; keeps the memory for reuse.
+    fn clear(&mut self) {
+        self.reset()
+    }
+    /// Walks the leaves and tests the elements of each leaf against each other
+    /// (no query per element, no hash set): a pair is reported only in the
+    /// leaf that owns the top-left corner of the two rectangles' intersection.
+    fn pairs_with<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle, Handle) -> ControlFlow<()>,
+    {
+        self.pairs_below(lines::Cell::ROOT, visit)
+    }
+    /// Children in the order top-left, top-right, bottom-left, bottom-right.
+    fn traverse<B, L>(&self, branch: B, leaf: L) -> ControlFlow<()>
+    where
+        B: FnMut(&NodeInfo) -> ControlFlow<()>,
+        L: FnMut(&NodeInfo) -> ControlFlow<()>,
+    {
+        self.walk_nodes(branch, leaf)
+    }
+    fn stats(&self) -> Stats {
+        self.count_nodes()
+    }
+    /// Each live element is linked in exactly the leaves its rectangle meets,
+    /// once each; leaf counts match their lists; depths stay within
+    /// `max_depth`; every node, link and slot is in use or free, exactly once.
+    fn validate(&self) -> Result<(), String> {
+        self.check_invariants()
+    }
+    fn to_bytes(&self) -> Vec<u8> {
+        self.write_snapshot()
+    }
+    fn from_bytes(bytes: &[u8]) -> Result<Quadtree, Error> {
+        Quadtree::read_snapshot(bytes)
+    }
+    /// Walks disjoint subtrees on rayon's threads (trees of 250,000 elements
+    /// and more; smaller ones on the calling thread, where more did not pay).
+    #[cfg(feature = "rayon")]
+    fn par_pairs(&self, pairs: &mut Vec<(Handle, Handle)>) {
+        self.pairs_parallel(pairs)
+    }
+}

@@ -1,0 +1,36 @@
+//! Every overlapping pair: leaf by leaf, each pair in the one leaf that owns
+//! the top-left corner of its intersection.
+
+use core::ops::ControlFlow;
+
+use crate::links::list_pairs;
+use crate::quadtree::lines::{Cell, Stack};
+use crate::quadtree::Quadtree;
+use crate::Handle;
+
+impl Quadtree {
+    /// The pairs reported in the leaves below `top` (each pair has one leaf).
+    pub(crate) fn pairs_below<F>(&self, top: Cell, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle, Handle) -> ControlFlow<()>,
+    {
+        let mut stack = Stack::new();
+        stack.push(top);
+        while let Some(cell) = stack.pop() {
+            let node = self.nodes.nodes[cell.node as usize];
+            if node.is_branch() {
+                self.push_children(&mut stack, &cell, node.first, 0b1111);
+            } else if node.count >= 2 {
+                let region = self.lines.region(&cell);
+                list_pairs(
+                    &self.links.links,
+                    &self.slots,
+                    node.first,
+                    |a, b| region.owns_intersection(a, b),
+                    &mut visit,
+                )?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}

@@ -1,0 +1,147 @@
+//! Queries: by rectangle, by point, and an element's neighbours.
+
+use core::ops::ControlFlow;
+
+use crate::index::raw::PREFETCH_AHEAD;
+use crate::links::Link;
+use crate::quadtree::lines::{point_child, unpack_place, Cell, Stack};
+use crate::quadtree::nodes::home_leaves;
+use crate::quadtree::{Quadtree, Slot};
+use crate::slots::{prefetch, NONE};
+use crate::{Handle, Rect};
+
+impl Quadtree {
+    /// Elements meeting the checked `rect`, each once, but slot `omit`: straight
+    /// down while the query picks one child, then depth-first.
+    pub(crate) fn query_rect<F>(&self, rect: Rect, omit: u32, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        // Straight down while the query picks one child, then depth-first.
+        let mut stack = Stack::new();
+        let (top, node, mask) = self.descend(&rect);
+        if mask == 0 {
+            stack.push(top);
+        } else {
+            self.push_children(&mut stack, &top, node.first, mask);
+        }
+        while let Some(cell) = stack.pop() {
+            let node = self.nodes.nodes[cell.node as usize];
+            if node.is_branch() {
+                self.push_children(&mut stack, &cell, node.first, self.mask_at(&cell, &rect));
+                continue;
+            }
+            let region = self.lines.region(&cell);
+            let mut link = node.first;
+            while link != NONE {
+                let Link { next, element } = self.links.links[link as usize];
+                let slot = &self.slots.slots[element as usize];
+                if element != omit
+                    && slot.rect.intersects(&rect)
+                    && region.owns_intersection(&slot.rect, &rect)
+                    && visit(self.slots.handle(element)).is_break()
+                {
+                    return ControlFlow::Break(());
+                }
+                link = next;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The other elements meeting a live slot's rectangle, from its own leaves
+    /// when it has a home.
+    pub(crate) fn neighbours<F>(&self, element: u32, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        let Slot {
+            rect, place, home, ..
+        } = self.slots.slots[element as usize];
+        if home == NONE {
+            return self.query_rect(rect, element, visit);
+        }
+        // The element's leaves are exactly the leaves a query with its rectangle
+        // visits; the place gives their cells, for the corner rule.
+        let (depth, x0, y0, wx, wy) = unpack_place(place);
+        for leaf in home_leaves(place, home, &self.nodes.nodes) {
+            let region = if wx == 1 && wy == 1 {
+                None // one leaf holds the whole rectangle, so every corner
+            } else {
+                let k = leaf - self.nodes.nodes[home as usize].first;
+                let cell = Cell {
+                    node: leaf,
+                    depth,
+                    ix: (x0 & !1) + (k & 1),
+                    iy: (y0 & !1) + (k >> 1),
+                };
+                Some(self.lines.region(&cell))
+            };
+            let mut link = self.nodes.nodes[leaf as usize].first;
+            while link != NONE {
+                let Link {
+                    next,
+                    element: other,
+                } = self.links.links[link as usize];
+                let slot = &self.slots.slots[other as usize];
+                if other != element
+                    && slot.rect.intersects(&rect)
+                    && region.is_none_or(|r| r.owns_intersection(&slot.rect, &rect))
+                    && visit(self.slots.handle(other)).is_break()
+                {
+                    return ControlFlow::Break(());
+                }
+                link = next;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Elements holding the finite point `(x, y)`, but slot `omit`.
+    pub(crate) fn query_at<F>(&self, x: f32, y: f32, omit: u32, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        // A point belongs to exactly one leaf, and so does every element holding it.
+        let mut cell = Cell::ROOT;
+        let mut node = self.nodes.nodes[0];
+        while node.is_branch() {
+            let (cx, cy) = self.lines.split(&cell);
+            cell = cell.child(node.first, point_child(cx, cy, x, y));
+            node = self.nodes.nodes[cell.node as usize];
+        }
+        let mut link = node.first;
+        while link != NONE {
+            let Link { next, element } = self.links.links[link as usize];
+            if element != omit
+                && self.slots.slots[element as usize].rect.contains_point(x, y)
+                && visit(self.slots.handle(element)).is_break()
+            {
+                return ControlFlow::Break(());
+            }
+            link = next;
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Two stages ahead of `overlapping_many`: the slot of a handle far ahead,
+    /// then, once that slot has arrived, the home leaf of a nearer one.
+    #[inline]
+    pub(crate) fn prefetch_neighbours(&self, handles: &[Handle], index: usize) {
+        if let Some(&ahead) = handles.get(index + PREFETCH_AHEAD) {
+            self.slots.prefetch(ahead);
+        }
+        if let Some(&near) = handles.get(index + PREFETCH_AHEAD / 2) {
+            if let Some(slot) = self.slots.slots.get(near.slot() as usize) {
+                if let Some(node) = self.nodes.nodes.get(slot.home as usize) {
+                    prefetch(node);
+                    if !node.is_branch() {
+                        if let Some(link) = self.links.links.get(node.first as usize) {
+                            prefetch(link);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

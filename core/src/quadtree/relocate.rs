@@ -1,0 +1,73 @@
+//! Moving elements: a move that stays in the same leaves only writes the
+//! rectangle; otherwise the element is unlinked and linked below where the old
+//! and new rectangles' descents part.
+
+use crate::quadtree::lines::{mask, Cell, Place, Stack, NO_PLACE};
+use crate::quadtree::nodes::LeafSet;
+use crate::quadtree::Quadtree;
+use crate::slots::NONE;
+use crate::Rect;
+
+impl Quadtree {
+    pub(crate) fn relocate(&mut self, slot: u32, rect: Rect) {
+        let current = self.slots.slots[slot as usize];
+        if current.place != NO_PLACE {
+            // The common case, without a descent: still inside the same leaves.
+            if self.lines.still_in(current.place, &rect) {
+                self.slots.slots[slot as usize].rect = rect;
+                return;
+            }
+        } else if let Some((place, home)) = self.same_leaves(&current.rect, &rect) {
+            let slot = &mut self.slots.slots[slot as usize];
+            slot.rect = rect;
+            slot.place = place;
+            slot.home = home;
+            return;
+        }
+        // Down together while both rectangles pick the same one child; the old
+        // links and the new ones are all below where the two walks part.
+        let mut cell = Cell::ROOT;
+        loop {
+            let node = self.nodes.nodes[cell.node as usize];
+            if !node.is_branch() {
+                break;
+            }
+            let (cx, cy) = self.lines.split(&cell);
+            let mask = mask(cx, cy, &current.rect);
+            if mask != self::mask(cx, cy, &rect) || !mask.is_power_of_two() {
+                break;
+            }
+            cell = cell.child(node.first, mask.trailing_zeros());
+        }
+        self.unlink_from(cell, slot, &current.rect);
+        self.slots.slots[slot as usize].rect = rect;
+        self.link_from(cell, slot, &rect);
+    }
+
+    /// If two rectangles lie in exactly the same leaves — they pick the same
+    /// children at every branch on the way down — the place of those leaves.
+    pub(crate) fn same_leaves(&self, a: &Rect, b: &Rect) -> Option<(Place, u32)> {
+        let mut leaves = LeafSet::default();
+        let mut stack = Stack::new();
+        stack.push(Cell::ROOT);
+        while let Some(cell) = stack.pop() {
+            let node = self.nodes.nodes[cell.node as usize];
+            if node.is_branch() {
+                let (cx, cy) = self.lines.split(&cell);
+                let mask = mask(cx, cy, a);
+                if mask != self::mask(cx, cy, b) {
+                    return None;
+                }
+                self.push_children(&mut stack, &cell, node.first, mask);
+            } else {
+                leaves.add(cell);
+            }
+        }
+        let place = leaves.place();
+        let home = match leaves.cells.as_slice() {
+            [leaf] if place != NO_PLACE => leaf.node,
+            _ => NONE,
+        };
+        Some((place, home))
+    }
+}

@@ -1,0 +1,73 @@
+//! The quadtree's snapshot: parameters, nodes, links and slots, word for word.
+
+use crate::index::snapshot::{invalid, read_slots, write_slots, Reader, Writer};
+use crate::index::Kind;
+use crate::links::Link;
+use crate::quadtree::nodes::Node;
+use crate::quadtree::Quadtree;
+use crate::Error;
+
+impl Quadtree {
+    pub(crate) fn write_snapshot(&self) -> Vec<u8> {
+        let words = 8
+            + 2 * self.nodes.nodes.len()
+            + 2 * self.links.links.len()
+            + 8 * self.slots.slots.len();
+        let mut w = Writer::new(Kind::Quadtree, words);
+        w.rect(&self.world);
+        w.u32(self.max_elements());
+        w.u32(self.max_depth());
+        w.u32(self.nodes.nodes.len() as u32);
+        w.u32(self.nodes.free_block);
+        for node in &self.nodes.nodes {
+            w.u32(node.first);
+            w.u32(node.count as u32);
+        }
+        w.u32(self.links.links.len() as u32);
+        w.u32(self.links.free);
+        for link in &self.links.links {
+            w.u32(link.next);
+            w.u32(link.element);
+        }
+        write_slots(&mut w, &self.slots, |slot, w| {
+            w.u32(slot.place);
+            w.u32(slot.home);
+        });
+        w.out
+    }
+
+    /// Every invariant is checked ([`check_invariants`](Quadtree::check_invariants)),
+    /// so damaged or hostile bytes give an error, never a broken tree.
+    pub(crate) fn read_snapshot(bytes: &[u8]) -> Result<Quadtree, Error> {
+        let mut r = Reader::expect(bytes, Kind::Quadtree)?;
+        let world = r.rect()?;
+        let (max_elements, max_depth) = (r.u32()?, r.u32()?);
+        let mut tree = Quadtree::new(world, max_elements, max_depth)
+            .map_err(|e| invalid(&format!("bad parameters: {e}")))?;
+        let count = r.len(8)?;
+        tree.nodes.free_block = r.u32()?;
+        tree.nodes.nodes.clear();
+        for _ in 0..count {
+            let (first, count) = (r.u32()?, r.u32()? as i32);
+            tree.nodes.nodes.push(Node { first, count });
+        }
+        if tree.nodes.nodes.is_empty() {
+            return Err(invalid("no root node"));
+        }
+        let count = r.len(8)?;
+        tree.links.free = r.u32()?;
+        for _ in 0..count {
+            let (next, element) = (r.u32()?, r.u32()?);
+            tree.links.links.push(Link { next, element });
+        }
+        tree.slots = read_slots(&mut r, 2, |mut slot: super::Slot, r| {
+            slot.place = r.u32()?;
+            slot.home = r.u32()?;
+            Ok(slot)
+        })?;
+        r.finish()?;
+        tree.check_invariants()
+            .map_err(|reason| invalid(&format!("inconsistent snapshot: {reason}")))?;
+        Ok(tree)
+    }
+}

@@ -1,0 +1,276 @@
+//! The element slots every structure shares: where an element's rectangle, id and
+//! generation live, recycled through a free list, and the handles that name them.
+//!
+//! Each structure keeps its own slot type (the quadtree adds the element's place,
+//! the loose grid its list link) behind [`SlotRecord`], so the generations, the
+//! free list and the handle checks are written once, here.
+
+use crate::handle::{Handle, MAX_GENERATION};
+use crate::{Error, Rect};
+
+/// Asks the CPU to start loading the cache line of `value`; does nothing else.
+#[inline(always)]
+pub(crate) fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint: it never faults and changes no state the
+    // program can see; the pointer comes from a live reference.
+    unsafe {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}
+
+/// The "no index" value of every `u32` link.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// Slot stamp bit: the slot holds a live element.
+pub(crate) const LIVE: u32 = 1 << 31;
+/// Slot stamp bit: set for a moment while a batch call checks for duplicates.
+pub(crate) const MARK: u32 = 1 << 30;
+const GENERATION_MASK: u32 = MAX_GENERATION;
+/// Stamp of a retired slot: generation 0, which no handle carries.
+pub(crate) const RETIRED: u32 = 0;
+
+/// What every structure's slot holds: the element's rectangle, its id (or, while
+/// free, the next free slot) and its stamp (live bit, mark bit, generation).
+pub trait SlotRecord: Copy {
+    /// A slot holding `rect` and `id` with `stamp`, its structure's fields void.
+    fn fresh(rect: Rect, id: u32, stamp: u32) -> Self;
+    /// The element's rectangle.
+    fn rect(&self) -> Rect;
+    /// The element's id, or the next free slot while free.
+    fn id(&self) -> u32;
+    /// Sets [`id`](SlotRecord::id).
+    fn set_id(&mut self, id: u32);
+    /// Live bit, mark bit and generation.
+    fn stamp(&self) -> u32;
+    /// Sets [`stamp`](SlotRecord::stamp).
+    fn set_stamp(&mut self, stamp: u32);
+
+    /// Whether the slot holds a live element.
+    #[inline]
+    fn is_live(&self) -> bool {
+        self.stamp() & LIVE != 0
+    }
+
+    /// The slot's generation (that of its element, or of its next one while free).
+    #[inline]
+    fn generation(&self) -> u32 {
+        self.stamp() & GENERATION_MASK
+    }
+}
+
+/// Implements [`SlotRecord`] for a struct with fields `rect`, `id` and `stamp`
+/// whose other fields are set by `$void` (a struct-update expression base).
+macro_rules! slot_record {
+    ($slot:ty, $void:expr) => {
+        impl $crate::slots::SlotRecord for $slot {
+            #[inline]
+            fn fresh(rect: $crate::Rect, id: u32, stamp: u32) -> Self {
+                Self {
+                    rect,
+                    id,
+                    stamp,
+                    ..$void
+                }
+            }
+            #[inline]
+            fn rect(&self) -> $crate::Rect {
+                self.rect
+            }
+            #[inline]
+            fn id(&self) -> u32 {
+                self.id
+            }
+            #[inline]
+            fn set_id(&mut self, id: u32) {
+                self.id = id;
+            }
+            #[inline]
+            fn stamp(&self) -> u32 {
+                self.stamp
+            }
+            #[inline]
+            fn set_stamp(&mut self, stamp: u32) {
+                self.stamp = stamp;
+            }
+        }
+    };
+}
+pub(crate) use slot_record;
+
+/// The slots of one structure, with the head of their free list.
+#[derive(Clone, Debug)]
+pub struct SlotPool<S> {
+    pub(crate) slots: Vec<S>,
+    pub(crate) free: u32,
+    pub(crate) live: usize,
+}
+
+impl<S: SlotRecord> SlotPool<S> {
+    pub(crate) fn new() -> SlotPool<S> {
+        SlotPool {
+            slots: Vec::new(),
+            free: NONE,
+            live: 0,
+        }
+    }
+
+    /// Room for `additional` more elements, or `CapacityExceeded`; on success
+    /// that many `alloc`s cannot fail.
+    pub(crate) fn check_room(&self, additional: usize) -> Result<(), Error> {
+        let free_slots_bound = self.slots.len() - self.live;
+        let fresh_needed = additional.saturating_sub(free_slots_bound);
+        if self.slots.len() + fresh_needed >= NONE as usize {
+            Err(Error::CapacityExceeded)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Reserves memory for `additional` more elements beyond the free slots.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        let fresh = additional.saturating_sub(self.slots.len() - self.live);
+        self.slots.reserve_exact(fresh);
+    }
+
+    /// A live slot for the element; the caller checked room.
+    pub(crate) fn alloc(&mut self, rect: Rect, id: u32) -> u32 {
+        self.live += 1;
+        if self.free != NONE {
+            let index = self.free;
+            let slot = &mut self.slots[index as usize];
+            self.free = slot.id();
+            *slot = S::fresh(rect, id, LIVE | slot.generation());
+            index
+        } else {
+            let index = self.slots.len() as u32;
+            self.slots.push(S::fresh(rect, id, LIVE | 1));
+            index
+        }
+    }
+
+    /// Frees a live slot: bumps its generation so its handle goes stale, and
+    /// retires it instead when the generation is used up.
+    pub(crate) fn free(&mut self, index: u32) {
+        self.live -= 1;
+        let slot = &mut self.slots[index as usize];
+        let generation = slot.generation();
+        if generation == MAX_GENERATION {
+            slot.set_stamp(RETIRED);
+            slot.set_id(NONE);
+        } else {
+            slot.set_stamp(generation + 1);
+            slot.set_id(self.free);
+            self.free = index;
+        }
+    }
+
+    /// The slot index a handle names, if it is live.
+    #[inline]
+    pub(crate) fn lookup(&self, handle: Handle) -> Result<u32, Error> {
+        let generation = handle.generation().ok_or(Error::InvalidHandle(handle))?;
+        match self.slots.get(handle.slot() as usize) {
+            Some(slot) if slot.stamp() & !MARK == LIVE | generation => Ok(handle.slot()),
+            _ => Err(Error::InvalidHandle(handle)),
+        }
+    }
+
+    /// Asks the CPU to start loading a handle's slot; does nothing else, and
+    /// nothing at all for a handle out of range.
+    #[inline]
+    pub(crate) fn prefetch(&self, handle: Handle) {
+        if let Some(slot) = self.slots.get(handle.slot() as usize) {
+            prefetch(slot);
+        }
+    }
+
+    #[inline]
+    pub(crate) fn handle(&self, index: u32) -> Handle {
+        Handle::new(index, self.slots[index as usize].generation())
+    }
+
+    #[inline]
+    pub(crate) fn is_marked(&self, index: u32) -> bool {
+        self.slots[index as usize].stamp() & MARK != 0
+    }
+
+    #[inline]
+    pub(crate) fn set_mark(&mut self, index: u32, on: bool) {
+        let slot = &mut self.slots[index as usize];
+        let stamp = slot.stamp();
+        slot.set_stamp(if on { stamp | MARK } else { stamp & !MARK });
+    }
+
+    /// Frees every live slot (handles go stale) and keeps the capacity.
+    pub(crate) fn free_all(&mut self) {
+        for index in (0..self.slots.len() as u32).rev() {
+            if self.slots[index as usize].is_live() {
+                self.free(index);
+            }
+        }
+    }
+
+    /// Every live element as `(handle, rectangle, id)`, in slot order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (Handle, Rect, u32)> + '_ {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(_, slot)| slot.is_live())
+            .map(|(index, slot)| (self.handle(index as u32), slot.rect(), slot.id()))
+    }
+
+    /// Bytes the pool holds, capacity included.
+    pub(crate) fn bytes(&self) -> usize {
+        self.slots.capacity() * core::mem::size_of::<S>()
+    }
+
+    /// Checks the free list, the marks and the live count; whatever else a
+    /// structure's slots must satisfy is its own validation's business.
+    pub(crate) fn validate(&self) -> Result<(), String> {
+        let slots = &self.slots;
+        let mut live = 0;
+        for (index, slot) in slots.iter().enumerate() {
+            if slot.stamp() & MARK != 0 {
+                return Err(format!("slot {index} still marked"));
+            }
+            if slot.is_live() {
+                live += 1;
+                if slot.generation() == 0 {
+                    return Err(format!("live slot {index} has generation 0"));
+                }
+                if !slot.rect().is_valid() {
+                    return Err(format!("live slot {index} has an invalid rectangle"));
+                }
+            }
+        }
+        if live != self.live {
+            return Err(format!("{live} live slots, len says {}", self.live));
+        }
+        let mut slot_free = vec![false; slots.len()];
+        let mut slot = self.free;
+        while slot != NONE {
+            let at = slot as usize;
+            if at >= slots.len() || slot_free[at] || slots[at].is_live() {
+                return Err(format!(
+                    "free slot {at} out of range, live or reached twice"
+                ));
+            }
+            let generation = slots[at].generation();
+            if generation == 0 || generation > MAX_GENERATION {
+                return Err(format!("free slot {at} has generation {generation}"));
+            }
+            slot_free[at] = true;
+            slot = slots[at].id();
+        }
+        for (at, s) in slots.iter().enumerate() {
+            let retired = s.stamp() == RETIRED;
+            if !s.is_live() && !slot_free[at] && !retired {
+                return Err(format!("slot {at} neither live, free nor retired"));
+            }
+        }
+        Ok(())
+    }
+}
