@@ -44,6 +44,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod axis;
 mod big;
 mod error;
 mod grid;
