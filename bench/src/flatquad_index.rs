@@ -2,7 +2,7 @@
 
 use std::ops::ControlFlow;
 
-use flatquad::{Handle, Quadtree, Rect};
+use flatquad::{Handle, Quadtree, Rect, SpatialIndex};
 
 use crate::workload::{Aabb, Agents, Scenario};
 use crate::{BenchError, Index, Mode};

@@ -19,7 +19,7 @@ use std::io::{self, BufWriter, Write};
 use std::ops::ControlFlow;
 use std::path::Path;
 
-use flatquad::{NodeInfo, Quadtree, Rect};
+use flatquad::{NodeInfo, Quadtree, Rect, SpatialIndex};
 
 /// An 8-bit RGBA colour.
 pub type Rgba = [u8; 4];

@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use flatquad::{Handle, Quadtree, Rect};
+use flatquad::{Handle, Quadtree, Rect, SpatialIndex};
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);

@@ -53,7 +53,83 @@ pub enum Error {
     },
 }
 
+/// What kind of error an [`Error`] is, looking through [`Error::InBatch`]: the
+/// one table every binding maps from (C statuses, Python exception classes,
+/// Node error codes). The values are stable and never reused; the C ABI's
+/// `qt_status` has the same numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u32)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// [`Error::InvalidRect`].
+    InvalidRect = 3,
+    /// [`Error::InvalidPoint`].
+    InvalidPoint = 4,
+    /// [`Error::InvalidHandle`].
+    InvalidHandle = 5,
+    /// [`Error::DuplicateHandle`].
+    DuplicateHandle = 6,
+    /// [`Error::InvalidWorld`].
+    InvalidWorld = 7,
+    /// [`Error::InvalidParameter`].
+    InvalidParameter = 8,
+    /// [`Error::CapacityExceeded`].
+    CapacityExceeded = 9,
+    /// [`Error::InvalidBytes`].
+    InvalidBytes = 10,
+    /// [`Error::LengthMismatch`].
+    LengthMismatch = 14,
+}
+
+impl ErrorKind {
+    /// The kind's name, as the bindings show it (`"InvalidRect"`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidRect => "InvalidRect",
+            ErrorKind::InvalidPoint => "InvalidPoint",
+            ErrorKind::InvalidHandle => "InvalidHandle",
+            ErrorKind::DuplicateHandle => "DuplicateHandle",
+            ErrorKind::InvalidWorld => "InvalidWorld",
+            ErrorKind::InvalidParameter => "InvalidParameter",
+            ErrorKind::CapacityExceeded => "CapacityExceeded",
+            ErrorKind::InvalidBytes => "InvalidBytes",
+            ErrorKind::LengthMismatch => "LengthMismatch",
+        }
+    }
+
+    /// Whether the caller gave a bad value (as opposed to a full structure):
+    /// bindings raise their "bad value" error (Python `ValueError`, JS
+    /// `RangeError`) for these.
+    pub fn is_bad_value(self) -> bool {
+        !matches!(self, ErrorKind::CapacityExceeded)
+    }
+}
+
 impl Error {
+    /// What kind of error this is, looking through [`Error::InBatch`].
+    pub fn kind(&self) -> ErrorKind {
+        match self.root() {
+            Error::InvalidRect(_) => ErrorKind::InvalidRect,
+            Error::InvalidPoint { .. } => ErrorKind::InvalidPoint,
+            Error::InvalidHandle(_) => ErrorKind::InvalidHandle,
+            Error::DuplicateHandle(_) => ErrorKind::DuplicateHandle,
+            Error::LengthMismatch { .. } => ErrorKind::LengthMismatch,
+            Error::InvalidWorld(_) => ErrorKind::InvalidWorld,
+            Error::InvalidParameter { .. } => ErrorKind::InvalidParameter,
+            Error::CapacityExceeded => ErrorKind::CapacityExceeded,
+            Error::InvalidBytes(_) => ErrorKind::InvalidBytes,
+            Error::InBatch { .. } => unreachable!("root() looks through InBatch"),
+        }
+    }
+
+    /// The position of the refused item of a batch call, if this came from one.
+    pub fn batch_index(&self) -> Option<usize> {
+        match self {
+            Error::InBatch { index, .. } => Some(*index),
+            _ => None,
+        }
+    }
+
     /// The error itself, looking through [`Error::InBatch`].
     pub fn root(&self) -> &Error {
         match self {

@@ -41,6 +41,23 @@ impl Handle {
         Handle(raw)
     }
 
+    /// The optional handle a binding's raw integer names: 0 is "none" (no
+    /// handle is ever 0), anything else a handle for the structure to check.
+    /// One rule for the `omit` arguments of C, Python and Node.
+    ///
+    /// ```
+    /// use flatquad::Handle;
+    /// assert_eq!(Handle::optional(0), None);
+    /// assert_eq!(Handle::optional(5).map(Handle::to_raw), Some(5));
+    /// ```
+    pub const fn optional(raw: u64) -> Option<Handle> {
+        if raw == 0 {
+            None
+        } else {
+            Some(Handle(raw))
+        }
+    }
+
     /// Views raw handles as handles, without copying.
     pub fn cast_slice(raw: &[u64]) -> &[Handle] {
         bytemuck::cast_slice(raw)

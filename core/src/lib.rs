@@ -56,7 +56,7 @@ mod quadtree;
 mod rect;
 mod slots;
 
-pub use error::Error;
+pub use error::{Error, ErrorKind};
 pub use grid::Grid;
 pub use handle::Handle;
 pub use index::{AnyIndex, Kind, NodeInfo, SpatialIndex, Stats};

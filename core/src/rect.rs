@@ -36,6 +36,22 @@ impl Rect {
         Rect::new(x, y, x + w, y + h)
     }
 
+    /// The rectangle of `f64` corners, each rounded to the nearest `f32` — the
+    /// one conversion every binding uses. Rounding to nearest is monotone, so a
+    /// closed rectangle that meets another in `f64` still meets it in `f32`:
+    /// queries on rounded input never miss an `f64` hit (they may add a hit the
+    /// rounding made touch).
+    pub fn from_f64(x1: f64, y1: f64, x2: f64, y2: f64) -> Rect {
+        Rect::new(x1 as f32, y1 as f32, x2 as f32, y2 as f32)
+    }
+
+    /// The rectangle with top-left corner `(x, y)`, width `w` and height `h`
+    /// given in `f64`: the far corner is added in `f64`, then every corner is
+    /// rounded once to `f32` (as [`from_f64`](Rect::from_f64)).
+    pub fn from_xywh_f64(x: f64, y: f64, w: f64, h: f64) -> Rect {
+        Rect::from_f64(x, y, x + w, y + h)
+    }
+
     /// The degenerate rectangle holding the single point `(x, y)`.
     pub const fn point(x: f32, y: f32) -> Rect {
         Rect::new(x, y, x, y)

@@ -213,15 +213,6 @@ impl<S: SlotRecord> SlotPool<S> {
         }
     }
 
-    /// Every live element as `(handle, rectangle, id)`, in slot order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (Handle, Rect, u32)> + '_ {
-        self.slots
-            .iter()
-            .enumerate()
-            .filter(|(_, slot)| slot.is_live())
-            .map(|(index, slot)| (self.handle(index as u32), slot.rect(), slot.id()))
-    }
-
     /// Bytes the pool holds, capacity included.
     pub(crate) fn bytes(&self) -> usize {
         self.slots.capacity() * core::mem::size_of::<S>()

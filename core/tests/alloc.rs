@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 mod common;
 
 use common::Lcg;
-use flatquad::{Handle, Quadtree, Rect};
+use flatquad::{Handle, Quadtree, Rect, SpatialIndex};
 
 /// Counts the allocations of the current thread only, so other tests running
 /// at the same time cannot disturb the count.

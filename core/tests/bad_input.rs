@@ -6,7 +6,7 @@ mod common;
 use std::ops::ControlFlow;
 
 use common::{snapshot, Snapshot};
-use flatquad::{Error, Handle, Quadtree, Rect};
+use flatquad::{Error, Handle, Quadtree, Rect, SpatialIndex};
 
 const GOOD: Rect = Rect::new(10.0, 10.0, 20.0, 20.0);
 

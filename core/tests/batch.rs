@@ -5,7 +5,7 @@
 mod common;
 
 use common::Lcg;
-use flatquad::{Handle, Quadtree, Rect};
+use flatquad::{Handle, Quadtree, Rect, SpatialIndex};
 
 fn check_against_brute_force(tree: &Quadtree, live: &[(Handle, Rect)]) {
     tree.validate().unwrap();

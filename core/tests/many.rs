@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 mod common;
 
 use common::Lcg;
-use flatquad::{Error, Handle, Quadtree, Rect};
+use flatquad::{Error, Handle, Quadtree, Rect, SpatialIndex};
 
 fn sample() -> (Quadtree, Vec<(Handle, Rect)>, Vec<Rect>) {
     let mut rng = Lcg(11);

@@ -22,7 +22,7 @@ use common::{
     brute_pairs, brute_point, brute_query, check_fresh_handle, check_traverse, is_good, next_down,
     next_up, pairs_sorted, query_point_sorted, query_sorted, snapshot, Lcg,
 };
-use flatquad::{Error, Handle, Quadtree, Rect};
+use flatquad::{Error, Handle, Quadtree, Rect, SpatialIndex};
 use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::test_runner::Config;

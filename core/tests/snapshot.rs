@@ -3,7 +3,7 @@
 mod common;
 
 use common::Lcg;
-use flatquad::{Error, Handle, Quadtree, Rect};
+use flatquad::{Error, Handle, Quadtree, Rect, SpatialIndex};
 
 fn sample_tree() -> (Quadtree, Vec<Handle>, Vec<Handle>) {
     let mut rng = Lcg(99);

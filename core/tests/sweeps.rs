@@ -10,7 +10,7 @@ use common::{
     brute_pairs, brute_point, brute_query, check_fresh_handle, check_traverse, pairs_sorted,
     query_point_sorted, query_sorted, Lcg,
 };
-use flatquad::{Error, Handle, Quadtree, Rect};
+use flatquad::{Error, Handle, Quadtree, Rect, SpatialIndex};
 
 const WORLD: Rect = Rect::new(0.0, 0.0, 64.0, 64.0);
 const ROUNDS: u32 = 3;

@@ -5,7 +5,7 @@ use std::ops::ControlFlow;
 mod common;
 
 use common::Lcg;
-use flatquad::{Handle, Quadtree, Rect};
+use flatquad::{Handle, Quadtree, Rect, SpatialIndex};
 
 fn assert_send_sync<T: Send + Sync>() {}
 

@@ -14,6 +14,7 @@
 
 use std::process::ExitCode;
 
+use flatquad::SpatialIndex;
 use flatquad_bench::flatquad_index::{FlatquadConfig, FlatquadIndex};
 use flatquad_bench::picture::{draw_tree, GifWriter, View};
 use flatquad_bench::workload::{scenario_names, WARMUP_FRAMES};

@@ -33,6 +33,44 @@ impl Grid {
         check_world(world)?;
         Ok(Grid { world, slots: SlotPool::new() })
     }
+
+    /// Placeholder.
+    ///
+    /// # Errors
+    /// [`Error::InvalidWorld`].
+    pub fn new(world: Rect, columns: u32, rows: u32) -> Result<Grid, Error> {
+        let _ = (columns, rows);
+        Grid::for_world(world)
+    }
+
+    /// Placeholder.
+    ///
+    /// # Errors
+    /// [`Error::InvalidWorld`].
+    pub fn with_cell_size(world: Rect, cell_width: f32, cell_height: f32) -> Result<Grid, Error> {
+        let _ = (cell_width, cell_height);
+        Grid::for_world(world)
+    }
+
+    /// Placeholder.
+    pub fn columns(&self) -> u32 {
+        1
+    }
+
+    /// Placeholder.
+    pub fn rows(&self) -> u32 {
+        1
+    }
+
+    /// Placeholder.
+    pub fn cell_width(&self) -> f32 {
+        1.0
+    }
+
+    /// Placeholder.
+    pub fn cell_height(&self) -> f32 {
+        1.0
+    }
 }
 
 impl HasSlots for Grid {
@@ -81,7 +119,7 @@ impl SpatialIndex for Grid {
     where
         F: FnMut(Handle, Handle) -> ControlFlow<()>,
     {
-        let all = self.elements();
+        let all: Vec<_> = self.iter().collect();
         for (i, a) in all.iter().enumerate() {
             for b in &all[i + 1..] {
                 if a.1.intersects(&b.1) {

@@ -145,8 +145,11 @@ impl Slots for AnyIndex {
     fn prefetch_slot(&self, handle: Handle) {
         dispatch!(self, s => s.prefetch_slot(handle))
     }
-    fn each_element(&self, visit: &mut dyn FnMut(Handle, Rect, u32)) {
-        dispatch!(self, s => s.each_element(visit))
+    fn slot_count(&self) -> usize {
+        dispatch!(self, s => s.slot_count())
+    }
+    fn element_at(&self, slot: u32) -> Option<(Handle, Rect, u32)> {
+        dispatch!(self, s => s.element_at(slot))
     }
 }
 

@@ -191,20 +191,9 @@ pub trait SpatialIndex: Structure + Sized {
         Ok(self.rect_at(self.lookup(handle)?))
     }
 
-    /// Calls `visit` with every live element as `(handle, rectangle, id)`, in
-    /// slot order.
-    fn for_each_element<F>(&self, mut visit: F)
-    where
-        F: FnMut(Handle, Rect, u32),
-    {
-        self.each_element(&mut visit);
-    }
-
     /// Every live element as `(handle, rectangle, id)`, in slot order.
-    fn elements(&self) -> Vec<(Handle, Rect, u32)> {
-        let mut all = Vec::with_capacity(self.len());
-        self.each_element(&mut |h, r, id| all.push((h, r, id)));
-        all
+    fn iter(&self) -> impl Iterator<Item = (Handle, Rect, u32)> + '_ {
+        (0..self.slot_count() as u32).filter_map(|slot| self.element_at(slot))
     }
 
     /// Adds an element and returns its handle.

@@ -42,8 +42,10 @@ pub trait Slots {
     fn set_mark(&mut self, slot: u32, on: bool);
     /// Starts loading a handle's slot into the cache (a hint; any value is fine).
     fn prefetch_slot(&self, handle: Handle);
-    /// Calls `visit` with every live element, in slot order.
-    fn each_element(&self, visit: &mut dyn FnMut(Handle, Rect, u32));
+    /// Slots in the pool, live or not: the bound of [`element_at`](Slots::element_at).
+    fn slot_count(&self) -> usize;
+    /// The element in slot `slot` as `(handle, rectangle, id)`, if it is live.
+    fn element_at(&self, slot: u32) -> Option<(Handle, Rect, u32)>;
 }
 
 impl<T: HasSlots> Slots for T {
@@ -82,10 +84,15 @@ impl<T: HasSlots> Slots for T {
     fn prefetch_slot(&self, handle: Handle) {
         self.slot_pool().prefetch(handle)
     }
-    fn each_element(&self, visit: &mut dyn FnMut(Handle, Rect, u32)) {
-        for (handle, rect, id) in self.slot_pool().iter() {
-            visit(handle, rect, id);
-        }
+    #[inline]
+    fn slot_count(&self) -> usize {
+        self.slot_pool().slots.len()
+    }
+    #[inline]
+    fn element_at(&self, slot: u32) -> Option<(Handle, Rect, u32)> {
+        let pool = self.slot_pool();
+        let s = pool.slots.get(slot as usize)?;
+        s.is_live().then(|| (pool.handle(slot), s.rect(), s.id()))
     }
 }
 

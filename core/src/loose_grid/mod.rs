@@ -33,6 +33,50 @@ impl LooseGrid {
         check_world(world)?;
         Ok(LooseGrid { world, slots: SlotPool::new() })
     }
+
+    /// Placeholder.
+    ///
+    /// # Errors
+    /// [`Error::InvalidWorld`].
+    pub fn new(
+        world: Rect,
+        columns: u32,
+        rows: u32,
+        tight_columns: u32,
+        tight_rows: u32,
+    ) -> Result<LooseGrid, Error> {
+        let _ = (columns, rows, tight_columns, tight_rows);
+        LooseGrid::for_world(world)
+    }
+
+    /// Placeholder.
+    ///
+    /// # Errors
+    /// [`Error::InvalidWorld`].
+    pub fn with_cell_size(world: Rect, cell_size: f32) -> Result<LooseGrid, Error> {
+        let _ = cell_size;
+        LooseGrid::for_world(world)
+    }
+
+    /// Placeholder.
+    pub fn columns(&self) -> u32 {
+        1
+    }
+
+    /// Placeholder.
+    pub fn rows(&self) -> u32 {
+        1
+    }
+
+    /// Placeholder.
+    pub fn tight_columns(&self) -> u32 {
+        1
+    }
+
+    /// Placeholder.
+    pub fn tight_rows(&self) -> u32 {
+        1
+    }
 }
 
 impl HasSlots for LooseGrid {
@@ -81,7 +125,7 @@ impl SpatialIndex for LooseGrid {
     where
         F: FnMut(Handle, Handle) -> ControlFlow<()>,
     {
-        let all = self.elements();
+        let all: Vec<_> = self.iter().collect();
         for (i, a) in all.iter().enumerate() {
             for b in &all[i + 1..] {
                 if a.1.intersects(&b.1) {

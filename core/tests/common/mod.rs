@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
-use flatquad::{Handle, NodeInfo, Quadtree, Rect, Stats};
+use flatquad::{Handle, NodeInfo, Quadtree, Rect, Stats, SpatialIndex};
 
 /// Closed-rectangle intersection, written out here so the oracle does not lean
 /// on `Rect::intersects` (touching counts).
