@@ -22,7 +22,7 @@ use std::cell::{Cell, RefCell};
 use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use flatquad::{Handle, NodeInfo as CoreNode, Quadtree as Core, Rect};
+use flatquad::{Handle, NodeInfo as CoreNode, Quadtree as Core, Rect, SpatialIndex};
 use napi::bindgen_prelude::{Buffer, Float32Array, Float64Array, This, Uint32Array, Uint8Array};
 use napi::{sys, Env, JsValue, Unknown};
 use napi_derive::napi;
