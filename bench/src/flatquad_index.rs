@@ -1,15 +1,22 @@
-//! The flatquad adapter: one [`Quadtree`] over the world, one element per agent.
+//! The flatquad adapter: one structure ([`Quadtree`], [`Grid`] or [`LooseGrid`],
+//! as an [`AnyIndex`]) over the world, one element per agent.
 
 use std::ops::ControlFlow;
 
-use flatquad::{Handle, Quadtree, Rect, SpatialIndex};
+use flatquad::{AnyIndex, Grid, Handle, Kind, LooseGrid, Quadtree, Rect, SpatialIndex};
 
 use crate::workload::{Aabb, Agents, Scenario};
 use crate::{BenchError, Index, Mode};
 
-/// The tree parameters of a run: `None` picks the default for the scenario.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// The structure and its parameters for a run: `None` picks the default for the
+/// scenario.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FlatquadConfig {
+    /// Which structure.
+    pub structure: Kind,
+    /// Grids: the cell side in agent sides; default [`AGENTS_GRID_CELL`] for
+    /// the grid, [`AGENTS_LOOSE_CELL`] for the loose grid.
+    pub cell: Option<f32>,
     /// Elements a leaf holds before it splits; default
     /// [`AGENTS_MAX_ELEMENTS`].
     pub max_elements: Option<u32>,
@@ -17,7 +24,89 @@ pub struct FlatquadConfig {
     pub max_depth: Option<u32>,
 }
 
+impl Default for FlatquadConfig {
+    fn default() -> Self {
+        FlatquadConfig {
+            structure: Kind::Quadtree,
+            cell: None,
+            max_elements: None,
+            max_depth: None,
+        }
+    }
+}
+
+/// The command-line names of the structures, in table order.
+pub const STRUCTURES: [(&str, Kind); 3] = [
+    ("quadtree", Kind::Quadtree),
+    ("grid", Kind::Grid),
+    ("loose-grid", Kind::LooseGrid),
+];
+
+/// The structure a command-line name gives.
+pub fn parse_structure(name: &str) -> Option<Kind> {
+    STRUCTURES
+        .iter()
+        .find_map(|&(n, kind)| (n == name).then_some(kind))
+}
+
+/// The command-line name of a structure.
+pub fn structure_name(kind: Kind) -> &'static str {
+    STRUCTURES
+        .iter()
+        .find_map(|&(n, k)| (k == kind).then_some(n))
+        .expect("every kind has a name")
+}
+
 impl FlatquadConfig {
+    /// The config of `structure` with its defaults.
+    pub fn of(structure: Kind) -> Self {
+        FlatquadConfig {
+            structure,
+            ..FlatquadConfig::default()
+        }
+    }
+
+    /// The grid cell side this config gives, in world units, for agents of side `size`.
+    pub fn cell_side(&self, size: f32) -> f32 {
+        let default = match self.structure {
+            Kind::LooseGrid => AGENTS_LOOSE_CELL,
+            _ => AGENTS_GRID_CELL,
+        };
+        self.cell.unwrap_or(default) * size
+    }
+
+    /// One line saying the structure and its parameters for `scenario`.
+    pub fn describe(&self, world: f32, size: f32) -> String {
+        match self.structure {
+            Kind::Quadtree => format!(
+                "quadtree: max_elements {}, max_depth {}",
+                self.max_elements(),
+                self.max_depth(world, size)
+            ),
+            kind => format!(
+                "{}: cells of side {} ({} agent sides)",
+                structure_name(kind),
+                self.cell_side(size),
+                self.cell_side(size) / size
+            ),
+        }
+    }
+
+    /// The structure this config gives over a square world of side `world`.
+    pub fn make(&self, world: f32, size: f32) -> Result<AnyIndex, flatquad::Error> {
+        let rect = Rect::new(0.0, 0.0, world, world);
+        Ok(match self.structure {
+            Kind::Quadtree => {
+                Quadtree::new(rect, self.max_elements(), self.max_depth(world, size))?.into()
+            }
+            Kind::Grid => {
+                let side = self.cell_side(size);
+                Grid::with_cell_size(rect, side, side)?.into()
+            }
+            Kind::LooseGrid => LooseGrid::with_cell_size(rect, self.cell_side(size))?.into(),
+        })
+    }
+
     /// The max elements this config gives.
     pub fn max_elements(&self) -> u32 {
         self.max_elements.unwrap_or(AGENTS_MAX_ELEMENTS)
@@ -33,12 +122,7 @@ impl FlatquadConfig {
     /// Checks that flatquad accepts these parameters for `scenario`'s world, so that
     /// a command line can reject bad values before running anything.
     pub fn validate(&self, scenario: &Scenario) -> Result<(), BenchError> {
-        let world = Rect::new(0.0, 0.0, scenario.world, scenario.world);
-        Quadtree::new(
-            world,
-            self.max_elements(),
-            self.max_depth(scenario.world, scenario.size),
-        )?;
+        self.make(scenario.world, scenario.size)?;
         Ok(())
     }
 }
@@ -47,6 +131,13 @@ impl FlatquadConfig {
 /// `docs/design.md`): with cells of about four agent sides, 16 per leaf gave the
 /// fastest all-pairs frame on uniform-100k.
 pub const AGENTS_MAX_ELEMENTS: u32 = 16;
+
+/// Grid cell side for the agents workload, in agent sides: the rebuilt grid's
+/// measured best (`GridIndex::DEFAULT_FACTOR`).
+pub const AGENTS_GRID_CELL: f32 = 4.0;
+
+/// Loose grid cell side for the agents workload, in agent sides.
+pub const AGENTS_LOOSE_CELL: f32 = 4.0;
 
 /// The deepest level whose cells are still at least four times the agent side:
 /// the largest `d` with `world / 2^d >= 4 * size` (0 if even the root is smaller),
@@ -66,14 +157,15 @@ fn to_rect(r: Aabb) -> Rect {
     Rect::new(r.x1, r.y1, r.x2, r.y2)
 }
 
-/// flatquad under the agents workload: [`Quadtree::update`] for every agent then
-/// [`Quadtree::cleanup`] each frame; per-agent [`Quadtree::query_with`] omitting the
-/// agent's own handle, or one [`Quadtree::pairs_with`]. Static scenarios: one
-/// [`Quadtree::query_with`] or [`Quadtree::query_point_with`] per query.
+/// flatquad under the agents workload: [`SpatialIndex::update_many`] for every
+/// agent then [`SpatialIndex::cleanup`] each frame; per-agent
+/// [`SpatialIndex::overlapping_many`], or one [`SpatialIndex::pairs_with`].
+/// Static scenarios: one [`SpatialIndex::query_with`] or
+/// [`SpatialIndex::query_point_with`] per query.
 pub struct FlatquadIndex {
     size: f32,
     config: FlatquadConfig,
-    tree: Option<Quadtree>,
+    tree: Option<AnyIndex>,
     handles: Vec<Handle>,
     /// The agents' rectangles of this frame, reused across frames.
     rects: Vec<Rect>,
@@ -97,8 +189,8 @@ impl FlatquadIndex {
         }
     }
 
-    /// The tree of the last build, if any.
-    pub fn tree(&self) -> Option<&Quadtree> {
+    /// The structure of the last build, if any.
+    pub fn tree(&self) -> Option<&AnyIndex> {
         self.tree.as_ref()
     }
 }
@@ -110,7 +202,11 @@ fn not_built() -> BenchError {
 
 impl Index for FlatquadIndex {
     fn name(&self) -> &'static str {
-        "flatquad"
+        match self.config.structure {
+            Kind::Quadtree => "flatquad",
+            Kind::Grid => "flatquad grid",
+            Kind::LooseGrid => "flatquad loose-grid",
+        }
     }
 
     fn supports(&self, _mode: Mode) -> bool {
@@ -118,12 +214,9 @@ impl Index for FlatquadIndex {
     }
 
     fn build(&mut self, agents: &Agents) -> Result<(), BenchError> {
-        let world = Rect::new(0.0, 0.0, agents.world, agents.world);
-        let max_elements = self.config.max_elements();
-        let max_depth = self.config.max_depth(agents.world, self.size);
-        let mut tree = Quadtree::new(world, max_elements, max_depth)?;
-        // One batch: the tree lays the agents out in memory in the order its
-        // walks meet them.
+        let mut tree = self.config.make(agents.world, self.size)?;
+        // One batch: the structure lays the agents out in memory in the order
+        // its walks meet them.
         let rects: Vec<Rect> = agents.rects().map(to_rect).collect();
         let ids: Vec<u32> = (0..rects.len() as u32).collect();
         self.handles.clear();

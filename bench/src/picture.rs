@@ -1,12 +1,12 @@
 //! Pictures of a tree and its elements: a tiny rasteriser (filled rectangles and
-//! lines into an RGBA buffer), a drawing of the leaves ([`Quadtree::traverse`]) and
-//! the elements ([`Quadtree::iter`]) of a square region of the world, and PNG and
+//! lines into an RGBA buffer), a drawing of the leaves ([`SpatialIndex::traverse`]) and
+//! the elements ([`SpatialIndex::iter`]) of a square region of the world, and PNG and
 //! animated GIF encoding (the pure-Rust `png` and `gif` crates).
 //!
 //! The drawing ([`draw_tree`]): a dark background; every leaf that meets the
 //! region filled by how full it is (its links over the tree's `max_elements`, in
 //! four shades of blue); every element a filled square, white, or pink when it
-//! overlaps another element (a [`Quadtree::query_with`] on its own rectangle); over
+//! overlaps another element (a [`SpatialIndex::query_with`] on its own rectangle); over
 //! them every leaf outlined in a colour of its depth (blue for the shallowest leaf
 //! drawn, through cyan and green, to orange for the deepest); last, elements more
 //! than [`BIG_PIXELS`] wide as two-pixel outlines. World `(x, y)` maps to pixel
@@ -19,7 +19,7 @@ use std::io::{self, BufWriter, Write};
 use std::ops::ControlFlow;
 use std::path::Path;
 
-use flatquad::{NodeInfo, Quadtree, Rect, SpatialIndex};
+use flatquad::{NodeInfo, Rect, SpatialIndex};
 
 /// An 8-bit RGBA colour.
 pub type Rgba = [u8; 4];
@@ -358,7 +358,7 @@ pub struct Drawn {
 
 /// Draws `tree`'s leaves and elements in the region `view` (see the module's doc
 /// for the colours).
-pub fn draw_tree(tree: &Quadtree, view: &View) -> (Canvas, Drawn) {
+pub fn draw_tree(tree: &impl SpatialIndex, view: &View) -> (Canvas, Drawn) {
     let mut canvas = Canvas::new(view.pixels, view.pixels, BACKGROUND);
     let mut leaves: Vec<NodeInfo> = Vec::new();
     let _ = tree.traverse(
@@ -378,7 +378,13 @@ pub fn draw_tree(tree: &Quadtree, view: &View) -> (Canvas, Drawn) {
         ),
         ..Drawn::default()
     };
-    let full = tree.max_elements().max(1) as usize;
+    // Shaded against the fullest leaf drawn: trees and grids alike.
+    let full = leaves
+        .iter()
+        .map(|l| l.count as usize)
+        .max()
+        .unwrap_or(1)
+        .max(1);
     for leaf in leaves.iter().filter(|l| l.count > 0) {
         let (x0, y0, x1, y1) = view.edge_span(&leaf.rect);
         let shade = (leaf.count as usize * FILL_COLOURS.len()).div_ceil(full);
@@ -498,7 +504,8 @@ mod tests {
 
     #[test]
     fn draws_leaves_and_elements() {
-        let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 64.0, 64.0), 1, 3).expect("tree");
+        let mut tree =
+            flatquad::Quadtree::new(Rect::new(0.0, 0.0, 64.0, 64.0), 1, 3).expect("tree");
         tree.insert(Rect::new(1.0, 1.0, 5.0, 5.0), 0)
             .expect("insert");
         tree.insert(Rect::new(4.0, 4.0, 8.0, 8.0), 1)

@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! cargo run --release -p flatquad-bench --bin agents -- [SCENARIO] \
-//!     [--mode MODE|both] [--max-elements N] [--max-depth N] \
+//!     [--index quadtree|grid|loose-grid|all] [--mode MODE|both] \
+//!     [--max-elements N] [--max-depth N] [--cell K] \
 //!     [--png PATH [--png-size PX]] [--gif PATH [--gif-size PX] [--frames N] [--gif-every K]] \
 //!     [--region X,Y,SIDE]
 //! ```
@@ -15,7 +16,9 @@
 use std::process::ExitCode;
 
 use flatquad::SpatialIndex;
-use flatquad_bench::flatquad_index::{FlatquadConfig, FlatquadIndex};
+use flatquad_bench::flatquad_index::{
+    parse_structure, structure_name, FlatquadConfig, FlatquadIndex, STRUCTURES,
+};
 use flatquad_bench::picture::{draw_tree, GifWriter, View};
 use flatquad_bench::workload::{scenario_names, WARMUP_FRAMES};
 use flatquad_bench::{oracle, run, scenario, Agents, Index, Mode, Report, Scenario};
@@ -26,7 +29,8 @@ type Region = Option<(f32, f32, f32)>;
 struct Args {
     scenario: &'static Scenario,
     modes: Vec<Mode>,
-    config: FlatquadConfig,
+    /// One config per structure to run, in order.
+    configs: Vec<FlatquadConfig>,
     png: Option<String>,
     png_size: u32,
     gif: Option<String>,
@@ -38,16 +42,19 @@ struct Args {
 
 fn usage() -> String {
     format!(
-        "usage: agents [SCENARIO] [--mode MODE|both] [--max-elements N] [--max-depth N]\n\
+        "usage: agents [SCENARIO] [--index STRUCTURE|all] [--mode MODE|both]\n\
+         \x20             [--max-elements N] [--max-depth N] [--cell K]\n\
          \x20             [--png PATH] [--png-size PX] [--gif PATH] [--gif-size PX] [--frames N]\n\
          \x20             [--gif-every K] [--region X,Y,SIDE]\n\
          \n\
          Runs flatquad on the agents workload and checks the checksum.\n\
          SCENARIO: one of {} (default uniform-100k).\n\
+         --index         quadtree, grid, loose-grid, or all of them in turn (default quadtree)\n\
          --mode          all-pairs or per-agent (moving scenarios), rect-queries or\n\
          \x20               point-queries (static-1m-queries); default both of the scenario's\n\
          --max-elements  elements per leaf before a split (default 16)\n\
          --max-depth     deepest tree level (default: smallest cell >= 4 agent sides)\n\
+         --cell K        grids: cell side in agent sides (default 4)\n\
          --png PATH      after the run, draw the tree's leaves and the agents as a PNG\n\
          --png-size PX   side of the PNG in pixels (default 1024)\n\
          --gif PATH      play the scenario again and draw an animated GIF\n\
@@ -96,6 +103,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
     let mut scenario_name: Option<String> = None;
     let mut mode: Option<Mode> = None;
     let mut config = FlatquadConfig::default();
+    let mut all_structures = false;
     let (mut png, mut png_size) = (None, 1024);
     let (mut gif, mut gif_size, mut gif_frames, mut gif_every) = (None, 512, 50, 5);
     let mut region = None;
@@ -111,6 +119,23 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
                             .ok_or_else(|| format!("--mode: unknown mode {other:?}"))?,
                     ),
                 };
+            }
+            "--index" => {
+                let value = args.next().ok_or("--index needs a structure")?;
+                if value == "all" {
+                    all_structures = true;
+                } else {
+                    config.structure = parse_structure(&value).ok_or_else(|| {
+                        format!("--index: unknown structure {value:?} (quadtree, grid, loose-grid, all)")
+                    })?;
+                }
+            }
+            "--cell" => {
+                let value = args.next().ok_or("--cell needs a value")?;
+                let cell: f32 = value
+                    .parse()
+                    .map_err(|_| format!("--cell: not a number: {value:?}"))?;
+                config.cell = Some(cell);
             }
             "--max-elements" => config.max_elements = Some(parse_u32(&arg, args.next())?),
             "--max-depth" => config.max_depth = Some(parse_u32(&arg, args.next())?),
@@ -139,10 +164,24 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
     if gif.is_some() && scenario.is_static() {
         return Err(format!("--gif: nothing moves in {name}"));
     }
+    let configs = if all_structures {
+        STRUCTURES
+            .iter()
+            .map(|&(_, structure)| FlatquadConfig {
+                structure,
+                ..config
+            })
+            .collect()
+    } else {
+        vec![config]
+    };
+    if configs.len() > 1 && (png.is_some() || gif.is_some()) {
+        return Err("--png and --gif draw one structure: pick it with --index".to_string());
+    }
     Ok(Some(Args {
         scenario,
         modes,
-        config,
+        configs,
         png,
         png_size,
         gif,
@@ -249,7 +288,7 @@ fn write_gif(args: &Args, path: &str) -> Result<(), String> {
     let view = view(s, args.region, args.gif_size);
     let fail = |e: &dyn std::fmt::Display| format!("--gif: {path}: {e}");
     let mut agents = Agents::new(s);
-    let mut index = FlatquadIndex::new(s.size, args.config);
+    let mut index = FlatquadIndex::new(s.size, args.configs[0]);
     index.build(&agents).map_err(|e| fail(&e))?;
     let mut gif = GifWriter::create(path, view.pixels, view.pixels).map_err(|e| fail(&e))?;
     for frame in 0..args.gif_frames {
@@ -287,9 +326,11 @@ fn main() -> ExitCode {
         }
     };
     let s = args.scenario;
-    if let Err(e) = args.config.validate(s) {
-        eprintln!("agents: {e}\n\n{}", usage());
-        return ExitCode::from(2);
+    for config in &args.configs {
+        if let Err(e) = config.validate(s) {
+            eprintln!("agents: {e}\n\n{}", usage());
+            return ExitCode::from(2);
+        }
     }
     match s.queries {
         Some(q) => println!(
@@ -302,53 +343,52 @@ fn main() -> ExitCode {
             s.name, s.n, s.size, s.world, s.world, WARMUP_FRAMES, s.frames
         ),
     }
-    println!(
-        "flatquad: max_elements {}, max_depth {}",
-        args.config.max_elements(),
-        args.config.max_depth(s.world, s.size)
-    );
     if s.checksum.is_none() {
         println!("checksum: computing with the exact oracle...");
     }
     let expected = oracle::expected_checksums(s);
 
-    println!();
-    print_header(s);
     let mut mismatch = false;
     let mut last = None;
-    for &mode in &args.modes {
-        let sum = expected
-            .iter()
-            .find_map(|&(m, sum)| (m == mode).then_some(sum))
-            .expect("a checksum for every mode of the scenario");
-        let mut index = FlatquadIndex::new(s.size, args.config);
-        let report = match run(s, &mut index, mode, sum) {
-            Ok(report) => report,
-            Err(e) => {
-                eprintln!("agents: {mode}: {e}");
-                return ExitCode::from(2);
-            }
-        };
-        mismatch |= !report.ok();
-        print_row(s, &report);
-        if let Some(tree) = index.tree() {
-            let st = tree.stats();
-            let when = if s.is_static() {
-                "built"
-            } else {
-                "after the last frame"
+    for config in &args.configs {
+        println!();
+        println!("flatquad {}", config.describe(s.world, s.size));
+        print_header(s);
+        for &mode in &args.modes {
+            let sum = expected
+                .iter()
+                .find_map(|&(m, sum)| (m == mode).then_some(sum))
+                .expect("a checksum for every mode of the scenario");
+            let mut index = FlatquadIndex::new(s.size, *config);
+            let report = match run(s, &mut index, mode, sum) {
+                Ok(report) => report,
+                Err(e) => {
+                    eprintln!("agents: {} {mode}: {e}", structure_name(config.structure));
+                    return ExitCode::from(2);
+                }
             };
-            println!(
-                "{:<10} tree {when}: {} nodes, {} leaves, {} element links, depth {} reached, {} bytes",
-                "",
-                st.nodes,
-                st.leaves,
-                st.element_links,
-                st.max_depth_reached,
-                st.bytes
-            );
+            mismatch |= !report.ok();
+            print_row(s, &report);
+            if let Some(tree) = index.tree() {
+                let st = tree.stats();
+                let when = if s.is_static() {
+                    "built"
+                } else {
+                    "after the last frame"
+                };
+                println!(
+                    "{:<10} {} {when}: {} nodes or cells, {} leaves, {} element links, depth {} reached, {} bytes",
+                    "",
+                    structure_name(config.structure),
+                    st.nodes,
+                    st.leaves,
+                    st.element_links,
+                    st.max_depth_reached,
+                    st.bytes
+                );
+            }
+            last = Some(index);
         }
-        last = Some(index);
     }
     let mut drawing = Ok(());
     if let (Some(path), Some(index)) = (&args.png, &last) {

@@ -16,7 +16,7 @@
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
-use flatquad_bench::flatquad_index::{FlatquadConfig, FlatquadIndex};
+use flatquad_bench::flatquad_index::{FlatquadConfig, FlatquadIndex, STRUCTURES};
 use flatquad_bench::workload::{scenario_names, SCENARIOS};
 use flatquad_bench::{machine, oracle, peers, run, scenario, GridIndex, Index, Report};
 use flatquad_bench::{BenchError, Scenario};
@@ -92,12 +92,21 @@ struct Row {
     all_ok: bool,
 }
 
-/// Every implementation for one scenario, flatquad first.
+/// Every implementation for one scenario, flatquad's structures first.
 fn implementations(s: &Scenario, config: FlatquadConfig) -> Vec<Box<dyn Index>> {
-    let mut all: Vec<Box<dyn Index>> = vec![
-        Box::new(FlatquadIndex::new(s.size, config)),
-        Box::new(GridIndex::new(s.size, GridIndex::DEFAULT_FACTOR)),
-    ];
+    let mut all: Vec<Box<dyn Index>> = STRUCTURES
+        .iter()
+        .map(|&(_, structure)| {
+            Box::new(FlatquadIndex::new(
+                s.size,
+                FlatquadConfig {
+                    structure,
+                    ..config
+                },
+            )) as Box<dyn Index>
+        })
+        .collect();
+    all.push(Box::new(GridIndex::new(s.size, GridIndex::DEFAULT_FACTOR)));
     all.extend(peers::all(s.size));
     all
 }
@@ -144,7 +153,7 @@ fn measure(s: &Scenario, args: &Args) -> Result<Vec<Row>, BenchError> {
     }
     let mut rows = Vec::new();
     for m in 0..expected.len() {
-        let mut baseline = None;
+        let first = rows.len();
         for slots in &mut reports {
             let runs = &mut slots[m];
             if runs.is_empty() {
@@ -154,15 +163,20 @@ fn measure(s: &Scenario, args: &Args) -> Result<Vec<Row>, BenchError> {
             let all_ok = runs.iter().all(Report::ok);
             runs.sort_by(|a, b| a.frame_ms.total_cmp(&b.frame_ms));
             let report = runs.swap_remove(runs.len() / 2);
-            if report.index == "flatquad" {
-                baseline = Some(report.frame_ms);
-            }
-            let ratio = baseline.map(|b| report.frame_ms / b);
             rows.push(Row {
                 report,
-                ratio,
+                ratio: None,
                 all_ok,
             });
+        }
+        // Ratios against the fastest of flatquad's structures in this mode.
+        let best = rows[first..]
+            .iter()
+            .filter(|row| row.report.index.starts_with("flatquad"))
+            .map(|row| row.report.frame_ms)
+            .min_by(f64::total_cmp);
+        for row in &mut rows[first..] {
+            row.ratio = best.map(|b| row.report.frame_ms / b);
         }
     }
     Ok(rows)
@@ -261,13 +275,16 @@ fn markdown(rows: &[Row], args: &Args) -> String {
     let _ = writeln!(
         md,
         "Median of {} runs (by frame time), single-threaded. Ratio: frame ms over \
-         flatquad's frame ms in the same scenario and mode (above 1 is slower than \
-         flatquad). Checksum: OK when every run reproduced the scenario's count \
-         (AGENTS.md's, or the exact sort-and-sweep oracle's). flatquad: max_elements {}, \
-         max_depth by scenario: {}.\n",
+         the fastest flatquad structure's frame ms in the same scenario and mode \
+         (above 1 is slower). Checksum: OK when every run reproduced the scenario's count \
+         (AGENTS.md's, or the exact sort-and-sweep oracle's). flatquad (the quadtree): \
+         max_elements {}, max_depth by scenario: {}; flatquad grid: cells of {} agent \
+         sides; flatquad loose-grid: cells of {} agent sides.\n",
         args.runs,
         args.config.max_elements(),
-        depths.join(", ")
+        depths.join(", "),
+        FlatquadConfig::of(flatquad::Kind::Grid).cell_side(1.0),
+        FlatquadConfig::of(flatquad::Kind::LooseGrid).cell_side(1.0),
     );
     if args.scenarios.iter().any(|s| s.is_static()) {
         let _ = writeln!(
