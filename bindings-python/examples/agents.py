@@ -2,9 +2,11 @@
 """The agents workload of AGENTS.md (shared/bench/) from Python, in batch form.
 
 Every frame moves all agents with numpy (float32, in the order AGENTS.md states),
-tells the tree with one ``move_many``, calls ``cleanup``, and collides with one
+tells the structure (``--index quadtree|grid|loose-grid``, with the Rust demo's
+parameters) with one ``move_many``, calls ``cleanup``, and collides with one
 ``pairs()`` (all-pairs mode) or one ``overlapping_many(handles)`` (per-agent
-mode: each agent's own rectangle, itself left out, as the Rust demo queries it). The pair counts must reproduce the AGENTS.md checksums; the script exits
+mode: each agent's own rectangle, itself left out, as the Rust demo queries
+it). The pair counts must reproduce the AGENTS.md checksums; the script exits
 with 1 if they do not.
 
 When shapely is installed, its STRtree runs the same frames in the same run
@@ -12,7 +14,7 @@ When shapely is installed, its STRtree runs the same frames in the same run
 and with ``--rust PATH`` the Rust demo (``cargo build --release -p
 flatquad-bench --bin agents``) too, so that the figures come with their peers::
 
-    python examples/agents.py uniform-100k --rust target/release/agents
+    python examples/agents.py uniform-100k --index grid --rust target/release/agents
 """
 
 import argparse
@@ -35,6 +37,8 @@ SCENARIOS = {
 }
 WARMUP_FRAMES = 2
 MODES = ("all-pairs", "per-agent")
+# The structures by the Rust demo's names for them (its --index).
+INDEXES = ("quadtree", "grid", "loose-grid")
 
 
 def lcg_draws(count, seed=12345):
@@ -100,8 +104,11 @@ class Agents:
         self._fill_rects()
 
 
-# The Rust demo's tree parameters (bench/src/flatquad_index.rs), chosen by measurement.
+# The Rust demo's parameters (bench/src/flatquad_index.rs), chosen by measurement:
+# elements per quadtree leaf, and grid cell sides in agent sides.
 MAX_ELEMENTS = 16
+GRID_CELL = 4.0
+LOOSE_CELL = 4.0
 
 
 def default_max_depth(world, size):
@@ -114,10 +121,21 @@ def default_max_depth(world, size):
     return depth
 
 
-def run_flatquad(name, mode):
+def make_index(index, world, size):
+    """The structure named ``index`` over the world ``(0, 0, world, world)``,
+    with the Rust demo's parameters for agents of side ``size``."""
+    bounds = (0.0, 0.0, world, world)
+    if index == "grid":
+        return flatquad.Grid(bounds, cell_size=GRID_CELL * size)
+    if index == "loose-grid":
+        return flatquad.LooseGrid(bounds, cell_size=LOOSE_CELL * size)
+    return flatquad.Quadtree(bounds, MAX_ELEMENTS, default_max_depth(world, size))
+
+
+def run_flatquad(name, mode, index="quadtree"):
     n, world, size, frames, _ = SCENARIOS[name]
     agents = Agents(n, world, size)
-    tree = flatquad.Quadtree((0.0, 0.0, world, world), MAX_ELEMENTS, default_max_depth(world, size))
+    tree = make_index(index, world, size)
     handles = tree.insert_many(agents.rects, ids=np.arange(n, dtype=np.uint32))
     tree.cleanup()
     update = collide = 0.0
@@ -165,10 +183,10 @@ def run_shapely(name):
     return 1e3 * update / frames, 1e3 * collide / frames, total // frames
 
 
-def run_rust(path, name, mode):
+def run_rust(path, name, mode, index="quadtree"):
     """The Rust demo's (update, collide, frame) ms for one mode, read off its table."""
     out = subprocess.run(
-        [path, name, "--mode", mode], capture_output=True, text=True, check=False
+        [path, name, "--mode", mode, "--index", index], capture_output=True, text=True, check=False
     ).stdout
     for line in out.splitlines():
         fields = line.split()
@@ -192,6 +210,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("scenario", nargs="?", default="uniform-100k", choices=sorted(SCENARIOS))
     parser.add_argument("--mode", choices=MODES + ("both",), default="both")
+    parser.add_argument("--index", choices=INDEXES, default="quadtree", help="the flatquad structure")
     parser.add_argument("--runs", type=int, default=3, help="runs of each index (interleaved); medians are reported")
     parser.add_argument("--rust", metavar="PATH", help="the Rust demo binary, run in the same session")
     parser.add_argument("--no-shapely", action="store_true", help="skip shapely even if installed")
@@ -208,7 +227,7 @@ def main(argv=None):
         f"machine: {os.cpu_count()} cpus, {cpu_model()}; Python {platform.python_version()}, "
         f"numpy {np.__version__}, flatquad {flatquad.__version__}"
     )
-    print(f"flatquad: max_elements {MAX_ELEMENTS}, max_depth {default_max_depth(world, size)}\n")
+    print(f"flatquad: {make_index(args.index, world, size)!r}\n")
     def median(rows):
         return tuple(statistics.median(col) for col in zip(*rows))
 
@@ -229,9 +248,9 @@ def main(argv=None):
     measured = {}
     for _ in range(args.runs):
         for mode in modes:
-            measured.setdefault(("python", mode), []).append(run_flatquad(name, mode))
+            measured.setdefault(("python", mode), []).append(run_flatquad(name, mode, args.index))
             if args.rust:
-                measured.setdefault(("rust", mode), []).append(run_rust(args.rust, name, mode))
+                measured.setdefault(("rust", mode), []).append(run_rust(args.rust, name, mode, args.index))
         if shapely_version:
             measured.setdefault(("shapely", None), []).append(run_shapely(name))
 

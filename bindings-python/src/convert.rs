@@ -26,9 +26,10 @@ pub(crate) fn type_name(obj: &Bound<'_, PyAny>) -> String {
         .map_or_else(|_| "?".to_string(), |n| n.to_string())
 }
 
-/// One coordinate: any real number Python can turn into a float, rounded to `f32`.
-pub(crate) fn coordinate(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<f32> {
-    obj.extract::<f64>().map(|v| v as f32).map_err(|_| {
+/// One coordinate: any real number Python can turn into a float (rounded to
+/// `f32` later, with the others of its rectangle, by [`Rect::from_f64`]).
+pub(crate) fn coordinate(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<f64> {
+    obj.extract::<f64>().map_err(|_| {
         PyTypeError::new_err(format!(
             "{what} must be a real number, got {}",
             type_name(obj)
@@ -36,11 +37,15 @@ pub(crate) fn coordinate(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<f32> {
     })
 }
 
-/// Four numbers from any iterable (tuple, list, numpy array of shape (4,)).
-pub(crate) fn four(obj: &Bound<'_, PyAny>, what: &str, fields: &str) -> PyResult<[f32; 4]> {
+/// `N` numbers from any iterable (tuple, list, numpy array of shape (N,)).
+pub(crate) fn numbers<const N: usize>(
+    obj: &Bound<'_, PyAny>,
+    what: &str,
+    fields: &str,
+) -> PyResult<[f64; N]> {
     let not_a_sequence = || {
         PyTypeError::new_err(format!(
-            "{what} must be a sequence of 4 numbers {fields}, got {}",
+            "{what} must be a sequence of {N} numbers {fields}, got {}",
             type_name(obj)
         ))
     };
@@ -49,49 +54,81 @@ pub(crate) fn four(obj: &Bound<'_, PyAny>, what: &str, fields: &str) -> PyResult
         return Err(not_a_sequence());
     }
     let mut items = obj.try_iter().map_err(|_| not_a_sequence())?;
-    let mut out = [0.0f32; 4];
+    let mut out = [0.0f64; N];
     let mut count = 0;
     for item in &mut items {
         let item = item?;
-        if count < 4 {
+        if count < N {
             out[count] = coordinate(&item, &format!("{what}[{count}]"))?;
         }
         count += 1;
     }
-    if count != 4 {
+    if count != N {
         return Err(PyValueError::new_err(format!(
-            "{what} must have 4 numbers {fields}, got {count}"
+            "{what} must have {N} numbers {fields}, got {count}"
         )));
     }
     Ok(out)
 }
 
-/// A rectangle `(x1, y1, x2, y2)`; its validity is the core's to check.
+/// A rectangle `(x1, y1, x2, y2)` (an element, a query or a world), rounded by
+/// the core's one rule; its validity is the core's to check.
 pub(crate) fn rect(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Rect> {
-    four(obj, what, "(x1, y1, x2, y2)").map(Rect::from)
+    let [x1, y1, x2, y2] = numbers(obj, what, "(x1, y1, x2, y2)")?;
+    Ok(Rect::from_f64(x1, y1, x2, y2))
 }
 
-/// A handle: a Python int. Ints that cannot be a handle (negative, 2**64 or
-/// more) are a `KeyError`, like a stale handle; anything but an int a `TypeError`.
-pub(crate) fn handle(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Handle> {
-    match obj.extract::<u64>() {
-        Ok(raw) => Ok(Handle::from_raw(raw)),
-        Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => {
-            Err(no_such_handle(&obj.to_string()))
+/// A point, rounded as the rectangle that is just the point would be.
+pub(crate) fn point(x: f64, y: f64) -> (f32, f32) {
+    let p = Rect::from_f64(x, y, x, y);
+    (p.x1, p.y1)
+}
+
+/// A handle's raw value: a Python int. Ints that cannot be a handle (negative,
+/// 2**64 or more) are a `KeyError`, like a stale handle; anything but an int a
+/// `TypeError`.
+fn raw_handle(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<u64> {
+    obj.extract::<u64>().map_err(|e| {
+        if e.is_instance_of::<PyOverflowError>(obj.py()) {
+            no_such_handle(obj.py(), &obj.to_string())
+        } else {
+            PyTypeError::new_err(format!(
+                "{what} must be an int (a handle), got {}",
+                type_name(obj)
+            ))
         }
-        Err(_) => Err(PyTypeError::new_err(format!(
-            "{what} must be an int (a handle), got {}",
-            type_name(obj)
-        ))),
-    }
+    })
 }
 
-/// An optional handle (`None` for none).
+/// A handle, for the structure to check.
+pub(crate) fn handle(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Handle> {
+    raw_handle(obj, what).map(Handle::from_raw)
+}
+
+/// An optional handle: `None` and 0 (never a handle) omit nothing, by the
+/// core's one rule ([`Handle::optional`]).
 pub(crate) fn opt_handle(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Option<Handle>> {
     match obj {
-        Some(obj) if !obj.is_none() => handle(obj, what).map(Some),
+        Some(obj) if !obj.is_none() => raw_handle(obj, what).map(Handle::optional),
         _ => Ok(None),
     }
+}
+
+/// A cell's `(width, height)` from one number (a square) or a pair; rounded as
+/// the far corner of the cell at the origin would be.
+pub(crate) fn cell_size(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<(f32, f32)> {
+    let [width, height] = match obj.extract::<f64>() {
+        Ok(side) => [side, side],
+        Err(_) => numbers(obj, what, "(width, height), or one number")?,
+    };
+    let cell = Rect::from_f64(0.0, 0.0, width, height);
+    Ok((cell.x2, cell.y2))
+}
+
+/// The side of a square cell: one number, rounded as [`cell_size`] rounds it.
+pub(crate) fn cell_side(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<f32> {
+    let side = coordinate(obj, what)?;
+    Ok(Rect::from_f64(0.0, 0.0, side, side).x2)
 }
 
 /// An int in `0..=u32::MAX` (an id or a tree parameter).

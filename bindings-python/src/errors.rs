@@ -1,8 +1,11 @@
-//! Core errors as Python exceptions: `ValueError` for bad values, `KeyError` for
-//! handles that name no element, each with a message naming the bad value (and,
-//! for a batch, the argument and position: `rects[3]: ...`).
+//! Core errors as Python exceptions, by one table over the core's
+//! [`ErrorKind`]: `ValueError` for bad values, `KeyError` for handles that name
+//! no element, `OverflowError` for a full structure. Each exception carries the
+//! kind's name as `err.kind` and, for an item of a batch, its position as
+//! `err.index`; the message names the bad value (and, for a batch, the argument
+//! and position: `rects[3]: ...`).
 
-use flatquad::Error;
+use flatquad::{Error, ErrorKind};
 use pyo3::exceptions::{PyKeyError, PyOverflowError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
@@ -19,7 +22,7 @@ pub(crate) struct Args {
 }
 
 impl Args {
-    /// A call on one rectangle and/or one handle.
+    /// A call on one rectangle and/or one handle (or none: a constructor).
     pub const SINGLE: Args = Args {
         rects: "rect",
         handles: "handle",
@@ -37,6 +40,27 @@ impl Args {
 /// `int64` array may hold a negative value, which the core saw as a huge `u64`).
 pub(crate) type HandleDisplay<'a> = &'a dyn Fn(usize) -> Option<String>;
 
+/// The Python exception for a core error of `kind`: the one table.
+fn exception(py: Python<'_>, kind: ErrorKind, message: String) -> PyErr {
+    let err = match kind {
+        ErrorKind::InvalidHandle | ErrorKind::DuplicateHandle => PyKeyError::new_err(message),
+        ErrorKind::CapacityExceeded => PyOverflowError::new_err(message),
+        ErrorKind::InvalidRect
+        | ErrorKind::InvalidPoint
+        | ErrorKind::InvalidWorld
+        | ErrorKind::InvalidParameter
+        | ErrorKind::InvalidBytes
+        | ErrorKind::LengthMismatch => PyValueError::new_err(message),
+        // `ErrorKind` is non-exhaustive: a kind added later is still raised by
+        // what the core says it is.
+        _ if kind.is_bad_value() => PyValueError::new_err(message),
+        _ => PyRuntimeError::new_err(message),
+    };
+    // The kind's name, as the shared test vectors and the other bindings name it.
+    let _ = err.value(py).setattr("kind", kind.name());
+    err
+}
+
 /// The Python exception for `error`.
 pub(crate) fn to_py(py: Python<'_>, error: Error, args: Args) -> PyErr {
     to_py_shown(py, error, args, &|_| None)
@@ -44,61 +68,52 @@ pub(crate) fn to_py(py: Python<'_>, error: Error, args: Args) -> PyErr {
 
 /// As [`to_py`], showing batch handles with `show`.
 pub(crate) fn to_py_shown(py: Python<'_>, error: Error, args: Args, show: HandleDisplay) -> PyErr {
-    match error {
-        Error::InBatch { index, error } => {
-            let root = error.root().clone();
-            let name = match root {
-                Error::InvalidHandle(_) | Error::DuplicateHandle(_) => args.handles,
+    let kind = error.kind();
+    let root = error.root();
+    let message = match (root, error.batch_index()) {
+        (Error::LengthMismatch { expected, found }, _) => {
+            let (first, second) = args.lengths;
+            format!(
+                "{second} has {found} items but {first} has {expected}: they must be the same length"
+            )
+        }
+        (_, None) => root.to_string(),
+        (_, Some(index)) => {
+            let name = match kind {
+                ErrorKind::InvalidHandle | ErrorKind::DuplicateHandle => args.handles,
                 _ => args.rects,
             };
-            let message = match (&root, show(index)) {
-                (Error::InvalidHandle(_), Some(value)) => {
-                    format!(
-                        "handle {value} names no element of this tree (never issued, removed, or cleared)"
-                    )
-                }
+            let message = match (root, show(index)) {
+                (Error::InvalidHandle(_), Some(value)) => no_such_handle_message(&value),
                 (Error::DuplicateHandle(_), Some(value)) => {
                     format!("handle {value} appears twice in one batch")
                 }
                 _ => root.to_string(),
             };
-            let err = exception(&root, format!("{name}[{index}]: {message}"));
-            // The position, for programs that want to drop or fix the bad item.
-            let _ = err.value(py).setattr("index", index);
-            err
+            format!("{name}[{index}]: {message}")
         }
-        Error::LengthMismatch { expected, found } => {
-            let (first, second) = args.lengths;
-            PyValueError::new_err(format!(
-                "{second} has {found} items but {first} has {expected}: they must be the same length"
-            ))
-        }
-        other => {
-            let message = other.to_string();
-            exception(&other, message)
-        }
+    };
+    let err = exception(py, kind, message);
+    if let Some(index) = error.batch_index() {
+        // The position, for programs that want to drop or fix the bad item.
+        let _ = err.value(py).setattr("index", index);
     }
+    err
 }
 
-fn exception(error: &Error, message: String) -> PyErr {
-    match error {
-        Error::InvalidHandle(_) | Error::DuplicateHandle(_) => PyKeyError::new_err(message),
-        Error::CapacityExceeded => PyOverflowError::new_err(message),
-        Error::InvalidRect(_)
-        | Error::InvalidPoint { .. }
-        | Error::InvalidWorld(_)
-        | Error::InvalidParameter { .. }
-        | Error::LengthMismatch { .. }
-        | Error::InvalidBytes(_)
-        | Error::InBatch { .. } => PyValueError::new_err(message),
-        _ => PyRuntimeError::new_err(message),
-    }
+fn no_such_handle_message(shown: &str) -> String {
+    format!("handle {shown} names no element of this tree (never issued, removed, or cleared)")
 }
 
 /// The `KeyError` for a Python value that cannot be a handle at all (negative,
 /// too large), worded as the core words a stale handle.
-pub(crate) fn no_such_handle(shown: &str) -> PyErr {
-    PyKeyError::new_err(format!(
-        "handle {shown} names no element of this tree (never issued, removed, or cleared)"
-    ))
+pub(crate) fn no_such_handle(py: Python<'_>, shown: &str) -> PyErr {
+    exception(py, ErrorKind::InvalidHandle, no_such_handle_message(shown))
+}
+
+/// A `ValueError` of kind `InvalidParameter` for a parameter the binding
+/// refuses before the core sees it (a count Python cannot pass as `u32`, a mix
+/// of exclusive parameters).
+pub(crate) fn invalid_parameter(py: Python<'_>, message: String) -> PyErr {
+    exception(py, ErrorKind::InvalidParameter, message)
 }

@@ -1,19 +1,22 @@
-//! `flatquad.Quadtree`: the core tree behind a lock, its calls converted and
-//! forwarded. No algorithm lives here.
+//! `flatquad.SpatialIndex`: the base class of every structure, holding the
+//! core's `AnyIndex` behind a lock, with every method written once: calls
+//! converted and forwarded. No algorithm lives here; the subclasses
+//! (`structures`) only construct themselves.
 
 use std::cell::RefCell;
 use std::ops::ControlFlow;
 
-use flatquad::{Error, Handle, NodeInfo, Rect};
+use flatquad::{AnyIndex, Error, Handle, NodeInfo, SpatialIndex};
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
-use pyo3::exceptions::{PyAssertionError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyAssertionError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PyTuple, PyType};
 
 use crate::convert::{self, Handles, Ids, Rects};
 use crate::errors::{self, Args};
-use crate::lock::TreeLock;
+use crate::lock::{IndexLock, Reading};
+use crate::structures;
 
 /// `(offsets, hits)` of a batch query.
 type Csr<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>);
@@ -53,62 +56,45 @@ const QUERY_MANY: Args = Args {
     lengths: ("rects", "omit"),
 };
 
-/// A flat quadtree over moving 2-D rectangles, for broad-phase collision
-/// detection and region queries.
-///
-/// Parameters
-/// ----------
-/// bounds : (x, y, width, height)
-///     The world the tree divides. Elements and queries outside it are fine:
-///     they live in the border cells.
-/// max_elements : int, default 8
-///     A cell splits when it holds more elements than this (>= 1).
-/// max_depth : int, default 8
-///     Cells stop splitting at this depth (the root is depth 0; at most 30).
-///     Pick it so that the smallest cells, ``width / 2**max_depth`` wide, are a
-///     little larger than a typical element.
+/// The API every flatquad structure shares: ``Quadtree``, ``Grid`` and
+/// ``LooseGrid`` are its subclasses and differ only in how they are
+/// constructed. Use it for ``isinstance`` checks, type hints, and
+/// ``SpatialIndex.from_bytes`` (which gives back whichever structure a
+/// snapshot holds); it has no constructor of its own.
 ///
 /// Rectangles are ``(x1, y1, x2, y2)`` with ``x1 <= x2`` and ``y1 <= y2``,
 /// closed (touching rectangles overlap), stored as float32: results are exact
-/// for float32 input. ``insert`` returns a *handle*, an int naming the element
-/// until it is removed; a removed handle is never reused by the tree.
-/// Each element also carries an *id*, an unsigned 32-bit int of yours (0 unless
-/// given).
+/// for float32 input, the same for every structure. ``insert`` returns a
+/// *handle*, an int naming the element until it is removed; a removed handle
+/// is never reused by the structure. Each element also carries an *id*, an
+/// unsigned 32-bit int of yours (0 unless given).
 ///
-/// Bad coordinates raise ``ValueError``, stale or unknown handles ``KeyError``;
-/// a call that raises has changed nothing. Several threads may query one tree
-/// at once; long calls (the ``*_many`` batches, ``pairs``) release the GIL.
-/// Trees pickle and deep-copy exactly, handles included.
+/// Bad coordinates raise ``ValueError``, stale or unknown handles ``KeyError``
+/// (``err.kind`` names the core's error kind, ``err.index`` the bad item of a
+/// batch); a call that raises has changed nothing. Several threads may query
+/// one structure at once; long calls (the ``*_many`` batches, ``pairs``)
+/// release the GIL. Structures pickle and deep-copy exactly, handles included.
 ///
 /// Examples
 /// --------
 /// >>> import flatquad
-/// >>> tree = flatquad.Quadtree((0, 0, 100, 100))
-/// >>> a = tree.insert((10, 10, 20, 20), id=1)
-/// >>> b = tree.insert((20, 20, 30, 30), id=2)
-/// >>> tree.query((0, 0, 15, 15)) == [a]
-/// True
-/// >>> pairs = tree.pairs()  # touching rectangles overlap
-/// >>> pairs.shape, sorted(pairs[0].tolist()) == sorted([a, b])
-/// ((1, 2), True)
-#[pyclass(frozen, weakref, name = "Quadtree", module = "flatquad")]
-pub(crate) struct Quadtree {
-    lock: TreeLock,
+/// >>> index = flatquad.Grid((0, 0, 100, 100))
+/// >>> isinstance(index, flatquad.SpatialIndex), index.kind
+/// (True, 'Grid')
+/// >>> a = index.insert((10, 10, 20, 20), id=1)
+/// >>> copy = flatquad.SpatialIndex.from_bytes(index.to_bytes())
+/// >>> type(copy).__name__, copy.id_of(a)
+/// ('Grid', 1)
+#[pyclass(frozen, weakref, subclass, name = "SpatialIndex", module = "flatquad")]
+pub(crate) struct Index {
+    lock: IndexLock,
 }
 
 fn id_value(id: Option<i64>) -> PyResult<u32> {
     let id = id.unwrap_or(0);
     u32::try_from(id).map_err(|_| {
-        PyValueError::new_err(format!(
+        pyo3::exceptions::PyValueError::new_err(format!(
             "id {id} is out of range: ids are unsigned 32-bit integers (0 <= id < 2**32)"
-        ))
-    })
-}
-
-fn parameter(value: i64, name: &str) -> PyResult<u32> {
-    u32::try_from(value).map_err(|_| {
-        PyValueError::new_err(format!(
-            "invalid parameter {name}: {value} is out of range (it must be >= 0)"
         ))
     })
 }
@@ -122,69 +108,36 @@ fn f64_of(v: f32) -> f64 {
     f64::from(v)
 }
 
-/// The `(x, y, width, height)` a world rectangle was made from.
-fn bounds_of(world: Rect) -> (f32, f32, f32, f32) {
-    (world.x1, world.y1, world.width(), world.height())
-}
-
-impl Quadtree {
-    fn from_core(tree: flatquad::Quadtree) -> Self {
-        Quadtree {
-            lock: TreeLock::new(tree),
+impl Index {
+    pub(crate) fn new(index: AnyIndex) -> Self {
+        Index {
+            lock: IndexLock::new(index),
         }
     }
 
-    fn snapshot(&self, py: Python<'_>) -> flatquad::Quadtree {
-        self.lock.read_with_gil_released(py, |tree| tree.clone())
+    /// The structure, read-locked (for the subclasses' parameters).
+    pub(crate) fn read(&self, py: Python<'_>) -> Reading<'_> {
+        self.lock.read(py)
+    }
+
+    fn snapshot(&self, py: Python<'_>) -> AnyIndex {
+        self.lock.read_with_gil_released(py, |index| index.clone())
     }
 }
 
 #[pymethods]
-impl Quadtree {
-    #[new]
-    #[pyo3(signature = (bounds, max_elements = 8, max_depth = 8))]
-    fn new(bounds: &Bound<'_, PyAny>, max_elements: i64, max_depth: i64) -> PyResult<Self> {
-        let [x, y, width, height] = convert::four(bounds, "bounds", "(x, y, width, height)")?;
-        let max_elements = parameter(max_elements, "max_elements")?;
-        let max_depth = parameter(max_depth, "max_depth")?;
-        let world = Rect::from_xywh(x, y, width, height);
-        flatquad::Quadtree::new(world, max_elements, max_depth)
-            .map(Quadtree::from_core)
-            .map_err(|e| match e {
-                Error::InvalidParameter { name, expected, .. } => {
-                    let got = if name == "max_depth" {
-                        max_depth
-                    } else {
-                        max_elements
-                    };
-                    PyValueError::new_err(format!(
-                        "invalid parameter {name}: expected {expected}, got {got}"
-                    ))
-                }
-                Error::InvalidWorld(_) => PyValueError::new_err(format!(
-                    "invalid bounds (x, y, width, height) = ({x:?}, {y:?}, {width:?}, {height:?}): \
-                     they must be finite, with width and height > 0 and x + width, y + height finite"
-                )),
-                other => PyValueError::new_err(other.to_string()),
-            })
-    }
-
-    /// The world as ``(x, y, width, height)``, in float32 precision.
+impl Index {
+    /// The world as ``(x1, y1, x2, y2)``, in float32 precision.
     #[getter]
     fn bounds(&self, py: Python<'_>) -> (f32, f32, f32, f32) {
-        bounds_of(self.lock.read(py).world())
+        let world = self.lock.read(py).world();
+        (world.x1, world.y1, world.x2, world.y2)
     }
 
-    /// Elements a cell holds before it splits.
+    /// The structure's class name: ``"Quadtree"``, ``"Grid"`` or ``"LooseGrid"``.
     #[getter]
-    fn max_elements(&self, py: Python<'_>) -> u32 {
-        self.lock.read(py).max_elements()
-    }
-
-    /// Depth below which cells no longer split (the root is depth 0).
-    #[getter]
-    fn max_depth(&self, py: Python<'_>) -> u32 {
-        self.lock.read(py).max_depth()
+    fn kind(&self, py: Python<'_>) -> &'static str {
+        self.lock.read(py).kind().name()
     }
 
     /// Add a rectangle and return its handle.
@@ -220,13 +173,11 @@ impl Quadtree {
 
     /// Remove an element. Its handle goes stale for good.
     ///
-    /// Emptied cells are merged by ``cleanup()``.
-    ///
     /// Raises
     /// ------
     /// KeyError
-    ///     If ``handle`` names no element of this tree (never issued, already
-    ///     removed, or cleared).
+    ///     If ``handle`` names no element of this structure (never issued,
+    ///     already removed, or cleared).
     fn remove(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<()> {
         let handle = convert::handle(handle, "handle")?;
         let result = self.lock.write(py)?.remove(handle);
@@ -254,15 +205,16 @@ impl Quadtree {
         result.map_err(|e| errors::to_py(py, e, Args::SINGLE))
     }
 
-    /// Merge cells emptied by removals and moves, one level per call: call it
-    /// once a frame, after the moves.
+    /// The lazy tidying after moves and removals (a quadtree merges emptied
+    /// cells, one level per call; a loose grid shrinks its cells' boxes): call
+    /// it once a frame, after the moves.
     fn cleanup(&self, py: Python<'_>) -> PyResult<()> {
-        self.lock.write_detached(py, |tree| tree.cleanup())
+        self.lock.write_detached(py, |index| index.cleanup())
     }
 
-    /// Remove every element (all handles go stale) and every cell but the root.
+    /// Remove every element (all handles go stale); the memory is kept for reuse.
     fn clear(&self, py: Python<'_>) -> PyResult<()> {
-        self.lock.write_detached(py, |tree| tree.clear())
+        self.lock.write_detached(py, |index| index.clear())
     }
 
     /// The handles of the elements whose rectangle meets ``rect``.
@@ -272,7 +224,8 @@ impl Quadtree {
     /// rect : (x1, y1, x2, y2)
     ///     The closed query rectangle: elements that only touch it are found.
     /// omit : int, optional
-    ///     A handle to leave out, typically the querying element's own.
+    ///     A handle to leave out, typically the querying element's own;
+    ///     None or 0 (never a handle) leave out nothing.
     ///
     /// Returns
     /// -------
@@ -317,12 +270,10 @@ impl Quadtree {
         y: f64,
         omit: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<u64>> {
+        let (x, y) = convert::point(x, y);
         let omit = convert::opt_handle(omit, "omit")?;
         let mut hits = Vec::new();
-        let result = self
-            .lock
-            .read(py)
-            .query_point(x as f32, y as f32, omit, &mut hits);
+        let result = self.lock.read(py).query_point(x, y, omit, &mut hits);
         result.map_err(|e| errors::to_py(py, e, Args::QUERY))?;
         Ok(hits.into_iter().map(Handle::to_raw).collect())
     }
@@ -335,10 +286,11 @@ impl Quadtree {
     ///     int64 handles, shape ``(k, 2)``; the order of the pairs and within a
     ///     pair is unspecified. Releases the GIL while it works.
     fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<i64>>> {
-        // The core's pair walk, on all threads when the tree is big enough.
-        let flat = self.lock.read_with_gil_released(py, |tree| {
+        // The core's pair walk, on all threads where the structure can split it
+        // and the size pays.
+        let flat = self.lock.read_with_gil_released(py, |index| {
             let mut pairs = Vec::new();
-            tree.par_pairs(&mut pairs);
+            index.par_pairs(&mut pairs);
             pairs
                 .into_iter()
                 .flat_map(|(a, b)| [raw(a), raw(b)])
@@ -382,9 +334,11 @@ impl Quadtree {
         let rects = rects.as_rects()?;
         let ids = Ids::new(ids, rects.len())?;
         let ids = ids.as_ids()?;
-        let result = self.lock.write_detached(py, |tree| {
+        let result = self.lock.write_detached(py, |index| {
             let mut handles = Vec::new();
-            tree.insert_many(rects, ids, &mut handles).map(|()| handles)
+            index
+                .insert_many(rects, ids, &mut handles)
+                .map(|()| handles)
         })?;
         let handles = result.map_err(|e| errors::to_py(py, e, INSERT_MANY))?;
         Ok(PyArray1::from_vec(
@@ -421,7 +375,7 @@ impl Quadtree {
         let rects = rects.as_rects()?;
         let result = self
             .lock
-            .write_detached(py, |tree| tree.update_many(handles, rects))?;
+            .write_detached(py, |index| index.update_many(handles, rects))?;
         result.map_err(|e| errors::to_py_shown(py, e, MOVE_MANY, &|i| handles_arg.show(i)))
     }
 
@@ -437,7 +391,7 @@ impl Quadtree {
         let handles = handles_arg.as_handles()?;
         let result = self
             .lock
-            .write_detached(py, |tree| tree.remove_many(handles))?;
+            .write_detached(py, |index| index.remove_many(handles))?;
         result.map_err(|e| errors::to_py_shown(py, e, MOVE_MANY, &|i| handles_arg.show(i)))
     }
 
@@ -449,7 +403,7 @@ impl Quadtree {
     ///     As for ``insert_many``.
     /// omit : array_like of int, shape (n,), optional
     ///     ``omit[i]`` is left out of query ``i`` (typically the querying
-    ///     element's own handle).
+    ///     element's own handle); each must name an element.
     ///
     /// Returns
     /// -------
@@ -474,19 +428,10 @@ impl Quadtree {
             _ => None,
         };
         let omit = omit_arg.as_ref().map(Handles::as_handles).transpose()?;
-        if let Some(omit) = omit {
-            if omit.len() != rects.len() {
-                return Err(PyValueError::new_err(format!(
-                    "omit has {} items but rects has {}: they must be the same length",
-                    omit.len(),
-                    rects.len()
-                )));
-            }
-        }
         // The core's batch query, on all threads when the batch is big enough.
-        let result = self.lock.read_with_gil_released(py, |tree| {
+        let result = self.lock.read_with_gil_released(py, |index| {
             let (mut offsets, mut hits) = (Vec::new(), Vec::new());
-            tree.par_query_many(rects, omit, &mut offsets, &mut hits)?;
+            index.par_query_many(rects, omit, &mut offsets, &mut hits)?;
             Ok::<_, Error>(csr_vecs(offsets, hits))
         });
         let rows = result.map_err(|e| {
@@ -499,7 +444,7 @@ impl Quadtree {
 
     /// The handles of the other elements whose rectangle meets this element's
     /// (touching counts): ``query(rect_of(handle), omit=handle)``, but found
-    /// from the element's own cells, without walking down from the root.
+    /// from where the element lies, without a search from the top.
     ///
     /// Raises
     /// ------
@@ -540,9 +485,9 @@ impl Quadtree {
     ) -> PyResult<Csr<'py>> {
         let handles_arg = Handles::new(handles, "handles")?;
         let handles = handles_arg.as_handles()?;
-        let result = self.lock.read_with_gil_released(py, |tree| {
+        let result = self.lock.read_with_gil_released(py, |index| {
             let (mut offsets, mut hits) = (Vec::new(), Vec::new());
-            tree.overlapping_many(handles, &mut offsets, &mut hits)?;
+            index.overlapping_many(handles, &mut offsets, &mut hits)?;
             Ok::<_, Error>(csr_vecs(offsets, hits))
         });
         let rows =
@@ -589,8 +534,8 @@ impl Quadtree {
     /// Iterate over the live handles (a snapshot taken when iteration starts).
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let handles: Vec<u64> = {
-            let tree = self.lock.read(py);
-            tree.iter().map(|(h, _, _)| h.to_raw()).collect()
+            let index = self.lock.read(py);
+            index.iter().map(|(h, _, _)| h.to_raw()).collect()
         };
         PyList::new(py, handles)?.try_iter().map(Bound::into_any)
     }
@@ -604,14 +549,14 @@ impl Quadtree {
     ///     (float32, shape (n, 4)) and ``ids`` (int64, shape (n,)), in
     ///     storage order.
     fn elements<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let (handles, flat, ids) = self.lock.read_with_gil_released(py, |tree| {
-            let n = tree.len();
+        let (handles, flat, ids) = self.lock.read_with_gil_released(py, |index| {
+            let n = index.len();
             let (mut handles, mut flat, mut ids) = (
                 Vec::with_capacity(n),
                 Vec::with_capacity(4 * n),
                 Vec::with_capacity(n),
             );
-            for (handle, rect, id) in tree.iter() {
+            for (handle, rect, id) in index.iter() {
                 handles.push(raw(handle));
                 flat.extend_from_slice(&<[f32; 4]>::from(rect));
                 ids.push(i64::from(id));
@@ -627,24 +572,24 @@ impl Quadtree {
         ))
     }
 
-    /// Every node of the tree, as arrays ready to plot.
+    /// Every node (of a tree) or cell (of a grid), as arrays ready to plot.
     ///
     /// Returns
     /// -------
     /// Nodes
     ///     A named tuple of ``indices`` (int64, the node's index, as
-    ///     ``traverse`` gives it), ``rects`` (float32, shape (m, 4), the cell
-    ///     of each node), ``depths`` (int64), ``is_leaf`` (bool) and
+    ///     ``traverse`` gives it), ``rects`` (float32, shape (m, 4), the
+    ///     rectangle of each), ``depths`` (int64), ``is_leaf`` (bool) and
     ///     ``counts`` (int64, elements linked in each leaf, 0 for branches),
     ///     in depth-first order, parents before children.
     fn nodes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let nodes: Vec<NodeInfo> = self.lock.read_with_gil_released(py, |tree| {
+        let nodes: Vec<NodeInfo> = self.lock.read_with_gil_released(py, |index| {
             let nodes = RefCell::new(Vec::new());
             let visit = |info: &NodeInfo| {
                 nodes.borrow_mut().push(*info);
                 ControlFlow::Continue(())
             };
-            let _ = tree.traverse(visit, visit);
+            let _ = index.traverse(visit, visit);
             nodes.into_inner()
         });
         let m = nodes.len();
@@ -665,13 +610,15 @@ impl Quadtree {
         ))
     }
 
-    /// Walk the tree depth-first, parents before children, calling
+    /// Walk the nodes depth-first, parents before children, calling
     /// ``branch(index, depth, x1, y1, x2, y2)`` for each branch and
     /// ``leaf(index, depth, x1, y1, x2, y2, count)`` for each leaf (``count``:
-    /// the elements linked in it). Either may be None.
+    /// the elements linked in it). Either may be None. A grid shows its cells
+    /// as leaves of depth 0 (a loose grid's cell rectangle is the box around
+    /// its elements).
     ///
     /// A callback that returns ``False`` (exactly) stops the walk; an exception
-    /// it raises stops the walk and propagates. The tree cannot be modified
+    /// it raises stops the walk and propagates. The structure cannot be modified
     /// from inside a callback: that raises ``RuntimeError``. Queries are fine.
     #[pyo3(signature = (branch = None, leaf = None))]
     fn traverse(
@@ -730,8 +677,8 @@ impl Quadtree {
             }
         };
         {
-            let tree = self.lock.read(py);
-            let _ = tree.traverse(
+            let index = self.lock.read(py);
+            let _ = index.traverse(
                 |info| call(&branch, info, false),
                 |info| call(&leaf, info, true),
             );
@@ -742,12 +689,12 @@ impl Quadtree {
         }
     }
 
-    /// Sizes of the tree, as a dict: ``elements``, ``nodes``, ``leaves``,
+    /// Sizes of the structure, as a dict: ``elements``, ``nodes``, ``leaves``,
     /// ``empty_leaves``, ``max_depth_reached``, ``element_links`` (one per
     /// element per leaf it lies in) and ``bytes`` (memory held, capacity
     /// included).
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let s = self.lock.read_with_gil_released(py, |tree| tree.stats());
+        let s = self.lock.read_with_gil_released(py, |index| index.stats());
         let d = PyDict::new(py);
         d.set_item("elements", s.elements)?;
         d.set_item("nodes", s.nodes)?;
@@ -759,53 +706,60 @@ impl Quadtree {
         Ok(d)
     }
 
-    /// The whole tree as bytes (versioned, little-endian); ``from_bytes``
-    /// gives back an equal tree, the same handles valid.
+    /// The whole structure as bytes (versioned, little-endian, tagged with the
+    /// structure's kind); ``from_bytes`` gives back an equal structure, the
+    /// same handles valid.
     fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        let bytes = self.lock.read_with_gil_released(py, |tree| tree.to_bytes());
+        let bytes = self
+            .lock
+            .read_with_gil_released(py, |index| index.to_bytes());
         PyBytes::new(py, &bytes)
     }
 
-    /// A tree from ``to_bytes()``'s output.
+    /// A structure from ``to_bytes()``'s output. On ``SpatialIndex``, it is
+    /// whichever structure the snapshot holds; on a subclass, the snapshot must
+    /// be of that subclass's kind.
     ///
     /// Raises
     /// ------
     /// ValueError
     ///     If the bytes are not a consistent snapshot (every invariant is
-    ///     checked).
-    #[staticmethod]
-    fn from_bytes(py: Python<'_>, data: std::borrow::Cow<'_, [u8]>) -> PyResult<Self> {
+    ///     checked), or hold another kind of structure than the class's.
+    #[classmethod]
+    fn from_bytes<'py>(
+        cls: &Bound<'py, PyType>,
+        data: std::borrow::Cow<'_, [u8]>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = cls.py();
+        let kind = structures::kind_of_class(cls);
         let data: &[u8] = &data;
-        py.detach(|| flatquad::Quadtree::from_bytes(data))
-            .map(Quadtree::from_core)
-            .map_err(|e| errors::to_py(py, e, Args::SINGLE))
+        let index = py
+            .detach(|| structures::from_bytes(kind, data))
+            .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
+        structures::wrap(py, index)
     }
 
     fn __getstate__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         self.to_bytes(py)
     }
 
+    /// Replaces the whole structure with a snapshot of the same kind.
     fn __setstate__(&self, py: Python<'_>, state: std::borrow::Cow<'_, [u8]>) -> PyResult<()> {
+        let kind = self.lock.read(py).kind();
         let data: &[u8] = &state;
-        let tree = py
-            .detach(|| flatquad::Quadtree::from_bytes(data))
+        let index = py
+            .detach(|| structures::from_bytes(Some(kind), data))
             .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
-        *self.lock.write(py)? = tree;
+        *self.lock.write(py)? = index;
         Ok(())
     }
 
+    /// ``(class, (bounds,), state)``: a structure of the class over the same
+    /// world, then the snapshot in place of its contents.
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
         let py = slf.py();
         let this = slf.get();
-        let (bounds, max_elements, max_depth) = {
-            let tree = this.lock.read(py);
-            (
-                bounds_of(tree.world()),
-                tree.max_elements(),
-                tree.max_depth(),
-            )
-        };
-        let args = (bounds, max_elements, max_depth).into_pyobject(py)?;
+        let args = (this.bounds(py),).into_pyobject(py)?;
         PyTuple::new(
             py,
             [
@@ -816,26 +770,34 @@ impl Quadtree {
         )
     }
 
-    fn __copy__(&self, py: Python<'_>) -> Self {
-        Quadtree::from_core(self.snapshot(py))
+    fn __copy__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        structures::wrap(py, self.snapshot(py))
     }
 
-    fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> Self {
-        Quadtree::from_core(self.snapshot(py))
+    fn __deepcopy__<'py>(
+        &self,
+        py: Python<'py>,
+        _memo: &Bound<'_, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        structures::wrap(py, self.snapshot(py))
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {
-        let tree = self.lock.read(py);
-        let (x, y, w, h) = bounds_of(tree.world());
+        let index = self.lock.read(py);
+        let world = index.world();
         format!(
-            "<flatquad.Quadtree bounds=({x:?}, {y:?}, {w:?}, {h:?}) max_elements={} max_depth={} len={}>",
-            tree.max_elements(),
-            tree.max_depth(),
-            tree.len()
+            "<flatquad.{} bounds=({:?}, {:?}, {:?}, {:?}) {} len={}>",
+            index.kind().name(),
+            world.x1,
+            world.y1,
+            world.x2,
+            world.y2,
+            structures::parameters(&index),
+            index.len()
         )
     }
 
-    /// Check every invariant of the tree (slow; for tests).
+    /// Check every invariant of the structure (slow; for tests).
     ///
     /// Raises
     /// ------
@@ -843,7 +805,7 @@ impl Quadtree {
     ///     Naming the first broken invariant.
     fn _validate(&self, py: Python<'_>) -> PyResult<()> {
         self.lock
-            .read_with_gil_released(py, |tree| tree.validate())
+            .read_with_gil_released(py, |index| index.validate())
             .map_err(PyAssertionError::new_err)
     }
 }

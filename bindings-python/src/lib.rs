@@ -7,8 +7,9 @@
 
 mod convert;
 mod errors;
+mod index;
 mod lock;
-mod tree;
+mod structures;
 
 use pyo3::prelude::*;
 
@@ -16,7 +17,10 @@ use pyo3::prelude::*;
 #[pymodule]
 #[pyo3(name = "_native")]
 fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<tree::Quadtree>()?;
+    m.add_class::<index::Index>()?;
+    m.add_class::<structures::Quadtree>()?;
+    m.add_class::<structures::Grid>()?;
+    m.add_class::<structures::LooseGrid>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

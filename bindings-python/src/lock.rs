@@ -1,11 +1,12 @@
-//! The lock around a tree: many readers or one writer, taken so that Python
-//! threads never deadlock on it and a tree's own callback cannot mutate it.
+//! The lock around a structure: many readers or one writer, taken so that
+//! Python threads never deadlock on it and a structure's own callback cannot
+//! mutate it.
 //!
 //! Rules that keep it deadlock-free:
 //! - whoever might *wait* for the lock waits with the GIL released, so the
 //!   thread holding the lock can always get the GIL back to finish;
 //! - Python code runs under a held lock only in `traverse`'s callbacks, under a
-//!   *read* lock. A thread that already reads a tree reads it again without
+//!   *read* lock. A thread that already reads a structure reads it again without
 //!   queueing (`read_recursive`), and its attempts to write it fail at once with
 //!   a `RuntimeError` instead of waiting for itself.
 
@@ -13,33 +14,33 @@ use std::cell::RefCell;
 use std::marker::PhantomData;
 use std::ops::Deref;
 
-use flatquad::Quadtree;
+use flatquad::AnyIndex;
 use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
 thread_local! {
-    /// The trees (by address) this thread holds a read lock on, innermost last.
+    /// The structures (by address) this thread holds a read lock on, innermost last.
     static READING: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
 }
 
-/// A tree behind a reader-writer lock.
-pub(crate) struct TreeLock {
-    tree: RwLock<Quadtree>,
+/// A structure behind a reader-writer lock.
+pub(crate) struct IndexLock {
+    index: RwLock<AnyIndex>,
 }
 
-/// A read lock on a tree, registered as held by this thread until dropped (so it
+/// A read lock on a structure, registered as held by this thread until dropped (so it
 /// must be dropped on the thread that took it: it is not `Send`).
 pub(crate) struct Reading<'a> {
-    guard: RwLockReadGuard<'a, Quadtree>,
+    guard: RwLockReadGuard<'a, AnyIndex>,
     key: usize,
     _this_thread: PhantomData<*const ()>,
 }
 
 impl Deref for Reading<'_> {
-    type Target = Quadtree;
+    type Target = AnyIndex;
 
-    fn deref(&self) -> &Quadtree {
+    fn deref(&self) -> &AnyIndex {
         &self.guard
     }
 }
@@ -55,25 +56,25 @@ impl Drop for Reading<'_> {
     }
 }
 
-impl TreeLock {
-    pub(crate) fn new(tree: Quadtree) -> Self {
-        TreeLock {
-            tree: RwLock::new(tree),
+impl IndexLock {
+    pub(crate) fn new(index: AnyIndex) -> Self {
+        IndexLock {
+            index: RwLock::new(index),
         }
     }
 
     fn key(&self) -> usize {
-        self as *const TreeLock as usize
+        self as *const IndexLock as usize
     }
 
-    /// Whether this thread holds a read lock on the tree (it is inside a callback
+    /// Whether this thread holds a read lock on the structure (it is inside a callback
     /// of its own `traverse`).
     fn read_by_this_thread(&self) -> bool {
         let key = self.key();
         READING.with(|held| held.borrow().contains(&key))
     }
 
-    fn register<'a>(&'a self, guard: RwLockReadGuard<'a, Quadtree>) -> Reading<'a> {
+    fn register<'a>(&'a self, guard: RwLockReadGuard<'a, AnyIndex>) -> Reading<'a> {
         let key = self.key();
         READING.with(|held| held.borrow_mut().push(key));
         Reading {
@@ -88,11 +89,11 @@ impl TreeLock {
     pub(crate) fn read(&self, py: Python<'_>) -> Reading<'_> {
         let guard = if self.read_by_this_thread() {
             // Cannot block: this thread holds a read lock already.
-            self.tree.read_recursive()
-        } else if let Some(guard) = self.tree.try_read() {
+            self.index.read_recursive()
+        } else if let Some(guard) = self.index.try_read() {
             guard
         } else {
-            py.detach(|| self.tree.read())
+            py.detach(|| self.index.read())
         };
         self.register(guard)
     }
@@ -101,51 +102,53 @@ impl TreeLock {
     /// inside `py.detach`): blocks as long as a writer is at work.
     pub(crate) fn read_detached(&self) -> Reading<'_> {
         let guard = if self.read_by_this_thread() {
-            self.tree.read_recursive()
+            self.index.read_recursive()
         } else {
-            self.tree.read()
+            self.index.read()
         };
         self.register(guard)
     }
 
-    /// Refuses to write from inside one of the tree's own callbacks.
+    /// Refuses to write from inside one of the structure's own callbacks.
     fn check_writable(&self) -> PyResult<()> {
         if self.read_by_this_thread() {
-            Err(PyRuntimeError::new_err(
-                "cannot modify a Quadtree from inside one of its own traverse() callbacks; \
+            // Cannot block: this thread holds a read lock already.
+            let name = self.index.read_recursive().kind().name();
+            Err(PyRuntimeError::new_err(format!(
+                "cannot modify a {name} from inside one of its own traverse() callbacks; \
                  collect the changes and apply them after traverse() returns",
-            ))
+            )))
         } else {
             Ok(())
         }
     }
 
     /// A write lock for a short call made with the GIL held: taken at once when
-    /// the tree is free, else waited for with the GIL released.
-    pub(crate) fn write(&self, py: Python<'_>) -> PyResult<RwLockWriteGuard<'_, Quadtree>> {
+    /// the structure is free, else waited for with the GIL released.
+    pub(crate) fn write(&self, py: Python<'_>) -> PyResult<RwLockWriteGuard<'_, AnyIndex>> {
         self.check_writable()?;
-        Ok(match self.tree.try_write() {
+        Ok(match self.index.try_write() {
             Some(guard) => guard,
-            None => py.detach(|| self.tree.write()),
+            None => py.detach(|| self.index.write()),
         })
     }
 
-    /// Runs `op` on the tree under a write lock with the GIL released, for the
+    /// Runs `op` on the structure under a write lock with the GIL released, for the
     /// long calls (batches, cleanup, clear).
     pub(crate) fn write_detached<R, F>(&self, py: Python<'_>, op: F) -> PyResult<R>
     where
-        F: FnOnce(&mut Quadtree) -> R + Send,
+        F: FnOnce(&mut AnyIndex) -> R + Send,
         R: Send,
     {
         self.check_writable()?;
-        Ok(py.detach(|| op(&mut self.tree.write())))
+        Ok(py.detach(|| op(&mut self.index.write())))
     }
 
-    /// Runs `op` on the tree under a read lock with the GIL released, for the
+    /// Runs `op` on the structure under a read lock with the GIL released, for the
     /// long read-only calls (batch queries, pairs, snapshots).
     pub(crate) fn read_with_gil_released<R, F>(&self, py: Python<'_>, op: F) -> R
     where
-        F: FnOnce(&Quadtree) -> R + Send,
+        F: FnOnce(&AnyIndex) -> R + Send,
         R: Send,
     {
         py.detach(|| op(&self.read_detached()))

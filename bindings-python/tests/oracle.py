@@ -1,11 +1,12 @@
-"""Brute force: the answers every index must give, computed over numpy arrays
-with the tree's own float32 comparisons (closed rectangles: touching counts)."""
+"""Brute force: the answers every structure must give, computed over numpy
+arrays with the core's own float32 comparisons (closed rectangles: touching
+counts)."""
 
 import numpy as np
 
 
 def f32_rects(rects):
-    """Rectangles as the tree stores them: float32, shape (n, 4)."""
+    """Rectangles as the structures store them: float32, shape (n, 4)."""
     return np.asarray(rects, dtype=np.float32).reshape(-1, 4)
 
 
@@ -39,7 +40,7 @@ def pairs(rects, handles):
 
 
 def pair_set(array):
-    """The tree's pairs() as a set of frozensets, checking each is reported once."""
+    """A structure's pairs() as a set of frozensets, checking each is reported once."""
     array = np.asarray(array)
     assert array.ndim == 2 and array.shape[1] == 2, array.shape
     out = {frozenset((int(a), int(b))) for a, b in array}
@@ -48,11 +49,12 @@ def pair_set(array):
     return out
 
 
-def random_rects(rng, n, world=(0.0, 0.0, 100.0, 100.0), kinds="mixed"):
-    """n rectangles in and around the world (x, y, width, height): small and
+def random_rects(rng, n, world=(0.0, 0.0, 100.0, 100.0)):
+    """n rectangles in and around the world (x1, y1, x2, y2): small and
     large ones, points, segments, exact duplicates, some wholly outside the
     world, and many edges on a coarse grid so that touching is common."""
-    x, y, w, h = world
+    x, y = world[0], world[1]
+    w, h = world[2] - world[0], world[3] - world[1]
     size = max(w, h)
     cx = rng.uniform(x - 0.1 * w, x + 1.1 * w, n)
     cy = rng.uniform(y - 0.1 * h, y + 1.1 * h, n)

@@ -7,6 +7,9 @@ import pathlib
 import numpy as np
 import pytest
 
+import flatquad
+from conftest import placeholder
+
 EXAMPLE = pathlib.Path(__file__).resolve().parents[1] / "examples" / "agents.py"
 
 
@@ -47,6 +50,23 @@ def test_step_matches_sequential_float32(agents):
 
 
 @pytest.mark.parametrize("mode", ["all-pairs", "per-agent"])
-def test_checksum_uniform_20k(agents, mode):
-    _, _, pairs_per_frame, _ = agents.run_flatquad("uniform-20k", mode)
+@pytest.mark.parametrize(
+    "index",
+    [
+        "quadtree",
+        pytest.param("grid", marks=pytest.mark.skipif(placeholder(flatquad.Grid), reason="placeholder Grid")),
+        pytest.param(
+            "loose-grid", marks=pytest.mark.skipif(placeholder(flatquad.LooseGrid), reason="placeholder LooseGrid")
+        ),
+    ],
+)
+def test_checksum_uniform_20k(agents, index, mode):
+    _, _, pairs_per_frame, _ = agents.run_flatquad("uniform-20k", mode, index)
     assert pairs_per_frame == 6257
+
+
+def test_every_index_is_built_as_the_rust_demo_builds_it(agents):
+    assert agents.INDEXES == ("quadtree", "grid", "loose-grid")
+    assert type(agents.make_index("quadtree", 2048.0, 4.0)) is flatquad.Quadtree
+    assert type(agents.make_index("grid", 2048.0, 4.0)) is flatquad.Grid
+    assert type(agents.make_index("loose-grid", 2048.0, 4.0)) is flatquad.LooseGrid

@@ -1,24 +1,33 @@
-"""Every query form and batch call against the brute-force oracle, on random
-data at several world scales and shapes."""
+"""Every query form and batch call of every structure against the brute-force
+oracle, on random data at several world scales and shapes."""
 
 import numpy as np
 import pytest
 
 import flatquad
 import oracle
+from conftest import PARAMS, STRUCTURES
 
 WORLDS = [
     (0.0, 0.0, 100.0, 100.0),
     (0.0, 0.0, 1.0, 1.0),
-    (-1e6, -1e6, 2e6, 2e6),
-    (-50.0, 20.0, 300.0, 40.0),  # not square, not at the origin
+    (-1e6, -1e6, 1e6, 1e6),
+    (-50.0, 20.0, 250.0, 60.0),  # not square, not at the origin
 ]
-PARAMS = [(1, 6), (4, 8), (8, 10)]
+
+#: (class, parameters) of every structure, each with its parameter sets.
+CONFIGS = [(cls, params) for cls in STRUCTURES for params in PARAMS[cls]]
 
 
-def build(world, params, n, seed):
+def config_id(config):
+    cls, params = config
+    return cls.__name__ + "-" + ("-".join(str(v) for v in params.values()) or "defaults")
+
+
+def build(world, config, n, seed):
+    cls, params = config
     rng = np.random.default_rng(seed)
-    tree = flatquad.Quadtree(world, *params)
+    tree = cls(world, **params)
     rects = oracle.random_rects(rng, n, world)
     ids = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
     handles = tree.insert_many(rects, ids=ids)
@@ -30,9 +39,9 @@ def queries(rng, world, m):
 
 
 @pytest.mark.parametrize("world", WORLDS)
-@pytest.mark.parametrize("params", PARAMS)
-def test_queries_and_pairs(world, params):
-    rng, tree, rects, handles, ids = build(world, params, 600, seed=len(world) + params[0])
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
+def test_queries_and_pairs(world, config):
+    rng, tree, rects, handles, ids = build(world, config, 600, seed=WORLDS.index(world) + CONFIGS.index(config))
     tree._validate()
     assert len(tree) == len(rects)
     assert handles.dtype == np.int64 and handles.shape == (600,)
@@ -71,9 +80,10 @@ def test_queries_and_pairs(world, params):
 
 
 @pytest.mark.parametrize("world", WORLDS[:3])
-def test_batches_over_frames(world):
-    rng, tree, rects, handles, ids = build(world, (4, 8), 800, seed=7)
-    size = max(world[2], world[3])
+@pytest.mark.parametrize("config", [(cls, PARAMS[cls][1]) for cls in STRUCTURES], ids=config_id)
+def test_batches_over_frames(world, config):
+    rng, tree, rects, handles, ids = build(world, config, 800, seed=7)
+    size = max(world[2] - world[0], world[3] - world[1])
     for frame in range(6):
         # Move everything a little (and some a lot), as a frame of agents does.
         step = rng.normal(0, 0.01 * size, (len(rects), 2)).astype(np.float32)
@@ -113,11 +123,11 @@ def test_batches_over_frames(world):
     np.testing.assert_array_equal(e.rects[eorder], rects[order])
 
 
-def test_float64_input_is_rounded_to_float32_like_the_oracle():
+def test_float64_input_is_rounded_to_float32_like_the_oracle(make_index):
     rng = np.random.default_rng(3)
     low = rng.uniform(0, 1, (500, 2))
     r64 = np.hstack([low, low + rng.uniform(0, 0.05, (500, 2))])
-    tree = flatquad.Quadtree((0, 0, 1, 1), 4, 10)
+    tree = make_index((0, 0, 1, 1))
     handles = tree.insert_many(r64)
     r32 = r64.astype(np.float32)
     assert oracle.pair_set(tree.pairs()) == oracle.pairs(r32, handles)
@@ -126,7 +136,8 @@ def test_float64_input_is_rounded_to_float32_like_the_oracle():
         assert set(tree.query(q)) == oracle.query(r32, handles, q.astype(np.float32))
 
 
-def test_clustered_elements_outside_the_world():
+@pytest.mark.parametrize("config", [(cls, PARAMS[cls][1]) for cls in STRUCTURES], ids=config_id)
+def test_clustered_elements_outside_the_world(config):
     # Most elements piled in one small spot beyond the world's corner, the rest
     # spread: results stay exact.
     rng = np.random.default_rng(11)
@@ -134,7 +145,8 @@ def test_clustered_elements_outside_the_world():
     pile = np.tile(np.array([[70.0, 70.0, 71.0, 71.0]], dtype=np.float32), (200, 1))
     spread = oracle.random_rects(rng, 200, world)
     rects = np.concatenate([pile, spread])
-    tree = flatquad.Quadtree(world, 2, 8)
+    cls, params = config
+    tree = cls(world, **params)
     handles = tree.insert_many(rects)
     tree._validate()
     assert oracle.pair_set(tree.pairs()) == oracle.pairs(rects, handles)
@@ -142,11 +154,11 @@ def test_clustered_elements_outside_the_world():
     assert set(handles[:200].tolist()) <= set(tree.query_point(70.5, 70.5))
 
 
-def test_single_calls_match_batches():
+def test_single_calls_match_batches(make_index):
     rng = np.random.default_rng(5)
     rects = oracle.random_rects(rng, 300)
-    one = flatquad.Quadtree((0, 0, 100, 100), 4, 8)
-    many = flatquad.Quadtree((0, 0, 100, 100), 4, 8)
+    one = make_index((0, 0, 100, 100))
+    many = make_index((0, 0, 100, 100))
     h1 = [one.insert(r, id=i) for i, r in enumerate(rects)]
     h2 = many.insert_many(rects, ids=np.arange(300))
     # Same elements; a big batch may hand out its handles in another order
@@ -185,10 +197,10 @@ def test_single_calls_match_batches():
         assert sorted(one.query(q)) == sorted(to_one[h] for h in many.query(q))
 
 
-def test_overlapping_matches_queries_with_own_rectangles():
+def test_overlapping_matches_queries_with_own_rectangles(make_index):
     rng = np.random.default_rng(23)
     rects = oracle.random_rects(rng, 400)
-    tree = flatquad.Quadtree((0, 0, 100, 100), 4, 7)
+    tree = make_index((0, 0, 100, 100))
     handles = tree.insert_many(rects)
     for h in handles[::3].tolist():
         tree.remove(h)
@@ -204,8 +216,8 @@ def test_overlapping_matches_queries_with_own_rectangles():
         assert h not in row
 
 
-def test_overlapping_refuses_stale_handles():
-    tree = flatquad.Quadtree((0, 0, 10, 10))
+def test_overlapping_refuses_stale_handles(make_index):
+    tree = make_index((0, 0, 10, 10))
     a = tree.insert((1, 1, 2, 2))
     b = tree.insert((2, 2, 3, 3))
     assert tree.overlapping(a) == [b]

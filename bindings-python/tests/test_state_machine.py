@@ -1,5 +1,6 @@
-"""A hypothesis state machine: random sequences of every call, checked after
-each step against a pure-Python model (a dict of handle -> (rect, id))."""
+"""A hypothesis state machine per structure: random sequences of every call,
+checked after each step against a pure-Python model (a dict of handle ->
+(rect, id))."""
 
 import numpy as np
 import pytest
@@ -49,15 +50,49 @@ def meets(r, q):
     return r[0] <= q[2] and q[0] <= r[2] and r[1] <= q[3] and q[1] <= r[3]
 
 
-class TreeMachine(RuleBasedStateMachine):
+cell_size = st.floats(0.5, 80)
+counts = st.integers(1, 20)
+
+
+@st.composite
+def loose_counts(draw):
+    columns, rows = draw(counts), draw(counts)
+    return dict(
+        columns=columns,
+        rows=rows,
+        tight_columns=draw(st.integers(1, columns)),
+        tight_rows=draw(st.integers(1, rows)),
+    )
+
+
+#: Strategies for each structure's constructor parameters: small ones, so that
+#: trees split and elements straddle cells; the defaults too.
+PARAMETERS = {
+    flatquad.Quadtree: st.fixed_dictionaries(
+        {"max_elements": st.integers(1, 4), "max_depth": st.integers(0, 6)}
+    ),
+    flatquad.Grid: st.one_of(
+        st.just({}),
+        st.fixed_dictionaries({"columns": counts, "rows": counts}),
+        st.fixed_dictionaries({"cell_size": st.one_of(cell_size, st.tuples(cell_size, cell_size))}),
+    ),
+    flatquad.LooseGrid: st.one_of(
+        st.just({}),
+        loose_counts(),
+        st.fixed_dictionaries({"cell_size": cell_size}),
+    ),
+}
+
+
+class IndexMachine(RuleBasedStateMachine):
+    """The rules, for the structure `cls` (set by a subclass)."""
+
+    cls = None
     handles = Bundle("handles")
 
-    @initialize(
-        max_elements=st.integers(1, 4),
-        max_depth=st.integers(0, 6),
-    )
-    def make(self, max_elements, max_depth):
-        self.tree = flatquad.Quadtree(WORLD, max_elements, max_depth)
+    @initialize(data=st.data())
+    def make(self, data):
+        self.tree = self.cls(WORLD, **data.draw(PARAMETERS[self.cls]))
         self.model = {}  # handle -> (float32 rect as floats, id)
         self.issued = set()
 
@@ -189,22 +224,33 @@ class TreeMachine(RuleBasedStateMachine):
         self.tree._validate()
 
 
-TreeMachine.TestCase.settings = settings(
-    max_examples=settings.default.max_examples * 3,
-    stateful_step_count=50,
-    deadline=None,
-)
-test_tree_machine = TreeMachine.TestCase
+def machine_test(cls, scale):
+    """The TestCase running IndexMachine on `cls`, for `scale` times the
+    profile's examples."""
+    machine = type(f"{cls.__name__}Machine", (IndexMachine,), {"cls": cls})
+    machine.TestCase.settings = settings(
+        max_examples=int(settings.default.max_examples * scale),
+        stateful_step_count=50,
+        deadline=None,
+    )
+    return machine.TestCase
+
+
+# The quadtree has the most cases to reach (splits, merges, depths); each grid
+# gets as many examples as the quadtree had alone before the grids came.
+TestQuadtreeMachine = machine_test(flatquad.Quadtree, 3)
+TestGridMachine = machine_test(flatquad.Grid, 1.5)
+TestLooseGridMachine = machine_test(flatquad.LooseGrid, 1.5)
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_machine_snapshot_round_trip(seed):
-    # The state machine's trees also survive pickling mid-run: replay a fixed
-    # random run and compare a pickled copy at the end.
+def test_machine_snapshot_round_trip(make_index, seed):
+    # The state machine's structures also survive pickling mid-run: replay a
+    # fixed random run and compare a pickled copy at the end.
     import pickle
 
     rng = np.random.default_rng(seed)
-    tree = flatquad.Quadtree(WORLD, 2, 5)
+    tree = make_index(WORLD)
     live = []
     for _ in range(300):
         op = rng.integers(0, 4)

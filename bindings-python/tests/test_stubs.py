@@ -1,20 +1,29 @@
 """The committed stubs (_native.pyi) describe the compiled module as it is:
-the same methods, with the same parameter names and defaults."""
+the same classes, bases and methods, with the same parameter names and
+defaults. The shared methods are stubbed once, on SpatialIndex."""
 
 import ast
 import inspect
 import pathlib
 
+import pytest
+
 import flatquad
 from flatquad import _native
 
 STUB = pathlib.Path(flatquad.__file__).with_name("_native.pyi")
+CLASSES = ["SpatialIndex", "Quadtree", "Grid", "LooseGrid"]
+DUNDERS = {"__len__", "__contains__", "__iter__", "__getstate__", "__setstate__", "__reduce__",
+           "__copy__", "__deepcopy__"}
 
 
-def stub_class():
+def stub_classes():
     tree = ast.parse(STUB.read_text())
-    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Quadtree"]
-    return cls
+    return {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+
+
+def functions(cls):
+    return [n for n in cls.body if isinstance(n, ast.FunctionDef)]
 
 
 def test_stub_and_py_typed_ship_with_the_package():
@@ -22,36 +31,54 @@ def test_stub_and_py_typed_ship_with_the_package():
     assert STUB.with_name("py.typed").is_file()
 
 
-def test_every_method_is_in_the_stub_and_back():
-    cls = stub_class()
-    stubbed = {n.name for n in cls.body if isinstance(n, ast.FunctionDef)}
+def test_the_classes_and_their_bases():
+    classes = stub_classes()
+    assert sorted(classes) == sorted(CLASSES)
+    assert sorted(flatquad.__all__) == sorted(CLASSES + ["Elements", "Nodes", "__version__"])
+    for name, node in classes.items():
+        runtime = getattr(_native, name)
+        assert getattr(flatquad, name) is runtime
+        bases = [b.id for b in node.bases]
+        assert bases == ([] if name == "SpatialIndex" else ["SpatialIndex"]), name
+        assert runtime.__bases__ == ((object,) if name == "SpatialIndex" else (_native.SpatialIndex,))
+
+
+@pytest.mark.parametrize("name", CLASSES)
+def test_every_method_is_in_the_stub_and_back(name):
+    stubbed = {n.name for n in functions(stub_classes()[name])}
+    runtime_class = getattr(_native, name)
     runtime = {
-        name
-        for name, value in vars(_native.Quadtree).items()
-        if not name.startswith("__") or name in {"__len__", "__contains__", "__iter__", "__getstate__",
-                                                  "__setstate__", "__reduce__", "__copy__", "__deepcopy__", "__init__"}
+        attr
+        for attr in vars(runtime_class)
+        if (not attr.startswith("__") or attr in DUNDERS) and attr not in ("__doc__", "__module__")
     }
-    runtime.add("__init__")
-    runtime.discard("__doc__")
-    runtime.discard("__module__")
+    if name != "SpatialIndex":
+        runtime.add("__init__")  # the subclasses construct themselves; nothing else
     assert stubbed == runtime
 
 
-def test_parameters_match():
-    cls = stub_class()
-    for node in cls.body:
-        if not isinstance(node, ast.FunctionDef) or node.name.startswith("__"):
+@pytest.mark.parametrize("name", CLASSES)
+def test_parameters_match(name):
+    cls = stub_classes()[name]
+    runtime_class = getattr(_native, name)
+    for node in functions(cls):
+        if node.name.startswith("__"):
             continue
         if any(isinstance(d, ast.Name) and d.id == "property" for d in node.decorator_list):
+            assert isinstance(vars(runtime_class)[node.name], type(_native.SpatialIndex.bounds)), node.name
             continue
-        stub_params = [a.arg for a in node.args.args if a.arg != "self"]
+        stub_params = [a.arg for a in node.args.args if a.arg not in ("self", "cls")]
         stub_defaults = [ast.literal_eval(d) for d in node.args.defaults]
-        sig = inspect.signature(getattr(_native.Quadtree, node.name))
-        params = [p for p in sig.parameters.values() if p.name not in ("self", "$self")]
+        sig = inspect.signature(getattr(runtime_class, node.name))
+        params = [p for p in sig.parameters.values() if p.name not in ("self", "$self", "cls", "$cls")]
         assert [p.name for p in params] == stub_params, node.name
         defaults = [p.default for p in params if p.default is not inspect.Parameter.empty]
         assert defaults == stub_defaults, node.name
-    init = [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"][0]
-    sig = inspect.signature(_native.Quadtree)
+    inits = [n for n in functions(cls) if n.name == "__init__"]
+    if name == "SpatialIndex":
+        assert not inits  # no constructor of its own
+        return
+    (init,) = inits
+    sig = inspect.signature(runtime_class)
     assert list(sig.parameters) == [a.arg for a in init.args.args if a.arg != "self"]
-    assert [p.default for p in sig.parameters.values()][1:] == [8, 8]
+    assert [p.default for p in sig.parameters.values()][1:] == [ast.literal_eval(d) for d in init.args.defaults]

@@ -1,22 +1,26 @@
-"""flatquad: a flat, cache-friendly quadtree for broad-phase 2D collision detection.
+"""flatquad: exact 2-D spatial indexes for broad-phase collision detection.
 
-One class, :class:`Quadtree`, with numpy batch calls for whole frames of
-moving rectangles::
+Three structures with one API, :class:`SpatialIndex` (their base class):
+:class:`Quadtree`, :class:`Grid` (a uniform grid, for elements of similar
+size) and :class:`LooseGrid` (the loose/tight double grid). They differ only
+in their constructors; each has numpy batch calls for whole frames of moving
+rectangles::
 
     import numpy as np
     import flatquad
 
-    tree = flatquad.Quadtree((0, 0, 1024, 1024))   # (x, y, width, height)
-    handles = tree.insert_many(rects)               # rects: float32 (n, 4)
-    tree.move_many(handles, new_rects)              # each frame ...
-    tree.cleanup()
-    pairs = tree.pairs()                            # (k, 2) int64 handles
+    index = flatquad.Quadtree((0, 0, 1024, 1024))   # the world (x1, y1, x2, y2)
+    handles = index.insert_many(rects)               # rects: float32 (n, 4)
+    index.move_many(handles, new_rects)              # each frame ...
+    index.cleanup()
+    pairs = index.pairs()                            # (k, 2) int64 handles
 
-Results are exact for float32 input: a query finds precisely the elements
-whose closed rectangle meets the closed query rectangle.
+Results are exact for float32 input, and the same for every structure: a
+query finds precisely the elements whose closed rectangle meets the closed
+query rectangle.
 """
 
-from ._native import Quadtree, __version__
+from ._native import Grid, LooseGrid, Quadtree, SpatialIndex, __version__
 from ._types import Elements, Nodes
 
-__all__ = ["Elements", "Nodes", "Quadtree", "__version__"]
+__all__ = ["Elements", "Grid", "LooseGrid", "Nodes", "Quadtree", "SpatialIndex", "__version__"]

@@ -1,7 +1,7 @@
 """Type stubs for flatquad's compiled module (re-exported by ``flatquad``)."""
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Optional, SupportsFloat, SupportsIndex, Tuple, Union
+from typing import Any, Literal, Optional, SupportsFloat, SupportsIndex, Tuple, TypeVar, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -12,8 +12,8 @@ __version__: str
 
 #: ``(x1, y1, x2, y2)``: any sequence of four real numbers.
 RectLike = Union[Sequence[SupportsFloat], npt.NDArray[np.floating[Any]]]
-#: ``(x, y, width, height)``.
-BoundsLike = Sequence[SupportsFloat]
+#: The world ``(x1, y1, x2, y2)``, like every other rectangle.
+BoundsLike = RectLike
 #: Rows ``(x1, y1, x2, y2)``, shape ``(n, 4)``: float32 is read in place.
 RectsLike = npt.ArrayLike
 #: Handles, shape ``(n,)``: int64 and uint64 are read in place.
@@ -24,24 +24,17 @@ IdsLike = Union[None, int, npt.ArrayLike]
 BranchCallback = Callable[[int, int, float, float, float, float], Optional[bool]]
 LeafCallback = Callable[[int, int, float, float, float, float, int], Optional[bool]]
 
-class Quadtree:
-    """A flat quadtree over moving 2-D rectangles (see ``help(flatquad.Quadtree)``)."""
+_S = TypeVar("_S", bound="SpatialIndex")
 
-    def __init__(
-        self,
-        bounds: BoundsLike,
-        max_elements: SupportsIndex = 8,
-        max_depth: SupportsIndex = 8,
-    ) -> None: ...
+class SpatialIndex:
+    """The API every structure shares (see ``help(flatquad.SpatialIndex)``); no constructor."""
+
     @property
     def bounds(self) -> Tuple[float, float, float, float]:
-        """The world as ``(x, y, width, height)``, in float32 precision."""
+        """The world as ``(x1, y1, x2, y2)``, in float32 precision."""
     @property
-    def max_elements(self) -> int:
-        """Elements a cell holds before it splits."""
-    @property
-    def max_depth(self) -> int:
-        """Depth below which cells no longer split (the root is depth 0)."""
+    def kind(self) -> Literal["Quadtree", "Grid", "LooseGrid"]:
+        """The structure's class name."""
 
     # One element at a time.
     def insert(self, rect: RectLike, id: Optional[SupportsIndex] = None) -> int:
@@ -51,7 +44,7 @@ class Quadtree:
     def move(self, handle: SupportsIndex, rect: RectLike) -> None:
         """Give an element a new rectangle."""
     def cleanup(self) -> None:
-        """Merge emptied cells, one level per call: call it once a frame."""
+        """The lazy tidying after moves and removals: call it once a frame."""
     def clear(self) -> None:
         """Remove every element; all handles go stale."""
     def id_of(self, handle: SupportsIndex) -> int:
@@ -61,7 +54,7 @@ class Quadtree:
 
     # Queries.
     def query(self, rect: RectLike, omit: Optional[SupportsIndex] = None) -> list[int]:
-        """Handles of the elements whose rectangle meets ``rect``, leaving out ``omit``."""
+        """Handles of the elements whose rectangle meets ``rect``, leaving out ``omit`` (0: none)."""
     def query_point(
         self, x: SupportsFloat, y: SupportsFloat, omit: Optional[SupportsIndex] = None
     ) -> list[int]:
@@ -81,7 +74,7 @@ class Quadtree:
     ) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """``(offsets, hits)``: query ``i``'s hits are ``hits[offsets[i]:offsets[i + 1]]``."""
     def overlapping(self, handle: SupportsIndex) -> list[int]:
-        """The other elements meeting this one's rectangle, found from its own cells."""
+        """The other elements meeting this one's rectangle, found from where it lies."""
     def overlapping_many(
         self, handles: HandlesLike
     ) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
@@ -93,7 +86,7 @@ class Quadtree:
         branch: Optional[BranchCallback] = None,
         leaf: Optional[LeafCallback] = None,
     ) -> None:
-        """Call ``branch``/``leaf`` on every node, depth-first; ``False`` stops the walk."""
+        """Call ``branch``/``leaf`` on every node (a grid's cells are leaves); ``False`` stops."""
     def nodes(self) -> Nodes:
         """Every node as arrays: ``Nodes(indices, rects, depths, is_leaf, counts)``."""
     def elements(self) -> Elements:
@@ -106,16 +99,80 @@ class Quadtree:
 
     # Snapshots, pickling and copies.
     def to_bytes(self) -> bytes:
-        """The whole tree as bytes; ``from_bytes`` gives back an equal tree."""
-    @staticmethod
-    def from_bytes(data: Union[bytes, bytearray]) -> Quadtree:
-        """A tree from ``to_bytes()``'s output; ``ValueError`` if inconsistent."""
+        """The whole structure as bytes; ``from_bytes`` gives back an equal one."""
+    @classmethod
+    def from_bytes(cls: type[_S], data: Union[bytes, bytearray]) -> _S:
+        """The structure in ``to_bytes()``'s output (on a subclass: of its kind only)."""
     def __getstate__(self) -> bytes: ...
     def __setstate__(self, state: Union[bytes, bytearray]) -> None: ...
     def __reduce__(self) -> Tuple[type, Tuple[Any, ...], bytes]: ...
-    def __copy__(self) -> Quadtree: ...
-    def __deepcopy__(self, memo: Any) -> Quadtree: ...
+    def __copy__(self: _S) -> _S: ...
+    def __deepcopy__(self: _S, memo: Any) -> _S: ...
     def _validate(self) -> None:
         """Check every invariant (slow; for tests). ``AssertionError`` if one fails."""
 
-__all__ = ["Quadtree", "__version__"]
+class Quadtree(SpatialIndex):
+    """A flat quadtree over moving 2-D rectangles (see ``help(flatquad.Quadtree)``)."""
+
+    def __init__(
+        self,
+        bounds: BoundsLike,
+        max_elements: SupportsIndex = 8,
+        max_depth: SupportsIndex = 8,
+    ) -> None: ...
+    @property
+    def max_elements(self) -> int:
+        """Elements a cell holds before it splits."""
+    @property
+    def max_depth(self) -> int:
+        """Depth below which cells no longer split (the root is depth 0)."""
+
+class Grid(SpatialIndex):
+    """A uniform grid: ``columns`` and ``rows``, or ``cell_size``, or neither (defaults)."""
+
+    def __init__(
+        self,
+        bounds: BoundsLike,
+        columns: Optional[SupportsIndex] = None,
+        rows: Optional[SupportsIndex] = None,
+        cell_size: Union[None, SupportsFloat, Tuple[SupportsFloat, SupportsFloat]] = None,
+    ) -> None: ...
+    @property
+    def columns(self) -> int:
+        """The number of columns of cells."""
+    @property
+    def rows(self) -> int:
+        """The number of rows of cells."""
+    @property
+    def cell_width(self) -> float:
+        """The width of a cell (float32)."""
+    @property
+    def cell_height(self) -> float:
+        """The height of a cell (float32)."""
+
+class LooseGrid(SpatialIndex):
+    """The loose/tight double grid: the four counts, or ``cell_size``, or neither (defaults)."""
+
+    def __init__(
+        self,
+        bounds: BoundsLike,
+        columns: Optional[SupportsIndex] = None,
+        rows: Optional[SupportsIndex] = None,
+        tight_columns: Optional[SupportsIndex] = None,
+        tight_rows: Optional[SupportsIndex] = None,
+        cell_size: Optional[SupportsFloat] = None,
+    ) -> None: ...
+    @property
+    def columns(self) -> int:
+        """The number of columns of loose cells."""
+    @property
+    def rows(self) -> int:
+        """The number of rows of loose cells."""
+    @property
+    def tight_columns(self) -> int:
+        """The number of columns of tight cells."""
+    @property
+    def tight_rows(self) -> int:
+        """The number of rows of tight cells."""
+
+__all__ = ["Grid", "LooseGrid", "Quadtree", "SpatialIndex", "__version__"]

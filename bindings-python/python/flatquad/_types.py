@@ -9,11 +9,12 @@ __all__ = ["Elements", "Nodes"]
 
 
 class Nodes(NamedTuple):
-    """Every node of a tree, from :meth:`Quadtree.nodes`, depth-first.
+    """Every node of a tree (or cell of a grid), from :meth:`SpatialIndex.nodes`,
+    depth-first.
 
     Draw the cells with, for example::
 
-        nodes = tree.nodes()
+        nodes = index.nodes()
         for x1, y1, x2, y2 in nodes.rects[nodes.is_leaf]:
             ax.add_patch(matplotlib.patches.Rectangle((x1, y1), x2 - x1, y2 - y1, fill=False))
     """
@@ -23,7 +24,7 @@ class Nodes(NamedTuple):
     rects: "npt.NDArray[np.float32]"
     """The node's cell ``(x1, y1, x2, y2)``, shape (m, 4)."""
     depths: "npt.NDArray[np.int64]"
-    """Depth, 0 for the root, shape (m,)."""
+    """Depth, 0 for the root and for a grid's cells, shape (m,)."""
     is_leaf: "npt.NDArray[np.bool_]"
     """Whether the node is a leaf, shape (m,)."""
     counts: "npt.NDArray[np.int64]"
@@ -31,7 +32,7 @@ class Nodes(NamedTuple):
 
 
 class Elements(NamedTuple):
-    """Every element of a tree, from :meth:`Quadtree.elements`."""
+    """Every element of a structure, from :meth:`SpatialIndex.elements`."""
 
     handles: "npt.NDArray[np.int64]"
     """The handles, shape (n,)."""

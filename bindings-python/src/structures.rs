@@ -1,0 +1,385 @@
+//! `flatquad.Quadtree`, `flatquad.Grid` and `flatquad.LooseGrid`: each only
+//! constructs its core structure and shows its parameters; every other method
+//! is the base class's (`SpatialIndex`, in `index`), written once over
+//! `AnyIndex`.
+
+use flatquad::{AnyIndex, Error, Kind, SpatialIndex};
+use pyo3::prelude::*;
+use pyo3::types::PyType;
+use pyo3::PyClass;
+
+use crate::convert;
+use crate::errors::{self, Args};
+use crate::index::Index;
+
+/// A subclass of `SpatialIndex` serving one kind of core structure.
+trait Structure: PyClass<BaseType = Index> + Default {
+    /// The core structure.
+    type Core: SpatialIndex + Into<AnyIndex>;
+    /// The core structure inside `index`, if it is of this kind.
+    fn core(index: &AnyIndex) -> Option<&Self::Core>;
+}
+
+/// A new instance of `T` holding `structure`, or the core's error.
+fn init<T: Structure>(
+    py: Python<'_>,
+    structure: Result<T::Core, Error>,
+) -> PyResult<PyClassInitializer<T>> {
+    let structure = structure.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
+    Ok(PyClassInitializer::from(Index::new(structure.into())).add_subclass(T::default()))
+}
+
+/// Reads the core structure of `slf`, which is always of its class's kind:
+/// the constructors, `from_bytes` and `__setstate__` see to that.
+fn read<T: Structure, R>(slf: &Bound<'_, T>, get: impl FnOnce(&T::Core) -> R) -> R {
+    let index = slf.as_super().get().read(slf.py());
+    get(T::core(&index).expect("a structure of its class's kind"))
+}
+
+/// A count parameter: a Python int the core can take (`u32`).
+fn count(py: Python<'_>, value: i64, name: &str) -> PyResult<u32> {
+    u32::try_from(value).map_err(|_| {
+        errors::invalid_parameter(
+            py,
+            format!("invalid parameter {name} = {value}: expected an unsigned 32-bit integer"),
+        )
+    })
+}
+
+/// The Python object for `index`: an instance of its kind's class.
+pub(crate) fn wrap(py: Python<'_>, index: AnyIndex) -> PyResult<Bound<'_, PyAny>> {
+    let kind = index.kind();
+    let base = PyClassInitializer::from(Index::new(index));
+    Ok(match kind {
+        Kind::Quadtree => Bound::new(py, base.add_subclass(Quadtree))?.into_any(),
+        Kind::Grid => Bound::new(py, base.add_subclass(Grid))?.into_any(),
+        Kind::LooseGrid => Bound::new(py, base.add_subclass(LooseGrid))?.into_any(),
+    })
+}
+
+/// The kind of structure the class `cls` serves; `None` for `SpatialIndex`.
+pub(crate) fn kind_of_class(cls: &Bound<'_, PyType>) -> Option<Kind> {
+    if cls.is_subclass_of::<Quadtree>().unwrap_or(false) {
+        Some(Kind::Quadtree)
+    } else if cls.is_subclass_of::<Grid>().unwrap_or(false) {
+        Some(Kind::Grid)
+    } else if cls.is_subclass_of::<LooseGrid>().unwrap_or(false) {
+        Some(Kind::LooseGrid)
+    } else {
+        None
+    }
+}
+
+/// The structure a snapshot holds: any kind, or only `kind` (the core refuses
+/// a snapshot of another kind with `InvalidBytes`).
+pub(crate) fn from_bytes(kind: Option<Kind>, bytes: &[u8]) -> Result<AnyIndex, Error> {
+    match kind {
+        None => AnyIndex::from_bytes(bytes),
+        Some(Kind::Quadtree) => flatquad::Quadtree::from_bytes(bytes).map(AnyIndex::from),
+        Some(Kind::Grid) => flatquad::Grid::from_bytes(bytes).map(AnyIndex::from),
+        Some(Kind::LooseGrid) => flatquad::LooseGrid::from_bytes(bytes).map(AnyIndex::from),
+    }
+}
+
+/// The parameters of `index`, as `repr` shows them.
+pub(crate) fn parameters(index: &AnyIndex) -> String {
+    match index {
+        AnyIndex::Quadtree(tree) => format!(
+            "max_elements={} max_depth={}",
+            tree.max_elements(),
+            tree.max_depth()
+        ),
+        AnyIndex::Grid(grid) => format!("columns={} rows={}", grid.columns(), grid.rows()),
+        AnyIndex::LooseGrid(grid) => format!(
+            "columns={} rows={} tight_columns={} tight_rows={}",
+            grid.columns(),
+            grid.rows(),
+            grid.tight_columns(),
+            grid.tight_rows()
+        ),
+    }
+}
+
+/// A flat quadtree over moving 2-D rectangles, for broad-phase collision
+/// detection and region queries; every method is ``SpatialIndex``'s.
+///
+/// Parameters
+/// ----------
+/// bounds : (x1, y1, x2, y2)
+///     The world the tree divides, with ``x1 < x2`` and ``y1 < y2``. Elements
+///     and queries outside it are fine: they live in the border cells.
+/// max_elements : int, default 8
+///     A cell splits when it holds more elements than this (>= 1).
+/// max_depth : int, default 8
+///     Cells stop splitting at this depth (the root is depth 0; at most 30).
+///     Pick it so that the smallest cells, ``(x2 - x1) / 2**max_depth``
+///     wide, are a little larger than a typical element.
+///
+/// Examples
+/// --------
+/// >>> import flatquad
+/// >>> tree = flatquad.Quadtree((0, 0, 100, 100))
+/// >>> a = tree.insert((10, 10, 20, 20), id=1)
+/// >>> b = tree.insert((20, 20, 30, 30), id=2)
+/// >>> tree.query((0, 0, 15, 15)) == [a]
+/// True
+/// >>> pairs = tree.pairs()  # touching rectangles overlap
+/// >>> pairs.shape, sorted(pairs[0].tolist()) == sorted([a, b])
+/// ((1, 2), True)
+#[pyclass(frozen, extends = Index, name = "Quadtree", module = "flatquad")]
+#[derive(Default)]
+pub(crate) struct Quadtree;
+
+impl Structure for Quadtree {
+    type Core = flatquad::Quadtree;
+    fn core(index: &AnyIndex) -> Option<&Self::Core> {
+        match index {
+            AnyIndex::Quadtree(tree) => Some(tree),
+            _ => None,
+        }
+    }
+}
+
+#[pymethods]
+impl Quadtree {
+    #[new]
+    #[pyo3(signature = (bounds, max_elements = 8, max_depth = 8))]
+    fn new(
+        py: Python<'_>,
+        bounds: &Bound<'_, PyAny>,
+        max_elements: i64,
+        max_depth: i64,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let world = convert::rect(bounds, "bounds")?;
+        let max_elements = count(py, max_elements, "max_elements")?;
+        let max_depth = count(py, max_depth, "max_depth")?;
+        init(py, flatquad::Quadtree::new(world, max_elements, max_depth))
+    }
+
+    /// Elements a cell holds before it splits.
+    #[getter]
+    fn max_elements(slf: &Bound<'_, Self>) -> u32 {
+        read(slf, flatquad::Quadtree::max_elements)
+    }
+
+    /// Depth below which cells no longer split (the root is depth 0).
+    #[getter]
+    fn max_depth(slf: &Bound<'_, Self>) -> u32 {
+        read(slf, flatquad::Quadtree::max_depth)
+    }
+}
+
+/// A uniform grid over moving 2-D rectangles, for many elements of similar
+/// size; every method is ``SpatialIndex``'s.
+///
+/// Parameters
+/// ----------
+/// bounds : (x1, y1, x2, y2)
+///     The world the grid divides into equal cells, with ``x1 < x2`` and
+///     ``y1 < y2``. Elements and queries outside it are fine: the border
+///     cells own everything beyond it.
+/// columns, rows : int, optional
+///     The number of cells across and down (give both).
+/// cell_size : float or (width, height), optional
+///     Instead of ``columns`` and ``rows``: cells of about this size (the
+///     world divided into whole numbers of cells, rounded up).
+///
+/// With neither, the grid has the core's default cells for the world
+/// (``Grid.for_world`` in Rust). Cells about 2 to 4 times a typical element's
+/// side suit collision detection best.
+///
+/// Examples
+/// --------
+/// >>> import flatquad
+/// >>> grid = flatquad.Grid((0, 0, 100, 100), columns=10, rows=10)
+/// >>> a = grid.insert((10, 10, 20, 20))
+/// >>> grid.query_point(15, 15) == [a]
+/// True
+#[pyclass(frozen, extends = Index, name = "Grid", module = "flatquad")]
+#[derive(Default)]
+pub(crate) struct Grid;
+
+impl Structure for Grid {
+    type Core = flatquad::Grid;
+    fn core(index: &AnyIndex) -> Option<&Self::Core> {
+        match index {
+            AnyIndex::Grid(grid) => Some(grid),
+            _ => None,
+        }
+    }
+}
+
+#[pymethods]
+impl Grid {
+    #[new]
+    #[pyo3(signature = (bounds, columns = None, rows = None, cell_size = None))]
+    fn new(
+        py: Python<'_>,
+        bounds: &Bound<'_, PyAny>,
+        columns: Option<i64>,
+        rows: Option<i64>,
+        cell_size: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let world = convert::rect(bounds, "bounds")?;
+        let cell_size = cell_size.filter(|size| !size.is_none());
+        let grid = match (columns, rows, cell_size) {
+            (None, None, None) => flatquad::Grid::for_world(world),
+            (Some(columns), Some(rows), None) => flatquad::Grid::new(
+                world,
+                count(py, columns, "columns")?,
+                count(py, rows, "rows")?,
+            ),
+            (None, None, Some(size)) => {
+                let (width, height) = convert::cell_size(size, "cell_size")?;
+                flatquad::Grid::with_cell_size(world, width, height)
+            }
+            _ => {
+                return Err(errors::invalid_parameter(
+                    py,
+                    "Grid takes columns and rows (both), or cell_size, or neither for the \
+                     defaults; not a mix"
+                        .to_string(),
+                ))
+            }
+        };
+        init(py, grid)
+    }
+
+    /// The number of columns of cells.
+    #[getter]
+    fn columns(slf: &Bound<'_, Self>) -> u32 {
+        read(slf, flatquad::Grid::columns)
+    }
+
+    /// The number of rows of cells.
+    #[getter]
+    fn rows(slf: &Bound<'_, Self>) -> u32 {
+        read(slf, flatquad::Grid::rows)
+    }
+
+    /// The width of a cell (the world's width over the columns), float32.
+    #[getter]
+    fn cell_width(slf: &Bound<'_, Self>) -> f32 {
+        read(slf, flatquad::Grid::cell_width)
+    }
+
+    /// The height of a cell (the world's height over the rows), float32.
+    #[getter]
+    fn cell_height(slf: &Bound<'_, Self>) -> f32 {
+        read(slf, flatquad::Grid::cell_height)
+    }
+}
+
+/// The loose/tight double grid over moving 2-D rectangles: every element in
+/// exactly one *loose* cell, whose box grows and shrinks around its elements,
+/// and a coarser *tight* grid listing the loose cells that reach into each of
+/// its cells. Every method is ``SpatialIndex``'s.
+///
+/// Parameters
+/// ----------
+/// bounds : (x1, y1, x2, y2)
+///     The world the grids divide, with ``x1 < x2`` and ``y1 < y2``.
+///     Elements and queries outside it are fine.
+/// columns, rows, tight_columns, tight_rows : int, optional
+///     The loose cells across and down, and the tight cells across and down
+///     (give all four; the tight grid is not finer than the loose one).
+/// cell_size : float, optional
+///     Instead of the counts: square loose cells of about this side, the
+///     core's tight cells for them.
+///
+/// With neither, the grid has the core's defaults for the world
+/// (``LooseGrid.for_world`` in Rust).
+///
+/// Examples
+/// --------
+/// >>> import flatquad
+/// >>> grid = flatquad.LooseGrid((0, 0, 100, 100), cell_size=10)
+/// >>> a = grid.insert((10, 10, 20, 20))
+/// >>> grid.query((0, 0, 12, 12)) == [a]
+/// True
+#[pyclass(frozen, extends = Index, name = "LooseGrid", module = "flatquad")]
+#[derive(Default)]
+pub(crate) struct LooseGrid;
+
+impl Structure for LooseGrid {
+    type Core = flatquad::LooseGrid;
+    fn core(index: &AnyIndex) -> Option<&Self::Core> {
+        match index {
+            AnyIndex::LooseGrid(grid) => Some(grid),
+            _ => None,
+        }
+    }
+}
+
+#[pymethods]
+impl LooseGrid {
+    #[new]
+    #[pyo3(signature = (
+        bounds,
+        columns = None,
+        rows = None,
+        tight_columns = None,
+        tight_rows = None,
+        cell_size = None
+    ))]
+    fn new(
+        py: Python<'_>,
+        bounds: &Bound<'_, PyAny>,
+        columns: Option<i64>,
+        rows: Option<i64>,
+        tight_columns: Option<i64>,
+        tight_rows: Option<i64>,
+        cell_size: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let world = convert::rect(bounds, "bounds")?;
+        let cell_size = cell_size.filter(|size| !size.is_none());
+        let grid = match (columns, rows, tight_columns, tight_rows, cell_size) {
+            (None, None, None, None, None) => flatquad::LooseGrid::for_world(world),
+            (Some(columns), Some(rows), Some(tight_columns), Some(tight_rows), None) => {
+                flatquad::LooseGrid::new(
+                    world,
+                    count(py, columns, "columns")?,
+                    count(py, rows, "rows")?,
+                    count(py, tight_columns, "tight_columns")?,
+                    count(py, tight_rows, "tight_rows")?,
+                )
+            }
+            (None, None, None, None, Some(size)) => {
+                flatquad::LooseGrid::with_cell_size(world, convert::cell_side(size, "cell_size")?)
+            }
+            _ => {
+                return Err(errors::invalid_parameter(
+                    py,
+                    "LooseGrid takes columns, rows, tight_columns and tight_rows (all four), \
+                     or cell_size, or neither for the defaults; not a mix"
+                        .to_string(),
+                ))
+            }
+        };
+        init(py, grid)
+    }
+
+    /// The number of columns of loose cells.
+    #[getter]
+    fn columns(slf: &Bound<'_, Self>) -> u32 {
+        read(slf, flatquad::LooseGrid::columns)
+    }
+
+    /// The number of rows of loose cells.
+    #[getter]
+    fn rows(slf: &Bound<'_, Self>) -> u32 {
+        read(slf, flatquad::LooseGrid::rows)
+    }
+
+    /// The number of columns of tight cells.
+    #[getter]
+    fn tight_columns(slf: &Bound<'_, Self>) -> u32 {
+        read(slf, flatquad::LooseGrid::tight_columns)
+    }
+
+    /// The number of rows of tight cells.
+    #[getter]
+    fn tight_rows(slf: &Bound<'_, Self>) -> u32 {
+        read(slf, flatquad::LooseGrid::tight_rows)
+    }
+}
