@@ -1,24 +1,35 @@
-"""The README's Python example, extracted from between its section markers and
-run as written."""
+"""The READMEs' Python examples, run as written: the repository README's Python
+section (between its section markers) and the package's own README."""
 
 import pathlib
 import re
 
-README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+PACKAGE_README = ROOT / "bindings-python" / "README.md"
 
 
-def python_blocks():
-    text = README.read_text()
-    section = re.search(r"<!-- section:python -->(.*?)<!-- /section:python -->", text, re.S)
-    assert section, "README.md has no Python section"
-    blocks = re.findall(r"```python\n(.*?)```", section.group(1), re.S)
-    assert blocks, "the README's Python section has no python code block"
-    return blocks
+def python_blocks(text):
+    return re.findall(r"```python\n(.*?)```", text, re.S)
+
+
+def run(blocks, path):
+    for block in blocks:
+        exec(compile(block, str(path), "exec"), {"__name__": "__readme__"})
 
 
 def test_readme_example_runs(capsys):
-    for block in python_blocks():
-        exec(compile(block, str(README), "exec"), {"__name__": "__readme__"})
+    section = re.search(r"<!-- section:python -->(.*?)<!-- /section:python -->", README.read_text(), re.S)
+    assert section, "README.md has no Python section"
+    blocks = python_blocks(section.group(1))
+    assert blocks, "the README's Python section has no python code block"
+    run(blocks, README)
     out = capsys.readouterr().out
     assert "names no element" in out
     assert "overlapping pairs" in out
+
+
+def test_package_readme_example_runs():
+    blocks = python_blocks(PACKAGE_README.read_text())
+    assert blocks, "bindings-python/README.md has no python code block"
+    run(blocks, PACKAGE_README)
