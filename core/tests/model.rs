@@ -1,17 +1,21 @@
-//! Random operation sequences against a brute-force model.
+//! Random operation sequences against a brute-force model, on every structure
+//! (a quadtree, a uniform grid and a loose grid of several shapes each) over
+//! the same six worlds.
 //!
-//! Every operation runs on the tree and on a `BTreeMap` of the live elements;
-//! results must agree exactly (closed rectangles, touching counts), refused
-//! operations must return the right error and leave the tree bit-for-bit as it
-//! was, and `validate()` must pass after every operation. Coordinates are drawn
-//! mostly from a small set per world (its edges, the tree's own split lines,
-//! their ulp neighbours, points well outside the world), so that collisions,
-//! touching edges, degenerate rectangles and stacks of elements at one spot are
-//! all common.
+//! Every operation runs on the structure and on a `BTreeMap` of the live
+//! elements; results must agree exactly (closed rectangles, touching counts),
+//! refused operations must return the right error and leave the structure
+//! bit-for-bit as it was, and `validate()` must pass after every operation.
+//! Coordinates are drawn mostly from a small set per world and structure (its
+//! edges, the tree's split lines or the grid's cell borders, their ulp
+//! neighbours, points well outside the world), so that collisions, touching
+//! edges, degenerate rectangles and stacks of elements at one spot are all
+//! common.
 //!
-//! `PROPTEST_CASES=n` overrides the number of cases per world (256);
-//! `MODEL_STATS=1` prints the final `stats()` of every case, to see how deep
-//! the generated trees get.
+//! `PROPTEST_CASES=n` sets the number of cases per world (256): the quadtree
+//! runs `n / 2` of them, each grid `n / 4` (see [`config`]). `MODEL_STATS=1`
+//! prints the final `stats()` of every case, to see how deep the generated
+//! trees get.
 
 mod common;
 
@@ -19,10 +23,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
 
 use common::{
-    brute_pairs, brute_point, brute_query, check_fresh_handle, check_traverse, is_good, next_down,
-    next_up, pairs_sorted, query_point_sorted, query_sorted, snapshot, Lcg,
+    brute_neighbours, brute_pairs, brute_point, brute_query, check_fresh_handle, check_traverse,
+    is_good, next_down, next_up, pairs_sorted, query_point_sorted, query_sorted, snapshot, Lcg,
+    Shape, Subject,
 };
-use flatquad::{Error, Handle, Quadtree, Rect, SpatialIndex};
+use flatquad::{AnyIndex, Error, Handle, Kind, Quadtree, Rect, SpatialIndex};
 use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::test_runner::Config;
@@ -91,12 +96,49 @@ enum Op {
 // ---------------------------------------------------------------------------
 // Strategies
 
+/// Where a structure divides one axis.
+#[derive(Clone, Debug)]
+enum Cuts {
+    /// A quadtree's halvings.
+    Halving,
+    /// A grid's cells: each count divides the axis into that many equal cells
+    /// (a loose grid's loose and tight cells).
+    Cells(Vec<u32>),
+}
+
+/// The cuts of `shape` along x and along y.
+fn cuts(shape: &Shape) -> (Cuts, Cuts) {
+    match *shape {
+        Shape::Tree { .. } => (Cuts::Halving, Cuts::Halving),
+        Shape::Grid { columns, rows } => (Cuts::Cells(vec![columns]), Cuts::Cells(vec![rows])),
+        Shape::LooseGrid {
+            columns,
+            rows,
+            tight_columns,
+            tight_rows,
+        } => (
+            Cuts::Cells(vec![columns, tight_columns]),
+            Cuts::Cells(vec![rows, tight_rows]),
+        ),
+    }
+}
+
+/// The world and the structure's cuts: what the coordinates are drawn around.
+#[derive(Clone, Debug)]
+struct Plane {
+    world: Rect,
+    x: Cuts,
+    y: Cuts,
+}
+
 /// The discrete coordinates of one axis of the world `[lo, hi]`: fractions of
-/// the world from -0.5 to 1.5, the tree's possible split lines down to depth 4
+/// the world from -0.5 to 1.5, ulp neighbours of the edges, both zeros, and the
+/// structure's own lines: a tree's possible split lines down to depth 4
 /// (computed both by halving in `f32` and in closed form in `f64`, the two ways
-/// a quadtree may compute them), ulp neighbours of the edges and of the top
-/// split lines, and both zeros.
-fn axis_values(lo: f32, hi: f32) -> Vec<f32> {
+/// a quadtree may compute them) with ulp neighbours of the top ones, or a
+/// grid's cell borders (computed from the `f32` width and from the `f64` one)
+/// with ulp neighbours of the first, middle and last.
+fn axis_values(lo: f32, hi: f32, cuts: &Cuts) -> Vec<f32> {
     let (lo64, w64) = (lo as f64, hi as f64 - lo as f64);
     let mut v: Vec<f32> = [
         -0.5, -0.25, -0.01, 0.0, 0.1, 0.25, 0.3, 0.5, 0.7, 0.75, 1.0, 1.01, 1.25, 1.5,
@@ -105,19 +147,38 @@ fn axis_values(lo: f32, hi: f32) -> Vec<f32> {
     .map(|f| (lo64 + f * w64) as f32)
     .collect();
     let w = hi - lo;
-    let mut half = w * 0.5;
-    let mut centres = vec![lo + half];
-    for _ in 0..4 {
-        v.extend(&centres);
-        half *= 0.5;
-        centres = centres.iter().flat_map(|&c| [c - half, c + half]).collect();
+    let mut near = vec![lo, hi];
+    match cuts {
+        Cuts::Halving => {
+            let mut half = w * 0.5;
+            let mut centres = vec![lo + half];
+            for _ in 0..4 {
+                v.extend(&centres);
+                half *= 0.5;
+                centres = centres.iter().flat_map(|&c| [c - half, c + half]).collect();
+            }
+            for depth in 1..=4 {
+                let step = w as f64 / (1u32 << depth) as f64;
+                v.extend((1..1u32 << depth).map(|k| (lo64 + k as f64 * step) as f32));
+            }
+            let cx = lo + w * 0.5;
+            near.extend([cx, cx - w * 0.5 * 0.5, cx + w * 0.5 * 0.5]);
+        }
+        Cuts::Cells(counts) => {
+            for &n in counts {
+                let border32 = |k: u32| (lo64 + k as f64 * (w as f64 / n as f64)) as f32;
+                let border64 = |k: u32| (lo64 + k as f64 * (w64 / n as f64)) as f32;
+                v.extend((1..n).flat_map(|k| [border32(k), border64(k)]));
+                near.extend(
+                    [1, n / 2, n - 1]
+                        .into_iter()
+                        .filter(|&k| 0 < k && k < n)
+                        .map(border32),
+                );
+            }
+        }
     }
-    for depth in 1..=4 {
-        let step = w as f64 / (1u32 << depth) as f64;
-        v.extend((1..1u32 << depth).map(|k| (lo64 + k as f64 * step) as f32));
-    }
-    let cx = lo + w * 0.5;
-    for c in [lo, hi, cx, cx - w * 0.5 * 0.5, cx + w * 0.5 * 0.5] {
+    for c in near {
         v.push(next_up(c));
         v.push(next_down(c));
     }
@@ -126,7 +187,7 @@ fn axis_values(lo: f32, hi: f32) -> Vec<f32> {
     v
 }
 
-fn coord(lo: f32, hi: f32) -> BoxedStrategy<f32> {
+fn coord(lo: f32, hi: f32, cuts: &Cuts) -> BoxedStrategy<f32> {
     let w = hi as f64 - lo as f64;
     let far = [
         f32::MIN,
@@ -137,7 +198,7 @@ fn coord(lo: f32, hi: f32) -> BoxedStrategy<f32> {
         (hi as f64 + 100.0 * w) as f32,
     ];
     prop_oneof![
-        12 => select(axis_values(lo, hi)),
+        12 => select(axis_values(lo, hi, cuts)),
         4 => (0.0f64..1.0).prop_map(move |t| (lo as f64 - 0.5 * w + 2.0 * t * w) as f32),
         1 => select(far.to_vec()),
     ]
@@ -147,32 +208,36 @@ fn coord(lo: f32, hi: f32) -> BoxedStrategy<f32> {
 /// A closed interval of one axis: a single value, a short one (a dyadic
 /// fraction of the world, so edges land on split lines and touch often), or
 /// one between two coordinates (often long).
-fn interval(lo: f32, hi: f32) -> impl Strategy<Value = (f32, f32)> {
+fn interval(lo: f32, hi: f32, cuts: &Cuts) -> impl Strategy<Value = (f32, f32)> {
     let w = hi - lo;
     let lengths: Vec<f32> = [1024.0, 256.0, 64.0, 16.0, 8.0, 4.0]
         .iter()
         .map(|d| w / d)
         .collect();
     prop_oneof![
-        2 => coord(lo, hi).prop_map(|a| (a, a)),
-        3 => (coord(lo, hi), select(lengths)).prop_map(|(a, d)| {
+        2 => coord(lo, hi, cuts).prop_map(|a| (a, a)),
+        3 => (coord(lo, hi, cuts), select(lengths)).prop_map(|(a, d)| {
             let b = a + d;
             if b.is_finite() { (a, b) } else { (a, a) }
         }),
-        2 => (coord(lo, hi), coord(lo, hi)).prop_map(|(a, b)| (a.min(b), a.max(b))),
+        2 => (coord(lo, hi, cuts), coord(lo, hi, cuts)).prop_map(|(a, b)| (a.min(b), a.max(b))),
     ]
 }
 
-fn good_rect(world: Rect) -> BoxedStrategy<Rect> {
-    (interval(world.x1, world.x2), interval(world.y1, world.y2))
+fn good_rect(plane: &Plane) -> BoxedStrategy<Rect> {
+    let world = plane.world;
+    (
+        interval(world.x1, world.x2, &plane.x),
+        interval(world.y1, world.y2, &plane.y),
+    )
         .prop_map(|((x1, x2), (y1, y2))| Rect::new(x1, y1, x2, y2))
         .boxed()
 }
 
 /// A rectangle the tree must refuse: NaN or an infinity in one coordinate, or
 /// inverted along one axis.
-fn bad_rect(world: Rect) -> BoxedStrategy<Rect> {
-    (good_rect(world), 0..6u8, 0..4usize)
+fn bad_rect(plane: &Plane) -> BoxedStrategy<Rect> {
+    (good_rect(plane), 0..6u8, 0..4usize)
         .prop_map(|(r, kind, at)| {
             let mut c: [f32; 4] = r.into();
             match kind {
@@ -202,13 +267,13 @@ fn bad_rect(world: Rect) -> BoxedStrategy<Rect> {
         .boxed()
 }
 
-fn any_rect(world: Rect) -> BoxedStrategy<Rect> {
-    prop_oneof![24 => good_rect(world), 1 => bad_rect(world)].boxed()
+fn any_rect(plane: &Plane) -> BoxedStrategy<Rect> {
+    prop_oneof![24 => good_rect(plane), 1 => bad_rect(plane)].boxed()
 }
 
-fn point_coord(lo: f32, hi: f32) -> BoxedStrategy<f32> {
+fn point_coord(lo: f32, hi: f32, cuts: &Cuts) -> BoxedStrategy<f32> {
     prop_oneof![
-        30 => coord(lo, hi),
+        30 => coord(lo, hi, cuts),
         1 => select(vec![f32::NAN, f32::INFINITY, f32::NEG_INFINITY]),
     ]
     .boxed()
@@ -237,8 +302,9 @@ fn sel() -> BoxedStrategy<Sel> {
     .boxed()
 }
 
-fn op(world: Rect) -> BoxedStrategy<Op> {
-    let rect = any_rect(world);
+fn op(plane: &Plane) -> BoxedStrategy<Op> {
+    let world = plane.world;
+    let rect = any_rect(plane);
     let mismatch = prop::option::weighted(0.1, 0..20usize);
     prop_oneof![
         24 => (rect.clone(), any::<u32>()).prop_map(|(r, id)| Op::Insert(r, id)),
@@ -256,8 +322,8 @@ fn op(world: Rect) -> BoxedStrategy<Op> {
         1 => Just(Op::Clear),
         16 => (rect, prop::option::of(sel())).prop_map(|(r, s)| Op::Query(r, s)),
         10 => (
-            point_coord(world.x1, world.x2),
-            point_coord(world.y1, world.y2),
+            point_coord(world.x1, world.x2, &plane.x),
+            point_coord(world.y1, world.y2, &plane.y),
             prop::option::of(sel())
         )
             .prop_map(|(x, y, s)| Op::QueryPoint(x, y, s)),
@@ -282,8 +348,8 @@ fn op(world: Rect) -> BoxedStrategy<Op> {
                 extra
             }),
         3 => (
-            coord(world.x1, world.x2),
-            coord(world.y1, world.y2),
+            coord(world.x1, world.x2, &plane.x),
+            coord(world.y1, world.y2, &plane.y),
             select((2..=22).map(|k| world.width().min(world.height()) / (1u32 << k) as f32).collect::<Vec<_>>()),
             1..=10u8,
             any::<bool>()
@@ -294,21 +360,65 @@ fn op(world: Rect) -> BoxedStrategy<Op> {
 }
 
 /// `max_elements`, `max_depth` and the operations of one case.
-fn case(world: Rect) -> impl Strategy<Value = (u32, u32, Vec<Op>)> {
-    (
-        select(vec![1u32, 2, 8]),
-        select(vec![0u32, 1, 3, 8, 30]),
-        prop::collection::vec(op(world), 1..120),
-    )
+/// The shapes a case of `kind` is built with: a tree's `max_elements` and
+/// `max_depth`; a grid's columns and rows, one cell to 64 × 64, square or not;
+/// a loose grid's loose and tight cells, the tight ones as fine as the loose
+/// ones or coarser.
+fn shape(kind: Kind) -> BoxedStrategy<Shape> {
+    match kind {
+        Kind::Quadtree => (select(vec![1u32, 2, 8]), select(vec![0u32, 1, 3, 8, 30]))
+            .prop_map(|(max_elements, max_depth)| Shape::Tree {
+                max_elements,
+                max_depth,
+            })
+            .boxed(),
+        Kind::Grid => select(vec![(1, 1), (2, 2), (7, 3), (1, 5), (16, 16), (64, 64)])
+            .prop_map(|(columns, rows)| Shape::Grid { columns, rows })
+            .boxed(),
+        Kind::LooseGrid => select(vec![
+            (1, 1, 1, 1),
+            (2, 2, 1, 1),
+            (2, 2, 2, 2),
+            (7, 3, 4, 2),
+            (5, 9, 5, 1),
+            (16, 16, 8, 8),
+            (64, 64, 32, 32),
+        ])
+        .prop_map(
+            |(columns, rows, tight_columns, tight_rows)| Shape::LooseGrid {
+                columns,
+                rows,
+                tight_columns,
+                tight_rows,
+            },
+        )
+        .boxed(),
+    }
 }
 
-fn config() -> Config {
-    let cases = std::env::var("PROPTEST_CASES")
+/// The shape and the operations of one case.
+fn case(world: Rect, kind: Kind) -> impl Strategy<Value = (Shape, Vec<Op>)> {
+    shape(kind).prop_flat_map(move |shape| {
+        let (x, y) = cuts(&shape);
+        let plane = Plane { world, x, y };
+        (Just(shape), prop::collection::vec(op(&plane), 1..120))
+    })
+}
+
+/// `PROPTEST_CASES` (256 by default) cases per world shared between the
+/// structures: half for the quadtree, a quarter for each grid (at least one
+/// each), which keeps `make test` about as long as when only the tree ran.
+fn config(kind: Kind) -> Config {
+    let per_world: u32 = std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(256);
+    let share = match kind {
+        Kind::Quadtree => 2,
+        Kind::Grid | Kind::LooseGrid => 1,
+    };
     Config {
-        cases,
+        cases: (per_world * share / 4).max(1),
         // Failures print the minimal sequence; no regression files in the tree.
         failure_persistence: None,
         ..Config::default()
@@ -319,17 +429,33 @@ fn config() -> Config {
 // The harness
 
 struct Harness {
-    tree: Quadtree,
+    index: AnyIndex,
+    shape: Shape,
     model: BTreeMap<Handle, (Rect, u32)>,
     /// Handles removed or cleared, in order.
     dead: Vec<Handle>,
     issued: BTreeSet<u64>,
-    /// The most elements the tree held at once.
+    /// The most elements the structure held at once.
     peak_len: usize,
+    /// Elements placed (inserted or moved) so far.
+    placements: usize,
+    /// `stats().bytes` of the empty structure.
+    empty_bytes: usize,
     /// Whether node rectangles are computed without rounding, so every cell
-    /// must lie inside the root's.
+    /// must lie inside the root's (the world, for a grid).
     exact_cells: bool,
 }
+
+/// Bytes a grid may hold per element it held at most: a slot, links into at
+/// most a few cells, an entry in a list of big elements, and pools grown to
+/// twice that, with room to spare. An element linked into every cell of a
+/// 64 × 64 grid costs 32 KiB.
+const GRID_BYTES_PER_ELEMENT: usize = 1024;
+
+/// Bytes a loose grid may hold per element placed (inserted or moved): moving
+/// an element into a loose cell grows the cell's box, which may list it in
+/// more tight cells, and those listings stay until the next cleanup.
+const LOOSE_BYTES_PER_PLACEMENT: usize = 256;
 
 fn same_error(got: &Error, want: &Error) {
     // Debug text compares NaN payload-insensitively but every other value exactly.
@@ -337,17 +463,21 @@ fn same_error(got: &Error, want: &Error) {
 }
 
 impl Harness {
-    fn new(world: Rect, max_elements: u32, max_depth: u32, exact_cells: bool) -> Harness {
-        let tree = Quadtree::new(world, max_elements, max_depth).unwrap();
-        assert_eq!(tree.world(), world);
-        assert_eq!(tree.max_elements(), max_elements);
-        assert_eq!(tree.max_depth(), max_depth);
+    fn new(world: Rect, shape: Shape, exact_cells: bool) -> Harness {
+        let index = shape.build(world);
+        assert_eq!(index.kind(), shape.kind());
+        if let AnyIndex::Quadtree(tree) = &index {
+            assert_eq!(tree.shape(), shape);
+        }
         Harness {
-            tree,
+            empty_bytes: index.stats().bytes,
+            index,
+            shape,
             model: BTreeMap::new(),
             dead: Vec::new(),
             issued: BTreeSet::new(),
             peak_len: 0,
+            placements: 0,
             exact_cells,
         }
     }
@@ -375,20 +505,20 @@ impl Harness {
         self.model.iter().map(|(h, (r, _))| (h, r))
     }
 
-    /// Checks a refused call: the right error, and the tree exactly as before.
+    /// Checks a refused call: the right error, and the structure exactly as before.
     fn refused<T: std::fmt::Debug>(
         &mut self,
         want: Error,
-        call: impl FnOnce(&mut Quadtree) -> Result<T, Error>,
+        call: impl FnOnce(&mut AnyIndex) -> Result<T, Error>,
     ) {
-        let before = snapshot(&self.tree);
-        let got = call(&mut self.tree).expect_err("a bad call was accepted");
+        let before = snapshot(&self.index);
+        let got = call(&mut self.index).expect_err("a bad call was accepted");
         same_error(&got, &want);
         assert!(!got.to_string().is_empty());
         assert_eq!(
-            snapshot(&self.tree),
+            snapshot(&self.index),
             before,
-            "a refused call changed the tree"
+            "a refused call changed the structure"
         );
     }
 
@@ -396,9 +526,10 @@ impl Harness {
         match op {
             Op::Insert(r, id) => {
                 if is_good(r) {
-                    let h = self.tree.insert(*r, *id).unwrap();
+                    let h = self.index.insert(*r, *id).unwrap();
                     check_fresh_handle(h, &mut self.issued);
                     self.model.insert(h, (*r, *id));
+                    self.placements += 1;
                 } else {
                     self.refused(Error::InvalidRect(*r), |t| t.insert(*r, *id));
                 }
@@ -454,20 +585,21 @@ impl Harness {
                     }),
                     None => {
                         let mut handles = vec![sentinel];
-                        self.tree.insert_many(&rects, &ids, &mut handles).unwrap();
+                        self.index.insert_many(&rects, &ids, &mut handles).unwrap();
                         assert_eq!(handles.len(), rects.len() + 1);
                         assert_eq!(handles[0], sentinel);
                         for (i, &h) in handles[1..].iter().enumerate() {
                             check_fresh_handle(h, &mut self.issued);
                             self.model.insert(h, (rects[i], ids[i]));
                         }
+                        self.placements += rects.len();
                     }
                 }
             }
             Op::Remove(s) => {
                 let h = self.resolve(s);
                 if self.live(h) {
-                    self.tree.remove(h).unwrap();
+                    self.index.remove(h).unwrap();
                     self.model.remove(&h);
                     self.dead.push(h);
                 } else {
@@ -507,7 +639,7 @@ impl Harness {
                     Some(&(r, _)) => r,
                     None => Rect::new(0.0, 0.0, 0.0, 0.0),
                 };
-                let world = self.tree.world();
+                let world = self.index.world();
                 let (dx, dy) = (dx * world.width(), dy * world.height());
                 let mut c = [r.x1 + dx, r.y1 + dy, r.x2 + dx, r.y2 + dy];
                 if let Some((at, outwards)) = *edge {
@@ -528,8 +660,9 @@ impl Harness {
                 } else if !self.live(h) {
                     self.refused(Error::InvalidHandle(h), |t| t.update(h, *r));
                 } else {
-                    self.tree.update(h, *r).unwrap();
+                    self.index.update(h, *r).unwrap();
                     self.model.get_mut(&h).unwrap().0 = *r;
+                    self.placements += 1;
                 }
             }
             Op::UpdateMany(items, rects_len) => {
@@ -565,35 +698,46 @@ impl Harness {
                 match want {
                     Some(want) => self.refused(want, |t| t.update_many(&handles, &rects)),
                     None => {
-                        self.tree.update_many(&handles, &rects).unwrap();
+                        self.index.update_many(&handles, &rects).unwrap();
                         for (h, r) in handles.iter().zip(&rects) {
                             self.model.get_mut(h).unwrap().0 = *r;
                         }
+                        self.placements += rects.len();
                     }
                 }
             }
             Op::Cleanup => {
-                let before = self.tree.stats();
-                self.tree.cleanup();
-                let after = self.tree.stats();
-                assert!(after.nodes >= 1 && after.nodes <= before.nodes);
-                assert!(after.max_depth_reached <= before.max_depth_reached);
-                assert_eq!(after.element_links, before.element_links);
+                let before = self.index.stats();
+                self.index.cleanup();
+                let after = self.index.stats();
+                match self.shape {
+                    // A tree merges leaves, never splits; links stay.
+                    Shape::Tree { .. } => {
+                        assert!(after.nodes >= 1 && after.nodes <= before.nodes);
+                        assert!(after.max_depth_reached <= before.max_depth_reached);
+                        assert_eq!(after.element_links, before.element_links);
+                    }
+                    // A grid's cells never change, nor its links.
+                    Shape::Grid { .. } => assert_eq!(after, before),
+                    // A loose grid's boxes shrink: fewer tight listings, if any.
+                    Shape::LooseGrid { .. } => {
+                        assert_eq!(after.nodes, before.nodes);
+                        assert!(after.element_links <= before.element_links);
+                    }
+                }
             }
             Op::Clear => {
-                self.tree.clear();
-                let stats = self.tree.stats();
-                assert_eq!((stats.nodes, stats.leaves, stats.element_links), (1, 1, 0));
-                assert!(self.tree.is_empty());
+                self.index.clear();
+                common::assert_emptied(&self.index, "clear()");
                 let old: Vec<Handle> = self.model.keys().copied().collect();
                 self.model.clear();
                 for &h in &old {
-                    assert!(!self.tree.contains(h), "{h:?} survived clear()");
-                    same_error(&self.tree.id(h).unwrap_err(), &Error::InvalidHandle(h));
-                    same_error(&self.tree.rect(h).unwrap_err(), &Error::InvalidHandle(h));
+                    assert!(!self.index.contains(h), "{h:?} survived clear()");
+                    same_error(&self.index.id(h).unwrap_err(), &Error::InvalidHandle(h));
+                    same_error(&self.index.rect(h).unwrap_err(), &Error::InvalidHandle(h));
                     let r = Rect::new(0.0, 0.0, 1.0, 1.0);
                     same_error(
-                        &self.tree.update(h, r).unwrap_err(),
+                        &self.index.update(h, r).unwrap_err(),
                         &Error::InvalidHandle(h),
                     );
                 }
@@ -604,7 +748,7 @@ impl Harness {
             }
             Op::Query(r, omit) => {
                 let omit = omit.as_ref().map(|s| self.resolve(s));
-                let got = query_sorted(&self.tree, *r, omit);
+                let got = query_sorted(&self.index, *r, omit);
                 if !is_good(r) {
                     same_error(&got.unwrap_err(), &Error::InvalidRect(*r));
                 } else if let Some(h) = omit.filter(|&h| !self.live(h)) {
@@ -615,7 +759,7 @@ impl Harness {
                     // Stopping early stops at once, on a real hit.
                     let mut visits = Vec::new();
                     let flow = self
-                        .tree
+                        .index
                         .query_with(*r, omit, |h| {
                             visits.push(h);
                             ControlFlow::Break(())
@@ -627,7 +771,7 @@ impl Harness {
             }
             Op::QueryPoint(x, y, omit) => {
                 let omit = omit.as_ref().map(|s| self.resolve(s));
-                let got = query_point_sorted(&self.tree, *x, *y, omit);
+                let got = query_point_sorted(&self.index, *x, *y, omit);
                 if !(x.is_finite() && y.is_finite()) {
                     same_error(&got.unwrap_err(), &Error::InvalidPoint { x: *x, y: *y });
                 } else if let Some(h) = omit.filter(|&h| !self.live(h)) {
@@ -639,7 +783,7 @@ impl Harness {
                         want,
                         "query_point ({x:?}, {y:?}) omitting {omit:?}"
                     );
-                    let as_rect = query_sorted(&self.tree, Rect::point(*x, *y), omit).unwrap();
+                    let as_rect = query_sorted(&self.index, Rect::point(*x, *y), omit).unwrap();
                     assert_eq!(as_rect, want, "query of the point rectangle");
                 }
             }
@@ -647,9 +791,9 @@ impl Harness {
                 let elements: Vec<(Handle, Rect)> =
                     self.model.iter().map(|(h, (r, _))| (*h, *r)).collect();
                 let want = brute_pairs(&elements);
-                assert_eq!(pairs_sorted(&self.tree), want);
+                assert_eq!(pairs_sorted(&self.index), want);
                 let mut visits = 0;
-                let flow = self.tree.pairs_with(|_, _| {
+                let flow = self.index.pairs_with(|_, _| {
                     visits += 1;
                     ControlFlow::Break(())
                 });
@@ -657,19 +801,19 @@ impl Harness {
                 assert!(visits <= 1);
             }
             Op::Traverse => {
-                check_traverse(&self.tree, self.exact_cells);
+                check_traverse(&self.index, self.exact_cells);
             }
             Op::Inspect(s) => {
                 let h = self.resolve(s);
-                assert_eq!(self.tree.contains(h), self.live(h));
+                assert_eq!(self.index.contains(h), self.live(h));
                 match self.model.get(&h) {
                     Some(&(r, id)) => {
-                        assert_eq!(self.tree.id(h).unwrap(), id);
-                        assert_eq!(common::bits(&self.tree.rect(h).unwrap()), common::bits(&r));
+                        assert_eq!(self.index.id(h).unwrap(), id);
+                        assert_eq!(common::bits(&self.index.rect(h).unwrap()), common::bits(&r));
                     }
                     None => {
-                        same_error(&self.tree.id(h).unwrap_err(), &Error::InvalidHandle(h));
-                        same_error(&self.tree.rect(h).unwrap_err(), &Error::InvalidHandle(h));
+                        same_error(&self.index.id(h).unwrap_err(), &Error::InvalidHandle(h));
+                        same_error(&self.index.rect(h).unwrap_err(), &Error::InvalidHandle(h));
                     }
                 }
             }
@@ -697,7 +841,7 @@ impl Harness {
         match want {
             Some(want) => self.refused(want, |t| t.remove_many(&handles)),
             None => {
-                self.tree.remove_many(&handles).unwrap();
+                self.index.remove_many(&handles).unwrap();
                 for h in handles {
                     self.model.remove(&h);
                     self.dead.push(h);
@@ -709,13 +853,13 @@ impl Harness {
     /// Checks run after every operation.
     fn check(&mut self) {
         self.peak_len = self.peak_len.max(self.model.len());
-        if let Err(e) = self.tree.validate() {
+        if let Err(e) = self.index.validate() {
             panic!("validate failed: {e}");
         }
-        assert_eq!(self.tree.len(), self.model.len());
-        assert_eq!(self.tree.is_empty(), self.model.is_empty());
+        assert_eq!(self.index.len(), self.model.len());
+        assert_eq!(self.index.is_empty(), self.model.is_empty());
         let mut got: Vec<(Handle, [u32; 4], u32)> = self
-            .tree
+            .index
             .iter()
             .map(|(h, r, id)| (h, common::bits(&r), id))
             .collect();
@@ -726,69 +870,94 @@ impl Harness {
             .map(|(h, (r, id))| (*h, common::bits(r), *id))
             .collect();
         assert_eq!(got, want, "iter() disagrees with the model");
+        let elements: Vec<(Handle, Rect)> = self.model.iter().map(|(h, (r, _))| (*h, *r)).collect();
         let mut near = Vec::new();
-        for (&h, &(r, id)) in &self.model {
-            assert!(self.tree.contains(h));
-            assert_eq!(self.tree.id(h).unwrap(), id);
-            assert_eq!(common::bits(&self.tree.rect(h).unwrap()), common::bits(&r));
-            // An element's neighbours, found from its own leaves.
-            self.tree.overlapping(h, &mut near).unwrap();
+        for ((&h, &(r, id)), want) in self.model.iter().zip(brute_neighbours(&elements)) {
+            assert!(self.index.contains(h));
+            assert_eq!(self.index.id(h).unwrap(), id);
+            assert_eq!(common::bits(&self.index.rect(h).unwrap()), common::bits(&r));
+            // An element's neighbours, found from its own leaves or cells.
+            self.index.overlapping(h, &mut near).unwrap();
             near.sort_unstable();
-            assert_eq!(
-                near,
-                common::brute_query(self.model.iter().map(|(h, (r, _))| (h, r)), &r, Some(h)),
-                "overlapping({h:?})"
-            );
+            assert_eq!(near, want, "overlapping({h:?})");
         }
-        let stats = self.tree.stats();
-        assert!(
-            stats.max_depth_reached <= self.tree.max_depth(),
-            "depth past max_depth: {stats:?}"
-        );
-        // Splits must separate elements: a split costs four nodes, a leaf splits
-        // only past max_elements, so a bounded number of splits per element per
-        // level is plenty. Copying elements down without separating them blows
-        // this (and, at depth 30, memory) up.
-        let budget = 1 + 16 * (self.peak_len + 1) * (self.tree.max_depth() as usize + 1);
-        assert!(stats.nodes <= budget, "the tree blew up: {stats:?}");
+        let stats = self.index.stats();
+        match self.shape {
+            Shape::Tree { max_depth, .. } => {
+                assert!(
+                    stats.max_depth_reached <= max_depth,
+                    "depth past max_depth: {stats:?}"
+                );
+                // Splits must separate elements: a split costs four nodes, a
+                // leaf splits only past max_elements, so a bounded number of
+                // splits per element per level is plenty. Copying elements down
+                // without separating them blows this (and, at depth 30, memory) up.
+                let budget = 1 + 16 * (self.peak_len + 1) * (max_depth as usize + 1);
+                assert!(stats.nodes <= budget, "the tree blew up: {stats:?}");
+            }
+            // Memory is O(elements + cells): an element as big as the world, or
+            // far bigger, must not be linked into every cell it covers.
+            Shape::Grid { .. } | Shape::LooseGrid { .. } => {
+                let mut budget = self.empty_bytes + GRID_BYTES_PER_ELEMENT * (self.peak_len + 1);
+                if let Shape::LooseGrid { .. } = self.shape {
+                    budget += LOOSE_BYTES_PER_PLACEMENT * self.placements;
+                }
+                assert!(
+                    stats.bytes <= budget,
+                    "{:?} blew up: {stats:?} for at most {} elements, {} placed ({} bytes empty)",
+                    self.shape,
+                    self.peak_len,
+                    self.placements,
+                    self.empty_bytes
+                );
+                if self.shape.shown() {
+                    assert_eq!(stats.nodes, self.shape.cells(), "{stats:?}");
+                    assert_eq!(stats.max_depth_reached, 0, "{stats:?}");
+                }
+            }
+        }
     }
 
-    /// Removes everything, then cleans up: each call must take the tree at
-    /// least one level shallower, down to the root alone, which stays.
+    /// Removes everything, then cleans up: a tree must get at least one level
+    /// shallower with each call, down to the root alone, which stays; a grid
+    /// must be back to empty cells and no links.
     fn finish(&mut self) {
         let handles: Vec<Handle> = self.model.keys().copied().collect();
-        self.tree.remove_many(&handles).unwrap();
+        self.index.remove_many(&handles).unwrap();
         self.model.clear();
         self.check();
-        for _ in 0..=self.tree.max_depth() {
-            let before = self.tree.stats();
-            if before.nodes == 1 {
-                break;
+        if let Shape::Tree { max_depth, .. } = self.shape {
+            for _ in 0..=max_depth {
+                let before = self.index.stats();
+                if before.nodes == 1 {
+                    break;
+                }
+                self.index.cleanup();
+                self.check();
+                let after = self.index.stats();
+                assert!(
+                    after.max_depth_reached < before.max_depth_reached,
+                    "cleanup of an empty tree did not collapse a level: {before:?} -> {after:?}"
+                );
             }
-            self.tree.cleanup();
-            self.check();
-            let after = self.tree.stats();
-            assert!(
-                after.max_depth_reached < before.max_depth_reached,
-                "cleanup of an empty tree did not collapse a level: {before:?} -> {after:?}"
-            );
+            let stats = self.index.stats();
+            assert_eq!((stats.nodes, stats.leaves, stats.empty_leaves), (1, 1, 1));
         }
-        let stats = self.tree.stats();
-        assert_eq!((stats.nodes, stats.leaves, stats.empty_leaves), (1, 1, 1));
-        self.tree.cleanup();
-        assert_eq!(self.tree.stats().nodes, 1, "cleanup removed the root");
-        check_traverse(&self.tree, self.exact_cells);
+        self.index.cleanup();
+        self.check();
+        common::assert_emptied(&self.index, "removed all, cleaned up");
+        check_traverse(&self.index, self.exact_cells);
         // Still usable.
         let r = Rect::new(0.0, 0.0, 0.0, 0.0);
-        let h = self.tree.insert(r, 1).unwrap();
+        let h = self.index.insert(r, 1).unwrap();
         check_fresh_handle(h, &mut self.issued);
-        assert_eq!(query_sorted(&self.tree, r, None).unwrap(), [h]);
-        self.tree.validate().unwrap();
+        assert_eq!(query_sorted(&self.index, r, None).unwrap(), [h]);
+        self.index.validate().unwrap();
     }
 }
 
-fn run(world: Rect, exact_cells: bool, max_elements: u32, max_depth: u32, ops: &[Op]) {
-    let mut h = Harness::new(world, max_elements, max_depth, exact_cells);
+fn run(world: Rect, exact_cells: bool, shape: Shape, ops: &[Op]) {
+    let mut h = Harness::new(world, shape, exact_cells);
     for op in ops {
         h.apply(op);
         h.check();
@@ -796,7 +965,7 @@ fn run(world: Rect, exact_cells: bool, max_elements: u32, max_depth: u32, ops: &
     h.apply(&Op::Pairs);
     h.apply(&Op::Traverse);
     if std::env::var("MODEL_STATS").is_ok() {
-        eprintln!("STATS {} {} {:?}", max_elements, max_depth, h.tree.stats());
+        eprintln!("STATS {shape:?} {:?}", h.index.stats());
     }
     h.finish();
 }
@@ -810,38 +979,50 @@ const TINY: Rect = Rect::new(1e-30, 1e-30, 1e-29, 1e-29);
 /// quarter lines round onto the world's edges and deeper cells are empty.
 const COARSE: Rect = Rect::new(16_777_216.0, -2.0, 16_777_224.0, 6.0);
 
-proptest! {
-    #![proptest_config(config())]
+/// `model_worlds! { name: WORLD, ... }`: for each world a module `name` with
+/// one property test per structure (`name::quadtree`, `name::grid`,
+/// `name::loose_grid`).
+macro_rules! model_worlds {
+    ($($name:ident: $world:expr),+ $(,)?) => {
+        $(
+            mod $name {
+                use super::*;
 
-    #[test]
-    fn model_unit_world((max_elements, max_depth, ops) in case(UNIT)) {
-        run(UNIT, true, max_elements, max_depth, &ops);
-    }
+                proptest! {
+                    #![proptest_config(config(Kind::Quadtree))]
+                    #[test]
+                    fn quadtree((shape, ops) in case($world, Kind::Quadtree)) {
+                        run($world, true, shape, &ops);
+                    }
+                }
 
-    #[test]
-    fn model_4096_world((max_elements, max_depth, ops) in case(PIXELS)) {
-        run(PIXELS, true, max_elements, max_depth, &ops);
-    }
+                proptest! {
+                    #![proptest_config(config(Kind::Grid))]
+                    #[test]
+                    fn grid((shape, ops) in case($world, Kind::Grid)) {
+                        run($world, true, shape, &ops);
+                    }
+                }
 
-    #[test]
-    fn model_million_world((max_elements, max_depth, ops) in case(HUGE)) {
-        run(HUGE, true, max_elements, max_depth, &ops);
-    }
+                proptest! {
+                    #![proptest_config(config(Kind::LooseGrid))]
+                    #[test]
+                    fn loose_grid((shape, ops) in case($world, Kind::LooseGrid)) {
+                        run($world, true, shape, &ops);
+                    }
+                }
+            }
+        )+
+    };
+}
 
-    #[test]
-    fn model_flat_offset_world((max_elements, max_depth, ops) in case(FLAT)) {
-        run(FLAT, true, max_elements, max_depth, &ops);
-    }
-
-    #[test]
-    fn model_tiny_world((max_elements, max_depth, ops) in case(TINY)) {
-        run(TINY, true, max_elements, max_depth, &ops);
-    }
-
-    #[test]
-    fn model_coarse_world((max_elements, max_depth, ops) in case(COARSE)) {
-        run(COARSE, true, max_elements, max_depth, &ops);
-    }
+model_worlds! {
+    model_unit_world: UNIT,
+    model_4096_world: PIXELS,
+    model_million_world: HUGE,
+    model_flat_offset_world: FLAT,
+    model_tiny_world: TINY,
+    model_coarse_world: COARSE,
 }
 
 // ---------------------------------------------------------------------------
@@ -849,7 +1030,7 @@ proptest! {
 
 /// Checks every query kind and `pairs()` of `tree` against brute force over
 /// `elements`, at the given probe rectangles and points.
-fn check_exact(tree: &Quadtree, elements: &[(Handle, Rect)], probes: &[Rect]) {
+fn check_exact<T: SpatialIndex>(tree: &T, elements: &[(Handle, Rect)], probes: &[Rect]) {
     tree.validate().unwrap();
     let map: BTreeMap<Handle, Rect> = elements.iter().copied().collect();
     for q in probes {
@@ -975,6 +1156,195 @@ fn elements_covering_the_world_do_not_blow_up() {
             tree.stats()
         );
         check_exact(&tree, &elements, &probes);
+    }
+}
+
+/// The grid shapes of the fixed cases: one cell, non-square cells, many cells.
+fn grid_shapes() -> [Shape; 6] {
+    [
+        Shape::Grid {
+            columns: 1,
+            rows: 1,
+        },
+        Shape::Grid {
+            columns: 7,
+            rows: 3,
+        },
+        Shape::Grid {
+            columns: 64,
+            rows: 64,
+        },
+        Shape::LooseGrid {
+            columns: 1,
+            rows: 1,
+            tight_columns: 1,
+            tight_rows: 1,
+        },
+        Shape::LooseGrid {
+            columns: 7,
+            rows: 3,
+            tight_columns: 4,
+            tight_rows: 2,
+        },
+        Shape::LooseGrid {
+            columns: 64,
+            rows: 64,
+            tight_columns: 32,
+            tight_rows: 32,
+        },
+    ]
+}
+
+/// A grid's `stats().bytes` within the empty grid's plus
+/// [`GRID_BYTES_PER_ELEMENT`] per element.
+fn assert_grid_memory(index: &AnyIndex, empty_bytes: usize, context: &str) {
+    let stats = index.stats();
+    let budget = empty_bytes + GRID_BYTES_PER_ELEMENT * (index.len() + 1);
+    assert!(
+        stats.bytes <= budget,
+        "{context}: {:?} blew up: {stats:?} for {} elements ({empty_bytes} bytes empty)",
+        index.shape(),
+        index.len()
+    );
+}
+
+#[test]
+fn many_elements_at_one_point_in_a_grid_are_exact() {
+    // Cell borders of the 7 × 3 grids of the unit world.
+    let (x7, y3) = ((3.0f64 / 7.0) as f32, (1.0f64 / 3.0) as f32);
+    for (world, spots) in [
+        (
+            UNIT,
+            vec![(0.5, 0.5), (x7, y3), (0.3, 0.7), (1.0, 1.0), (-0.25, 1.5)],
+        ),
+        (HUGE, vec![(0.0, 0.0), (123.456, -0.001), (2e6, 2e6)]),
+        (FLAT, vec![(1.0, 10.25), (4.999, 10.0)]),
+        (COARSE, vec![(16_777_218.0, 2.0), (16_777_224.0, 6.0)]),
+    ] {
+        for &(x, y) in &spots {
+            for shape in grid_shapes() {
+                let mut index = shape.build(world);
+                let empty_bytes = index.stats().bytes;
+                let n = 300;
+                let mut elements = Vec::new();
+                for i in 0..n {
+                    let r = Rect::point(x, y);
+                    elements.push((index.insert(r, i).unwrap(), r));
+                    if i % 50 == 0 {
+                        index.validate().unwrap();
+                    }
+                }
+                check_traverse(&index, true);
+                assert_grid_memory(&index, empty_bytes, "a stack at one point");
+                let pairs = pairs_sorted(&index);
+                assert_eq!(pairs.len(), (n * (n - 1) / 2) as usize);
+                let probes = [
+                    Rect::point(x, y),
+                    Rect::new(x, y, x, y + 1.0),
+                    Rect::new(next_up(x), y, next_up(x) + 1.0, y),
+                    Rect::new(x - 1.0, next_down(y) - 1.0, x, next_down(y)),
+                    Rect::new(f32::MIN, f32::MIN, f32::MAX, f32::MAX),
+                ];
+                check_exact(&index, &elements, &probes);
+                // One more element an ulp away, on the other side of a border
+                // if the stack is on one: still exact.
+                let r = Rect::point(next_up(x), y);
+                elements.push((index.insert(r, 999).unwrap(), r));
+                check_exact(&index, &elements, &probes);
+            }
+        }
+    }
+}
+
+/// Elements as big as the world and far bigger are not linked into every cell
+/// they cover: memory stays within a per-element budget of the empty grid's,
+/// and every query stays exact.
+#[test]
+fn elements_covering_the_world_do_not_blow_up_a_grid() {
+    let shapes = [
+        Shape::Grid {
+            columns: 256,
+            rows: 256,
+        },
+        Shape::Grid {
+            columns: 7,
+            rows: 3,
+        },
+        Shape::LooseGrid {
+            columns: 256,
+            rows: 256,
+            tight_columns: 128,
+            tight_rows: 128,
+        },
+        Shape::LooseGrid {
+            columns: 256,
+            rows: 256,
+            tight_columns: 256,
+            tight_rows: 256,
+        },
+    ];
+    for world in [UNIT, PIXELS, HUGE, FLAT, TINY, COARSE] {
+        for shape in shapes {
+            let (w, h) = (world.width(), world.height());
+            let mut index = shape.build(world);
+            let empty_bytes = index.stats().bytes;
+            let mut elements = Vec::new();
+            for i in 0..200 {
+                let grow = (i % 7) as f32 * 0.25;
+                let r = Rect::new(
+                    world.x1 - grow * w,
+                    world.y1 - grow * h,
+                    world.x2 + grow * w,
+                    world.y2 + grow * h,
+                );
+                elements.push((index.insert(r, i).unwrap(), r));
+            }
+            index.validate().unwrap();
+            assert_grid_memory(&index, empty_bytes, "inserted");
+            let probes = [
+                world,
+                Rect::point(world.x1, world.y1),
+                Rect::point(world.x1 + w * 0.5, world.y1 + h * 0.5),
+                Rect::new(
+                    world.x2 + w,
+                    world.y2 + h,
+                    world.x2 + 2.0 * w,
+                    world.y2 + 2.0 * h,
+                ),
+            ];
+            check_exact(&index, &elements, &probes);
+
+            // Move them around, still huge.
+            let handles: Vec<Handle> = elements.iter().map(|e| e.0).collect();
+            for (i, e) in elements.iter_mut().enumerate() {
+                let s = 1.0 + (i % 3) as f32;
+                e.1 = Rect::new(world.x1 - s * w, world.y1, world.x2, world.y2 + s * h);
+            }
+            let rects: Vec<Rect> = elements.iter().map(|e| e.1).collect();
+            index.update_many(&handles, &rects).unwrap();
+            index.cleanup();
+            index.validate().unwrap();
+            assert_grid_memory(&index, empty_bytes, "moved");
+            check_exact(&index, &elements, &probes);
+
+            // A few small ones in a corner, and the whole plane.
+            for i in 0..3 {
+                let r = Rect::point(world.x1 + w * 0.1 * i as f32, world.y1);
+                elements.push((index.insert(r, 1000 + i).unwrap(), r));
+            }
+            let r = Rect::new(f32::MIN, f32::MIN, f32::MAX, f32::MAX);
+            elements.push((index.insert(r, 2000).unwrap(), r));
+            index.validate().unwrap();
+            assert_grid_memory(&index, empty_bytes, "small ones added");
+            check_exact(&index, &elements, &probes);
+            check_traverse(&index, true);
+
+            // Gone again: back to the empty grid's shape.
+            index.remove_many(&handles).unwrap();
+            common::cleanup_fully(&mut index);
+            assert_grid_memory(&index, empty_bytes, "removed");
+            check_exact(&index, &elements[200..], &probes);
+        }
     }
 }
 
