@@ -1,16 +1,18 @@
-//! Small exhaustive sweeps: every size from 0 to 100, removed in forward,
-//! reverse and alternating order, re-inserted for several rounds, validated
-//! after every operation and compared with brute force after every round.
+//! Small exhaustive sweeps, on every structure: every size from 0 to 100,
+//! removed in forward, reverse and alternating order, re-inserted for several
+//! rounds, validated after every operation and compared with brute force after
+//! every round.
 
+#[macro_use]
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use common::{
     brute_pairs, brute_point, brute_query, check_fresh_handle, check_traverse, pairs_sorted,
-    query_point_sorted, query_sorted, Lcg,
+    query_point_sorted, query_sorted, Lcg, Subject,
 };
-use flatquad::{Error, Handle, Quadtree, Rect, SpatialIndex};
+use flatquad::{Error, Grid, Handle, LooseGrid, Quadtree, Rect, SpatialIndex};
 
 const WORLD: Rect = Rect::new(0.0, 0.0, 64.0, 64.0);
 const ROUNDS: u32 = 3;
@@ -55,14 +57,14 @@ fn removal_order(order: Order, n: usize) -> Vec<usize> {
     }
 }
 
-fn validate(tree: &Quadtree, context: &str) {
+fn validate<T: SpatialIndex>(tree: &T, context: &str) {
     if let Err(e) = tree.validate() {
         panic!("{context}: validate failed: {e}");
     }
 }
 
 /// Compares a few queries, point queries and `pairs()` with brute force.
-fn compare(tree: &Quadtree, live: &BTreeMap<Handle, Rect>, rng: &mut Lcg, context: &str) {
+fn compare<T: Subject>(tree: &T, live: &BTreeMap<Handle, Rect>, rng: &mut Lcg, context: &str) {
     assert_eq!(tree.len(), live.len(), "{context}");
     let mut probes = vec![
         WORLD,
@@ -104,7 +106,7 @@ fn compare(tree: &Quadtree, live: &BTreeMap<Handle, Rect>, rng: &mut Lcg, contex
 }
 
 /// Every call that takes a handle refuses a stale one, and changes nothing.
-fn assert_stale(tree: &mut Quadtree, h: Handle, context: &str) {
+fn assert_stale<T: SpatialIndex>(tree: &mut T, h: Handle, context: &str) {
     let want = format!("{:?}", Error::InvalidHandle(h));
     assert!(!tree.contains(h), "{context}: stale {h:?} still contained");
     assert_eq!(format!("{:?}", tree.id(h).unwrap_err()), want, "{context}");
@@ -134,9 +136,9 @@ fn assert_stale(tree: &mut Quadtree, h: Handle, context: &str) {
     assert_eq!(tree.len(), len);
 }
 
-fn sweep(n: usize, order: Order) {
+fn sweep<T: Subject>(make: fn(Rect) -> T, n: usize, order: Order) {
     let mut rng = Lcg(0x5eed_0000 ^ (n as u32 * 3 + order as u32));
-    let mut tree = Quadtree::new(WORLD, 4, 5).unwrap();
+    let mut tree = make(WORLD);
     let mut issued = BTreeSet::new();
     let mut old_rounds: Vec<Handle> = Vec::new();
     let mut slots_used = BTreeSet::new();
@@ -209,18 +211,11 @@ fn sweep(n: usize, order: Order) {
         }
         assert!(tree.is_empty());
         compare(&tree, &live, &mut rng, &format!("{context}, all removed"));
-        // Round 1 leaves the empty branches for round 2 to fill again.
+        // Round 1 leaves the empty branches (or a loose grid's boxes) for
+        // round 2 to fill again.
         if round != 1 {
-            for _ in 0..=tree.max_depth() {
-                tree.cleanup();
-                validate(&tree, &context);
-            }
-            assert_eq!(
-                tree.stats().nodes,
-                1,
-                "{context}: cleanup left {:?}",
-                tree.stats()
-            );
+            common::cleanup_fully(&mut tree);
+            common::assert_emptied(&tree, &format!("{context}, cleaned up"));
         }
         old_rounds.extend(handles);
     }
@@ -238,37 +233,33 @@ fn sweep(n: usize, order: Order) {
     compare(&tree, &live, &mut rng, &format!("n={n} {order:?} batch"));
     tree.clear();
     validate(&tree, "clear");
-    assert_eq!(tree.stats().nodes, 1);
+    common::assert_emptied(&tree, "clear");
     for &h in old_rounds.iter().chain(&handles) {
         assert_stale(&mut tree, h, &format!("n={n} {order:?} after clear"));
     }
 }
 
-#[test]
-fn sweep_forward_removal() {
+fn sweep_forward_removal<T: Subject>(make: fn(Rect) -> T) {
     for n in 0..=100 {
-        sweep(n, Order::Forward);
+        sweep(make, n, Order::Forward);
     }
 }
 
-#[test]
-fn sweep_reverse_removal() {
+fn sweep_reverse_removal<T: Subject>(make: fn(Rect) -> T) {
     for n in 0..=100 {
-        sweep(n, Order::Reverse);
+        sweep(make, n, Order::Reverse);
     }
 }
 
-#[test]
-fn sweep_alternating_removal() {
+fn sweep_alternating_removal<T: Subject>(make: fn(Rect) -> T) {
     for n in 0..=100 {
-        sweep(n, Order::Alternating);
+        sweep(make, n, Order::Alternating);
     }
 }
 
-#[test]
-fn sweep_batch_removal() {
+fn sweep_batch_removal<T: Subject>(make: fn(Rect) -> T) {
     for n in 0..=100 {
-        sweep(n, Order::Batch);
+        sweep(make, n, Order::Batch);
     }
 }
 
@@ -291,10 +282,9 @@ fn removal_orders_cover_every_index_once() {
 
 /// One slot reused until its generation runs out: every handle it gave is
 /// distinct, nonzero and below 2^53, and the slot is then retired for good.
-#[test]
-fn a_slot_is_retired_after_its_last_generation() {
+fn a_slot_is_retired_after_its_last_generation<T: Subject>(make: fn(Rect) -> T) {
     const MAX_GENERATION: u64 = (1 << 21) - 1;
-    let mut tree = Quadtree::new(WORLD, 4, 5).unwrap();
+    let mut tree = make(WORLD);
     let keep = tree.insert(Rect::new(1.0, 1.0, 2.0, 2.0), 0).unwrap();
     assert_eq!(keep.to_raw(), 1 << 32, "slot 0, generation 1");
     let r = Rect::new(10.0, 10.0, 20.0, 20.0);
@@ -333,4 +323,17 @@ fn a_slot_is_retired_after_its_last_generation() {
     assert!(!tree.contains(keep) && !tree.contains(h));
     validate(&tree, "after clear");
     assert_eq!(tree.len(), 3);
+}
+
+// Elements are 0 to 8 units a side in a 64-unit world: 16-unit grid cells hold
+// a few, and the tree splits to depth 5.
+per_structure! {
+    quadtree: |world| Quadtree::new(world, 4, 5),
+    grid: |world| Grid::new(world, 4, 4),
+    loose_grid: |world| LooseGrid::new(world, 8, 8, 4, 4);
+    sweep_forward_removal,
+    sweep_reverse_removal,
+    sweep_alternating_removal,
+    sweep_batch_removal,
+    a_slot_is_retired_after_its_last_generation,
 }
