@@ -2,7 +2,7 @@
 /* eslint-disable */
 
 /**
- * Names one element of one tree for as long as it is in the tree.
+ * Names one element of one index for as long as it is in the index.
  *
  * A handle is a plain JavaScript number: a positive integer below 2^53 (so it is
  * exact as a number and in a `Float64Array`), never 0. Removing the element, or
@@ -11,6 +11,12 @@
  * Arrays of handles are `Float64Array`s.
  */
 export type Handle = number
+
+/**
+ * Any of the classes: they have the same methods (each adds only its
+ * constructor options and their getters), so code written for one runs on all.
+ */
+export type SpatialIndex = Quadtree | Grid | LooseGrid
 
 /** The `code` of every error this package throws. */
 export type ErrorCode =
@@ -33,7 +39,7 @@ export type ErrorCode =
 /**
  * What every method throws: a `TypeError` (wrong argument type), a `RangeError`
  * (bad coordinates, inverted rectangles, bad lengths, out-of-range numbers) or an
- * `Error` (stale handles, busy tree), with a `code`; for an item of a batch call,
+ * `Error` (stale handles, busy index), with a `code`; for an item of a batch call,
  * `index` is its position in the batch. A call that throws changes nothing.
  */
 export interface FlatquadError extends Error {

@@ -2,7 +2,7 @@
 /* eslint-disable */
 
 /**
- * Names one element of one tree for as long as it is in the tree.
+ * Names one element of one index for as long as it is in the index.
  *
  * A handle is a plain JavaScript number: a positive integer below 2^53 (so it is
  * exact as a number and in a `Float64Array`), never 0. Removing the element, or
@@ -11,6 +11,12 @@
  * Arrays of handles are `Float64Array`s.
  */
 export type Handle = number
+
+/**
+ * Any of the classes: they have the same methods (each adds only its
+ * constructor options and their getters), so code written for one runs on all.
+ */
+export type SpatialIndex = Quadtree | Grid | LooseGrid
 
 /** The `code` of every error this package throws. */
 export type ErrorCode =
@@ -33,7 +39,7 @@ export type ErrorCode =
 /**
  * What every method throws: a `TypeError` (wrong argument type), a `RangeError`
  * (bad coordinates, inverted rectangles, bad lengths, out-of-range numbers) or an
- * `Error` (stale handles, busy tree), with a `code`; for an item of a batch call,
+ * `Error` (stale handles, busy index), with a `code`; for an item of a batch call,
  * `index` is its position in the batch. A call that throws changes nothing.
  */
 export interface FlatquadError extends Error {
@@ -51,73 +57,82 @@ export interface FlatquadError extends Error {
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
- * A flat quadtree over rectangles, for broad-phase collision detection and
- * region queries over many moving elements.
- *
- * Results are exact for 32-bit floats: a query returns precisely the elements
- * whose closed rectangle meets the closed query rectangle. Coordinates are
- * rounded to the nearest 32-bit float when they come in.
+ * A uniform grid over rectangles: for many elements of similar size. Same
+ * methods and exact results as `Quadtree`.
  */
-export declare class Quadtree {
+export declare class Grid {
   /**
-   * An empty tree over `world`. Elements and queries outside the world are
-   * fine (they live in the border leaves); the world only sets where the tree
-   * divides the plane.
+   * An empty grid over `world` (corners `{ x1, y1, x2, y2 }` or `{ x, y,
+   * width, height }`), of `columns × rows` cells, or of cells of `cellSize`
+   * (a number, or `[width, height]`); defaults for the world when the
+   * options are left out. Elements outside the world belong to the border cells.
    *
    * Throws a `RangeError` for a world that is not finite or has no area, or
    * options out of range; a `TypeError` for arguments of the wrong type.
    */
-  constructor(world: WorldRect, options?: QuadtreeOptions)
-  /** Number of elements in the tree. */
+  constructor(world: Rectangle | WorldRect, options?: GridCells | GridCellSize)
+  /** Columns of cells. */
+  get columns(): number
+  /** Rows of cells. */
+  get rows(): number
+  /** Width of a cell. */
+  get cellWidth(): number
+  /** Height of a cell. */
+  get cellHeight(): number
+  /** Which structure this is. */
+  get kind(): 'Grid'
+  /** Number of elements. */
   get size(): number
-  /** The world rectangle the tree was made with (as 32-bit floats). */
-  get world(): WorldRect
-  /** Elements a leaf holds before it splits. */
-  get maxElements(): number
-  /** Depth below which leaves no longer split. */
-  get maxDepth(): number
   /**
-   * Adds the rectangle `[x1, x2] × [y1, y2]` with an id of yours (an integer
-   * from 0 to 2^32 - 1; 0 when left out) and returns its handle.
+   * The world rectangle it was made with, as corners (32-bit floats,
+   * what it stores): `new Class(index.world, ...)` divides the same world.
+   */
+  get world(): Rectangle
+  /**
+   * Adds the rectangle `[x1, x2] × [y1, y2]` with an id of yours (an
+   * integer from 0 to 2^32 - 1; 0 when left out) and returns its handle.
+   * Coordinates are rounded to the nearest 32-bit float.
    *
-   * Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or infinite
-   * coordinates or `x1 > x2` / `y1 > y2`; the tree is then unchanged.
+   * Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or
+   * infinite coordinates (a number beyond the 32-bit range rounds to
+   * an infinity) or `x1 > x2` / `y1 > y2`; nothing is changed then.
    */
   insert(x1: number, y1: number, x2: number, y2: number, id?: number): Handle
   /**
-   * Removes an element; its handle goes stale. Throws an `Error` with code
-   * `ERR_FLATQUAD_INVALID_HANDLE` if the handle names no element (never issued,
-   * already removed, or cleared); the tree is then unchanged.
+   * Removes an element; its handle goes stale. Throws an `Error` with
+   * code `ERR_FLATQUAD_INVALID_HANDLE` if the handle names no element
+   * (never issued, already removed, or cleared); nothing is changed then.
    */
   remove(handle: Handle): void
   /**
    * Gives an element a new rectangle. Throws as `insert` does for a bad
-   * rectangle and as `remove` does for a bad handle; the tree is then unchanged.
+   * rectangle and as `remove` does for a bad handle; nothing is changed then.
    */
   move(handle: Handle, x1: number, y1: number, x2: number, y2: number): void
   /**
-   * Merges emptied branches, one level per call: call it once a frame, after
-   * the moves.
+   * The lazy tidying after moves and removals (a quadtree merges
+   * emptied branches, one level per call; a loose grid shrinks its
+   * cells' boxes): call it once a frame, after the moves.
    */
   cleanup(): void
   /** Removes every element (every handle goes stale); keeps the memory. */
   clear(): void
   /**
-   * Handles of the elements whose closed rectangle meets the closed rectangle
-   * `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a live handle; `0`,
-   * `null` or `undefined` omit nothing).
+   * Handles of the elements whose closed rectangle meets the closed
+   * rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
+   * live handle; `0`, `null` or `undefined` omit nothing).
    */
   query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null): Float64Array
   /**
-   * Handles of the elements whose closed rectangle holds the point `(x, y)`,
-   * leaving out `omit`.
+   * Handles of the elements whose closed rectangle holds the point
+   * `(x, y)`, leaving out `omit`.
    */
   queryPoint(x: number, y: number, omit?: Handle | null): Float64Array
   /**
-   * Calls `callback(handle)` for each element `query` would return, until the
-   * callback returns `false`. An exception thrown by the callback propagates.
-   * The callback may read the tree; a call that changes it throws
-   * `ERR_FLATQUAD_BUSY`.
+   * Calls `callback(handle)` for each element `query` would return,
+   * until the callback returns `false`. An exception thrown by the
+   * callback propagates. The callback may read the index; a call that
+   * changes it throws `ERR_FLATQUAD_BUSY`.
    */
   queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null): void
   /**
@@ -127,24 +142,32 @@ export declare class Quadtree {
   pairs(): Float64Array
   /**
    * The other elements whose rectangle meets this element's (touching
-   * counts): `query(...rectOf(handle), handle)`, but found from the element's
-   * own leaves, without walking down from the root.
+   * counts): `query(...rectOf(handle), handle)`, but structures that
+   * know where the element lies start there.
    */
   overlapping(handle: Handle): Float64Array
   /**
    * `overlapping` for every handle at once, the per-agent query of a
    * collision loop in one call: the neighbours of `handles[i]` are
-   * `hits.subarray(offsets[i], offsets[i + 1])`. A stale handle is refused
-   * (the error's `index` says which) and nothing is returned.
+   * `hits.subarray(offsets[i], offsets[i + 1])`. A stale handle is
+   * refused (the error's `index` says which) and nothing is returned.
    */
   overlappingMany(handles: Float64Array): QueryManyResult
+  /**
+   * One `query` per rectangle of `rects` (4 numbers each), in one call
+   * to the core (on several threads for big batches), leaving out
+   * `omit[i]` from query `i` when `omit` is given: then every entry
+   * must be a live handle (the error's `index` says which is not). The
+   * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
+   */
+  queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
-  /** The element's rectangle (as 32-bit floats: what the tree stores). */
+  /** The element's rectangle (as 32-bit floats: what the index stores). */
   rectOf(handle: Handle): Rectangle
   /**
-   * Whether `handle` names an element of this tree now (false for any number
-   * that is not a live handle).
+   * Whether `handle` names an element of this index now (false for any
+   * number that is not a live handle).
    */
   has(handle: Handle): boolean
   /** The handles of every element, in storage order. */
@@ -154,93 +177,488 @@ export declare class Quadtree {
    * `index` of the first bad one) if one of them is not live.
    */
   idsOf(handles: Float64Array): Uint32Array
-  /** Counts of elements, nodes, leaves and links, and the bytes held. */
+  /** Counts of elements, nodes or cells, leaves and links, and the bytes held. */
   stats(): Stats
   /**
-   * Calls `callback(node)` for every node, depth-first, parents before
-   * children, children in the order top-left, top-right, bottom-left,
-   * bottom-right; returning `false` stops the walk. An exception thrown by the
-   * callback propagates. The callback may read the tree; a call that changes
-   * it throws `ERR_FLATQUAD_BUSY`.
+   * Calls `callback(node)` for every node of a tree (depth-first,
+   * parents before children, children in the order top-left, top-right,
+   * bottom-left, bottom-right) or every cell of a grid (as leaves of
+   * depth 0); returning `false` stops the walk. An exception thrown by
+   * the callback propagates. The callback may read the index; a call
+   * that changes it throws `ERR_FLATQUAD_BUSY`.
    */
   traverse(callback: (node: NodeInfo) => boolean | void): void
   /**
-   * Every node in `traverse` order, as typed arrays ready to draw: `rects`
-   * (4 numbers per node), `depths`, `isLeaf` (1 or 0) and `counts`.
+   * Every node (or cell) in `traverse` order, as typed arrays ready to
+   * draw: `rects` (4 numbers per node), `depths`, `isLeaf` (1 or 0) and
+   * `counts`.
    */
   nodes(): Nodes
   /**
    * Adds `n` rectangles at once: `rects` holds `x1, y1, x2, y2` for each
-   * (a `Float32Array` is read in place; a `Float64Array` is rounded to 32-bit
-   * floats), `ids` one id each (all 0 when left out). Returns the `n` handles.
-   * Every rectangle is checked first: on error nothing is inserted, and the
-   * error's `index` says which rectangle was refused.
+   * (a `Float32Array` is read in place; a `Float64Array` is rounded to
+   * 32-bit floats), `ids` one id each (all 0 when left out). Returns the
+   * `n` handles. Every rectangle is checked first: on error nothing is
+   * inserted, and the error's `index` says which rectangle was refused.
    */
   insertMany(rects: Float32Array | Float64Array, ids?: Uint32Array | null): Float64Array
   /**
-   * Moves `handles[i]` to rectangle `i` of `rects` (4 numbers each), for every
-   * `i`. Everything is checked first: on error nothing moves, and the error's
-   * `index` says which item was refused.
+   * Moves `handles[i]` to rectangle `i` of `rects` (4 numbers each), for
+   * every `i`. Everything is checked first: on error nothing moves, and
+   * the error's `index` says which item was refused.
    */
   moveMany(handles: Float64Array, rects: Float32Array | Float64Array): void
   /**
-   * Removes every element of `handles`. Everything is checked first: on error
-   * (a stale or repeated handle) nothing is removed, and the error's `index`
-   * says which item was refused.
+   * Removes every element of `handles`. Everything is checked first: on
+   * error (a stale or repeated handle) nothing is removed, and the
+   * error's `index` says which item was refused.
    */
   removeMany(handles: Float64Array): void
   /**
-   * One `query` per rectangle of `rects` (4 numbers each), leaving out
-   * `omit[i]` from query `i` when `omit` is given (`0` omits nothing). The
-   * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
-   */
-  queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
-  /**
-   * Checks every invariant of the tree; throws an `Error` naming the first
-   * broken one. Costs time proportional to the tree: for tests, not frames.
+   * Checks every invariant; throws an `Error` naming the first broken
+   * one. Costs time proportional to the size: for tests, not frames.
    */
   validate(): void
   /**
-   * The tree's whole state as bytes (a Node `Buffer`); `Quadtree.fromBytes`
-   * gives back an equal tree, with the same handles valid.
+   * The whole state as bytes (a Node `Buffer`); `fromBytes` gives back
+   * an equal index, with the same handles valid.
    */
   toBytes(): Uint8Array
   /**
-   * A tree from `toBytes()`'s output. Damaged bytes throw
-   * `ERR_FLATQUAD_INVALID_BYTES`.
+   * An index of this class from `toBytes()`'s output. Damaged bytes,
+   * or a snapshot of another class (see the module's `fromBytes`),
+   * throw `ERR_FLATQUAD_INVALID_BYTES`.
+   */
+  static fromBytes(bytes: Uint8Array): Grid
+}
+
+/**
+ * The loose/tight double grid: every element in exactly one loose cell, whose
+ * box grows and shrinks around its elements. Same methods and exact results as
+ * `Quadtree`.
+ */
+export declare class LooseGrid {
+  /**
+   * An empty loose grid over `world` (corners `{ x1, y1, x2, y2 }` or `{ x,
+   * y, width, height }`), of `columns × rows` loose cells and `tightColumns ×
+   * tightRows` tight ones, or of loose cells of `cellSize`; defaults for the
+   * world when the options are left out.
+   *
+   * Throws a `RangeError` for a world that is not finite or has no area, or
+   * options out of range; a `TypeError` for arguments of the wrong type.
+   */
+  constructor(world: Rectangle | WorldRect, options?: LooseGridCells | LooseGridCellSize)
+  /** Columns of loose cells. */
+  get columns(): number
+  /** Rows of loose cells. */
+  get rows(): number
+  /** Columns of tight cells. */
+  get tightColumns(): number
+  /** Rows of tight cells. */
+  get tightRows(): number
+  /** Which structure this is. */
+  get kind(): 'LooseGrid'
+  /** Number of elements. */
+  get size(): number
+  /**
+   * The world rectangle it was made with, as corners (32-bit floats,
+   * what it stores): `new Class(index.world, ...)` divides the same world.
+   */
+  get world(): Rectangle
+  /**
+   * Adds the rectangle `[x1, x2] × [y1, y2]` with an id of yours (an
+   * integer from 0 to 2^32 - 1; 0 when left out) and returns its handle.
+   * Coordinates are rounded to the nearest 32-bit float.
+   *
+   * Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or
+   * infinite coordinates (a number beyond the 32-bit range rounds to
+   * an infinity) or `x1 > x2` / `y1 > y2`; nothing is changed then.
+   */
+  insert(x1: number, y1: number, x2: number, y2: number, id?: number): Handle
+  /**
+   * Removes an element; its handle goes stale. Throws an `Error` with
+   * code `ERR_FLATQUAD_INVALID_HANDLE` if the handle names no element
+   * (never issued, already removed, or cleared); nothing is changed then.
+   */
+  remove(handle: Handle): void
+  /**
+   * Gives an element a new rectangle. Throws as `insert` does for a bad
+   * rectangle and as `remove` does for a bad handle; nothing is changed then.
+   */
+  move(handle: Handle, x1: number, y1: number, x2: number, y2: number): void
+  /**
+   * The lazy tidying after moves and removals (a quadtree merges
+   * emptied branches, one level per call; a loose grid shrinks its
+   * cells' boxes): call it once a frame, after the moves.
+   */
+  cleanup(): void
+  /** Removes every element (every handle goes stale); keeps the memory. */
+  clear(): void
+  /**
+   * Handles of the elements whose closed rectangle meets the closed
+   * rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
+   * live handle; `0`, `null` or `undefined` omit nothing).
+   */
+  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null): Float64Array
+  /**
+   * Handles of the elements whose closed rectangle holds the point
+   * `(x, y)`, leaving out `omit`.
+   */
+  queryPoint(x: number, y: number, omit?: Handle | null): Float64Array
+  /**
+   * Calls `callback(handle)` for each element `query` would return,
+   * until the callback returns `false`. An exception thrown by the
+   * callback propagates. The callback may read the index; a call that
+   * changes it throws `ERR_FLATQUAD_BUSY`.
+   */
+  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null): void
+  /**
+   * Every pair of elements whose closed rectangles meet, each pair once:
+   * `[a0, b0, a1, b1, ...]`, 2 handles per pair.
+   */
+  pairs(): Float64Array
+  /**
+   * The other elements whose rectangle meets this element's (touching
+   * counts): `query(...rectOf(handle), handle)`, but structures that
+   * know where the element lies start there.
+   */
+  overlapping(handle: Handle): Float64Array
+  /**
+   * `overlapping` for every handle at once, the per-agent query of a
+   * collision loop in one call: the neighbours of `handles[i]` are
+   * `hits.subarray(offsets[i], offsets[i + 1])`. A stale handle is
+   * refused (the error's `index` says which) and nothing is returned.
+   */
+  overlappingMany(handles: Float64Array): QueryManyResult
+  /**
+   * One `query` per rectangle of `rects` (4 numbers each), in one call
+   * to the core (on several threads for big batches), leaving out
+   * `omit[i]` from query `i` when `omit` is given: then every entry
+   * must be a live handle (the error's `index` says which is not). The
+   * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
+   */
+  queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
+  /** The id the element was inserted with. */
+  idOf(handle: Handle): number
+  /** The element's rectangle (as 32-bit floats: what the index stores). */
+  rectOf(handle: Handle): Rectangle
+  /**
+   * Whether `handle` names an element of this index now (false for any
+   * number that is not a live handle).
+   */
+  has(handle: Handle): boolean
+  /** The handles of every element, in storage order. */
+  handles(): Float64Array
+  /**
+   * The ids of the elements `handles` names, in order. Throws (with the
+   * `index` of the first bad one) if one of them is not live.
+   */
+  idsOf(handles: Float64Array): Uint32Array
+  /** Counts of elements, nodes or cells, leaves and links, and the bytes held. */
+  stats(): Stats
+  /**
+   * Calls `callback(node)` for every node of a tree (depth-first,
+   * parents before children, children in the order top-left, top-right,
+   * bottom-left, bottom-right) or every cell of a grid (as leaves of
+   * depth 0); returning `false` stops the walk. An exception thrown by
+   * the callback propagates. The callback may read the index; a call
+   * that changes it throws `ERR_FLATQUAD_BUSY`.
+   */
+  traverse(callback: (node: NodeInfo) => boolean | void): void
+  /**
+   * Every node (or cell) in `traverse` order, as typed arrays ready to
+   * draw: `rects` (4 numbers per node), `depths`, `isLeaf` (1 or 0) and
+   * `counts`.
+   */
+  nodes(): Nodes
+  /**
+   * Adds `n` rectangles at once: `rects` holds `x1, y1, x2, y2` for each
+   * (a `Float32Array` is read in place; a `Float64Array` is rounded to
+   * 32-bit floats), `ids` one id each (all 0 when left out). Returns the
+   * `n` handles. Every rectangle is checked first: on error nothing is
+   * inserted, and the error's `index` says which rectangle was refused.
+   */
+  insertMany(rects: Float32Array | Float64Array, ids?: Uint32Array | null): Float64Array
+  /**
+   * Moves `handles[i]` to rectangle `i` of `rects` (4 numbers each), for
+   * every `i`. Everything is checked first: on error nothing moves, and
+   * the error's `index` says which item was refused.
+   */
+  moveMany(handles: Float64Array, rects: Float32Array | Float64Array): void
+  /**
+   * Removes every element of `handles`. Everything is checked first: on
+   * error (a stale or repeated handle) nothing is removed, and the
+   * error's `index` says which item was refused.
+   */
+  removeMany(handles: Float64Array): void
+  /**
+   * Checks every invariant; throws an `Error` naming the first broken
+   * one. Costs time proportional to the size: for tests, not frames.
+   */
+  validate(): void
+  /**
+   * The whole state as bytes (a Node `Buffer`); `fromBytes` gives back
+   * an equal index, with the same handles valid.
+   */
+  toBytes(): Uint8Array
+  /**
+   * An index of this class from `toBytes()`'s output. Damaged bytes,
+   * or a snapshot of another class (see the module's `fromBytes`),
+   * throw `ERR_FLATQUAD_INVALID_BYTES`.
+   */
+  static fromBytes(bytes: Uint8Array): LooseGrid
+}
+
+/**
+ * A flat quadtree over rectangles, for broad-phase collision detection and
+ * region queries over many moving elements of any sizes.
+ *
+ * Results are exact for 32-bit floats: a query returns precisely the elements
+ * whose closed rectangle meets the closed query rectangle. Coordinates are
+ * rounded to the nearest 32-bit float when they come in.
+ */
+export declare class Quadtree {
+  /**
+   * An empty tree over `world`, given as corners `{ x1, y1, x2, y2 }` or as
+   * `{ x, y, width, height }`. Elements and queries outside the world are
+   * fine (they live in the border leaves); the world only sets where the tree
+   * divides the plane. Options left out take their defaults.
+   *
+   * Throws a `RangeError` for a world that is not finite or has no area, or
+   * options out of range; a `TypeError` for arguments of the wrong type.
+   */
+  constructor(world: Rectangle | WorldRect, options?: QuadtreeOptions)
+  /** Elements a leaf holds before it splits. */
+  get maxElements(): number
+  /** Depth below which leaves no longer split. */
+  get maxDepth(): number
+  /** Which structure this is. */
+  get kind(): 'Quadtree'
+  /** Number of elements. */
+  get size(): number
+  /**
+   * The world rectangle it was made with, as corners (32-bit floats,
+   * what it stores): `new Class(index.world, ...)` divides the same world.
+   */
+  get world(): Rectangle
+  /**
+   * Adds the rectangle `[x1, x2] × [y1, y2]` with an id of yours (an
+   * integer from 0 to 2^32 - 1; 0 when left out) and returns its handle.
+   * Coordinates are rounded to the nearest 32-bit float.
+   *
+   * Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or
+   * infinite coordinates (a number beyond the 32-bit range rounds to
+   * an infinity) or `x1 > x2` / `y1 > y2`; nothing is changed then.
+   */
+  insert(x1: number, y1: number, x2: number, y2: number, id?: number): Handle
+  /**
+   * Removes an element; its handle goes stale. Throws an `Error` with
+   * code `ERR_FLATQUAD_INVALID_HANDLE` if the handle names no element
+   * (never issued, already removed, or cleared); nothing is changed then.
+   */
+  remove(handle: Handle): void
+  /**
+   * Gives an element a new rectangle. Throws as `insert` does for a bad
+   * rectangle and as `remove` does for a bad handle; nothing is changed then.
+   */
+  move(handle: Handle, x1: number, y1: number, x2: number, y2: number): void
+  /**
+   * The lazy tidying after moves and removals (a quadtree merges
+   * emptied branches, one level per call; a loose grid shrinks its
+   * cells' boxes): call it once a frame, after the moves.
+   */
+  cleanup(): void
+  /** Removes every element (every handle goes stale); keeps the memory. */
+  clear(): void
+  /**
+   * Handles of the elements whose closed rectangle meets the closed
+   * rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
+   * live handle; `0`, `null` or `undefined` omit nothing).
+   */
+  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null): Float64Array
+  /**
+   * Handles of the elements whose closed rectangle holds the point
+   * `(x, y)`, leaving out `omit`.
+   */
+  queryPoint(x: number, y: number, omit?: Handle | null): Float64Array
+  /**
+   * Calls `callback(handle)` for each element `query` would return,
+   * until the callback returns `false`. An exception thrown by the
+   * callback propagates. The callback may read the index; a call that
+   * changes it throws `ERR_FLATQUAD_BUSY`.
+   */
+  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null): void
+  /**
+   * Every pair of elements whose closed rectangles meet, each pair once:
+   * `[a0, b0, a1, b1, ...]`, 2 handles per pair.
+   */
+  pairs(): Float64Array
+  /**
+   * The other elements whose rectangle meets this element's (touching
+   * counts): `query(...rectOf(handle), handle)`, but structures that
+   * know where the element lies start there.
+   */
+  overlapping(handle: Handle): Float64Array
+  /**
+   * `overlapping` for every handle at once, the per-agent query of a
+   * collision loop in one call: the neighbours of `handles[i]` are
+   * `hits.subarray(offsets[i], offsets[i + 1])`. A stale handle is
+   * refused (the error's `index` says which) and nothing is returned.
+   */
+  overlappingMany(handles: Float64Array): QueryManyResult
+  /**
+   * One `query` per rectangle of `rects` (4 numbers each), in one call
+   * to the core (on several threads for big batches), leaving out
+   * `omit[i]` from query `i` when `omit` is given: then every entry
+   * must be a live handle (the error's `index` says which is not). The
+   * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
+   */
+  queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
+  /** The id the element was inserted with. */
+  idOf(handle: Handle): number
+  /** The element's rectangle (as 32-bit floats: what the index stores). */
+  rectOf(handle: Handle): Rectangle
+  /**
+   * Whether `handle` names an element of this index now (false for any
+   * number that is not a live handle).
+   */
+  has(handle: Handle): boolean
+  /** The handles of every element, in storage order. */
+  handles(): Float64Array
+  /**
+   * The ids of the elements `handles` names, in order. Throws (with the
+   * `index` of the first bad one) if one of them is not live.
+   */
+  idsOf(handles: Float64Array): Uint32Array
+  /** Counts of elements, nodes or cells, leaves and links, and the bytes held. */
+  stats(): Stats
+  /**
+   * Calls `callback(node)` for every node of a tree (depth-first,
+   * parents before children, children in the order top-left, top-right,
+   * bottom-left, bottom-right) or every cell of a grid (as leaves of
+   * depth 0); returning `false` stops the walk. An exception thrown by
+   * the callback propagates. The callback may read the index; a call
+   * that changes it throws `ERR_FLATQUAD_BUSY`.
+   */
+  traverse(callback: (node: NodeInfo) => boolean | void): void
+  /**
+   * Every node (or cell) in `traverse` order, as typed arrays ready to
+   * draw: `rects` (4 numbers per node), `depths`, `isLeaf` (1 or 0) and
+   * `counts`.
+   */
+  nodes(): Nodes
+  /**
+   * Adds `n` rectangles at once: `rects` holds `x1, y1, x2, y2` for each
+   * (a `Float32Array` is read in place; a `Float64Array` is rounded to
+   * 32-bit floats), `ids` one id each (all 0 when left out). Returns the
+   * `n` handles. Every rectangle is checked first: on error nothing is
+   * inserted, and the error's `index` says which rectangle was refused.
+   */
+  insertMany(rects: Float32Array | Float64Array, ids?: Uint32Array | null): Float64Array
+  /**
+   * Moves `handles[i]` to rectangle `i` of `rects` (4 numbers each), for
+   * every `i`. Everything is checked first: on error nothing moves, and
+   * the error's `index` says which item was refused.
+   */
+  moveMany(handles: Float64Array, rects: Float32Array | Float64Array): void
+  /**
+   * Removes every element of `handles`. Everything is checked first: on
+   * error (a stale or repeated handle) nothing is removed, and the
+   * error's `index` says which item was refused.
+   */
+  removeMany(handles: Float64Array): void
+  /**
+   * Checks every invariant; throws an `Error` naming the first broken
+   * one. Costs time proportional to the size: for tests, not frames.
+   */
+  validate(): void
+  /**
+   * The whole state as bytes (a Node `Buffer`); `fromBytes` gives back
+   * an equal index, with the same handles valid.
+   */
+  toBytes(): Uint8Array
+  /**
+   * An index of this class from `toBytes()`'s output. Damaged bytes,
+   * or a snapshot of another class (see the module's `fromBytes`),
+   * throw `ERR_FLATQUAD_INVALID_BYTES`.
    */
   static fromBytes(bytes: Uint8Array): Quadtree
 }
 
-/** One node of the tree, as `traverse` visits it. */
+/**
+ * An index of whichever class the snapshot (from `toBytes()`) holds: a
+ * `Quadtree`, a `Grid` or a `LooseGrid` (its `kind` says which). Damaged
+ * bytes throw `ERR_FLATQUAD_INVALID_BYTES`.
+ */
+export declare function fromBytes(bytes: Uint8Array): Quadtree | Grid | LooseGrid
+
+/** `Grid` options by count: `columns × rows` cells over the world. */
+export interface GridCells {
+  columns: number
+  rows: number
+}
+
+/**
+ * `Grid` options by size: cells of `cellSize` (square) or `[width, height]`,
+ * as many as cover the world.
+ */
+export interface GridCellSize {
+  cellSize: number | [number, number]
+}
+
+/**
+ * `LooseGrid` options by count: `columns × rows` loose cells (every element
+ * in exactly one, whose box grows and shrinks around its elements) and
+ * `tightColumns × tightRows` tight cells over the same world.
+ */
+export interface LooseGridCells {
+  columns: number
+  rows: number
+  tightColumns: number
+  tightRows: number
+}
+
+/** `LooseGrid` options by size: square loose cells of `cellSize`. */
+export interface LooseGridCellSize {
+  cellSize: number
+}
+
+/** One node of a tree or one cell of a grid, as `traverse` visits it. */
 export interface NodeInfo {
-  /** The node's index in the node array (the root is 0). */
+  /** The node's (or cell's) index in its structure (a tree's root is 0). */
   index: number
-  /** Depth: 0 for the root. */
+  /** Depth: 0 for a tree's root and for a grid's cells. */
   depth: number
+  /**
+   * The node's or cell's rectangle (a loose grid's cells: the box that
+   * bounds their elements).
+   */
   x1: number
   y1: number
   x2: number
   y2: number
-  /** Whether the node is a leaf (else a branch with four children). */
+  /**
+   * Whether it holds elements directly: a leaf, or a grid's cell (else a
+   * branch with four children).
+   */
   isLeaf: boolean
-  /** Element links in the leaf; 0 for a branch. */
+  /** Elements it holds directly; 0 for a branch. */
   count: number
 }
 
-/** Every node of the tree in `traverse` order, as arrays ready to draw. */
+/** Every node (or cell) in `traverse` order, as arrays ready to draw. */
 export interface Nodes {
   /** `x1, y1, x2, y2` of each node's cell: 4 numbers per node. */
   rects: Float32Array
-  /** Depth of each node (0 for the root). */
+  /** Depth of each node (0 for a tree's root and for a grid's cells). */
   depths: Uint8Array
-  /** 1 for a leaf, 0 for a branch. */
+  /** 1 for a leaf or a cell, 0 for a branch. */
   isLeaf: Uint8Array
-  /** Element links in each leaf (0 for a branch). */
+  /** Elements each holds directly (0 for a branch). */
   counts: Uint32Array
 }
 
-/** Construction options. */
+/** `Quadtree` options; a left-out one takes its default. */
 export interface QuadtreeOptions {
   /** Elements a leaf holds before it splits (default 8, at least 1). */
   maxElements?: number
@@ -253,17 +671,20 @@ export interface QuadtreeOptions {
 }
 
 /**
- * The hits of `queryMany`: the hits of rectangle `i` are
+ * The hits of `queryMany` and `overlappingMany`: the hits of item `i` are
  * `hits.subarray(offsets[i], offsets[i + 1])`.
  */
 export interface QueryManyResult {
-  /** `n + 1` offsets into `hits`, for `n` query rectangles; `offsets[0]` is 0. */
+  /** `n + 1` offsets into `hits`, for `n` items; `offsets[0]` is 0. */
   offsets: Uint32Array
-  /** The handles found, query after query. */
+  /** The handles found, item after item. */
   hits: Float64Array
 }
 
-/** A closed rectangle `[x1, x2] × [y1, y2]`. */
+/**
+ * A closed rectangle `[x1, x2] × [y1, y2]`: the form of every rectangle the
+ * API returns, and of the world it takes.
+ */
 export interface Rectangle {
   x1: number
   y1: number
@@ -271,25 +692,29 @@ export interface Rectangle {
   y2: number
 }
 
-/** Counts of what the tree holds. */
+/** Counts of what an index holds. */
 export interface Stats {
   /** Live elements. */
   elements: number
-  /** Nodes, branches and leaves. */
+  /** Nodes (branches and leaves) or cells. */
   nodes: number
-  /** Leaves, empty ones included. */
+  /** Leaves or cells, empty ones included. */
   leaves: number
-  /** Leaves holding no element. */
+  /** Leaves or cells holding no element. */
   emptyLeaves: number
-  /** Deepest depth any node has. */
+  /** Deepest depth any node has (0 for a grid). */
   maxDepthReached: number
-  /** Element links in leaves: one per element per leaf it lies in. */
+  /** Element links: one per element per leaf or cell it is listed in. */
   elementLinks: number
-  /** Bytes the tree holds, the capacity of its pools included. */
+  /** Bytes the index holds, the capacity of its pools included. */
   bytes: number
 }
 
-/** The world rectangle: top-left corner `(x, y)`, `width` and `height`. */
+/**
+ * The other form of the world a constructor takes: top-left corner `(x, y)`,
+ * `width` and `height`. The far corner is added in 64-bit floats, then every
+ * corner rounded once to a 32-bit float.
+ */
 export interface WorldRect {
   x: number
   y: number

@@ -835,4 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.Grid = nativeBinding.Grid
+module.exports.LooseGrid = nativeBinding.LooseGrid
 module.exports.Quadtree = nativeBinding.Quadtree
+module.exports.fromBytes = nativeBinding.fromBytes

@@ -1,25 +1,32 @@
-// `import` from ES modules: named and default exports, and the same class as
-// `require` gives (one addon, loaded once). Also: the typings match the class.
+// `import` from ES modules: named and default exports, and the same classes as
+// `require` gives (one addon, loaded once). Also: the typings match the classes.
 import { it } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
 import { readFileSync } from 'node:fs'
-import flatquad, { Quadtree } from 'flatquad'
+import flatquad, { Grid, LooseGrid, Quadtree, fromBytes } from 'flatquad'
 
 const require = createRequire(import.meta.url)
+const CLASSES = { Quadtree, Grid, LooseGrid }
 
-it('named and default imports give the class', () => {
-  assert.equal(typeof Quadtree, 'function')
-  assert.equal(flatquad.Quadtree, Quadtree)
-  const tree = new Quadtree({ x: 0, y: 0, width: 10, height: 10 })
-  assert.ok(tree instanceof Quadtree)
-  assert.equal(tree.size, 0)
+it('named and default imports give the classes', () => {
+  for (const [name, Class] of Object.entries(CLASSES)) {
+    assert.equal(typeof Class, 'function')
+    assert.equal(flatquad[name], Class)
+    const index = new Class({ x: 0, y: 0, width: 10, height: 10 })
+    assert.ok(index instanceof Class)
+    assert.equal(index.size, 0)
+  }
+  assert.equal(flatquad.fromBytes, fromBytes)
 })
 
 it('import and require load the same addon', () => {
-  assert.equal(require('flatquad').Quadtree, Quadtree)
-  const tree = new (require('flatquad').Quadtree)({ x: 0, y: 0, width: 1, height: 1 })
-  assert.ok(tree instanceof Quadtree)
+  for (const [name, Class] of Object.entries(CLASSES)) {
+    assert.equal(require('flatquad')[name], Class)
+    const index = new (require('flatquad')[name])({ x1: 0, y1: 0, x2: 1, y2: 1 })
+    assert.ok(index instanceof Class)
+  }
+  assert.equal(require('flatquad').fromBytes, fromBytes)
 })
 
 it('package.json points at files that exist', () => {
@@ -30,15 +37,29 @@ it('package.json points at files that exist', () => {
   }
 })
 
-it('index.d.ts declares every method and getter of the class, and nothing it lacks', () => {
+it('index.d.ts declares every method and getter of each class, and nothing it lacks', () => {
   const dts = readFileSync(new URL('../index.d.ts', import.meta.url), 'utf8')
-  const body = dts.match(/export declare class Quadtree \{([\s\S]*?)\n\}/)[1]
-  const declared = new Set([...body.matchAll(/^ {2}(?:static |get )?(\w+)\(/gm)].map((m) => m[1]))
-  declared.delete('constructor')
-  const runtime = new Set(
-    [...Object.getOwnPropertyNames(Quadtree.prototype), ...Object.getOwnPropertyNames(Quadtree)]
-      .filter((name) => !['constructor', 'length', 'name', 'prototype', 'arguments', 'caller'].includes(name) && !name.startsWith('__')),
-  )
-  assert.deepEqual([...declared].sort(), [...runtime].sort())
+  const shared = {}
+  for (const [name, Class] of Object.entries(CLASSES)) {
+    const body = dts.match(new RegExp(`export declare class ${name} \\{([\\s\\S]*?)\\n\\}`))[1]
+    const declared = new Set([...body.matchAll(/^ {2}(?:static |get )?(\w+)\(/gm)].map((m) => m[1]))
+    declared.delete('constructor')
+    const runtime = new Set(
+      [...Object.getOwnPropertyNames(Class.prototype), ...Object.getOwnPropertyNames(Class)]
+        .filter((key) => !['constructor', 'length', 'name', 'prototype', 'arguments', 'caller'].includes(key) && !key.startsWith('__')),
+    )
+    assert.deepEqual([...declared].sort(), [...runtime].sort(), name)
+    assert.match(body, new RegExp(`get kind\\(\\): '${name}'`))
+    assert.match(body, new RegExp(`static fromBytes\\(bytes: Uint8Array\\): ${name}$`, 'm'))
+    shared[name] = declared
+  }
+  // The shared API is the same on every class: each adds only its parameters.
+  const common = [...shared.Quadtree].filter((key) => shared.Grid.has(key) && shared.LooseGrid.has(key))
+  const SHARED = 'kind size world insert remove move cleanup clear query queryPoint queryWith pairs overlapping overlappingMany queryMany idOf rectOf has handles idsOf stats traverse nodes insertMany moveMany removeMany validate toBytes fromBytes'
+  assert.deepEqual(common.sort(), SHARED.split(' ').sort())
+  assert.deepEqual([...shared.Quadtree].filter((k) => !common.includes(k)).sort(), ['maxDepth', 'maxElements'])
+  assert.deepEqual([...shared.Grid].filter((k) => !common.includes(k)).sort(), ['cellHeight', 'cellWidth', 'columns', 'rows'])
+  assert.deepEqual([...shared.LooseGrid].filter((k) => !common.includes(k)).sort(), ['columns', 'rows', 'tightColumns', 'tightRows'])
+  assert.match(dts, /export declare function fromBytes\(bytes: Uint8Array\): Quadtree \| Grid \| LooseGrid/)
   assert.match(dts, /export type Handle = number/)
 })

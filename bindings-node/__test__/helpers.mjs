@@ -1,6 +1,46 @@
-// Shared by the tests: a seeded PRNG, f32 rectangles, the brute-force oracle,
-// and assertions on thrown errors.
+// Shared by the tests: the classes under test, a seeded PRNG, f32 rectangles,
+// the brute-force oracle, and assertions on thrown errors.
 import assert from 'node:assert/strict'
+import { Grid, LooseGrid, Quadtree } from 'flatquad'
+
+/**
+ * Every class, for the suites that test the shared API on all of them:
+ * `options(next, width, height)` picks options for a world of that size from a
+ * PRNG (defaults included), `small` makes many cells or nodes for a handful of
+ * elements in a world of about 100 × 100.
+ */
+export const CLASSES = [
+  {
+    name: 'Quadtree',
+    Class: Quadtree,
+    small: { maxElements: 2, maxDepth: 4 },
+    options: (next) => ({ maxElements: 1 + Math.floor(next() * 8), maxDepth: Math.floor(next() * 12) }),
+  },
+  {
+    name: 'Grid',
+    Class: Grid,
+    small: { columns: 8, rows: 8 },
+    options: (next, width, height) => {
+      const pick = next()
+      if (pick < 0.2) return undefined
+      if (pick < 0.35) return { cellSize: width * (0.02 + next() * 0.3) }
+      if (pick < 0.5) return { cellSize: [width * (0.02 + next() * 0.3), height * (0.02 + next() * 0.3)] }
+      return { columns: 1 + Math.floor(next() * 40), rows: 1 + Math.floor(next() * 40) }
+    },
+  },
+  {
+    name: 'LooseGrid',
+    Class: LooseGrid,
+    small: { columns: 8, rows: 6, tightColumns: 4, tightRows: 3 },
+    options: (next, width) => {
+      const pick = next()
+      if (pick < 0.2) return undefined
+      if (pick < 0.4) return { cellSize: width * (0.02 + next() * 0.3) }
+      const [columns, rows] = [1 + Math.floor(next() * 24), 1 + Math.floor(next() * 24)]
+      return { columns, rows, tightColumns: 1 + Math.floor(next() * columns), tightRows: 1 + Math.floor(next() * rows) }
+    },
+  },
+]
 
 export const f32 = Math.fround
 

@@ -1,14 +1,32 @@
 // Model-based test: fast-check runs random command sequences (insert, remove,
-// move, cleanup, clear, query, queryPoint, pairs and the batch calls) against the
-// tree and against a plain-JS model (a Map handle -> rectangle), comparing every
-// answer, and checking that refused calls change nothing.
-import { it } from 'node:test'
+// move, cleanup, clear, query, queryPoint, pairs and the batch calls) against
+// each class (Quadtree, Grid, LooseGrid) and against a plain-JS model (a Map
+// handle -> rectangle), comparing every answer, and checking that refused calls
+// change nothing.
+import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
-import { Quadtree } from 'flatquad'
-import { oracle, pairSet, sorted, throwsLike, toF32 } from './helpers.mjs'
+import { CLASSES, oracle, pairSet, sorted, throwsLike, toF32 } from './helpers.mjs'
 
 const WORLD = { x: 0, y: 0, width: 64, height: 64 }
+
+/** Options for each class: defaults, counts, sizes. */
+const count = fc.integer({ min: 1, max: 12 })
+const OPTIONS = {
+  Quadtree: fc.record({ maxElements: fc.integer({ min: 1, max: 6 }), maxDepth: fc.integer({ min: 0, max: 7 }) }),
+  Grid: fc.oneof(
+    fc.constant(undefined),
+    fc.record({ columns: count, rows: count }),
+    fc.record({ cellSize: fc.oneof(fc.integer({ min: 1, max: 80 }), fc.tuple(fc.integer({ min: 1, max: 80 }), fc.integer({ min: 1, max: 80 }))) }),
+  ),
+  LooseGrid: fc.oneof(
+    fc.constant(undefined),
+    fc
+      .tuple(count, count, count, count)
+      .map(([columns, rows, a, b]) => ({ columns, rows, tightColumns: 1 + (a % columns), tightRows: 1 + (b % rows) })),
+    fc.record({ cellSize: fc.integer({ min: 1, max: 80 }) }),
+  ),
+}
 
 /** The model: live elements, and handles that went stale. */
 class Model {
@@ -250,20 +268,19 @@ const commands = [
   fc.constant(new Pairs()),
 ]
 
-it('random command sequences agree with a plain-JS model', () => {
-  fc.assert(
-    fc.property(
-      fc.integer({ min: 1, max: 6 }),
-      fc.integer({ min: 0, max: 7 }),
-      fc.commands(commands, { maxCommands: 150, size: 'max' }),
-      (maxElements, maxDepth, cmds) => {
-        const setup = () => ({
-          model: new Model(),
-          real: { tree: new Quadtree(WORLD, { maxElements, maxDepth }) },
-        })
-        fc.modelRun(setup, cmds)
-      },
-    ),
-    { numRuns: 1500 },
-  )
-})
+for (const { name, Class } of CLASSES) {
+  describe(name, () => {
+    it('random command sequences agree with a plain-JS model', () => {
+      fc.assert(
+        fc.property(OPTIONS[name], fc.commands(commands, { maxCommands: 150, size: 'max' }), (options, cmds) => {
+          const setup = () => ({
+            model: new Model(),
+            real: { tree: new Class(WORLD, options) },
+          })
+          fc.modelRun(setup, cmds)
+        }),
+        { numRuns: 1500 },
+      )
+    })
+  })
+}

@@ -1,9 +1,10 @@
 // Every query form and every batch call against a brute-force scan, on random
-// data at several world scales, with elements inside, across and outside the world.
+// data at several world scales, with elements inside, across and outside the
+// world, for every class.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { Quadtree } from 'flatquad'
-import { f32, oracle, pairSet, rng, sorted, toF32 } from './helpers.mjs'
+import { Grid, LooseGrid, Quadtree, fromBytes } from 'flatquad'
+import { CLASSES, f32, oracle, pairSet, rng, sorted, toF32 } from './helpers.mjs'
 
 // Worlds from 0..1 to ±1e6, square and not, with the origin anywhere.
 const WORLDS = [
@@ -56,18 +57,22 @@ function checkAll(tree, elements, next, world, label) {
       assert.equal(calls, 1, `${label}: queryWith stops on false`)
     }
   }
-  // queryMany: the same queries in one call, as Float32Array and Float64Array.
+  // queryMany: the same queries in one call, as Float32Array and Float64Array;
+  // with omit, one live handle per query.
   const rects = queries.map(([q]) => q)
-  const omits = new Float64Array(queries.map(([, o]) => o ?? 0))
+  const omits = live.length ? new Float64Array(queries.map(() => live[Math.floor(next() * live.length)])) : null
   for (const array of [flat(rects), new Float64Array(flat(rects))]) {
-    const { offsets, hits } = tree.queryMany(array, omits)
-    assert.equal(offsets.length, rects.length + 1)
-    assert.equal(offsets[0], 0)
-    queries.forEach(([q, omit], i) => {
-      assert.deepEqual(sorted(hits.subarray(offsets[i], offsets[i + 1])), oracle.query(elements, q, omit), `${label}: queryMany ${i}`)
-    })
+    if (omits) {
+      const { offsets, hits } = tree.queryMany(array, omits)
+      assert.equal(offsets.length, rects.length + 1)
+      assert.equal(offsets[0], 0)
+      rects.forEach((q, i) => {
+        assert.deepEqual(sorted(hits.subarray(offsets[i], offsets[i + 1])), oracle.query(elements, q, omits[i]), `${label}: queryMany ${i}`)
+      })
+    }
     const plain = tree.queryMany(array)
-    queries.forEach(([q], i) => {
+    assert.equal(plain.offsets.length, rects.length + 1)
+    rects.forEach((q, i) => {
       assert.deepEqual(sorted(plain.hits.subarray(plain.offsets[i], plain.offsets[i + 1])), oracle.query(elements, q, undefined))
     })
   }
@@ -105,87 +110,98 @@ function checkAll(tree, elements, next, world, label) {
   }
 }
 
-for (const { name, world } of WORLDS) {
-  describe(`oracle: ${name} world`, () => {
-    for (const seed of [1, 2, 3]) {
-      it(`seed ${seed}: insert, insertMany, move, moveMany, remove, removeMany, cleanup, clear`, () => {
-        const next = rng(seed * 7919 + name.length)
-        const tree = new Quadtree(world, { maxElements: 1 + Math.floor(next() * 8), maxDepth: Math.floor(next() * 12) })
-        const elements = new Map()
-        const ids = new Map()
-        // Single inserts with ids, then a batch with ids.
-        for (let i = 0; i < 150; i++) {
-          const r = randomRect(next, world)
-          const h = tree.insert(...r, i)
-          elements.set(h, r)
-          ids.set(h, i)
-        }
-        const batch = Array.from({ length: 250 }, () => randomRect(next, world))
-        const batchIds = new Uint32Array(batch.map((_, i) => 1000 + i))
-        const handles = tree.insertMany(next() < 0.5 ? flat(batch) : new Float64Array(flat(batch)), batchIds)
-        assert.equal(handles.length, batch.length)
-        handles.forEach((h, i) => {
-          elements.set(h, batch[i])
-          ids.set(h, 1000 + i)
-        })
-        // A few duplicates of one rectangle: a pile no split can separate.
-        const pile = randomRect(next, world)
-        for (const h of tree.insertMany(flat(Array(20).fill(pile)))) {
-          elements.set(h, pile)
-          ids.set(h, 0) // ids left out are 0
-        }
-        checkAll(tree, elements, next, world, 'after inserts')
-        const all = [...elements.keys()]
-        assert.deepEqual(Array.from(tree.idsOf(new Float64Array(all))), all.map((h) => ids.get(h)))
-        for (const h of all.slice(0, 30)) assert.equal(tree.idOf(h), ids.get(h))
-
-        // Moves: single and batched, small steps and jumps.
-        for (let frame = 0; frame < 3; frame++) {
-          const live = [...elements.keys()]
-          for (const h of live.slice(0, 40)) {
+for (const { name: className, Class, options } of CLASSES) {
+  for (const { name, world } of WORLDS) {
+    describe(`oracle: ${className}, ${name} world`, () => {
+      for (const seed of [1, 2, 3]) {
+        it(`seed ${seed}: insert, insertMany, move, moveMany, remove, removeMany, cleanup, clear`, () => {
+          const next = rng(seed * 7919 + name.length)
+          // The world as corners or as { x, y, width, height }: the same rectangle.
+          const { x, y, width, height } = world
+          const given = seed % 2 ? world : { x1: x, y1: y, x2: x + width, y2: y + height }
+          const tree = new Class(given, options(next, width, height))
+          assert.deepEqual(tree.world, { x1: f32(x), y1: f32(y), x2: f32(x + width), y2: f32(y + height) })
+          const elements = new Map()
+          const ids = new Map()
+          // Single inserts with ids, then a batch with ids.
+          for (let i = 0; i < 150; i++) {
             const r = randomRect(next, world)
-            tree.move(h, ...r)
+            const h = tree.insert(...r, i)
+            elements.set(h, r)
+            ids.set(h, i)
+          }
+          const batch = Array.from({ length: 250 }, () => randomRect(next, world))
+          const batchIds = new Uint32Array(batch.map((_, i) => 1000 + i))
+          const handles = tree.insertMany(next() < 0.5 ? flat(batch) : new Float64Array(flat(batch)), batchIds)
+          assert.equal(handles.length, batch.length)
+          handles.forEach((h, i) => {
+            elements.set(h, batch[i])
+            ids.set(h, 1000 + i)
+          })
+          // A few duplicates of one rectangle: a pile no split can separate.
+          const pile = randomRect(next, world)
+          for (const h of tree.insertMany(flat(Array(20).fill(pile)))) {
+            elements.set(h, pile)
+            ids.set(h, 0) // ids left out are 0
+          }
+          checkAll(tree, elements, next, world, 'after inserts')
+          const all = [...elements.keys()]
+          assert.deepEqual(Array.from(tree.idsOf(new Float64Array(all))), all.map((h) => ids.get(h)))
+          for (const h of all.slice(0, 30)) assert.equal(tree.idOf(h), ids.get(h))
+
+          // Moves: single and batched, small steps and jumps.
+          for (let frame = 0; frame < 3; frame++) {
+            const live = [...elements.keys()]
+            for (const h of live.slice(0, 40)) {
+              const r = randomRect(next, world)
+              tree.move(h, ...r)
+              elements.set(h, r)
+            }
+            const moving = live.filter(() => next() < 0.6)
+            const targets = moving.map(() => randomRect(next, world))
+            tree.moveMany(new Float64Array(moving), frame % 2 ? flat(targets) : new Float64Array(flat(targets)))
+            moving.forEach((h, i) => elements.set(h, targets[i]))
+            tree.cleanup()
+            checkAll(tree, elements, next, world, `after moves ${frame}`)
+          }
+          // Removals: single and batched; cleanup merges bottom-up over calls.
+          const live = [...elements.keys()]
+          for (const h of live.slice(0, 50)) {
+            tree.remove(h)
+            elements.delete(h)
+            assert.ok(!tree.has(h))
+          }
+          const gone = live.slice(50).filter(() => next() < 0.5)
+          tree.removeMany(new Float64Array(gone))
+          for (const h of gone) elements.delete(h)
+          for (let k = 0; k < 15; k++) tree.cleanup()
+          checkAll(tree, elements, next, world, 'after removals')
+          // Reinserting reuses slots, with fresh handles.
+          for (let i = 0; i < 50; i++) {
+            const r = randomRect(next, world)
+            const h = tree.insert(...r)
+            assert.ok(!live.includes(h) || elements.has(h), 'a stale handle was issued again')
             elements.set(h, r)
           }
-          const moving = live.filter(() => next() < 0.6)
-          const targets = moving.map(() => randomRect(next, world))
-          tree.moveMany(new Float64Array(moving), frame % 2 ? flat(targets) : new Float64Array(flat(targets)))
-          moving.forEach((h, i) => elements.set(h, targets[i]))
-          tree.cleanup()
-          checkAll(tree, elements, next, world, `after moves ${frame}`)
-        }
-        // Removals: single and batched; cleanup merges bottom-up over calls.
-        const live = [...elements.keys()]
-        for (const h of live.slice(0, 50)) {
-          tree.remove(h)
-          elements.delete(h)
-          assert.ok(!tree.has(h))
-        }
-        const gone = live.slice(50).filter(() => next() < 0.5)
-        tree.removeMany(new Float64Array(gone))
-        for (const h of gone) elements.delete(h)
-        for (let k = 0; k < 15; k++) tree.cleanup()
-        checkAll(tree, elements, next, world, 'after removals')
-        // Reinserting reuses slots, with fresh handles.
-        for (let i = 0; i < 50; i++) {
-          const r = randomRect(next, world)
-          const h = tree.insert(...r)
-          assert.ok(!live.includes(h) || elements.has(h), 'a stale handle was issued again')
-          elements.set(h, r)
-        }
-        checkAll(tree, elements, next, world, 'after reinserts')
-        // A snapshot gives an equal tree.
-        const copy = Quadtree.fromBytes(tree.toBytes())
-        checkAll(copy, elements, next, world, 'snapshot')
-        // clear: everything goes, handles stale.
-        tree.clear()
-        assert.equal(tree.size, 0)
-        assert.equal(tree.pairs().length, 0)
-        assert.ok(![...elements.keys()].some((h) => tree.has(h)))
-        checkAll(tree, new Map(), next, world, 'after clear')
-      })
-    }
-  })
+          checkAll(tree, elements, next, world, 'after reinserts')
+          // A snapshot gives an equal index, through the class and the module.
+          const copy = Class.fromBytes(tree.toBytes())
+          assert.ok(copy instanceof Class)
+          checkAll(copy, elements, next, world, 'snapshot')
+          const any = fromBytes(tree.toBytes())
+          assert.ok(any instanceof Class)
+          assert.equal(any.kind, className)
+          assert.deepEqual(any.toBytes(), tree.toBytes())
+          // clear: everything goes, handles stale.
+          tree.clear()
+          assert.equal(tree.size, 0)
+          assert.equal(tree.pairs().length, 0)
+          assert.ok(![...elements.keys()].some((h) => tree.has(h)))
+          checkAll(tree, new Map(), next, world, 'after clear')
+        })
+      }
+    })
+  }
 }
 
 describe('nodes() and traverse()', () => {
@@ -234,13 +250,48 @@ describe('nodes() and traverse()', () => {
 
   it('world, options and defaults', () => {
     const tree = new Quadtree({ x: 1.5, y: -2, width: 10, height: 3 })
-    assert.deepEqual(tree.world, { x: 1.5, y: -2, width: 10, height: 3 })
+    assert.deepEqual(tree.world, { x1: 1.5, y1: -2, x2: 11.5, y2: 1 })
     assert.equal(tree.maxElements, 8)
     assert.equal(tree.maxDepth, 8)
-    const tuned = new Quadtree({ x: 0, y: 0, width: 1, height: 1 }, { maxElements: 3, maxDepth: 30 })
+    const tuned = new Quadtree({ x1: 0, y1: 0, x2: 1, y2: 1 }, { maxElements: 3, maxDepth: 30 })
     assert.equal(tuned.maxElements, 3)
     assert.equal(tuned.maxDepth, 30)
+    assert.equal(new Quadtree(tree.world, { maxDepth: 2 }).maxElements, 8) // one left out: its default
     const coords = tree.insert(0.1, 0.2, 0.30000001, 0.4)
     assert.deepEqual(Object.values(tree.rectOf(coords)), [0.1, 0.2, 0.30000001, 0.4].map(f32))
   })
+})
+
+describe('every class: traverse() and nodes() agree, parameters read back', () => {
+  for (const { name, Class, small } of CLASSES) {
+    it(name, () => {
+      const world = { x: -10, y: 20, width: 80, height: 40 }
+      const index = new Class(world, small)
+      assert.equal(index.kind, name)
+      const next = rng(7)
+      index.insertMany(flat(Array.from({ length: 200 }, () => randomRect(next, world))))
+      const visited = []
+      index.traverse((node) => {
+        visited.push(node)
+      })
+      const { rects: cells, depths, isLeaf, counts } = index.nodes()
+      assert.equal(cells.length, 4 * visited.length)
+      visited.forEach((node, i) => {
+        assert.deepEqual([node.x1, node.y1, node.x2, node.y2], Array.from(cells.subarray(4 * i, 4 * i + 4)))
+        assert.deepEqual([node.depth, node.isLeaf ? 1 : 0, node.count], [depths[i], isLeaf[i], counts[i]])
+      })
+      const stats = index.stats()
+      for (const key of ['elements', 'nodes', 'leaves', 'emptyLeaves', 'maxDepthReached', 'elementLinks', 'bytes']) {
+        assert.equal(typeof stats[key], 'number', key)
+      }
+      // The getters of each class's parameters are numbers (what the core chose).
+      const getters = { Quadtree: ['maxElements', 'maxDepth'], Grid: ['columns', 'rows', 'cellWidth', 'cellHeight'], LooseGrid: ['columns', 'rows', 'tightColumns', 'tightRows'] }
+      for (const getter of getters[name]) assert.equal(typeof index[getter], 'number', getter)
+      // The same world in both forms gives the same index; the world reads back as corners.
+      const corners = new Class({ x1: -10, y1: 20, x2: 70, y2: 60 }, small)
+      assert.deepEqual(corners.world, index.world)
+      assert.deepEqual(index.world, { x1: -10, y1: 20, x2: 70, y2: 60 })
+      assert.deepEqual(new Class(index.world).toBytes(), new Class(world).toBytes()) // defaults: the same choice
+    })
+  }
 })

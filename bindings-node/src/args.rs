@@ -2,6 +2,8 @@
 //! with a `TypeError`/`RangeError` naming the argument and what it received.
 //! Typed arrays of the right element type are read in place, never copied.
 
+use std::ffi::CStr;
+
 use flatquad::{Handle, Rect};
 use napi::bindgen_prelude::{FromNapiValue, ToNapiValue, TypedArray, TypedArrayType};
 use napi::{sys, JsValue, Unknown, ValueType};
@@ -131,29 +133,199 @@ pub(crate) fn number(value: &Unknown<'_>, name: &str) -> Outcome<f64> {
     Ok(unsafe { f64::from_napi_value(raw.env, raw.value) }?)
 }
 
-/// A coordinate: a number, rounded to the nearest `f32`. NaN and infinities pass
-/// (the core refuses them with a message showing the whole rectangle); a finite
-/// number too large for `f32` is refused here, where its value is still known.
-pub(crate) fn coordinate(value: &Unknown<'_>, name: &str) -> Outcome<f32> {
-    let n = number(value, name)?;
-    let f = n as f32;
-    if n.is_finite() && !f.is_finite() {
-        return Err(Fail::out_of_range(format!(
-            "{name} = {} is beyond the range of a 32-bit float (about ±3.4e38)",
-            js_number(n)
-        )));
-    }
-    Ok(f)
+/// `(x1, y1, x2, y2)` as a rectangle: numbers rounded to `f32` by the core's
+/// one rule ([`Rect::from_f64`]); the core checks the result (NaN, infinities,
+/// a number beyond `f32` that rounded to one, an inverted rectangle).
+pub(crate) fn rect(coords: [&Unknown<'_>; 4]) -> Outcome<Rect> {
+    Ok(Rect::from_f64(
+        number(coords[0], "x1")?,
+        number(coords[1], "y1")?,
+        number(coords[2], "x2")?,
+        number(coords[3], "y2")?,
+    ))
 }
 
-/// `(x1, y1, x2, y2)` as a rectangle (checked by the core).
-pub(crate) fn rect(coords: [&Unknown<'_>; 4]) -> Outcome<Rect> {
-    Ok(Rect::new(
-        coordinate(coords[0], "x1")?,
-        coordinate(coords[1], "y1")?,
-        coordinate(coords[2], "x2")?,
-        coordinate(coords[3], "y2")?,
-    ))
+/// The point `(x, y)` in `f32`, rounded as the corners of a rectangle are.
+pub(crate) fn point(x: &Unknown<'_>, y: &Unknown<'_>) -> Outcome<(f32, f32)> {
+    let p = Rect::from_f64(number(x, "x")?, number(y, "y")?, 0.0, 0.0);
+    Ok((p.x1, p.y1))
+}
+
+/// A property of an object argument (`undefined` when it has none).
+pub(crate) fn property<'env>(object: &Unknown<'env>, name: &CStr) -> Outcome<Unknown<'env>> {
+    let value = object.value();
+    let mut result = std::ptr::null_mut();
+    // SAFETY: `object` is a live object of the current call; `name` is NUL-terminated.
+    let status =
+        unsafe { sys::napi_get_named_property(value.env, value.value, name.as_ptr(), &mut result) };
+    if status != sys::Status::napi_ok {
+        return Err(napi::Error::new(
+            napi::Status::from(status),
+            format!("reading property {name:?} failed"),
+        )
+        .into());
+    }
+    // SAFETY: `result` was just produced by Node-API for this call.
+    Ok(unsafe { Unknown::from_napi_value(value.env, result) }?)
+}
+
+/// Whether a value is an object (arrays and typed arrays included, not `null`).
+pub(crate) fn is_object(value: &Unknown<'_>) -> Outcome<bool> {
+    Ok(value.get_type()? == ValueType::Object)
+}
+
+/// The numbers `object[names[i]]`, named `{what}.{name}` in messages.
+fn numbers<const N: usize>(
+    object: &Unknown<'_>,
+    what: &str,
+    names: [&CStr; N],
+) -> Outcome<[f64; N]> {
+    let mut out = [0.0; N];
+    for (slot, name) in out.iter_mut().zip(names) {
+        let label = format!("{what}.{}", name.to_str().unwrap_or("?"));
+        *slot = number(&property(object, name)?, &label)?;
+    }
+    Ok(out)
+}
+
+/// The world rectangle, in either of two forms: corners `{ x1, y1, x2, y2 }`
+/// (like every rectangle of the API; each rounded to `f32` by
+/// [`Rect::from_f64`]) or `{ x, y, width, height }` (the far corner added in
+/// `f64`, then every corner rounded once: [`Rect::from_xywh_f64`]). Also gives
+/// the values as written, for the message of a world the core refuses.
+pub(crate) fn world(value: &Unknown<'_>) -> Outcome<(Rect, String)> {
+    const FORMS: &str = "{ x1, y1, x2, y2 } or { x, y, width, height }";
+    if !is_object(value)? {
+        return Err(Fail::wrong_type(format!(
+            "world must be an object {FORMS}, received {}",
+            describe(value)
+        )));
+    }
+    let corners = !is_absent(Some(&property(value, c"x1")?));
+    let sized = !is_absent(Some(&property(value, c"x")?));
+    match (corners, sized) {
+        (true, false) => {
+            let [x1, y1, x2, y2] = numbers(value, "world", [c"x1", c"y1", c"x2", c"y2"])?;
+            let shown = format!(
+                "{{ x1: {}, y1: {}, x2: {}, y2: {} }}",
+                js_number(x1),
+                js_number(y1),
+                js_number(x2),
+                js_number(y2)
+            );
+            Ok((Rect::from_f64(x1, y1, x2, y2), shown))
+        }
+        (false, true) => {
+            let [x, y, w, h] = numbers(value, "world", [c"x", c"y", c"width", c"height"])?;
+            let shown = format!(
+                "{{ x: {}, y: {}, width: {}, height: {} }}",
+                js_number(x),
+                js_number(y),
+                js_number(w),
+                js_number(h)
+            );
+            Ok((Rect::from_xywh_f64(x, y, w, h), shown))
+        }
+        (true, true) => Err(Fail::wrong_type(format!(
+            "world has both x1 and x: give it as {FORMS}, not both"
+        ))),
+        (false, false) => Err(Fail::wrong_type(format!(
+            "world must be an object {FORMS}, received an object with neither x1 nor x"
+        ))),
+    }
+}
+
+/// The options argument of a constructor: `None` when left out; `forms` says
+/// what it may hold, for the message when it is not an object.
+pub(crate) fn options<'a, 'env>(
+    value: Option<&'a Unknown<'env>>,
+    forms: &str,
+) -> Outcome<Option<&'a Unknown<'env>>> {
+    match value {
+        Some(value) if !is_absent(Some(value)) => {
+            if !is_object(value)? || is_array(value) {
+                return Err(Fail::wrong_type(format!(
+                    "options must be an object {forms}, received {}",
+                    describe(value)
+                )));
+            }
+            Ok(Some(value))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Option `options[name]`, an integer from 0 to 2^32 - 1; `None` when absent.
+/// The core decides which values make sense.
+pub(crate) fn option_u32(options: &Unknown<'_>, name: &CStr) -> Outcome<Option<u32>> {
+    let value = property(options, name)?;
+    if is_absent(Some(&value)) {
+        return Ok(None);
+    }
+    let label = format!("options.{}", name.to_str().unwrap_or("?"));
+    Ok(Some(integer(&value, &label, 0.0, u32::MAX as f64)? as u32))
+}
+
+/// Options `names` that go together: `None` when all are absent, else every
+/// one of them (a missing one is a `TypeError` naming it).
+pub(crate) fn option_u32s<const N: usize>(
+    options: &Unknown<'_>,
+    names: [&CStr; N],
+) -> Outcome<Option<[u32; N]>> {
+    let mut values = [None; N];
+    for (value, name) in values.iter_mut().zip(names) {
+        *value = option_u32(options, name)?;
+    }
+    if values.iter().all(Option::is_none) {
+        return Ok(None);
+    }
+    let mut out = [0; N];
+    for ((slot, value), name) in out.iter_mut().zip(values).zip(names) {
+        *slot = value.ok_or_else(|| {
+            let all: Vec<&str> = names.iter().map(|n| n.to_str().unwrap_or("?")).collect();
+            Fail::wrong_type(format!(
+                "options.{} must be a number, received undefined ({} go together)",
+                name.to_str().unwrap_or("?"),
+                all.join(", ")
+            ))
+        })?;
+    }
+    Ok(Some(out))
+}
+
+/// Option `options.cellSize`: a number (square cells) or, when `pair` allows
+/// it, an array `[width, height]`; `None` when absent. Each size is rounded to
+/// the nearest `f32`, as every coordinate is; the core decides which make sense.
+pub(crate) fn cell_size(options: &Unknown<'_>, pair: bool) -> Outcome<Option<(f32, f32)>> {
+    let value = property(options, c"cellSize")?;
+    if is_absent(Some(&value)) {
+        return Ok(None);
+    }
+    if value.get_type()? == ValueType::Number {
+        let n = number(&value, "options.cellSize")? as f32;
+        return Ok(Some((n, n)));
+    }
+    if pair && is_array(&value) {
+        let length = number(&property(&value, c"length")?, "options.cellSize.length")?;
+        if length == 2.0 {
+            let [w, h] = numbers(&value, "options.cellSize", [c"0", c"1"])?;
+            return Ok(Some((w as f32, h as f32)));
+        }
+    }
+    Err(Fail::wrong_type(format!(
+        "options.cellSize must be a number{}, received {}",
+        if pair {
+            " or an array [width, height] of two numbers"
+        } else {
+            ""
+        },
+        describe(&value)
+    )))
+}
+
+/// The `TypeError` for options that mix two of the `forms` a constructor takes.
+pub(crate) fn both_forms(forms: &str) -> Fail {
+    Fail::wrong_type(format!("options must be one of {forms}, not both"))
 }
 
 /// An integer number in `[min, max]`.
@@ -180,11 +352,11 @@ pub(crate) fn id(value: Option<&Unknown<'_>>) -> Outcome<u32> {
     }
 }
 
-/// A handle from a number, or why it cannot be one. Integers in `[0, 2^53)` are
-/// passed to the core, which decides whether they name a live element.
-fn handle_of(n: f64) -> Result<Handle, String> {
+/// A raw handle from a number, or why it cannot be one. Integers in `[0, 2^53)`
+/// are passed to the core, which decides whether they name a live element.
+fn raw_handle(n: f64) -> Result<u64, String> {
     if n.fract() == 0.0 && (0.0..MAX_SAFE).contains(&n) {
-        Ok(Handle::from_raw(n as u64))
+        Ok(n as u64)
     } else {
         Err(format!(
             "a handle is an integer returned by insert() or insertMany(), received {}",
@@ -196,15 +368,17 @@ fn handle_of(n: f64) -> Result<Handle, String> {
 /// A handle argument.
 pub(crate) fn handle(value: &Unknown<'_>, name: &str) -> Outcome<Handle> {
     let n = number(value, name)?;
-    handle_of(n).map_err(|why| Fail::out_of_range(format!("{name}: {why}")))
+    raw_handle(n)
+        .map(Handle::from_raw)
+        .map_err(|why| Fail::out_of_range(format!("{name}: {why}")))
 }
 
-/// An optional handle: `undefined`, `null` and 0 (never a handle) mean none.
+/// An optional handle: `undefined` and `null` mean none, and so does 0 (the
+/// core's one rule, [`Handle::optional`]).
 pub(crate) fn optional_handle(value: Option<&Unknown<'_>>, name: &str) -> Outcome<Option<Handle>> {
     match value {
         Some(value) if !is_absent(Some(value)) => {
-            let handle = handle(value, name)?;
-            Ok((handle.to_raw() != 0).then_some(handle))
+            Ok(Handle::optional(handle(value, name)?.to_raw()))
         }
         _ => Ok(None),
     }
@@ -298,7 +472,7 @@ pub(crate) fn rects<'env>(value: &Unknown<'env>, name: &str) -> Outcome<Rects<'e
     Ok(Rects::Copied(
         floats
             .chunks_exact(4)
-            .map(|c| Rect::new(c[0] as f32, c[1] as f32, c[2] as f32, c[3] as f32))
+            .map(|c| Rect::from_f64(c[0], c[1], c[2], c[3]))
             .collect(),
     ))
 }
@@ -316,8 +490,9 @@ fn f64s(bytes: &[u8]) -> std::borrow::Cow<'_, [f64]> {
     }
 }
 
-/// Handles of a batch argument (a `Float64Array`), written to `out` (cleared first).
-/// A 0 entry stays 0: `queryMany` reads it as "no handle", the core refuses it elsewhere.
+/// Handles of a batch argument (a `Float64Array`), written to `out` (cleared
+/// first). Every integer in `[0, 2^53)` passes, 0 included: the core decides
+/// which name live elements.
 pub(crate) fn handles(value: &Unknown<'_>, name: &str, out: &mut Vec<Handle>) -> Outcome<()> {
     let array = typed(
         value,
@@ -329,8 +504,8 @@ pub(crate) fn handles(value: &Unknown<'_>, name: &str, out: &mut Vec<Handle>) ->
     out.clear();
     out.reserve(floats.len());
     for (index, &n) in floats.iter().enumerate() {
-        match handle_of(n) {
-            Ok(handle) => out.push(handle),
+        match raw_handle(n) {
+            Ok(raw) => out.push(Handle::from_raw(raw)),
             Err(why) => {
                 return Err(Fail::out_of_range(format!("{name}[{index}]: {why}")).index(index));
             }

@@ -18,23 +18,23 @@ pub(crate) mod code {
     pub const INVALID_RECT: &str = "ERR_FLATQUAD_INVALID_RECT";
     /// A NaN or infinite point coordinate.
     pub const INVALID_POINT: &str = "ERR_FLATQUAD_INVALID_POINT";
-    /// A world rectangle no tree can be built on.
+    /// A world rectangle no index can be built on.
     pub const INVALID_WORLD: &str = "ERR_FLATQUAD_INVALID_WORLD";
-    /// `maxElements` or `maxDepth` out of range.
+    /// A construction option out of range (`maxElements`, `columns`, `cellSize`, ...).
     pub const INVALID_OPTION: &str = "ERR_FLATQUAD_INVALID_OPTION";
-    /// A handle that names no element of the tree (never issued, removed, cleared).
+    /// A handle that names no element of the index (never issued, removed, cleared).
     pub const INVALID_HANDLE: &str = "ERR_FLATQUAD_INVALID_HANDLE";
     /// The same handle twice in one `removeMany`.
     pub const DUPLICATE_HANDLE: &str = "ERR_FLATQUAD_DUPLICATE_HANDLE";
-    /// The tree holds 2^32 - 1 elements or links.
+    /// The index holds 2^32 - 1 elements or links.
     pub const CAPACITY: &str = "ERR_FLATQUAD_CAPACITY";
     /// Bytes given to `fromBytes` are not a snapshot.
     pub const INVALID_BYTES: &str = "ERR_FLATQUAD_INVALID_BYTES";
-    /// A call that changes the tree, made from inside one of its own callbacks.
+    /// A call that changes the index, made from inside one of its own callbacks.
     pub const BUSY: &str = "ERR_FLATQUAD_BUSY";
     /// A Rust panic was caught (a bug in flatquad: please report it).
     pub const PANIC: &str = "ERR_FLATQUAD_PANIC";
-    /// The tree was left unusable by a panic during an earlier call.
+    /// The index was left unusable by a panic during an earlier call.
     pub const POISONED: &str = "ERR_FLATQUAD_POISONED";
     /// Any other error of the core.
     pub const OTHER: &str = "ERR_FLATQUAD";
@@ -63,7 +63,7 @@ pub(crate) enum Fail {
     Js(napi::Error),
 }
 
-/// The result of every conversion and every call on the tree.
+/// The result of every conversion and every call on an index.
 pub(crate) type Outcome<T> = Result<T, Fail>;
 
 impl From<napi::Error> for Fail {
@@ -134,31 +134,50 @@ impl Fail {
         }
     }
 
-    /// The JavaScript form of an error of the core.
+    /// The JavaScript form of an error of the core: one total `match` over the
+    /// core's [`flatquad::ErrorKind`] (the table every binding maps from) gives
+    /// the class and the code; the core's message is kept as it is (it already
+    /// says "item i of the batch: ..." for an item of a batch), and the batch
+    /// position, if any, becomes the `index` property.
     pub(crate) fn core(error: &flatquad::Error) -> Fail {
-        use flatquad::Error as E;
-        let (class, code) = match error.root() {
-            E::InvalidRect(_) => (Class::Range, code::INVALID_RECT),
-            E::InvalidPoint { .. } => (Class::Range, code::INVALID_POINT),
-            E::InvalidHandle(_) => (Class::Error, code::INVALID_HANDLE),
-            E::DuplicateHandle(_) => (Class::Error, code::DUPLICATE_HANDLE),
-            E::LengthMismatch { .. } => (Class::Range, code::BAD_LENGTH),
-            E::InvalidWorld(_) => (Class::Range, code::INVALID_WORLD),
-            E::InvalidParameter { .. } => (Class::Range, code::INVALID_OPTION),
-            E::CapacityExceeded => (Class::Range, code::CAPACITY),
-            E::InvalidBytes(_) => (Class::Error, code::INVALID_BYTES),
+        use flatquad::ErrorKind as K;
+        let (class, code) = match error.kind() {
+            K::InvalidRect => (Class::Range, code::INVALID_RECT),
+            K::InvalidPoint => (Class::Range, code::INVALID_POINT),
+            K::InvalidHandle => (Class::Error, code::INVALID_HANDLE),
+            K::DuplicateHandle => (Class::Error, code::DUPLICATE_HANDLE),
+            K::LengthMismatch => (Class::Range, code::BAD_LENGTH),
+            K::InvalidWorld => (Class::Range, code::INVALID_WORLD),
+            K::InvalidParameter => (Class::Range, code::INVALID_OPTION),
+            K::CapacityExceeded => (Class::Range, code::CAPACITY),
+            K::InvalidBytes => (Class::Error, code::INVALID_BYTES),
+            // `ErrorKind` is `#[non_exhaustive]`: a kind added to the core later
+            // is thrown with the generic code until it gets its own here.
             _ => (Class::Error, code::OTHER),
         };
-        let index = match error {
-            E::InBatch { index, .. } => Some(*index),
-            _ => None,
-        };
-        // The core's message already says "item i of the batch: ..." for InBatch.
         Fail::Raise {
             class,
             code,
             message: error.to_string(),
-            index,
+            index: error.batch_index(),
+        }
+    }
+
+    /// Puts `prefix: ` before the message (which argument it was about).
+    pub(crate) fn context(self, prefix: impl std::fmt::Display) -> Fail {
+        match self {
+            Fail::Raise {
+                class,
+                code,
+                message,
+                index,
+            } => Fail::Raise {
+                class,
+                code,
+                message: format!("{prefix}: {message}"),
+                index,
+            },
+            js => js,
         }
     }
 

@@ -1,6 +1,17 @@
 // Compiled (not run) by types.test.mjs with `tsc --strict`: the typings accept
 // what the README and the docs show, and refuse what the addon would throw on.
-import { Quadtree, type Handle, type FlatquadError, type NodeInfo, type Stats } from 'flatquad'
+import {
+  Grid,
+  LooseGrid,
+  Quadtree,
+  fromBytes,
+  type Handle,
+  type FlatquadError,
+  type NodeInfo,
+  type Rectangle,
+  type SpatialIndex,
+  type Stats,
+} from 'flatquad'
 
 const tree = new Quadtree({ x: 0, y: 0, width: 100, height: 100 }, { maxElements: 8, maxDepth: 6 })
 const a: Handle = tree.insert(1, 2, 3, 4, 5)
@@ -26,6 +37,9 @@ const { offsets, hits: many }: { offsets: Uint32Array; hits: Float64Array } = tr
 tree.removeMany(handles)
 tree.cleanup()
 const copy: Quadtree = Quadtree.fromBytes(tree.toBytes())
+const world: Rectangle = tree.world
+const kind: 'Quadtree' = tree.kind
+const depth: number = tree.maxDepth + tree.maxElements
 tree.clear()
 try {
   tree.remove(a)
@@ -35,7 +49,34 @@ try {
   const index: number | undefined = error.index
   void [code, index]
 }
-void [hits, at, pairs, id, x1, y1, x2, y2, live, size, stats, drawn, offsets, many, copy]
+void [hits, at, pairs, id, x1, y1, x2, y2, live, size, stats, drawn, offsets, many, copy, world, kind, depth]
+
+// Every class: the same methods, its own options and getters.
+const corners = { x1: 0, y1: 0, x2: 100, y2: 100 }
+const grids = [
+  new Grid(corners),
+  new Grid(corners, { columns: 8, rows: 4 }),
+  new Grid({ x: 0, y: 0, width: 100, height: 100 }, { cellSize: 4 }),
+  new Grid(corners, { cellSize: [4, 2] }),
+]
+const cells: number = grids[0].columns * grids[0].rows * grids[0].cellWidth * grids[0].cellHeight
+const loose = [new LooseGrid(corners), new LooseGrid(corners, { columns: 8, rows: 8, tightColumns: 4, tightRows: 4 }), new LooseGrid(corners, { cellSize: 8 })]
+const tight: number = loose[0].tightColumns * loose[0].tightRows * loose[0].columns * loose[0].rows
+const all: SpatialIndex[] = [tree, ...grids, ...loose]
+for (const index of all) {
+  const g: Handle = index.insert(0, 0, 1, 1, 2)
+  const near: Float64Array = index.overlapping(g)
+  const batch: { offsets: Uint32Array; hits: Float64Array } = index.queryMany(new Float64Array(4), new Float64Array([g]))
+  void [near, batch]
+}
+const gridCopy: Grid = Grid.fromBytes(grids[1].toBytes())
+const looseCopy: LooseGrid = LooseGrid.fromBytes(loose[1].toBytes())
+const any: Quadtree | Grid | LooseGrid = fromBytes(grids[1].toBytes())
+if (any.kind === 'Grid') {
+  const narrowed: number = any.cellWidth // the kind tells which class it is
+  void narrowed
+}
+void [cells, tight, gridCopy, looseCopy]
 
 // @ts-expect-error: coordinates are numbers
 tree.insert('1', 2, 3, 4)
@@ -43,8 +84,14 @@ tree.insert('1', 2, 3, 4)
 tree.insertMany([0, 0, 1, 1])
 // @ts-expect-error: handles are a Float64Array
 tree.removeMany(new Uint32Array(1))
-// @ts-expect-error: the world is { x, y, width, height }
-new Quadtree({ x1: 0, y1: 0, x2: 1, y2: 1 })
+// @ts-expect-error: the world is { x1, y1, x2, y2 } or { x, y, width, height }
+new Quadtree({ x1: 0, y1: 0, x2: 1 })
+// @ts-expect-error: a grid's options are { columns, rows } or { cellSize }
+new Grid(corners, { columns: 8 })
+// @ts-expect-error: a loose grid's cells are square
+new LooseGrid(corners, { cellSize: [4, 2] })
+// @ts-expect-error: each class has its own options
+new Grid(corners, { maxDepth: 3 })
 // @ts-expect-error: no such option
 new Quadtree({ x: 0, y: 0, width: 1, height: 1 }, { maxLeaf: 3 })
 // @ts-expect-error: the test hooks are not part of the API

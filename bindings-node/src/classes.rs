@@ -1,0 +1,563 @@
+//! The JavaScript classes: `Quadtree`, `Grid` and `LooseGrid`, one per core
+//! structure, each an [`Index`] inside.
+//!
+//! [`shared_methods!`] declares every method they share once, each a call to
+//! the [`Index`] method of the same name; a class adds only its constructor
+//! and the getters of its parameters. napi-rs generates `index.d.ts` from
+//! these declarations, so each class is typed in full.
+
+use napi::bindgen_prelude::{Buffer, Float64Array, This, Uint32Array};
+use napi::{Env, Unknown};
+use napi_derive::napi;
+
+use crate::args;
+use crate::index::Index;
+use crate::objects::{Nodes, QueryManyResult, Rectangle, Stats};
+
+/// `shared_methods!(Class, core type, "Class")`: the methods every class has,
+/// declared on `Class` (whose field `index` is the [`Index`]).
+macro_rules! shared_methods {
+    ($class:ident, $core:ty, $kind:tt) => {
+        impl From<Index> for $class {
+            fn from(index: Index) -> $class {
+                $class { index }
+            }
+        }
+
+        #[napi]
+        impl $class {
+            /// Which structure this is.
+            #[napi(getter, ts_return_type = $kind)]
+            pub fn kind(&self) -> &'static str {
+                self.index.kind().name()
+            }
+
+            /// Number of elements.
+            #[napi(getter, catch_unwind)]
+            pub fn size(&self, env: &Env) -> napi::Result<u32> {
+                self.index.size(env)
+            }
+
+            /// The world rectangle it was made with, as corners (32-bit floats,
+            /// what it stores): `new Class(index.world, ...)` divides the same world.
+            #[napi(getter, catch_unwind)]
+            pub fn world(&self, env: &Env) -> napi::Result<Rectangle> {
+                self.index.world(env)
+            }
+
+            /// Adds the rectangle `[x1, x2] × [y1, y2]` with an id of yours (an
+            /// integer from 0 to 2^32 - 1; 0 when left out) and returns its handle.
+            /// Coordinates are rounded to the nearest 32-bit float.
+            ///
+            /// Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or
+            /// infinite coordinates (a number beyond the 32-bit range rounds to
+            /// an infinity) or `x1 > x2` / `y1 > y2`; nothing is changed then.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "x1: number, y1: number, x2: number, y2: number, id?: number",
+                ts_return_type = "Handle"
+            )]
+            pub fn insert(
+                &self,
+                env: &Env,
+                x1: Unknown<'_>,
+                y1: Unknown<'_>,
+                x2: Unknown<'_>,
+                y2: Unknown<'_>,
+                id: Option<Unknown<'_>>,
+            ) -> napi::Result<f64> {
+                self.index.insert(env, [&x1, &y1, &x2, &y2], id.as_ref())
+            }
+
+            /// Removes an element; its handle goes stale. Throws an `Error` with
+            /// code `ERR_FLATQUAD_INVALID_HANDLE` if the handle names no element
+            /// (never issued, already removed, or cleared); nothing is changed then.
+            #[napi(catch_unwind, ts_args_type = "handle: Handle")]
+            pub fn remove(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<()> {
+                self.index.remove(env, &handle)
+            }
+
+            /// Gives an element a new rectangle. Throws as `insert` does for a bad
+            /// rectangle and as `remove` does for a bad handle; nothing is changed then.
+            #[napi(
+                js_name = "move",
+                catch_unwind,
+                ts_args_type = "handle: Handle, x1: number, y1: number, x2: number, y2: number"
+            )]
+            pub fn move_to(
+                &self,
+                env: &Env,
+                handle: Unknown<'_>,
+                x1: Unknown<'_>,
+                y1: Unknown<'_>,
+                x2: Unknown<'_>,
+                y2: Unknown<'_>,
+            ) -> napi::Result<()> {
+                self.index.move_to(env, &handle, [&x1, &y1, &x2, &y2])
+            }
+
+            /// The lazy tidying after moves and removals (a quadtree merges
+            /// emptied branches, one level per call; a loose grid shrinks its
+            /// cells' boxes): call it once a frame, after the moves.
+            #[napi(catch_unwind)]
+            pub fn cleanup(&self, env: &Env) -> napi::Result<()> {
+                self.index.cleanup(env)
+            }
+
+            /// Removes every element (every handle goes stale); keeps the memory.
+            #[napi(catch_unwind)]
+            pub fn clear(&self, env: &Env) -> napi::Result<()> {
+                self.index.clear(env)
+            }
+
+            /// Handles of the elements whose closed rectangle meets the closed
+            /// rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
+            /// live handle; `0`, `null` or `undefined` omit nothing).
+            #[napi(
+                catch_unwind,
+                ts_args_type = "x1: number, y1: number, x2: number, y2: number, omit?: Handle | null",
+                ts_return_type = "Float64Array"
+            )]
+            pub fn query(
+                &self,
+                env: &Env,
+                x1: Unknown<'_>,
+                y1: Unknown<'_>,
+                x2: Unknown<'_>,
+                y2: Unknown<'_>,
+                omit: Option<Unknown<'_>>,
+            ) -> napi::Result<Float64Array> {
+                self.index.query(env, [&x1, &y1, &x2, &y2], omit.as_ref())
+            }
+
+            /// Handles of the elements whose closed rectangle holds the point
+            /// `(x, y)`, leaving out `omit`.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "x: number, y: number, omit?: Handle | null",
+                ts_return_type = "Float64Array"
+            )]
+            pub fn query_point(
+                &self,
+                env: &Env,
+                x: Unknown<'_>,
+                y: Unknown<'_>,
+                omit: Option<Unknown<'_>>,
+            ) -> napi::Result<Float64Array> {
+                self.index.query_point(env, &x, &y, omit.as_ref())
+            }
+
+            /// Calls `callback(handle)` for each element `query` would return,
+            /// until the callback returns `false`. An exception thrown by the
+            /// callback propagates. The callback may read the index; a call that
+            /// changes it throws `ERR_FLATQUAD_BUSY`.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null"
+            )]
+            #[allow(clippy::too_many_arguments)]
+            pub fn query_with(
+                &self,
+                env: &Env,
+                x1: Unknown<'_>,
+                y1: Unknown<'_>,
+                x2: Unknown<'_>,
+                y2: Unknown<'_>,
+                callback: Unknown<'_>,
+                omit: Option<Unknown<'_>>,
+            ) -> napi::Result<()> {
+                self.index
+                    .query_with(env, [&x1, &y1, &x2, &y2], callback, omit.as_ref())
+            }
+
+            /// Every pair of elements whose closed rectangles meet, each pair once:
+            /// `[a0, b0, a1, b1, ...]`, 2 handles per pair.
+            #[napi(catch_unwind, ts_return_type = "Float64Array")]
+            pub fn pairs(&self, env: &Env) -> napi::Result<Float64Array> {
+                self.index.pairs(env)
+            }
+
+            /// The other elements whose rectangle meets this element's (touching
+            /// counts): `query(...rectOf(handle), handle)`, but structures that
+            /// know where the element lies start there.
+            #[napi(catch_unwind, ts_args_type = "handle: Handle", ts_return_type = "Float64Array")]
+            pub fn overlapping(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<Float64Array> {
+                self.index.overlapping(env, &handle)
+            }
+
+            /// `overlapping` for every handle at once, the per-agent query of a
+            /// collision loop in one call: the neighbours of `handles[i]` are
+            /// `hits.subarray(offsets[i], offsets[i + 1])`. A stale handle is
+            /// refused (the error's `index` says which) and nothing is returned.
+            #[napi(catch_unwind, ts_args_type = "handles: Float64Array")]
+            pub fn overlapping_many(
+                &self,
+                env: &Env,
+                handles: Unknown<'_>,
+            ) -> napi::Result<QueryManyResult> {
+                self.index.overlapping_many(env, &handles)
+            }
+
+            /// One `query` per rectangle of `rects` (4 numbers each), in one call
+            /// to the core (on several threads for big batches), leaving out
+            /// `omit[i]` from query `i` when `omit` is given: then every entry
+            /// must be a live handle (the error's `index` says which is not). The
+            /// hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "rects: Float32Array | Float64Array, omit?: Float64Array | null"
+            )]
+            pub fn query_many(
+                &self,
+                env: &Env,
+                rects: Unknown<'_>,
+                omit: Option<Unknown<'_>>,
+            ) -> napi::Result<QueryManyResult> {
+                self.index.query_many(env, &rects, omit.as_ref())
+            }
+
+            /// The id the element was inserted with.
+            #[napi(catch_unwind, ts_args_type = "handle: Handle")]
+            pub fn id_of(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<u32> {
+                self.index.id_of(env, &handle)
+            }
+
+            /// The element's rectangle (as 32-bit floats: what the index stores).
+            #[napi(catch_unwind, ts_args_type = "handle: Handle")]
+            pub fn rect_of(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<Rectangle> {
+                self.index.rect_of(env, &handle)
+            }
+
+            /// Whether `handle` names an element of this index now (false for any
+            /// number that is not a live handle).
+            #[napi(catch_unwind, ts_args_type = "handle: Handle")]
+            pub fn has(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<bool> {
+                self.index.has(env, &handle)
+            }
+
+            /// The handles of every element, in storage order.
+            #[napi(catch_unwind, ts_return_type = "Float64Array")]
+            pub fn handles(&self, env: &Env) -> napi::Result<Float64Array> {
+                self.index.handles(env)
+            }
+
+            /// The ids of the elements `handles` names, in order. Throws (with the
+            /// `index` of the first bad one) if one of them is not live.
+            #[napi(catch_unwind, ts_args_type = "handles: Float64Array")]
+            pub fn ids_of(&self, env: &Env, handles: Unknown<'_>) -> napi::Result<Uint32Array> {
+                self.index.ids_of(env, &handles)
+            }
+
+            /// Counts of elements, nodes or cells, leaves and links, and the bytes held.
+            #[napi(catch_unwind)]
+            pub fn stats(&self, env: &Env) -> napi::Result<Stats> {
+                self.index.stats(env)
+            }
+
+            /// Calls `callback(node)` for every node of a tree (depth-first,
+            /// parents before children, children in the order top-left, top-right,
+            /// bottom-left, bottom-right) or every cell of a grid (as leaves of
+            /// depth 0); returning `false` stops the walk. An exception thrown by
+            /// the callback propagates. The callback may read the index; a call
+            /// that changes it throws `ERR_FLATQUAD_BUSY`.
+            #[napi(catch_unwind, ts_args_type = "callback: (node: NodeInfo) => boolean | void")]
+            pub fn traverse(&self, env: &Env, callback: Unknown<'_>) -> napi::Result<()> {
+                self.index.traverse(env, callback)
+            }
+
+            /// Every node (or cell) in `traverse` order, as typed arrays ready to
+            /// draw: `rects` (4 numbers per node), `depths`, `isLeaf` (1 or 0) and
+            /// `counts`.
+            #[napi(catch_unwind)]
+            pub fn nodes(&self, env: &Env) -> napi::Result<Nodes> {
+                self.index.nodes(env)
+            }
+
+            /// Adds `n` rectangles at once: `rects` holds `x1, y1, x2, y2` for each
+            /// (a `Float32Array` is read in place; a `Float64Array` is rounded to
+            /// 32-bit floats), `ids` one id each (all 0 when left out). Returns the
+            /// `n` handles. Every rectangle is checked first: on error nothing is
+            /// inserted, and the error's `index` says which rectangle was refused.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "rects: Float32Array | Float64Array, ids?: Uint32Array | null",
+                ts_return_type = "Float64Array"
+            )]
+            pub fn insert_many(
+                &self,
+                env: &Env,
+                rects: Unknown<'_>,
+                ids: Option<Unknown<'_>>,
+            ) -> napi::Result<Float64Array> {
+                self.index.insert_many(env, &rects, ids.as_ref())
+            }
+
+            /// Moves `handles[i]` to rectangle `i` of `rects` (4 numbers each), for
+            /// every `i`. Everything is checked first: on error nothing moves, and
+            /// the error's `index` says which item was refused.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "handles: Float64Array, rects: Float32Array | Float64Array"
+            )]
+            pub fn move_many(
+                &self,
+                env: &Env,
+                handles: Unknown<'_>,
+                rects: Unknown<'_>,
+            ) -> napi::Result<()> {
+                self.index.move_many(env, &handles, &rects)
+            }
+
+            /// Removes every element of `handles`. Everything is checked first: on
+            /// error (a stale or repeated handle) nothing is removed, and the
+            /// error's `index` says which item was refused.
+            #[napi(catch_unwind, ts_args_type = "handles: Float64Array")]
+            pub fn remove_many(&self, env: &Env, handles: Unknown<'_>) -> napi::Result<()> {
+                self.index.remove_many(env, &handles)
+            }
+
+            /// Checks every invariant; throws an `Error` naming the first broken
+            /// one. Costs time proportional to the size: for tests, not frames.
+            #[napi(catch_unwind)]
+            pub fn validate(&self, env: &Env) -> napi::Result<()> {
+                self.index.validate(env)
+            }
+
+            /// The whole state as bytes (a Node `Buffer`); `fromBytes` gives back
+            /// an equal index, with the same handles valid.
+            #[napi(catch_unwind, ts_return_type = "Uint8Array")]
+            pub fn to_bytes(&self, env: &Env) -> napi::Result<Buffer> {
+                self.index.to_bytes(env)
+            }
+
+            /// An index of this class from `toBytes()`'s output. Damaged bytes,
+            /// or a snapshot of another class (see the module's `fromBytes`),
+            /// throw `ERR_FLATQUAD_INVALID_BYTES`.
+            #[napi(factory, catch_unwind, ts_args_type = "bytes: Uint8Array")]
+            pub fn from_bytes(env: &Env, bytes: Unknown<'_>) -> napi::Result<Self> {
+                Index::from_bytes::<$core>(env, &bytes).map(|index| $class { index })
+            }
+
+            /// Test hook: panics inside a call that reads (`mutating` false) or
+            /// changes the index, so the tests can check that a panic becomes an
+            /// exception and poisons it. Not part of the API (absent from the typings).
+            #[napi(js_name = "__panicForTests", skip_typescript, catch_unwind)]
+            pub fn panic_for_tests(&self, env: &Env, mutating: bool) -> napi::Result<()> {
+                self.index.panic_for_tests(env, mutating)
+            }
+        }
+    };
+}
+
+/// A flat quadtree over rectangles, for broad-phase collision detection and
+/// region queries over many moving elements of any sizes.
+///
+/// Results are exact for 32-bit floats: a query returns precisely the elements
+/// whose closed rectangle meets the closed query rectangle. Coordinates are
+/// rounded to the nearest 32-bit float when they come in.
+#[napi]
+pub struct Quadtree {
+    index: Index,
+}
+
+#[napi]
+impl Quadtree {
+    /// An empty tree over `world`, given as corners `{ x1, y1, x2, y2 }` or as
+    /// `{ x, y, width, height }`. Elements and queries outside the world are
+    /// fine (they live in the border leaves); the world only sets where the tree
+    /// divides the plane. Options left out take their defaults.
+    ///
+    /// Throws a `RangeError` for a world that is not finite or has no area, or
+    /// options out of range; a `TypeError` for arguments of the wrong type.
+    #[napi(
+        constructor,
+        catch_unwind,
+        ts_args_type = "world: Rectangle | WorldRect, options?: QuadtreeOptions"
+    )]
+    pub fn new(
+        env: &Env,
+        this: This<'_>,
+        world: Unknown<'_>,
+        options: Option<Unknown<'_>>,
+    ) -> napi::Result<Self> {
+        use flatquad::Quadtree as Core;
+        let index = Index::construct(env, &this, &world, |world| {
+            let Some(options) = args::options(options.as_ref(), "{ maxElements, maxDepth }")?
+            else {
+                return Ok(Core::for_world(world));
+            };
+            let max_elements = args::option_u32(options, c"maxElements")?;
+            let max_depth = args::option_u32(options, c"maxDepth")?;
+            Ok(match (max_elements, max_depth) {
+                (None, None) => Core::for_world(world),
+                (e, d) => Core::new(
+                    world,
+                    e.unwrap_or(Core::DEFAULT_MAX_ELEMENTS),
+                    d.unwrap_or(Core::DEFAULT_MAX_DEPTH),
+                ),
+            })
+        })?;
+        Ok(Quadtree { index })
+    }
+
+    /// Elements a leaf holds before it splits.
+    #[napi(getter, catch_unwind)]
+    pub fn max_elements(&self, env: &Env) -> napi::Result<u32> {
+        self.index.read_as(env, flatquad::Quadtree::max_elements)
+    }
+
+    /// Depth below which leaves no longer split.
+    #[napi(getter, catch_unwind)]
+    pub fn max_depth(&self, env: &Env) -> napi::Result<u32> {
+        self.index.read_as(env, flatquad::Quadtree::max_depth)
+    }
+}
+shared_methods!(Quadtree, flatquad::Quadtree, "'Quadtree'");
+
+/// A uniform grid over rectangles: for many elements of similar size. Same
+/// methods and exact results as `Quadtree`.
+#[napi]
+pub struct Grid {
+    index: Index,
+}
+
+#[napi]
+impl Grid {
+    /// An empty grid over `world` (corners `{ x1, y1, x2, y2 }` or `{ x, y,
+    /// width, height }`), of `columns × rows` cells, or of cells of `cellSize`
+    /// (a number, or `[width, height]`); defaults for the world when the
+    /// options are left out. Elements outside the world belong to the border cells.
+    ///
+    /// Throws a `RangeError` for a world that is not finite or has no area, or
+    /// options out of range; a `TypeError` for arguments of the wrong type.
+    #[napi(
+        constructor,
+        catch_unwind,
+        ts_args_type = "world: Rectangle | WorldRect, options?: GridCells | GridCellSize"
+    )]
+    pub fn new(
+        env: &Env,
+        this: This<'_>,
+        world: Unknown<'_>,
+        options: Option<Unknown<'_>>,
+    ) -> napi::Result<Self> {
+        use flatquad::Grid as Core;
+        const FORMS: &str = "{ columns, rows } or { cellSize }";
+        let index = Index::construct(env, &this, &world, |world| {
+            let Some(options) = args::options(options.as_ref(), FORMS)? else {
+                return Ok(Core::for_world(world));
+            };
+            let cells = args::option_u32s(options, [c"columns", c"rows"])?;
+            Ok(match (cells, args::cell_size(options, true)?) {
+                (None, None) => Core::for_world(world),
+                (Some([columns, rows]), None) => Core::new(world, columns, rows),
+                (None, Some((width, height))) => Core::with_cell_size(world, width, height),
+                (Some(_), Some(_)) => return Err(args::both_forms(FORMS)),
+            })
+        })?;
+        Ok(Grid { index })
+    }
+
+    /// Columns of cells.
+    #[napi(getter, catch_unwind)]
+    pub fn columns(&self, env: &Env) -> napi::Result<u32> {
+        self.index.read_as(env, flatquad::Grid::columns)
+    }
+
+    /// Rows of cells.
+    #[napi(getter, catch_unwind)]
+    pub fn rows(&self, env: &Env) -> napi::Result<u32> {
+        self.index.read_as(env, flatquad::Grid::rows)
+    }
+
+    /// Width of a cell.
+    #[napi(getter, catch_unwind)]
+    pub fn cell_width(&self, env: &Env) -> napi::Result<f64> {
+        self.index
+            .read_as(env, |grid: &flatquad::Grid| grid.cell_width().into())
+    }
+
+    /// Height of a cell.
+    #[napi(getter, catch_unwind)]
+    pub fn cell_height(&self, env: &Env) -> napi::Result<f64> {
+        self.index
+            .read_as(env, |grid: &flatquad::Grid| grid.cell_height().into())
+    }
+}
+shared_methods!(Grid, flatquad::Grid, "'Grid'");
+
+/// The loose/tight double grid: every element in exactly one loose cell, whose
+/// box grows and shrinks around its elements. Same methods and exact results as
+/// `Quadtree`.
+#[napi]
+pub struct LooseGrid {
+    index: Index,
+}
+
+#[napi]
+impl LooseGrid {
+    /// An empty loose grid over `world` (corners `{ x1, y1, x2, y2 }` or `{ x,
+    /// y, width, height }`), of `columns × rows` loose cells and `tightColumns ×
+    /// tightRows` tight ones, or of loose cells of `cellSize`; defaults for the
+    /// world when the options are left out.
+    ///
+    /// Throws a `RangeError` for a world that is not finite or has no area, or
+    /// options out of range; a `TypeError` for arguments of the wrong type.
+    #[napi(
+        constructor,
+        catch_unwind,
+        ts_args_type = "world: Rectangle | WorldRect, options?: LooseGridCells | LooseGridCellSize"
+    )]
+    pub fn new(
+        env: &Env,
+        this: This<'_>,
+        world: Unknown<'_>,
+        options: Option<Unknown<'_>>,
+    ) -> napi::Result<Self> {
+        use flatquad::LooseGrid as Core;
+        const FORMS: &str = "{ columns, rows, tightColumns, tightRows } or { cellSize }";
+        let index = Index::construct(env, &this, &world, |world| {
+            let Some(options) = args::options(options.as_ref(), FORMS)? else {
+                return Ok(Core::for_world(world));
+            };
+            let names = [c"columns", c"rows", c"tightColumns", c"tightRows"];
+            Ok(
+                match (
+                    args::option_u32s(options, names)?,
+                    args::cell_size(options, false)?,
+                ) {
+                    (None, None) => Core::for_world(world),
+                    (Some([c, r, tc, tr]), None) => Core::new(world, c, r, tc, tr),
+                    (None, Some((size, _))) => Core::with_cell_size(world, size),
+                    (Some(_), Some(_)) => return Err(args::both_forms(FORMS)),
+                },
+            )
+        })?;
+        Ok(LooseGrid { index })
+    }
+
+    /// Columns of loose cells.
+    #[napi(getter, catch_unwind)]
+    pub fn columns(&self, env: &Env) -> napi::Result<u32> {
+        self.index.read_as(env, flatquad::LooseGrid::columns)
+    }
+
+    /// Rows of loose cells.
+    #[napi(getter, catch_unwind)]
+    pub fn rows(&self, env: &Env) -> napi::Result<u32> {
+        self.index.read_as(env, flatquad::LooseGrid::rows)
+    }
+
+    /// Columns of tight cells.
+    #[napi(getter, catch_unwind)]
+    pub fn tight_columns(&self, env: &Env) -> napi::Result<u32> {
+        self.index.read_as(env, flatquad::LooseGrid::tight_columns)
+    }
+
+    /// Rows of tight cells.
+    #[napi(getter, catch_unwind)]
+    pub fn tight_rows(&self, env: &Env) -> napi::Result<u32> {
+        self.index.read_as(env, flatquad::LooseGrid::tight_rows)
+    }
+}
+shared_methods!(LooseGrid, flatquad::LooseGrid, "'LooseGrid'");

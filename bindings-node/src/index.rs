@@ -1,0 +1,698 @@
+//! The one native wrapper every class is: an [`AnyIndex`] with the guards the
+//! JavaScript side needs, and every shared method written once, here. The
+//! classes of [`crate::classes`] declare the methods to JavaScript and call
+//! these.
+//!
+//! Each method converts its arguments ([`crate::args`]), makes one call to the
+//! core, and converts the result or the error ([`crate::error`]).
+
+use std::cell::{Cell, RefCell};
+use std::ops::ControlFlow;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use flatquad::{AnyIndex, Handle, Kind, NodeInfo as CoreNode, Rect, SpatialIndex};
+use napi::bindgen_prelude::{Buffer, Float32Array, Float64Array, This, Uint32Array, Uint8Array};
+use napi::{sys, Env, JsValue, Unknown};
+
+use crate::args::{self, Rects};
+use crate::error::{code, Class, Fail, Outcome};
+use crate::objects::{NodeInfo, Nodes, QueryManyResult, Rectangle, Stats};
+
+/// A core structure one of the classes wraps.
+pub(crate) trait Core: SpatialIndex + Into<AnyIndex> {
+    /// Which structure it is.
+    const KIND: Kind;
+    /// The structure inside `index`, if it is of this kind.
+    fn inside(index: &AnyIndex) -> Option<&Self>;
+}
+
+macro_rules! core {
+    ($($kind:ident),*) => {$(
+        impl Core for flatquad::$kind {
+            const KIND: Kind = Kind::$kind;
+            fn inside(index: &AnyIndex) -> Option<&Self> {
+                match index {
+                    AnyIndex::$kind(structure) => Some(structure),
+                    _ => None,
+                }
+            }
+        }
+    )*};
+}
+
+core!(Quadtree, Grid, LooseGrid);
+
+/// An index of any kind, as a JavaScript object holds it.
+///
+/// - The structure sits in a `RefCell`: a JavaScript callback (`traverse`,
+///   `queryWith`) may read it, but a call that would change it throws
+///   `ERR_FLATQUAD_BUSY` instead of changing what the walk is reading.
+/// - Every call catches panics; a panic inside a call that changes the
+///   structure leaves it unusable ("poisoned") rather than half-changed.
+pub(crate) struct Index {
+    inner: RefCell<AnyIndex>,
+    /// The kind of `inner`, which never changes (readable while it is borrowed).
+    kind: Kind,
+    /// Set when a panic interrupted a call that changes the structure.
+    poisoned: Cell<bool>,
+    /// Reused by the batch calls, so a frame's `moveMany` allocates nothing.
+    scratch: RefCell<Vec<Handle>>,
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_owned()
+    }
+}
+
+/// Runs `body`, turning a panic into an `ERR_FLATQUAD_PANIC` error; `on_panic`
+/// runs first when one is caught.
+fn guarded<T>(on_panic: impl FnOnce(), body: impl FnOnce() -> Outcome<T>) -> Outcome<T> {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(outcome) => outcome,
+        Err(payload) => {
+            on_panic();
+            Err(Fail::new(
+                Class::Error,
+                code::PANIC,
+                format!(
+                    "internal error in flatquad (a Rust panic, please report it): {}",
+                    panic_message(&*payload)
+                ),
+            ))
+        }
+    }
+}
+
+/// Refuses `Quadtree(world)` without `new`, which would otherwise attach an
+/// index to the global object (napi-rs runs the constructor with `this` =
+/// `globalThis`).
+fn called_with_new(env: &Env, this: &This<'_>, kind: Kind) -> Outcome<()> {
+    let global = env.get_global()?;
+    let (this, global) = (this.value(), global.value());
+    let mut same = false;
+    // SAFETY: both are live values of the current call.
+    let status = unsafe { sys::napi_strict_equals(this.env, this.value, global.value, &mut same) };
+    if status == sys::Status::napi_ok && !same {
+        return Ok(());
+    }
+    Err(Fail::wrong_type(format!(
+        "Class constructor {} cannot be invoked without 'new'",
+        kind.name()
+    )))
+}
+
+/// `snake_case` as `camelCase`: the core's parameter names as the options'.
+fn camel(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut upper = false;
+    for c in name.chars() {
+        match c {
+            '_' => upper = true,
+            c if upper => {
+                out.extend(c.to_uppercase());
+                upper = false;
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn rectangle(r: Rect) -> Rectangle {
+    Rectangle {
+        x1: r.x1 as f64,
+        y1: r.y1 as f64,
+        x2: r.x2 as f64,
+        y2: r.y2 as f64,
+    }
+}
+
+fn raw(handle: Handle) -> f64 {
+    handle.to_raw() as f64
+}
+
+fn raws(handles: impl IntoIterator<Item = Handle>) -> Float64Array {
+    Float64Array::new(handles.into_iter().map(raw).collect())
+}
+
+fn core(error: flatquad::Error) -> Fail {
+    Fail::core(&error)
+}
+
+/// The core's compressed rows as `{ offsets, hits }`.
+fn rows(offsets: Vec<usize>, hits: Vec<Handle>, what: &str) -> Outcome<QueryManyResult> {
+    let offsets = offsets
+        .into_iter()
+        .map(u32::try_from)
+        .collect::<Result<Vec<u32>, _>>()
+        .map_err(|_| {
+            Fail::new(
+                Class::Range,
+                code::CAPACITY,
+                format!("{what} found more than 2^32 - 1 hits: split the batch"),
+            )
+        })?;
+    Ok(QueryManyResult {
+        offsets: Uint32Array::new(offsets),
+        hits: raws(hits),
+    })
+}
+
+/// What a walk's JavaScript callback said: go on, stop, or it threw.
+fn visit<A: napi::bindgen_prelude::ToNapiValue>(
+    callback: &Unknown<'_>,
+    arg: A,
+    failure: &mut Option<Fail>,
+) -> ControlFlow<()> {
+    match args::call(callback, arg).and_then(|r| args::stops(&r)) {
+        Ok(false) => ControlFlow::Continue(()),
+        Ok(true) => ControlFlow::Break(()),
+        Err(fail) => {
+            *failure = Some(fail);
+            ControlFlow::Break(())
+        }
+    }
+}
+
+/// Calls `each` with every node (or cell) in `traverse` order.
+fn walk(index: &AnyIndex, each: impl FnMut(&CoreNode) -> ControlFlow<()>) {
+    // One closure serves both kinds of node; the core calls them in turn.
+    let each = RefCell::new(each);
+    let _ = index.traverse(|n| (each.borrow_mut())(n), |n| (each.borrow_mut())(n));
+}
+
+impl Index {
+    fn wrap(index: AnyIndex) -> Index {
+        Index {
+            kind: index.kind(),
+            inner: RefCell::new(index),
+            poisoned: Cell::new(false),
+            scratch: RefCell::new(Vec::new()),
+        }
+    }
+
+    fn fail<T>(env: &Env, outcome: Outcome<T>) -> napi::Result<T> {
+        outcome.map_err(|fail| fail.throw(env.raw()))
+    }
+
+    /// A new index for a constructor of kind `C`: checks it was called with
+    /// `new`, reads the world, and runs `build`, which reads the options and
+    /// calls the core's constructor. The core's refusal names the argument.
+    pub(crate) fn construct<C: Core>(
+        env: &Env,
+        this: &This<'_>,
+        world: &Unknown<'_>,
+        build: impl FnOnce(Rect) -> Outcome<Result<C, flatquad::Error>>,
+    ) -> napi::Result<Index> {
+        let outcome = guarded(
+            || {},
+            || {
+                called_with_new(env, this, C::KIND)?;
+                let (world, shown) = args::world(world)?;
+                build(world)?.map_err(|error| match error.root() {
+                    flatquad::Error::InvalidWorld(_) => {
+                        core(error).context(format!("world {shown}"))
+                    }
+                    flatquad::Error::InvalidParameter { name, .. } => {
+                        let name = camel(name);
+                        core(error).context(format!("options.{name}"))
+                    }
+                    _ => core(error),
+                })
+            },
+        );
+        Self::fail(env, outcome).map(|structure| Index::wrap(structure.into()))
+    }
+
+    /// An index of kind `C` from `toBytes()`'s output; the core refuses a
+    /// snapshot of another kind.
+    pub(crate) fn from_bytes<C: Core>(env: &Env, bytes: &Unknown<'_>) -> napi::Result<Index> {
+        let outcome = guarded(
+            || {},
+            || {
+                let array = args::bytes(bytes, "bytes")?;
+                C::from_bytes(&array.arraybuffer).map_err(core)
+            },
+        );
+        Self::fail(env, outcome).map(|structure| Index::wrap(structure.into()))
+    }
+
+    /// An index of whichever kind the snapshot holds.
+    pub(crate) fn from_any_bytes(env: &Env, bytes: &Unknown<'_>) -> napi::Result<Index> {
+        let outcome = guarded(
+            || {},
+            || {
+                let array = args::bytes(bytes, "bytes")?;
+                AnyIndex::from_bytes(&array.arraybuffer).map_err(core)
+            },
+        );
+        Self::fail(env, outcome).map(Index::wrap)
+    }
+
+    pub(crate) fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    fn usable(&self) -> Outcome<()> {
+        if self.poisoned.get() {
+            return Err(Fail::new(
+                Class::Error,
+                code::POISONED,
+                format!(
+                    "this {} is unusable: an internal error (a Rust panic) interrupted an earlier call that was changing it; build a new one",
+                    self.kind.name()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Runs `body` on the structure for a call that only reads it.
+    fn read<T>(&self, env: &Env, body: impl FnOnce(&AnyIndex) -> Outcome<T>) -> napi::Result<T> {
+        let outcome = self.usable().and_then(|()| {
+            let index = self
+                .inner
+                .try_borrow()
+                .map_err(|_| Fail::new(Class::Error, code::BUSY, "the index is being changed"))?;
+            guarded(|| {}, || body(&index))
+        });
+        Self::fail(env, outcome)
+    }
+
+    /// Runs `body` on the structure of kind `C` inside: for the getters of
+    /// one class.
+    pub(crate) fn read_as<C: Core, T>(
+        &self,
+        env: &Env,
+        body: impl FnOnce(&C) -> T,
+    ) -> napi::Result<T> {
+        self.read(env, |index| {
+            let structure = C::inside(index).ok_or_else(|| {
+                Fail::new(Class::Error, code::OTHER, "the index is of another kind")
+            })?;
+            Ok(body(structure))
+        })
+    }
+
+    /// Runs `body` on the structure for a call named `what` that changes it.
+    fn write<T>(
+        &self,
+        env: &Env,
+        what: &str,
+        body: impl FnOnce(&mut AnyIndex) -> Outcome<T>,
+    ) -> napi::Result<T> {
+        let outcome = self.usable().and_then(|()| {
+            let mut index = self.inner.try_borrow_mut().map_err(|_| {
+                Fail::new(
+                    Class::Error,
+                    code::BUSY,
+                    format!(
+                        "{what}() cannot change this {} from inside its own traverse() or queryWith() callback; collect the changes and make them after the walk",
+                        self.kind.name()
+                    ),
+                )
+            })?;
+            guarded(|| self.poisoned.set(true), || body(&mut index))
+        });
+        Self::fail(env, outcome)
+    }
+
+    /// The scratch list of handles, or a fresh one while a batch call above
+    /// this one (a callback's caller) holds it.
+    fn with_scratch<T>(&self, body: impl FnOnce(&mut Vec<Handle>) -> Outcome<T>) -> Outcome<T> {
+        match self.scratch.try_borrow_mut() {
+            Ok(mut list) => body(&mut list),
+            Err(_) => body(&mut Vec::new()),
+        }
+    }
+
+    pub(crate) fn size(&self, env: &Env) -> napi::Result<u32> {
+        self.read(env, |index| Ok(index.len() as u32))
+    }
+
+    pub(crate) fn world(&self, env: &Env) -> napi::Result<Rectangle> {
+        self.read(env, |index| Ok(rectangle(index.world())))
+    }
+
+    pub(crate) fn insert(
+        &self,
+        env: &Env,
+        coords: [&Unknown<'_>; 4],
+        id: Option<&Unknown<'_>>,
+    ) -> napi::Result<f64> {
+        self.write(env, "insert", |index| {
+            let rect = args::rect(coords)?;
+            let id = args::id(id)?;
+            index.insert(rect, id).map(raw).map_err(core)
+        })
+    }
+
+    pub(crate) fn remove(&self, env: &Env, handle: &Unknown<'_>) -> napi::Result<()> {
+        self.write(env, "remove", |index| {
+            let handle = args::handle(handle, "handle")?;
+            index.remove(handle).map_err(core)
+        })
+    }
+
+    pub(crate) fn move_to(
+        &self,
+        env: &Env,
+        handle: &Unknown<'_>,
+        coords: [&Unknown<'_>; 4],
+    ) -> napi::Result<()> {
+        self.write(env, "move", |index| {
+            let handle = args::handle(handle, "handle")?;
+            let rect = args::rect(coords)?;
+            index.update(handle, rect).map_err(core)
+        })
+    }
+
+    pub(crate) fn cleanup(&self, env: &Env) -> napi::Result<()> {
+        self.write(env, "cleanup", |index| {
+            index.cleanup();
+            Ok(())
+        })
+    }
+
+    pub(crate) fn clear(&self, env: &Env) -> napi::Result<()> {
+        self.write(env, "clear", |index| {
+            index.clear();
+            Ok(())
+        })
+    }
+
+    pub(crate) fn query(
+        &self,
+        env: &Env,
+        coords: [&Unknown<'_>; 4],
+        omit: Option<&Unknown<'_>>,
+    ) -> napi::Result<Float64Array> {
+        self.read(env, |index| {
+            let rect = args::rect(coords)?;
+            let omit = args::optional_handle(omit, "omit")?;
+            let mut hits = Vec::new();
+            index.query(rect, omit, &mut hits).map_err(core)?;
+            Ok(raws(hits))
+        })
+    }
+
+    pub(crate) fn query_point(
+        &self,
+        env: &Env,
+        x: &Unknown<'_>,
+        y: &Unknown<'_>,
+        omit: Option<&Unknown<'_>>,
+    ) -> napi::Result<Float64Array> {
+        self.read(env, |index| {
+            let (x, y) = args::point(x, y)?;
+            let omit = args::optional_handle(omit, "omit")?;
+            let mut hits = Vec::new();
+            index.query_point(x, y, omit, &mut hits).map_err(core)?;
+            Ok(raws(hits))
+        })
+    }
+
+    pub(crate) fn query_with(
+        &self,
+        env: &Env,
+        coords: [&Unknown<'_>; 4],
+        callback: Unknown<'_>,
+        omit: Option<&Unknown<'_>>,
+    ) -> napi::Result<()> {
+        self.read(env, |index| {
+            let rect = args::rect(coords)?;
+            let callback = args::function(callback, "callback")?;
+            let omit = args::optional_handle(omit, "omit")?;
+            let mut failure = None;
+            let _ = index
+                .query_with(rect, omit, |h| visit(&callback, raw(h), &mut failure))
+                .map_err(core)?;
+            failure.map_or(Ok(()), Err)
+        })
+    }
+
+    pub(crate) fn pairs(&self, env: &Env) -> napi::Result<Float64Array> {
+        self.read(env, |index| {
+            // The core's pair walk, on all threads where the structure can split
+            // it and the size pays.
+            let mut pairs = Vec::new();
+            index.par_pairs(&mut pairs);
+            Ok(raws(pairs.into_iter().flat_map(|(a, b)| [a, b])))
+        })
+    }
+
+    pub(crate) fn overlapping(
+        &self,
+        env: &Env,
+        handle: &Unknown<'_>,
+    ) -> napi::Result<Float64Array> {
+        self.read(env, |index| {
+            let handle = args::handle(handle, "handle")?;
+            let mut hits = Vec::new();
+            index.overlapping(handle, &mut hits).map_err(core)?;
+            Ok(raws(hits))
+        })
+    }
+
+    pub(crate) fn overlapping_many(
+        &self,
+        env: &Env,
+        handles: &Unknown<'_>,
+    ) -> napi::Result<QueryManyResult> {
+        self.read(env, |index| {
+            self.with_scratch(|list| {
+                args::handles(handles, "handles", list)?;
+                let (mut offsets, mut hits) = (Vec::new(), Vec::new());
+                index
+                    .overlapping_many(list, &mut offsets, &mut hits)
+                    .map_err(core)?;
+                rows(offsets, hits, "overlappingMany")
+            })
+        })
+    }
+
+    pub(crate) fn query_many(
+        &self,
+        env: &Env,
+        rects: &Unknown<'_>,
+        omit: Option<&Unknown<'_>>,
+    ) -> napi::Result<QueryManyResult> {
+        self.read(env, |index| {
+            let rects = args::rects(rects, "rects")?;
+            let rects = rects.get();
+            self.with_scratch(|list| {
+                let omit = match omit.filter(|v| !args::is_absent(Some(v))) {
+                    Some(omit) => {
+                        args::handles(omit, "omit", list)?;
+                        if list.len() != rects.len() {
+                            return Err(Fail::bad_length(format!(
+                                "omit holds {} handles but rects holds {} rectangles: give one handle per rectangle",
+                                list.len(),
+                                rects.len()
+                            )));
+                        }
+                        Some(&list[..])
+                    }
+                    None => None,
+                };
+                // The core's batch query, on all threads when the batch is big
+                // enough to pay (it stays on this thread otherwise).
+                let (mut offsets, mut hits) = (Vec::new(), Vec::new());
+                index
+                    .par_query_many(rects, omit, &mut offsets, &mut hits)
+                    .map_err(core)?;
+                rows(offsets, hits, "queryMany")
+            })
+        })
+    }
+
+    pub(crate) fn id_of(&self, env: &Env, handle: &Unknown<'_>) -> napi::Result<u32> {
+        self.read(env, |index| {
+            let handle = args::handle(handle, "handle")?;
+            index.id(handle).map_err(core)
+        })
+    }
+
+    pub(crate) fn rect_of(&self, env: &Env, handle: &Unknown<'_>) -> napi::Result<Rectangle> {
+        self.read(env, |index| {
+            let handle = args::handle(handle, "handle")?;
+            index.rect(handle).map(rectangle).map_err(core)
+        })
+    }
+
+    pub(crate) fn has(&self, env: &Env, handle: &Unknown<'_>) -> napi::Result<bool> {
+        self.read(env, |index| {
+            // Any number (a TypeError for anything else): false for whatever
+            // is not a live handle.
+            args::number(handle, "handle")?;
+            Ok(args::handle(handle, "handle").is_ok_and(|h| index.contains(h)))
+        })
+    }
+
+    pub(crate) fn handles(&self, env: &Env) -> napi::Result<Float64Array> {
+        self.read(env, |index| Ok(raws(index.iter().map(|(h, _, _)| h))))
+    }
+
+    pub(crate) fn ids_of(&self, env: &Env, handles: &Unknown<'_>) -> napi::Result<Uint32Array> {
+        self.read(env, |index| {
+            self.with_scratch(|list| {
+                args::handles(handles, "handles", list)?;
+                let ids = list
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &h)| index.id(h).map_err(|e| core(e).at(i)))
+                    .collect::<Outcome<Vec<u32>>>()?;
+                Ok(Uint32Array::new(ids))
+            })
+        })
+    }
+
+    pub(crate) fn stats(&self, env: &Env) -> napi::Result<Stats> {
+        self.read(env, |index| {
+            let s = index.stats();
+            Ok(Stats {
+                elements: s.elements as f64,
+                nodes: s.nodes as f64,
+                leaves: s.leaves as f64,
+                empty_leaves: s.empty_leaves as f64,
+                max_depth_reached: s.max_depth_reached,
+                element_links: s.element_links as f64,
+                bytes: s.bytes as f64,
+            })
+        })
+    }
+
+    pub(crate) fn traverse(&self, env: &Env, callback: Unknown<'_>) -> napi::Result<()> {
+        self.read(env, |index| {
+            let callback = args::function(callback, "callback")?;
+            let mut failure = None;
+            walk(index, |node| {
+                let info = NodeInfo {
+                    index: node.index,
+                    depth: node.depth,
+                    x1: node.rect.x1 as f64,
+                    y1: node.rect.y1 as f64,
+                    x2: node.rect.x2 as f64,
+                    y2: node.rect.y2 as f64,
+                    is_leaf: node.is_leaf,
+                    count: node.count,
+                };
+                visit(&callback, info, &mut failure)
+            });
+            failure.map_or(Ok(()), Err)
+        })
+    }
+
+    pub(crate) fn nodes(&self, env: &Env) -> napi::Result<Nodes> {
+        self.read(env, |index| {
+            let (mut rects, mut depths, mut is_leaf, mut counts) =
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            walk(index, |node| {
+                rects.extend_from_slice(&<[f32; 4]>::from(node.rect));
+                depths.push(node.depth as u8);
+                is_leaf.push(node.is_leaf as u8);
+                counts.push(node.count);
+                ControlFlow::Continue(())
+            });
+            Ok(Nodes {
+                rects: Float32Array::new(rects),
+                depths: Uint8Array::new(depths),
+                is_leaf: Uint8Array::new(is_leaf),
+                counts: Uint32Array::new(counts),
+            })
+        })
+    }
+
+    pub(crate) fn insert_many(
+        &self,
+        env: &Env,
+        rects: &Unknown<'_>,
+        ids: Option<&Unknown<'_>>,
+    ) -> napi::Result<Float64Array> {
+        self.write(env, "insertMany", |index| {
+            let rects: Rects = args::rects(rects, "rects")?;
+            let rects = rects.get();
+            let ids = match ids.filter(|v| !args::is_absent(Some(v))) {
+                Some(ids) => Some(args::ids(ids, "ids")?),
+                None => None,
+            };
+            let ids = match &ids {
+                Some(ids) => ids.get(),
+                None => std::borrow::Cow::Owned(vec![0; rects.len()]),
+            };
+            if ids.len() != rects.len() {
+                return Err(Fail::bad_length(format!(
+                    "ids holds {} ids but rects holds {} rectangles: give one id per rectangle",
+                    ids.len(),
+                    rects.len()
+                )));
+            }
+            let mut handles = Vec::new();
+            index.insert_many(rects, &ids, &mut handles).map_err(core)?;
+            Ok(raws(handles))
+        })
+    }
+
+    pub(crate) fn move_many(
+        &self,
+        env: &Env,
+        handles: &Unknown<'_>,
+        rects: &Unknown<'_>,
+    ) -> napi::Result<()> {
+        self.write(env, "moveMany", |index| {
+            self.with_scratch(|list| {
+                args::handles(handles, "handles", list)?;
+                let rects = args::rects(rects, "rects")?;
+                let rects = rects.get();
+                if rects.len() != list.len() {
+                    return Err(Fail::bad_length(format!(
+                        "handles holds {} handles but rects holds {} rectangles: give one rectangle per handle",
+                        list.len(),
+                        rects.len()
+                    )));
+                }
+                index.update_many(list, rects).map_err(core)
+            })
+        })
+    }
+
+    pub(crate) fn remove_many(&self, env: &Env, handles: &Unknown<'_>) -> napi::Result<()> {
+        self.write(env, "removeMany", |index| {
+            self.with_scratch(|list| {
+                args::handles(handles, "handles", list)?;
+                index.remove_many(list).map_err(core)
+            })
+        })
+    }
+
+    pub(crate) fn validate(&self, env: &Env) -> napi::Result<()> {
+        self.read(env, |index| {
+            index.validate().map_err(|why| {
+                Fail::new(
+                    Class::Error,
+                    code::OTHER,
+                    format!("broken {}: {why}", index.kind().name()),
+                )
+            })
+        })
+    }
+
+    pub(crate) fn to_bytes(&self, env: &Env) -> napi::Result<Buffer> {
+        self.read(env, |index| Ok(Buffer::from(index.to_bytes())))
+    }
+
+    /// Test hook: panics inside a call that reads (`mutating` false) or
+    /// changes the index.
+    pub(crate) fn panic_for_tests(&self, env: &Env, mutating: bool) -> napi::Result<()> {
+        if mutating {
+            self.write(env, "__panicForTests", |_| panic!("deliberate test panic"))
+        } else {
+            self.read(env, |_| panic!("deliberate test panic"))
+        }
+    }
+}

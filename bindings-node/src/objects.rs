@@ -1,0 +1,132 @@
+//! The plain objects that cross the boundary (TypeScript interfaces in
+//! `index.d.ts`), shared by every class.
+
+use napi::bindgen_prelude::{Float32Array, Float64Array, Uint32Array, Uint8Array};
+use napi_derive::napi;
+
+/// A closed rectangle `[x1, x2] × [y1, y2]`: the form of every rectangle the
+/// API returns, and of the world it takes.
+#[napi(object)]
+pub struct Rectangle {
+    pub x1: f64,
+    pub y1: f64,
+    pub x2: f64,
+    pub y2: f64,
+}
+
+/// The other form of the world a constructor takes: top-left corner `(x, y)`,
+/// `width` and `height`. The far corner is added in 64-bit floats, then every
+/// corner rounded once to a 32-bit float.
+#[napi(object)]
+pub struct WorldRect {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+/// `Quadtree` options; a left-out one takes its default.
+#[napi(object)]
+pub struct QuadtreeOptions {
+    /// Elements a leaf holds before it splits (default 8, at least 1).
+    pub max_elements: Option<u32>,
+    /// Depth below which leaves no longer split; the root is depth 0 (default 8,
+    /// at most 30). Pick it so the deepest cells are a little larger than a typical
+    /// element: `world / 2^maxDepth ≈ 2 × element size`.
+    pub max_depth: Option<u32>,
+}
+
+/// `Grid` options by count: `columns × rows` cells over the world.
+#[napi(object)]
+pub struct GridCells {
+    pub columns: u32,
+    pub rows: u32,
+}
+
+/// `Grid` options by size: cells of `cellSize` (square) or `[width, height]`,
+/// as many as cover the world.
+#[napi(object)]
+pub struct GridCellSize {
+    #[napi(ts_type = "number | [number, number]")]
+    pub cell_size: f64,
+}
+
+/// `LooseGrid` options by count: `columns × rows` loose cells (every element
+/// in exactly one, whose box grows and shrinks around its elements) and
+/// `tightColumns × tightRows` tight cells over the same world.
+#[napi(object)]
+pub struct LooseGridCells {
+    pub columns: u32,
+    pub rows: u32,
+    pub tight_columns: u32,
+    pub tight_rows: u32,
+}
+
+/// `LooseGrid` options by size: square loose cells of `cellSize`.
+#[napi(object)]
+pub struct LooseGridCellSize {
+    pub cell_size: f64,
+}
+
+/// One node of a tree or one cell of a grid, as `traverse` visits it.
+#[napi(object)]
+pub struct NodeInfo {
+    /// The node's (or cell's) index in its structure (a tree's root is 0).
+    pub index: u32,
+    /// Depth: 0 for a tree's root and for a grid's cells.
+    pub depth: u32,
+    /// The node's or cell's rectangle (a loose grid's cells: the box that
+    /// bounds their elements).
+    pub x1: f64,
+    pub y1: f64,
+    pub x2: f64,
+    pub y2: f64,
+    /// Whether it holds elements directly: a leaf, or a grid's cell (else a
+    /// branch with four children).
+    pub is_leaf: bool,
+    /// Elements it holds directly; 0 for a branch.
+    pub count: u32,
+}
+
+/// Every node (or cell) in `traverse` order, as arrays ready to draw.
+#[napi(object, object_from_js = false)]
+pub struct Nodes {
+    /// `x1, y1, x2, y2` of each node's cell: 4 numbers per node.
+    pub rects: Float32Array,
+    /// Depth of each node (0 for a tree's root and for a grid's cells).
+    pub depths: Uint8Array,
+    /// 1 for a leaf or a cell, 0 for a branch.
+    pub is_leaf: Uint8Array,
+    /// Elements each holds directly (0 for a branch).
+    pub counts: Uint32Array,
+}
+
+/// The hits of `queryMany` and `overlappingMany`: the hits of item `i` are
+/// `hits.subarray(offsets[i], offsets[i + 1])`.
+#[napi(object, object_from_js = false)]
+pub struct QueryManyResult {
+    /// `n + 1` offsets into `hits`, for `n` items; `offsets[0]` is 0.
+    pub offsets: Uint32Array,
+    /// The handles found, item after item.
+    #[napi(ts_type = "Float64Array")]
+    pub hits: Float64Array,
+}
+
+/// Counts of what an index holds.
+#[napi(object)]
+pub struct Stats {
+    /// Live elements.
+    pub elements: f64,
+    /// Nodes (branches and leaves) or cells.
+    pub nodes: f64,
+    /// Leaves or cells, empty ones included.
+    pub leaves: f64,
+    /// Leaves or cells holding no element.
+    pub empty_leaves: f64,
+    /// Deepest depth any node has (0 for a grid).
+    pub max_depth_reached: u32,
+    /// Element links: one per element per leaf or cell it is listed in.
+    pub element_links: f64,
+    /// Bytes the index holds, the capacity of its pools included.
+    pub bytes: f64,
+}
