@@ -13,7 +13,7 @@ use crate::errors::{self, Args};
 use crate::index::Index;
 
 /// A subclass of `SpatialIndex` serving one kind of core structure.
-trait Structure: PyClass<BaseType = Index> + Default {
+trait Subclass: PyClass<BaseType = Index> + Default {
     /// The core structure.
     type Core: SpatialIndex + Into<AnyIndex>;
     /// The core structure inside `index`, if it is of this kind.
@@ -21,7 +21,7 @@ trait Structure: PyClass<BaseType = Index> + Default {
 }
 
 /// A new instance of `T` holding `structure`, or the core's error.
-fn init<T: Structure>(
+fn init<T: Subclass>(
     py: Python<'_>,
     structure: Result<T::Core, Error>,
 ) -> PyResult<PyClassInitializer<T>> {
@@ -31,7 +31,7 @@ fn init<T: Structure>(
 
 /// Reads the core structure of `slf`, which is always of its class's kind:
 /// the constructors, `from_bytes` and `__setstate__` see to that.
-fn read<T: Structure, R>(slf: &Bound<'_, T>, get: impl FnOnce(&T::Core) -> R) -> R {
+fn read<T: Subclass, R>(slf: &Bound<'_, T>, get: impl FnOnce(&T::Core) -> R) -> R {
     let index = slf.as_super().get().read(slf.py());
     get(T::core(&index).expect("a structure of its class's kind"))
 }
@@ -130,7 +130,7 @@ pub(crate) fn parameters(index: &AnyIndex) -> String {
 #[derive(Default)]
 pub(crate) struct Quadtree;
 
-impl Structure for Quadtree {
+impl Subclass for Quadtree {
     type Core = flatquad::Quadtree;
     fn core(index: &AnyIndex) -> Option<&Self::Core> {
         match index {
@@ -199,7 +199,7 @@ impl Quadtree {
 #[derive(Default)]
 pub(crate) struct Grid;
 
-impl Structure for Grid {
+impl Subclass for Grid {
     type Core = flatquad::Grid;
     fn core(index: &AnyIndex) -> Option<&Self::Core> {
         match index {
@@ -301,7 +301,7 @@ impl Grid {
 #[derive(Default)]
 pub(crate) struct LooseGrid;
 
-impl Structure for LooseGrid {
+impl Subclass for LooseGrid {
     type Core = flatquad::LooseGrid;
     fn core(index: &AnyIndex) -> Option<&Self::Core> {
         match index {
