@@ -35,3 +35,10 @@ it("the package README's first example runs as written", () => {
   })
   assert.deepEqual(out.trim().split('\n'), ['near the player: 2', '0'])
 })
+
+it("the package README's example of every class runs as written", () => {
+  const readme = readFileSync(new URL('README.md', root), 'utf8')
+  const example = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]).find((code) => code.includes('new LooseGrid('))
+  assert.ok(example, 'README.md has no example of every class')
+  execFileSync(process.execPath, ['--input-type=module', '-e', example], { cwd: fileURLToPath(root), encoding: 'utf8' })
+})
