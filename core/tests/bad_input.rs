@@ -1,19 +1,24 @@
-//! Every kind of bad input: each call returns the specific error and leaves the
-//! tree exactly as it was (its bytes, contents, shape, query and pair results).
+//! Every kind of bad input, on every structure: each call returns the specific
+//! error and leaves the structure exactly as it was (its bytes, contents,
+//! shape, query and pair results). Then the constructors' bad worlds and bad
+//! parameters.
 
+#[macro_use]
 mod common;
 
 use std::ops::ControlFlow;
 
-use common::{snapshot, Snapshot};
-use flatquad::{Error, Handle, Quadtree, Rect, SpatialIndex};
+use common::{snapshot, Snapshot, Subject, REAL_GRID, REAL_LOOSE_GRID};
+use flatquad::{
+    AnyIndex, Error, ErrorKind, Grid, Handle, Kind, LooseGrid, Quadtree, Rect, SpatialIndex,
+};
 
 const GOOD: Rect = Rect::new(10.0, 10.0, 20.0, 20.0);
 
-/// A tree with a history: live elements, removed ones (stale handles), split
-/// leaves and empty leaves left for cleanup.
-fn sample() -> (Quadtree, Vec<Handle>, Vec<Handle>) {
-    let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0), 2, 6).unwrap();
+/// A structure with a history: live elements, removed ones (stale handles),
+/// and for a tree split leaves and empty leaves left for cleanup.
+fn sample<T: Subject>(make: fn(Rect) -> T) -> (T, Vec<Handle>, Vec<Handle>) {
+    let mut tree = make(Rect::new(0.0, 0.0, 100.0, 100.0));
     let mut rng = common::Lcg(42);
     let mut live = Vec::new();
     for i in 0..60 {
@@ -33,9 +38,9 @@ fn sample() -> (Quadtree, Vec<Handle>, Vec<Handle>) {
 
 /// Runs a call that must be refused; checks the tree is exactly as before and
 /// returns the error.
-fn refused<T: std::fmt::Debug>(
-    tree: &mut Quadtree,
-    call: impl FnOnce(&mut Quadtree) -> Result<T, Error>,
+fn refused<S: SpatialIndex, T: std::fmt::Debug>(
+    tree: &mut S,
+    call: impl FnOnce(&mut S) -> Result<T, Error>,
 ) -> Error {
     let before: Snapshot = snapshot(tree);
     let error = match call(tree) {
@@ -78,10 +83,11 @@ fn bad_rects() -> Vec<Rect> {
 
 fn is_invalid_rect(e: &Error, r: &Rect) -> bool {
     matches!(e, Error::InvalidRect(got) if common::bits(got) == common::bits(r))
+        && e.kind() == ErrorKind::InvalidRect
 }
 
 fn is_invalid_handle(e: &Error, h: Handle) -> bool {
-    matches!(e, Error::InvalidHandle(got) if *got == h)
+    matches!(e, Error::InvalidHandle(got) if *got == h) && e.kind() == ErrorKind::InvalidHandle
 }
 
 /// The text of an error names the offending rectangle.
@@ -117,9 +123,8 @@ fn forged_handles(live: &[Handle]) -> Vec<Handle> {
     raws.into_iter().map(Handle::from_raw).collect()
 }
 
-#[test]
-fn insert_refuses_bad_rects() {
-    let (mut tree, _, _) = sample();
+fn insert_refuses_bad_rects<T: Subject>(make: fn(Rect) -> T) {
+    let (mut tree, _, _) = sample(make);
     for r in bad_rects() {
         assert!(!r.is_valid());
         let e = refused(&mut tree, |t| t.insert(r, 1));
@@ -129,9 +134,8 @@ fn insert_refuses_bad_rects() {
     }
 }
 
-#[test]
-fn insert_many_refuses_the_whole_batch() {
-    let (mut tree, _, _) = sample();
+fn insert_many_refuses_the_whole_batch<T: Subject>(make: fn(Rect) -> T) {
+    let (mut tree, _, _) = sample(make);
     let good = [GOOD, Rect::point(1.0, 1.0), Rect::new(-5.0, 0.0, 5.0, 0.0)];
     for bad in bad_rects() {
         for index in [0, 2, 4] {
@@ -158,9 +162,8 @@ fn insert_many_refuses_the_whole_batch() {
     }
 }
 
-#[test]
-fn batch_lengths_must_match() {
-    let (mut tree, live, _) = sample();
+fn batch_lengths_must_match<T: Subject>(make: fn(Rect) -> T) {
+    let (mut tree, live, _) = sample(make);
     let mut handles = Vec::new();
     for (rects, ids) in [(2, 3), (3, 2), (0, 1), (1, 0)] {
         let rs = vec![GOOD; rects];
@@ -203,9 +206,8 @@ fn batch_lengths_must_match() {
     }
 }
 
-#[test]
-fn update_refuses_bad_rects_and_stale_handles() {
-    let (mut tree, live, dead) = sample();
+fn update_refuses_bad_rects_and_stale_handles<T: Subject>(make: fn(Rect) -> T) {
+    let (mut tree, live, dead) = sample(make);
     let h = live[5];
     let before = tree.rect(h).unwrap();
     for r in bad_rects() {
@@ -220,9 +222,8 @@ fn update_refuses_bad_rects_and_stale_handles() {
     }
 }
 
-#[test]
-fn update_many_refuses_the_whole_batch() {
-    let (mut tree, live, dead) = sample();
+fn update_many_refuses_the_whole_batch<T: Subject>(make: fn(Rect) -> T) {
+    let (mut tree, live, dead) = sample(make);
     let handles: Vec<Handle> = live[..6].to_vec();
     let moved: Vec<Rect> = (0..6)
         .map(|i| Rect::from_xywh(i as f32 * 3.0, 50.0, 2.0, 2.0))
@@ -268,9 +269,8 @@ fn update_many_refuses_the_whole_batch() {
     }
 }
 
-#[test]
-fn remove_refuses_double_removal_and_forged_handles() {
-    let (mut tree, live, dead) = sample();
+fn remove_refuses_double_removal_and_forged_handles<T: Subject>(make: fn(Rect) -> T) {
+    let (mut tree, live, dead) = sample(make);
     for &h in &dead {
         let e = refused(&mut tree, |t| t.remove(h));
         assert!(is_invalid_handle(&e, h), "{e:?}");
@@ -298,9 +298,8 @@ fn remove_refuses_double_removal_and_forged_handles() {
     }
 }
 
-#[test]
-fn remove_many_refuses_duplicates_and_stale_handles() {
-    let (mut tree, live, dead) = sample();
+fn remove_many_refuses_duplicates_and_stale_handles<T: Subject>(make: fn(Rect) -> T) {
+    let (mut tree, live, dead) = sample(make);
     // A duplicate: reported at its second occurrence.
     for (first, second) in [(0, 1), (1, 3), (0, 4), (3, 4)] {
         let mut hs = live[..5].to_vec();
@@ -355,9 +354,8 @@ fn remove_many_refuses_duplicates_and_stale_handles() {
     );
 }
 
-#[test]
-fn handles_from_before_clear_are_refused() {
-    let (mut tree, live, _) = sample();
+fn handles_from_before_clear_are_refused<T: Subject>(make: fn(Rect) -> T) {
+    let (mut tree, live, _) = sample(make);
     tree.clear();
     let fresh = tree.insert(GOOD, 1).unwrap();
     for &h in &live {
@@ -374,9 +372,8 @@ fn handles_from_before_clear_are_refused() {
     }
 }
 
-#[test]
-fn queries_refuse_bad_rects_points_and_omits() {
-    let (tree, live, dead) = sample();
+fn queries_refuse_bad_rects_points_and_omits<T: Subject>(make: fn(Rect) -> T) {
+    let (tree, live, dead) = sample(make);
     let before = snapshot(&tree);
     let junk = Handle::from_raw(3);
     for r in bad_rects() {
@@ -414,6 +411,28 @@ fn queries_refuse_bad_rects_points_and_omits() {
             .unwrap_err();
         assert!(is_invalid_handle(&e, h), "{e:?}");
         assert!(!called);
+        // An element's own neighbours: the handle must be live.
+        let mut hits = vec![junk];
+        let e = tree.overlapping(h, &mut hits).unwrap_err();
+        assert!(is_invalid_handle(&e, h), "{e:?}");
+        assert!(hits.is_empty());
+        let e = tree
+            .overlapping_with(h, |_| {
+                called = true;
+                ControlFlow::Continue(())
+            })
+            .unwrap_err();
+        assert!(is_invalid_handle(&e, h), "{e:?}");
+        assert!(!called);
+        let (mut offsets, mut hits) = (vec![7], vec![junk]);
+        let e = tree
+            .overlapping_many(&[live[0], live[1], h], &mut offsets, &mut hits)
+            .unwrap_err();
+        assert!(
+            matches!(&e, Error::InBatch { index: 2, error } if is_invalid_handle(error, h)),
+            "{e:?}"
+        );
+        assert_eq!((offsets, hits), (vec![7], vec![junk]), "written on error");
     }
     let specials = [f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY];
     for bad in specials {
@@ -440,8 +459,8 @@ fn queries_refuse_bad_rects_points_and_omits() {
     assert_eq!(snapshot(&tree), before);
 }
 
-#[test]
-fn new_refuses_bad_worlds() {
+/// Worlds no structure can divide.
+fn bad_worlds() -> Vec<Rect> {
     let mut worlds = Vec::new();
     for at in 0..4 {
         for v in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
@@ -460,15 +479,65 @@ fn new_refuses_bad_worlds() {
         Rect::new(0.0, -3e38, 1.0, 3e38), // height overflows f32
         Rect::new(f32::MIN, f32::MIN, f32::MAX, f32::MAX),
     ]);
-    for world in worlds {
-        let e = Quadtree::new(world, 8, 8).unwrap_err();
-        assert!(
-            matches!(e, Error::InvalidWorld(w) if common::bits(&w) == common::bits(&world)),
-            "{world:?}: {e:?}"
-        );
-        assert_names_rect(&e, &world);
+    worlds
+}
+
+/// Every constructor of every structure over `world`, by name.
+#[allow(clippy::type_complexity)]
+fn constructors() -> Vec<(&'static str, fn(Rect) -> Result<AnyIndex, Error>)> {
+    vec![
+        ("Quadtree::new", |w| Quadtree::new(w, 8, 8).map(Into::into)),
+        ("Quadtree::for_world", |w| {
+            Quadtree::for_world(w).map(Into::into)
+        }),
+        ("Grid::new", |w| Grid::new(w, 7, 3).map(Into::into)),
+        ("Grid::with_cell_size", |w| {
+            Grid::with_cell_size(w, w.width() / 5.0, w.height() / 3.0).map(Into::into)
+        }),
+        ("Grid::for_world", |w| Grid::for_world(w).map(Into::into)),
+        ("LooseGrid::new", |w| {
+            LooseGrid::new(w, 8, 4, 4, 2).map(Into::into)
+        }),
+        ("LooseGrid::with_cell_size", |w| {
+            LooseGrid::with_cell_size(w, w.width().max(w.height()) / 8.0).map(Into::into)
+        }),
+        ("LooseGrid::for_world", |w| {
+            LooseGrid::for_world(w).map(Into::into)
+        }),
+        ("AnyIndex::for_world(Quadtree)", |w| {
+            AnyIndex::for_world(Kind::Quadtree, w)
+        }),
+        ("AnyIndex::for_world(Grid)", |w| {
+            AnyIndex::for_world(Kind::Grid, w)
+        }),
+        ("AnyIndex::for_world(LooseGrid)", |w| {
+            AnyIndex::for_world(Kind::LooseGrid, w)
+        }),
+    ]
+}
+
+#[test]
+fn every_constructor_refuses_bad_worlds() {
+    for (name, make) in constructors() {
+        for world in bad_worlds() {
+            let e = make(world).unwrap_err();
+            assert!(
+                matches!(e, Error::InvalidWorld(w) if common::bits(&w) == common::bits(&world)),
+                "{name} {world:?}: {e:?}"
+            );
+            assert_eq!(e.kind(), ErrorKind::InvalidWorld);
+            assert_names_rect(&e, &world);
+        }
+        // Just inside the limits: huge, and one subnormal wide.
+        for world in [
+            Rect::new(-1.5e38, 0.0, 1.5e38, 1.0),
+            Rect::new(0.0, 0.0, f32::from_bits(1), 1.0),
+        ] {
+            let index = make(world).unwrap_or_else(|e| panic!("{name} {world:?}: {e}"));
+            index.validate().unwrap();
+            assert_eq!(index.world(), world);
+        }
     }
-    // Just inside the limits.
     Quadtree::new(Rect::new(-1.5e38, 0.0, 1.5e38, 1.0), 1, 30)
         .unwrap()
         .validate()
@@ -528,9 +597,8 @@ fn parameter_errors_show_the_value_given() {
     assert!(e.to_string().contains(" 0"), "{e}");
 }
 
-#[test]
-fn refused_calls_on_an_empty_tree_change_nothing() {
-    let mut tree = Quadtree::new(Rect::new(-1.0, -1.0, 1.0, 1.0), 1, 30).unwrap();
+fn refused_calls_on_an_empty_structure_change_nothing<T: Subject>(make: fn(Rect) -> T) {
+    let mut tree = make(Rect::new(-1.0, -1.0, 1.0, 1.0));
     let before = snapshot(&tree);
     for r in bad_rects() {
         refused(&mut tree, |t| t.insert(r, 0));
@@ -548,4 +616,195 @@ fn refused_calls_on_an_empty_tree_change_nothing() {
     tree.remove_many(&[]).unwrap();
     tree.update_many(&[], &[]).unwrap();
     assert_eq!(snapshot(&tree), before);
+}
+
+/// Asserts `InvalidParameter` naming a parameter that contains `name`.
+fn assert_parameter(result: Result<impl std::fmt::Debug, Error>, name: &str, context: &str) {
+    let e = result.expect_err(context);
+    assert!(
+        matches!(e, Error::InvalidParameter { name: got, .. } if got.contains(name)),
+        "{context}: {e:?} does not name {name}"
+    );
+    assert_eq!(e.kind(), ErrorKind::InvalidParameter);
+    assert!(e.to_string().contains(name), "{context}: {e}");
+}
+
+/// Cell sizes no grid accepts: NaN, zero, negative or infinite.
+const BAD_CELL_SIZES: [f32; 8] = [
+    f32::NAN,
+    -f32::NAN,
+    0.0,
+    -0.0,
+    -1.0,
+    f32::MIN,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+];
+
+#[test]
+fn grid_constructors_refuse_bad_parameters() {
+    if !common::real(Kind::Grid) {
+        return;
+    }
+    let world = Rect::new(0.0, 0.0, 1.0, 1.0);
+    for (columns, rows, name) in [
+        (0, 1, "columns"),
+        (1, 0, "rows"),
+        (0, 0, "columns"),
+        (65_537, 1, "columns"),
+        (1, 65_537, "rows"),
+        (u32::MAX, 1, "columns"),
+    ] {
+        let context = format!("Grid::new({columns}, {rows})");
+        assert_parameter(Grid::new(world, columns, rows), name, &context);
+        let e = Grid::new(world, columns, rows).unwrap_err();
+        let given = if name == "columns" { columns } else { rows };
+        assert!(e.to_string().contains(&given.to_string()), "{e}");
+    }
+    // Absurdly many cells in all, refused before anything is allocated.
+    for (columns, rows) in [(65_536, 65_536), (16_384, 16_384), (8_193, 8_192)] {
+        let context = format!("Grid::new({columns}, {rows})");
+        assert_parameter(Grid::new(world, columns, rows), "", &context);
+    }
+    for bad in BAD_CELL_SIZES {
+        for (w, h) in [(bad, 0.5), (0.5, bad), (bad, bad)] {
+            let context = format!("Grid::with_cell_size({w}, {h})");
+            assert_parameter(Grid::with_cell_size(world, w, h), "cell", &context);
+        }
+    }
+    // Cells so small that the grid would be absurdly big.
+    let big = Rect::new(-1e6, -1e6, 1e6, 1e6);
+    for (w, h) in [
+        (1e-3, 1e-3),
+        (f32::MIN_POSITIVE, 1.0),
+        (1.0, f32::from_bits(1)),
+        (20.0, 20.0),   // 100,000 columns
+        (100.0, 100.0), // 20,000 × 20,000 cells
+    ] {
+        let context = format!("Grid::with_cell_size({w}, {h}) over {big:?}");
+        assert_parameter(Grid::with_cell_size(big, w, h), "", &context);
+    }
+    // A bad world is reported before bad parameters.
+    let e = Grid::new(Rect::new(0.0, 0.0, 0.0, 0.0), 0, 0).unwrap_err();
+    assert!(matches!(e, Error::InvalidWorld(_)), "{e:?}");
+    let e = Grid::with_cell_size(Rect::new(0.0, 0.0, f32::NAN, 1.0), f32::NAN, 0.0).unwrap_err();
+    assert!(matches!(e, Error::InvalidWorld(_)), "{e:?}");
+    // Just inside the limits.
+    for (columns, rows) in [(65_536, 1), (1, 65_536), (1, 1)] {
+        let grid = Grid::new(world, columns, rows).unwrap();
+        assert_eq!((grid.columns(), grid.rows()), (columns, rows));
+        grid.validate().unwrap();
+    }
+    let grid = Grid::with_cell_size(world, 1e30, f32::MAX).unwrap();
+    assert_eq!((grid.columns(), grid.rows()), (1, 1));
+}
+
+#[test]
+fn loose_grid_constructors_refuse_bad_parameters() {
+    if !common::real(Kind::LooseGrid) {
+        return;
+    }
+    let world = Rect::new(0.0, 0.0, 1.0, 1.0);
+    for (shape, name) in [
+        ((0, 1, 1, 1), "columns"),
+        ((1, 0, 1, 1), "rows"),
+        ((65_537, 1, 1, 1), "columns"),
+        ((1, 65_537, 1, 1), "rows"),
+        ((u32::MAX, 4, 1, 1), "columns"),
+        // Tight cells: none, or finer than the loose ones.
+        ((4, 4, 0, 1), "tight_columns"),
+        ((4, 4, 1, 0), "tight_rows"),
+        ((4, 4, 5, 4), "tight_columns"),
+        ((4, 4, 4, 5), "tight_rows"),
+        ((1, 1, 2, 2), "tight"),
+        ((7, 3, 7, u32::MAX), "tight_rows"),
+    ] {
+        let (columns, rows, tight_columns, tight_rows) = shape;
+        let context = format!("LooseGrid::new{shape:?}");
+        assert_parameter(
+            LooseGrid::new(world, columns, rows, tight_columns, tight_rows),
+            name,
+            &context,
+        );
+    }
+    // Absurdly many cells in all, refused before anything is allocated.
+    for (columns, rows) in [(65_536, 65_536), (16_384, 16_384), (8_193, 8_192)] {
+        let context = format!("LooseGrid::new({columns}, {rows}, 1, 1)");
+        assert_parameter(LooseGrid::new(world, columns, rows, 1, 1), "", &context);
+    }
+    for bad in BAD_CELL_SIZES {
+        let context = format!("LooseGrid::with_cell_size({bad})");
+        assert_parameter(LooseGrid::with_cell_size(world, bad), "cell", &context);
+    }
+    let big = Rect::new(-1e6, -1e6, 1e6, 1e6);
+    for cell in [1e-3, f32::MIN_POSITIVE, f32::from_bits(1), 20.0, 100.0] {
+        let context = format!("LooseGrid::with_cell_size({cell}) over {big:?}");
+        assert_parameter(LooseGrid::with_cell_size(big, cell), "", &context);
+    }
+    // A bad world is reported before bad parameters.
+    let e = LooseGrid::new(Rect::new(0.0, 0.0, 0.0, 0.0), 0, 0, 9, 9).unwrap_err();
+    assert!(matches!(e, Error::InvalidWorld(_)), "{e:?}");
+    let e = LooseGrid::with_cell_size(Rect::new(0.0, 0.0, f32::NAN, 1.0), f32::NAN).unwrap_err();
+    assert!(matches!(e, Error::InvalidWorld(_)), "{e:?}");
+    // Just inside the limits: tight as fine as loose, one cell, one long row.
+    for (columns, rows, tight_columns, tight_rows) in [
+        (4, 4, 4, 4),
+        (1, 1, 1, 1),
+        (65_536, 1, 65_536, 1),
+        (7, 3, 1, 1),
+    ] {
+        let grid = LooseGrid::new(world, columns, rows, tight_columns, tight_rows).unwrap();
+        assert_eq!(
+            (
+                grid.columns(),
+                grid.rows(),
+                grid.tight_columns(),
+                grid.tight_rows()
+            ),
+            (columns, rows, tight_columns, tight_rows)
+        );
+        grid.validate().unwrap();
+    }
+    let grid = LooseGrid::with_cell_size(world, 1e30).unwrap();
+    assert_eq!((grid.columns(), grid.rows()), (1, 1));
+}
+
+/// [`REAL_GRID`] and [`REAL_LOOSE_GRID`] say whether the grids are the real
+/// ones (a placeholder accepts a grid of no columns): when a real grid lands,
+/// this fails until its checks are turned on.
+#[test]
+fn the_grid_gates_match_the_structures() {
+    let world = Rect::new(0.0, 0.0, 1.0, 1.0);
+    assert_eq!(
+        Grid::new(world, 0, 1).is_err(),
+        REAL_GRID,
+        "Grid is {}: set common::REAL_GRID to match",
+        if REAL_GRID { "a placeholder" } else { "real" }
+    );
+    assert_eq!(
+        LooseGrid::new(world, 0, 1, 1, 1).is_err(),
+        REAL_LOOSE_GRID,
+        "LooseGrid is {}: set common::REAL_LOOSE_GRID to match",
+        if REAL_LOOSE_GRID {
+            "a placeholder"
+        } else {
+            "real"
+        }
+    );
+}
+
+per_structure! {
+    quadtree: |world| Quadtree::new(world, 2, 6),
+    grid: |world| Grid::new(world, 8, 8),
+    loose_grid: |world| LooseGrid::new(world, 8, 8, 4, 4);
+    insert_refuses_bad_rects,
+    insert_many_refuses_the_whole_batch,
+    batch_lengths_must_match,
+    update_refuses_bad_rects_and_stale_handles,
+    update_many_refuses_the_whole_batch,
+    remove_refuses_double_removal_and_forged_handles,
+    remove_many_refuses_duplicates_and_stale_handles,
+    handles_from_before_clear_are_refused,
+    queries_refuse_bad_rects_points_and_omits,
+    refused_calls_on_an_empty_structure_change_nothing,
 }
