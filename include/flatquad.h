@@ -1,10 +1,21 @@
 /*
- * flatquad: a flat quadtree for broad-phase 2D collision detection and region
- * queries over many moving rectangles, exact for float input.
+ * flatquad: spatial indexes (a flat quadtree, a uniform grid, a loose grid)
+ * for broad-phase 2D collision detection and region queries over many moving
+ * rectangles, exact for float input.
  *
  * Link: pkg-config --cflags --libs flatquad, or in CMake
  * find_package(flatquad CONFIG REQUIRED) and the target flatquad::flatquad
  * (flatquad::flatquad_static for the static library).
+ *
+ * Structures
+ *
+ * - One opaque type, qt_tree, holds any structure, and every call works on
+ *   every one: make a quadtree with qt_create, a grid with qt_create_grid or
+ *   qt_create_grid_cell_size, a loose grid with qt_create_loose_grid or
+ *   qt_create_loose_grid_cell_size, any of them with its defaults with
+ *   qt_create_default. qt_kind_of says which a tree is; only the parameter
+ *   getters are per structure (qt_params, qt_grid_params,
+ *   qt_loose_grid_params: QT_WRONG_KIND on another).
  *
  * Conventions
  *
@@ -100,6 +111,12 @@
  * nothing. Values are explicit and never reused: a status added later gets a
  * new number.
  *
+ * The errors of the core (`QT_INVALID_RECT` to `QT_INVALID_BYTES`) have the
+ * numbers of the core's error kinds, the table every flatquad binding maps
+ * from. The core's `LengthMismatch` (14) has no status: every batch call here
+ * takes one count for all its arrays, so no C call can produce it, and 14 is
+ * never used for anything else.
+ *
  * A call that returns anything but `QT_OK` has changed nothing: not the tree,
  * not its out-parameters (the one exception, `out_bad_index` of the batch
  * calls, is written only on failure and says so).
@@ -137,13 +154,16 @@ typedef enum qt_status {
      */
     QT_DUPLICATE_HANDLE = 6,
     /**
-     * The world rectangle of `qt_create` is not finite, or has zero or
-     * negative width or height.
+     * The world rectangle of a `qt_create*` call is not finite, or has zero
+     * or negative width or height.
      */
     QT_INVALID_WORLD = 7,
     /**
-     * A number is out of range: `max_elements` is 0, `max_depth` is above
-     * `QT_MAX_DEPTH_LIMIT`, or an array length is impossibly large.
+     * A number is out of range: a construction parameter the structure
+     * refuses (`max_elements` 0, `max_depth` above `QT_MAX_DEPTH_LIMIT`, 0 or
+     * too many columns or rows, a cell size that is not positive and finite,
+     * a tight grid finer than its loose grid), an unknown `qt_kind`, or an
+     * array length that is impossibly large.
      */
     QT_INVALID_PARAMETER = 8,
     /**
@@ -171,11 +191,21 @@ typedef enum qt_status {
      * this version of the C ABI does not know (a bug: please report it).
      */
     QT_INTERNAL_ERROR = 13,
+    /**
+     * The call is for another kind of structure than this tree (asking a
+     * grid for `qt_params`, say): `qt_kind_of` tells which it is.
+     */
+    QT_WRONG_KIND = 15,
 } qt_status;
 
 /**
- * A flatquad tree. Opaque: made by `qt_create`, `qt_clone` or
- * `qt_from_bytes`, freed by `qt_destroy`.
+ * Any flatquad structure: a quadtree, a grid or a loose grid (`qt_kind_of`
+ * says which). Opaque: made by `qt_create`, `qt_create_grid`,
+ * `qt_create_grid_cell_size`, `qt_create_loose_grid`,
+ * `qt_create_loose_grid_cell_size`, `qt_create_default`, `qt_clone` or
+ * `qt_from_bytes`, freed by `qt_destroy`. Every other call works on every
+ * kind, except the parameter getters of one kind (`qt_params`,
+ * `qt_grid_params`, `qt_loose_grid_params`).
  */
 typedef struct qt_tree qt_tree;
 
@@ -204,6 +234,15 @@ typedef struct qt_rect {
 } qt_rect;
 
 /**
+ * Which structure a `qt_tree` is: one of the `QT_KIND_*` values, as
+ * `qt_kind_of` returns them and `qt_create_default` takes them. A plain
+ * integer rather than a C enum, so that any value a caller passes is safe:
+ * an unknown one is refused with `QT_INVALID_PARAMETER`. The values are
+ * stable (they are the core's, and snapshots carry them).
+ */
+typedef uint32_t qt_kind;
+
+/**
  * An element's handle: an opaque nonzero integer below 2^53 (exact in a
  * `double`), valid until the element is removed or the tree cleared. A stale
  * handle is refused with `QT_INVALID_HANDLE`, even after its slot is reused.
@@ -211,7 +250,8 @@ typedef struct qt_rect {
 typedef uint64_t qt_handle_t;
 
 /**
- * Sizes of a tree, from `qt_stats`.
+ * Sizes of a tree, from `qt_stats`. A grid counts its cells as leaves of
+ * depth 0 (so `nodes == leaves` and `max_depth_reached == 0`).
  */
 typedef struct qt_tree_stats {
     /**
@@ -219,19 +259,19 @@ typedef struct qt_tree_stats {
      */
     size_t elements;
     /**
-     * Nodes in the tree, branches and leaves.
+     * Nodes of a quadtree, branches and leaves; cells of a grid.
      */
     size_t nodes;
     /**
-     * Leaves, empty ones included.
+     * Leaves (or cells), empty ones included.
      */
     size_t leaves;
     /**
-     * Leaves holding no element.
+     * Leaves (or cells) holding no element.
      */
     size_t empty_leaves;
     /**
-     * Element links: one per element per leaf it lies in.
+     * Element links: one per element per leaf (or cell) it is listed in.
      */
     size_t element_links;
     /**
@@ -239,7 +279,7 @@ typedef struct qt_tree_stats {
      */
     size_t bytes;
     /**
-     * Deepest depth any node has (0 when the root is the only node).
+     * Deepest depth any node has (0 when the root is the only node, and for a grid).
      */
     uint32_t max_depth_reached;
 } qt_tree_stats;
@@ -274,7 +314,9 @@ typedef int (*qt_pair_fn)(void *user_data, qt_handle_t a, qt_handle_t b);
  * Called by `qt_traverse` with each node: its index in the node array (the
  * root is 0), its depth (the root's is 0), its cell `(x1, y1)..(x2, y2)` in
  * world coordinates, and the number of elements linked in it (always 0 for a
- * branch). Return 0 to go on, nonzero to stop.
+ * branch). A grid's cells come as leaves of depth 0, each with its index in the grid (a
+ * loose grid's cell rectangle is the box that bounds its elements). Return 0
+ * to go on, nonzero to stop.
  */
 typedef int (*qt_node_fn)(void *user_data,
                           uint32_t node,
@@ -289,6 +331,25 @@ typedef int (*qt_node_fn)(void *user_data,
  * Never a handle: pass it as `omit` to leave nothing out of a query.
  */
 #define QT_NO_HANDLE 0
+
+/**
+ * The flat quadtree (`qt_create`): adapts its depth to where the elements
+ * are; for uneven densities and mixed sizes.
+ */
+#define QT_KIND_QUADTREE 1
+
+/**
+ * The uniform grid (`qt_create_grid`): fixed cells, each a list of the
+ * elements it meets; for many elements of similar size spread over the world.
+ */
+#define QT_KIND_GRID 2
+
+/**
+ * The loose/tight double grid (`qt_create_loose_grid`): every element in
+ * exactly one loose cell, whose box grows and shrinks around its elements;
+ * for elements of similar size that move every frame.
+ */
+#define QT_KIND_LOOSE_GRID 3
 
 #ifdef __cplusplus
 extern "C" {
@@ -309,8 +370,8 @@ const char *qt_version(void);
 const char *qt_status_str(int status);
 
 /**
- * Makes an empty tree over `world` and writes it to `*out_tree`; free it with
- * `qt_destroy`.
+ * Makes an empty quadtree over `world` and writes it to `*out_tree`; free it
+ * with `qt_destroy`.
  *
  * A leaf splits when it holds more than `max_elements` elements and is
  * shallower than `max_depth` (the root is depth 0). The world only sets where
@@ -329,14 +390,135 @@ enum qt_status qt_create(struct qt_rect world,
                          struct qt_tree **out_tree);
 
 /**
+ * Writes the parameters a quadtree was made with (as `qt_create` took them;
+ * `qt_create_default` uses `QT_DEFAULT_MAX_ELEMENTS` and
+ * `QT_DEFAULT_MAX_DEPTH`). Each out-pointer may be NULL when that value is not
+ * wanted. Returns `QT_WRONG_KIND`, writing nothing, for another structure.
+ */
+enum qt_status qt_params(const struct qt_tree *tree,
+                         struct qt_rect *out_world,
+                         uint32_t *out_max_elements,
+                         uint32_t *out_max_depth);
+
+/**
+ * Makes an empty uniform grid dividing `world` into `columns x rows` equal
+ * cells and writes it to `*out_tree`; free it with `qt_destroy`.
+ *
+ * Each cell lists the elements that meet it. The world only sets where the
+ * cell borders lie: elements and queries outside it are fine, the border cells
+ * own everything beyond it. Cells of about 2 to 4 times a typical element's
+ * side work best (`qt_create_grid_cell_size` takes that size directly).
+ *
+ * Returns `QT_INVALID_WORLD` unless `world` is finite with `x1 < x2` and
+ * `y1 < y2`; `QT_INVALID_PARAMETER` if `columns` or `rows` is 0 or the grid
+ * would have more cells than the core allows; `QT_NULL_ARGUMENT` if
+ * `out_tree` is NULL.
+ */
+enum qt_status qt_create_grid(struct qt_rect world,
+                              uint32_t columns,
+                              uint32_t rows,
+                              struct qt_tree **out_tree);
+
+/**
+ * Makes an empty uniform grid over `world` with cells of about
+ * `cell_width x cell_height`: as many columns as it takes to cover the width
+ * (rounded up, at least 1) and as many rows for the height, the cells then
+ * stretched a little to fill the world exactly (`qt_grid_params` gives the
+ * result). See `qt_create_grid`.
+ *
+ * Returns `QT_INVALID_PARAMETER` if a cell size is not positive and finite,
+ * or so small that the grid would have too many cells; otherwise as
+ * `qt_create_grid`.
+ */
+enum qt_status qt_create_grid_cell_size(struct qt_rect world,
+                                        float cell_width,
+                                        float cell_height,
+                                        struct qt_tree **out_tree);
+
+/**
+ * Writes a uniform grid's parameters: its world, its columns and rows, and the
+ * size of a cell. Each out-pointer may be NULL when that value is not wanted.
+ * Returns `QT_WRONG_KIND`, writing nothing, for another structure.
+ */
+enum qt_status qt_grid_params(const struct qt_tree *tree,
+                              struct qt_rect *out_world,
+                              uint32_t *out_columns,
+                              uint32_t *out_rows,
+                              float *out_cell_width,
+                              float *out_cell_height);
+
+/**
+ * Makes an empty loose/tight double grid over `world` and writes it to
+ * `*out_tree`; free it with `qt_destroy`.
+ *
+ * `columns x rows` loose cells each hold the elements whose centre they own,
+ * and keep a box bounding them that grows as elements move out and shrinks to
+ * fit at `qt_cleanup`; a coarser grid of `tight_columns x tight_rows` tight
+ * cells lists the loose cells whose box meets it, for queries. Elements much
+ * larger than a loose cell are kept in a list of their own. Loose cells of
+ * about 8 element sides and tight cells of 2 x 2 loose ones are a good start
+ * (`qt_create_loose_grid_cell_size` makes those from one size).
+ *
+ * Returns `QT_INVALID_WORLD` unless `world` is finite with `x1 < x2` and
+ * `y1 < y2`; `QT_INVALID_PARAMETER` if a count is 0, if the tight grid has
+ * more columns or rows than the loose one, or if there would be more cells
+ * than the core allows; `QT_NULL_ARGUMENT` if `out_tree` is NULL.
+ */
+enum qt_status qt_create_loose_grid(struct qt_rect world,
+                                    uint32_t columns,
+                                    uint32_t rows,
+                                    uint32_t tight_columns,
+                                    uint32_t tight_rows,
+                                    struct qt_tree **out_tree);
+
+/**
+ * Makes an empty loose grid over `world` with loose cells of side at most
+ * `cell_size` (the world's width and height each divided into a whole number
+ * of cells, rounded up) and tight cells of about 2 x 2 loose ones
+ * (`qt_loose_grid_params` gives the result). See `qt_create_loose_grid`.
+ *
+ * Returns `QT_INVALID_PARAMETER` if `cell_size` is not positive and finite,
+ * or so small that the grid would have too many cells; otherwise as
+ * `qt_create_loose_grid`.
+ */
+enum qt_status qt_create_loose_grid_cell_size(struct qt_rect world,
+                                              float cell_size,
+                                              struct qt_tree **out_tree);
+
+/**
+ * Writes a loose grid's parameters (as `qt_create_loose_grid` takes them).
+ * Each out-pointer may be NULL when that value is not wanted. Returns
+ * `QT_WRONG_KIND`, writing nothing, for another structure.
+ */
+enum qt_status qt_loose_grid_params(const struct qt_tree *tree,
+                                    struct qt_rect *out_world,
+                                    uint32_t *out_columns,
+                                    uint32_t *out_rows,
+                                    uint32_t *out_tight_columns,
+                                    uint32_t *out_tight_rows);
+
+/**
+ * Makes an empty structure of the kind `kind` over `world` with that
+ * structure's defaults, and writes it to `*out_tree`; free it with
+ * `qt_destroy`. The defaults suit elements of about 1/1000 of the world's side
+ * (a quadtree gets `QT_DEFAULT_MAX_ELEMENTS` and `QT_DEFAULT_MAX_DEPTH`; the
+ * parameter getters say what each structure got).
+ *
+ * Returns `QT_INVALID_PARAMETER` for a `kind` that is no `QT_KIND_*` value,
+ * `QT_INVALID_WORLD` as `qt_create`, `QT_NULL_ARGUMENT` if `out_tree` is NULL.
+ */
+enum qt_status qt_create_default(qt_kind kind, struct qt_rect world, struct qt_tree **out_tree);
+
+/**
  * Frees a tree and everything in it. `qt_destroy(NULL)` does nothing. The
  * tree must not be used afterwards, nor destroyed twice.
  */
 void qt_destroy(struct qt_tree *tree);
 
 /**
- * Makes an independent copy of a tree, with the same elements under the same
- * handles, and writes it to `*out_tree`; free it with `qt_destroy`.
+ * Makes an independent copy of a tree (of the same kind), with the same
+ * elements under the same handles, and writes it to `*out_tree`; free it with
+ * `qt_destroy`.
  */
 enum qt_status qt_clone(const struct qt_tree *tree, struct qt_tree **out_tree);
 
@@ -368,7 +550,7 @@ enum qt_status qt_insert_many(struct qt_tree *tree,
 
 /**
  * Removes an element; its handle goes stale. Only unlinks: `qt_cleanup`
- * merges the leaves this empties.
+ * tidies up after it (a quadtree merges the leaves this empties).
  *
  * Returns `QT_INVALID_HANDLE` for a handle that is not live (never issued,
  * already removed, or cleared).
@@ -388,8 +570,8 @@ enum qt_status qt_remove_many(struct qt_tree *tree,
 
 /**
  * Gives an element a new rectangle (the "move" of a collision loop). When the
- * new rectangle lies in exactly the leaves the old one did, only the rectangle
- * is written; otherwise the element is relinked.
+ * new rectangle lies in exactly the leaves (or cells) the old one did, only
+ * the rectangle is written; otherwise the element is relinked.
  *
  * Returns `QT_INVALID_RECT` or `QT_INVALID_HANDLE`.
  */
@@ -408,19 +590,22 @@ enum qt_status qt_move_many(struct qt_tree *tree,
                             size_t *out_bad_index);
 
 /**
- * Merges, bottom-up, every branch whose four children are empty leaves.
- * Lazy: one level per call, so call it once a frame, after the moves.
+ * The structure's lazy tidying, once a frame after the moves: a quadtree
+ * merges, one level per call, every branch whose four children are empty
+ * leaves; a loose grid shrinks its cells' boxes to fit their elements; a grid
+ * has nothing to do.
  */
 enum qt_status qt_cleanup(struct qt_tree *tree);
 
 /**
- * Removes every element (all handles go stale) and every node but the root,
- * keeping the memory for reuse.
+ * Removes every element (all handles go stale) and, from a quadtree, every
+ * node but the root, keeping the memory for reuse.
  */
 enum qt_status qt_clear(struct qt_tree *tree);
 
 /**
- * Writes the tree's exact state (little-endian, versioned; handles included)
+ * Writes the tree's exact state (little-endian, versioned, tagged with the
+ * kind; handles included)
  * to `out_bytes`, for saving or sending it: `*out_total` is the snapshot's
  * size, and the first min(total, capacity) bytes are written. A buffer
  * shorter than the total gives a truncated snapshot, which `qt_from_bytes`
@@ -433,10 +618,11 @@ enum qt_status qt_to_bytes(const struct qt_tree *tree,
                            size_t *out_total);
 
 /**
- * Makes a tree from `qt_to_bytes`'s snapshot and writes it to `*out_tree`: an
- * equal tree, the same handles valid and the same ones stale. Every invariant
- * is checked, so damaged or hostile bytes give `QT_INVALID_BYTES`, never a
- * broken tree. `bytes` may be NULL when `len` is 0.
+ * Makes a tree from `qt_to_bytes`'s snapshot of any kind of structure and
+ * writes it to `*out_tree`: an equal tree of the same kind, the same handles
+ * valid and the same ones stale. Every invariant is checked, so damaged or
+ * hostile bytes give `QT_INVALID_BYTES`, never a broken tree. `bytes` may be
+ * NULL when `len` is 0.
  */
 enum qt_status qt_from_bytes(const uint8_t *bytes, size_t len, struct qt_tree **out_tree);
 
@@ -444,6 +630,12 @@ enum qt_status qt_from_bytes(const uint8_t *bytes, size_t len, struct qt_tree **
  * Number of elements in the tree; 0 for NULL or a poisoned tree.
  */
 size_t qt_len(const struct qt_tree *tree);
+
+/**
+ * Which structure the tree is: `QT_KIND_QUADTREE`, `QT_KIND_GRID` or
+ * `QT_KIND_LOOSE_GRID`; 0 for NULL or a poisoned tree.
+ */
+qt_kind qt_kind_of(const struct qt_tree *tree);
 
 /**
  * Whether `handle` names an element of the tree now; false for NULL or a
@@ -476,18 +668,9 @@ enum qt_status qt_elements(const struct qt_tree *tree,
                            size_t *out_total);
 
 /**
- * Writes the parameters the tree was made with (as `qt_create` took them).
- * Each out-pointer may be NULL when that value is not wanted.
- */
-enum qt_status qt_params(const struct qt_tree *tree,
-                         struct qt_rect *out_world,
-                         uint32_t *out_max_elements,
-                         uint32_t *out_max_depth);
-
-/**
- * Writes the tree's sizes to `*out_stats`: elements, nodes, leaves, links,
- * the deepest level reached, and the bytes it holds. Walks every node: meant
- * for tuning and debugging, not for every frame.
+ * Writes the tree's sizes to `*out_stats`: elements, nodes (or cells),
+ * leaves, links, the deepest level reached, and the bytes it holds. Walks
+ * every node or cell: meant for tuning and debugging, not for every frame.
  */
 enum qt_status qt_stats(const struct qt_tree *tree, struct qt_tree_stats *out_stats);
 
@@ -531,8 +714,8 @@ enum qt_status qt_query_each(const struct qt_tree *tree,
 /**
  * Finds the other elements whose closed rectangle intersects this element's:
  * the same as `qt_query` with the element's rectangle, omitting the element,
- * but usually without a descent (the element knows its leaves). The results as
- * for `qt_query`.
+ * but starting from where the element is stored (a quadtree's element knows
+ * its leaves). The results as for `qt_query`.
  *
  * Returns `QT_INVALID_HANDLE` if `handle` is not live; nothing is written then.
  */
@@ -557,7 +740,7 @@ enum qt_status qt_overlapping_each(const struct qt_tree *tree,
 /**
  * Finds the elements whose closed rectangle holds the point `(x, y)`, leaving
  * out `omit`; the results as for `qt_query`. Faster than `qt_query` with a
- * zero-size rectangle: a point lies in exactly one leaf.
+ * zero-size rectangle: a point lies in exactly one leaf or cell.
  *
  * Returns `QT_INVALID_POINT` for a NaN or infinite coordinate,
  * `QT_INVALID_HANDLE` for an `omit` that is not live.
@@ -585,9 +768,9 @@ enum qt_status qt_query_point_each(const struct qt_tree *tree,
  * Finds every pair of elements whose closed rectangles intersect, each
  * unordered pair once (in no particular order, either element first): writes
  * the number of pairs to `*out_total` and the first min(total, capacity) to
- * `out_pairs`. Walks the leaves, testing the elements of each against each
- * other: far faster than one query per element. `out_pairs` may be NULL when
- * `capacity` is 0.
+ * `out_pairs`. Walks the leaves (or cells), testing the elements of each
+ * against each other: far faster than one query per element. `out_pairs` may
+ * be NULL when `capacity` is 0.
  */
 enum qt_status qt_query_pairs(const struct qt_tree *tree,
                               struct qt_pair *out_pairs,
@@ -605,8 +788,10 @@ enum qt_status qt_query_pairs_each(const struct qt_tree *tree, qt_pair_fn visit,
  * Visits every node depth-first, parents before children, children in the
  * order top-left, top-right, bottom-left, bottom-right (y grows downwards):
  * calls `branch` for each branch and `leaf` for each leaf, either of which may
- * be NULL to skip those nodes. For drawing the tree and for debugging. Returns
- * `QT_OK`, or `QT_STOPPED` when a callback returned nonzero.
+ * be NULL to skip those nodes. A grid has no branches: its cells come as
+ * leaves of depth 0, so drawing code written for a quadtree draws a grid too.
+ * For drawing and for debugging. Returns `QT_OK`, or `QT_STOPPED` when a
+ * callback returned nonzero.
  */
 enum qt_status qt_traverse(const struct qt_tree *tree,
                            qt_node_fn branch,

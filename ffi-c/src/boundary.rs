@@ -8,7 +8,7 @@ use std::ops::{ControlFlow, Deref, DerefMut};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
 
-use flatquad_core::Quadtree;
+use flatquad_core::AnyIndex;
 
 use crate::status::*;
 use crate::types::qt_tree;
@@ -46,6 +46,17 @@ impl Boundary for usize {
         self
     }
     fn panicked() -> usize {
+        0
+    }
+}
+
+/// `qt_kind_of`: 0, no kind, after a panic.
+impl Boundary for u32 {
+    type Out = u32;
+    fn finish(self) -> u32 {
+        self
+    }
+    fn panicked() -> u32 {
         0
     }
 }
@@ -180,7 +191,7 @@ pub(crate) unsafe fn slice_out<'a, T>(
 /// `tree` is NULL or a live tree from this library, not being changed by
 /// anyone for `'a`.
 #[inline(always)]
-pub(crate) unsafe fn tree_ref<'a>(tree: *const qt_tree) -> Result<&'a Quadtree, qt_status> {
+pub(crate) unsafe fn tree_ref<'a>(tree: *const qt_tree) -> Result<&'a AnyIndex, qt_status> {
     let tree = arg(tree)?;
     if tree.poisoned {
         return Err(QT_POISONED);

@@ -1,6 +1,6 @@
 //! Looking at a tree: its size, its elements, its parameters and its health.
 
-use flatquad_core::{Handle, Quadtree};
+use flatquad_core::{AnyIndex, Handle, SpatialIndex};
 
 use crate::boundary::*;
 use crate::status::*;
@@ -9,7 +9,14 @@ use crate::types::*;
 /// Number of elements in the tree; 0 for NULL or a poisoned tree.
 #[no_mangle]
 pub unsafe extern "C" fn qt_len(tree: *const qt_tree) -> usize {
-    guard(|| tree_ref(tree).map_or(0, Quadtree::len))
+    guard(|| tree_ref(tree).map_or(0, AnyIndex::len))
+}
+
+/// Which structure the tree is: `QT_KIND_QUADTREE`, `QT_KIND_GRID` or
+/// `QT_KIND_LOOSE_GRID`; 0 for NULL or a poisoned tree.
+#[no_mangle]
+pub unsafe extern "C" fn qt_kind_of(tree: *const qt_tree) -> qt_kind {
+    guard(|| tree_ref(tree).map_or(0, |tree| tree.kind() as qt_kind))
 }
 
 /// Whether `handle` names an element of the tree now; false for NULL or a
@@ -73,33 +80,9 @@ pub unsafe extern "C" fn qt_elements(
     })
 }
 
-/// Writes the parameters the tree was made with (as `qt_create` took them).
-/// Each out-pointer may be NULL when that value is not wanted.
-#[no_mangle]
-pub unsafe extern "C" fn qt_params(
-    tree: *const qt_tree,
-    out_world: *mut qt_rect,
-    out_max_elements: *mut u32,
-    out_max_depth: *mut u32,
-) -> qt_status {
-    guard(|| {
-        let tree = tree_ref(tree)?;
-        if let Some(out) = Out::optional(out_world) {
-            out.write(tree.world().into());
-        }
-        if let Some(out) = Out::optional(out_max_elements) {
-            out.write(tree.max_elements());
-        }
-        if let Some(out) = Out::optional(out_max_depth) {
-            out.write(tree.max_depth());
-        }
-        Ok(())
-    })
-}
-
-/// Writes the tree's sizes to `*out_stats`: elements, nodes, leaves, links,
-/// the deepest level reached, and the bytes it holds. Walks every node: meant
-/// for tuning and debugging, not for every frame.
+/// Writes the tree's sizes to `*out_stats`: elements, nodes (or cells),
+/// leaves, links, the deepest level reached, and the bytes it holds. Walks
+/// every node or cell: meant for tuning and debugging, not for every frame.
 #[no_mangle]
 pub unsafe extern "C" fn qt_stats(
     tree: *const qt_tree,
@@ -110,7 +93,7 @@ pub unsafe extern "C" fn qt_stats(
         let core = tree_ref(tree)?;
         let out_stats = Out::new(out_stats)?;
         let mut stats = qt_tree_stats::from(core.stats());
-        stats.bytes += core::mem::size_of::<qt_tree>() - core::mem::size_of::<Quadtree>()
+        stats.bytes += core::mem::size_of::<qt_tree>() - core::mem::size_of::<AnyIndex>()
             + wrapper.scratch.capacity() * core::mem::size_of::<Handle>();
         out_stats.write(stats);
         Ok(())

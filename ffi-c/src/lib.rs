@@ -2,7 +2,10 @@
 //! generated header `include/flatquad.h`.
 //!
 //! This crate only converts and maps errors; every algorithm lives in the core
-//! crate. The conventions follow rustls-ffi:
+//! crate. One opaque type, `qt_tree`, holds any structure (the core's
+//! `AnyIndex`): the calls are written once in `tree`, `inspect` and `query`,
+//! and each structure adds only its constructors and parameter getters
+//! (`quadtree`, `grid`, `loose_grid`). The conventions follow rustls-ffi:
 //!
 //! - `qt_tree` is opaque; functions that do not change the tree take a `const`
 //!   pointer, and `qt_destroy(NULL)` does nothing.
@@ -24,6 +27,12 @@ mod status;
 
 mod types;
 
+mod quadtree;
+
+mod grid;
+
+mod loose_grid;
+
 mod tree;
 
 mod inspect;
@@ -33,7 +42,10 @@ mod query;
 mod boundary;
 
 pub use boundary::qt_test_panic;
+pub use grid::*;
 pub use inspect::*;
+pub use loose_grid::*;
+pub use quadtree::*;
 pub use query::*;
 pub use status::*;
 pub use tree::*;

@@ -8,16 +8,11 @@ use std::ffi::c_void;
 use std::mem::MaybeUninit;
 use std::ops::ControlFlow;
 
-use flatquad_core::{Handle, Quadtree};
+use flatquad_core::{Handle, NodeInfo, SpatialIndex};
 
 use crate::boundary::*;
 use crate::status::*;
 use crate::types::*;
-
-/// The omitted element of a query: `QT_NO_HANDLE` for none.
-fn omitted(omit: qt_handle_t) -> Option<Handle> {
-    (omit != QT_NO_HANDLE).then_some(Handle::from_raw(omit))
-}
 
 /// Fills a caller's buffer and counts every item, including those past its end.
 struct Collector<'a, T> {
@@ -62,7 +57,9 @@ pub unsafe extern "C" fn qt_query(
         let out = slice_out(out_handles, capacity)?;
         let out_total = Out::new(out_total)?;
         let mut found = Collector::new(out);
-        let _ = tree.query_with(rect.into(), omitted(omit), |h| found.push(h.to_raw()))?;
+        let _ = tree.query_with(rect.into(), Handle::optional(omit), |h| {
+            found.push(h.to_raw())
+        })?;
         out_total.write(found.total);
         Ok(())
     })
@@ -84,7 +81,7 @@ pub unsafe extern "C" fn qt_query_each(
     guard(|| {
         let tree = tree_ref(tree)?;
         let visit = visit.ok_or(QT_NULL_ARGUMENT)?;
-        walked(tree.query_with(rect.into(), omitted(omit), |h| {
+        walked(tree.query_with(rect.into(), Handle::optional(omit), |h| {
             flow(visit(user_data, h.to_raw()))
         })?)
     })
@@ -92,8 +89,8 @@ pub unsafe extern "C" fn qt_query_each(
 
 /// Finds the other elements whose closed rectangle intersects this element's:
 /// the same as `qt_query` with the element's rectangle, omitting the element,
-/// but usually without a descent (the element knows its leaves). The results as
-/// for `qt_query`.
+/// but starting from where the element is stored (a quadtree's element knows
+/// its leaves). The results as for `qt_query`.
 ///
 /// Returns `QT_INVALID_HANDLE` if `handle` is not live; nothing is written then.
 #[no_mangle]
@@ -138,7 +135,7 @@ pub unsafe extern "C" fn qt_overlapping_each(
 
 /// Finds the elements whose closed rectangle holds the point `(x, y)`, leaving
 /// out `omit`; the results as for `qt_query`. Faster than `qt_query` with a
-/// zero-size rectangle: a point lies in exactly one leaf.
+/// zero-size rectangle: a point lies in exactly one leaf or cell.
 ///
 /// Returns `QT_INVALID_POINT` for a NaN or infinite coordinate,
 /// `QT_INVALID_HANDLE` for an `omit` that is not live.
@@ -157,7 +154,7 @@ pub unsafe extern "C" fn qt_query_point(
         let out = slice_out(out_handles, capacity)?;
         let out_total = Out::new(out_total)?;
         let mut found = Collector::new(out);
-        let _ = tree.query_point_with(x, y, omitted(omit), |h| found.push(h.to_raw()))?;
+        let _ = tree.query_point_with(x, y, Handle::optional(omit), |h| found.push(h.to_raw()))?;
         out_total.write(found.total);
         Ok(())
     })
@@ -177,16 +174,18 @@ pub unsafe extern "C" fn qt_query_point_each(
     guard(|| {
         let tree = tree_ref(tree)?;
         let visit = visit.ok_or(QT_NULL_ARGUMENT)?;
-        walked(tree.query_point_with(x, y, omitted(omit), |h| flow(visit(user_data, h.to_raw())))?)
+        walked(tree.query_point_with(x, y, Handle::optional(omit), |h| {
+            flow(visit(user_data, h.to_raw()))
+        })?)
     })
 }
 
 /// Finds every pair of elements whose closed rectangles intersect, each
 /// unordered pair once (in no particular order, either element first): writes
 /// the number of pairs to `*out_total` and the first min(total, capacity) to
-/// `out_pairs`. Walks the leaves, testing the elements of each against each
-/// other: far faster than one query per element. `out_pairs` may be NULL when
-/// `capacity` is 0.
+/// `out_pairs`. Walks the leaves (or cells), testing the elements of each
+/// against each other: far faster than one query per element. `out_pairs` may
+/// be NULL when `capacity` is 0.
 #[no_mangle]
 pub unsafe extern "C" fn qt_query_pairs(
     tree: *const qt_tree,
@@ -229,8 +228,10 @@ pub unsafe extern "C" fn qt_query_pairs_each(
 /// Visits every node depth-first, parents before children, children in the
 /// order top-left, top-right, bottom-left, bottom-right (y grows downwards):
 /// calls `branch` for each branch and `leaf` for each leaf, either of which may
-/// be NULL to skip those nodes. For drawing the tree and for debugging. Returns
-/// `QT_OK`, or `QT_STOPPED` when a callback returned nonzero.
+/// be NULL to skip those nodes. A grid has no branches: its cells come as
+/// leaves of depth 0, so drawing code written for a quadtree draws a grid too.
+/// For drawing and for debugging. Returns `QT_OK`, or `QT_STOPPED` when a
+/// callback returned nonzero.
 #[no_mangle]
 pub unsafe extern "C" fn qt_traverse(
     tree: *const qt_tree,
@@ -239,8 +240,8 @@ pub unsafe extern "C" fn qt_traverse(
     user_data: *mut c_void,
 ) -> qt_status {
     guard(|| {
-        let tree: &Quadtree = tree_ref(tree)?;
-        let call = |callback: qt_node_fn, info: &flatquad_core::NodeInfo| match callback {
+        let tree = tree_ref(tree)?;
+        let call = |callback: qt_node_fn, info: &NodeInfo| match callback {
             Some(f) => {
                 let r = info.rect;
                 flow(f(

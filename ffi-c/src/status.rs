@@ -2,13 +2,19 @@
 
 use std::ffi::{c_char, c_int, CStr};
 
-use flatquad_core::Error;
+use flatquad_core::{Error, ErrorKind};
 
 use crate::boundary::guard;
 
 /// What a call did. `QT_OK` is 0; every other value says why the call did
 /// nothing. Values are explicit and never reused: a status added later gets a
 /// new number.
+///
+/// The errors of the core (`QT_INVALID_RECT` to `QT_INVALID_BYTES`) have the
+/// numbers of the core's error kinds, the table every flatquad binding maps
+/// from. The core's `LengthMismatch` (14) has no status: every batch call here
+/// takes one count for all its arrays, so no C call can produce it, and 14 is
+/// never used for anything else.
 ///
 /// A call that returns anything but `QT_OK` has changed nothing: not the tree,
 /// not its out-parameters (the one exception, `out_bad_index` of the batch
@@ -33,11 +39,14 @@ pub enum qt_status {
     QT_INVALID_HANDLE = 5,
     /// The same handle appears twice in one `qt_remove_many`.
     QT_DUPLICATE_HANDLE = 6,
-    /// The world rectangle of `qt_create` is not finite, or has zero or
-    /// negative width or height.
+    /// The world rectangle of a `qt_create*` call is not finite, or has zero
+    /// or negative width or height.
     QT_INVALID_WORLD = 7,
-    /// A number is out of range: `max_elements` is 0, `max_depth` is above
-    /// `QT_MAX_DEPTH_LIMIT`, or an array length is impossibly large.
+    /// A number is out of range: a construction parameter the structure
+    /// refuses (`max_elements` 0, `max_depth` above `QT_MAX_DEPTH_LIMIT`, 0 or
+    /// too many columns or rows, a cell size that is not positive and finite,
+    /// a tight grid finer than its loose grid), an unknown `qt_kind`, or an
+    /// array length that is impossibly large.
     QT_INVALID_PARAMETER = 8,
     /// The tree cannot hold more elements (2^32 - 1 at most).
     QT_CAPACITY_EXCEEDED = 9,
@@ -54,13 +63,16 @@ pub enum qt_status {
     /// `qt_validate` found a broken invariant, or the core reported an error
     /// this version of the C ABI does not know (a bug: please report it).
     QT_INTERNAL_ERROR = 13,
+    /// The call is for another kind of structure than this tree (asking a
+    /// grid for `qt_params`, say): `qt_kind_of` tells which it is.
+    QT_WRONG_KIND = 15,
 }
 
 pub use qt_status::*;
 
 impl qt_status {
     /// Every status, in value order.
-    pub(crate) const ALL: [qt_status; 14] = [
+    pub(crate) const ALL: [qt_status; 15] = [
         QT_OK,
         QT_STOPPED,
         QT_NULL_ARGUMENT,
@@ -75,7 +87,30 @@ impl qt_status {
         QT_PANIC,
         QT_POISONED,
         QT_INTERNAL_ERROR,
+        QT_WRONG_KIND,
     ];
+
+    /// The statuses that report a core error, each numbered as its
+    /// [`ErrorKind`].
+    const CORE_ERRORS: [qt_status; 8] = [
+        QT_INVALID_RECT,
+        QT_INVALID_POINT,
+        QT_INVALID_HANDLE,
+        QT_DUPLICATE_HANDLE,
+        QT_INVALID_WORLD,
+        QT_INVALID_PARAMETER,
+        QT_CAPACITY_EXCEEDED,
+        QT_INVALID_BYTES,
+    ];
+
+    /// The status of an error kind: the one of the same number, or
+    /// `QT_INTERNAL_ERROR` for a kind no C call can meet.
+    fn of_kind(kind: ErrorKind) -> qt_status {
+        Self::CORE_ERRORS
+            .into_iter()
+            .find(|status| *status as u32 == kind as u32)
+            .unwrap_or(QT_INTERNAL_ERROR)
+    }
 
     fn message(self) -> &'static CStr {
         match self {
@@ -87,31 +122,22 @@ impl qt_status {
             QT_INVALID_HANDLE => c"invalid handle: it names no element of this tree (never issued, removed, or cleared)",
             QT_DUPLICATE_HANDLE => c"the same handle appears twice in one batch",
             QT_INVALID_WORLD => c"invalid world: it must be finite with x1 < x2 and y1 < y2",
-            QT_INVALID_PARAMETER => c"invalid parameter: max_elements must be at least 1, max_depth at most QT_MAX_DEPTH_LIMIT, lengths possible",
+            QT_INVALID_PARAMETER => c"invalid parameter: a construction parameter or qt_kind the structure refuses, or an impossible length",
             QT_CAPACITY_EXCEEDED => c"the tree is full (2^32 - 1 elements)",
             QT_INVALID_BYTES => c"invalid snapshot bytes",
             QT_PANIC => c"flatquad panicked inside the call (a bug; please report it)",
             QT_POISONED => c"the tree is poisoned by an earlier panic; destroy it",
             QT_INTERNAL_ERROR => c"internal error: a broken invariant or an unknown core error (a bug; please report it)",
+            QT_WRONG_KIND => c"wrong kind: the call is for another kind of structure (see qt_kind_of)",
         }
     }
 }
 
+/// The one mapping from core errors to statuses (through a batch error to the
+/// refused item's).
 impl From<Error> for qt_status {
     fn from(error: Error) -> qt_status {
-        match error.root() {
-            Error::InvalidRect(_) => QT_INVALID_RECT,
-            Error::InvalidPoint { .. } => QT_INVALID_POINT,
-            Error::InvalidHandle(_) => QT_INVALID_HANDLE,
-            Error::DuplicateHandle(_) => QT_DUPLICATE_HANDLE,
-            Error::InvalidWorld(_) => QT_INVALID_WORLD,
-            Error::InvalidParameter { .. } => QT_INVALID_PARAMETER,
-            Error::CapacityExceeded => QT_CAPACITY_EXCEEDED,
-            Error::InvalidBytes(_) => QT_INVALID_BYTES,
-            // A C call passes one length for every array, so slices never
-            // differ; anything else is a core error this layer does not know.
-            _ => QT_INTERNAL_ERROR,
-        }
+        qt_status::of_kind(error.kind())
     }
 }
 
@@ -134,28 +160,65 @@ mod tests {
     use super::*;
 
     #[test]
-    fn values_are_dense_and_messages_distinct() {
+    fn values_are_increasing_and_messages_distinct() {
         let mut seen = std::collections::HashSet::new();
-        for (value, status) in qt_status::ALL.iter().enumerate() {
-            assert_eq!(*status as usize, value);
+        for pair in qt_status::ALL.windows(2) {
+            assert!((pair[0] as c_int) < (pair[1] as c_int));
+        }
+        for status in qt_status::ALL {
             assert!(seen.insert(status.message()));
-            let s = unsafe { CStr::from_ptr(qt_status_str(value as c_int)) };
+            let s = unsafe { CStr::from_ptr(qt_status_str(status as c_int)) };
             assert_eq!(s, status.message());
         }
-        for unknown in [-1, qt_status::ALL.len() as c_int, c_int::MAX, c_int::MIN] {
+        // 14 is the core's LengthMismatch, which no C call produces.
+        for unknown in [-1, 14, 16, c_int::MAX, c_int::MIN] {
             let s = unsafe { CStr::from_ptr(qt_status_str(unknown)) };
             assert_eq!(s, c"unknown status");
         }
     }
 
+    /// `QT_INVALID_RECT` for `InvalidRect`, and so on: the same numbers name
+    /// the same errors.
+    #[test]
+    fn core_errors_keep_their_kinds_numbers_and_names() {
+        let kinds = [
+            ErrorKind::InvalidRect,
+            ErrorKind::InvalidPoint,
+            ErrorKind::InvalidHandle,
+            ErrorKind::DuplicateHandle,
+            ErrorKind::InvalidWorld,
+            ErrorKind::InvalidParameter,
+            ErrorKind::CapacityExceeded,
+            ErrorKind::InvalidBytes,
+        ];
+        assert_eq!(kinds.len(), qt_status::CORE_ERRORS.len());
+        for kind in kinds {
+            let status = qt_status::of_kind(kind);
+            assert_eq!(status as u32, kind as u32);
+            let mut screaming = String::from("QT");
+            for c in kind.name().chars() {
+                if c.is_ascii_uppercase() {
+                    screaming.push('_');
+                }
+                screaming.push(c.to_ascii_uppercase());
+            }
+            assert_eq!(format!("{status:?}"), screaming);
+        }
+        assert_eq!(
+            qt_status::of_kind(ErrorKind::LengthMismatch),
+            QT_INTERNAL_ERROR
+        );
+    }
+
     #[test]
     fn batch_errors_map_to_their_root() {
+        use flatquad_core::SpatialIndex;
         let bad = flatquad_core::Handle::from_raw(7);
         let mut tree =
             flatquad_core::Quadtree::new(flatquad_core::Rect::new(0.0, 0.0, 1.0, 1.0), 8, 4)
                 .unwrap();
         let error = tree.remove_many(&[bad]).unwrap_err();
-        assert!(matches!(error, Error::InBatch { index: 0, .. }));
+        assert_eq!(error.batch_index(), Some(0));
         assert_eq!(qt_status::from(error), QT_INVALID_HANDLE);
     }
 }

@@ -1,36 +1,43 @@
-//! Making, changing and freeing trees.
+//! Making (for every kind), changing and freeing trees. The constructors of
+//! each structure are in its own file, on [`create`].
 
-use flatquad_core::{Error, Handle, Quadtree, Rect};
+use flatquad_core::{AnyIndex, Error, Handle, Kind, Rect, SpatialIndex};
 
 use crate::boundary::*;
 use crate::status::*;
 use crate::types::*;
 
-/// Makes an empty tree over `world` and writes it to `*out_tree`; free it with
-/// `qt_destroy`.
+/// The body of every constructor: checks `out_tree`, makes the structure, and
+/// hands it to the caller.
 ///
-/// A leaf splits when it holds more than `max_elements` elements and is
-/// shallower than `max_depth` (the root is depth 0). The world only sets where
-/// the tree divides the plane: elements and queries partly or wholly outside it
-/// are stored and found (they live in the border leaves). Pick `max_depth` so
-/// that the deepest cells are a little larger than a typical element, and
-/// `max_elements` around `QT_DEFAULT_MAX_ELEMENTS`.
+/// # Safety
+/// `out_tree` is NULL or valid for writing a pointer.
+pub(crate) unsafe fn create<T: Into<AnyIndex>>(
+    out_tree: *mut *mut qt_tree,
+    make: impl FnOnce() -> Result<T, Error>,
+) -> Status {
+    let out_tree = Out::new(out_tree)?;
+    out_tree.write(qt_tree::into_raw(make()?));
+    Ok(())
+}
+
+/// Makes an empty structure of the kind `kind` over `world` with that
+/// structure's defaults, and writes it to `*out_tree`; free it with
+/// `qt_destroy`. The defaults suit elements of about 1/1000 of the world's side
+/// (a quadtree gets `QT_DEFAULT_MAX_ELEMENTS` and `QT_DEFAULT_MAX_DEPTH`; the
+/// parameter getters say what each structure got).
 ///
-/// Returns `QT_INVALID_WORLD` unless `world` is finite with `x1 < x2` and
-/// `y1 < y2`; `QT_INVALID_PARAMETER` if `max_elements` is 0 or `max_depth` is
-/// above `QT_MAX_DEPTH_LIMIT`; `QT_NULL_ARGUMENT` if `out_tree` is NULL.
+/// Returns `QT_INVALID_PARAMETER` for a `kind` that is no `QT_KIND_*` value,
+/// `QT_INVALID_WORLD` as `qt_create`, `QT_NULL_ARGUMENT` if `out_tree` is NULL.
 #[no_mangle]
-pub unsafe extern "C" fn qt_create(
+pub unsafe extern "C" fn qt_create_default(
+    kind: qt_kind,
     world: qt_rect,
-    max_elements: u32,
-    max_depth: u32,
     out_tree: *mut *mut qt_tree,
 ) -> qt_status {
     guard(|| {
-        let out_tree = Out::new(out_tree)?;
-        let tree = Quadtree::new(world.into(), max_elements, max_depth)?;
-        out_tree.write(Box::into_raw(Box::new(qt_tree::new(tree))));
-        Ok(())
+        let kind = Kind::from_u32(kind).ok_or(QT_INVALID_PARAMETER)?;
+        create(out_tree, || AnyIndex::for_world(kind, world.into()))
     })
 }
 
@@ -45,15 +52,14 @@ pub unsafe extern "C" fn qt_destroy(tree: *mut qt_tree) {
     })
 }
 
-/// Makes an independent copy of a tree, with the same elements under the same
-/// handles, and writes it to `*out_tree`; free it with `qt_destroy`.
+/// Makes an independent copy of a tree (of the same kind), with the same
+/// elements under the same handles, and writes it to `*out_tree`; free it with
+/// `qt_destroy`.
 #[no_mangle]
 pub unsafe extern "C" fn qt_clone(tree: *const qt_tree, out_tree: *mut *mut qt_tree) -> qt_status {
     guard(|| {
         let tree = tree_ref(tree)?;
-        let out_tree = Out::new(out_tree)?;
-        out_tree.write(Box::into_raw(Box::new(qt_tree::new(tree.clone()))));
-        Ok(())
+        create(out_tree, || Ok(tree.clone()))
     })
 }
 
@@ -80,10 +86,8 @@ pub unsafe extern "C" fn qt_insert(
 
 /// Writes the index of the refused item of a batch call, if the caller asked.
 unsafe fn batch_error(error: Error, out_bad_index: *mut usize) -> qt_status {
-    if let Error::InBatch { index, .. } = error {
-        if let Some(out) = Out::optional(out_bad_index) {
-            out.write(index);
-        }
+    if let (Some(index), Some(out)) = (error.batch_index(), Out::optional(out_bad_index)) {
+        out.write(index);
     }
     error.into()
 }
@@ -121,7 +125,7 @@ pub unsafe extern "C" fn qt_insert_many(
 }
 
 /// Removes an element; its handle goes stale. Only unlinks: `qt_cleanup`
-/// merges the leaves this empties.
+/// tidies up after it (a quadtree merges the leaves this empties).
 ///
 /// Returns `QT_INVALID_HANDLE` for a handle that is not live (never issued,
 /// already removed, or cleared).
@@ -155,8 +159,8 @@ pub unsafe extern "C" fn qt_remove_many(
 }
 
 /// Gives an element a new rectangle (the "move" of a collision loop). When the
-/// new rectangle lies in exactly the leaves the old one did, only the rectangle
-/// is written; otherwise the element is relinked.
+/// new rectangle lies in exactly the leaves (or cells) the old one did, only
+/// the rectangle is written; otherwise the element is relinked.
 ///
 /// Returns `QT_INVALID_RECT` or `QT_INVALID_HANDLE`.
 #[no_mangle]
@@ -194,8 +198,10 @@ pub unsafe extern "C" fn qt_move_many(
     })
 }
 
-/// Merges, bottom-up, every branch whose four children are empty leaves.
-/// Lazy: one level per call, so call it once a frame, after the moves.
+/// The structure's lazy tidying, once a frame after the moves: a quadtree
+/// merges, one level per call, every branch whose four children are empty
+/// leaves; a loose grid shrinks its cells' boxes to fit their elements; a grid
+/// has nothing to do.
 #[no_mangle]
 pub unsafe extern "C" fn qt_cleanup(tree: *mut qt_tree) -> qt_status {
     guard(|| {
@@ -204,8 +210,8 @@ pub unsafe extern "C" fn qt_cleanup(tree: *mut qt_tree) -> qt_status {
     })
 }
 
-/// Removes every element (all handles go stale) and every node but the root,
-/// keeping the memory for reuse.
+/// Removes every element (all handles go stale) and, from a quadtree, every
+/// node but the root, keeping the memory for reuse.
 #[no_mangle]
 pub unsafe extern "C" fn qt_clear(tree: *mut qt_tree) -> qt_status {
     guard(|| {
@@ -214,7 +220,8 @@ pub unsafe extern "C" fn qt_clear(tree: *mut qt_tree) -> qt_status {
     })
 }
 
-/// Writes the tree's exact state (little-endian, versioned; handles included)
+/// Writes the tree's exact state (little-endian, versioned, tagged with the
+/// kind; handles included)
 /// to `out_bytes`, for saving or sending it: `*out_total` is the snapshot's
 /// size, and the first min(total, capacity) bytes are written. A buffer
 /// shorter than the total gives a truncated snapshot, which `qt_from_bytes`
@@ -240,10 +247,11 @@ pub unsafe extern "C" fn qt_to_bytes(
     })
 }
 
-/// Makes a tree from `qt_to_bytes`'s snapshot and writes it to `*out_tree`: an
-/// equal tree, the same handles valid and the same ones stale. Every invariant
-/// is checked, so damaged or hostile bytes give `QT_INVALID_BYTES`, never a
-/// broken tree. `bytes` may be NULL when `len` is 0.
+/// Makes a tree from `qt_to_bytes`'s snapshot of any kind of structure and
+/// writes it to `*out_tree`: an equal tree of the same kind, the same handles
+/// valid and the same ones stale. Every invariant is checked, so damaged or
+/// hostile bytes give `QT_INVALID_BYTES`, never a broken tree. `bytes` may be
+/// NULL when `len` is 0.
 #[no_mangle]
 pub unsafe extern "C" fn qt_from_bytes(
     bytes: *const u8,
@@ -252,9 +260,6 @@ pub unsafe extern "C" fn qt_from_bytes(
 ) -> qt_status {
     guard(|| {
         let bytes = slice_in(bytes, len)?;
-        let out_tree = Out::new(out_tree)?;
-        let tree = Quadtree::from_bytes(bytes)?;
-        out_tree.write(Box::into_raw(Box::new(qt_tree::new(tree))));
-        Ok(())
+        create(out_tree, || AnyIndex::from_bytes(bytes))
     })
 }

@@ -1,9 +1,9 @@
-//! The types of the C ABI: the opaque tree, rectangles, handles, pairs, stats
-//! and callbacks.
+//! The types of the C ABI: the opaque tree, the structure kinds, rectangles,
+//! handles, pairs, stats and callbacks.
 
 use std::ffi::{c_int, c_void};
 
-use flatquad_core::{Handle, Quadtree, Rect, Stats};
+use flatquad_core::{AnyIndex, Handle, Kind, Quadtree, Rect, Stats};
 
 /// An element's handle: an opaque nonzero integer below 2^53 (exact in a
 /// `double`), valid until the element is removed or the tree cleared. A stale
@@ -12,6 +12,33 @@ pub type qt_handle_t = u64;
 
 /// Never a handle: pass it as `omit` to leave nothing out of a query.
 pub const QT_NO_HANDLE: qt_handle_t = 0;
+
+// The omit rule is the core's (`Handle::optional`): 0 names no element.
+const _: () = assert!(Handle::optional(QT_NO_HANDLE).is_none());
+
+/// Which structure a `qt_tree` is: one of the `QT_KIND_*` values, as
+/// `qt_kind_of` returns them and `qt_create_default` takes them. A plain
+/// integer rather than a C enum, so that any value a caller passes is safe:
+/// an unknown one is refused with `QT_INVALID_PARAMETER`. The values are
+/// stable (they are the core's, and snapshots carry them).
+pub type qt_kind = u32;
+
+/// The flat quadtree (`qt_create`): adapts its depth to where the elements
+/// are; for uneven densities and mixed sizes.
+pub const QT_KIND_QUADTREE: qt_kind = 1;
+/// The uniform grid (`qt_create_grid`): fixed cells, each a list of the
+/// elements it meets; for many elements of similar size spread over the world.
+pub const QT_KIND_GRID: qt_kind = 2;
+/// The loose/tight double grid (`qt_create_loose_grid`): every element in
+/// exactly one loose cell, whose box grows and shrinks around its elements;
+/// for elements of similar size that move every frame.
+pub const QT_KIND_LOOSE_GRID: qt_kind = 3;
+
+const _: () = {
+    assert!(QT_KIND_QUADTREE == Kind::Quadtree as u32);
+    assert!(QT_KIND_GRID == Kind::Grid as u32);
+    assert!(QT_KIND_LOOSE_GRID == Kind::LooseGrid as u32);
+};
 
 /// The `max_elements` the core's authors measured as best: 8 elements per leaf.
 pub const QT_DEFAULT_MAX_ELEMENTS: u32 = 8;
@@ -77,23 +104,24 @@ pub struct qt_pair {
     pub b: qt_handle_t,
 }
 
-/// Sizes of a tree, from `qt_stats`.
+/// Sizes of a tree, from `qt_stats`. A grid counts its cells as leaves of
+/// depth 0 (so `nodes == leaves` and `max_depth_reached == 0`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct qt_tree_stats {
     /// Live elements (the same as `qt_len`).
     pub elements: usize,
-    /// Nodes in the tree, branches and leaves.
+    /// Nodes of a quadtree, branches and leaves; cells of a grid.
     pub nodes: usize,
-    /// Leaves, empty ones included.
+    /// Leaves (or cells), empty ones included.
     pub leaves: usize,
-    /// Leaves holding no element.
+    /// Leaves (or cells) holding no element.
     pub empty_leaves: usize,
-    /// Element links: one per element per leaf it lies in.
+    /// Element links: one per element per leaf (or cell) it is listed in.
     pub element_links: usize,
     /// Bytes the tree holds, spare capacity of its pools included.
     pub bytes: usize,
-    /// Deepest depth any node has (0 when the root is the only node).
+    /// Deepest depth any node has (0 when the root is the only node, and for a grid).
     pub max_depth_reached: u32,
 }
 
@@ -111,10 +139,15 @@ impl From<Stats> for qt_tree_stats {
     }
 }
 
-/// A flatquad tree. Opaque: made by `qt_create`, `qt_clone` or
-/// `qt_from_bytes`, freed by `qt_destroy`.
+/// Any flatquad structure: a quadtree, a grid or a loose grid (`qt_kind_of`
+/// says which). Opaque: made by `qt_create`, `qt_create_grid`,
+/// `qt_create_grid_cell_size`, `qt_create_loose_grid`,
+/// `qt_create_loose_grid_cell_size`, `qt_create_default`, `qt_clone` or
+/// `qt_from_bytes`, freed by `qt_destroy`. Every other call works on every
+/// kind, except the parameter getters of one kind (`qt_params`,
+/// `qt_grid_params`, `qt_loose_grid_params`).
 pub struct qt_tree {
-    pub(crate) tree: Quadtree,
+    pub(crate) tree: AnyIndex,
     /// Reused by the batch insert, so a warm tree allocates nothing there either.
     pub(crate) scratch: Vec<Handle>,
     /// Set while a call changes the tree; left set if that call panics.
@@ -122,12 +155,13 @@ pub struct qt_tree {
 }
 
 impl qt_tree {
-    pub(crate) fn new(tree: Quadtree) -> qt_tree {
-        qt_tree {
-            tree,
+    /// A new tree on the heap, for the caller to free with `qt_destroy`.
+    pub(crate) fn into_raw(tree: impl Into<AnyIndex>) -> *mut qt_tree {
+        Box::into_raw(Box::new(qt_tree {
+            tree: tree.into(),
             scratch: Vec::new(),
             poisoned: false,
-        }
+        }))
     }
 }
 
@@ -144,7 +178,9 @@ pub type qt_pair_fn =
 /// Called by `qt_traverse` with each node: its index in the node array (the
 /// root is 0), its depth (the root's is 0), its cell `(x1, y1)..(x2, y2)` in
 /// world coordinates, and the number of elements linked in it (always 0 for a
-/// branch). Return 0 to go on, nonzero to stop.
+/// branch). A grid's cells come as leaves of depth 0, each with its index in the grid (a
+/// loose grid's cell rectangle is the box that bounds its elements). Return 0
+/// to go on, nonzero to stop.
 pub type qt_node_fn = Option<
     unsafe extern "C" fn(
         user_data: *mut c_void,

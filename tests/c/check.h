@@ -9,6 +9,8 @@
 #include "flatquad.h"
 
 static int check_passed, check_failed;
+/* Shown before each failure: what the checks are running on ("[grid] ", say). */
+static const char *check_context = "";
 
 #define CHECK(cond)                                                               \
     do {                                                                          \
@@ -16,7 +18,8 @@ static int check_passed, check_failed;
             check_passed++;                                                       \
         } else {                                                                  \
             check_failed++;                                                       \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, "%s:%d: %scheck failed: %s\n", __FILE__, __LINE__,    \
+                    check_context, #cond);                                        \
         }                                                                         \
     } while (0)
 
@@ -28,8 +31,9 @@ static int check_passed, check_failed;
             check_passed++;                                                       \
         } else {                                                                  \
             check_failed++;                                                       \
-            fprintf(stderr, "%s:%d: %s returned %d (%s), expected %s\n", __FILE__, \
-                    __LINE__, #call, (int)got_, qt_status_str(got_), #expected);  \
+            fprintf(stderr, "%s:%d: %s%s returned %d (%s), expected %s\n",        \
+                    __FILE__, __LINE__, check_context, #call, (int)got_,          \
+                    qt_status_str(got_), #expected);                              \
         }                                                                         \
     } while (0)
 
@@ -40,8 +44,9 @@ static int check_passed, check_failed;
     do {                                                                          \
         qt_status got_ = (call);                                                  \
         if (got_ != QT_OK) {                                                      \
-            fprintf(stderr, "%s:%d: %s returned %d (%s); cannot go on\n", __FILE__, \
-                    __LINE__, #call, (int)got_, qt_status_str(got_));             \
+            fprintf(stderr, "%s:%d: %s%s returned %d (%s); cannot go on\n",       \
+                    __FILE__, __LINE__, check_context, #call, (int)got_,          \
+                    qt_status_str(got_));                                         \
             exit(1);                                                              \
         }                                                                         \
     } while (0)

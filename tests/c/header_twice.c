@@ -14,6 +14,7 @@ int flatquad_header_compiles(void) {
     qt_tree_stats stats;
     qt_pair p;
     qt_handle_t none = QT_NO_HANDLE;
+    qt_kind kind = QT_KIND_LOOSE_GRID;
     (void)world, (void)tree, (void)visit, (void)pair, (void)node, (void)stats, (void)p;
-    return (int)QT_OK + (int)none + QT_VERSION_NUMBER + (int)sizeof(QT_VERSION_STRING);
+    return (int)QT_OK + (int)none + (int)kind + QT_VERSION_NUMBER + (int)sizeof(QT_VERSION_STRING);
 }

@@ -1,5 +1,5 @@
 // flatquad.h from C++: the header's extern "C" guards, its types in C++ code, a
-// captureless lambda as a callback, and RAII around qt_destroy.
+// captureless lambda as a callback, and RAII around qt_destroy; on each structure.
 #include "flatquad.h"
 #include "flatquad.h" // twice: the include guard holds
 
@@ -28,20 +28,15 @@ struct TreeDeleter {
 };
 using Tree = std::unique_ptr<qt_tree, TreeDeleter>;
 
-Tree make_tree(qt_rect world) {
+Tree make_tree(qt_kind kind, qt_rect world) {
     qt_tree *raw = nullptr;
-    qt_status status = qt_create(world, QT_DEFAULT_MAX_ELEMENTS, QT_DEFAULT_MAX_DEPTH, &raw);
-    CHECK(status == QT_OK);
+    qt_status status = qt_create_default(kind, world, &raw);
+    CHECK(status == QT_OK && qt_kind_of(raw) == kind);
     return Tree(raw);
 }
 
-} // namespace
-
-int main() {
-    CHECK(std::strcmp(qt_version(), QT_VERSION_STRING) == 0);
-    CHECK(std::strcmp(qt_status_str(QT_INVALID_RECT), qt_status_str(QT_OK)) != 0);
-
-    Tree tree = make_tree(qt_rect{0.0f, 0.0f, 100.0f, 100.0f});
+void exercise(qt_kind kind) {
+    Tree tree = make_tree(kind, qt_rect{0.0f, 0.0f, 100.0f, 100.0f});
     std::vector<qt_handle_t> handles(10);
     std::vector<qt_rect> rects;
     std::vector<uint32_t> ids;
@@ -99,7 +94,16 @@ int main() {
     CHECK(qt_remove(tree.get(), handles[4]) == QT_INVALID_HANDLE);
 
     qt_tree_stats stats{};
-    CHECK(qt_stats(tree.get(), &stats) == QT_OK && stats.elements == 9);
+    CHECK(qt_stats(tree.get(), &stats) == QT_OK);
+    CHECK(qt_len(tree.get()) == 9);
+}
+
+} // namespace
+
+int main() {
+    CHECK(std::strcmp(qt_version(), QT_VERSION_STRING) == 0);
+    CHECK(std::strcmp(qt_status_str(QT_INVALID_RECT), qt_status_str(QT_OK)) != 0);
+    for (qt_kind kind : {QT_KIND_QUADTREE, QT_KIND_GRID, QT_KIND_LOOSE_GRID}) exercise(kind);
 
     std::printf("test_cpp: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

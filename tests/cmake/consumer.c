@@ -19,6 +19,12 @@ int main(void) {
         return 1;
     }
     qt_destroy(tree);
+    tree = NULL;
+    if (qt_create_grid(world, 10, 10, &tree) != QT_OK || qt_kind_of(tree) != QT_KIND_GRID) {
+        fprintf(stderr, "consumer: no grid\n");
+        return 1;
+    }
+    qt_destroy(tree);
     printf("consumer: flatquad %s linked and working\n", qt_version());
     return 0;
 }
