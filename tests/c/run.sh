@@ -2,7 +2,8 @@
 # `make test-c`: every check of the C ABI, on a fresh machine.
 #
 #  1. tools: cbindgen pinned into .tools/ (cargo install --locked); cmake,
-#     pkg-config, valgrind and a C/C++ compiler from apt only when missing
+#     pkg-config, valgrind, jansson (the vectors' JSON reader) and a C/C++
+#     compiler from apt only when missing
 #  2. the library, built once (cargo build --release -p flatquad-ffi), and the
 #     crate's own Rust tests
 #  3. include/flatquad.h regenerated to a temporary file: any difference fails
@@ -10,7 +11,8 @@
 #     the header is called by tests/c/test_api.c
 #  5. the header alone, included twice, as C (c99, c11, c17) and C++ (c++11..20)
 #  6. tests/c/*.c and the C++ test with -Wall -Wextra -Werror and ASan/UBSan,
-#     linked with the static library; test_api also under valgrind
+#     linked with the static library; test_api also under valgrind; the shared
+#     test vectors (tests/vectors/*.json) replayed on every structure they list
 #  7. make install into a temporary prefix (and a DESTDIR staging install), then
 #     the README's C example built with pkg-config, and tests/cmake built against
 #     the installed copy (find_package and pkg-config) and run by ctest
@@ -51,6 +53,8 @@ command -v pkg-config >/dev/null || missing+=(pkg-config)
 command -v valgrind >/dev/null || missing+=(valgrind)
 command -v "$CC" >/dev/null || missing+=(gcc)
 command -v "$CXX" >/dev/null || missing+=(g++)
+# The vectors' JSON reader: jansson, a small C library every distribution packages.
+pkg-config --exists jansson 2>/dev/null || missing+=(libjansson-dev)
 if ((${#missing[@]})); then
     echo "installing ${missing[*]} with apt-get"
     if [ "$(id -u)" -ne 0 ]; then
@@ -62,7 +66,7 @@ fi
 "$MAKE" --no-print-directory -s c-cbindgen CARGO="$CARGO"
 CBINDGEN="$root/.tools/bin/cbindgen"
 echo "$("$CBINDGEN" --version), $(cmake --version | head -n1), pkg-config $(pkg-config --version)"
-echo "$("$CC" --version | head -n1); $(valgrind --version)"
+echo "$("$CC" --version | head -n1); $(valgrind --version); jansson $(pkg-config --modversion jansson)"
 
 step "build the library (release, once) and run the crate's Rust tests"
 "$CARGO" build --release -p flatquad-ffi
@@ -89,7 +93,7 @@ pass "header version = Cargo.toml version ($cargo_version)"
 
 step "every function the header declares is exercised by test_api.c"
 functions=$(sed -n 's/^[a-z].* \**\(qt_[a-z_]*\)(.*/\1/p' include/flatquad.h)
-[ "$(wc -w <<<"$functions")" -ge 31 ] || fail "found only $(wc -w <<<"$functions") functions in the header"
+[ "$(wc -w <<<"$functions")" -ge 41 ] || fail "found only $(wc -w <<<"$functions") functions in the header"
 for f in $functions; do
     grep -q "\b$f(" tests/c/test_api.c || fail "tests/c/test_api.c never calls $f"
 done
@@ -125,6 +129,15 @@ pass "test_cpp (sanitizers)"
 "$tmp/agents_san" uniform-20k >/dev/null
 "$tmp/agents_san" uniform-20k --update each >/dev/null
 pass "agents uniform-20k (sanitizers): checksums in both modes, both update forms"
+
+step "the shared test vectors, replayed on every structure they list (sanitizers)"
+vectors=(tests/vectors/*.json)
+[ -e "${vectors[0]}" ] || fail "no test vectors in tests/vectors/ (the C replay needs them)"
+"$CC" -std=c99 -g -O1 "${WARN[@]}" "${SAN[@]}" -Iinclude $(pkg-config --cflags jansson) \
+    tests/c/test_vectors.c "$lib_a" $(pkg-config --libs jansson) "${static_libs[@]}" \
+    -o "$tmp/test_vectors"
+"$tmp/test_vectors" "${vectors[@]}"
+pass "test_vectors: ${#vectors[@]} files"
 
 step "test_api under valgrind (sees the Rust side too, which ASan does not instrument)"
 "$CC" -std=c99 -g -O1 "${WARN[@]}" -Iinclude -DEXPECTED_VERSION="\"$cargo_version\"" \
