@@ -4,12 +4,15 @@
  * parameters, so the two can be compared line by line.
  *
  *   agents [SCENARIO] [--mode per-agent|all-pairs|both] [--update batch|each]
+ *          [--index quadtree|grid|loose-grid]
  *
  * SCENARIO: uniform-100k (default), uniform-20k or uniform-1m. --update batch
  * (default) does what the Rust demo does: one qt_insert_many, one qt_move_many
  * per frame, and per agent qt_overlapping (its own rectangle, itself left out,
  * found from its own leaves). --update each makes one call per agent instead:
- * qt_insert, qt_move, and qt_query with the agent's rectangle. Exits 1 when a checksum
+ * qt_insert, qt_move, and qt_query with the agent's rectangle. --index picks the
+ * structure: the quadtree (default) with the Rust demo's parameters, or a grid
+ * or loose grid with its defaults (qt_create_default). Exits 1 when a checksum
  * does not match, 2 on a usage or library error. All arithmetic in float, in
  * the order AGENTS.md gives: build without -ffast-math. */
 #include <stdint.h>
@@ -37,6 +40,15 @@ static const scenario SCENARIOS[] = {
 
 enum mode { PER_AGENT, ALL_PAIRS };
 static const char *const MODE_NAMES[] = {"per-agent", "all-pairs"};
+
+static const struct {
+    const char *name;
+    qt_kind kind;
+} INDEXES[] = {
+    {"quadtree", QT_KIND_QUADTREE},
+    {"grid", QT_KIND_GRID},
+    {"loose-grid", QT_KIND_LOOSE_GRID},
+};
 
 typedef struct agents {
     size_t n;
@@ -153,7 +165,7 @@ typedef struct report {
     qt_tree_stats stats;
 } report;
 
-static report run(const scenario *s, enum mode mode, int batch) {
+static report run(const scenario *s, qt_kind kind, enum mode mode, int batch) {
     agents a;
     qt_tree *tree = NULL;
     qt_status status;
@@ -171,7 +183,11 @@ static report run(const scenario *s, enum mode mode, int batch) {
     world.y1 = 0.0f;
     world.x2 = s->world;
     world.y2 = s->world;
-    status = qt_create(world, AGENTS_MAX_ELEMENTS, default_max_depth(s->world, s->size), &tree);
+    if (kind == QT_KIND_QUADTREE) {
+        status = qt_create(world, AGENTS_MAX_ELEMENTS, default_max_depth(s->world, s->size), &tree);
+    } else {
+        status = qt_create_default(kind, world, &tree);
+    }
     if (status != QT_OK) die("qt_create", status);
     if (batch) {
         uint32_t *ids = (uint32_t *)xmalloc(a.n * sizeof *ids);
@@ -257,6 +273,7 @@ static report run(const scenario *s, enum mode mode, int batch) {
 
 static int usage(FILE *to) {
     fprintf(to, "usage: agents [SCENARIO] [--mode per-agent|all-pairs|both] [--update batch|each]\n"
+                "              [--index quadtree|grid|loose-grid]\n"
                 "SCENARIO: uniform-100k (default), uniform-20k, uniform-1m\n");
     return 2;
 }
@@ -264,7 +281,7 @@ static int usage(FILE *to) {
 int main(int argc, char **argv) {
     const scenario *s = NULL;
     const char *name = "uniform-100k";
-    int modes[2] = {1, 1}, batch = 1, mismatch = 0, m, i;
+    int modes[2] = {1, 1}, batch = 1, mismatch = 0, m, i, index = 0;
 
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
@@ -282,6 +299,11 @@ int main(int argc, char **argv) {
             } else if (strcmp(v, "batch") != 0) {
                 return usage(stderr);
             }
+        } else if (strcmp(argv[i], "--index") == 0 && i + 1 < argc) {
+            const char *v = argv[++i];
+            for (index = 0; index < (int)(sizeof INDEXES / sizeof INDEXES[0]); index++)
+                if (strcmp(v, INDEXES[index].name) == 0) break;
+            if (index == (int)(sizeof INDEXES / sizeof INDEXES[0])) return usage(stderr);
         } else if (argv[i][0] == '-') {
             return usage(stderr);
         } else {
@@ -298,17 +320,22 @@ int main(int argc, char **argv) {
     printf("%s: %zu agents of side %g in a %gx%g world, %d warm-up + %d measured frames\n",
            s->name, s->n, (double)s->size, (double)s->world, (double)s->world, WARMUP_FRAMES,
            s->frames);
-    printf("flatquad %s through the C ABI: max_elements %d, max_depth %u, calls: %s\n\n",
-           qt_version(), AGENTS_MAX_ELEMENTS, default_max_depth(s->world, s->size),
-           batch ? "qt_insert_many, qt_move_many, qt_overlapping"
-                 : "qt_insert, qt_move, qt_query per agent");
+    if (INDEXES[index].kind == QT_KIND_QUADTREE) {
+        printf("flatquad %s through the C ABI: quadtree, max_elements %d, max_depth %u",
+               qt_version(), AGENTS_MAX_ELEMENTS, default_max_depth(s->world, s->size));
+    } else {
+        printf("flatquad %s through the C ABI: %s with its defaults", qt_version(),
+               INDEXES[index].name);
+    }
+    printf(", calls: %s\n\n", batch ? "qt_insert_many, qt_move_many, qt_overlapping"
+                                     : "qt_insert, qt_move, qt_query per agent");
     printf("%-10s %10s %11s %9s %12s %9s %8s %12s\n", "mode", "update ms", "collide ms",
            "frame ms", "pairs/frame", "expected", "check", "bytes/agent");
     for (m = PER_AGENT; m <= ALL_PAIRS; m++) {
         report r;
         int ok;
         if (!modes[m]) continue;
-        r = run(s, (enum mode)m, batch);
+        r = run(s, INDEXES[index].kind, (enum mode)m, batch);
         ok = r.pairs_per_frame == s->checksum;
         mismatch |= !ok;
         printf("%-10s %10.3f %11.3f %9.3f %12llu %9llu %8s %12.1f\n", MODE_NAMES[m], r.update_ms,
