@@ -131,7 +131,7 @@ pub(crate) fn cell_side(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<f32> {
     Ok(Rect::from_f64(0.0, 0.0, side, side).x2)
 }
 
-/// An int in `0..=u32::MAX` (an id or a tree parameter).
+/// An int in `0..=u32::MAX` (an id).
 pub(crate) fn u32_value(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<u32> {
     let out_of_range = |shown: String| {
         PyValueError::new_err(format!(
