@@ -122,7 +122,10 @@ mod tests {
             for p in sorted {
                 let c = axis.cell(p);
                 assert!(c < cells);
-                assert!(axis.owns(c, p), "{p} in cell {c} of {cells} over {origin}+{size}");
+                assert!(
+                    axis.owns(c, p),
+                    "{p} in cell {c} of {cells} over {origin}+{size}"
+                );
                 let owners = (0..cells).filter(|&k| axis.owns(k, p)).count();
                 assert_eq!(owners, 1, "{p}");
                 if p >= v {

@@ -22,7 +22,14 @@ pub struct Slot {
     stamp: u32,
 }
 
-slot_record!(Slot, Slot { rect: Rect::new(0.0, 0.0, 0.0, 0.0), id: 0, stamp: 0 });
+slot_record!(
+    Slot,
+    Slot {
+        rect: Rect::new(0.0, 0.0, 0.0, 0.0),
+        id: 0,
+        stamp: 0
+    }
+);
 
 impl Grid {
     /// Placeholder.
@@ -31,7 +38,10 @@ impl Grid {
     /// [`Error::InvalidWorld`].
     pub fn for_world(world: Rect) -> Result<Grid, Error> {
         check_world(world)?;
-        Ok(Grid { world, slots: SlotPool::new() })
+        Ok(Grid {
+            world,
+            slots: SlotPool::new(),
+        })
     }
 
     /// Placeholder.

@@ -28,8 +28,7 @@ pub(crate) fn check_rect(rect: Rect) -> Result<Rect, Error> {
 /// with a positive, finite width and height.
 pub(crate) fn check_world(world: Rect) -> Result<Rect, Error> {
     let (width, height) = (world.width(), world.height());
-    if world.is_valid() && width > 0.0 && height > 0.0 && width.is_finite() && height.is_finite()
-    {
+    if world.is_valid() && width > 0.0 && height > 0.0 && width.is_finite() && height.is_finite() {
         Ok(world)
     } else {
         Err(Error::InvalidWorld(world))
@@ -329,7 +328,12 @@ pub trait SpatialIndex: Structure + Sized {
     ///
     /// # Errors
     /// As [`query`](SpatialIndex::query); `visit` is then never called.
-    fn query_with<F>(&self, rect: Rect, omit: Option<Handle>, visit: F) -> Result<ControlFlow<()>, Error>
+    fn query_with<F>(
+        &self,
+        rect: Rect,
+        omit: Option<Handle>,
+        visit: F,
+    ) -> Result<ControlFlow<()>, Error>
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {
@@ -435,8 +439,23 @@ pub trait SpatialIndex: Structure + Sized {
     /// Runs one query per rectangle and gives the results in compressed rows:
     /// the hits of `rects[i]` are `hits[offsets[i]..offsets[i + 1]]`, each row in
     /// no particular order. `omit`, if given, holds one handle per rectangle to
-    /// leave out of its row (the querying element, say). Both vectors are
+    /// leave out of its row (the querying element, say), or the raw handle 0 to
+    /// leave nothing out of that row ([`Handle::optional`]). Both vectors are
     /// cleared first and keep their capacity.
+    ///
+    /// ```
+    /// use flatquad::{Grid, Handle, Rect, SpatialIndex};
+    /// let mut grid = Grid::for_world(Rect::new(0.0, 0.0, 10.0, 10.0))?;
+    /// let a = grid.insert(Rect::new(1.0, 1.0, 2.0, 2.0), 0)?;
+    /// let b = grid.insert(Rect::new(2.0, 2.0, 3.0, 3.0), 1)?;
+    /// let rects = [grid.rect(a)?, grid.rect(a)?];
+    /// let omit = [a, Handle::from_raw(0)]; // the second row leaves nothing out
+    /// let (mut offsets, mut hits) = (Vec::new(), Vec::new());
+    /// grid.query_many(&rects, Some(&omit), &mut offsets, &mut hits)?;
+    /// assert_eq!(offsets, [0, 1, 3]);
+    /// assert_eq!(hits[0], b);
+    /// # Ok::<(), flatquad::Error>(())
+    /// ```
     ///
     /// # Errors
     /// [`Error::LengthMismatch`] if `omit` is not as long as `rects`; the first

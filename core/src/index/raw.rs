@@ -171,7 +171,9 @@ pub trait Structure: Slots {
         if let Some(omit) = omit {
             check_lengths(rects.len(), omit.len())?;
             for (index, &handle) in omit.iter().enumerate() {
-                self.lookup(handle).map_err(|e| e.in_batch(index))?;
+                if let Some(handle) = Handle::optional(handle.to_raw()) {
+                    self.lookup(handle).map_err(|e| e.in_batch(index))?;
+                }
             }
         }
         for (index, &rect) in rects.iter().enumerate() {
@@ -190,7 +192,9 @@ pub trait Structure: Slots {
     ) {
         for (index, &rect) in rects.iter().enumerate() {
             let before = hits.len();
-            let omit = omit.map_or(NONE, |omit| omit[index].slot());
+            let omit = omit
+                .and_then(|omit| Handle::optional(omit[index].to_raw()))
+                .map_or(NONE, Handle::slot);
             let _ = self.query_checked(rect, omit, collect_into(hits));
             counts.push(hits.len() - before);
         }

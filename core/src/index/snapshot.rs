@@ -92,7 +92,12 @@ impl<'a> Reader<'a> {
     }
 
     pub fn rect(&mut self) -> Result<Rect, Error> {
-        Ok(Rect::new(self.f32()?, self.f32()?, self.f32()?, self.f32()?))
+        Ok(Rect::new(
+            self.f32()?,
+            self.f32()?,
+            self.f32()?,
+            self.f32()?,
+        ))
     }
 
     /// A record count, checked against the bytes left so a forged count cannot

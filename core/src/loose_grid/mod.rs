@@ -22,7 +22,14 @@ pub struct Slot {
     stamp: u32,
 }
 
-slot_record!(Slot, Slot { rect: Rect::new(0.0, 0.0, 0.0, 0.0), id: 0, stamp: 0 });
+slot_record!(
+    Slot,
+    Slot {
+        rect: Rect::new(0.0, 0.0, 0.0, 0.0),
+        id: 0,
+        stamp: 0
+    }
+);
 
 impl LooseGrid {
     /// Placeholder.
@@ -31,7 +38,10 @@ impl LooseGrid {
     /// [`Error::InvalidWorld`].
     pub fn for_world(world: Rect) -> Result<LooseGrid, Error> {
         check_world(world)?;
-        Ok(LooseGrid { world, slots: SlotPool::new() })
+        Ok(LooseGrid {
+            world,
+            slots: SlotPool::new(),
+        })
     }
 
     /// Placeholder.

@@ -13,7 +13,8 @@ impl Quadtree {
         if !nodes.nodes[0].is_branch() {
             return;
         }
-        let mut branches = arrayvec::ArrayVec::<u32, { crate::quadtree::lines::STACK_CAPACITY }>::new();
+        let mut branches =
+            arrayvec::ArrayVec::<u32, { crate::quadtree::lines::STACK_CAPACITY }>::new();
         branches.push(0);
         while let Some(branch) = branches.pop() {
             let first = nodes.nodes[branch as usize].first;

@@ -1,10 +1,10 @@
 //! Adding elements: the descent, linking into leaves, and splitting leaves.
 
+use crate::links::Link;
 use crate::quadtree::lines::{mask, place_in_children, place_of, Cell, Stack, NO_PLACE};
 use crate::quadtree::nodes::{LeafSet, Node};
 use crate::quadtree::Quadtree;
 use crate::slots::NONE;
-use crate::links::Link;
 use crate::{Handle, Rect};
 
 /// Batches at least this big are inserted in depth-first order.

@@ -5,9 +5,9 @@ mod cleanup;
 mod insert;
 pub(crate) mod lines;
 pub(crate) mod nodes;
+mod pairs;
 #[cfg(feature = "rayon")]
 mod parallel;
-mod pairs;
 mod queries;
 mod relocate;
 mod remove;

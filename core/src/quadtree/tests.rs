@@ -1,6 +1,8 @@
 //! Unit tests of the internals; the behaviour is tested in `tests/`.
 
-use crate::quadtree::lines::{mask, point_child, Cell, SplitLines, STACK_CAPACITY, TABLE_MAX_DEPTH};
+use crate::quadtree::lines::{
+    mask, point_child, Cell, SplitLines, STACK_CAPACITY, TABLE_MAX_DEPTH,
+};
 use crate::Rect;
 
 #[test]

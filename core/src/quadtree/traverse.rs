@@ -2,11 +2,11 @@
 
 use core::ops::ControlFlow;
 
+use crate::index::SpatialIndex;
 use crate::index::{NodeInfo, Stats};
 use crate::links::Link;
 use crate::quadtree::lines::{Cell, Stack};
 use crate::quadtree::nodes::Node;
-use crate::index::SpatialIndex;
 use crate::quadtree::Quadtree;
 
 impl Quadtree {
