@@ -1,21 +1,34 @@
-//! Batch queries (`query_many`) and, with the `rayon` feature, the parallel
-//! all-pairs walk and batch queries, against single queries and brute force.
+//! Batch queries (`query_many`, `overlapping_many`) and, with the `rayon`
+//! feature, the parallel all-pairs walk and batch queries, against single
+//! queries and brute force, on every structure.
 
 use std::collections::BTreeSet;
 
+#[macro_use]
 mod common;
 
-use common::Lcg;
-use flatquad::{Error, Handle, Quadtree, Rect, SpatialIndex};
+use common::{Lcg, Subject};
+use flatquad::{Error, Grid, Handle, LooseGrid, Quadtree, Rect};
 
-fn sample() -> (Quadtree, Vec<(Handle, Rect)>, Vec<Rect>) {
+/// 4,000 small elements, some outside the world, and a few long or huge ones
+/// (which a grid keeps apart from its cells); 500 queries.
+fn sample<T: Subject>(make: fn(Rect) -> T) -> (T, Vec<(Handle, Rect)>, Vec<Rect>) {
     let mut rng = Lcg(11);
-    let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 256.0, 256.0), 4, 7).unwrap();
+    let mut tree = make(Rect::new(0.0, 0.0, 256.0, 256.0));
     let mut elements = Vec::new();
     for i in 0..4000 {
         let (x, y) = (rng.unit() * 270.0 - 7.0, rng.unit() * 270.0 - 7.0);
         let r = Rect::new(x, y, x + rng.unit() * 5.0, y + rng.unit() * 5.0);
         elements.push((tree.insert(r, i).unwrap(), r));
+    }
+    for i in 0..8 {
+        let at = i as f32 * 37.0;
+        for r in [
+            Rect::new(at, -10.0, at + 2.0, 300.0),
+            Rect::new(-1e7, at, 1e7, at + 0.5),
+        ] {
+            elements.push((tree.insert(r, 5000 + i).unwrap(), r));
+        }
     }
     let queries = (0..500)
         .map(|_| {
@@ -33,9 +46,8 @@ fn rows(offsets: &[usize], hits: &[Handle]) -> Vec<BTreeSet<Handle>> {
         .collect()
 }
 
-#[test]
-fn query_many_matches_brute_force_with_and_without_omit() {
-    let (tree, elements, queries) = sample();
+fn query_many_matches_brute_force_with_and_without_omit<T: Subject>(make: fn(Rect) -> T) {
+    let (tree, elements, queries) = sample(make);
     let (mut offsets, mut hits) = (Vec::new(), Vec::new());
     tree.query_many(&queries, None, &mut offsets, &mut hits)
         .unwrap();
@@ -61,9 +73,8 @@ fn query_many_matches_brute_force_with_and_without_omit() {
     }
 }
 
-#[test]
-fn overlapping_many_matches_query_many_with_own_rectangles() {
-    let (mut tree, elements, _) = sample();
+fn overlapping_many_matches_query_many_with_own_rectangles<T: Subject>(make: fn(Rect) -> T) {
+    let (mut tree, elements, _) = sample(make);
     let (stale, _) = elements[5];
     tree.remove(stale).unwrap();
     let live: Vec<(Handle, Rect)> = elements
@@ -87,9 +98,8 @@ fn overlapping_many_matches_query_many_with_own_rectangles() {
     assert_eq!(rows(&o1, &h1), rows(&o2, &h2));
 }
 
-#[test]
-fn query_many_refuses_bad_batches_and_writes_nothing() {
-    let (tree, elements, queries) = sample();
+fn query_many_refuses_bad_batches_and_writes_nothing<T: Subject>(make: fn(Rect) -> T) {
+    let (tree, elements, queries) = sample(make);
     let (mut offsets, mut hits) = (vec![7], vec![elements[0].0]);
     let mut bad = queries.clone();
     bad[3] = Rect::new(f32::NAN, 0.0, 1.0, 1.0);
@@ -111,11 +121,68 @@ fn query_many_refuses_bad_batches_and_writes_nothing() {
 }
 
 #[cfg(feature = "rayon")]
-#[test]
-fn parallel_pairs_and_queries_agree_with_sequential_ones() {
-    // Big enough to take the parallel paths (250,000 elements, 1,000 queries).
+fn normal(pairs: &[(Handle, Handle)]) -> Vec<(Handle, Handle)> {
+    common::normal_pairs(pairs)
+}
+
+/// 5,000 queries take the parallel path of `par_query_many` (above 1,000);
+/// `par_pairs` gives the same pairs as `pairs`.
+#[cfg(feature = "rayon")]
+fn parallel_queries_agree_with_sequential_ones<T: Subject>(make: fn(Rect) -> T) {
+    let (tree, elements, _) = sample(make);
+    let queries: Vec<Rect> = elements
+        .iter()
+        .map(|(_, r)| *r)
+        .cycle()
+        .take(5000)
+        .collect();
+    let omit: Vec<Handle> = elements
+        .iter()
+        .map(|(h, _)| *h)
+        .cycle()
+        .take(5000)
+        .collect();
+    let (mut o1, mut h1, mut o2, mut h2) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for omit in [None, Some(&omit[..])] {
+        tree.query_many(&queries, omit, &mut o1, &mut h1).unwrap();
+        tree.par_query_many(&queries, omit, &mut o2, &mut h2)
+            .unwrap();
+        assert_eq!(o1, o2);
+        assert_eq!(rows(&o1, &h1), rows(&o2, &h2));
+    }
+    let mut bad = queries.clone();
+    bad[4321] = Rect::new(1.0, 1.0, 0.0, 0.0);
+    let e = tree
+        .par_query_many(&bad, None, &mut o2, &mut h2)
+        .unwrap_err();
+    assert!(matches!(e, Error::InBatch { index: 4321, .. }), "{e:?}");
+    assert_eq!(rows(&o1, &h1), rows(&o2, &h2), "written on error");
+
+    let (mut seq, mut par) = (Vec::new(), Vec::new());
+    tree.pairs(&mut seq);
+    tree.par_pairs(&mut par);
+    assert!(!seq.is_empty());
+    assert_eq!(normal(&par), normal(&seq));
+
+    let mut small = make(Rect::new(0.0, 0.0, 1.0, 1.0));
+    small.par_pairs(&mut par);
+    assert!(par.is_empty());
+    let a = small.insert(Rect::new(0.1, 0.1, 0.2, 0.2), 0).unwrap();
+    let b = small.insert(Rect::new(0.2, 0.2, 0.3, 0.3), 1).unwrap();
+    small.par_pairs(&mut par);
+    assert_eq!(normal(&par), vec![(a.min(b), a.max(b))]);
+}
+
+/// 260,000 elements: big enough for the tree's parallel all-pairs walk
+/// (250,000), and 5,000 parallel queries.
+#[cfg(feature = "rayon")]
+fn parallel_pairs_agree_with_sequential_ones<T: Subject>(make: fn(Rect) -> T) {
+    let mut tree = make(Rect::new(0.0, 0.0, 4096.0, 4096.0));
+    // The placeholder grids compare every two elements: 3·10^10 tests here.
+    if !common::real(tree.shape().kind()) {
+        return;
+    }
     let mut rng = Lcg(3);
-    let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 4096.0, 4096.0), 16, 8).unwrap();
     let rects: Vec<Rect> = (0..260_000)
         .map(|_| {
             let (x, y) = (rng.unit() * 4096.0, rng.unit() * 4096.0);
@@ -125,21 +192,12 @@ fn parallel_pairs_and_queries_agree_with_sequential_ones() {
     let ids = vec![0; rects.len()];
     tree.insert_many(&rects, &ids, &mut Vec::new()).unwrap();
     let queries = &rects[..5000];
-    let normal = |pairs: &[(Handle, Handle)]| -> Vec<(Handle, Handle)> {
-        let mut v: Vec<_> = pairs.iter().map(|&(a, b)| (a.min(b), a.max(b))).collect();
-        v.sort_unstable();
-        v
-    };
     let (mut seq, mut par) = (Vec::new(), Vec::new());
     tree.pairs(&mut seq);
     tree.par_pairs(&mut par);
     assert!(!seq.is_empty());
-    let par_normal = normal(&par);
-    assert_eq!(par_normal, normal(&seq));
-    assert!(
-        par_normal.windows(2).all(|w| w[0] != w[1]),
-        "a pair reported twice"
-    );
+    // `normal` also checks that no pair is reported twice.
+    assert_eq!(normal(&par), normal(&seq));
 
     let (mut o1, mut h1, mut o2, mut h2) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     tree.query_many(queries, None, &mut o1, &mut h1).unwrap();
@@ -147,25 +205,16 @@ fn parallel_pairs_and_queries_agree_with_sequential_ones() {
         .unwrap();
     assert_eq!(o1, o2);
     assert_eq!(rows(&o1, &h1), rows(&o2, &h2));
-
-    let mut small = Quadtree::new(Rect::new(0.0, 0.0, 1.0, 1.0), 8, 3).unwrap();
-    small.par_pairs(&mut par);
-    assert!(par.is_empty());
-    let a = small.insert(Rect::new(0.1, 0.1, 0.2, 0.2), 0).unwrap();
-    let b = small.insert(Rect::new(0.2, 0.2, 0.3, 0.3), 1).unwrap();
-    small.par_pairs(&mut par);
-    assert_eq!(normal(&par), vec![(a.min(b), a.max(b))]);
 }
 
-/// One leaf holding everything (max_depth 0): the pair-by-pair test (few
-/// elements), the sorted sweep (dozens) and the in-place walk (hundreds) must
-/// all find exactly the brute-force pairs, touching edges and degenerate
-/// rectangles included.
-#[test]
-fn every_leaf_pair_strategy_matches_brute_force() {
+/// One leaf or cell holding everything (a tree of max_depth 0, a grid of one
+/// cell): the pair-by-pair test (few elements), the sorted sweep (dozens) and
+/// the in-place walk (hundreds) must all find exactly the brute-force pairs,
+/// touching edges and degenerate rectangles included.
+fn every_leaf_pair_strategy_matches_brute_force<T: Subject>(make: fn(Rect) -> T) {
     for n in [2, 20, 24, 25, 60, 128, 129, 400] {
         let mut rng = Lcg(n);
-        let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 16.0, 16.0), 8, 0).unwrap();
+        let mut tree = make(Rect::new(0.0, 0.0, 16.0, 16.0));
         let mut elements = Vec::new();
         for i in 0..n {
             // Coordinates on a coarse lattice, so edges touch and rectangles repeat.
@@ -190,4 +239,29 @@ fn every_leaf_pair_strategy_matches_brute_force() {
         assert_eq!(got.len(), pairs.len(), "n = {n}: a pair reported twice");
         assert_eq!(got, want, "n = {n}");
     }
+}
+
+per_structure! {
+    quadtree: |world| Quadtree::new(world, 4, 7),
+    grid: |world| Grid::new(world, 64, 64),
+    loose_grid: |world| LooseGrid::new(world, 32, 32, 16, 16);
+    query_many_matches_brute_force_with_and_without_omit,
+    overlapping_many_matches_query_many_with_own_rectangles,
+    query_many_refuses_bad_batches_and_writes_nothing,
+}
+
+#[cfg(feature = "rayon")]
+per_structure! {
+    quadtree: |world| Quadtree::new(world, 16, 8),
+    grid: |world| Grid::new(world, 512, 512),
+    loose_grid: |world| LooseGrid::new(world, 256, 256, 128, 128);
+    parallel_queries_agree_with_sequential_ones,
+    parallel_pairs_agree_with_sequential_ones,
+}
+
+per_structure! {
+    quadtree: |world| Quadtree::new(world, 8, 0),
+    grid: |world| Grid::new(world, 1, 1),
+    loose_grid: |world| LooseGrid::new(world, 1, 1, 1, 1);
+    every_leaf_pair_strategy_matches_brute_force,
 }
