@@ -1,13 +1,14 @@
 //! Big batch removals take the sweep path; small ones the per-element path.
 //! Both must leave exactly the right elements, and a stack at one spot must
-//! not make a big removal quadratic.
+//! not make a big removal quadratic. On every structure.
 
+#[macro_use]
 mod common;
 
-use common::Lcg;
-use flatquad::{Handle, Quadtree, Rect, SpatialIndex};
+use common::{Lcg, Subject};
+use flatquad::{Grid, Handle, LooseGrid, Quadtree, Rect};
 
-fn check_against_brute_force(tree: &Quadtree, live: &[(Handle, Rect)]) {
+fn check_against_brute_force<T: Subject>(tree: &T, live: &[(Handle, Rect)]) {
     tree.validate().unwrap();
     assert_eq!(tree.len(), live.len());
     let mut hits = Vec::new();
@@ -20,7 +21,7 @@ fn check_against_brute_force(tree: &Quadtree, live: &[(Handle, Rect)]) {
         hits.sort_unstable();
         let mut expected: Vec<Handle> = live
             .iter()
-            .filter(|(_, r)| r.intersects(&q))
+            .filter(|(_, r)| common::meets(r, &q))
             .map(|(h, _)| *h)
             .collect();
         expected.sort_unstable();
@@ -28,10 +29,9 @@ fn check_against_brute_force(tree: &Quadtree, live: &[(Handle, Rect)]) {
     }
 }
 
-#[test]
-fn big_and_small_batch_removals_remove_exactly_the_batch() {
+fn big_and_small_batch_removals_remove_exactly_the_batch<T: Subject>(make: fn(Rect) -> T) {
     let mut rng = Lcg(5);
-    let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0), 4, 8).unwrap();
+    let mut tree = make(Rect::new(0.0, 0.0, 100.0, 100.0));
     let mut rects = Vec::new();
     for i in 0..6000 {
         rects.push(if i % 3 == 0 {
@@ -65,15 +65,12 @@ fn big_and_small_batch_removals_remove_exactly_the_batch() {
     let rest: Vec<Handle> = live.iter().map(|(h, _)| *h).collect();
     tree.remove_many(&rest).unwrap();
     check_against_brute_force(&tree, &[]);
-    for _ in 0..=tree.max_depth() {
-        tree.cleanup();
-    }
-    assert_eq!(tree.stats().nodes, 1);
+    common::cleanup_fully(&mut tree);
+    common::assert_emptied(&tree, "all removed");
 }
 
-#[test]
-fn a_refused_big_batch_leaves_no_marks() {
-    let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 10.0, 10.0), 8, 4).unwrap();
+fn a_refused_big_batch_leaves_no_marks<T: Subject>(make: fn(Rect) -> T) {
+    let mut tree = make(Rect::new(0.0, 0.0, 10.0, 10.0));
     let rects = vec![Rect::point(1.0, 1.0); 200];
     let ids = vec![0; 200];
     let mut handles = Vec::new();
@@ -86,4 +83,12 @@ fn a_refused_big_batch_leaves_no_marks() {
     tree.remove_many(&handles).unwrap();
     assert!(tree.is_empty());
     tree.validate().unwrap();
+}
+
+per_structure! {
+    quadtree: |world| Quadtree::new(world, 4, 8),
+    grid: |world| Grid::new(world, 32, 32),
+    loose_grid: |world| LooseGrid::new(world, 16, 16, 8, 8);
+    big_and_small_batch_removals_remove_exactly_the_batch,
+    a_refused_big_batch_leaves_no_marks,
 }
