@@ -55,7 +55,7 @@ fn query_many_matches_brute_force_with_and_without_omit<T: Subject>(make: fn(Rec
     for (q, row) in queries.iter().zip(rows(&offsets, &hits)) {
         let want: BTreeSet<Handle> = elements
             .iter()
-            .filter(|(_, r)| r.intersects(q))
+            .filter(|(_, r)| common::meets(r, q))
             .map(|(h, _)| *h)
             .collect();
         assert_eq!(row, want);
@@ -227,7 +227,7 @@ fn every_leaf_pair_strategy_matches_brute_force<T: Subject>(make: fn(Rect) -> T)
         let mut want = BTreeSet::new();
         for (i, (a, ra)) in elements.iter().enumerate() {
             for (b, rb) in &elements[i + 1..] {
-                if ra.intersects(rb) {
+                if common::meets(ra, rb) {
                     want.insert((*a.min(b), *a.max(b)));
                 }
             }
