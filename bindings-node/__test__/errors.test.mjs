@@ -146,7 +146,7 @@ for (const { name, Class, small } of CLASSES) {
         ['insert id 2^32', (t) => t.insert(0, 0, 1, 1, 2 ** 32), RANGE, /received 4294967296/],
         ['insert id 1.5', (t) => t.insert(0, 0, 1, 1, 1.5), RANGE, /received 1.5/],
         ['insert id a string', (t) => t.insert(0, 0, 1, 1, '7'), TYPE, /id must be a number/],
-        ['remove stale', (t, h, s) => t.remove(s), HANDLE, /names no element of this tree/],
+        ['remove stale', (t, h, s) => t.remove(s), HANDLE, /names no element of this index/],
         ['remove never issued', (t) => t.remove(123456789), HANDLE, /handle 123456789/],
         ['remove 0', (t) => t.remove(0), HANDLE, /handle 0/],
         ['remove 1.5', (t) => t.remove(1.5), RANGE, /a handle is an integer.*received 1.5/],

@@ -102,7 +102,7 @@ pub(crate) fn to_py_shown(py: Python<'_>, error: Error, args: Args, show: Handle
 }
 
 fn no_such_handle_message(shown: &str) -> String {
-    format!("handle {shown} names no element of this tree (never issued, removed, or cleared)")
+    format!("handle {shown} names no element of this index (never issued, removed, or cleared)")
 }
 
 /// The `KeyError` for a Python value that cannot be a handle at all (negative,

@@ -15,7 +15,7 @@ pub enum Error {
         /// The point's y.
         y: f32,
     },
-    /// The handle names no live element: never issued by this tree, already
+    /// The handle names no live element: never issued by this structure, already
     /// removed, or cleared.
     InvalidHandle(Handle),
     /// The same handle appears twice in one batch removal.
@@ -39,7 +39,7 @@ pub enum Error {
         /// The value given.
         found: u64,
     },
-    /// The tree cannot hold more elements or element links (2^32 - 1 of each).
+    /// The structure cannot hold more elements or element links (2^32 - 1 of each).
     CapacityExceeded,
     /// Bytes given to [`Quadtree::from_bytes`](crate::Quadtree::from_bytes) are not
     /// a consistent snapshot; the reason says what is wrong.
@@ -158,7 +158,7 @@ impl core::fmt::Display for Error {
             }
             Error::InvalidHandle(h) => write!(
                 f,
-                "handle {h} names no element of this tree (never issued, removed, or cleared)"
+                "handle {h} names no element of this index (never issued, removed, or cleared)"
             ),
             Error::DuplicateHandle(h) => write!(f, "handle {h} appears twice in one batch"),
             Error::LengthMismatch { expected, found } => write!(
@@ -174,7 +174,7 @@ impl core::fmt::Display for Error {
                 expected,
                 found,
             } => write!(f, "invalid parameter {name} = {found}: expected {expected}"),
-            Error::CapacityExceeded => write!(f, "the tree is full (2^32 - 1 elements or links)"),
+            Error::CapacityExceeded => write!(f, "the index is full (2^32 - 1 elements or links)"),
             Error::InvalidBytes(reason) => write!(f, "invalid snapshot bytes: {reason}"),
             Error::InBatch { index, error } => write!(f, "item {index} of the batch: {error}"),
         }
