@@ -36,8 +36,8 @@ pub enum Error {
         name: &'static str,
         /// What the parameter must satisfy.
         expected: &'static str,
-        /// The value given.
-        found: u64,
+        /// The value given (counts are exact; sizes are the `f32` given).
+        found: f64,
     },
     /// The structure cannot hold more elements or element links (2^32 - 1 of each).
     CapacityExceeded,
