@@ -1,0 +1,130 @@
+//! Queries: by rectangle and by point.
+
+use core::ops::ControlFlow;
+
+use crate::grid::{Grid, Span};
+use crate::links::Link;
+use crate::slots::{SlotRecord, NONE};
+use crate::{Handle, Rect};
+
+impl Grid {
+    /// Elements meeting the checked `rect`, each once, but slot `omit`: the
+    /// cells the rectangle meets, then the big list.
+    pub(crate) fn query_rect<F>(&self, rect: Rect, omit: u32, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        let span = self.span(&rect);
+        if span.cells() > self.slots.slots.len() as u64 {
+            // More cells than slots (a query far larger than the cells): a scan
+            // of the slots is cheaper, and finds the big elements too.
+            return self.scan_slots(&rect, omit, false, &mut visit);
+        }
+        self.query_cells(&rect, span, omit, &mut visit)?;
+        self.big.query(
+            &rect,
+            omit,
+            |slot| self.slots.slots[slot as usize].rect,
+            |slot| self.slots.handle(slot),
+            &mut visit,
+        )
+    }
+
+    /// The elements linked in the cells of `span` (the span of `rect`, which
+    /// may be big) that meet `rect`, each once, but slot `omit`.
+    ///
+    /// A hit is reported in the cell owning the top-left corner of the
+    /// intersection, `(max(e.x1, q.x1), max(e.y1, q.y1))`. Both rectangles meet
+    /// that cell, and every cell either meets ends at or after the corner, so
+    /// the corner is owned by column `cx` exactly when `cx` is the query's first
+    /// column or the element starts inside `cx` (the same for rows): one
+    /// comparison per axis, none in the query's first row and column.
+    #[inline]
+    pub(crate) fn query_cells<F>(
+        &self,
+        rect: &Rect,
+        span: Span,
+        omit: u32,
+        visit: &mut F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        let (links, slots) = (&self.links.links, &self.slots.slots);
+        let columns = self.columns() as usize;
+        for cy in span.y1..=span.y2 {
+            let first_row = cy == span.y1;
+            let row = cy as usize * columns;
+            for cx in span.x1..=span.x2 {
+                let first_column = cx == span.x1;
+                let mut link = self.cells[row + cx as usize];
+                while link != NONE {
+                    let Link { next, element } = links[link as usize];
+                    let r = &slots[element as usize].rect;
+                    if (element != omit)
+                        & r.intersects(rect)
+                        & (first_column || self.axis_x.owns(cx, r.x1))
+                        & (first_row || self.axis_y.owns(cy, r.y1))
+                        && visit(self.slots.handle(element)).is_break()
+                    {
+                        return ControlFlow::Break(());
+                    }
+                    link = next;
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Every live element meeting `rect` but slot `omit`, in slot order; only
+    /// those in cells if `small_only`.
+    pub(crate) fn scan_slots<F>(
+        &self,
+        rect: &Rect,
+        omit: u32,
+        small_only: bool,
+        visit: &mut F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        for (index, slot) in self.slots.slots.iter().enumerate() {
+            if slot.is_live()
+                && index as u32 != omit
+                && slot.rect.intersects(rect)
+                && !(small_only && self.span(&slot.rect).is_big())
+            {
+                visit(self.slots.handle(index as u32))?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Elements holding the finite point `(x, y)`, but slot `omit`: a point
+    /// lies in exactly one cell, and every small element holding it is linked
+    /// there.
+    pub(crate) fn query_at<F>(&self, x: f32, y: f32, omit: u32, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        let cell = self.cell_index(self.axis_x.cell(x), self.axis_y.cell(y));
+        let mut link = self.cells[cell];
+        while link != NONE {
+            let Link { next, element } = self.links.links[link as usize];
+            if element != omit
+                && self.slots.slots[element as usize].rect.contains_point(x, y)
+                && visit(self.slots.handle(element)).is_break()
+            {
+                return ControlFlow::Break(());
+            }
+            link = next;
+        }
+        self.big.query(
+            &Rect::point(x, y),
+            omit,
+            |slot| self.slots.slots[slot as usize].rect,
+            |slot| self.slots.handle(slot),
+            &mut visit,
+        )
+    }
+}
