@@ -10,8 +10,15 @@ const SORTED_BATCH: usize = 256;
 impl Grid {
     /// Adds an element: room checked, `rect` valid.
     pub(crate) fn insert_one(&mut self, rect: Rect, id: u32) -> Handle {
+        self.insert_in(rect, id, self.span(&rect))
+    }
+
+    /// Adds an element whose rectangle meets the cells of `span`.
+    #[inline]
+    fn insert_in(&mut self, rect: Rect, id: u32, span: Span) -> Handle {
         let slot = self.slots.alloc(rect, id);
-        self.link(slot, self.span(&rect));
+        self.slots.slots[slot as usize].cells = span.pack();
+        self.link(slot, span);
         self.slots.handle(slot)
     }
 
@@ -29,7 +36,7 @@ impl Grid {
         // the cell of their top-left corner), so that elements close in space
         // get slots close in memory: walks over the cells then read the slot
         // array nearly in order. Big elements, in no cell, come last.
-        let mut order: Vec<(u32, u32)> = rects
+        let mut order: Vec<(u32, u32, Span)> = rects
             .iter()
             .enumerate()
             .map(|(index, rect)| {
@@ -39,15 +46,15 @@ impl Grid {
                 } else {
                     self.cell_index(span.x1, span.y1) as u32
                 };
-                (key, index as u32)
+                (key, index as u32, span)
             })
             .collect();
-        order.sort_unstable();
+        order.sort_unstable_by_key(|&(key, index, _)| (key, index));
         let start = handles.len();
         handles.resize(start + rects.len(), Handle::from_raw(0));
-        for (_, index) in order {
+        for (_, index, span) in order {
             let (rect, id) = (rects[index as usize], ids[index as usize]);
-            handles[start + index as usize] = self.insert_one(rect, id);
+            handles[start + index as usize] = self.insert_in(rect, id, span);
         }
     }
 

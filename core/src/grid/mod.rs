@@ -19,36 +19,32 @@ use crate::big::BigList;
 use crate::index::raw::{HasSlots, Structure};
 use crate::index::{check_world, NodeInfo, SpatialIndex, Stats};
 use crate::links::LinkPool;
-use crate::slots::{SlotPool, NONE};
+use crate::slots::{slot_record, SlotPool, NONE};
 use crate::{Error, Handle, Rect};
 
-/// Where an element's rectangle and id live: 24 bytes. The element's cells are
-/// not stored; they are recomputed from the rectangle (see [`Span`]).
+/// Where an element's rectangle and id live, with the cells its rectangle
+/// meets, so that a move that stays in them is four pairs of comparisons and
+/// an element's neighbours are found without computing its cells. 32 bytes,
+/// aligned, so a slot never straddles two cache lines.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[repr(C)]
+#[repr(C, align(32))]
 pub struct Slot {
     pub(crate) rect: Rect,
     pub(crate) id: u32,
     pub(crate) stamp: u32,
+    /// The [`Span`] of `rect` (while live), packed.
+    pub(crate) cells: [u16; 4],
 }
 
-/// The slot's [`SlotRecord`](crate::slots::SlotRecord) impl, in a module of its
-/// own for one lint: the grid's slot has no field beyond those the macro
-/// names, so the macro's struct update is empty.
-#[allow(clippy::needless_update)]
-mod record {
-    use super::Slot;
-    use crate::Rect;
-
-    crate::slots::slot_record!(
-        Slot,
-        Slot {
-            rect: Rect::new(0.0, 0.0, 0.0, 0.0),
-            id: 0,
-            stamp: 0,
-        }
-    );
-}
+slot_record!(
+    Slot,
+    Slot {
+        rect: Rect::new(0.0, 0.0, 0.0, 0.0),
+        id: 0,
+        stamp: 0,
+        cells: [0; 4],
+    }
+);
 
 /// The cells a closed rectangle meets: columns `x1..=x2`, rows `y1..=y2`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,6 +67,23 @@ impl Span {
     #[inline]
     pub fn is_big(&self) -> bool {
         self.cells() > Grid::MAX_CELLS_PER_ELEMENT as u64
+    }
+
+    /// The span as a slot keeps it (every cell index is below 2^16).
+    #[inline]
+    pub fn pack(&self) -> [u16; 4] {
+        [self.x1, self.y1, self.x2, self.y2].map(|c| c as u16)
+    }
+
+    /// A span from [`pack`](Span::pack).
+    #[inline]
+    pub fn unpack([x1, y1, x2, y2]: [u16; 4]) -> Span {
+        Span {
+            x1: x1.into(),
+            y1: y1.into(),
+            x2: x2.into(),
+            y2: y2.into(),
+        }
     }
 
     /// Whether cell `(cx, cy)` is one of the span's.
@@ -253,6 +266,12 @@ impl Grid {
         Span { x1, y1, x2, y2 }
     }
 
+    /// The cells of a live slot's element.
+    #[inline]
+    pub(crate) fn span_at(&self, slot: u32) -> Span {
+        Span::unpack(self.slots.slots[slot as usize].cells)
+    }
+
     /// The index of cell `(cx, cy)` in `cells`.
     #[inline]
     pub(crate) fn cell_index(&self, cx: u32, cy: u32) -> usize {
@@ -359,6 +378,12 @@ impl Structure for Grid {
         F: FnMut(Handle) -> ControlFlow<()>,
     {
         self.query_at(x, y, omit, visit)
+    }
+    fn overlapping_checked<F>(&self, slot: u32, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        self.neighbours(slot, visit)
     }
 }
 

@@ -10,11 +10,29 @@ use crate::{Handle, Rect};
 impl Grid {
     /// Elements meeting the checked `rect`, each once, but slot `omit`: the
     /// cells the rectangle meets, then the big list.
-    pub(crate) fn query_rect<F>(&self, rect: Rect, omit: u32, mut visit: F) -> ControlFlow<()>
+    pub(crate) fn query_rect<F>(&self, rect: Rect, omit: u32, visit: F) -> ControlFlow<()>
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {
-        let span = self.span(&rect);
+        self.query_span(rect, self.span(&rect), omit, visit)
+    }
+
+    /// The other elements meeting a live slot's rectangle: a query whose cells
+    /// are known already.
+    pub(crate) fn neighbours<F>(&self, slot: u32, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        let record = &self.slots.slots[slot as usize];
+        self.query_span(record.rect, Span::unpack(record.cells), slot, visit)
+    }
+
+    /// [`query_rect`](Grid::query_rect) of `rect`, whose cells are `span`.
+    #[inline]
+    fn query_span<F>(&self, rect: Rect, span: Span, omit: u32, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
         if span.cells() > self.slots.slots.len() as u64 {
             // More cells than slots (a query far larger than the cells): a scan
             // of the slots is cheaper, and finds the big elements too.
@@ -92,7 +110,7 @@ impl Grid {
             if slot.is_live()
                 && index as u32 != omit
                 && slot.rect.intersects(rect)
-                && !(small_only && self.span(&slot.rect).is_big())
+                && !(small_only && Span::unpack(slot.cells).is_big())
             {
                 visit(self.slots.handle(index as u32))?;
             }

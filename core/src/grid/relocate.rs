@@ -7,21 +7,22 @@ use crate::Rect;
 
 impl Grid {
     pub(crate) fn relocate(&mut self, slot: u32, rect: Rect) {
-        let old = self.slots.slots[slot as usize].rect;
-        let to = self.span(&rect);
-        self.slots.slots[slot as usize].rect = rect;
-        // The common case: the old rectangle's corners lie in the new one's
-        // border cells, so both meet the same cells (four comparisons of pairs
-        // of borders, instead of computing the old rectangle's cells).
+        let from = self.span_at(slot);
+        // The common case: the new rectangle's edges lie in the same border
+        // cells, so it meets the same cells (four pairs of comparisons).
         let (ax, ay) = (&self.axis_x, &self.axis_y);
-        if ax.owns(to.x1, old.x1)
-            & ax.owns(to.x2, old.x2)
-            & ay.owns(to.y1, old.y1)
-            & ay.owns(to.y2, old.y2)
+        if ax.owns(from.x1, rect.x1)
+            & ax.owns(from.x2, rect.x2)
+            & ay.owns(from.y1, rect.y1)
+            & ay.owns(from.y2, rect.y2)
         {
+            self.slots.slots[slot as usize].rect = rect;
             return;
         }
-        let from = self.span(&old);
+        let to = self.span(&rect);
+        let record = &mut self.slots.slots[slot as usize];
+        record.rect = rect;
+        record.cells = to.pack();
         match (from.is_big(), to.is_big()) {
             (true, true) => {}
             (true, false) => {

@@ -7,8 +7,7 @@ use crate::Handle;
 
 impl Grid {
     pub(crate) fn remove_slot(&mut self, slot: u32) {
-        let span = self.span(&self.slots.slots[slot as usize].rect);
-        self.unlink(slot, span);
+        self.unlink(slot, self.span_at(slot));
         self.slots.free(slot);
     }
 

@@ -13,7 +13,7 @@ impl Grid {
             + self.cells.len()
             + 2 * self.links.links.len()
             + self.big.len()
-            + 6 * self.slots.slots.len();
+            + 8 * self.slots.slots.len();
         let mut w = Writer::new(Kind::Grid, words);
         w.rect(&self.world);
         w.u32(self.columns());
@@ -32,7 +32,11 @@ impl Grid {
         for &slot in &self.big.slots {
             w.u32(slot);
         }
-        write_slots(&mut w, &self.slots, |_, _| {});
+        write_slots(&mut w, &self.slots, |slot, w| {
+            let [x1, y1, x2, y2] = slot.cells.map(u32::from);
+            w.u32(x1 | y1 << 16);
+            w.u32(x2 | y2 << 16);
+        });
         w.out
     }
 
@@ -67,7 +71,11 @@ impl Grid {
         for _ in 0..count {
             grid.big.add(r.u32()?);
         }
-        grid.slots = read_slots(&mut r, 0, |slot, _| Ok(slot))?;
+        grid.slots = read_slots(&mut r, 2, |mut slot: super::Slot, r| {
+            let (x, y) = (r.u32()?, r.u32()?);
+            slot.cells = [x as u16, (x >> 16) as u16, y as u16, (y >> 16) as u16];
+            Ok(slot)
+        })?;
         r.finish()?;
         grid.check_invariants()
             .map_err(|reason| invalid(&format!("inconsistent snapshot: {reason}")))?;

@@ -76,6 +76,13 @@ impl Grid {
                 continue; // dead slots were refused above, in cells and the big list
             }
             let span = self.span(&slot.rect());
+            if slot.cells != span.pack() {
+                return Err(format!(
+                    "slot {index} {} records cells {:?}, meets {span:?}",
+                    slot.rect(),
+                    slot.cells
+                ));
+            }
             if span.is_big() {
                 if !in_big[index] || linked[index] != 0 {
                     return Err(format!(
