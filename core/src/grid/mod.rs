@@ -385,6 +385,9 @@ impl Structure for Grid {
     {
         self.neighbours(slot, visit)
     }
+    fn prefetch_overlapping(&self, handles: &[Handle], index: usize) {
+        self.prefetch_neighbours(handles, index)
+    }
 }
 
 impl SpatialIndex for Grid {

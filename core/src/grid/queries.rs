@@ -3,8 +3,9 @@
 use core::ops::ControlFlow;
 
 use crate::grid::{Grid, Span};
+use crate::index::raw::PREFETCH_AHEAD;
 use crate::links::Link;
-use crate::slots::{SlotRecord, NONE};
+use crate::slots::{prefetch, SlotRecord, NONE};
 use crate::{Handle, Rect};
 
 impl Grid {
@@ -116,6 +117,40 @@ impl Grid {
             }
         }
         ControlFlow::Continue(())
+    }
+
+    /// Stages ahead of `overlapping_many`, each reading what the one before
+    /// fetched: the slot of a handle far ahead, the first cell of a nearer one
+    /// (its slot has arrived), then that cell's first link, then the link's
+    /// element and next link.
+    #[inline]
+    pub(crate) fn prefetch_neighbours(&self, handles: &[Handle], index: usize) {
+        if let Some(&ahead) = handles.get(index + PREFETCH_AHEAD) {
+            self.slots.prefetch(ahead);
+        }
+        let first_cell = |at: usize| {
+            let slot = self.slots.slots.get(handles.get(at)?.slot() as usize)?;
+            let [x1, y1, ..] = slot.cells;
+            self.cells.get(self.cell_index(x1.into(), y1.into()))
+        };
+        if let Some(head) = first_cell(index + PREFETCH_AHEAD * 3 / 4) {
+            prefetch(head);
+        }
+        if let Some(&head) = first_cell(index + PREFETCH_AHEAD / 2) {
+            if let Some(link) = self.links.links.get(head as usize) {
+                prefetch(link);
+            }
+        }
+        if let Some(&head) = first_cell(index + PREFETCH_AHEAD / 4) {
+            if let Some(link) = self.links.links.get(head as usize) {
+                if let Some(slot) = self.slots.slots.get(link.element as usize) {
+                    prefetch(slot);
+                }
+                if let Some(next) = self.links.links.get(link.next as usize) {
+                    prefetch(next);
+                }
+            }
+        }
     }
 
     /// Elements holding the finite point `(x, y)`, but slot `omit`: a point
