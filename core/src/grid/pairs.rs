@@ -5,10 +5,7 @@ use core::ops::ControlFlow;
 
 use crate::grid::Grid;
 use crate::links::list_pairs;
-use crate::slots::{prefetch, NONE};
-
-/// How many cells ahead the pair walk starts loading a cell's first link.
-const PREFETCH_CELLS: usize = 16;
+use crate::slots::NONE;
 use crate::Handle;
 
 impl Grid {
@@ -32,13 +29,10 @@ impl Grid {
     {
         let links = &self.links.links;
         let columns = self.columns();
-        let end = self.cell_index(0, rows.end).min(self.cells.len());
         for cy in rows {
             let row = self.cell_index(0, cy);
             for cx in 0..columns {
-                let cell = row + cx as usize;
-                self.prefetch_cells(cell, end);
-                let head = self.cells[cell];
+                let head = self.cells[row + cx as usize];
                 // Both elements of a pair meet the cell, so the corner of their
                 // intersection lies at or before the cell's far borders: the
                 // cell owns it when it lies past the near ones.
@@ -57,30 +51,6 @@ impl Grid {
             }
         }
         ControlFlow::Continue(())
-    }
-
-    /// Two stages ahead of the pair walk at `cell` (cells before `end`): the
-    /// first link of a cell far ahead, then, once it has arrived, the slot and
-    /// second link of a nearer one. Most cells hold one or two elements, so the
-    /// walk is bound by these misses, not by the tests.
-    #[inline(always)]
-    fn prefetch_cells(&self, cell: usize, end: usize) {
-        let links = &self.links.links;
-        if cell + PREFETCH_CELLS < end {
-            if let Some(link) = links.get(self.cells[cell + PREFETCH_CELLS] as usize) {
-                prefetch(link);
-            }
-        }
-        if cell + PREFETCH_CELLS / 2 < end {
-            if let Some(link) = links.get(self.cells[cell + PREFETCH_CELLS / 2] as usize) {
-                if let Some(slot) = self.slots.slots.get(link.element as usize) {
-                    prefetch(slot);
-                }
-                if let Some(next) = links.get(link.next as usize) {
-                    prefetch(next);
-                }
-            }
-        }
     }
 
     /// Each big element against the elements in cells (a query of its
