@@ -419,6 +419,22 @@ impl SpatialIndex for Grid {
     /// Every cell, row by row, as a leaf of depth 0 (its index `cy * columns +
     /// cx`); `branch` is never called. A cell's count is the elements linked in
     /// it: the big elements are in no cell and not shown.
+    ///
+    /// ```
+    /// use core::ops::ControlFlow;
+    /// use flatquad::{Grid, Rect, SpatialIndex};
+    /// let mut grid = Grid::new(Rect::new(0.0, 0.0, 8.0, 8.0), 2, 2)?;
+    /// grid.insert(Rect::point(1.0, 1.0), 0)?;
+    /// grid.insert(Rect::new(3.0, 3.0, 5.0, 5.0), 1)?; // in all four cells
+    /// let mut cells = Vec::new();
+    /// grid.traverse(|_| ControlFlow::Continue(()), |cell| {
+    ///     cells.push((cell.index, cell.rect, cell.count));
+    ///     ControlFlow::Continue(())
+    /// });
+    /// assert_eq!(cells[0], (0, Rect::new(0.0, 0.0, 4.0, 4.0), 2));
+    /// assert_eq!(cells[3], (3, Rect::new(4.0, 4.0, 8.0, 8.0), 1));
+    /// # Ok::<(), flatquad::Error>(())
+    /// ```
     fn traverse<B, L>(&self, _branch: B, leaf: L) -> ControlFlow<()>
     where
         B: FnMut(&NodeInfo) -> ControlFlow<()>,

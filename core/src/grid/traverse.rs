@@ -9,24 +9,7 @@ use crate::slots::NONE;
 use crate::Rect;
 
 impl Grid {
-    /// Calls `leaf` with every cell, row by row: index `cy * columns + cx`,
-    /// depth 0, its extent in world coordinates and the elements linked in it.
-    ///
-    /// ```
-    /// use core::ops::ControlFlow;
-    /// use flatquad::{Grid, Rect, SpatialIndex};
-    /// let mut grid = Grid::new(Rect::new(0.0, 0.0, 8.0, 8.0), 2, 2)?;
-    /// grid.insert(Rect::point(1.0, 1.0), 0)?;
-    /// grid.insert(Rect::new(3.0, 3.0, 5.0, 5.0), 1)?; // in all four cells
-    /// let mut cells = Vec::new();
-    /// grid.traverse(|_| ControlFlow::Continue(()), |cell| {
-    ///     cells.push((cell.index, cell.rect, cell.count));
-    ///     ControlFlow::Continue(())
-    /// });
-    /// assert_eq!(cells[0], (0, Rect::new(0.0, 0.0, 4.0, 4.0), 2));
-    /// assert_eq!(cells[3], (3, Rect::new(4.0, 4.0, 8.0, 8.0), 1));
-    /// # Ok::<(), flatquad::Error>(())
-    /// ```
+    /// Calls `leaf` with every cell, row by row (see [`SpatialIndex::traverse`]).
     pub(crate) fn walk_cells<L>(&self, mut leaf: L) -> ControlFlow<()>
     where
         L: FnMut(&NodeInfo) -> ControlFlow<()>,
