@@ -41,7 +41,7 @@ impl Grid {
             .enumerate()
             .map(|(index, rect)| {
                 let span = self.span(rect);
-                let key = if span.is_big() {
+                let key = if self.is_big(&span) {
                     u32::MAX
                 } else {
                     self.cell_index(span.x1, span.y1) as u32
@@ -62,7 +62,7 @@ impl Grid {
     /// list if the span is big.
     #[inline]
     pub(crate) fn link(&mut self, slot: u32, span: Span) {
-        if span.is_big() {
+        if self.is_big(&span) {
             self.big.add(slot);
         } else {
             self.link_cells(slot, span, None);

@@ -62,13 +62,6 @@ impl Span {
         (self.x2 - self.x1 + 1) as u64 * (self.y2 - self.y1 + 1) as u64
     }
 
-    /// Whether an element with this span goes to the big list instead of the
-    /// cells (see [`Grid::MAX_CELLS_PER_ELEMENT`]).
-    #[inline]
-    pub fn is_big(&self) -> bool {
-        self.cells() > Grid::MAX_CELLS_PER_ELEMENT as u64
-    }
-
     /// The span as a slot keeps it (every cell index is below 2^16).
     #[inline]
     pub fn pack(&self) -> [u16; 4] {
@@ -104,16 +97,23 @@ impl Span {
 /// list, so once warm the grid allocates nothing, whatever is inserted, moved
 /// or removed.
 ///
-/// An element meeting more than [`Grid::MAX_CELLS_PER_ELEMENT`] cells (a
-/// "dragon") is not linked into the cells but kept in a list of big elements,
-/// which every query and the pair walk test directly: a world-sized element
-/// costs one entry, not a link per cell, and memory stays O(elements + cells).
-/// The rule depends on the rectangle alone.
+/// **Big elements.** An element whose rectangle meets more than
+/// [`Grid::MAX_CELLS_PER_ELEMENT`] cells (32 × 32), or more than a quarter of
+/// all the cells, is not linked into the cells but kept in a list of big
+/// elements (seed 002's "dragons"), which every query and the pair walk test
+/// directly. So an element never costs more than 1,024 links (8 KiB), a
+/// world-sized one costs one entry, and memory stays O(elements + cells). The
+/// rule depends on the rectangle and the grid's dimensions alone. Every query
+/// tests every big element, so the list should stay short: the limit is high
+/// because elements 8 to 16 cells across, linked, cost each query far less
+/// than in the list (on the benchmark's mixed-100k, 1,000 agents of 8 to 16
+/// cells: 4 × 4 cells as the limit made a per-agent frame about 15 times
+/// slower, 16 × 16 about twice, than 32 × 32).
 ///
 /// **Choosing the cell size.** Cells about 2 to 4 times the typical element's
 /// side work best: most elements then lie in one cell, a few in two or four,
 /// and a cell holds a handful. Much smaller cells link each element many
-/// times (and send the larger ones to the big list); much larger ones make
+/// times (and send the largest ones to the big list); much larger ones make
 /// each cell's list long. [`Grid::for_world`] picks 256 × 256 cells, which
 /// suits elements of about 1/1000 of the world's side.
 ///
@@ -163,9 +163,10 @@ impl Grid {
     pub const MAX_CELLS_PER_AXIS: u32 = 1 << 16;
     /// The most cells a grid has in all: 2^26 (256 MiB of list heads).
     pub const MAX_CELLS: u32 = 1 << 26;
-    /// An element whose rectangle meets more cells than this (more than 4 × 4)
-    /// goes to the list of big elements instead of being linked into cells.
-    pub const MAX_CELLS_PER_ELEMENT: u32 = 16;
+    /// An element whose rectangle meets more cells than this (32 × 32), or more
+    /// than a quarter of the grid's cells, goes to the list of big elements
+    /// instead of being linked into cells (see [`Grid`]).
+    pub const MAX_CELLS_PER_ELEMENT: u32 = 1024;
 
     /// An empty grid of 256 × 256 cells over `world`: cells of 1/256 of its
     /// sides, which suit elements of about 1/1000 of them (a cell about four
@@ -264,6 +265,16 @@ impl Grid {
         let (x1, x2) = self.axis_x.span(rect.x1, rect.x2);
         let (y1, y2) = self.axis_y.span(rect.y1, rect.y2);
         Span { x1, y1, x2, y2 }
+    }
+
+    /// Whether an element meeting the cells of `span` goes to the big list
+    /// instead of the cells: when they are more than
+    /// [`MAX_CELLS_PER_ELEMENT`](Grid::MAX_CELLS_PER_ELEMENT) or more than a
+    /// quarter of the grid.
+    #[inline]
+    pub(crate) fn is_big(&self, span: &Span) -> bool {
+        let quarter = (self.cells.len() as u64 / 4).max(1);
+        span.cells() > quarter.min(Grid::MAX_CELLS_PER_ELEMENT as u64)
     }
 
     /// The cells of a live slot's element.

@@ -111,7 +111,7 @@ impl Grid {
             if slot.is_live()
                 && index as u32 != omit
                 && slot.rect.intersects(rect)
-                && !(small_only && Span::unpack(slot.cells).is_big())
+                && !(small_only && self.is_big(&Span::unpack(slot.cells)))
             {
                 visit(self.slots.handle(index as u32))?;
             }

@@ -23,7 +23,7 @@ impl Grid {
         let record = &mut self.slots.slots[slot as usize];
         record.rect = rect;
         record.cells = to.pack();
-        match (from.is_big(), to.is_big()) {
+        match (self.is_big(&from), self.is_big(&to)) {
             (true, true) => {}
             (true, false) => {
                 self.big.remove(slot);

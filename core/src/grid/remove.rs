@@ -62,7 +62,7 @@ impl Grid {
     /// Unlinks the element in `slot`, of span `span`, from its cells or the big list.
     #[inline]
     pub(crate) fn unlink(&mut self, slot: u32, span: Span) {
-        if span.is_big() {
+        if self.is_big(&span) {
             self.big.remove(slot);
         } else {
             self.unlink_cells(slot, span, None);

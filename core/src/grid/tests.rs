@@ -626,31 +626,44 @@ fn nonsense_parameters_are_refused() {
 
 #[test]
 fn big_elements_cost_one_entry() {
+    // 100 cells: an element meeting more than 25 (a quarter) is big.
     let world = Rect::new(0.0, 0.0, 100.0, 100.0);
     let mut grid = Grid::new(world, 10, 10).unwrap();
-    // 4 × 4 cells: linked; 4 × 5: big; the world and beyond: big.
-    let in_cells = grid.insert(Rect::new(0.0, 0.0, 40.0, 40.0), 0).unwrap();
-    assert_eq!(grid.stats().element_links, 16);
-    let wide = grid.insert(Rect::new(0.0, 0.0, 40.0, 40.5), 1).unwrap();
+    // 5 × 5 cells: linked; 5 × 6: big; the world and beyond: big.
+    let in_cells = grid.insert(Rect::new(0.0, 0.0, 50.0, 50.0), 0).unwrap();
+    assert_eq!(grid.stats().element_links, 25);
+    let wide = grid.insert(Rect::new(0.0, 0.0, 50.0, 50.5), 1).unwrap();
     let whole = grid.insert(world, 2).unwrap();
     let beyond = grid.insert(Rect::new(-1e30, -1e30, 1e30, 1e30), 3).unwrap();
     let stats = grid.stats();
-    assert_eq!((stats.element_links, grid.big.len()), (16, 3));
+    assert_eq!((stats.element_links, grid.big.len()), (25, 3));
     let mut hits = Vec::new();
     grid.query_point(99.0, 1.0, None, &mut hits).unwrap();
     assert_eq!(sorted(hits.clone()), [whole, beyond]);
     assert_eq!(grid_pairs(&grid).len(), 6);
     // Small to big and back.
-    grid.update(in_cells, Rect::new(0.0, 0.0, 50.0, 50.0))
+    grid.update(in_cells, Rect::new(0.0, 0.0, 60.0, 60.0))
         .unwrap();
     assert_eq!((grid.stats().element_links, grid.big.len()), (0, 4));
     grid.update(wide, Rect::point(55.0, 55.0)).unwrap();
     assert_eq!((grid.stats().element_links, grid.big.len()), (1, 3));
     grid.validate().unwrap();
+    // In a big grid, more than 32 × 32 cells is big.
+    let mut big = Grid::new(world, 1000, 1000).unwrap();
+    big.insert(Rect::new(0.0, 0.0, 3.2, 3.2), 0).unwrap();
+    assert_eq!((big.stats().element_links, big.big.len()), (1024, 0));
+    big.insert(Rect::new(0.0, 0.0, 3.2, 3.3), 0).unwrap();
+    assert_eq!((big.stats().element_links, big.big.len()), (1024, 1));
+    big.validate().unwrap();
     // A one-cell grid has no big elements at all.
     let mut one = Grid::new(world, 1, 1).unwrap();
     one.insert(Rect::new(-1e30, -1e30, 1e30, 1e30), 0).unwrap();
     assert_eq!((one.stats().element_links, one.big.len()), (1, 0));
+    // In a grid of two cells, an element meeting both is big.
+    let mut two = Grid::new(world, 2, 1).unwrap();
+    two.insert(Rect::new(10.0, 10.0, 20.0, 20.0), 0).unwrap();
+    two.insert(Rect::new(40.0, 10.0, 60.0, 20.0), 1).unwrap();
+    assert_eq!((two.stats().element_links, two.big.len()), (1, 1));
 }
 
 #[test]
@@ -695,8 +708,10 @@ fn traverse_shows_every_cell_row_by_row() {
     let mut grid = Grid::new(Rect::new(-3.0, 10.0, 5.0, 10.5), 4, 2).unwrap();
     grid.insert(Rect::new(-3.0, 10.0, -1.0, 10.25), 0).unwrap(); // cell 0 only
     grid.insert(Rect::new(0.0, 10.2, 0.0, 10.3), 1).unwrap(); // cells 1, 5
-    grid.insert(Rect::new(-100.0, -100.0, 100.0, 100.0), 2)
-        .unwrap(); // 8 cells: linked
+    grid.insert(Rect::new(-1.5, 10.1, 0.5, 10.2), 2).unwrap(); // cells 0, 1
+                                                               // 8 cells, more than a quarter of them: big, in no cell.
+    grid.insert(Rect::new(-100.0, -100.0, 100.0, 100.0), 3)
+        .unwrap();
     let mut cells: Vec<NodeInfo> = Vec::new();
     let flow = grid.traverse(
         |_| panic!("a grid has no branches"),
@@ -713,7 +728,7 @@ fn traverse_shows_every_cell_row_by_row() {
     assert_eq!(cells[0].rect, Rect::new(-3.0, 10.0, -1.0, 10.25));
     assert_eq!(cells[7].rect, Rect::new(3.0, 10.25, 5.0, 10.5));
     let counts: Vec<u32> = cells.iter().map(|c| c.count).collect();
-    assert_eq!(counts, [2, 2, 1, 1, 1, 2, 1, 1]);
+    assert_eq!(counts, [2, 2, 0, 0, 0, 1, 0, 0]);
     let stats = grid.stats();
     assert_eq!(
         (
@@ -722,10 +737,10 @@ fn traverse_shows_every_cell_row_by_row() {
             stats.leaves,
             stats.empty_leaves
         ),
-        (3, 8, 8, 0)
+        (4, 8, 8, 5)
     );
-    assert_eq!((stats.element_links, stats.max_depth_reached), (11, 0));
-    assert!(stats.bytes > 8 * 4 + 11 * 8 + 3 * 24);
+    assert_eq!((stats.element_links, stats.max_depth_reached), (5, 0));
+    assert!(stats.bytes > 8 * 4 + 5 * 8 + 4 * 32);
     // Stopping early.
     let mut seen = 0;
     let flow = grid.traverse(

@@ -48,7 +48,7 @@ impl Grid {
                     }
                     last_cell[element] = cell;
                     let span = self.span(&slots[element].rect());
-                    if span.is_big() || !span.contains(cx, cy) {
+                    if self.is_big(&span) || !span.contains(cx, cy) {
                         return Err(format!(
                             "cell {cell} links slot {element} {}, which is big or not in the cell",
                             slots[element].rect()
@@ -83,7 +83,7 @@ impl Grid {
                     slot.cells
                 ));
             }
-            if span.is_big() {
+            if self.is_big(&span) {
                 if !in_big[index] || linked[index] != 0 {
                     return Err(format!(
                         "big slot {index} {} is not in the big list alone",
