@@ -434,16 +434,19 @@ impl SpatialIndex for Grid {
     /// ```
     /// use core::ops::ControlFlow;
     /// use flatquad::{Grid, Rect, SpatialIndex};
-    /// let mut grid = Grid::new(Rect::new(0.0, 0.0, 8.0, 8.0), 2, 2)?;
+    /// // 4 × 4 cells of side 2.
+    /// let mut grid = Grid::new(Rect::new(0.0, 0.0, 8.0, 8.0), 4, 4)?;
     /// grid.insert(Rect::point(1.0, 1.0), 0)?;
-    /// grid.insert(Rect::new(3.0, 3.0, 5.0, 5.0), 1)?; // in all four cells
+    /// grid.insert(Rect::new(3.0, 3.0, 5.0, 5.0), 1)?; // in cells 5, 6, 9 and 10
     /// let mut cells = Vec::new();
     /// grid.traverse(|_| ControlFlow::Continue(()), |cell| {
     ///     cells.push((cell.index, cell.rect, cell.count));
     ///     ControlFlow::Continue(())
     /// });
-    /// assert_eq!(cells[0], (0, Rect::new(0.0, 0.0, 4.0, 4.0), 2));
-    /// assert_eq!(cells[3], (3, Rect::new(4.0, 4.0, 8.0, 8.0), 1));
+    /// assert_eq!(cells.len(), 16);
+    /// assert_eq!(cells[0], (0, Rect::new(0.0, 0.0, 2.0, 2.0), 1));
+    /// assert_eq!(cells[5], (5, Rect::new(2.0, 2.0, 4.0, 4.0), 1));
+    /// assert_eq!(cells[15], (15, Rect::new(6.0, 6.0, 8.0, 8.0), 0));
     /// # Ok::<(), flatquad::Error>(())
     /// ```
     fn traverse<B, L>(&self, _branch: B, leaf: L) -> ControlFlow<()>
