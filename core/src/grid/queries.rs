@@ -54,10 +54,10 @@ impl Grid {
     ///
     /// A hit is reported in the cell owning the top-left corner of the
     /// intersection, `(max(e.x1, q.x1), max(e.y1, q.y1))`. Both rectangles meet
-    /// that cell, and every cell either meets ends at or after the corner, so
-    /// the corner is owned by column `cx` exactly when `cx` is the query's first
-    /// column or the element starts inside `cx` (the same for rows): one
-    /// comparison per axis, none in the query's first row and column.
+    /// that cell, and every cell that both meet ends at or after the corner, so
+    /// column `cx` owns the corner exactly when it is the query's first column
+    /// or the element starts inside it (the same for rows): one test per axis,
+    /// none in the query's first row and column.
     #[inline]
     pub(crate) fn query_cells<F>(
         &self,

@@ -11,11 +11,11 @@ impl Grid {
         self.slots.free(slot);
     }
 
-    /// Removes marked, live, distinct elements. A big batch (an eighth of the
-    /// elements or more, and more than the cells over 64) is removed in one sweep
-    /// over every cell, which drops the marked elements' links, instead of
-    /// searching each cell's list once per element (quadratic for many elements
-    /// stacked in one cell).
+    /// Removes marked, live, distinct elements. A large batch (64 elements or
+    /// more, at least an eighth of the elements and a 64th of the number of
+    /// cells) is removed in one sweep over every cell, which drops the marked
+    /// elements' links, instead of searching each cell's list once per element
+    /// (quadratic for many elements stacked in one cell).
     pub(crate) fn remove_batch(&mut self, handles: &[Handle]) {
         if handles.len() >= 64
             && handles.len() * 8 >= self.slots.live

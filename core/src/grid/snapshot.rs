@@ -1,5 +1,5 @@
-//! The grid's snapshot: parameters, cells, links, big list and slots, word for
-//! word.
+//! The grid's snapshot: parameters, cells, links, big list and slots (each
+//! with the cells it records, two `u16` to a word), word for word.
 
 use crate::grid::{check_dimensions, Grid};
 use crate::index::snapshot::{invalid, read_slots, write_slots, Reader, Writer};

@@ -7,8 +7,9 @@ use crate::slots::{SlotRecord, NONE};
 impl Grid {
     /// Checks every invariant of the grid and says which one fails first.
     ///
-    /// Each live element is linked once in exactly the cells its rectangle
-    /// meets, or, if big, is in the big list once and in no cell; every link is
+    /// Each live element records the cells its rectangle meets and is linked
+    /// once in exactly those, or, if big, is in the big list once and in no
+    /// cell; every link is
     /// in exactly one cell's list or on the free list; no dead slot is linked;
     /// the slot pool is consistent. Costs O(size) time and allocates.
     ///
