@@ -1,0 +1,183 @@
+//! Queries: by rectangle and by point.
+
+use core::ops::ControlFlow;
+
+use crate::grid::{Grid, Span};
+use crate::index::raw::PREFETCH_AHEAD;
+use crate::links::Link;
+use crate::slots::{prefetch, SlotRecord, NONE};
+use crate::{Handle, Rect};
+
+impl Grid {
+    /// Elements meeting the checked `rect`, each once, but slot `omit`: the
+    /// cells the rectangle meets, then the big list.
+    pub(crate) fn query_rect<F>(&self, rect: Rect, omit: u32, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        self.query_span(rect, self.span(&rect), omit, visit)
+    }
+
+    /// The other elements meeting a live slot's rectangle: a query whose cells
+    /// are known already.
+    pub(crate) fn neighbours<F>(&self, slot: u32, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        let record = &self.slots.slots[slot as usize];
+        self.query_span(record.rect, Span::unpack(record.cells), slot, visit)
+    }
+
+    /// [`query_rect`](Grid::query_rect) of `rect`, whose cells are `span`.
+    #[inline]
+    fn query_span<F>(&self, rect: Rect, span: Span, omit: u32, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        if span.cells() > self.slots.slots.len() as u64 {
+            // More cells than slots (a query far larger than the cells): a scan
+            // of the slots is cheaper, and finds the big elements too.
+            return self.scan_slots(&rect, omit, false, &mut visit);
+        }
+        self.query_cells(&rect, span, omit, &mut visit)?;
+        self.big.query(
+            &rect,
+            omit,
+            |slot| self.slots.slots[slot as usize].rect,
+            |slot| self.slots.handle(slot),
+            &mut visit,
+        )
+    }
+
+    /// The elements linked in the cells of `span` (the span of `rect`, which
+    /// may be big) that meet `rect`, each once, but slot `omit`.
+    ///
+    /// A hit is reported in the cell owning the top-left corner of the
+    /// intersection, `(max(e.x1, q.x1), max(e.y1, q.y1))`. Both rectangles meet
+    /// that cell, and every cell that both meet ends at or after the corner, so
+    /// column `cx` owns the corner exactly when it is the query's first column
+    /// or the element starts inside it (the same for rows): one test per axis,
+    /// none in the query's first row and column.
+    #[inline]
+    pub(crate) fn query_cells<F>(
+        &self,
+        rect: &Rect,
+        span: Span,
+        omit: u32,
+        visit: &mut F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        let (links, slots) = (&self.links.links, &self.slots.slots);
+        let columns = self.columns() as usize;
+        for cy in span.y1..=span.y2 {
+            let first_row = cy == span.y1;
+            let row = cy as usize * columns;
+            for cx in span.x1..=span.x2 {
+                let first_column = cx == span.x1;
+                let mut link = self.cells[row + cx as usize];
+                while link != NONE {
+                    let Link { next, element } = links[link as usize];
+                    let r = &slots[element as usize].rect;
+                    if (element != omit)
+                        & r.intersects(rect)
+                        & (first_column || self.axis_x.owns(cx, r.x1))
+                        & (first_row || self.axis_y.owns(cy, r.y1))
+                        && visit(self.slots.handle(element)).is_break()
+                    {
+                        return ControlFlow::Break(());
+                    }
+                    link = next;
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Every live element meeting `rect` but slot `omit`, in slot order; only
+    /// those in cells if `small_only`.
+    pub(crate) fn scan_slots<F>(
+        &self,
+        rect: &Rect,
+        omit: u32,
+        small_only: bool,
+        visit: &mut F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        for (index, slot) in self.slots.slots.iter().enumerate() {
+            if slot.is_live()
+                && index as u32 != omit
+                && slot.rect.intersects(rect)
+                && !(small_only && self.is_big(&Span::unpack(slot.cells)))
+            {
+                visit(self.slots.handle(index as u32))?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Stages ahead of `overlapping_many`, each reading what the one before
+    /// fetched: the slot of a handle far ahead, the first cell of a nearer one
+    /// (its slot has arrived), then that cell's first link, then the link's
+    /// element and next link.
+    #[inline]
+    pub(crate) fn prefetch_neighbours(&self, handles: &[Handle], index: usize) {
+        if let Some(&ahead) = handles.get(index + PREFETCH_AHEAD) {
+            self.slots.prefetch(ahead);
+        }
+        let first_cell = |at: usize| {
+            let slot = self.slots.slots.get(handles.get(at)?.slot() as usize)?;
+            let [x1, y1, ..] = slot.cells;
+            self.cells.get(self.cell_index(x1.into(), y1.into()))
+        };
+        if let Some(head) = first_cell(index + PREFETCH_AHEAD * 3 / 4) {
+            prefetch(head);
+        }
+        if let Some(&head) = first_cell(index + PREFETCH_AHEAD / 2) {
+            if let Some(link) = self.links.links.get(head as usize) {
+                prefetch(link);
+            }
+        }
+        if let Some(&head) = first_cell(index + PREFETCH_AHEAD / 4) {
+            if let Some(link) = self.links.links.get(head as usize) {
+                if let Some(slot) = self.slots.slots.get(link.element as usize) {
+                    prefetch(slot);
+                }
+                if let Some(next) = self.links.links.get(link.next as usize) {
+                    prefetch(next);
+                }
+            }
+        }
+    }
+
+    /// Elements holding the finite point `(x, y)`, but slot `omit`: a point
+    /// lies in exactly one cell, and every small element holding it is linked
+    /// there.
+    pub(crate) fn query_at<F>(&self, x: f32, y: f32, omit: u32, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        let cell = self.cell_index(self.axis_x.cell(x), self.axis_y.cell(y));
+        let mut link = self.cells[cell];
+        while link != NONE {
+            let Link { next, element } = self.links.links[link as usize];
+            if element != omit
+                && self.slots.slots[element as usize].rect.contains_point(x, y)
+                && visit(self.slots.handle(element)).is_break()
+            {
+                return ControlFlow::Break(());
+            }
+            link = next;
+        }
+        self.big.query(
+            &Rect::point(x, y),
+            omit,
+            |slot| self.slots.slots[slot as usize].rect,
+            |slot| self.slots.handle(slot),
+            &mut visit,
+        )
+    }
+}
