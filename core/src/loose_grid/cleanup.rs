@@ -9,6 +9,10 @@ impl LooseGrid {
     /// without any) and takes the cell off the tight cells it no longer covers.
     pub(crate) fn shrink_boxes(&mut self) {
         for cell in 0..self.cells.len() {
+            // The next cell's first slots load while this one is walked.
+            if let Some(next) = self.cells.get(cell + 1) {
+                self.prefetch_list(next.head);
+            }
             let LooseCell { rect: old, head } = self.cells[cell];
             let mut fit = EMPTY;
             let mut at = head;
@@ -27,15 +31,15 @@ impl LooseGrid {
     /// Takes a loose cell off the tight cells box `old` covers and the smaller
     /// box `fit` ([`EMPTY`] or not) does not.
     fn unlist(&mut self, cell: u32, old: &Rect, fit: &Rect) {
+        let empty = is_empty_box(fit);
+        if !empty && self.same_span(old, fit) {
+            return;
+        }
         let span = self.span(old);
-        let keep = if is_empty_box(fit) {
+        let keep = if empty {
             None
         } else {
-            let kept = self.span_beside(fit, old, &span);
-            if kept == span {
-                return;
-            }
-            Some(kept)
+            Some(self.span_beside(fit, old, &span))
         };
         let Span { x1, y1, x2, y2 } = span;
         for ty in y1..=y2 {

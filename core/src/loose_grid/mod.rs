@@ -227,7 +227,7 @@ impl LooseGrid {
     pub const TIGHT_RATIO: u32 = 2;
     /// Loose cells along the world's longer side that
     /// [`for_world`](LooseGrid::for_world) uses.
-    pub const DEFAULT_CELLS_PER_SIDE: u32 = 128;
+    pub const DEFAULT_CELLS_PER_SIDE: u32 = 100;
 
     /// An empty grid over `world` with loose cells of side `world side / 128`
     /// along its longer side (square cells, as many along the shorter one as
@@ -474,6 +474,9 @@ impl Structure for LooseGrid {
     fn relocate(&mut self, slot: u32, rect: Rect) {
         LooseGrid::relocate(self, slot, rect)
     }
+    fn prefetch_relocate(&self, handles: &[Handle], rects: &[Rect], index: usize) {
+        self.prefetch_move(handles, rects, index)
+    }
     fn query_checked<F>(&self, rect: Rect, omit: u32, visit: F) -> ControlFlow<()>
     where
         F: FnMut(Handle) -> ControlFlow<()>,
@@ -503,9 +506,12 @@ impl SpatialIndex for LooseGrid {
     fn clear(&mut self) {
         self.reset()
     }
-    /// Pairs inside each loose cell, then pairs across two loose cells whose
-    /// boxes meet (found through the tight grid, each couple of cells once),
-    /// then big elements against the grid and against each other.
+    /// Tight cell by tight cell: the loose cells it lists are gathered with
+    /// their elements, and it reports the pairs inside a listed cell whose box's
+    /// top-left corner it owns, and the pairs across two listed cells whose
+    /// boxes meet where it owns the top-left corner of their intersection (each
+    /// corner has one tight cell, so each pair is reported once, with no hash
+    /// set). Then big elements against the grid and against each other.
     fn pairs_with<F>(&self, visit: F) -> ControlFlow<()>
     where
         F: FnMut(Handle, Handle) -> ControlFlow<()>,
@@ -530,7 +536,7 @@ impl SpatialIndex for LooseGrid {
         self.count_cells()
     }
     /// Each live small element is in exactly the loose cell owning its centre,
-    /// once; each box holds its cell's elements; each loose cell is listed in
+    /// once, each cell's list in slot order; each box holds its cell's elements; each loose cell is listed in
     /// exactly the tight cells its box covers, once each; big elements are
     /// exactly those in the big list; links and slots are in use or free,
     /// exactly once.
@@ -543,7 +549,7 @@ impl SpatialIndex for LooseGrid {
     fn from_bytes(bytes: &[u8]) -> Result<LooseGrid, Error> {
         LooseGrid::read_snapshot(bytes)
     }
-    /// Splits the loose cells into row bands walked on rayon's threads (grids
+    /// Splits the tight cells into bands walked on rayon's threads (grids
     /// of 250,000 elements and more; smaller ones on the calling thread).
     #[cfg(feature = "rayon")]
     fn par_pairs(&self, pairs: &mut Vec<(Handle, Handle)>) {

@@ -1,13 +1,14 @@
-//! Every overlapping pair, each once: pairs inside a loose cell; pairs across
-//! two loose cells whose boxes meet, found through the tight grid from the
-//! lower-numbered cell; then big elements against the grid and each other.
+//! Every overlapping pair, each once: tight cell by tight cell, the pairs
+//! inside and across the loose cells it lists, each pair in the one tight cell
+//! owning a corner; then big elements against the grid and each other.
 
 use core::ops::{ControlFlow, Range};
 
 use arrayvec::ArrayVec;
 
 use crate::links::Link;
-use crate::loose_grid::{LooseGrid, Span};
+use crate::loose_grid::{LooseGrid, Slot};
+use crate::slots::SlotPool;
 use crate::slots::NONE;
 use crate::{Handle, Rect};
 
@@ -22,6 +23,83 @@ const SWEEP_FROM: usize = 24;
 
 /// A cell's elements as `(rectangle, slot)`.
 type Gathered = ArrayVec<(Rect, u32), GATHER>;
+
+/// Loose cells of one tight cell gathered for the pair walk.
+const LISTED: usize = 32;
+
+/// Elements of one tight cell's loose cells gathered for the pair walk; more
+/// (crowds) are walked in place.
+const ELEMENTS: usize = 256;
+
+/// A loose cell gathered for the pair walk: its box and its elements'
+/// range in the gathered elements.
+struct Listed {
+    rect: Rect,
+    start: u16,
+    end: u16,
+}
+
+/// The pairs among gathered elements.
+#[inline]
+fn pairs_among<F>(
+    elements: &mut [(Rect, u32)],
+    pool: &SlotPool<Slot>,
+    visit: &mut F,
+) -> ControlFlow<()>
+where
+    F: FnMut(Handle, Handle) -> ControlFlow<()>,
+{
+    if elements.len() <= SWEEP_FROM {
+        for (i, (a, slot_a)) in elements.iter().enumerate() {
+            for (b, slot_b) in &elements[i + 1..] {
+                if a.intersects(b) {
+                    visit(pool.handle(*slot_a), pool.handle(*slot_b))?;
+                }
+            }
+        }
+        return ControlFlow::Continue(());
+    }
+    // A crowded cell: sorted by left edge, each element meets only those
+    // starting before it ends.
+    elements.sort_unstable_by(|(a, _), (b, _)| a.x1.total_cmp(&b.x1));
+    for (i, (a, slot_a)) in elements.iter().enumerate() {
+        for (b, slot_b) in &elements[i + 1..] {
+            if b.x1 > a.x2 {
+                break;
+            }
+            if a.intersects(b) {
+                visit(pool.handle(*slot_a), pool.handle(*slot_b))?;
+            }
+        }
+    }
+    ControlFlow::Continue(())
+}
+
+/// The pairs across two gathered cells: only elements meeting `both`, the
+/// intersection of the cells' boxes, can be in one.
+#[inline]
+fn pairs_between<F>(
+    first: &[(Rect, u32)],
+    second: &[(Rect, u32)],
+    both: &Rect,
+    pool: &SlotPool<Slot>,
+    visit: &mut F,
+) -> ControlFlow<()>
+where
+    F: FnMut(Handle, Handle) -> ControlFlow<()>,
+{
+    for (a, slot_a) in first {
+        if !a.intersects(both) {
+            continue;
+        }
+        for (b, slot_b) in second {
+            if a.intersects(b) {
+                visit(pool.handle(*slot_a), pool.handle(*slot_b))?;
+            }
+        }
+    }
+    ControlFlow::Continue(())
+}
 
 /// The intersection of two rectangles that meet.
 #[inline]
@@ -40,53 +118,47 @@ impl LooseGrid {
     where
         F: FnMut(Handle, Handle) -> ControlFlow<()>,
     {
-        self.cell_pairs(0..self.cells.len() as u32, &mut visit)?;
+        self.tight_pairs(0..self.tight.len() as u32, &mut visit)?;
         self.big_pairs(&mut visit)
     }
 
-    /// The pairs of small elements owned by the loose cells of `range`: those
-    /// inside each cell, and those across it and a higher-numbered cell.
-    pub(crate) fn cell_pairs<F>(&self, range: Range<u32>, visit: &mut F) -> ControlFlow<()>
+    /// The pairs of small elements owned by the tight cells of `range`. A
+    /// tight cell owns the pairs inside each loose cell it lists whose box's
+    /// top-left corner it owns, and the pairs across two loose cells it lists
+    /// whose boxes' intersection's top-left corner it owns: each corner lies in
+    /// one tight cell, which lists the cells concerned, so every pair is
+    /// reported once.
+    pub(crate) fn tight_pairs<F>(&self, range: Range<u32>, visit: &mut F) -> ControlFlow<()>
     where
         F: FnMut(Handle, Handle) -> ControlFlow<()>,
     {
-        let mut gathered = Gathered::new();
-        for index in range {
-            let cell = self.cells[index as usize];
-            if cell.head == NONE {
+        let mut listed = ArrayVec::<Listed, LISTED>::new();
+        let mut elements = ArrayVec::<(Rect, u32), ELEMENTS>::new();
+        for tight in range {
+            let (tx, ty) = (tight % self.tight_columns, tight / self.tight_columns);
+            let owns = |x: f32, y: f32| self.tight_x.owns(tx, x) && self.tight_y.owns(ty, y);
+            if !self.gather_tight(tight, &mut listed, &mut elements) {
+                self.tight_pairs_in_place(tight, &owns, visit)?;
                 continue;
             }
-            let fits = self.gather(cell.head, &mut gathered);
-            if fits {
-                self.pairs_gathered(&mut gathered, visit)?;
-            } else {
-                self.pairs_in_place(cell.head, visit)?;
-            }
-            let own = &cell.rect;
-            let span = self.span(own);
-            for ty in span.y1..=span.y2 {
-                let row = ty * self.tight_columns;
-                for tx in span.x1..=span.x2 {
-                    let mut link = self.tight[(row + tx) as usize];
-                    while link != NONE {
-                        let Link { next, element } = self.links.links[link as usize];
-                        link = next;
-                        if element <= index {
-                            continue;
-                        }
-                        let other = &self.cells[element as usize];
-                        if other.head == NONE || !own.intersects(&other.rect) {
-                            continue;
-                        }
-                        let both = meet(own, &other.rect);
-                        if !self.owns_corner(&span, tx, ty, &both) {
-                            continue;
-                        }
-                        if fits {
-                            self.pairs_across_gathered(&gathered, other.head, &both, visit)?;
-                        } else {
-                            self.pairs_across_in_place(cell.head, other.head, &both, visit)?;
-                        }
+            for (i, a) in listed.iter().enumerate() {
+                let (from, to) = (a.start as usize, a.end as usize);
+                if to - from >= 2 && owns(a.rect.x1, a.rect.y1) {
+                    pairs_among(&mut elements[from..to], &self.slots, visit)?;
+                }
+                for b in &listed[i + 1..] {
+                    if !a.rect.intersects(&b.rect) {
+                        continue;
+                    }
+                    let both = meet(&a.rect, &b.rect);
+                    if owns(both.x1, both.y1) {
+                        pairs_between(
+                            &elements[from..to],
+                            &elements[b.start as usize..b.end as usize],
+                            &both,
+                            &self.slots,
+                            visit,
+                        )?;
                     }
                 }
             }
@@ -94,13 +166,94 @@ impl LooseGrid {
         ControlFlow::Continue(())
     }
 
-    /// Whether tight cell `(tx, ty)` of `span` (the tight cells under one box)
-    /// owns the top-left corner of `both`, that box's intersection with a box
-    /// listed there: in the span's first column (row) it always does along x (y).
-    #[inline(always)]
-    fn owns_corner(&self, span: &Span, tx: u32, ty: u32, both: &Rect) -> bool {
-        (tx == span.x1 || self.tight_x.owns(tx, both.x1))
-            && (ty == span.y1 || self.tight_y.owns(ty, both.y1))
+    /// Gathers the loose cells a tight cell lists (those holding elements) and
+    /// their elements; false when they do not fit.
+    #[inline]
+    fn gather_tight(
+        &self,
+        tight: u32,
+        listed: &mut ArrayVec<Listed, LISTED>,
+        elements: &mut ArrayVec<(Rect, u32), ELEMENTS>,
+    ) -> bool {
+        listed.clear();
+        elements.clear();
+        let slots = &self.slots.slots;
+        let mut link = self.tight[tight as usize];
+        while link != NONE {
+            let Link { next, element } = self.links.links[link as usize];
+            link = next;
+            let cell = &self.cells[element as usize];
+            if cell.head == NONE {
+                continue;
+            }
+            let start = elements.len() as u16;
+            let mut at = cell.head;
+            while at != NONE {
+                let slot = &slots[at as usize];
+                if elements.try_push((slot.rect, at)).is_err() {
+                    return false;
+                }
+                at = slot.next;
+            }
+            let end = elements.len() as u16;
+            if listed
+                .try_push(Listed {
+                    rect: cell.rect,
+                    start,
+                    end,
+                })
+                .is_err()
+            {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// [`tight_pairs`](Self::tight_pairs) for one tight cell too crowded to
+    /// gather: its loose cells are walked in place, pair by pair.
+    fn tight_pairs_in_place<O, F>(&self, tight: u32, owns: &O, visit: &mut F) -> ControlFlow<()>
+    where
+        O: Fn(f32, f32) -> bool,
+        F: FnMut(Handle, Handle) -> ControlFlow<()>,
+    {
+        let mut gathered = Gathered::new();
+        let mut link = self.tight[tight as usize];
+        while link != NONE {
+            let Link { next, element } = self.links.links[link as usize];
+            link = next;
+            let cell = &self.cells[element as usize];
+            if cell.head == NONE {
+                continue;
+            }
+            let fits = self.gather(cell.head, &mut gathered);
+            if owns(cell.rect.x1, cell.rect.y1) {
+                if fits {
+                    pairs_among(&mut gathered, &self.slots, visit)?;
+                } else {
+                    self.pairs_in_place(cell.head, visit)?;
+                }
+            }
+            let mut later = next;
+            while later != NONE {
+                let Link { next, element } = self.links.links[later as usize];
+                later = next;
+                let other = &self.cells[element as usize];
+                if other.head == NONE || !cell.rect.intersects(&other.rect) {
+                    continue;
+                }
+                let both = meet(&cell.rect, &other.rect);
+                if !owns(both.x1, both.y1) {
+                    continue;
+                }
+                if fits {
+                    self.pairs_across_gathered(&gathered, other.head, &both, visit)?;
+                } else {
+                    self.pairs_across_in_place(cell.head, other.head, &both, visit)?;
+                }
+            }
+        }
+        ControlFlow::Continue(())
     }
 
     /// Gathers a cell's elements into `into`; false (and `into` partial) when
@@ -118,38 +271,6 @@ impl LooseGrid {
             at = slot.next;
         }
         true
-    }
-
-    /// The pairs among gathered elements.
-    #[inline]
-    fn pairs_gathered<F>(&self, gathered: &mut Gathered, visit: &mut F) -> ControlFlow<()>
-    where
-        F: FnMut(Handle, Handle) -> ControlFlow<()>,
-    {
-        if gathered.len() <= SWEEP_FROM {
-            for (i, (a, slot_a)) in gathered.iter().enumerate() {
-                for (b, slot_b) in &gathered[i + 1..] {
-                    if a.intersects(b) {
-                        visit(self.slots.handle(*slot_a), self.slots.handle(*slot_b))?;
-                    }
-                }
-            }
-            return ControlFlow::Continue(());
-        }
-        // A crowded cell: sorted by left edge, each element meets only those
-        // starting before it ends.
-        gathered.sort_unstable_by(|(a, _), (b, _)| a.x1.total_cmp(&b.x1));
-        for (i, (a, slot_a)) in gathered.iter().enumerate() {
-            for (b, slot_b) in &gathered[i + 1..] {
-                if b.x1 > a.x2 {
-                    break;
-                }
-                if a.intersects(b) {
-                    visit(self.slots.handle(*slot_a), self.slots.handle(*slot_b))?;
-                }
-            }
-        }
-        ControlFlow::Continue(())
     }
 
     /// The pairs among a cell's elements, walking its list in place.

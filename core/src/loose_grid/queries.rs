@@ -5,10 +5,15 @@
 
 use core::ops::ControlFlow;
 
+use arrayvec::ArrayVec;
+
 use crate::links::Link;
 use crate::loose_grid::{LooseGrid, Slot};
-use crate::slots::NONE;
+use crate::slots::{prefetch, NONE};
 use crate::{Handle, Rect};
+
+/// Loose cells a query collects before walking their lists.
+const FOUND: usize = 16;
 
 impl LooseGrid {
     /// Elements meeting the checked `rect`, each once, but slot `omit`.
@@ -41,7 +46,10 @@ impl LooseGrid {
         F: FnMut(u32, &Slot) -> ControlFlow<()>,
     {
         let span = self.span(query);
-        let slots = &self.slots.slots;
+        // The lists of the loose cells found are walked after the tight cells,
+        // their first slots asked for meanwhile: the slot loads of one cell
+        // then overlap those of the next instead of waiting in turn.
+        let mut found = ArrayVec::<u32, FOUND>::new();
         for ty in span.y1..=span.y2 {
             let row = ty * self.tight_columns;
             for tx in span.x1..=span.x2 {
@@ -58,18 +66,55 @@ impl LooseGrid {
                     if !b.intersects(query)
                         || (tx != span.x1 && !self.tight_x.owns(tx, b.x1.max(query.x1)))
                         || (ty != span.y1 && !self.tight_y.owns(ty, b.y1.max(query.y1)))
+                        || cell.head == NONE
                     {
                         continue;
                     }
-                    let mut at = cell.head;
-                    while at != NONE {
-                        let slot = &slots[at as usize];
-                        if slot.rect.intersects(query) && at != omit {
-                            visit(at, slot)?;
-                        }
-                        at = slot.next;
+                    self.prefetch_list(cell.head);
+                    if found.is_full() {
+                        self.walk_lists(&found, query, omit, &mut visit)?;
+                        found.clear();
                     }
+                    found.push(cell.head);
                 }
+            }
+        }
+        self.walk_lists(&found, query, omit, &mut visit)
+    }
+
+    /// Asks for the first slots of a list: a batch gives a cell's elements
+    /// consecutive slots, so its first few lines hold most of the list.
+    #[inline(always)]
+    pub(crate) fn prefetch_list(&self, head: u32) {
+        let slots = &self.slots.slots;
+        for ahead in [0, 2, 4, 6] {
+            if let Some(slot) = slots.get(head as usize + ahead) {
+                prefetch(slot);
+            }
+        }
+    }
+
+    /// The elements of the lists starting at `heads` meeting `query`, but `omit`.
+    #[inline]
+    fn walk_lists<F>(
+        &self,
+        heads: &[u32],
+        query: &Rect,
+        omit: u32,
+        visit: &mut F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(u32, &Slot) -> ControlFlow<()>,
+    {
+        let slots = &self.slots.slots;
+        for &head in heads {
+            let mut at = head;
+            while at != NONE {
+                let slot = &slots[at as usize];
+                if slot.rect.intersects(query) && at != omit {
+                    visit(at, slot)?;
+                }
+                at = slot.next;
             }
         }
         ControlFlow::Continue(())

@@ -3,8 +3,10 @@
 //! into the cell owning the new centre. The old cell's box shrinks at the next
 //! cleanup. Moves between small and big switch the element's list.
 
+use crate::index::raw::PREFETCH_AHEAD;
 use crate::loose_grid::{centre, LooseGrid};
-use crate::Rect;
+use crate::slots::prefetch;
+use crate::{Handle, Rect};
 
 impl LooseGrid {
     pub(crate) fn relocate(&mut self, slot: u32, rect: Rect) {
@@ -30,7 +32,7 @@ impl LooseGrid {
                 self.slots.slots[slot as usize].rect = rect;
                 if from != to {
                     self.unlink(from, slot);
-                    self.push(to, slot);
+                    self.push_in_order(to, slot);
                 }
                 self.grow(to, &rect);
             }
@@ -39,13 +41,31 @@ impl LooseGrid {
                 self.big.remove(slot);
                 self.slots.slots[slot as usize].rect = rect;
                 let cell = self.home(&rect);
-                self.push(cell, slot);
+                self.push_in_order(cell, slot);
                 self.grow(cell, &rect);
             }
             (false, true) => {
                 self.unlink(self.home(&old), slot);
                 self.slots.slots[slot as usize].rect = rect;
                 self.big.add(slot);
+            }
+        }
+    }
+}
+
+impl LooseGrid {
+    /// Two stages ahead of a batch of moves: the slot of a handle far ahead,
+    /// and the loose cell a nearer rectangle moves into, whose box the move
+    /// reads (both are random accesses when handles come in an order unrelated
+    /// to space).
+    #[inline]
+    pub(crate) fn prefetch_move(&self, handles: &[Handle], rects: &[Rect], index: usize) {
+        if let Some(&ahead) = handles.get(index + PREFETCH_AHEAD) {
+            self.slots.prefetch(ahead);
+        }
+        if let Some(rect) = rects.get(index + PREFETCH_AHEAD / 2) {
+            if let Some(cell) = self.cells.get(self.home(rect) as usize) {
+                prefetch(cell);
             }
         }
     }

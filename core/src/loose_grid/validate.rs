@@ -9,7 +9,7 @@ impl LooseGrid {
     /// Checks every invariant of the grid and says which one fails first.
     ///
     /// Each live small element is in exactly the loose cell owning its centre,
-    /// once; each cell's box holds its elements' rectangles (not necessarily
+    /// once, each cell's list in slot order; each cell's box holds its elements' rectangles (not necessarily
     /// tightly between cleanups) and is finite or [`EMPTY`](super::EMPTY); each
     /// loose cell with a box is listed in exactly the tight cells the box
     /// covers, once each, and a cell without one nowhere; the big elements are
@@ -38,9 +38,15 @@ impl LooseGrid {
             if !is_empty_box(b) && !b.is_valid() {
                 return Err(format!("loose cell {index} has the bad box {b}"));
             }
-            let mut at = cell.head;
+            let (mut at, mut previous) = (cell.head, NONE);
             while at != NONE {
                 let slot = at as usize;
+                if at < previous && previous != NONE {
+                    return Err(format!(
+                        "loose cell {index}: slot {at} after slot {previous}"
+                    ));
+                }
+                previous = at;
                 if slot >= slots.len() || placed[slot] || !slots[slot].is_live() {
                     return Err(format!(
                         "loose cell {index}: slot {slot} out of range, dead or reached twice"
