@@ -151,10 +151,10 @@ impl Span {
 /// - Boxes grow at once and shrink in [`cleanup`](SpatialIndex::cleanup), which
 ///   also takes a loose cell off the tight cells its box no longer covers. The
 ///   tight lists are the only structure updated per frame besides the slots.
-/// - An element wider or taller than two loose cells is *big*: it is kept in one
-///   list of its own, so an element as large as the world costs one entry, and
-///   is tested on its own in queries and pairs. The rule depends only on the
-///   rectangle, so moves switch elements between the grid and the list.
+/// - An element wider or taller than eight loose cells is *big*: it is kept in
+///   one list of its own, so an element as large as the world costs one entry,
+///   and is tested on its own in queries and pairs. The rule depends only on
+///   the rectangle, so moves switch elements between the grid and the list.
 /// - Queries walk the tight cells under the query and test the listed boxes; a
 ///   loose cell listed in several of those tight cells is taken only in the one
 ///   owning the top-left corner of its box's intersection with the query, so
@@ -203,7 +203,8 @@ pub struct LooseGrid {
     pub(crate) tight_y: Axis,
     pub(crate) columns: u32,
     pub(crate) tight_columns: u32,
-    /// Elements wider than this, or taller than `big_height`, are big.
+    /// Elements wider than this, or taller than `big_height`, are big
+    /// ([`BIG_CELLS`](LooseGrid::BIG_CELLS) cells).
     big_width: f32,
     big_height: f32,
     /// Loose cells, row by row.
@@ -225,6 +226,10 @@ impl LooseGrid {
     /// [`with_cell_size`](LooseGrid::with_cell_size) and
     /// [`for_world`](LooseGrid::for_world) use.
     pub const TIGHT_RATIO: u32 = 2;
+    /// Elements wider or taller than this many loose cells are *big*: kept in a
+    /// list of their own rather than in a loose cell (see
+    /// [`is_big`](LooseGrid::is_big)).
+    pub const BIG_CELLS: u32 = 8;
     /// Loose cells along the world's longer side that
     /// [`for_world`](LooseGrid::for_world) uses.
     pub const DEFAULT_CELLS_PER_SIDE: u32 = 100;
@@ -250,12 +255,14 @@ impl LooseGrid {
     /// rounded up) and tight cells of [`TIGHT_RATIO`](LooseGrid::TIGHT_RATIO)
     /// loose cells a side.
     ///
-    /// Choosing `cell_size`: about 8 times the side of a typical element was
-    /// the fastest on the agents workload while keeping the structure under 32
-    /// bytes per element; smaller cells test fewer elements per query but cost
-    /// 20 bytes each and more tight listings. Elements wider or taller than two
-    /// cells are kept apart as big ones (tested against every query), so cells
-    /// should not be much smaller than the common elements.
+    /// Choosing `cell_size`: about 10 times the side of a typical element (a
+    /// handful to ten elements per cell where they are densest) keeps the
+    /// structure under 32 bytes per element on the agents workload; smaller
+    /// cells test fewer elements per query but cost 20 bytes each and more
+    /// tight listings, larger ones test more elements per query and per pair.
+    /// Elements wider or taller than [`BIG_CELLS`](LooseGrid::BIG_CELLS)
+    /// cells are kept apart as big ones (tested against every query), so
+    /// cells should not be much smaller than the common elements.
     ///
     /// # Errors
     /// [`Error::InvalidWorld`] as for [`new`](LooseGrid::new);
@@ -362,8 +369,8 @@ impl LooseGrid {
             tight_y: Axis::new(world.y1, height, tight_rows),
             columns,
             tight_columns,
-            big_width: (2.0 * width as f64 / columns as f64) as f32,
-            big_height: (2.0 * height as f64 / rows as f64) as f32,
+            big_width: (Self::BIG_CELLS as f64 * width as f64 / columns as f64) as f32,
+            big_height: (Self::BIG_CELLS as f64 * height as f64 / rows as f64) as f32,
             cells: vec![LooseCell::VOID; total as usize],
             tight: vec![NONE; tight_total],
             links: LinkPool::new(),
@@ -397,8 +404,17 @@ impl LooseGrid {
         (self.loose_x.cell_size(), self.loose_y.cell_size())
     }
 
-    /// Whether a rectangle is *big*: wider or taller than two loose cells. Big
-    /// elements are kept in a list of their own instead of a loose cell.
+    /// Whether a rectangle is *big*: wider or taller than
+    /// [`BIG_CELLS`](LooseGrid::BIG_CELLS) loose cells (decided from the
+    /// rectangle alone). Big elements are kept in a list of their own instead
+    /// of a loose cell, and tested against every query.
+    ///
+    /// Why 8: a small element stretches its cell's box by at most half its
+    /// size, and a query pays for a stretched box only when it meets it (a
+    /// handful of element tests), while it pays for every big element. With 1%
+    /// of the agents 32-64 times larger than the rest (3-6 cells), keeping them
+    /// in the grid made the per-agent queries 6 times faster than listing them
+    /// apart; an element as large as the world still costs one entry.
     pub fn is_big(&self, rect: &Rect) -> bool {
         (rect.width() > self.big_width) | (rect.height() > self.big_height)
     }

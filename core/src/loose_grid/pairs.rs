@@ -12,13 +12,14 @@ use crate::slots::SlotPool;
 use crate::slots::NONE;
 use crate::{Handle, Rect};
 
-/// Cells of up to this many elements are gathered into an array on the stack
-/// before their pairs are tested; bigger ones (stacks at one spot) are walked
-/// in place.
-const GATHER: usize = 128;
+/// In a tight cell too crowded to gather whole, loose cells of up to this many
+/// elements are gathered one at a time; bigger ones (stacks at one spot) are
+/// walked in place.
+const GATHER: usize = 512;
 
 /// Gathered cells with more elements than this are sorted and swept rather
-/// than tested pair by pair.
+/// than tested pair by pair; two cells, when the product of their counts is
+/// above its square.
 const SWEEP_FROM: usize = 24;
 
 /// A cell's elements as `(rectangle, slot)`.
@@ -75,30 +76,71 @@ where
     ControlFlow::Continue(())
 }
 
-/// The pairs across two gathered cells: only elements meeting `both`, the
-/// intersection of the cells' boxes, can be in one.
+/// The pairs across two gathered cells (sorted by left edge here when both
+/// are crowded).
 #[inline]
 fn pairs_between<F>(
-    first: &[(Rect, u32)],
-    second: &[(Rect, u32)],
-    both: &Rect,
+    first: &mut [(Rect, u32)],
+    second: &mut [(Rect, u32)],
     pool: &SlotPool<Slot>,
     visit: &mut F,
 ) -> ControlFlow<()>
 where
     F: FnMut(Handle, Handle) -> ControlFlow<()>,
 {
-    for (a, slot_a) in first {
-        if !a.intersects(both) {
-            continue;
-        }
-        for (b, slot_b) in second {
-            if a.intersects(b) {
-                visit(pool.handle(*slot_a), pool.handle(*slot_b))?;
+    if first.len() * second.len() <= SWEEP_FROM * SWEEP_FROM {
+        for (a, slot_a) in first.iter() {
+            for (b, slot_b) in second.iter() {
+                if a.intersects(b) {
+                    visit(pool.handle(*slot_a), pool.handle(*slot_b))?;
+                }
             }
+        }
+        return ControlFlow::Continue(());
+    }
+    // Both sorted by left edge: the element that starts first meets only those
+    // of the other cell starting before it ends.
+    first.sort_unstable_by(|(a, _), (b, _)| a.x1.total_cmp(&b.x1));
+    second.sort_unstable_by(|(a, _), (b, _)| a.x1.total_cmp(&b.x1));
+    let (mut i, mut j) = (0, 0);
+    while i < first.len() && j < second.len() {
+        if first[i].0.x1 <= second[j].0.x1 {
+            let (a, slot_a) = &first[i];
+            for (b, slot_b) in &second[j..] {
+                if b.x1 > a.x2 {
+                    break;
+                }
+                if a.intersects(b) {
+                    visit(pool.handle(*slot_a), pool.handle(*slot_b))?;
+                }
+            }
+            i += 1;
+        } else {
+            let (b, slot_b) = &second[j];
+            for (a, slot_a) in &first[i..] {
+                if a.x1 > b.x2 {
+                    break;
+                }
+                if a.intersects(b) {
+                    visit(pool.handle(*slot_a), pool.handle(*slot_b))?;
+                }
+            }
+            j += 1;
         }
     }
     ControlFlow::Continue(())
+}
+
+/// The elements of `from` meeting `both` (the intersection of two cells'
+/// boxes, which holds every pair across them), into `into`.
+#[inline]
+fn near(from: &[(Rect, u32)], both: &Rect, into: &mut Gathered) {
+    into.clear();
+    for item in from {
+        if item.0.intersects(both) {
+            into.push(*item);
+        }
+    }
 }
 
 /// The intersection of two rectangles that meet.
@@ -134,11 +176,12 @@ impl LooseGrid {
     {
         let mut listed = ArrayVec::<Listed, LISTED>::new();
         let mut elements = ArrayVec::<(Rect, u32), ELEMENTS>::new();
+        let (mut first, mut second) = (Gathered::new(), Gathered::new());
         for tight in range {
             let (tx, ty) = (tight % self.tight_columns, tight / self.tight_columns);
             let owns = |x: f32, y: f32| self.tight_x.owns(tx, x) && self.tight_y.owns(ty, y);
             if !self.gather_tight(tight, &mut listed, &mut elements) {
-                self.tight_pairs_in_place(tight, &owns, visit)?;
+                self.tight_pairs_in_place(tight, &owns, [&mut first, &mut second], visit)?;
                 continue;
             }
             for (i, a) in listed.iter().enumerate() {
@@ -152,13 +195,17 @@ impl LooseGrid {
                     }
                     let both = meet(&a.rect, &b.rect);
                     if owns(both.x1, both.y1) {
-                        pairs_between(
-                            &elements[from..to],
+                        // Only elements meeting `both` can pair across.
+                        near(&elements[from..to], &both, &mut first);
+                        if first.is_empty() {
+                            continue;
+                        }
+                        near(
                             &elements[b.start as usize..b.end as usize],
                             &both,
-                            &self.slots,
-                            visit,
-                        )?;
+                            &mut second,
+                        );
+                        pairs_between(&mut first, &mut second, &self.slots, visit)?;
                     }
                 }
             }
@@ -211,8 +258,16 @@ impl LooseGrid {
     }
 
     /// [`tight_pairs`](Self::tight_pairs) for one tight cell too crowded to
-    /// gather: its loose cells are walked in place, pair by pair.
-    fn tight_pairs_in_place<O, F>(&self, tight: u32, owns: &O, visit: &mut F) -> ControlFlow<()>
+    /// gather whole: its loose cells are gathered one at a time (or walked in
+    /// place when even one does not fit), and each couple of them whose boxes
+    /// meet there is tested through the elements meeting both boxes.
+    fn tight_pairs_in_place<O, F>(
+        &self,
+        tight: u32,
+        owns: &O,
+        [first, second]: [&mut Gathered; 2],
+        visit: &mut F,
+    ) -> ControlFlow<()>
     where
         O: Fn(f32, f32) -> bool,
         F: FnMut(Handle, Handle) -> ControlFlow<()>,
@@ -226,7 +281,7 @@ impl LooseGrid {
             if cell.head == NONE {
                 continue;
             }
-            let fits = self.gather(cell.head, &mut gathered);
+            let fits = self.gather(cell.head, &mut gathered, None);
             if owns(cell.rect.x1, cell.rect.y1) {
                 if fits {
                     pairs_among(&mut gathered, &self.slots, visit)?;
@@ -246,8 +301,14 @@ impl LooseGrid {
                 if !owns(both.x1, both.y1) {
                     continue;
                 }
-                if fits {
-                    self.pairs_across_gathered(&gathered, other.head, &both, visit)?;
+                let nearby = if fits {
+                    near(&gathered, &both, first);
+                    true
+                } else {
+                    self.gather(cell.head, first, Some(&both))
+                };
+                if nearby && self.gather(other.head, second, Some(&both)) {
+                    pairs_between(first, second, &self.slots, visit)?;
                 } else {
                     self.pairs_across_in_place(cell.head, other.head, &both, visit)?;
                 }
@@ -256,16 +317,18 @@ impl LooseGrid {
         ControlFlow::Continue(())
     }
 
-    /// Gathers a cell's elements into `into`; false (and `into` partial) when
-    /// they do not fit.
+    /// Gathers a cell's elements (those meeting `within`, if given) into
+    /// `into`; false (and `into` partial) when they do not fit.
     #[inline]
-    fn gather(&self, head: u32, into: &mut Gathered) -> bool {
+    fn gather(&self, head: u32, into: &mut Gathered, within: Option<&Rect>) -> bool {
         into.clear();
         let slots = &self.slots.slots;
         let mut at = head;
         while at != NONE {
             let slot = &slots[at as usize];
-            if into.try_push((slot.rect, at)).is_err() {
+            if within.is_none_or(|r| slot.rect.intersects(r))
+                && into.try_push((slot.rect, at)).is_err()
+            {
                 return false;
             }
             at = slot.next;
@@ -298,47 +361,9 @@ impl LooseGrid {
         ControlFlow::Continue(())
     }
 
-    /// The pairs across gathered elements and the list starting at `head`:
-    /// only elements meeting `both`, the intersection of the two boxes, can be
-    /// in one.
-    #[inline]
-    fn pairs_across_gathered<F>(
-        &self,
-        gathered: &Gathered,
-        head: u32,
-        both: &Rect,
-        visit: &mut F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Handle, Handle) -> ControlFlow<()>,
-    {
-        let mut near = Gathered::new();
-        for item in gathered {
-            if item.0.intersects(both) {
-                near.push(*item);
-            }
-        }
-        if near.is_empty() {
-            return ControlFlow::Continue(());
-        }
-        let slots = &self.slots.slots;
-        let mut at = head;
-        while at != NONE {
-            let slot = &slots[at as usize];
-            if slot.rect.intersects(both) {
-                for (rect, other) in &near {
-                    if rect.intersects(&slot.rect) {
-                        visit(self.slots.handle(*other), LooseGrid::handle_of(at, slot))?;
-                    }
-                }
-            }
-            at = slot.next;
-        }
-        ControlFlow::Continue(())
-    }
-
-    /// [`pairs_across_gathered`](Self::pairs_across_gathered) for a first cell
-    /// too big to gather.
+    /// The pairs across two cells' lists walked in place (cells too crowded to
+    /// gather): only elements meeting `both`, the intersection of the two
+    /// boxes, can be in one.
     fn pairs_across_in_place<F>(
         &self,
         head_a: u32,

@@ -86,9 +86,8 @@ impl LooseGrid {
     /// consecutive slots, so its first few lines hold most of the list.
     #[inline(always)]
     pub(crate) fn prefetch_list(&self, head: u32) {
-        let slots = &self.slots.slots;
-        for ahead in [0, 2, 4, 6] {
-            if let Some(slot) = slots.get(head as usize + ahead) {
+        if let Some(run) = self.slots.slots.get(head as usize..head as usize + 7) {
+            for slot in run.iter().step_by(2) {
                 prefetch(slot);
             }
         }

@@ -113,9 +113,9 @@ impl Shapes {
 
     fn extent(&self, rng: &mut Lcg, cell: f32, world: f32) -> f32 {
         match rng.below(12) {
-            0..=1 => 0.0,                                      // points and segments
-            2 => cell * 2.0,                                   // right at the big threshold
-            3 => cell * (1.5 + rng.unit()),                    // around it
+            0..=1 => 0.0,                            // points and segments
+            2 => cell * LooseGrid::BIG_CELLS as f32, // right at the big threshold
+            3 => cell * (LooseGrid::BIG_CELLS as f32 - 1.0 + 2.0 * rng.unit()), // around it
             4 if rng.chance(30) => world * (1.0 + rng.unit()), // world-sized
             _ => cell * rng.unit() * rng.unit(),
         }
@@ -551,10 +551,10 @@ fn big_elements_cost_one_entry() {
     let h = grid.insert(Rect::new(-1e9, -1e9, 1e9, 1e9), 0).unwrap();
     assert_eq!(grid.big_len(), 1);
     assert_eq!(grid.stats().element_links, links);
-    // Two cells wide is still small; a hair more is big.
-    grid.update(h, Rect::new(0.0, 0.0, 20.0, 20.0)).unwrap();
+    // Eight cells wide is still small; a hair more is big.
+    grid.update(h, Rect::new(0.0, 0.0, 80.0, 80.0)).unwrap();
     assert_eq!(grid.big_len(), 0);
-    grid.update(h, Rect::new(0.0, 0.0, 20.001, 1.0)).unwrap();
+    grid.update(h, Rect::new(0.0, 0.0, 80.001, 1.0)).unwrap();
     assert_eq!(grid.big_len(), 1);
     grid.validate().unwrap();
 }
@@ -582,7 +582,7 @@ fn stacks_and_crowds_pair_correctly() {
     // More elements in one cell than are gathered on the stack, and crowded
     // cells that are sorted and swept.
     let world = Rect::new(0.0, 0.0, 64.0, 64.0);
-    for (n, spread) in [(300, 0.0), (200, 8.0), (60, 4.0)] {
+    for (n, spread) in [(300, 0.0), (200, 8.0), (60, 4.0), (700, 0.5), (1400, 16.0)] {
         let mut grid = LooseGrid::new(world, 8, 8, 4, 4).unwrap();
         let mut rng = Lcg(n as u64);
         let mut model = Model::new();
