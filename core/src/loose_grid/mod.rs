@@ -141,8 +141,8 @@ impl Span {
 /// The loose/tight double grid: a uniform grid whose cells are *loose* — each
 /// holds the elements whose centre it owns, and a box that bounds them — over a
 /// coarser *tight* grid that lists, in each tight cell, the loose cells whose
-/// box overlaps it. For many moving elements of similar size; the fastest
-/// structure of the crate on the agents workload.
+/// box overlaps it. For many moving elements of similar size, in little memory
+/// that never grows with movement: each element in exactly one cell.
 ///
 /// - Each small element is in exactly **one** loose cell, so a move that stays
 ///   in its cell writes the rectangle and at most grows the cell's box; a move
@@ -164,10 +164,13 @@ impl Span {
 /// world belong to the border cells, which reach to infinity.
 ///
 /// Memory: 28 bytes per element, 20 per loose cell, 4 per tight cell and 8 per
-/// listing of a loose cell in a tight cell. Pick loose cells of about 8 element
-/// sides (see [`with_cell_size`](LooseGrid::with_cell_size)); with the defaults
-/// the whole structure takes under 32 bytes per element when elements are
-/// about 1/1000 of the world's side and fill it as the agents workload does.
+/// listing of a loose cell in a tight cell. Pick loose cells of about 10
+/// element sides (see [`with_cell_size`](LooseGrid::with_cell_size)); with the
+/// defaults the whole structure takes under 32 bytes per element when elements
+/// are about 1/1000 of the world's side and fill it as the agents workload
+/// does. Crowds much denser than the cells were chosen for make every query
+/// and pair walk test many elements per cell: choose cells for the densest
+/// regions that matter.
 ///
 /// ```
 /// use flatquad::{LooseGrid, Rect, SpatialIndex};
@@ -234,20 +237,32 @@ impl LooseGrid {
     /// [`for_world`](LooseGrid::for_world) uses.
     pub const DEFAULT_CELLS_PER_SIDE: u32 = 100;
 
-    /// An empty grid over `world` with loose cells of side `world side / 128`
+    /// An empty grid over `world` with loose cells of side `world side / 100`
     /// along its longer side (square cells, as many along the shorter one as
     /// fit) and tight cells of 2 × 2 loose ones. Suits elements of about 1/1000
-    /// of the world's side: loose cells of about 8 element sides, which hold
-    /// a handful of elements each when the elements fill the world as densely as
-    /// the agents workload's do (100,000 squares of side 4 in a 4096 world).
+    /// of the world's side: loose cells of about 10 element sides, which hold
+    /// about ten elements each when the elements fill the world as densely as
+    /// the agents workload's do (100,000 squares of side 4 in a 4096 world),
+    /// within 32 bytes per element in all.
     ///
     /// # Errors
     /// [`Error::InvalidWorld`] unless `world` is finite with a positive, finite
     /// width and height.
     pub fn for_world(world: Rect) -> Result<LooseGrid, Error> {
         check_world(world)?;
-        let side = world.width().max(world.height()) / Self::DEFAULT_CELLS_PER_SIDE as f32;
-        LooseGrid::with_cell_size(world, side)
+        // Computed in f64 from the ratio of the sides, so that the longer side
+        // gets exactly the default count whatever rounding the division does.
+        let (width, height) = (world.width() as f64, world.height() as f64);
+        let n = Self::DEFAULT_CELLS_PER_SIDE as f64;
+        let along = |side: f64| (n * side / width.max(height)).ceil().clamp(1.0, n) as u32;
+        let (columns, rows) = (along(width), along(height));
+        LooseGrid::new(
+            world,
+            columns,
+            rows,
+            columns.div_ceil(Self::TIGHT_RATIO),
+            rows.div_ceil(Self::TIGHT_RATIO),
+        )
     }
 
     /// An empty grid over `world` with loose cells of side at most `cell_size`
@@ -313,8 +328,10 @@ impl LooseGrid {
     ///
     /// The world only sets where the grids divide the plane: elements and
     /// queries outside it are fine, they belong to the border cells. Loose cells
-    /// of about 8 element sides and tight cells of 2 × 2 loose ones were the
-    /// fastest measured (see [`with_cell_size`](LooseGrid::with_cell_size)).
+    /// of about 10 element sides and tight cells of 2 × 2 loose ones are the
+    /// defaults (see [`with_cell_size`](LooseGrid::with_cell_size)): a coarser
+    /// tight grid lists fewer cells twice and speeds the pair walk a little,
+    /// but makes each query test more boxes.
     ///
     /// # Errors
     /// [`Error::InvalidWorld`] unless `world` is finite with a positive, finite

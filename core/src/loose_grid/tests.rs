@@ -536,6 +536,11 @@ fn parameters_are_checked() {
         Err(Error::InvalidWorld(_))
     ));
     assert!(LooseGrid::for_world(Rect::new(f32::MIN, 0.0, f32::MAX, 1.0)).is_err());
+    let grid = LooseGrid::for_world(world).unwrap();
+    assert_eq!((grid.columns(), grid.rows()), (100, 100));
+    assert_eq!((grid.tight_columns(), grid.tight_rows()), (50, 50));
+    let grid = LooseGrid::for_world(Rect::new(-3.0, 10.0, 5.0, 10.5)).unwrap();
+    assert_eq!((grid.columns(), grid.rows()), (100, 7));
     let grid = LooseGrid::with_cell_size(world, 30.0).unwrap();
     assert_eq!((grid.columns(), grid.rows()), (4, 4));
     assert_eq!((grid.tight_columns(), grid.tight_rows()), (2, 2));
@@ -644,4 +649,61 @@ fn snapshots_of_other_structures_are_refused() {
         LooseGrid::from_bytes(&bytes),
         Err(Error::InvalidBytes(_))
     ));
+}
+
+#[test]
+fn pairs_of_bands_of_tight_cells_add_up_to_all_pairs() {
+    // What `par_pairs` does on rayon's threads, here on one.
+    let world = Rect::new(0.0, 0.0, 256.0, 256.0);
+    let mut grid = LooseGrid::new(world, 16, 16, 5, 7).unwrap();
+    let mut rng = Lcg(99);
+    for i in 0..3000 {
+        let (x, y) = (rng.unit() * 260.0 - 2.0, rng.unit() * 260.0 - 2.0);
+        let side = if i % 50 == 0 { 200.0 } else { 3.0 };
+        grid.insert(Rect::new(x, y, x + side, y + side), i).unwrap();
+    }
+    let mut all = Vec::new();
+    grid.pairs(&mut all);
+    let mut banded = Vec::new();
+    let tight = grid.tight.len() as u32;
+    for band in [0..3, 3..17, 17..tight] {
+        let _ = grid.tight_pairs(band, &mut |a, b| {
+            banded.push(ordered((a, b)));
+            ControlFlow::Continue(())
+        });
+    }
+    let _ = grid.big_pairs(&mut |a, b| {
+        banded.push(ordered((a, b)));
+        ControlFlow::Continue(())
+    });
+    let mut all: Vec<_> = all.into_iter().map(ordered).collect();
+    all.sort_unstable();
+    banded.sort_unstable();
+    assert_eq!(all, banded);
+}
+
+#[cfg(feature = "rayon")]
+#[test]
+fn par_pairs_finds_the_same_pairs() {
+    let world = Rect::new(0.0, 0.0, 4096.0, 4096.0);
+    let mut grid = LooseGrid::for_world(world).unwrap();
+    let mut rng = Lcg(5);
+    let rects: Vec<Rect> = (0..260_000)
+        .map(|i| {
+            let (x, y) = (rng.unit() * 4090.0, rng.unit() * 4090.0);
+            let side = if i % 1000 == 0 { 300.0 } else { 4.0 };
+            Rect::new(x, y, x + side, y + side)
+        })
+        .collect();
+    let ids: Vec<u32> = (0..rects.len() as u32).collect();
+    let mut handles = Vec::new();
+    grid.insert_many(&rects, &ids, &mut handles).unwrap();
+    let (mut one, mut many) = (Vec::new(), Vec::new());
+    grid.pairs(&mut one);
+    grid.par_pairs(&mut many);
+    let mut one: Vec<_> = one.into_iter().map(ordered).collect();
+    let mut many: Vec<_> = many.into_iter().map(ordered).collect();
+    one.sort_unstable();
+    many.sort_unstable();
+    assert_eq!(one, many);
 }
