@@ -50,7 +50,9 @@ impl Axis {
         let last = self.borders.len() - 2;
         // A guess from the arithmetic, then the borders decide: the guess is off
         // by at most one where rounding put `v` on the other side of a border.
-        let guess = ((v as f64 - self.origin) * self.scale).clamp(0.0, last as f64) as usize;
+        // (`as i64` saturates, so any finite `v` gives a guess in range; a
+        // float `clamp` and a cast to `usize` cost three times the instructions.)
+        let guess = ((((v as f64 - self.origin) * self.scale) as i64).max(0) as usize).min(last);
         let mut c = guess;
         if v <= self.borders[c] {
             c -= 1;
@@ -68,7 +70,13 @@ impl Axis {
     /// The cells a closed interval `[a, b]` meets, first and last.
     #[inline]
     pub fn span(&self, a: f32, b: f32) -> (u32, u32) {
-        (self.cell(a), self.cell(b))
+        let first = self.cell(a);
+        // Most intervals are shorter than a cell: two comparisons, no look-up.
+        if self.owns(first, b) {
+            (first, first)
+        } else {
+            (first, self.cell(b))
+        }
     }
 
     /// Whether cell `c` owns `v`.

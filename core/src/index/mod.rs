@@ -302,9 +302,7 @@ pub trait SpatialIndex: Structure + Sized {
                 .map_err(|e| e.in_batch(index))?;
         }
         for (index, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
-            if let Some(&ahead) = handles.get(index + PREFETCH_AHEAD) {
-                self.prefetch_slot(ahead);
-            }
+            self.prefetch_relocate(handles, rects, index);
             self.relocate(handle.slot(), rect);
         }
         Ok(())

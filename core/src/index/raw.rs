@@ -158,6 +158,18 @@ pub trait Structure: Slots {
         }
     }
 
+    /// A hint before [`relocate`](Structure::relocate) of `handles[index]` in
+    /// a batch: start loading what later items of the batch will touch (by
+    /// default the slot of a handle ahead; a grid adds the cell a rectangle
+    /// ahead moves into).
+    #[inline]
+    fn prefetch_relocate(&self, handles: &[Handle], rects: &[Rect], index: usize) {
+        let _ = rects;
+        if let Some(&ahead) = handles.get(index + PREFETCH_AHEAD) {
+            self.prefetch_slot(ahead);
+        }
+    }
+
     /// The slot of an optional omitted handle ([`NONE`] for none).
     fn omit_slot(&self, omit: Option<Handle>) -> Result<u32, Error> {
         match omit {

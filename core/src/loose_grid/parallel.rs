@@ -1,0 +1,50 @@
+//! The all-pairs walk on every thread of rayon's pool (cargo feature `rayon`).
+
+use core::ops::ControlFlow;
+
+use rayon::prelude::*;
+
+use crate::index::parallel::TASKS_PER_THREAD;
+use crate::index::SpatialIndex;
+use crate::loose_grid::LooseGrid;
+use crate::Handle;
+
+/// Below this many elements the pair walk stays on the calling thread.
+const PAR_PAIRS_MIN_ELEMENTS: usize = 250_000;
+
+impl LooseGrid {
+    /// The pairs on all of rayon's threads, each once, in an unspecified order.
+    /// Each pair of small elements belongs to one tight cell, so bands of
+    /// tight cells are walked independently and
+    /// their results concatenated (one `Vec` per band); the big elements' pairs
+    /// are found on the calling thread.
+    pub(crate) fn pairs_parallel(&self, pairs: &mut Vec<(Handle, Handle)>) {
+        if self.len() < PAR_PAIRS_MIN_ELEMENTS || rayon::current_num_threads() == 1 {
+            return self.pairs(pairs);
+        }
+        let cells = self.tight.len() as u32;
+        let bands = (rayon::current_num_threads() * TASKS_PER_THREAD) as u32;
+        let band = cells.div_ceil(bands).max(1);
+        let parts: Vec<Vec<(Handle, Handle)>> = (0..cells.div_ceil(band))
+            .into_par_iter()
+            .map(|b| {
+                let mut part = Vec::new();
+                let range = b * band..((b + 1) * band).min(cells);
+                let _ = self.tight_pairs(range, &mut |a, b| {
+                    part.push((a, b));
+                    ControlFlow::Continue(())
+                });
+                part
+            })
+            .collect();
+        pairs.clear();
+        pairs.reserve(parts.iter().map(Vec::len).sum());
+        for part in parts {
+            pairs.extend(part);
+        }
+        let _ = self.big_pairs(&mut |a, b| {
+            pairs.push((a, b));
+            ControlFlow::Continue(())
+        });
+    }
+}
