@@ -417,7 +417,10 @@ fn check_snapshot(grid: &LooseGrid) {
     let bytes = grid.to_bytes();
     let copy = LooseGrid::from_bytes(&bytes).unwrap();
     assert_eq!(copy.to_bytes(), bytes);
-    assert_eq!(copy.iter().collect::<Vec<_>>(), grid.iter().collect::<Vec<_>>());
+    assert_eq!(
+        copy.iter().collect::<Vec<_>>(),
+        grid.iter().collect::<Vec<_>>()
+    );
     for cut in [
         0,
         4,
