@@ -6,8 +6,10 @@ SCENARIO ?= uniform-100k
 
 .PHONY: demo test lint fmt-check rust-test agents-check bench doc
 
+INDEX ?= all
+
 demo:
-	$(CARGO) run --release -p flatquad-bench --bin agents -- $(SCENARIO)
+	$(CARGO) run --release -p flatquad-bench --bin agents -- $(SCENARIO) --index $(INDEX)
 
 # Each binding adds its own test target to TEST_TARGETS from mk/*.mk.
 TEST_TARGETS :=
@@ -27,10 +29,11 @@ lint:
 rust-test:
 	PROPTEST_CASES=$${PROPTEST_CASES:-1024} $(CARGO) test --release -p flatquad -p flatquad-bench --features flatquad/rayon
 
-# The demo must reproduce the AGENTS.md checksums in both modes (exits non-zero otherwise).
+# The demo must reproduce the workload's checksums in both modes, with every
+# structure (exits non-zero otherwise).
 agents-check:
-	$(CARGO) run --release -p flatquad-bench --bin agents -- uniform-20k
-	$(CARGO) run --release -p flatquad-bench --bin agents -- uniform-100k
+	$(CARGO) run --release -p flatquad-bench --bin agents -- uniform-20k --index all
+	$(CARGO) run --release -p flatquad-bench --bin agents -- uniform-100k --index all
 
 bench:
 	$(CARGO) run --release -p flatquad-bench --features peers --bin peers -- all --markdown docs/benchmarks.md
