@@ -239,7 +239,6 @@ for (const { name, Class, small } of CLASSES) {
         ['queryMany bad rect at 1', (t) => t.queryMany(f32(0, 0, 1, 1, 2, 2, 1, 1)), { ...RECT, index: 1 }, /item 1 of the batch/],
         ['queryMany omit length', (t, h) => t.queryMany(f32(0, 0, 1, 1), new Float64Array([h[0], h[1]])), LENGTH, /omit holds 2 handles but rects holds 1 rectangles/],
         ['queryMany omit stale at 1', (t, h, s) => t.queryMany(f32(0, 0, 1, 1, 0, 0, 1, 1), new Float64Array([h[0], s])), { ...HANDLE, index: 1 }, /item 1/],
-        ['queryMany omit 0 at 0 (the core checks every entry)', (t, h) => t.queryMany(f32(0, 0, 1, 1, 0, 0, 1, 1), new Float64Array([0, h[0]])), { ...HANDLE, index: 0 }, /item 0 of the batch: handle 0/],
         ['queryMany omit a Float32Array', (t) => t.queryMany(f32(0, 0, 1, 1), new Float32Array(1)), TYPE, /omit must be a Float64Array/],
         ['idsOf stale at 1', (t, h, s) => t.idsOf(new Float64Array([h[0], s])), { ...HANDLE, index: 1 }],
         ['idsOf an Array', (t, h) => t.idsOf([h[0]]), TYPE],
