@@ -12,8 +12,8 @@
 //! edges, degenerate rectangles and stacks of elements at one spot are all
 //! common.
 //!
-//! `PROPTEST_CASES=n` sets the number of cases per world (256): the quadtree
-//! runs `n / 2` of them, each grid `n / 4` (see [`config`]). `MODEL_STATS=1`
+//! `PROPTEST_CASES=n` (256 by default) sets the number of cases per world:
+//! each structure runs `n / 3` of them (see [`config`]). `MODEL_STATS=1`
 //! prints the final `stats()` of every case, to see how deep the generated
 //! trees get.
 
@@ -27,10 +27,10 @@ use common::{
     is_good, next_down, next_up, pairs_sorted, query_point_sorted, query_sorted, snapshot, Lcg,
     Shape, Subject,
 };
-use flatquad::{AnyIndex, Error, Handle, Kind, Quadtree, Rect, SpatialIndex};
+use flatquad::{AnyIndex, Error, Grid, Handle, Kind, NodeInfo, Quadtree, Rect, SpatialIndex};
 use proptest::prelude::*;
 use proptest::sample::select;
-use proptest::test_runner::Config;
+use proptest::test_runner::{Config, TestRunner};
 
 // ---------------------------------------------------------------------------
 // Operations
@@ -405,23 +405,39 @@ fn case(world: Rect, kind: Kind) -> impl Strategy<Value = (Shape, Vec<Op>)> {
     })
 }
 
-/// `PROPTEST_CASES` (256 by default) cases per world shared between the
-/// structures: half for the quadtree, a quarter for each grid (at least one
-/// each), which keeps `make test` about as long as when only the tree ran.
-fn config(kind: Kind) -> Config {
+/// The cases per world of each structure: a third of `PROPTEST_CASES` (256 by
+/// default; at least one). The three together then cost about what the
+/// quadtree alone did with all of them (a grid's case costs up to twice a
+/// tree's: its cells, up to 64 × 64, are validated, walked and snapshotted
+/// after every operation), which keeps `make test` (1,024) well under a
+/// minute on two busy cores.
+///
+/// (The `proptest!` macro would let `PROPTEST_CASES` override any share, so
+/// the model runs its own [`TestRunner`].)
+fn config() -> Config {
     let per_world: u32 = std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(256);
-    let share = match kind {
-        Kind::Quadtree => 2,
-        Kind::Grid | Kind::LooseGrid => 1,
-    };
     Config {
-        cases: (per_world * share / 4).max(1),
+        cases: (per_world / 3).max(1),
         // Failures print the minimal sequence; no regression files in the tree.
         failure_persistence: None,
         ..Config::default()
+    }
+}
+
+/// The property test of one structure over one world: [`config`]'s cases of
+/// [`case`], each [`run`]; a failure is shrunk and shown with its shape and
+/// operations.
+fn check_model(world: Rect, kind: Kind) {
+    let mut runner = TestRunner::new(config());
+    let result = runner.run(&case(world, kind), |(shape, ops)| {
+        run(world, true, shape, &ops);
+        Ok(())
+    });
+    if let Err(error) = result {
+        panic!("{kind:?} over {world:?}: {error}\n{runner}");
     }
 }
 
@@ -446,11 +462,21 @@ struct Harness {
     exact_cells: bool,
 }
 
-/// Bytes a grid may hold per element it held at most: a slot, links into at
-/// most a few cells, an entry in a list of big elements, and pools grown to
-/// twice that, with room to spare. An element linked into every cell of a
-/// 64 × 64 grid costs 32 KiB.
-const GRID_BYTES_PER_ELEMENT: usize = 1024;
+/// Bytes a grid may hold per element it held at most: a slot, an entry in a
+/// list of big elements, links into as many cells as a grid links an element
+/// into (a uniform grid at most `Grid::MAX_CELLS_PER_ELEMENT` (32 × 32) and at
+/// most a quarter of its cells, a loose grid one), and pools grown to twice
+/// that, with room to spare. An element linked into every cell of a 256 × 256
+/// grid would cost 512 KiB.
+fn bytes_per_element(shape: &Shape) -> usize {
+    match *shape {
+        Shape::Grid { .. } => {
+            let quarter = (shape.cells() / 4).max(1);
+            512 + 16 * quarter.min(Grid::MAX_CELLS_PER_ELEMENT as usize)
+        }
+        _ => 1024,
+    }
+}
 
 /// Bytes a loose grid may hold per element placed (inserted or moved): moving
 /// an element into a loose cell grows the cell's box, which may list it in
@@ -801,7 +827,8 @@ impl Harness {
                 assert!(visits <= 1);
             }
             Op::Traverse => {
-                check_traverse(&self.index, self.exact_cells);
+                let infos = check_traverse(&self.index, self.exact_cells);
+                self.check_cells(&infos);
             }
             Op::Inspect(s) => {
                 let h = self.resolve(s);
@@ -816,6 +843,67 @@ impl Harness {
                         same_error(&self.index.rect(h).unwrap_err(), &Error::InvalidHandle(h));
                     }
                 }
+            }
+        }
+    }
+
+    /// What `traverse` shows of a grid's cells, against the model. A uniform
+    /// grid's cell (index `cy * columns + cx`, the border cells owning the
+    /// plane beyond the world) holds no more elements than meet it, and no
+    /// element covering the world when there are two cells or more: such an
+    /// element meets more than a quarter of the cells, so it is kept apart. A
+    /// loose grid holds each element in one cell at most, and none more than
+    /// 16 of its cells wide or tall (it keeps apart those wider than a few,
+    /// whose cell's box would be listed in many tight cells).
+    fn check_cells(&self, infos: &[NodeInfo]) {
+        if !self.shape.shown() {
+            return;
+        }
+        let world = self.index.world();
+        match self.shape {
+            Shape::Tree { .. } => {}
+            Shape::Grid { columns, rows } => {
+                let covers = |r: &Rect| {
+                    r.x1 <= world.x1 && world.x2 <= r.x2 && r.y1 <= world.y1 && world.y2 <= r.y2
+                };
+                let apart = |r: &Rect| columns * rows >= 2 && covers(r);
+                for n in infos {
+                    let (cx, cy) = (n.index % columns, n.index / columns);
+                    // The cell's extent, an ulp wider (its borders are rounded
+                    // to f32 once), the border cells reaching to infinity.
+                    let edge = |at: bool, v: f32, beyond: f32| if at { beyond } else { v };
+                    let extent = Rect::new(
+                        edge(cx == 0, next_down(n.rect.x1), f32::NEG_INFINITY),
+                        edge(cy == 0, next_down(n.rect.y1), f32::NEG_INFINITY),
+                        edge(cx == columns - 1, next_up(n.rect.x2), f32::INFINITY),
+                        edge(cy == rows - 1, next_up(n.rect.y2), f32::INFINITY),
+                    );
+                    let could = self
+                        .model
+                        .values()
+                        .filter(|(r, _)| common::meets(r, &extent) && !apart(r))
+                        .count();
+                    assert!(
+                        n.count as usize <= could,
+                        "cell {n:?} holds {} elements, {could} meet it (none covering the world)",
+                        n.count
+                    );
+                }
+            }
+            Shape::LooseGrid { columns, rows, .. } => {
+                let (cell_w, cell_h) = (
+                    world.width() as f64 / columns as f64,
+                    world.height() as f64 / rows as f64,
+                );
+                let too_big = |r: &Rect| {
+                    r.width() as f64 > 16.001 * cell_w || r.height() as f64 > 16.001 * cell_h
+                };
+                let small = self.model.values().filter(|(r, _)| !too_big(r)).count();
+                let held: usize = infos.iter().map(|n| n.count as usize).sum();
+                assert!(
+                    held <= small,
+                    "{held} elements in cells, {small} no more than 16 cells wide and tall"
+                );
             }
         }
     }
@@ -898,7 +986,8 @@ impl Harness {
             // Memory is O(elements + cells): an element as big as the world, or
             // far bigger, must not be linked into every cell it covers.
             Shape::Grid { .. } | Shape::LooseGrid { .. } => {
-                let mut budget = self.empty_bytes + GRID_BYTES_PER_ELEMENT * (self.peak_len + 1);
+                let mut budget =
+                    self.empty_bytes + bytes_per_element(&self.shape) * (self.peak_len + 1);
                 if let Shape::LooseGrid { .. } = self.shape {
                     budget += LOOSE_BYTES_PER_PLACEMENT * self.placements;
                 }
@@ -988,28 +1077,19 @@ macro_rules! model_worlds {
             mod $name {
                 use super::*;
 
-                proptest! {
-                    #![proptest_config(config(Kind::Quadtree))]
-                    #[test]
-                    fn quadtree((shape, ops) in case($world, Kind::Quadtree)) {
-                        run($world, true, shape, &ops);
-                    }
+                #[test]
+                fn quadtree() {
+                    check_model($world, Kind::Quadtree);
                 }
 
-                proptest! {
-                    #![proptest_config(config(Kind::Grid))]
-                    #[test]
-                    fn grid((shape, ops) in case($world, Kind::Grid)) {
-                        run($world, true, shape, &ops);
-                    }
+                #[test]
+                fn grid() {
+                    check_model($world, Kind::Grid);
                 }
 
-                proptest! {
-                    #![proptest_config(config(Kind::LooseGrid))]
-                    #[test]
-                    fn loose_grid((shape, ops) in case($world, Kind::LooseGrid)) {
-                        run($world, true, shape, &ops);
-                    }
+                #[test]
+                fn loose_grid() {
+                    check_model($world, Kind::LooseGrid);
                 }
             }
         )+
@@ -1196,15 +1276,16 @@ fn grid_shapes() -> [Shape; 6] {
 }
 
 /// A grid's `stats().bytes` within the empty grid's plus
-/// [`GRID_BYTES_PER_ELEMENT`] per element.
-fn assert_grid_memory(index: &AnyIndex, empty_bytes: usize, context: &str) {
+/// [`bytes_per_element`] per element it held at most (`peak`; pools keep
+/// their capacity).
+fn assert_grid_memory(index: &AnyIndex, empty_bytes: usize, peak: usize, context: &str) {
     let stats = index.stats();
-    let budget = empty_bytes + GRID_BYTES_PER_ELEMENT * (index.len() + 1);
+    let peak = peak.max(index.len());
+    let budget = empty_bytes + bytes_per_element(&index.shape()) * (peak + 1);
     assert!(
         stats.bytes <= budget,
-        "{context}: {:?} blew up: {stats:?} for {} elements ({empty_bytes} bytes empty)",
+        "{context}: {:?} blew up: {stats:?} for at most {peak} elements ({empty_bytes} bytes empty)",
         index.shape(),
-        index.len()
     );
 }
 
@@ -1235,7 +1316,7 @@ fn many_elements_at_one_point_in_a_grid_are_exact() {
                     }
                 }
                 check_traverse(&index, true);
-                assert_grid_memory(&index, empty_bytes, "a stack at one point");
+                assert_grid_memory(&index, empty_bytes, 0, "a stack at one point");
                 let pairs = pairs_sorted(&index);
                 assert_eq!(pairs.len(), (n * (n - 1) / 2) as usize);
                 let probes = [
@@ -1300,7 +1381,7 @@ fn elements_covering_the_world_do_not_blow_up_a_grid() {
                 elements.push((index.insert(r, i).unwrap(), r));
             }
             index.validate().unwrap();
-            assert_grid_memory(&index, empty_bytes, "inserted");
+            assert_grid_memory(&index, empty_bytes, 0, "inserted");
             let probes = [
                 world,
                 Rect::point(world.x1, world.y1),
@@ -1324,7 +1405,7 @@ fn elements_covering_the_world_do_not_blow_up_a_grid() {
             index.update_many(&handles, &rects).unwrap();
             index.cleanup();
             index.validate().unwrap();
-            assert_grid_memory(&index, empty_bytes, "moved");
+            assert_grid_memory(&index, empty_bytes, 0, "moved");
             check_exact(&index, &elements, &probes);
 
             // A few small ones in a corner, and the whole plane.
@@ -1335,14 +1416,15 @@ fn elements_covering_the_world_do_not_blow_up_a_grid() {
             let r = Rect::new(f32::MIN, f32::MIN, f32::MAX, f32::MAX);
             elements.push((index.insert(r, 2000).unwrap(), r));
             index.validate().unwrap();
-            assert_grid_memory(&index, empty_bytes, "small ones added");
+            assert_grid_memory(&index, empty_bytes, 0, "small ones added");
             check_exact(&index, &elements, &probes);
             check_traverse(&index, true);
 
             // Gone again: back to the empty grid's shape.
+            let peak = index.len();
             index.remove_many(&handles).unwrap();
             common::cleanup_fully(&mut index);
-            assert_grid_memory(&index, empty_bytes, "removed");
+            assert_grid_memory(&index, empty_bytes, peak, "removed");
             check_exact(&index, &elements[200..], &probes);
         }
     }

@@ -22,10 +22,10 @@ use flatquad::{
 /// shape, zero allocations per frame, the big parallel batch, and its
 /// constructors' parameter errors. Turn it on when the real `Grid` lands
 /// (`bad_input::the_grid_gates_match_the_structures` fails until then).
-pub const REAL_GRID: bool = false;
+pub const REAL_GRID: bool = true;
 
 /// [`REAL_GRID`] for `LooseGrid`.
-pub const REAL_LOOSE_GRID: bool = false;
+pub const REAL_LOOSE_GRID: bool = true;
 
 /// Whether the checks that need the real structure run for `kind` (see
 /// [`REAL_GRID`]); says so on stderr when they do not.
@@ -290,19 +290,30 @@ pub fn brute_pairs(elements: &[(Handle, Rect)]) -> Vec<(Handle, Handle)> {
 }
 
 /// Brute force: for each element (sorted by handle), the handles of the others
-/// whose closed rectangles meet its own, sorted; one pass over all pairs.
+/// whose closed rectangles meet its own, sorted. Every pair whose x intervals
+/// overlap is tested (a sweep over the elements sorted by `x1`: the others
+/// are too far right once their `x1` passes this one's `x2`).
 pub fn brute_neighbours(elements: &[(Handle, Rect)]) -> Vec<Vec<Handle>> {
     let mut sorted: Vec<(Handle, Rect)> = elements.to_vec();
     sorted.sort_unstable_by_key(|e| e.0);
+    let mut by_x1: Vec<usize> = (0..sorted.len()).collect();
+    by_x1.sort_unstable_by(|&a, &b| sorted[a].1.x1.partial_cmp(&sorted[b].1.x1).unwrap());
     let mut near = vec![Vec::new(); sorted.len()];
-    for (i, (a, ra)) in sorted.iter().enumerate() {
-        for (j, (b, rb)) in sorted.iter().enumerate().skip(i + 1) {
-            if meets(ra, rb) {
-                // Visiting `i` in order keeps every list sorted.
-                near[i].push(*b);
-                near[j].push(*a);
+    for (k, &i) in by_x1.iter().enumerate() {
+        let ri = &sorted[i].1;
+        for &j in &by_x1[k + 1..] {
+            let rj = &sorted[j].1;
+            if rj.x1 > ri.x2 {
+                break;
+            }
+            if meets(ri, rj) {
+                near[i].push(sorted[j].0);
+                near[j].push(sorted[i].0);
             }
         }
+    }
+    for list in &mut near {
+        list.sort_unstable();
     }
     near
 }
