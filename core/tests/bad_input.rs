@@ -492,7 +492,7 @@ fn constructors() -> Vec<(&'static str, fn(Rect) -> Result<AnyIndex, Error>)> {
         }),
         ("Grid::new", |w| Grid::new(w, 7, 3).map(Into::into)),
         ("Grid::with_cell_size", |w| {
-            Grid::with_cell_size(w, w.width() / 5.0, w.height() / 3.0).map(Into::into)
+            Grid::with_cell_size(w, w.width(), w.height() / 3.0).map(Into::into)
         }),
         ("Grid::for_world", |w| Grid::for_world(w).map(Into::into)),
         ("LooseGrid::new", |w| {
