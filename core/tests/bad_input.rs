@@ -806,5 +806,12 @@ per_structure! {
     remove_many_refuses_duplicates_and_stale_handles,
     handles_from_before_clear_are_refused,
     queries_refuse_bad_rects_points_and_omits,
+}
+
+// An empty structure as deep or as fine as it gets.
+per_structure! {
+    quadtree: |world| Quadtree::new(world, 1, 30),
+    grid: |world| Grid::new(world, 64, 64),
+    loose_grid: |world| LooseGrid::new(world, 64, 64, 32, 32);
     refused_calls_on_an_empty_structure_change_nothing,
 }

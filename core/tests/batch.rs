@@ -90,5 +90,12 @@ per_structure! {
     grid: |world| Grid::new(world, 32, 32),
     loose_grid: |world| LooseGrid::new(world, 16, 16, 8, 8);
     big_and_small_batch_removals_remove_exactly_the_batch,
+}
+
+// 200 elements at one point of a small world.
+per_structure! {
+    quadtree: |world| Quadtree::new(world, 8, 4),
+    grid: |world| Grid::new(world, 8, 8),
+    loose_grid: |world| LooseGrid::new(world, 8, 8, 4, 4);
     a_refused_big_batch_leaves_no_marks,
 }
