@@ -59,11 +59,6 @@ const SIZE: f32 = 4.0;
 /// `Vec`s, and a query per agent into a reused `Vec`.
 fn a_warm_frame_allocates_nothing<T: Subject>(make: fn(Rect) -> T) {
     let mut tree = make(Rect::new(0.0, 0.0, WORLD, WORLD));
-    // The placeholder grids collect their elements in `pairs`, and compare
-    // every two: neither allocation-free nor fast enough for 20,000 agents.
-    if !common::real(tree.shape().kind()) {
-        return;
-    }
     let mut rng = Lcg(12345); // AGENTS.md's generator and seed
     let mut f = || rng.unit();
     let mut agents: Vec<Agent> = (0..N)

@@ -8,7 +8,7 @@ mod common;
 
 use std::ops::ControlFlow;
 
-use common::{snapshot, Snapshot, Subject, REAL_GRID, REAL_LOOSE_GRID};
+use common::{snapshot, Snapshot, Subject};
 use flatquad::{
     AnyIndex, Error, ErrorKind, Grid, Handle, Kind, LooseGrid, Quadtree, Rect, SpatialIndex,
 };
@@ -643,9 +643,6 @@ const BAD_CELL_SIZES: [f32; 8] = [
 
 #[test]
 fn grid_constructors_refuse_bad_parameters() {
-    if !common::real(Kind::Grid) {
-        return;
-    }
     let world = Rect::new(0.0, 0.0, 1.0, 1.0);
     for (columns, rows, name) in [
         (0, 1, "columns"),
@@ -701,9 +698,6 @@ fn grid_constructors_refuse_bad_parameters() {
 
 #[test]
 fn loose_grid_constructors_refuse_bad_parameters() {
-    if !common::real(Kind::LooseGrid) {
-        return;
-    }
     let world = Rect::new(0.0, 0.0, 1.0, 1.0);
     for (shape, name) in [
         ((0, 1, 1, 1), "columns"),
@@ -767,30 +761,6 @@ fn loose_grid_constructors_refuse_bad_parameters() {
     }
     let grid = LooseGrid::with_cell_size(world, 1e30).unwrap();
     assert_eq!((grid.columns(), grid.rows()), (1, 1));
-}
-
-/// [`REAL_GRID`] and [`REAL_LOOSE_GRID`] say whether the grids are the real
-/// ones (a placeholder accepts a grid of no columns): when a real grid lands,
-/// this fails until its checks are turned on.
-#[test]
-fn the_grid_gates_match_the_structures() {
-    let world = Rect::new(0.0, 0.0, 1.0, 1.0);
-    assert_eq!(
-        Grid::new(world, 0, 1).is_err(),
-        REAL_GRID,
-        "Grid is {}: set common::REAL_GRID to match",
-        if REAL_GRID { "a placeholder" } else { "real" }
-    );
-    assert_eq!(
-        LooseGrid::new(world, 0, 1, 1, 1).is_err(),
-        REAL_LOOSE_GRID,
-        "LooseGrid is {}: set common::REAL_LOOSE_GRID to match",
-        if REAL_LOOSE_GRID {
-            "a placeholder"
-        } else {
-            "real"
-        }
-    );
 }
 
 per_structure! {

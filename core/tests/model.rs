@@ -856,9 +856,6 @@ impl Harness {
     /// 16 of its cells wide or tall (it keeps apart those wider than a few,
     /// whose cell's box would be listed in many tight cells).
     fn check_cells(&self, infos: &[NodeInfo]) {
-        if !self.shape.shown() {
-            return;
-        }
         let world = self.index.world();
         match self.shape {
             Shape::Tree { .. } => {}
@@ -999,10 +996,8 @@ impl Harness {
                     self.placements,
                     self.empty_bytes
                 );
-                if self.shape.shown() {
-                    assert_eq!(stats.nodes, self.shape.cells(), "{stats:?}");
-                    assert_eq!(stats.max_depth_reached, 0, "{stats:?}");
-                }
+                assert_eq!(stats.nodes, self.shape.cells(), "{stats:?}");
+                assert_eq!(stats.max_depth_reached, 0, "{stats:?}");
             }
         }
     }

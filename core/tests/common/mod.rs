@@ -14,33 +14,6 @@ use flatquad::{
 // ---------------------------------------------------------------------------
 // The structures under test
 
-/// Whether `Grid` is the real uniform grid, not main's placeholder (a
-/// brute-force list whose `traverse` shows nothing, whose `stats` are zeros,
-/// whose constructors ignore their parameters, and whose `pairs` allocates and
-/// is quadratic). The checks that only the real grid can pass run when this is
-/// on: its cells in `traverse` and `stats`, its memory bound, its emptied
-/// shape, zero allocations per frame, the big parallel batch, and its
-/// constructors' parameter errors. Turn it on when the real `Grid` lands
-/// (`bad_input::the_grid_gates_match_the_structures` fails until then).
-pub const REAL_GRID: bool = true;
-
-/// [`REAL_GRID`] for `LooseGrid`.
-pub const REAL_LOOSE_GRID: bool = true;
-
-/// Whether the checks that need the real structure run for `kind` (see
-/// [`REAL_GRID`]); says so on stderr when they do not.
-pub fn real(kind: Kind) -> bool {
-    let real = match kind {
-        Kind::Quadtree => true,
-        Kind::Grid => REAL_GRID,
-        Kind::LooseGrid => REAL_LOOSE_GRID,
-    };
-    if !real {
-        eprintln!("skipped for the placeholder {kind:?} (see common::REAL_GRID)");
-    }
-    real
-}
-
 /// How a structure divides the plane, as its constructor was told.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shape {
@@ -66,16 +39,6 @@ impl Shape {
             Shape::Tree { .. } => Kind::Quadtree,
             Shape::Grid { .. } => Kind::Grid,
             Shape::LooseGrid { .. } => Kind::LooseGrid,
-        }
-    }
-
-    /// Whether `traverse` and `stats` show the structure (not a placeholder's
-    /// nothing and zeros); quiet, unlike [`real`].
-    pub fn shown(&self) -> bool {
-        match self {
-            Shape::Tree { .. } => true,
-            Shape::Grid { .. } => REAL_GRID,
-            Shape::LooseGrid { .. } => REAL_LOOSE_GRID,
         }
     }
 
@@ -106,9 +69,7 @@ impl Shape {
         };
         let index = index.unwrap_or_else(|e| panic!("{self:?} over {world:?}: {e}"));
         assert_eq!(index.world(), world);
-        if self.shown() {
-            assert_eq!(index.shape(), *self, "the parameters it was built with");
-        }
+        assert_eq!(index.shape(), *self, "the parameters it was built with");
         index
     }
 }
@@ -409,9 +370,7 @@ pub fn nodes<T: SpatialIndex>(index: &T) -> Vec<NodeInfo> {
 pub fn check_traverse<T: Subject>(index: &T, exact_cells: bool) -> Vec<NodeInfo> {
     match index.shape() {
         Shape::Tree { max_depth, .. } => check_tree(index, max_depth, exact_cells),
-        shape if shape.shown() => check_cells(index, shape, exact_cells),
-        // A placeholder shows nothing and counts nothing.
-        _ => nodes(index),
+        shape => check_cells(index, shape, exact_cells),
     }
 }
 
@@ -595,7 +554,7 @@ pub fn assert_emptied<T: Subject>(index: &T, context: &str) {
             (1, 1, 1, 0),
             "{context}: {stats:?}"
         ),
-        _ if shape.shown() => {
+        _ => {
             let cells = shape.cells();
             assert_eq!(
                 (
@@ -608,7 +567,6 @@ pub fn assert_emptied<T: Subject>(index: &T, context: &str) {
                 "{context}: {stats:?}"
             );
         }
-        _ => {}
     }
     assert_eq!(stats.elements, 0, "{context}: {stats:?}");
 }
