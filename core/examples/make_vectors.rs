@@ -24,7 +24,7 @@ impl Lcg {
         (self.next() >> 8) as f32 * (1.0 / 16_777_216.0)
     }
     fn below(&mut self, n: u32) -> u32 {
-        ((self.next() >> 8) as u64 * n as u64 >> 24) as u32
+        (((self.next() >> 8) as u64 * n as u64) >> 24) as u32
     }
     fn chance(&mut self, percent: u32) -> bool {
         self.below(100) < percent

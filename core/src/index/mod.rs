@@ -74,7 +74,9 @@ pub struct Stats {
     pub empty_leaves: usize,
     /// Deepest depth any node has (0 for a grid, or a tree that is one leaf).
     pub max_depth_reached: u32,
-    /// Element links: one per element per leaf or cell it is listed in.
+    /// Links: one per element per leaf or cell it is listed in (for a loose
+    /// grid, one per element in its loose cell plus one per listing of a loose
+    /// cell in a tight cell).
     pub element_links: usize,
     /// Bytes the structure holds, its pools' capacity included.
     pub bytes: usize,
