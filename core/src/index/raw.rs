@@ -212,3 +212,104 @@ pub trait Structure: Slots {
         }
     }
 }
+
+/// `impl HasSlots` and `impl Structure` for a structure whose slots are in a
+/// `slots` field and whose inherent methods have the house names — `insert_one`,
+/// `insert_batch`, `remove_slot`, `remove_batch`, `relocate`, `query_rect`,
+/// `query_at` — plus the optional hooks it names after a `;`
+/// (`overlapping_checked => neighbours`, `prefetch_overlapping => ...`,
+/// `prefetch_relocate => ...`). One line per structure instead of a copy of
+/// the same delegations in each.
+macro_rules! impl_structure {
+    ($t:ident $(; $($hook:ident => $method:ident),+ $(,)?)?) => {
+        impl $crate::index::raw::HasSlots for $t {
+            type Slot = Slot;
+            #[inline]
+            fn slot_pool(&self) -> &$crate::slots::SlotPool<Slot> {
+                &self.slots
+            }
+            #[inline]
+            fn slot_pool_mut(&mut self) -> &mut $crate::slots::SlotPool<Slot> {
+                &mut self.slots
+            }
+        }
+
+        impl $crate::index::raw::Structure for $t {
+            fn insert_checked(&mut self, rect: $crate::Rect, id: u32) -> $crate::Handle {
+                self.insert_one(rect, id)
+            }
+            fn insert_many_checked(
+                &mut self,
+                rects: &[$crate::Rect],
+                ids: &[u32],
+                handles: &mut Vec<$crate::Handle>,
+            ) {
+                self.insert_batch(rects, ids, handles)
+            }
+            fn remove_checked(&mut self, slot: u32) {
+                self.remove_slot(slot)
+            }
+            fn remove_marked(&mut self, handles: &[$crate::Handle]) {
+                self.remove_batch(handles)
+            }
+            fn relocate(&mut self, slot: u32, rect: $crate::Rect) {
+                $t::relocate(self, slot, rect)
+            }
+            fn query_checked<F>(
+                &self,
+                rect: $crate::Rect,
+                omit: u32,
+                visit: F,
+            ) -> core::ops::ControlFlow<()>
+            where
+                F: FnMut($crate::Handle) -> core::ops::ControlFlow<()>,
+            {
+                self.query_rect(rect, omit, visit)
+            }
+            fn query_point_checked<F>(
+                &self,
+                x: f32,
+                y: f32,
+                omit: u32,
+                visit: F,
+            ) -> core::ops::ControlFlow<()>
+            where
+                F: FnMut($crate::Handle) -> core::ops::ControlFlow<()>,
+            {
+                self.query_at(x, y, omit, visit)
+            }
+            $($($crate::index::raw::structure_hook!($hook => $method);)+)?
+        }
+    };
+}
+pub(crate) use impl_structure;
+
+/// One optional hook of [`impl_structure!`], delegating to `$method`.
+macro_rules! structure_hook {
+    (overlapping_checked => $method:ident) => {
+        fn overlapping_checked<F>(&self, slot: u32, visit: F) -> core::ops::ControlFlow<()>
+        where
+            F: FnMut($crate::Handle) -> core::ops::ControlFlow<()>,
+        {
+            self.$method(slot, visit)
+        }
+    };
+    (prefetch_overlapping => $method:ident) => {
+        #[inline]
+        fn prefetch_overlapping(&self, handles: &[$crate::Handle], index: usize) {
+            self.$method(handles, index)
+        }
+    };
+    (prefetch_relocate => $method:ident) => {
+        #[inline]
+        fn prefetch_relocate(
+            &self,
+            handles: &[$crate::Handle],
+            rects: &[$crate::Rect],
+            index: usize,
+        ) {
+            self.$method(handles, rects, index)
+        }
+    };
+}
+pub(crate) use structure_hook;

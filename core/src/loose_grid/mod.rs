@@ -26,7 +26,7 @@ use core::ops::ControlFlow;
 
 use crate::axis::Axis;
 use crate::big::BigList;
-use crate::index::raw::{HasSlots, Structure};
+use crate::index::raw::impl_structure;
 use crate::index::{check_world, NodeInfo, SpatialIndex, Stats};
 use crate::links::LinkPool;
 use crate::slots::{slot_record, SlotPool, NONE};
@@ -479,50 +479,7 @@ impl core::fmt::Debug for LooseGrid {
     }
 }
 
-impl HasSlots for LooseGrid {
-    type Slot = Slot;
-    #[inline]
-    fn slot_pool(&self) -> &SlotPool<Slot> {
-        &self.slots
-    }
-    #[inline]
-    fn slot_pool_mut(&mut self) -> &mut SlotPool<Slot> {
-        &mut self.slots
-    }
-}
-
-impl Structure for LooseGrid {
-    fn insert_checked(&mut self, rect: Rect, id: u32) -> Handle {
-        self.insert_one(rect, id)
-    }
-    fn insert_many_checked(&mut self, rects: &[Rect], ids: &[u32], handles: &mut Vec<Handle>) {
-        self.insert_batch(rects, ids, handles)
-    }
-    fn remove_checked(&mut self, slot: u32) {
-        self.remove_slot(slot)
-    }
-    fn remove_marked(&mut self, handles: &[Handle]) {
-        self.remove_batch(handles)
-    }
-    fn relocate(&mut self, slot: u32, rect: Rect) {
-        LooseGrid::relocate(self, slot, rect)
-    }
-    fn prefetch_relocate(&self, handles: &[Handle], rects: &[Rect], index: usize) {
-        self.prefetch_move(handles, rects, index)
-    }
-    fn query_checked<F>(&self, rect: Rect, omit: u32, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Handle) -> ControlFlow<()>,
-    {
-        self.query_rect(rect, omit, visit)
-    }
-    fn query_point_checked<F>(&self, x: f32, y: f32, omit: u32, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Handle) -> ControlFlow<()>,
-    {
-        self.query_at(x, y, omit, visit)
-    }
-}
+impl_structure!(LooseGrid; prefetch_relocate => prefetch_move);
 
 impl SpatialIndex for LooseGrid {
     fn world(&self) -> Rect {
