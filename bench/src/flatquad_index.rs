@@ -138,7 +138,7 @@ pub const AGENTS_GRID_CELL: f32 = 4.0;
 
 /// Loose grid cell side for the agents workload, in agent sides: about the
 /// smallest that keeps the loose grid within 32 bytes per agent.
-pub const AGENTS_LOOSE_CELL: f32 = 10.0;
+pub const AGENTS_LOOSE_CELL: f32 = 11.0;
 
 /// The deepest level whose cells are still at least four times the agent side:
 /// the largest `d` with `world / 2^d >= 4 * size` (0 if even the root is smaller),
