@@ -149,6 +149,9 @@ impl Slots for AnyIndex {
     fn prefetch_slot(&self, handle: Handle) {
         dispatch!(self, s => s.prefetch_slot(handle))
     }
+    fn prefetch_stamp(&self, handle: Handle) {
+        dispatch!(self, s => s.prefetch_stamp(handle))
+    }
     fn slot_count(&self) -> usize {
         dispatch!(self, s => s.slot_count())
     }

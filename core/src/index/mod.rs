@@ -291,11 +291,12 @@ pub trait SpatialIndex: Structure + Sized {
     /// [`Error::LengthMismatch`], or the first item's error inside [`Error::InBatch`].
     fn update_many(&mut self, handles: &[Handle], rects: &[Rect]) -> Result<(), Error> {
         check_lengths(handles.len(), rects.len())?;
-        // Each handle's slot is one cache miss when handles come in an order
-        // unrelated to memory; asking for slots a few handles ahead overlaps them.
+        // The checks read the dense stamps (4 bytes an element), not the
+        // slots; asking for them a few handles ahead overlaps the misses when
+        // handles come in an order unrelated to memory.
         for (index, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
             if let Some(&ahead) = handles.get(index + PREFETCH_AHEAD) {
-                self.prefetch_slot(ahead);
+                self.prefetch_stamp(ahead);
             }
             check_rect(rect)
                 .and_then(|_| self.lookup(handle))

@@ -42,6 +42,8 @@ pub trait Slots {
     fn set_mark(&mut self, slot: u32, on: bool);
     /// Starts loading a handle's slot into the cache (a hint; any value is fine).
     fn prefetch_slot(&self, handle: Handle);
+    /// Starts loading a handle's stamp, what [`lookup`](Slots::lookup) reads.
+    fn prefetch_stamp(&self, handle: Handle);
     /// Slots in the pool, live or not: the bound of [`element_at`](Slots::element_at).
     fn slot_count(&self) -> usize;
     /// The element in slot `slot` as `(handle, rectangle, id)`, if it is live.
@@ -85,6 +87,10 @@ impl<T: HasSlots> Slots for T {
         self.slot_pool().prefetch(handle)
     }
     #[inline]
+    fn prefetch_stamp(&self, handle: Handle) {
+        self.slot_pool().prefetch_stamp(handle)
+    }
+    #[inline]
     fn slot_count(&self) -> usize {
         self.slot_pool().slots.len()
     }
@@ -92,7 +98,8 @@ impl<T: HasSlots> Slots for T {
     fn element_at(&self, slot: u32) -> Option<(Handle, Rect, u32)> {
         let pool = self.slot_pool();
         let s = pool.slots.get(slot as usize)?;
-        s.is_live().then(|| (pool.handle(slot), s.rect(), s.id()))
+        pool.is_live(slot)
+            .then(|| (pool.handle(slot), s.rect(), s.id()))
     }
 }
 
