@@ -375,6 +375,9 @@ impl Structure for Grid {
     fn relocate(&mut self, slot: u32, rect: Rect) {
         Grid::relocate(self, slot, rect)
     }
+    fn relocate_many(&mut self, handles: &[Handle], rects: &[Rect]) {
+        self.relocate_batch(handles, rects)
+    }
     fn query_checked<F>(&self, rect: Rect, omit: u32, visit: F) -> ControlFlow<()>
     where
         F: FnMut(Handle) -> ControlFlow<()>,

@@ -176,6 +176,9 @@ impl Structure for AnyIndex {
     fn relocate(&mut self, slot: u32, rect: Rect) {
         dispatch!(self, s => s.relocate(slot, rect))
     }
+    fn relocate_many(&mut self, handles: &[Handle], rects: &[Rect]) {
+        dispatch!(self, s => s.relocate_many(handles, rects))
+    }
     fn query_checked<F>(&self, rect: Rect, omit: u32, visit: F) -> ControlFlow<()>
     where
         F: FnMut(Handle) -> ControlFlow<()>,

@@ -302,10 +302,7 @@ pub trait SpatialIndex: Structure + Sized {
                 .and_then(|_| self.lookup(handle))
                 .map_err(|e| e.in_batch(index))?;
         }
-        for (index, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
-            self.prefetch_relocate(handles, rects, index);
-            self.relocate(handle.slot(), rect);
-        }
+        self.relocate_many(handles, rects);
         Ok(())
     }
 

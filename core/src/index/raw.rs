@@ -133,6 +133,17 @@ pub trait Structure: Slots {
     /// Gives a live slot's element the valid rectangle `rect`.
     fn relocate(&mut self, slot: u32, rect: Rect);
 
+    /// [`relocate`](Structure::relocate)s each live handle's slot to its
+    /// valid rectangle, in order (`update_many` after its checks). The default
+    /// moves one by one, with [`prefetch_relocate`](Structure::prefetch_relocate)
+    /// hints; a structure may reorder the work if the result is the same.
+    fn relocate_many(&mut self, handles: &[Handle], rects: &[Rect]) {
+        for (index, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
+            self.prefetch_relocate(handles, rects, index);
+            self.relocate(handle.slot(), rect);
+        }
+    }
+
     /// Visits each element whose closed rectangle meets the valid `rect`, once,
     /// leaving out slot `omit` ([`NONE`](crate::slots::NONE) for none).
     fn query_checked<F>(&self, rect: Rect, omit: u32, visit: F) -> ControlFlow<()>
