@@ -132,9 +132,13 @@ impl FlatquadConfig {
 /// fastest all-pairs frame on uniform-100k.
 pub const AGENTS_MAX_ELEMENTS: u32 = 16;
 
-/// Grid cell side for the agents workload, in agent sides: the rebuilt grid's
-/// measured best (`GridIndex::DEFAULT_FACTOR`).
-pub const AGENTS_GRID_CELL: f32 = 4.0;
+/// Grid cell side for the agents workload, in agent sides. Measured with the
+/// prefetching pair walk and moves (frame ms, all-pairs / per-agent, one
+/// session): uniform-1m all-pairs 73 / 61 / 60-68 with cells of 4 / 6 / 8;
+/// uniform-100k 6.0 / 4.3 / 3.9 and 6.9 / 5.3 / 4.9-5.5; mixed-100k 11.4 /
+/// 8.6 / 7.9 and 15.3 / 13.2 / 12.5; clustered-100k the other way, 33.7 /
+/// 41.3 / 51.1 and 58.4 / 61.8 / 67.6. Six is the compromise.
+pub const AGENTS_GRID_CELL: f32 = 6.0;
 
 /// Loose grid cell side for the agents workload, in agent sides: about the
 /// smallest that keeps the loose grid within 32 bytes per agent.

@@ -5,6 +5,7 @@ use core::ops::ControlFlow;
 
 use arrayvec::ArrayVec;
 
+use crate::rect::meets;
 use crate::slots::{SlotPool, SlotRecord, NONE};
 use crate::{Handle, Rect};
 
@@ -93,7 +94,7 @@ where
     if gathered.len() <= SWEEP_FROM {
         for (i, (rect_a, a)) in gathered.iter().enumerate() {
             for (rect_b, b) in &gathered[i + 1..] {
-                if rect_a.intersects(rect_b) && owns(rect_a, rect_b) {
+                if meets(rect_a, rect_b) && owns(rect_a, rect_b) {
                     visit(pool.handle(*a), pool.handle(*b))?;
                 }
             }
@@ -108,7 +109,7 @@ where
             if rect_b.x1 > rect_a.x2 {
                 break;
             }
-            if rect_a.intersects(rect_b) && owns(rect_a, rect_b) {
+            if meets(rect_a, rect_b) && owns(rect_a, rect_b) {
                 visit(pool.handle(*a), pool.handle(*b))?;
             }
         }
@@ -137,7 +138,7 @@ where
         while inner != NONE {
             let Link { next, element: b } = links[inner as usize];
             let rect_b = &slots[b as usize].rect();
-            if rect_a.intersects(rect_b) && owns(&rect_a, rect_b) {
+            if meets(&rect_a, rect_b) && owns(&rect_a, rect_b) {
                 visit(pool.handle(a), pool.handle(b))?;
             }
             inner = next;

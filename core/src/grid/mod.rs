@@ -31,7 +31,6 @@ use crate::{Error, Handle, Rect};
 pub struct Slot {
     pub(crate) rect: Rect,
     pub(crate) id: u32,
-    pub(crate) stamp: u32,
     /// The [`Span`] of `rect` (while live), packed.
     pub(crate) cells: [u16; 4],
 }
@@ -41,7 +40,6 @@ slot_record!(
     Slot {
         rect: Rect::new(0.0, 0.0, 0.0, 0.0),
         id: 0,
-        stamp: 0,
         cells: [0; 4],
     }
 );
@@ -349,7 +347,12 @@ impl core::fmt::Debug for Grid {
     }
 }
 
-impl_structure!(Grid; overlapping_checked => neighbours, prefetch_overlapping => prefetch_neighbours);
+impl_structure!(
+    Grid;
+    relocate_many => relocate_batch,
+    overlapping_checked => neighbours,
+    prefetch_overlapping => prefetch_neighbours,
+);
 
 impl SpatialIndex for Grid {
     fn world(&self) -> Rect {

@@ -5,8 +5,11 @@ use core::ops::ControlFlow;
 
 use crate::grid::Grid;
 use crate::links::list_pairs;
-use crate::slots::NONE;
+use crate::slots::{prefetch, NONE};
 use crate::Handle;
+
+/// How many cells ahead of the pair walk [`Grid::prefetch_cells_ahead`] starts.
+const WALK_AHEAD: usize = 24;
 
 impl Grid {
     /// The pairs among the elements in cells, then those with a big element.
@@ -29,10 +32,13 @@ impl Grid {
     {
         let links = &self.links.links;
         let columns = self.columns();
+        let end = self.cell_index(0, rows.end);
         for cy in rows {
             let row = self.cell_index(0, cy);
             for cx in 0..columns {
-                let head = self.cells[row + cx as usize];
+                let cell = row + cx as usize;
+                self.prefetch_cells_ahead(cell, end);
+                let head = self.cells[cell];
                 // Both elements of a pair meet the cell, so the corner of their
                 // intersection lies at or before the cell's far borders: the
                 // cell owns it when it lies past the near ones.
@@ -51,6 +57,42 @@ impl Grid {
             }
         }
         ControlFlow::Continue(())
+    }
+
+    /// Stages ahead of the pair walk at `cell` (cells before `end` only), each
+    /// reading what the one before fetched: the first link of a cell far
+    /// ahead, then a nearer cell's first element and second link, then a
+    /// still nearer cell's second element and third link. The walk reads the
+    /// cells in order but their links and slots anywhere, so without this
+    /// nearly every list step is a cache miss.
+    #[inline(always)]
+    fn prefetch_cells_ahead(&self, cell: usize, end: usize) {
+        let (links, slots) = (&self.links.links, &self.slots.slots);
+        let head = |at: usize| self.cells[at.min(end - 1)];
+        let far = head(cell + WALK_AHEAD);
+        if let Some(link) = links.get(far as usize) {
+            prefetch(link);
+        }
+        let near = head(cell + WALK_AHEAD * 2 / 3);
+        if let Some(link) = links.get(near as usize) {
+            if let Some(slot) = slots.get(link.element as usize) {
+                prefetch(slot);
+            }
+            if let Some(next) = links.get(link.next as usize) {
+                prefetch(next);
+            }
+        }
+        let nearest = head(cell + WALK_AHEAD / 3);
+        if let Some(link) = links.get(nearest as usize) {
+            if let Some(second) = links.get(link.next as usize) {
+                if let Some(slot) = slots.get(second.element as usize) {
+                    prefetch(slot);
+                }
+                if let Some(next) = links.get(second.next as usize) {
+                    prefetch(next);
+                }
+            }
+        }
     }
 
     /// Each big element against the elements in cells (a query of its

@@ -5,7 +5,7 @@ use core::ops::ControlFlow;
 use crate::grid::{Grid, Span};
 use crate::index::raw::PREFETCH_AHEAD;
 use crate::links::Link;
-use crate::slots::{prefetch, SlotRecord, NONE};
+use crate::slots::{prefetch, NONE};
 use crate::{Handle, Rect};
 
 impl Grid {
@@ -108,7 +108,7 @@ impl Grid {
         F: FnMut(Handle) -> ControlFlow<()>,
     {
         for (index, slot) in self.slots.slots.iter().enumerate() {
-            if slot.is_live()
+            if self.slots.is_live(index as u32)
                 && index as u32 != omit
                 && slot.rect.intersects(rect)
                 && !(small_only && self.is_big(&Span::unpack(slot.cells)))

@@ -2,27 +2,62 @@
 //! rectangle; otherwise the element leaves the cells it no longer meets and
 //! joins the new ones, or moves between the cells and the big list.
 
-use crate::grid::Grid;
-use crate::Rect;
+use arrayvec::ArrayVec;
+
+use crate::grid::{Grid, Span};
+use crate::index::raw::PREFETCH_AHEAD;
+use crate::slots::prefetch;
+use crate::{Handle, Rect};
+
+/// One element leaving the cells of `from` for those of `to`.
+#[derive(Clone, Copy)]
+struct Move {
+    slot: u32,
+    from: Span,
+    to: Span,
+}
+
+/// How many handles ahead a batch fetches slots.
+const SLOTS_AHEAD: usize = 2 * PREFETCH_AHEAD;
+/// Moves a batch gathers before it relinks them.
+const MOVES: usize = 256;
+/// How many moves ahead [`Grid::relink_moves`] fetches the list heads of the
+/// cells a move leaves and joins; the first links of the cells it leaves
+/// follow at two thirds of that, their second links at one third.
+const HEADS_AHEAD: usize = 24;
 
 impl Grid {
-    pub(crate) fn relocate(&mut self, slot: u32, rect: Rect) {
-        let from = self.span_at(slot);
-        // The common case: the new rectangle's edges lie in the same border
-        // cells, so it meets the same cells (four pairs of comparisons).
+    /// Whether `rect` meets the same cells as `from`: its edges lie in the
+    /// same border cells (four pairs of comparisons).
+    #[inline]
+    fn stays(&self, from: &Span, rect: &Rect) -> bool {
         let (ax, ay) = (&self.axis_x, &self.axis_y);
-        if ax.owns(from.x1, rect.x1)
+        ax.owns(from.x1, rect.x1)
             & ax.owns(from.x2, rect.x2)
             & ay.owns(from.y1, rect.y1)
             & ay.owns(from.y2, rect.y2)
-        {
+    }
+
+    /// Gives a live slot the rectangle `rect`; returns the move to relink if
+    /// the rectangle leaves the slot's cells (the slot records the new ones).
+    #[inline]
+    fn move_slot(&mut self, slot: u32, rect: Rect) -> Option<Move> {
+        let from = self.span_at(slot);
+        // The common case: the same cells, only the rectangle changes.
+        if self.stays(&from, &rect) {
             self.slots.slots[slot as usize].rect = rect;
-            return;
+            return None;
         }
         let to = self.span(&rect);
         let record = &mut self.slots.slots[slot as usize];
         record.rect = rect;
         record.cells = to.pack();
+        Some(Move { slot, from, to })
+    }
+
+    /// Takes a moved element out of the lists it left and into those it joined.
+    #[inline]
+    fn relink(&mut self, Move { slot, from, to }: Move) {
         match (self.is_big(&from), self.is_big(&to)) {
             (true, true) => {}
             (true, false) => {
@@ -36,6 +71,91 @@ impl Grid {
             (false, false) => {
                 self.unlink_cells(slot, from, Some(to));
                 self.link_cells(slot, to, Some(from));
+            }
+        }
+    }
+
+    pub(crate) fn relocate(&mut self, slot: u32, rect: Rect) {
+        if let Some(moved) = self.move_slot(slot, rect) {
+            self.relink(moved);
+        }
+    }
+
+    /// `update_many`'s moves, checked: every slot takes its rectangle in
+    /// order (the slots are fetched ahead); the moves that leave their cells
+    /// are gathered and relinked in groups, in the same order, each group
+    /// fetching the lists it will search ahead. The lists then change exactly
+    /// as by one [`relocate`](Grid::relocate) after another.
+    pub(crate) fn relocate_batch(&mut self, handles: &[Handle], rects: &[Rect]) {
+        let mut moves = ArrayVec::<Move, MOVES>::new();
+        for (index, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
+            if let Some(&ahead) = handles.get(index + SLOTS_AHEAD) {
+                self.slots.prefetch(ahead);
+            }
+            if let Some(moved) = self.move_slot(handle.slot(), rect) {
+                moves.push(moved);
+                if moves.is_full() {
+                    self.relink_moves(&moves);
+                    moves.clear();
+                }
+            }
+        }
+        self.relink_moves(&moves);
+    }
+
+    /// Relinks `moves` in order, fetching ahead the list heads of the cells a
+    /// move leaves and joins, then the first and second links of the lists it
+    /// leaves (where the search for its links starts).
+    fn relink_moves(&mut self, moves: &[Move]) {
+        for k in 0..moves.len() + HEADS_AHEAD {
+            if let Some(m) = moves.get(k) {
+                for span in [m.from, m.to] {
+                    if self.few_cells(&span) {
+                        self.for_each_head(span, prefetch);
+                    }
+                }
+            }
+            let first = (k + HEADS_AHEAD * 2 / 3).checked_sub(HEADS_AHEAD);
+            if let Some(m) = first.and_then(|j| moves.get(j)) {
+                if self.few_cells(&m.from) {
+                    self.for_each_head(m.from, |&head| {
+                        if let Some(link) = self.links.links.get(head as usize) {
+                            prefetch(link);
+                        }
+                    });
+                }
+            }
+            let second = (k + HEADS_AHEAD / 3).checked_sub(HEADS_AHEAD);
+            if let Some(m) = second.and_then(|j| moves.get(j)) {
+                if self.few_cells(&m.from) {
+                    self.for_each_head(m.from, |&head| {
+                        let links = &self.links.links;
+                        if let Some(link) = links.get(head as usize) {
+                            if let Some(next) = links.get(link.next as usize) {
+                                prefetch(next);
+                            }
+                        }
+                    });
+                }
+            }
+            if let Some(&m) = k.checked_sub(HEADS_AHEAD).and_then(|j| moves.get(j)) {
+                self.relink(m);
+            }
+        }
+    }
+
+    /// Whether `span` is of an element in at most four cells (worth fetching).
+    #[inline(always)]
+    fn few_cells(&self, span: &Span) -> bool {
+        span.cells() <= 4 && !self.is_big(span)
+    }
+
+    /// Calls `f` with the list head of every cell of `span`.
+    #[inline(always)]
+    fn for_each_head(&self, span: Span, mut f: impl FnMut(&u32)) {
+        for cy in span.y1..=span.y2 {
+            for cx in span.x1..=span.x2 {
+                f(&self.cells[self.cell_index(cx, cy)]);
             }
         }
     }

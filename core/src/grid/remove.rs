@@ -35,13 +35,13 @@ impl Grid {
     /// Unlinks every element whose slot is marked from every cell and from the
     /// big list.
     fn unlink_marked(&mut self) {
-        let (links, slots) = (&mut self.links, &self.slots.slots);
+        let (links, stamps) = (&mut self.links, &self.slots.stamps);
         for head in self.cells.iter_mut() {
             let mut previous = NONE;
             let mut link = *head;
             while link != NONE {
                 let Link { next, element } = links.links[link as usize];
-                if slots[element as usize].stamp & MARK != 0 {
+                if stamps[element as usize] & MARK != 0 {
                     if previous == NONE {
                         *head = next;
                     } else {
@@ -56,7 +56,7 @@ impl Grid {
         }
         self.big
             .slots
-            .retain(|&slot| slots[slot as usize].stamp & MARK == 0);
+            .retain(|&slot| stamps[slot as usize] & MARK == 0);
     }
 
     /// Unlinks the element in `slot`, of span `span`, from its cells or the big list.

@@ -41,7 +41,7 @@ impl Grid {
                     }
                     link_seen[at] = true;
                     let element = links[at].element as usize;
-                    if element >= slots.len() || !slots[element].is_live() {
+                    if element >= slots.len() || !self.slots.is_live(element as u32) {
                         return Err(format!("cell {cell} links dead slot {element}"));
                     }
                     if last_cell[element] == cell {
@@ -64,7 +64,7 @@ impl Grid {
         let mut in_big = vec![false; slots.len()];
         for &slot in &self.big.slots {
             let at = slot as usize;
-            if at >= slots.len() || !slots[at].is_live() || in_big[at] {
+            if at >= slots.len() || !self.slots.is_live(slot) || in_big[at] {
                 return Err(format!(
                     "big list: slot {at} out of range, dead or listed twice"
                 ));
@@ -73,7 +73,7 @@ impl Grid {
         }
 
         for (index, slot) in slots.iter().enumerate() {
-            if !slot.is_live() {
+            if !self.slots.is_live(index as u32) {
                 continue; // dead slots were refused above, in cells and the big list
             }
             let span = self.span(&slot.rect());

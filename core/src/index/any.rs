@@ -149,6 +149,9 @@ impl Slots for AnyIndex {
     fn prefetch_slot(&self, handle: Handle) {
         dispatch!(self, s => s.prefetch_slot(handle))
     }
+    fn prefetch_stamp(&self, handle: Handle) {
+        dispatch!(self, s => s.prefetch_stamp(handle))
+    }
     fn slot_count(&self) -> usize {
         dispatch!(self, s => s.slot_count())
     }
@@ -172,6 +175,9 @@ impl Structure for AnyIndex {
     }
     fn relocate(&mut self, slot: u32, rect: Rect) {
         dispatch!(self, s => s.relocate(slot, rect))
+    }
+    fn relocate_many(&mut self, handles: &[Handle], rects: &[Rect]) {
+        dispatch!(self, s => s.relocate_many(handles, rects))
     }
     fn query_checked<F>(&self, rect: Rect, omit: u32, visit: F) -> ControlFlow<()>
     where

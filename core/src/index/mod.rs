@@ -293,20 +293,18 @@ pub trait SpatialIndex: Structure + Sized {
     /// [`Error::LengthMismatch`], or the first item's error inside [`Error::InBatch`].
     fn update_many(&mut self, handles: &[Handle], rects: &[Rect]) -> Result<(), Error> {
         check_lengths(handles.len(), rects.len())?;
-        // Each handle's slot is one cache miss when handles come in an order
-        // unrelated to memory; asking for slots a few handles ahead overlaps them.
+        // The checks read the dense stamps (4 bytes an element), not the
+        // slots; asking for them a few handles ahead overlaps the misses when
+        // handles come in an order unrelated to memory.
         for (index, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
             if let Some(&ahead) = handles.get(index + PREFETCH_AHEAD) {
-                self.prefetch_slot(ahead);
+                self.prefetch_stamp(ahead);
             }
             check_rect(rect)
                 .and_then(|_| self.lookup(handle))
                 .map_err(|e| e.in_batch(index))?;
         }
-        for (index, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
-            self.prefetch_relocate(handles, rects, index);
-            self.relocate(handle.slot(), rect);
-        }
+        self.relocate_many(handles, rects);
         Ok(())
     }
 
@@ -423,6 +421,14 @@ pub trait SpatialIndex: Structure + Sized {
         for (index, &handle) in handles.iter().enumerate() {
             self.lookup(handle).map_err(|e| e.in_batch(index))?;
         }
+        // Most elements at once: one pair walk answers them all, far cheaper
+        // than a query each (unless a handle is given twice).
+        if handles.len() >= PAIRS_FROM
+            && handles.len() * 4 >= self.live()
+            && overlapping_by_pairs(self, handles, offsets, hits)
+        {
+            return Ok(());
+        }
         offsets.clear();
         hits.clear();
         offsets.reserve(handles.len() + 1);
@@ -524,6 +530,83 @@ pub trait SpatialIndex: Structure + Sized {
     }
 }
 
+/// Batches of at least this many handles, and a quarter of the elements,
+/// may go through [`overlapping_by_pairs`].
+const PAIRS_FROM: usize = 256;
+
+/// [`SpatialIndex::overlapping_many`] of live `handles` through one pair walk:
+/// every intersecting pair with a requested element is buffered, the rows are
+/// counted, then filled (a counting sort). The buffer and the row of each slot
+/// live in `hits` and `offsets`, which keep their capacity, so a warm frame
+/// allocates nothing. Returns `false`, having written nothing meaningful, if a
+/// handle is given twice (a slot can have one row only here).
+fn overlapping_by_pairs<T: SpatialIndex>(
+    index: &T,
+    handles: &[Handle],
+    offsets: &mut Vec<usize>,
+    hits: &mut Vec<Handle>,
+) -> bool {
+    const NO_ROW: usize = usize::MAX;
+    let rows = handles.len();
+    // offsets[..=rows]: counts, then starts, then ends of the rows;
+    // offsets[rows + 1..]: the row of each slot.
+    offsets.clear();
+    offsets.resize(rows + 1 + index.slot_count(), NO_ROW);
+    let (counts, row_of) = offsets.split_at_mut(rows + 1);
+    counts.fill(0);
+    for (row, handle) in handles.iter().enumerate() {
+        let at = &mut row_of[handle.slot() as usize];
+        if *at != NO_ROW {
+            return false;
+        }
+        *at = row;
+    }
+    // Each pair as the two slots in one word.
+    hits.clear();
+    let _ = index.pairs_with(|a, b| {
+        let (row_a, row_b) = (row_of[a.slot() as usize], row_of[b.slot() as usize]);
+        if row_a != NO_ROW {
+            counts[row_a] += 1;
+        }
+        if row_b != NO_ROW {
+            counts[row_b] += 1;
+        }
+        if (row_a != NO_ROW) | (row_b != NO_ROW) {
+            hits.push(Handle::from_raw(
+                u64::from(a.slot()) | u64::from(b.slot()) << 32,
+            ));
+        }
+        ControlFlow::Continue(())
+    });
+    let mut total = 0;
+    for count in &mut counts[..rows] {
+        let n = *count;
+        *count = total;
+        total += n;
+    }
+    let buffered = hits.len();
+    hits.resize(buffered + total, Handle::from_raw(0));
+    let (pairs, out) = hits.split_at_mut(buffered);
+    for pair in pairs.iter() {
+        let raw = pair.to_raw();
+        let (a, b) = (raw as u32, (raw >> 32) as u32);
+        for (from, to) in [(a, b), (b, a)] {
+            let row = row_of[from as usize];
+            if row != NO_ROW {
+                out[counts[row]] = index.handle_at(to);
+                counts[row] += 1;
+            }
+        }
+    }
+    hits.copy_within(buffered.., 0);
+    hits.truncate(total);
+    // counts[i] is now the end of row i: shift them into offsets[i + 1].
+    offsets.truncate(rows + 1);
+    offsets.copy_within(..rows, 1);
+    offsets[0] = 0;
+    true
+}
+
 /// [`Error::LengthMismatch`] unless two batch slices are equally long.
 pub(crate) fn check_lengths(expected: usize, found: usize) -> Result<(), Error> {
     if expected == found {
@@ -539,5 +622,63 @@ pub(crate) fn collect_into(hits: &mut Vec<Handle>) -> impl FnMut(Handle) -> Cont
     |handle| {
         hits.push(handle);
         ControlFlow::Continue(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{AnyIndex, Kind, SpatialIndex};
+    use crate::{Handle, Rect};
+
+    /// `overlapping_many` by one pair walk (big batches) gives the rows one
+    /// `overlapping` each gives: whole and partial batches, big elements, a
+    /// freed slot, and a handle given twice (which takes the other route).
+    #[test]
+    fn overlapping_many_by_pairs_matches_one_by_one() {
+        let world = Rect::new(0.0, 0.0, 256.0, 256.0);
+        let mut seed = 7u32;
+        let mut next = move || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1 << 24) as f32
+        };
+        for kind in [Kind::Quadtree, Kind::Grid, Kind::LooseGrid] {
+            let mut index = AnyIndex::for_world(kind, world).unwrap();
+            let rects: Vec<Rect> = (0..2000)
+                .map(|i| {
+                    let side = if i % 97 == 0 {
+                        120.0
+                    } else {
+                        1.0 + 3.0 * next()
+                    };
+                    let (x, y) = (next() * 256.0, next() * 256.0);
+                    Rect::new(x, y, x + side, y + side)
+                })
+                .collect();
+            let ids: Vec<u32> = (0..rects.len() as u32).collect();
+            let mut handles = Vec::new();
+            index.insert_many(&rects, &ids, &mut handles).unwrap();
+            index.remove(handles[3]).unwrap();
+            handles.swap_remove(3);
+            let check = |batch: &[Handle]| {
+                let (mut offsets, mut hits, mut one) = (Vec::new(), Vec::new(), Vec::new());
+                index
+                    .overlapping_many(batch, &mut offsets, &mut hits)
+                    .unwrap();
+                assert_eq!(offsets.len(), batch.len() + 1);
+                assert_eq!(offsets[batch.len()], hits.len());
+                for (row, &handle) in batch.iter().enumerate() {
+                    index.overlapping(handle, &mut one).unwrap();
+                    let mut got = hits[offsets[row]..offsets[row + 1]].to_vec();
+                    got.sort_unstable();
+                    one.sort_unstable();
+                    assert_eq!(got, one, "{kind:?} row {row}");
+                }
+            };
+            check(&handles);
+            check(&handles[500..1200]);
+            let mut twice = handles[..600].to_vec();
+            twice.push(handles[10]);
+            check(&twice);
+        }
     }
 }

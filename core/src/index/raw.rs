@@ -42,6 +42,8 @@ pub trait Slots {
     fn set_mark(&mut self, slot: u32, on: bool);
     /// Starts loading a handle's slot into the cache (a hint; any value is fine).
     fn prefetch_slot(&self, handle: Handle);
+    /// Starts loading a handle's stamp, what [`lookup`](Slots::lookup) reads.
+    fn prefetch_stamp(&self, handle: Handle);
     /// Slots in the pool, live or not: the bound of [`element_at`](Slots::element_at).
     fn slot_count(&self) -> usize;
     /// The element in slot `slot` as `(handle, rectangle, id)`, if it is live.
@@ -85,6 +87,10 @@ impl<T: HasSlots> Slots for T {
         self.slot_pool().prefetch(handle)
     }
     #[inline]
+    fn prefetch_stamp(&self, handle: Handle) {
+        self.slot_pool().prefetch_stamp(handle)
+    }
+    #[inline]
     fn slot_count(&self) -> usize {
         self.slot_pool().slots.len()
     }
@@ -92,7 +98,8 @@ impl<T: HasSlots> Slots for T {
     fn element_at(&self, slot: u32) -> Option<(Handle, Rect, u32)> {
         let pool = self.slot_pool();
         let s = pool.slots.get(slot as usize)?;
-        s.is_live().then(|| (pool.handle(slot), s.rect(), s.id()))
+        pool.is_live(slot)
+            .then(|| (pool.handle(slot), s.rect(), s.id()))
     }
 }
 
@@ -125,6 +132,17 @@ pub trait Structure: Slots {
 
     /// Gives a live slot's element the valid rectangle `rect`.
     fn relocate(&mut self, slot: u32, rect: Rect);
+
+    /// [`relocate`](Structure::relocate)s each live handle's slot to its
+    /// valid rectangle, in order (`update_many` after its checks). The default
+    /// moves one by one, with [`prefetch_relocate`](Structure::prefetch_relocate)
+    /// hints; a structure may reorder the work if the result is the same.
+    fn relocate_many(&mut self, handles: &[Handle], rects: &[Rect]) {
+        for (index, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
+            self.prefetch_relocate(handles, rects, index);
+            self.relocate(handle.slot(), rect);
+        }
+    }
 
     /// Visits each element whose closed rectangle meets the valid `rect`, once,
     /// leaving out slot `omit` ([`NONE`](crate::slots::NONE) for none).
@@ -218,7 +236,7 @@ pub trait Structure: Slots {
 /// `insert_batch`, `remove_slot`, `remove_batch`, `relocate`, `query_rect`,
 /// `query_at` — plus the optional hooks it names after a `;`
 /// (`overlapping_checked => neighbours`, `prefetch_overlapping => ...`,
-/// `prefetch_relocate => ...`). One line per structure instead of a copy of
+/// `prefetch_relocate => ...`, `relocate_many => ...`). One line per structure instead of a copy of
 /// the same delegations in each.
 macro_rules! impl_structure {
     ($t:ident $(; $($hook:ident => $method:ident),+ $(,)?)?) => {
@@ -298,6 +316,11 @@ macro_rules! structure_hook {
         #[inline]
         fn prefetch_overlapping(&self, handles: &[$crate::Handle], index: usize) {
             self.$method(handles, index)
+        }
+    };
+    (relocate_many => $method:ident) => {
+        fn relocate_many(&mut self, handles: &[$crate::Handle], rects: &[$crate::Rect]) {
+            self.$method(handles, rects)
         }
     };
     (prefetch_relocate => $method:ident) => {

@@ -129,10 +129,10 @@ pub(crate) fn write_slots<S: crate::slots::SlotRecord>(
 ) {
     w.u32(pool.slots.len() as u32);
     w.u32(pool.free);
-    for slot in &pool.slots {
+    for (slot, &stamp) in pool.slots.iter().zip(&pool.stamps) {
         w.rect(&slot.rect());
         w.u32(slot.id());
-        w.u32(slot.stamp());
+        w.u32(stamp);
         extra(slot, w);
     }
 }
@@ -148,12 +148,12 @@ pub(crate) fn read_slots<S: crate::slots::SlotRecord>(
     let mut pool = crate::slots::SlotPool::new();
     pool.free = r.u32()?;
     pool.slots.reserve_exact(count);
+    pool.stamps.reserve_exact(count);
     for _ in 0..count {
         let rect = r.rect()?;
         let (id, stamp) = (r.u32()?, r.u32()?);
-        let slot = finish(S::fresh(rect, id, stamp), r)?;
-        pool.live += slot.is_live() as usize;
-        pool.slots.push(slot);
+        let slot = finish(S::fresh(rect, id), r)?;
+        pool.push(slot, stamp);
     }
     pool.validate()
         .map_err(|reason| invalid(&format!("inconsistent snapshot: {reason}")))?;

@@ -39,7 +39,6 @@ use crate::{Error, Handle, Rect};
 pub struct Slot {
     pub(crate) rect: Rect,
     pub(crate) id: u32,
-    pub(crate) stamp: u32,
     /// The next element of the same loose cell, or [`NONE`]; void for big
     /// elements and free slots.
     pub(crate) next: u32,
@@ -50,7 +49,6 @@ slot_record!(
     Slot {
         rect: Rect::new(0.0, 0.0, 0.0, 0.0),
         id: 0,
-        stamp: 0,
         next: NONE,
     }
 );
@@ -455,13 +453,6 @@ impl LooseGrid {
         let (x1, x2) = self.tight_x.span(r.x1, r.x2);
         let (y1, y2) = self.tight_y.span(r.y1, r.y2);
         Span { x1, y1, x2, y2 }
-    }
-
-    /// The handle of a live slot, from the slot already read.
-    #[inline(always)]
-    pub(crate) fn handle_of(index: u32, slot: &Slot) -> Handle {
-        use crate::slots::SlotRecord;
-        Handle::new(index, slot.generation())
     }
 }
 

@@ -349,10 +349,7 @@ impl LooseGrid {
             while b != NONE {
                 let slot_b = &slots[b as usize];
                 if slot_a.rect.intersects(&slot_b.rect) {
-                    visit(
-                        LooseGrid::handle_of(a, slot_a),
-                        LooseGrid::handle_of(b, slot_b),
-                    )?;
+                    visit(self.slots.handle(a), self.slots.handle(b))?;
                 }
                 b = slot_b.next;
             }
@@ -383,10 +380,7 @@ impl LooseGrid {
                 while b != NONE {
                     let slot_b = &slots[b as usize];
                     if slot_a.rect.intersects(&slot_b.rect) {
-                        visit(
-                            LooseGrid::handle_of(a, slot_a),
-                            LooseGrid::handle_of(b, slot_b),
-                        )?;
+                        visit(self.slots.handle(a), self.slots.handle(b))?;
                     }
                     b = slot_b.next;
                 }
@@ -405,9 +399,7 @@ impl LooseGrid {
         for &big in &self.big.slots {
             let rect = self.slots.slots[big as usize].rect;
             let handle = self.slots.handle(big);
-            self.query_cells(&rect, NONE, |at, slot| {
-                visit(handle, LooseGrid::handle_of(at, slot))
-            })?;
+            self.query_cells(&rect, NONE, |at, _| visit(handle, self.slots.handle(at)))?;
         }
         self.big.pairs(
             |slot| self.slots.slots[slot as usize].rect,

@@ -21,9 +21,7 @@ impl LooseGrid {
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {
-        self.query_cells(&rect, omit, |index, slot| {
-            visit(LooseGrid::handle_of(index, slot))
-        })?;
+        self.query_cells(&rect, omit, |index, _| visit(self.slots.handle(index)))?;
         self.big.query(
             &rect,
             omit,
@@ -139,7 +137,7 @@ impl LooseGrid {
             while at != NONE {
                 let slot = &slots[at as usize];
                 if slot.rect.contains_point(x, y) && at != omit {
-                    visit(LooseGrid::handle_of(at, slot))?;
+                    visit(self.slots.handle(at))?;
                 }
                 at = slot.next;
             }

@@ -34,13 +34,13 @@ impl LooseGrid {
 
     /// Unlinks every element whose slot is marked from its cell or the big list.
     fn unlink_marked(&mut self) {
-        let slots = &mut self.slots.slots;
+        let (slots, stamps) = (&mut self.slots.slots, &self.slots.stamps);
         for cell in &mut self.cells {
             let mut previous = NONE;
             let mut at = cell.head;
             while at != NONE {
                 let next = slots[at as usize].next;
-                if slots[at as usize].stamp & MARK != 0 {
+                if stamps[at as usize] & MARK != 0 {
                     if previous == NONE {
                         cell.head = next;
                     } else {
@@ -54,7 +54,7 @@ impl LooseGrid {
         }
         self.big
             .slots
-            .retain(|&slot| slots[slot as usize].stamp & MARK == 0);
+            .retain(|&slot| stamps[slot as usize] & MARK == 0);
     }
 
     /// Takes a slot out of a loose cell's list.

@@ -3,7 +3,7 @@
 //! whatever the state.
 
 use crate::loose_grid::{holds, is_empty_box, LooseGrid};
-use crate::slots::{SlotRecord, NONE};
+use crate::slots::NONE;
 
 impl LooseGrid {
     /// Checks every invariant of the grid and says which one fails first.
@@ -47,7 +47,7 @@ impl LooseGrid {
                     ));
                 }
                 previous = at;
-                if slot >= slots.len() || placed[slot] || !slots[slot].is_live() {
+                if slot >= slots.len() || placed[slot] || !self.slots.is_live(at) {
                     return Err(format!(
                         "loose cell {index}: slot {slot} out of range, dead or reached twice"
                     ));
@@ -73,7 +73,7 @@ impl LooseGrid {
         }
         for &slot in &self.big.slots {
             let at = slot as usize;
-            if at >= slots.len() || placed[at] || !slots[at].is_live() {
+            if at >= slots.len() || placed[at] || !self.slots.is_live(slot) {
                 return Err(format!(
                     "big list: slot {at} out of range, dead or reached twice"
                 ));
@@ -86,7 +86,9 @@ impl LooseGrid {
                 ));
             }
         }
-        if let Some(lost) = (0..slots.len()).find(|&at| slots[at].is_live() && !placed[at]) {
+        if let Some(lost) =
+            (0..slots.len()).find(|&at| self.slots.is_live(at as u32) && !placed[at])
+        {
             return Err(format!("live slot {lost} is in no cell and not big"));
         }
 

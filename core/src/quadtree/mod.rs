@@ -34,7 +34,6 @@ use crate::{Error, Handle, Rect};
 pub struct Slot {
     pub(crate) rect: Rect,
     pub(crate) id: u32,
-    pub(crate) stamp: u32,
     /// Where the element lies, for moves that stay put (see [`Place`]).
     pub(crate) place: Place,
     /// The node holding the place's leaves: the leaf itself for a one-leaf
@@ -48,7 +47,6 @@ slot_record!(
     Slot {
         rect: Rect::new(0.0, 0.0, 0.0, 0.0),
         id: 0,
-        stamp: 0,
         place: NO_PLACE,
         home: NONE,
     }

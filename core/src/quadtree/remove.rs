@@ -41,7 +41,7 @@ impl Quadtree {
             let mut link = self.nodes.nodes[leaf].first;
             while link != NONE {
                 let Link { next, element } = self.links.links[link as usize];
-                if self.slots.slots[element as usize].stamp & MARK != 0 {
+                if self.slots.stamps[element as usize] & MARK != 0 {
                     if previous == NONE {
                         self.nodes.nodes[leaf].first = next;
                     } else {

@@ -3,7 +3,7 @@
 use crate::quadtree::lines::{unpack_place, Cell, Place, Stack, NO_PLACE};
 use crate::quadtree::nodes::{home_leaves, Node};
 use crate::quadtree::Quadtree;
-use crate::slots::{SlotRecord, NONE};
+use crate::slots::NONE;
 
 impl Quadtree {
     /// Checks every invariant of the tree and says which one fails first.
@@ -62,7 +62,7 @@ impl Quadtree {
                 }
                 link_seen[at] = true;
                 let element = links[at].element as usize;
-                if element >= slots.len() || !slots[element].is_live() {
+                if element >= slots.len() || !self.slots.is_live(element as u32) {
                     return Err(format!("leaf {index} links dead slot {element}"));
                 }
                 if linked_in[element].last() == Some(&cell.node) {
@@ -82,7 +82,7 @@ impl Quadtree {
 
         self.slots.validate()?;
         for (index, slot) in slots.iter().enumerate() {
-            if !slot.is_live() {
+            if !self.slots.is_live(index as u32) {
                 if !linked_in[index].is_empty() {
                     return Err(format!("free slot {index} is linked"));
                 }
