@@ -132,6 +132,10 @@ impl FlatquadConfig {
 /// fastest all-pairs frame on uniform-100k.
 pub const AGENTS_MAX_ELEMENTS: u32 = 16;
 
+/// Agents per `overlapping_many` call in the per-agent mode: below the size at
+/// which the core answers a batch with one pair walk.
+pub const PER_AGENT_BATCH: usize = 128;
+
 /// Grid cell side for the agents workload, in agent sides. Measured with the
 /// prefetching pair walk and moves (frame ms, all-pairs / per-agent, one
 /// session): uniform-1m all-pairs 73 / 61 / 60-68 with cells of 4 / 6 / 8;
@@ -243,11 +247,17 @@ impl Index for FlatquadIndex {
 
     fn per_agent(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
         let tree = self.tree.as_ref().ok_or_else(not_built)?;
-        // Each agent's own rectangle (the tree has it since the update), omitting
-        // itself, in one batch: `overlapping` starts from the agent's leaves
-        // instead of the root, and the batch fetches agents' slots ahead.
-        tree.overlapping_many(&self.handles, &mut self.offsets, &mut self.hits)?;
-        Ok(self.hits.len() as u64)
+        // One query per agent, as the mode says: each agent's own rectangle (the
+        // index has it since the update), omitting itself, from the agent's own
+        // leaves or cells. Small batches, so that each is answered query by query
+        // with slots fetched ahead: `overlapping_many` answers a batch of most
+        // elements with one pair walk instead, which is the all-pairs mode's work.
+        let mut total = 0;
+        for chunk in self.handles.chunks(PER_AGENT_BATCH) {
+            tree.overlapping_many(chunk, &mut self.offsets, &mut self.hits)?;
+            total += self.hits.len() as u64;
+        }
+        Ok(total)
     }
 
     fn all_pairs(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
