@@ -13,6 +13,9 @@
 //!   similar size.
 //! - [`LooseGrid`]: the loose/tight double grid; every element in exactly one
 //!   loose cell, whose box grows and shrinks around its elements.
+//! - [`LooseQuadtree`]: the loose quadtree; every element in exactly one leaf,
+//!   by its centre, each node with a box that grows and shrinks around what
+//!   lies below it.
 //! - [`AnyIndex`]: any of them, chosen at run time.
 //!
 //! ```
@@ -52,6 +55,7 @@ mod handle;
 mod index;
 mod links;
 mod loose_grid;
+mod loose_quadtree;
 mod quadtree;
 mod rect;
 mod slots;
@@ -61,6 +65,7 @@ pub use grid::Grid;
 pub use handle::Handle;
 pub use index::{AnyIndex, Kind, NodeInfo, SpatialIndex, Stats};
 pub use loose_grid::LooseGrid;
+pub use loose_quadtree::LooseQuadtree;
 pub use quadtree::Quadtree;
 pub use rect::Rect;
 

@@ -9,7 +9,7 @@ use std::ops::ControlFlow;
 mod common;
 
 use common::{Lcg, Subject};
-use flatquad::{Grid, Handle, LooseGrid, Quadtree, Rect};
+use flatquad::{Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Rect};
 
 /// Counts the allocations of the current thread only, so other tests running
 /// at the same time cannot disturb the count.
@@ -157,6 +157,7 @@ fn a_warm_frame_allocates_nothing<T: Subject>(make: fn(Rect) -> T) {
 per_structure! {
     quadtree: |world| Quadtree::new(world, 8, 9),
     grid: |world| Grid::new(world, 128, 128),
-    loose_grid: |world| LooseGrid::new(world, 64, 64, 32, 32);
+    loose_grid: |world| LooseGrid::new(world, 64, 64, 32, 32),
+    loose_quadtree: |world| LooseQuadtree::new(world, 8, 9);
     a_warm_frame_allocates_nothing,
 }

@@ -10,7 +10,8 @@ use std::ops::ControlFlow;
 
 use common::{snapshot, Snapshot, Subject};
 use flatquad::{
-    AnyIndex, Error, ErrorKind, Grid, Handle, Kind, LooseGrid, Quadtree, Rect, SpatialIndex,
+    AnyIndex, Error, ErrorKind, Grid, Handle, Kind, LooseGrid, LooseQuadtree, Quadtree, Rect,
+    SpatialIndex,
 };
 
 const GOOD: Rect = Rect::new(10.0, 10.0, 20.0, 20.0);
@@ -504,6 +505,12 @@ fn constructors() -> Vec<(&'static str, fn(Rect) -> Result<AnyIndex, Error>)> {
         ("LooseGrid::for_world", |w| {
             LooseGrid::for_world(w).map(Into::into)
         }),
+        ("LooseQuadtree::new", |w| {
+            LooseQuadtree::new(w, 8, 8).map(Into::into)
+        }),
+        ("LooseQuadtree::for_world", |w| {
+            LooseQuadtree::for_world(w).map(Into::into)
+        }),
         ("AnyIndex::for_world(Quadtree)", |w| {
             AnyIndex::for_world(Kind::Quadtree, w)
         }),
@@ -512,6 +519,9 @@ fn constructors() -> Vec<(&'static str, fn(Rect) -> Result<AnyIndex, Error>)> {
         }),
         ("AnyIndex::for_world(LooseGrid)", |w| {
             AnyIndex::for_world(Kind::LooseGrid, w)
+        }),
+        ("AnyIndex::for_world(LooseQuadtree)", |w| {
+            AnyIndex::for_world(Kind::LooseQuadtree, w)
         }),
     ]
 }
@@ -766,7 +776,8 @@ fn loose_grid_constructors_refuse_bad_parameters() {
 per_structure! {
     quadtree: |world| Quadtree::new(world, 2, 6),
     grid: |world| Grid::new(world, 8, 8),
-    loose_grid: |world| LooseGrid::new(world, 8, 8, 4, 4);
+    loose_grid: |world| LooseGrid::new(world, 8, 8, 4, 4),
+    loose_quadtree: |world| LooseQuadtree::new(world, 2, 6);
     insert_refuses_bad_rects,
     insert_many_refuses_the_whole_batch,
     batch_lengths_must_match,
@@ -782,6 +793,7 @@ per_structure! {
 per_structure! {
     quadtree: |world| Quadtree::new(world, 1, 30),
     grid: |world| Grid::new(world, 64, 64),
-    loose_grid: |world| LooseGrid::new(world, 64, 64, 32, 32);
+    loose_grid: |world| LooseGrid::new(world, 64, 64, 32, 32),
+    loose_quadtree: |world| LooseQuadtree::new(world, 1, 30);
     refused_calls_on_an_empty_structure_change_nothing,
 }

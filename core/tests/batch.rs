@@ -6,7 +6,7 @@
 mod common;
 
 use common::{Lcg, Subject};
-use flatquad::{Grid, Handle, LooseGrid, Quadtree, Rect};
+use flatquad::{Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Rect};
 
 fn check_against_brute_force<T: Subject>(tree: &T, live: &[(Handle, Rect)]) {
     tree.validate().unwrap();
@@ -88,7 +88,8 @@ fn a_refused_big_batch_leaves_no_marks<T: Subject>(make: fn(Rect) -> T) {
 per_structure! {
     quadtree: |world| Quadtree::new(world, 4, 8),
     grid: |world| Grid::new(world, 32, 32),
-    loose_grid: |world| LooseGrid::new(world, 16, 16, 8, 8);
+    loose_grid: |world| LooseGrid::new(world, 16, 16, 8, 8),
+    loose_quadtree: |world| LooseQuadtree::new(world, 4, 8);
     big_and_small_batch_removals_remove_exactly_the_batch,
 }
 
@@ -96,6 +97,7 @@ per_structure! {
 per_structure! {
     quadtree: |world| Quadtree::new(world, 8, 4),
     grid: |world| Grid::new(world, 8, 8),
-    loose_grid: |world| LooseGrid::new(world, 8, 8, 4, 4);
+    loose_grid: |world| LooseGrid::new(world, 8, 8, 4, 4),
+    loose_quadtree: |world| LooseQuadtree::new(world, 8, 4);
     a_refused_big_batch_leaves_no_marks,
 }

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 mod common;
 
 use common::{Lcg, Subject};
-use flatquad::{Error, Grid, Handle, LooseGrid, Quadtree, Rect};
+use flatquad::{Error, Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Rect};
 
 /// 4,000 small elements, some outside the world, and a few long or huge ones
 /// (which a grid keeps apart from its cells); 500 queries.
@@ -240,7 +240,8 @@ fn every_leaf_pair_strategy_matches_brute_force<T: Subject>(make: fn(Rect) -> T)
 per_structure! {
     quadtree: |world| Quadtree::new(world, 4, 7),
     grid: |world| Grid::new(world, 64, 64),
-    loose_grid: |world| LooseGrid::new(world, 32, 32, 16, 16);
+    loose_grid: |world| LooseGrid::new(world, 32, 32, 16, 16),
+    loose_quadtree: |world| LooseQuadtree::new(world, 4, 7);
     query_many_matches_brute_force_with_and_without_omit,
     overlapping_many_matches_query_many_with_own_rectangles,
     query_many_refuses_bad_batches_and_writes_nothing,
@@ -250,7 +251,8 @@ per_structure! {
 per_structure! {
     quadtree: |world| Quadtree::new(world, 16, 8),
     grid: |world| Grid::new(world, 512, 512),
-    loose_grid: |world| LooseGrid::new(world, 256, 256, 128, 128);
+    loose_grid: |world| LooseGrid::new(world, 256, 256, 128, 128),
+    loose_quadtree: |world| LooseQuadtree::new(world, 16, 8);
     parallel_queries_agree_with_sequential_ones,
     parallel_pairs_agree_with_sequential_ones,
 }
@@ -258,6 +260,7 @@ per_structure! {
 per_structure! {
     quadtree: |world| Quadtree::new(world, 8, 0),
     grid: |world| Grid::new(world, 1, 1),
-    loose_grid: |world| LooseGrid::new(world, 1, 1, 1, 1);
+    loose_grid: |world| LooseGrid::new(world, 1, 1, 1, 1),
+    loose_quadtree: |world| LooseQuadtree::new(world, 8, 0);
     every_leaf_pair_strategy_matches_brute_force,
 }

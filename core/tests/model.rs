@@ -109,7 +109,7 @@ enum Cuts {
 /// The cuts of `shape` along x and along y.
 fn cuts(shape: &Shape) -> (Cuts, Cuts) {
     match *shape {
-        Shape::Tree { .. } => (Cuts::Halving, Cuts::Halving),
+        Shape::Tree { .. } | Shape::LooseTree { .. } => (Cuts::Halving, Cuts::Halving),
         Shape::Grid { columns, rows } => (Cuts::Cells(vec![columns]), Cuts::Cells(vec![rows])),
         Shape::LooseGrid {
             columns,
@@ -393,6 +393,12 @@ fn shape(kind: Kind) -> BoxedStrategy<Shape> {
             },
         )
         .boxed(),
+        Kind::LooseQuadtree => (select(vec![1u32, 2, 8]), select(vec![0u32, 1, 3, 8, 30]))
+            .prop_map(|(max_elements, max_depth)| Shape::LooseTree {
+                max_elements,
+                max_depth,
+            })
+            .boxed(),
     }
 }
 
@@ -738,7 +744,7 @@ impl Harness {
                 let after = self.index.stats();
                 match self.shape {
                     // A tree merges leaves, never splits; links stay.
-                    Shape::Tree { .. } => {
+                    Shape::Tree { .. } | Shape::LooseTree { .. } => {
                         assert!(after.nodes >= 1 && after.nodes <= before.nodes);
                         assert!(after.max_depth_reached <= before.max_depth_reached);
                         assert_eq!(after.element_links, before.element_links);
@@ -858,7 +864,7 @@ impl Harness {
     fn check_cells(&self, infos: &[NodeInfo]) {
         let world = self.index.world();
         match self.shape {
-            Shape::Tree { .. } => {}
+            Shape::Tree { .. } | Shape::LooseTree { .. } => {}
             Shape::Grid { columns, rows } => {
                 let covers = |r: &Rect| {
                     r.x1 <= world.x1 && world.x2 <= r.x2 && r.y1 <= world.y1 && world.y2 <= r.y2
@@ -968,7 +974,7 @@ impl Harness {
         }
         let stats = self.index.stats();
         match self.shape {
-            Shape::Tree { max_depth, .. } => {
+            Shape::Tree { max_depth, .. } | Shape::LooseTree { max_depth, .. } => {
                 assert!(
                     stats.max_depth_reached <= max_depth,
                     "depth past max_depth: {stats:?}"
@@ -1010,7 +1016,7 @@ impl Harness {
         self.index.remove_many(&handles).unwrap();
         self.model.clear();
         self.check();
-        if let Shape::Tree { max_depth, .. } = self.shape {
+        if let Shape::Tree { max_depth, .. } | Shape::LooseTree { max_depth, .. } = self.shape {
             for _ in 0..=max_depth {
                 let before = self.index.stats();
                 if before.nodes == 1 {
@@ -1085,6 +1091,11 @@ macro_rules! model_worlds {
                 #[test]
                 fn loose_grid() {
                     check_model($world, Kind::LooseGrid);
+                }
+
+                #[test]
+                fn loose_quadtree() {
+                    check_model($world, Kind::LooseQuadtree);
                 }
             }
         )+

@@ -6,7 +6,9 @@
 mod common;
 
 use common::{brute_pairs, brute_query, nodes, pairs_sorted, query_sorted, Lcg, Subject};
-use flatquad::{AnyIndex, Error, Grid, Handle, Kind, LooseGrid, Quadtree, Rect, SpatialIndex};
+use flatquad::{
+    AnyIndex, Error, Grid, Handle, Kind, LooseGrid, LooseQuadtree, Quadtree, Rect, SpatialIndex,
+};
 
 const WORLD: Rect = Rect::new(-10.0, -10.0, 30.0, 20.0);
 
@@ -147,14 +149,15 @@ fn damaged_bytes_are_refused_without_panicking<T: Subject>(make: fn(Rect) -> T) 
 per_structure! {
     quadtree: |world| Quadtree::new(world, 2, 6),
     grid: |world| Grid::new(world, 8, 6),
-    loose_grid: |world| LooseGrid::new(world, 8, 6, 4, 3);
+    loose_grid: |world| LooseGrid::new(world, 8, 6, 4, 3),
+    loose_quadtree: |world| LooseQuadtree::new(world, 2, 6);
     round_trip_keeps_handles_structure_and_results,
     damaged_bytes_are_refused_without_panicking,
 }
 
 #[test]
 fn a_snapshot_is_refused_by_another_structure_and_read_by_any_index() {
-    let snapshots: [(Kind, Vec<u8>); 3] = [
+    let snapshots: [(Kind, Vec<u8>); 4] = [
         (
             Kind::Quadtree,
             sample_tree(|w| Quadtree::new(w, 2, 6).unwrap())
@@ -168,6 +171,12 @@ fn a_snapshot_is_refused_by_another_structure_and_read_by_any_index() {
         (
             Kind::LooseGrid,
             sample_tree(|w| LooseGrid::new(w, 8, 6, 4, 3).unwrap())
+                .0
+                .to_bytes(),
+        ),
+        (
+            Kind::LooseQuadtree,
+            sample_tree(|w| LooseQuadtree::new(w, 2, 6).unwrap())
                 .0
                 .to_bytes(),
         ),
@@ -186,6 +195,12 @@ fn a_snapshot_is_refused_by_another_structure_and_read_by_any_index() {
         if *kind != Kind::LooseGrid {
             refused(LooseGrid::from_bytes(bytes).map(|_| ()), "LooseGrid");
         }
+        if *kind != Kind::LooseQuadtree {
+            refused(
+                LooseQuadtree::from_bytes(bytes).map(|_| ()),
+                "LooseQuadtree",
+            );
+        }
         let any = AnyIndex::from_bytes(bytes).unwrap();
         assert_eq!(any.kind(), *kind);
         any.validate().unwrap();
@@ -193,7 +208,10 @@ fn a_snapshot_is_refused_by_another_structure_and_read_by_any_index() {
         assert_eq!(any.len(), 47);
         assert_consistent(&any);
     }
-    // Three different snapshots.
-    assert_ne!(snapshots[0].1, snapshots[1].1);
-    assert_ne!(snapshots[1].1, snapshots[2].1);
+    // Four different snapshots.
+    for (i, (_, a)) in snapshots.iter().enumerate() {
+        for (_, b) in &snapshots[i + 1..] {
+            assert_ne!(a, b);
+        }
+    }
 }

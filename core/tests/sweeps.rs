@@ -12,7 +12,7 @@ use common::{
     brute_pairs, brute_point, brute_query, check_fresh_handle, check_traverse, pairs_sorted,
     query_point_sorted, query_sorted, Lcg, Subject,
 };
-use flatquad::{Error, Grid, Handle, LooseGrid, Quadtree, Rect, SpatialIndex};
+use flatquad::{Error, Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Rect, SpatialIndex};
 
 const WORLD: Rect = Rect::new(0.0, 0.0, 64.0, 64.0);
 const ROUNDS: u32 = 3;
@@ -330,7 +330,8 @@ fn a_slot_is_retired_after_its_last_generation<T: Subject>(make: fn(Rect) -> T) 
 per_structure! {
     quadtree: |world| Quadtree::new(world, 4, 5),
     grid: |world| Grid::new(world, 4, 4),
-    loose_grid: |world| LooseGrid::new(world, 8, 8, 4, 4);
+    loose_grid: |world| LooseGrid::new(world, 8, 8, 4, 4),
+    loose_quadtree: |world| LooseQuadtree::new(world, 4, 5);
     sweep_forward_removal,
     sweep_reverse_removal,
     sweep_alternating_removal,

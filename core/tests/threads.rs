@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 mod common;
 
 use common::{Lcg, Subject};
-use flatquad::{AnyIndex, Grid, Handle, LooseGrid, Quadtree, Rect};
+use flatquad::{AnyIndex, Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Rect};
 
 fn assert_send_sync<T: Send + Sync>() {}
 
@@ -109,6 +109,7 @@ fn concurrent_queries_match_single_threaded_ones<T: Subject>(make: fn(Rect) -> T
 per_structure! {
     quadtree: |world| Quadtree::new(world, 4, 8),
     grid: |world| Grid::new(world, 40, 40),
-    loose_grid: |world| LooseGrid::new(world, 32, 32, 16, 16);
+    loose_grid: |world| LooseGrid::new(world, 32, 32, 16, 16),
+    loose_quadtree: |world| LooseQuadtree::new(world, 4, 8);
     concurrent_queries_match_single_threaded_ones,
 }

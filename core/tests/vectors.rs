@@ -5,7 +5,9 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use flatquad::{AnyIndex, Error, Grid, Handle, LooseGrid, Quadtree, Rect, SpatialIndex};
+use flatquad::{
+    AnyIndex, Error, Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Rect, SpatialIndex,
+};
 use serde_json::Value;
 
 #[allow(dead_code)]
@@ -52,6 +54,10 @@ fn build(kind: &str, world: Rect, params: &Value) -> AnyIndex {
             p("tight_rows"),
         )
         .map(Into::into),
+        ("LooseQuadtree", true) => LooseQuadtree::for_world(world).map(Into::into),
+        ("LooseQuadtree", false) => {
+            LooseQuadtree::new(world, p("max_elements"), p("max_depth")).map(Into::into)
+        }
         _ => panic!("unknown structure {kind}"),
     };
     index.expect("the vector's structure")

@@ -7,7 +7,7 @@ use core::ops::ControlFlow;
 use super::raw::{Slots, Structure};
 use super::snapshot::Reader;
 use super::{NodeInfo, SpatialIndex, Stats};
-use crate::{Error, Grid, Handle, LooseGrid, Quadtree, Rect};
+use crate::{Error, Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Rect};
 
 /// Which structure an [`AnyIndex`] (or a snapshot) holds. The values are
 /// stable: they are written into snapshots and passed across the C ABI.
@@ -20,23 +20,32 @@ pub enum Kind {
     Grid = 2,
     /// [`LooseGrid`].
     LooseGrid = 3,
+    /// [`LooseQuadtree`].
+    LooseQuadtree = 4,
 }
 
 impl Kind {
     /// Every kind, in value order.
-    pub const ALL: [Kind; 3] = [Kind::Quadtree, Kind::Grid, Kind::LooseGrid];
+    pub const ALL: [Kind; 4] = [
+        Kind::Quadtree,
+        Kind::Grid,
+        Kind::LooseGrid,
+        Kind::LooseQuadtree,
+    ];
 
     /// The kind with this value.
     pub fn from_u32(value: u32) -> Option<Kind> {
         Kind::ALL.into_iter().find(|kind| *kind as u32 == value)
     }
 
-    /// The structure's type name (`"Quadtree"`, `"Grid"`, `"LooseGrid"`).
+    /// The structure's type name (`"Quadtree"`, `"Grid"`, `"LooseGrid"`,
+    /// `"LooseQuadtree"`).
     pub fn name(self) -> &'static str {
         match self {
             Kind::Quadtree => "Quadtree",
             Kind::Grid => "Grid",
             Kind::LooseGrid => "LooseGrid",
+            Kind::LooseQuadtree => "LooseQuadtree",
         }
     }
 }
@@ -66,6 +75,8 @@ pub enum AnyIndex {
     Grid(Grid),
     /// A [`LooseGrid`].
     LooseGrid(LooseGrid),
+    /// A [`LooseQuadtree`].
+    LooseQuadtree(LooseQuadtree),
 }
 
 /// `dispatch!(self, s => expr)`: `expr` with `s` bound to the structure inside.
@@ -75,6 +86,7 @@ macro_rules! dispatch {
             AnyIndex::Quadtree($s) => $body,
             AnyIndex::Grid($s) => $body,
             AnyIndex::LooseGrid($s) => $body,
+            AnyIndex::LooseQuadtree($s) => $body,
         }
     };
 }
@@ -86,6 +98,7 @@ impl AnyIndex {
             AnyIndex::Quadtree(_) => Kind::Quadtree,
             AnyIndex::Grid(_) => Kind::Grid,
             AnyIndex::LooseGrid(_) => Kind::LooseGrid,
+            AnyIndex::LooseQuadtree(_) => Kind::LooseQuadtree,
         }
     }
 
@@ -99,6 +112,7 @@ impl AnyIndex {
             Kind::Quadtree => Quadtree::for_world(world)?.into(),
             Kind::Grid => Grid::for_world(world)?.into(),
             Kind::LooseGrid => LooseGrid::for_world(world)?.into(),
+            Kind::LooseQuadtree => LooseQuadtree::for_world(world)?.into(),
         })
     }
 }
@@ -118,6 +132,12 @@ impl From<Grid> for AnyIndex {
 impl From<LooseGrid> for AnyIndex {
     fn from(grid: LooseGrid) -> AnyIndex {
         AnyIndex::LooseGrid(grid)
+    }
+}
+
+impl From<LooseQuadtree> for AnyIndex {
+    fn from(tree: LooseQuadtree) -> AnyIndex {
+        AnyIndex::LooseQuadtree(tree)
     }
 }
 
@@ -240,6 +260,7 @@ impl SpatialIndex for AnyIndex {
             Kind::Quadtree => Quadtree::from_bytes(bytes)?.into(),
             Kind::Grid => Grid::from_bytes(bytes)?.into(),
             Kind::LooseGrid => LooseGrid::from_bytes(bytes)?.into(),
+            Kind::LooseQuadtree => LooseQuadtree::from_bytes(bytes)?.into(),
         })
     }
     // Batch calls dispatch once for the whole batch, not once per item.

@@ -83,8 +83,8 @@ pub struct Stats {
 }
 
 /// The API every flatquad structure has: [`Quadtree`](crate::Quadtree),
-/// [`Grid`](crate::Grid), [`LooseGrid`](crate::LooseGrid), and [`AnyIndex`]
-/// over them.
+/// [`Grid`](crate::Grid), [`LooseGrid`](crate::LooseGrid),
+/// [`LooseQuadtree`](crate::LooseQuadtree), and [`AnyIndex`] over them.
 ///
 /// Elements are closed `f32` rectangles with a `u32` id of yours, named by the
 /// [`Handle`] that `insert` returns. Every query is exact: it returns precisely
@@ -641,7 +641,7 @@ mod tests {
             seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
             (seed >> 8) as f32 / (1 << 24) as f32
         };
-        for kind in [Kind::Quadtree, Kind::Grid, Kind::LooseGrid] {
+        for kind in Kind::ALL {
             let mut index = AnyIndex::for_world(kind, world).unwrap();
             let rects: Vec<Rect> = (0..2000)
                 .map(|i| {

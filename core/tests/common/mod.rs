@@ -8,7 +8,8 @@ use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
 use flatquad::{
-    AnyIndex, Grid, Handle, Kind, LooseGrid, NodeInfo, Quadtree, Rect, SpatialIndex, Stats,
+    AnyIndex, Grid, Handle, Kind, LooseGrid, LooseQuadtree, NodeInfo, Quadtree, Rect, SpatialIndex,
+    Stats,
 };
 
 // ---------------------------------------------------------------------------
@@ -31,6 +32,10 @@ pub enum Shape {
         tight_columns: u32,
         tight_rows: u32,
     },
+    LooseTree {
+        max_elements: u32,
+        max_depth: u32,
+    },
 }
 
 impl Shape {
@@ -39,13 +44,14 @@ impl Shape {
             Shape::Tree { .. } => Kind::Quadtree,
             Shape::Grid { .. } => Kind::Grid,
             Shape::LooseGrid { .. } => Kind::LooseGrid,
+            Shape::LooseTree { .. } => Kind::LooseQuadtree,
         }
     }
 
     /// A grid's cells (its loose cells for a loose grid); 0 for a tree.
     pub fn cells(&self) -> usize {
         match *self {
-            Shape::Tree { .. } => 0,
+            Shape::Tree { .. } | Shape::LooseTree { .. } => 0,
             Shape::Grid { columns, rows } | Shape::LooseGrid { columns, rows, .. } => {
                 columns as usize * rows as usize
             }
@@ -66,6 +72,10 @@ impl Shape {
                 tight_columns,
                 tight_rows,
             } => LooseGrid::new(world, columns, rows, tight_columns, tight_rows).map(Into::into),
+            Shape::LooseTree {
+                max_elements,
+                max_depth,
+            } => LooseQuadtree::new(world, max_elements, max_depth).map(Into::into),
         };
         let index = index.unwrap_or_else(|e| panic!("{self:?} over {world:?}: {e}"));
         assert_eq!(index.world(), world);
@@ -108,27 +118,39 @@ impl Subject for LooseGrid {
     }
 }
 
+impl Subject for LooseQuadtree {
+    fn shape(&self) -> Shape {
+        Shape::LooseTree {
+            max_elements: self.max_elements(),
+            max_depth: self.max_depth(),
+        }
+    }
+}
+
 impl Subject for AnyIndex {
     fn shape(&self) -> Shape {
         match self {
             AnyIndex::Quadtree(t) => t.shape(),
             AnyIndex::Grid(g) => g.shape(),
             AnyIndex::LooseGrid(g) => g.shape(),
+            AnyIndex::LooseQuadtree(t) => t.shape(),
         }
     }
 }
 
-/// `per_structure! { quadtree: make, grid: make, loose_grid: make; test, ... }`
-/// runs each generic `fn test<T: Subject>(make: fn(Rect) -> T)` once per
-/// structure, as the tests `test::quadtree`, `test::grid` and
-/// `test::loose_grid`, so a failure names the structure. Each `make` is a
+/// `per_structure! { quadtree: make, grid: make, loose_grid: make,
+/// loose_quadtree: make; test, ... }` runs each generic
+/// `fn test<T: Subject>(make: fn(Rect) -> T)` once per structure, as the tests
+/// `test::quadtree`, `test::grid`, `test::loose_grid` and
+/// `test::loose_quadtree`, so a failure names the structure. Each `make` is a
 /// closure from the world to the constructor's `Result`.
 #[allow(unused_macros)]
 macro_rules! per_structure {
     (
         quadtree: $quadtree:expr,
         grid: $grid:expr,
-        loose_grid: $loose_grid:expr;
+        loose_grid: $loose_grid:expr,
+        loose_quadtree: $loose_quadtree:expr;
         $($test:ident),+ $(,)?
     ) => {
         $(
@@ -151,6 +173,12 @@ macro_rules! per_structure {
                 fn loose_grid() {
                     super::$test(|world: flatquad::Rect| -> flatquad::LooseGrid {
                         ($loose_grid)(world).unwrap()
+                    })
+                }
+                #[test]
+                fn loose_quadtree() {
+                    super::$test(|world: flatquad::Rect| -> flatquad::LooseQuadtree {
+                        ($loose_quadtree)(world).unwrap()
                     })
                 }
             }
@@ -369,7 +397,8 @@ pub fn nodes<T: SpatialIndex>(index: &T) -> Vec<NodeInfo> {
 /// [`check_tree`] and [`check_cells`]); returns what `traverse` showed.
 pub fn check_traverse<T: Subject>(index: &T, exact_cells: bool) -> Vec<NodeInfo> {
     match index.shape() {
-        Shape::Tree { max_depth, .. } => check_tree(index, max_depth, exact_cells),
+        Shape::Tree { max_depth, .. } => check_tree(index, max_depth, exact_cells, false),
+        Shape::LooseTree { max_depth, .. } => check_tree(index, max_depth, exact_cells, true),
         shape => check_cells(index, shape, exact_cells),
     }
 }
@@ -377,8 +406,16 @@ pub fn check_traverse<T: Subject>(index: &T, exact_cells: bool) -> Vec<NodeInfo>
 /// A tree: the root comes first, parents come before their four children
 /// (pre-order), depths stay within `max_depth`, branches are shallower than
 /// `max_depth`, indices are unique, leaf counts add up to `element_links`, and
-/// (when `exact_cells`) every node's rectangle lies inside the root's.
-fn check_tree<T: SpatialIndex>(tree: &T, max_depth: u32, exact_cells: bool) -> Vec<NodeInfo> {
+/// (when `exact_cells`) every node's rectangle lies inside the root's. A loose
+/// tree shows boxes, each holding everything below it (a node with nothing
+/// below shows its cell instead): there, each leaf holding elements must show
+/// a box inside the root's, and every rectangle must be valid.
+fn check_tree<T: SpatialIndex>(
+    tree: &T,
+    max_depth: u32,
+    exact_cells: bool,
+    loose: bool,
+) -> Vec<NodeInfo> {
     let infos = nodes(tree);
     let stats = tree.stats();
     assert!(!infos.is_empty(), "traverse visited nothing");
@@ -437,7 +474,20 @@ fn check_tree<T: SpatialIndex>(tree: &T, max_depth: u32, exact_cells: bool) -> V
         "{links} links for {} elements",
         tree.len()
     );
-    if exact_cells {
+    if loose {
+        assert_eq!(links, tree.len(), "a loose tree holds each element once");
+        let r = root.rect;
+        for n in &infos {
+            let c = n.rect;
+            assert!(c.is_valid(), "bad node rect {n:?}");
+            if exact_cells && n.is_leaf && n.count > 0 {
+                assert!(
+                    r.x1 <= c.x1 && c.x2 <= r.x2 && r.y1 <= c.y1 && c.y2 <= r.y2,
+                    "leaf {n:?} sticks out of the root {r:?}"
+                );
+            }
+        }
+    } else if exact_cells {
         let r = root.rect;
         for n in &infos {
             let c = n.rect;
@@ -525,7 +575,7 @@ fn check_cells<T: SpatialIndex>(index: &T, shape: Shape, exact_cells: bool) -> V
 /// left (a tree one level per call), validating after each call.
 pub fn cleanup_fully<T: Subject>(index: &mut T) {
     let calls = match index.shape() {
-        Shape::Tree { max_depth, .. } => max_depth + 1,
+        Shape::Tree { max_depth, .. } | Shape::LooseTree { max_depth, .. } => max_depth + 1,
         _ => 2,
     };
     for _ in 0..calls {
@@ -544,7 +594,7 @@ pub fn assert_emptied<T: Subject>(index: &T, context: &str) {
     let shape = index.shape();
     let stats = index.stats();
     match shape {
-        Shape::Tree { .. } => assert_eq!(
+        Shape::Tree { .. } | Shape::LooseTree { .. } => assert_eq!(
             (
                 stats.nodes,
                 stats.leaves,

@@ -1,0 +1,60 @@
+//! The loose quadtree's snapshot: parameters, nodes and slots, word for word.
+
+use crate::index::snapshot::{invalid, read_slots, write_slots, Reader, Writer};
+use crate::index::Kind;
+use crate::loose_quadtree::nodes::Node;
+use crate::loose_quadtree::{LooseQuadtree, Slot};
+use crate::Error;
+
+impl LooseQuadtree {
+    pub(crate) fn write_snapshot(&self) -> Vec<u8> {
+        let words = 8 + 6 * self.nodes.nodes.len() + 8 * self.slots.slots.len();
+        let mut w = Writer::new(Kind::LooseQuadtree, words);
+        w.rect(&self.world);
+        w.u32(self.max_elements());
+        w.u32(self.max_depth());
+        w.u32(self.nodes.nodes.len() as u32);
+        w.u32(self.nodes.free_block);
+        for node in &self.nodes.nodes {
+            w.rect(&node.rect);
+            w.u32(node.first);
+            w.u32(node.count as u32);
+        }
+        write_slots(&mut w, &self.slots, |slot, w| {
+            w.u32(slot.next);
+            w.u32(slot.leaf);
+        });
+        w.out
+    }
+
+    /// Every invariant is checked ([`check_invariants`](LooseQuadtree::check_invariants)),
+    /// so damaged or hostile bytes give an error, never a broken tree.
+    pub(crate) fn read_snapshot(bytes: &[u8]) -> Result<LooseQuadtree, Error> {
+        let mut r = Reader::expect(bytes, Kind::LooseQuadtree)?;
+        let world = r.rect()?;
+        let (max_elements, max_depth) = (r.u32()?, r.u32()?);
+        let mut tree = LooseQuadtree::new(world, max_elements, max_depth)
+            .map_err(|e| invalid(&format!("bad parameters: {e}")))?;
+        let count = r.len(24)?;
+        tree.nodes.free_block = r.u32()?;
+        tree.nodes.nodes.clear();
+        tree.nodes.nodes.reserve_exact(count);
+        for _ in 0..count {
+            let rect = r.rect()?;
+            let (first, count) = (r.u32()?, r.u32()? as i32);
+            tree.nodes.nodes.push(Node { rect, first, count });
+        }
+        if tree.nodes.nodes.is_empty() {
+            return Err(invalid("no root node"));
+        }
+        tree.slots = read_slots(&mut r, 2, |mut slot: Slot, r| {
+            slot.next = r.u32()?;
+            slot.leaf = r.u32()?;
+            Ok(slot)
+        })?;
+        r.finish()?;
+        tree.check_invariants()
+            .map_err(|reason| invalid(&format!("inconsistent snapshot: {reason}")))?;
+        Ok(tree)
+    }
+}
