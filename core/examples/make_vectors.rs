@@ -312,6 +312,8 @@ fn structures() -> Value {
         {"kind": "Grid", "params": null},
         {"kind": "LooseGrid", "params": {"columns": 8, "rows": 6, "tight_columns": 4, "tight_rows": 3}},
         {"kind": "LooseGrid", "params": null},
+        {"kind": "LooseQuadtree", "params": {"max_elements": 2, "max_depth": 5}},
+        {"kind": "LooseQuadtree", "params": null},
     ])
 }
 
