@@ -1,9 +1,11 @@
-//! The flatquad adapter: one structure ([`Quadtree`], [`Grid`] or [`LooseGrid`],
-//! as an [`AnyIndex`]) over the world, one element per agent.
+//! The flatquad adapter: one structure ([`Quadtree`], [`Grid`], [`LooseGrid`]
+//! or [`LooseQuadtree`], as an [`AnyIndex`]) over the world, one element per agent.
 
 use std::ops::ControlFlow;
 
-use flatquad::{AnyIndex, Grid, Handle, Kind, LooseGrid, Quadtree, Rect, SpatialIndex};
+use flatquad::{
+    AnyIndex, Grid, Handle, Kind, LooseGrid, LooseQuadtree, Quadtree, Rect, SpatialIndex,
+};
 
 use crate::workload::{Aabb, Agents, Scenario};
 use crate::{BenchError, Index, Mode};
@@ -36,10 +38,11 @@ impl Default for FlatquadConfig {
 }
 
 /// The command-line names of the structures, in table order.
-pub const STRUCTURES: [(&str, Kind); 3] = [
+pub const STRUCTURES: [(&str, Kind); 4] = [
     ("quadtree", Kind::Quadtree),
     ("grid", Kind::Grid),
     ("loose-grid", Kind::LooseGrid),
+    ("loose-quadtree", Kind::LooseQuadtree),
 ];
 
 /// The structure a command-line name gives.
@@ -78,8 +81,9 @@ impl FlatquadConfig {
     /// One line saying the structure and its parameters for `scenario`.
     pub fn describe(&self, world: f32, size: f32) -> String {
         match self.structure {
-            Kind::Quadtree => format!(
-                "quadtree: max_elements {}, max_depth {}",
+            Kind::Quadtree | Kind::LooseQuadtree => format!(
+                "{}: max_elements {}, max_depth {}",
+                structure_name(self.structure),
                 self.max_elements(),
                 self.max_depth(world, size)
             ),
@@ -104,6 +108,9 @@ impl FlatquadConfig {
                 Grid::with_cell_size(rect, side, side)?.into()
             }
             Kind::LooseGrid => LooseGrid::with_cell_size(rect, self.cell_side(size))?.into(),
+            Kind::LooseQuadtree => {
+                LooseQuadtree::new(rect, self.max_elements(), self.max_depth(world, size))?.into()
+            }
         })
     }
 
@@ -215,6 +222,7 @@ impl Index for FlatquadIndex {
             Kind::Quadtree => "flatquad",
             Kind::Grid => "flatquad grid",
             Kind::LooseGrid => "flatquad loose-grid",
+            Kind::LooseQuadtree => "flatquad loose-quadtree",
         }
     }
 

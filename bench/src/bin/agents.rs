@@ -49,7 +49,7 @@ fn usage() -> String {
          \n\
          Runs flatquad on the agents workload and checks the checksum.\n\
          SCENARIO: one of {} (default uniform-100k).\n\
-         --index         quadtree, grid, loose-grid, or all of them in turn (default quadtree)\n\
+         --index         quadtree, grid, loose-grid, loose-quadtree, or all of them in turn (default quadtree)\n\
          --mode          all-pairs or per-agent (moving scenarios), rect-queries or\n\
          \x20               point-queries (static-1m-queries); default both of the scenario's\n\
          --max-elements  elements per leaf before a split (default 16)\n\
@@ -126,7 +126,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
                     all_structures = true;
                 } else {
                     config.structure = parse_structure(&value).ok_or_else(|| {
-                        format!("--index: unknown structure {value:?} (quadtree, grid, loose-grid, all)")
+                        format!("--index: unknown structure {value:?} (quadtree, grid, loose-grid, loose-quadtree, all)")
                     })?;
                 }
             }
