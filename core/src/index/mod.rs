@@ -53,7 +53,7 @@ pub struct NodeInfo {
     /// Depth: 0 for a tree's root and for a grid's cells.
     pub depth: u32,
     /// The node's or cell's rectangle in world coordinates (for a loose grid's
-    /// cells, the box that bounds their elements).
+    /// cells and a loose quadtree's nodes, the box that bounds their elements).
     pub rect: Rect,
     /// Whether it holds elements directly (a leaf or a cell).
     pub is_leaf: bool,
@@ -76,7 +76,7 @@ pub struct Stats {
     pub max_depth_reached: u32,
     /// Links: one per element per leaf or cell it is listed in (for a loose
     /// grid, one per element in its loose cell plus one per listing of a loose
-    /// cell in a tight cell).
+    /// cell in a tight cell; for a loose quadtree, one per element).
     pub element_links: usize,
     /// Bytes the structure holds, its pools' capacity included.
     pub bytes: usize,
