@@ -8,6 +8,9 @@ use crate::quadtree::lines::{point_child, Cell, Stack};
 use crate::slots::NONE;
 use crate::{Handle, Rect};
 
+/// Batches at least this big are inserted in Z-order.
+const SORTED_BATCH: usize = 256;
+
 impl LooseQuadtree {
     /// Adds an element: room checked, `rect` valid.
     pub(crate) fn insert_one(&mut self, rect: Rect, id: u32) -> Handle {
@@ -17,12 +20,29 @@ impl LooseQuadtree {
         self.slots.handle(slot)
     }
 
-    /// Adds a checked batch, one by one.
+    /// Adds a checked batch; big batches in Z-order, so that elements close
+    /// in space get slots close in memory and walks over a leaf's list read
+    /// the slot array nearly in order.
     pub(crate) fn insert_batch(&mut self, rects: &[Rect], ids: &[u32], handles: &mut Vec<Handle>) {
         self.slots.reserve(rects.len());
         handles.reserve(rects.len());
-        for (&rect, &id) in rects.iter().zip(ids) {
-            handles.push(self.insert_one(rect, id));
+        if rects.len() < SORTED_BATCH {
+            for (&rect, &id) in rects.iter().zip(ids) {
+                handles.push(self.insert_one(rect, id));
+            }
+            return;
+        }
+        let mut order: Vec<(u32, u32)> = rects
+            .iter()
+            .enumerate()
+            .map(|(index, rect)| (self.lines.z_order(rect), index as u32))
+            .collect();
+        order.sort_unstable();
+        let start = handles.len();
+        handles.resize(start + rects.len(), Handle::from_raw(0));
+        for (_, index) in order {
+            let index = index as usize;
+            handles[start + index] = self.insert_one(rects[index], ids[index]);
         }
     }
 
