@@ -16,7 +16,7 @@ export type Handle = number
  * Any of the classes: they have the same methods (each adds only its
  * constructor options and their getters), so code written for one runs on all.
  */
-export type SpatialIndex = Quadtree | Grid | LooseGrid
+export type SpatialIndex = Quadtree | Grid | LooseGrid | LooseQuadtree
 
 /** The `code` of every error this package throws. */
 export type ErrorCode =

@@ -16,7 +16,7 @@ export type Handle = number
  * Any of the classes: they have the same methods (each adds only its
  * constructor options and their getters), so code written for one runs on all.
  */
-export type SpatialIndex = Quadtree | Grid | LooseGrid
+export type SpatialIndex = Quadtree | Grid | LooseGrid | LooseQuadtree
 
 /** The `code` of every error this package throws. */
 export type ErrorCode =
@@ -410,6 +410,184 @@ export declare class LooseGrid {
 }
 
 /**
+ * A loose quadtree over rectangles: each element lives in exactly one leaf,
+ * chosen by its centre, and the nodes' boxes grow to hold it, so large
+ * elements cost no more than small ones. Same methods and exact results as
+ * `Quadtree`; the same options.
+ *
+ * Results are exact for 32-bit floats: a query returns precisely the elements
+ * whose closed rectangle meets the closed query rectangle. Coordinates are
+ * rounded to the nearest 32-bit float when they come in.
+ */
+export declare class LooseQuadtree {
+  /**
+   * An empty loose tree over `world`, given as corners `{ x1, y1, x2, y2 }`
+   * or as `{ x, y, width, height }`. Elements and queries outside the world
+   * are fine; the world only sets where the tree divides the plane. Options
+   * left out take their defaults.
+   *
+   * Throws a `RangeError` for a world that is not finite or has no area, or
+   * options out of range; a `TypeError` for arguments of the wrong type.
+   */
+  constructor(world: Rectangle | WorldRect, options?: QuadtreeOptions)
+  /** Elements a leaf holds before it splits. */
+  get maxElements(): number
+  /** Depth below which leaves no longer split. */
+  get maxDepth(): number
+  /** Which structure this is. */
+  get kind(): 'LooseQuadtree'
+  /** Number of elements. */
+  get size(): number
+  /**
+   * The world rectangle it was made with, as corners (32-bit floats,
+   * what it stores): `new Class(index.world, ...)` divides the same world.
+   */
+  get world(): Rectangle
+  /**
+   * Adds the rectangle `[x1, x2] × [y1, y2]` with an id of yours (an
+   * integer from 0 to 2^32 - 1; 0 when left out) and returns its handle.
+   * Coordinates are rounded to the nearest 32-bit float.
+   *
+   * Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or
+   * infinite coordinates (a number beyond the 32-bit range rounds to
+   * an infinity) or `x1 > x2` / `y1 > y2`; nothing is changed then.
+   */
+  insert(x1: number, y1: number, x2: number, y2: number, id?: number): Handle
+  /**
+   * Removes an element; its handle goes stale. Throws an `Error` with
+   * code `ERR_FLATQUAD_INVALID_HANDLE` if the handle names no element
+   * (never issued, already removed, or cleared); nothing is changed then.
+   */
+  remove(handle: Handle): void
+  /**
+   * Gives an element a new rectangle. Throws as `insert` does for a bad
+   * rectangle and as `remove` does for a bad handle; nothing is changed then.
+   */
+  move(handle: Handle, x1: number, y1: number, x2: number, y2: number): void
+  /**
+   * The lazy tidying after moves and removals (a quadtree merges
+   * emptied branches, one level per call; a loose grid shrinks its
+   * cells' boxes): call it once a frame, after the moves.
+   */
+  cleanup(): void
+  /** Removes every element (every handle goes stale); keeps the memory. */
+  clear(): void
+  /**
+   * Handles of the elements whose closed rectangle meets the closed
+   * rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
+   * live handle; `0`, `null` or `undefined` omit nothing).
+   */
+  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null): Float64Array
+  /**
+   * Handles of the elements whose closed rectangle holds the point
+   * `(x, y)`, leaving out `omit`.
+   */
+  queryPoint(x: number, y: number, omit?: Handle | null): Float64Array
+  /**
+   * Calls `callback(handle)` for each element `query` would return,
+   * until the callback returns `false`. An exception thrown by the
+   * callback propagates. The callback may read the index; a call that
+   * changes it throws `ERR_FLATQUAD_BUSY`.
+   */
+  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null): void
+  /**
+   * Every pair of elements whose closed rectangles meet, each pair once:
+   * `[a0, b0, a1, b1, ...]`, 2 handles per pair.
+   */
+  pairs(): Float64Array
+  /**
+   * The other elements whose rectangle meets this element's (touching
+   * counts): `query(...rectOf(handle), handle)`, but structures that
+   * know where the element lies start there.
+   */
+  overlapping(handle: Handle): Float64Array
+  /**
+   * `overlapping` for every handle at once, the per-agent query of a
+   * collision loop in one call: the neighbours of `handles[i]` are
+   * `hits.subarray(offsets[i], offsets[i + 1])`. A stale handle is
+   * refused (the error's `index` says which) and nothing is returned.
+   */
+  overlappingMany(handles: Float64Array): QueryManyResult
+  /**
+   * One `query` per rectangle of `rects` (4 numbers each), in one call
+   * to the core (on several threads for big batches), leaving out
+   * `omit[i]` from query `i` when `omit` is given: then every entry
+   * must be a live handle (the error's `index` says which is not). The
+   * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
+   */
+  queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
+  /** The id the element was inserted with. */
+  idOf(handle: Handle): number
+  /** The element's rectangle (as 32-bit floats: what the index stores). */
+  rectOf(handle: Handle): Rectangle
+  /**
+   * Whether `handle` names an element of this index now (false for any
+   * number that is not a live handle).
+   */
+  has(handle: Handle): boolean
+  /** The handles of every element, in storage order. */
+  handles(): Float64Array
+  /**
+   * The ids of the elements `handles` names, in order. Throws (with the
+   * `index` of the first bad one) if one of them is not live.
+   */
+  idsOf(handles: Float64Array): Uint32Array
+  /** Counts of elements, nodes or cells, leaves and links, and the bytes held. */
+  stats(): Stats
+  /**
+   * Calls `callback(node)` for every node of a tree (depth-first,
+   * parents before children, children in the order top-left, top-right,
+   * bottom-left, bottom-right) or every cell of a grid (as leaves of
+   * depth 0); returning `false` stops the walk. An exception thrown by
+   * the callback propagates. The callback may read the index; a call
+   * that changes it throws `ERR_FLATQUAD_BUSY`.
+   */
+  traverse(callback: (node: NodeInfo) => boolean | void): void
+  /**
+   * Every node (or cell) in `traverse` order, as typed arrays ready to
+   * draw: `rects` (4 numbers per node), `depths`, `isLeaf` (1 or 0) and
+   * `counts`.
+   */
+  nodes(): Nodes
+  /**
+   * Adds `n` rectangles at once: `rects` holds `x1, y1, x2, y2` for each
+   * (a `Float32Array` is read in place; a `Float64Array` is rounded to
+   * 32-bit floats), `ids` one id each (all 0 when left out). Returns the
+   * `n` handles. Every rectangle is checked first: on error nothing is
+   * inserted, and the error's `index` says which rectangle was refused.
+   */
+  insertMany(rects: Float32Array | Float64Array, ids?: Uint32Array | null): Float64Array
+  /**
+   * Moves `handles[i]` to rectangle `i` of `rects` (4 numbers each), for
+   * every `i`. Everything is checked first: on error nothing moves, and
+   * the error's `index` says which item was refused.
+   */
+  moveMany(handles: Float64Array, rects: Float32Array | Float64Array): void
+  /**
+   * Removes every element of `handles`. Everything is checked first: on
+   * error (a stale or repeated handle) nothing is removed, and the
+   * error's `index` says which item was refused.
+   */
+  removeMany(handles: Float64Array): void
+  /**
+   * Checks every invariant; throws an `Error` naming the first broken
+   * one. Costs time proportional to the size: for tests, not frames.
+   */
+  validate(): void
+  /**
+   * The whole state as bytes (a Node `Buffer`); `fromBytes` gives back
+   * an equal index, with the same handles valid.
+   */
+  toBytes(): Uint8Array
+  /**
+   * An index of this class from `toBytes()`'s output. Damaged bytes,
+   * or a snapshot of another class (see the module's `fromBytes`),
+   * throw `ERR_FLATQUAD_INVALID_BYTES`.
+   */
+  static fromBytes(bytes: Uint8Array): LooseQuadtree
+}
+
+/**
  * A flat quadtree over rectangles, for broad-phase collision detection and
  * region queries over many moving elements of any sizes.
  *
@@ -587,10 +765,11 @@ export declare class Quadtree {
 
 /**
  * An index of whichever class the snapshot (from `toBytes()`) holds: a
- * `Quadtree`, a `Grid` or a `LooseGrid` (its `kind` says which). Damaged
+ * `Quadtree`, a `Grid`, a `LooseGrid` or a `LooseQuadtree` (its `kind` says
+ * which). Damaged
  * bytes throw `ERR_FLATQUAD_INVALID_BYTES`.
  */
-export declare function fromBytes(bytes: Uint8Array): Quadtree | Grid | LooseGrid
+export declare function fromBytes(bytes: Uint8Array): Quadtree | Grid | LooseGrid | LooseQuadtree
 
 /** `Grid` options by count: `columns × rows` cells over the world. */
 export interface GridCells {

@@ -837,5 +837,6 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.Grid = nativeBinding.Grid
 module.exports.LooseGrid = nativeBinding.LooseGrid
+module.exports.LooseQuadtree = nativeBinding.LooseQuadtree
 module.exports.Quadtree = nativeBinding.Quadtree
 module.exports.fromBytes = nativeBinding.fromBytes

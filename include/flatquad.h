@@ -351,6 +351,13 @@ typedef int (*qt_node_fn)(void *user_data,
  */
 #define QT_KIND_LOOSE_GRID 3
 
+/**
+ * The loose quadtree (`qt_create_loose_quadtree`): every element in exactly
+ * one leaf, by its centre, the nodes' boxes grown to hold it; large elements
+ * cost no more than small ones.
+ */
+#define QT_KIND_LOOSE_QUADTREE 4
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -498,6 +505,31 @@ enum qt_status qt_loose_grid_params(const struct qt_tree *tree,
                                     uint32_t *out_tight_rows);
 
 /**
+ * Makes an empty loose quadtree over `world` and writes it to `*out_tree`;
+ * free it with `qt_destroy`. Every element lives in exactly one leaf, the one
+ * its centre descends to, and the nodes' boxes grow to hold it.
+ *
+ * The parameters mean what they mean for `qt_create`. Returns
+ * `QT_INVALID_WORLD` unless `world` is finite with `x1 < x2` and `y1 < y2`;
+ * `QT_INVALID_PARAMETER` if `max_elements` is 0 or `max_depth` is above
+ * `QT_MAX_DEPTH_LIMIT`; `QT_NULL_ARGUMENT` if `out_tree` is NULL.
+ */
+enum qt_status qt_create_loose_quadtree(struct qt_rect world,
+                                        uint32_t max_elements,
+                                        uint32_t max_depth,
+                                        struct qt_tree **out_tree);
+
+/**
+ * Writes the parameters a loose quadtree was made with. Each out-pointer may
+ * be NULL when that value is not wanted. Returns `QT_WRONG_KIND`, writing
+ * nothing, for another structure.
+ */
+enum qt_status qt_loose_quadtree_params(const struct qt_tree *tree,
+                                        struct qt_rect *out_world,
+                                        uint32_t *out_max_elements,
+                                        uint32_t *out_max_depth);
+
+/**
  * Makes an empty structure of the kind `kind` over `world` with that
  * structure's defaults, and writes it to `*out_tree`; free it with
  * `qt_destroy`. The defaults suit elements of about 1/1000 of the world's side
@@ -632,8 +664,9 @@ enum qt_status qt_from_bytes(const uint8_t *bytes, size_t len, struct qt_tree **
 size_t qt_len(const struct qt_tree *tree);
 
 /**
- * Which structure the tree is: `QT_KIND_QUADTREE`, `QT_KIND_GRID` or
- * `QT_KIND_LOOSE_GRID`; 0 for NULL or a poisoned tree.
+ * Which structure the tree is: `QT_KIND_QUADTREE`, `QT_KIND_GRID`,
+ * `QT_KIND_LOOSE_GRID` or `QT_KIND_LOOSE_QUADTREE`; 0 for NULL or a poisoned
+ * tree.
  */
 qt_kind qt_kind_of(const struct qt_tree *tree);
 

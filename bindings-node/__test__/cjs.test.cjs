@@ -4,7 +4,7 @@ const assert = require('node:assert/strict')
 
 it('require gives every class and fromBytes', () => {
   const flatquad = require('flatquad')
-  for (const name of ['Quadtree', 'Grid', 'LooseGrid']) {
+  for (const name of ['Quadtree', 'Grid', 'LooseGrid', 'LooseQuadtree']) {
     const Class = flatquad[name]
     assert.equal(typeof Class, 'function', name)
     const index = new Class({ x: 0, y: 0, width: 100, height: 100 })

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { Grid, LooseGrid, Quadtree, fromBytes } from 'flatquad'
+import { Grid, LooseGrid, LooseQuadtree, Quadtree, fromBytes } from 'flatquad'
 import { CLASSES, throwsLike } from './helpers.mjs'
 
 const WORLD = { x: 0, y: 0, width: 100, height: 100 }
@@ -90,10 +90,12 @@ describe('constructors', () => {
       ['both forms', [WORLD, { columns: 2, rows: 2, tightColumns: 1, tightRows: 1, cellSize: 1 }], TYPE, /not both/],
     ],
   }
+  options.LooseQuadtree = options.Quadtree // the same options and checks
   // Values only the core can judge: a RangeError with the core's message when
   // refused. (The placeholder grids accept everything; the real ones refuse these.)
   const nonsense = {
     Quadtree: [{ maxElements: 0 }, { maxDepth: 99 }],
+    LooseQuadtree: [{ maxElements: 0 }, { maxDepth: 99 }],
     Grid: [{ columns: 0, rows: 4 }, { columns: 4, rows: 0 }, { cellSize: 0 }, { cellSize: -1 }, { cellSize: NaN }, { cellSize: [1, Infinity] }],
     LooseGrid: [{ columns: 0, rows: 4, tightColumns: 1, tightRows: 1 }, { columns: 4, rows: 4, tightColumns: 0, tightRows: 1 }, { cellSize: 0 }, { cellSize: NaN }],
   }
@@ -371,7 +373,7 @@ describe('panics', () => {
       const flatquad = require('flatquad')
       const out = []
       try { flatquad.__panicInExportForTests() } catch (e) { out.push(['export', e instanceof Error, e.message]) }
-      for (const name of ['Quadtree', 'Grid', 'LooseGrid']) {
+      for (const name of ['Quadtree', 'Grid', 'LooseGrid', 'LooseQuadtree']) {
         const t = new flatquad[name]({ x: 0, y: 0, width: 10, height: 10 })
         const h = t.insert(1, 1, 2, 2)
         try { t.__panicForTests(false) } catch (e) { out.push(['read', e.code]) }
@@ -405,6 +407,7 @@ describe('panics', () => {
     ]
     assert.deepEqual(JSON.parse(child.stdout), [
       ['export', true, 'deliberate test panic outside any guard'],
+      ...perClass,
       ...perClass,
       ...perClass,
       ...perClass,

@@ -4,10 +4,10 @@ import { it } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
 import { readFileSync } from 'node:fs'
-import flatquad, { Grid, LooseGrid, Quadtree, fromBytes } from 'flatquad'
+import flatquad, { Grid, LooseGrid, LooseQuadtree, Quadtree, fromBytes } from 'flatquad'
 
 const require = createRequire(import.meta.url)
-const CLASSES = { Quadtree, Grid, LooseGrid }
+const CLASSES = { Quadtree, Grid, LooseGrid, LooseQuadtree }
 
 it('named and default imports give the classes', () => {
   for (const [name, Class] of Object.entries(CLASSES)) {
@@ -58,8 +58,9 @@ it('index.d.ts declares every method and getter of each class, and nothing it la
   const SHARED = 'kind size world insert remove move cleanup clear query queryPoint queryWith pairs overlapping overlappingMany queryMany idOf rectOf has handles idsOf stats traverse nodes insertMany moveMany removeMany validate toBytes fromBytes'
   assert.deepEqual(common.sort(), SHARED.split(' ').sort())
   assert.deepEqual([...shared.Quadtree].filter((k) => !common.includes(k)).sort(), ['maxDepth', 'maxElements'])
+  assert.deepEqual([...shared.LooseQuadtree].filter((k) => !common.includes(k)).sort(), ['maxDepth', 'maxElements'])
   assert.deepEqual([...shared.Grid].filter((k) => !common.includes(k)).sort(), ['cellHeight', 'cellWidth', 'columns', 'rows'])
   assert.deepEqual([...shared.LooseGrid].filter((k) => !common.includes(k)).sort(), ['columns', 'rows', 'tightColumns', 'tightRows'])
-  assert.match(dts, /export declare function fromBytes\(bytes: Uint8Array\): Quadtree \| Grid \| LooseGrid/)
+  assert.match(dts, /export declare function fromBytes\(bytes: Uint8Array\): Quadtree \| Grid \| LooseGrid \| LooseQuadtree/)
   assert.match(dts, /export type Handle = number/)
 })

@@ -1,7 +1,7 @@
 // Shared by the tests: the classes under test, a seeded PRNG, f32 rectangles,
 // the brute-force oracle, and assertions on thrown errors.
 import assert from 'node:assert/strict'
-import { Grid, LooseGrid, Quadtree } from 'flatquad'
+import { Grid, LooseGrid, LooseQuadtree, Quadtree } from 'flatquad'
 
 /**
  * Every class, for the suites that test the shared API on all of them:
@@ -13,6 +13,12 @@ export const CLASSES = [
   {
     name: 'Quadtree',
     Class: Quadtree,
+    small: { maxElements: 2, maxDepth: 4 },
+    options: (next) => ({ maxElements: 1 + Math.floor(next() * 8), maxDepth: Math.floor(next() * 12) }),
+  },
+  {
+    name: 'LooseQuadtree',
+    Class: LooseQuadtree,
     small: { maxElements: 2, maxDepth: 4 },
     options: (next) => ({ maxElements: 1 + Math.floor(next() * 8), maxDepth: Math.floor(next() * 12) }),
   },

@@ -3,7 +3,7 @@
 // world, for every class.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { Grid, LooseGrid, Quadtree, fromBytes } from 'flatquad'
+import { Grid, LooseGrid, LooseQuadtree, Quadtree, fromBytes } from 'flatquad'
 import { CLASSES, f32, oracle, pairSet, rng, sorted, toF32 } from './helpers.mjs'
 
 // Worlds from 0..1 to ±1e6, square and not, with the origin anywhere.
@@ -285,7 +285,7 @@ describe('every class: traverse() and nodes() agree, parameters read back', () =
         assert.equal(typeof stats[key], 'number', key)
       }
       // The getters of each class's parameters are numbers (what the core chose).
-      const getters = { Quadtree: ['maxElements', 'maxDepth'], Grid: ['columns', 'rows', 'cellWidth', 'cellHeight'], LooseGrid: ['columns', 'rows', 'tightColumns', 'tightRows'] }
+      const getters = { Quadtree: ['maxElements', 'maxDepth'], LooseQuadtree: ['maxElements', 'maxDepth'], Grid: ['columns', 'rows', 'cellWidth', 'cellHeight'], LooseGrid: ['columns', 'rows', 'tightColumns', 'tightRows'] }
       for (const getter of getters[name]) assert.equal(typeof index[getter], 'number', getter)
       // The same world in both forms gives the same index; the world reads back as corners.
       const corners = new Class({ x1: -10, y1: 20, x2: 70, y2: 60 }, small)

@@ -1,4 +1,4 @@
-//! The JavaScript classes: `Quadtree`, `Grid` and `LooseGrid`, one per core
+//! The JavaScript classes: `Quadtree`, `Grid`, `LooseGrid` and `LooseQuadtree`, one per core
 //! structure, each an [`Index`] inside.
 //!
 //! [`shared_methods!`] declares every method they share once, each a call to
@@ -349,6 +349,26 @@ macro_rules! shared_methods {
     };
 }
 
+/// The structure a tree's options give: `{ maxElements, maxDepth }`, each left
+/// out taking the trees' default (8 and 8), so no options give the defaults.
+fn tree_options<C>(
+    options: Option<&Unknown<'_>>,
+    world: flatquad::Rect,
+    new: fn(flatquad::Rect, u32, u32) -> Result<C, flatquad::Error>,
+) -> crate::error::Outcome<Result<C, flatquad::Error>> {
+    use flatquad::Quadtree as Defaults;
+    let (mut max_elements, mut max_depth) = (None, None);
+    if let Some(options) = args::options(options, "{ maxElements, maxDepth }")? {
+        max_elements = args::option_u32(options, c"maxElements")?;
+        max_depth = args::option_u32(options, c"maxDepth")?;
+    }
+    Ok(new(
+        world,
+        max_elements.unwrap_or(Defaults::DEFAULT_MAX_ELEMENTS),
+        max_depth.unwrap_or(Defaults::DEFAULT_MAX_DEPTH),
+    ))
+}
+
 /// A flat quadtree over rectangles, for broad-phase collision detection and
 /// region queries over many moving elements of any sizes.
 ///
@@ -380,22 +400,8 @@ impl Quadtree {
         world: Unknown<'_>,
         options: Option<Unknown<'_>>,
     ) -> napi::Result<Self> {
-        use flatquad::Quadtree as Core;
         let index = Index::construct(env, &this, &world, |world| {
-            let Some(options) = args::options(options.as_ref(), "{ maxElements, maxDepth }")?
-            else {
-                return Ok(Core::for_world(world));
-            };
-            let max_elements = args::option_u32(options, c"maxElements")?;
-            let max_depth = args::option_u32(options, c"maxDepth")?;
-            Ok(match (max_elements, max_depth) {
-                (None, None) => Core::for_world(world),
-                (e, d) => Core::new(
-                    world,
-                    e.unwrap_or(Core::DEFAULT_MAX_ELEMENTS),
-                    d.unwrap_or(Core::DEFAULT_MAX_DEPTH),
-                ),
-            })
+            tree_options(options.as_ref(), world, flatquad::Quadtree::new)
         })?;
         Ok(Quadtree { index })
     }
@@ -561,3 +567,57 @@ impl LooseGrid {
     }
 }
 shared_methods!(LooseGrid, flatquad::LooseGrid, "'LooseGrid'");
+
+/// A loose quadtree over rectangles: each element lives in exactly one leaf,
+/// chosen by its centre, and the nodes' boxes grow to hold it, so large
+/// elements cost no more than small ones. Same methods and exact results as
+/// `Quadtree`; the same options.
+///
+/// Results are exact for 32-bit floats: a query returns precisely the elements
+/// whose closed rectangle meets the closed query rectangle. Coordinates are
+/// rounded to the nearest 32-bit float when they come in.
+#[napi]
+pub struct LooseQuadtree {
+    index: Index,
+}
+
+#[napi]
+impl LooseQuadtree {
+    /// An empty loose tree over `world`, given as corners `{ x1, y1, x2, y2 }`
+    /// or as `{ x, y, width, height }`. Elements and queries outside the world
+    /// are fine; the world only sets where the tree divides the plane. Options
+    /// left out take their defaults.
+    ///
+    /// Throws a `RangeError` for a world that is not finite or has no area, or
+    /// options out of range; a `TypeError` for arguments of the wrong type.
+    #[napi(
+        constructor,
+        catch_unwind,
+        ts_args_type = "world: Rectangle | WorldRect, options?: QuadtreeOptions"
+    )]
+    pub fn new(
+        env: &Env,
+        this: This<'_>,
+        world: Unknown<'_>,
+        options: Option<Unknown<'_>>,
+    ) -> napi::Result<Self> {
+        let index = Index::construct(env, &this, &world, |world| {
+            tree_options(options.as_ref(), world, flatquad::LooseQuadtree::new)
+        })?;
+        Ok(LooseQuadtree { index })
+    }
+
+    /// Elements a leaf holds before it splits.
+    #[napi(getter, catch_unwind)]
+    pub fn max_elements(&self, env: &Env) -> napi::Result<u32> {
+        self.index
+            .read_as(env, flatquad::LooseQuadtree::max_elements)
+    }
+
+    /// Depth below which leaves no longer split.
+    #[napi(getter, catch_unwind)]
+    pub fn max_depth(&self, env: &Env) -> napi::Result<u32> {
+        self.index.read_as(env, flatquad::LooseQuadtree::max_depth)
+    }
+}
+shared_methods!(LooseQuadtree, flatquad::LooseQuadtree, "'LooseQuadtree'");

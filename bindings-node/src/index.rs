@@ -40,7 +40,7 @@ macro_rules! core {
     )*};
 }
 
-core!(Quadtree, Grid, LooseGrid);
+core!(Quadtree, Grid, LooseGrid, LooseQuadtree);
 
 /// An index of any kind, as a JavaScript object holds it.
 ///

@@ -1,6 +1,6 @@
 //! The Node.js binding of flatquad, built with napi-rs: the classes
-//! `Quadtree`, `Grid` and `LooseGrid`, one per core structure, with the same
-//! methods.
+//! `Quadtree`, `Grid`, `LooseGrid` and `LooseQuadtree`, one per core
+//! structure, with the same methods.
 //!
 //! Thin by design: every call converts its arguments ([`args`]), forwards to the
 //! core, and converts the result or the error ([`error`]). Nothing here decides
@@ -23,26 +23,28 @@ mod error;
 mod index;
 pub mod objects;
 
-use napi::bindgen_prelude::Either3;
+use napi::bindgen_prelude::Either4;
 use napi::{Env, Unknown};
 use napi_derive::napi;
 
-use crate::classes::{Grid, LooseGrid, Quadtree};
+use crate::classes::{Grid, LooseGrid, LooseQuadtree, Quadtree};
 use crate::index::Index;
 
 /// An index of whichever class the snapshot (from `toBytes()`) holds: a
-/// `Quadtree`, a `Grid` or a `LooseGrid` (its `kind` says which). Damaged
+/// `Quadtree`, a `Grid`, a `LooseGrid` or a `LooseQuadtree` (its `kind` says
+/// which). Damaged
 /// bytes throw `ERR_FLATQUAD_INVALID_BYTES`.
 #[napi(catch_unwind, ts_args_type = "bytes: Uint8Array")]
 pub fn from_bytes(
     env: &Env,
     bytes: Unknown<'_>,
-) -> napi::Result<Either3<Quadtree, Grid, LooseGrid>> {
+) -> napi::Result<Either4<Quadtree, Grid, LooseGrid, LooseQuadtree>> {
     let index = Index::from_any_bytes(env, &bytes)?;
     Ok(match index.kind() {
-        flatquad::Kind::Quadtree => Either3::A(Quadtree::from(index)),
-        flatquad::Kind::Grid => Either3::B(Grid::from(index)),
-        flatquad::Kind::LooseGrid => Either3::C(LooseGrid::from(index)),
+        flatquad::Kind::Quadtree => Either4::A(Quadtree::from(index)),
+        flatquad::Kind::Grid => Either4::B(Grid::from(index)),
+        flatquad::Kind::LooseGrid => Either4::C(LooseGrid::from(index)),
+        flatquad::Kind::LooseQuadtree => Either4::D(LooseQuadtree::from(index)),
     })
 }
 

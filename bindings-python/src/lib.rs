@@ -21,6 +21,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<structures::Quadtree>()?;
     m.add_class::<structures::Grid>()?;
     m.add_class::<structures::LooseGrid>()?;
+    m.add_class::<structures::LooseQuadtree>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

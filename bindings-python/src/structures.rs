@@ -1,4 +1,5 @@
-//! `flatquad.Quadtree`, `flatquad.Grid` and `flatquad.LooseGrid`: each only
+//! `flatquad.Quadtree`, `flatquad.Grid`, `flatquad.LooseGrid` and
+//! `flatquad.LooseQuadtree`: each only
 //! constructs its core structure and shows its parameters; every other method
 //! is the base class's (`SpatialIndex`, in `index`), written once over
 //! `AnyIndex`.
@@ -54,6 +55,7 @@ pub(crate) fn wrap(py: Python<'_>, index: AnyIndex) -> PyResult<Bound<'_, PyAny>
         Kind::Quadtree => Bound::new(py, base.add_subclass(Quadtree))?.into_any(),
         Kind::Grid => Bound::new(py, base.add_subclass(Grid))?.into_any(),
         Kind::LooseGrid => Bound::new(py, base.add_subclass(LooseGrid))?.into_any(),
+        Kind::LooseQuadtree => Bound::new(py, base.add_subclass(LooseQuadtree))?.into_any(),
     })
 }
 
@@ -65,6 +67,8 @@ pub(crate) fn kind_of_class(cls: &Bound<'_, PyType>) -> Option<Kind> {
         Some(Kind::Grid)
     } else if cls.is_subclass_of::<LooseGrid>().unwrap_or(false) {
         Some(Kind::LooseGrid)
+    } else if cls.is_subclass_of::<LooseQuadtree>().unwrap_or(false) {
+        Some(Kind::LooseQuadtree)
     } else {
         None
     }
@@ -78,6 +82,7 @@ pub(crate) fn from_bytes(kind: Option<Kind>, bytes: &[u8]) -> Result<AnyIndex, E
         Some(Kind::Quadtree) => flatquad::Quadtree::from_bytes(bytes).map(AnyIndex::from),
         Some(Kind::Grid) => flatquad::Grid::from_bytes(bytes).map(AnyIndex::from),
         Some(Kind::LooseGrid) => flatquad::LooseGrid::from_bytes(bytes).map(AnyIndex::from),
+        Some(Kind::LooseQuadtree) => flatquad::LooseQuadtree::from_bytes(bytes).map(AnyIndex::from),
     }
 }
 
@@ -85,6 +90,11 @@ pub(crate) fn from_bytes(kind: Option<Kind>, bytes: &[u8]) -> Result<AnyIndex, E
 pub(crate) fn parameters(index: &AnyIndex) -> String {
     match index {
         AnyIndex::Quadtree(tree) => format!(
+            "max_elements={} max_depth={}",
+            tree.max_elements(),
+            tree.max_depth()
+        ),
+        AnyIndex::LooseQuadtree(tree) => format!(
             "max_elements={} max_depth={}",
             tree.max_elements(),
             tree.max_depth()
@@ -381,5 +391,74 @@ impl LooseGrid {
     #[getter]
     fn tight_rows(slf: &Bound<'_, Self>) -> u32 {
         read(slf, flatquad::LooseGrid::tight_rows)
+    }
+}
+
+/// A loose quadtree over moving 2-D rectangles: each element lives in exactly
+/// one leaf, chosen by its centre, and the nodes' boxes grow to hold it, so
+/// large elements cost no more than small ones; every method is
+/// ``SpatialIndex``'s.
+///
+/// Parameters
+/// ----------
+/// bounds : (x1, y1, x2, y2)
+///     The world the tree divides, with ``x1 < x2`` and ``y1 < y2``. Elements
+///     and queries outside it are fine.
+/// max_elements : int, default 8
+///     A leaf splits when it holds more elements than this (>= 1).
+/// max_depth : int, default 8
+///     Leaves stop splitting at this depth (the root is depth 0; at most 30).
+///
+/// Examples
+/// --------
+/// >>> import flatquad
+/// >>> tree = flatquad.LooseQuadtree((0, 0, 100, 100))
+/// >>> a = tree.insert((10, 10, 20, 20))
+/// >>> big = tree.insert((-50, -50, 150, 150))
+/// >>> sorted(tree.query_point(15, 15)) == sorted([a, big])
+/// True
+#[pyclass(frozen, extends = Index, name = "LooseQuadtree", module = "flatquad")]
+#[derive(Default)]
+pub(crate) struct LooseQuadtree;
+
+impl Subclass for LooseQuadtree {
+    type Core = flatquad::LooseQuadtree;
+    fn core(index: &AnyIndex) -> Option<&Self::Core> {
+        match index {
+            AnyIndex::LooseQuadtree(tree) => Some(tree),
+            _ => None,
+        }
+    }
+}
+
+#[pymethods]
+impl LooseQuadtree {
+    #[new]
+    #[pyo3(signature = (bounds, max_elements = 8, max_depth = 8))]
+    fn new(
+        py: Python<'_>,
+        bounds: &Bound<'_, PyAny>,
+        max_elements: i64,
+        max_depth: i64,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let world = convert::rect(bounds, "bounds")?;
+        let max_elements = count(py, max_elements, "max_elements")?;
+        let max_depth = count(py, max_depth, "max_depth")?;
+        init(
+            py,
+            flatquad::LooseQuadtree::new(world, max_elements, max_depth),
+        )
+    }
+
+    /// Elements a leaf holds before it splits.
+    #[getter]
+    fn max_elements(slf: &Bound<'_, Self>) -> u32 {
+        read(slf, flatquad::LooseQuadtree::max_elements)
+    }
+
+    /// Depth below which leaves no longer split (the root is depth 0).
+    #[getter]
+    fn max_depth(slf: &Bound<'_, Self>) -> u32 {
+        read(slf, flatquad::LooseQuadtree::max_depth)
     }
 }

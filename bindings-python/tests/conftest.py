@@ -25,7 +25,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 #: Every structure: they share one API (``flatquad.SpatialIndex``) and give the
 #: same answers, so a test of that API runs on each.
-STRUCTURES = [flatquad.Quadtree, flatquad.Grid, flatquad.LooseGrid]
+STRUCTURES = [flatquad.Quadtree, flatquad.Grid, flatquad.LooseGrid, flatquad.LooseQuadtree]
 
 #: Parameters worth testing per structure: the defaults (``{}``), small cells
 #: that split or spread elements a lot, uneven ones.
@@ -34,6 +34,11 @@ PARAMS = {
         {"max_elements": 1, "max_depth": 6},
         {"max_elements": 4, "max_depth": 8},
         {"max_elements": 8, "max_depth": 10},
+    ],
+    flatquad.LooseQuadtree: [
+        {"max_elements": 1, "max_depth": 6},
+        {"max_elements": 4, "max_depth": 8},
+        {},
     ],
     flatquad.Grid: [{}, {"columns": 7, "rows": 3}, {"columns": 64, "rows": 64}],
     flatquad.LooseGrid: [

@@ -12,7 +12,7 @@ import flatquad
 from flatquad import _native
 
 STUB = pathlib.Path(flatquad.__file__).with_name("_native.pyi")
-CLASSES = ["SpatialIndex", "Quadtree", "Grid", "LooseGrid"]
+CLASSES = ["SpatialIndex", "Quadtree", "Grid", "LooseGrid", "LooseQuadtree"]
 DUNDERS = {"__len__", "__contains__", "__iter__", "__getstate__", "__setstate__", "__reduce__",
            "__copy__", "__deepcopy__"}
 

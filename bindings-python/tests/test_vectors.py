@@ -19,7 +19,12 @@ FILES = sorted(VECTORS.glob("*.json"))
 #: The handle that was never issued: slot 999999, generation 1.
 NEVER = (1 << 32) | 999999
 
-CLASSES = {"Quadtree": flatquad.Quadtree, "Grid": flatquad.Grid, "LooseGrid": flatquad.LooseGrid}
+CLASSES = {
+    "Quadtree": flatquad.Quadtree,
+    "Grid": flatquad.Grid,
+    "LooseGrid": flatquad.LooseGrid,
+    "LooseQuadtree": flatquad.LooseQuadtree,
+}
 
 #: The exception class for each of the core's error kinds (errors.rs's table).
 EXCEPTIONS = {

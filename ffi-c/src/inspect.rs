@@ -12,8 +12,9 @@ pub unsafe extern "C" fn qt_len(tree: *const qt_tree) -> usize {
     guard(|| tree_ref(tree).map_or(0, AnyIndex::len))
 }
 
-/// Which structure the tree is: `QT_KIND_QUADTREE`, `QT_KIND_GRID` or
-/// `QT_KIND_LOOSE_GRID`; 0 for NULL or a poisoned tree.
+/// Which structure the tree is: `QT_KIND_QUADTREE`, `QT_KIND_GRID`,
+/// `QT_KIND_LOOSE_GRID` or `QT_KIND_LOOSE_QUADTREE`; 0 for NULL or a poisoned
+/// tree.
 #[no_mangle]
 pub unsafe extern "C" fn qt_kind_of(tree: *const qt_tree) -> qt_kind {
     guard(|| tree_ref(tree).map_or(0, |tree| tree.kind() as qt_kind))

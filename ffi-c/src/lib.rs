@@ -33,6 +33,8 @@ mod grid;
 
 mod loose_grid;
 
+mod loose_quadtree;
+
 mod tree;
 
 mod inspect;

@@ -33,11 +33,16 @@ pub const QT_KIND_GRID: qt_kind = 2;
 /// exactly one loose cell, whose box grows and shrinks around its elements;
 /// for elements of similar size that move every frame.
 pub const QT_KIND_LOOSE_GRID: qt_kind = 3;
+/// The loose quadtree (`qt_create_loose_quadtree`): every element in exactly
+/// one leaf, by its centre, the nodes' boxes grown to hold it; large elements
+/// cost no more than small ones.
+pub const QT_KIND_LOOSE_QUADTREE: qt_kind = 4;
 
 const _: () = {
     assert!(QT_KIND_QUADTREE == Kind::Quadtree as u32);
     assert!(QT_KIND_GRID == Kind::Grid as u32);
     assert!(QT_KIND_LOOSE_GRID == Kind::LooseGrid as u32);
+    assert!(QT_KIND_LOOSE_QUADTREE == Kind::LooseQuadtree as u32);
 };
 
 /// The `max_elements` the core's authors measured as best: 8 elements per leaf.

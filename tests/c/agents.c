@@ -48,6 +48,7 @@ static const struct {
     {"quadtree", QT_KIND_QUADTREE},
     {"grid", QT_KIND_GRID},
     {"loose-grid", QT_KIND_LOOSE_GRID},
+    {"loose-quadtree", QT_KIND_LOOSE_QUADTREE},
 };
 
 typedef struct agents {

@@ -66,6 +66,7 @@ static const structure STRUCTURES[] = {
     {"quadtree", QT_KIND_QUADTREE},
     {"grid", QT_KIND_GRID},
     {"loose grid", QT_KIND_LOOSE_GRID},
+    {"loose quadtree", QT_KIND_LOOSE_QUADTREE},
 };
 #define N_STRUCTURES (sizeof STRUCTURES / sizeof STRUCTURES[0])
 
@@ -77,7 +78,7 @@ static const structure *current = &STRUCTURES[0];
  * accept and ignore any counts, and have no cells to walk), so the tests of
  * their parameter checks, stats and walks wait for the real structures; main()
  * says so when it skips them. */
-static int real[4];
+static int real[5];
 
 static int keeps_parameters(qt_kind kind) {
     qt_tree *tree = NULL;
@@ -93,6 +94,11 @@ static int keeps_parameters(qt_kind kind) {
         REQUIRE_OK(qt_create_grid(rect(0, 0, 70, 30), 7, 3, &tree));
         REQUIRE_OK(qt_grid_params(tree, NULL, &a, &b, NULL, NULL));
         kept = a == 7 && b == 3;
+        break;
+    case QT_KIND_LOOSE_QUADTREE:
+        REQUIRE_OK(qt_create_loose_quadtree(rect(0, 0, 1, 1), 3, 5, &tree));
+        REQUIRE_OK(qt_loose_quadtree_params(tree, NULL, &a, &b));
+        kept = a == 3 && b == 5;
         break;
     default:
         REQUIRE_OK(qt_create_loose_grid(rect(0, 0, 80, 60), 8, 6, 4, 3, &tree));
@@ -114,6 +120,9 @@ static qt_tree *make_tree(qt_rect world, uint32_t max_elements, uint32_t max_dep
     switch (current->kind) {
     case QT_KIND_QUADTREE: REQUIRE_OK(qt_create(world, max_elements, max_depth, &tree)); break;
     case QT_KIND_GRID: REQUIRE_OK(qt_create_grid(world, cells, cells, &tree)); break;
+    case QT_KIND_LOOSE_QUADTREE:
+        REQUIRE_OK(qt_create_loose_quadtree(world, max_elements, max_depth, &tree));
+        break;
     default:
         REQUIRE_OK(qt_create_loose_grid(world, cells, cells, (cells + 1) / 2, (cells + 1) / 2,
                                         &tree));
@@ -311,7 +320,8 @@ static void test_status_str(void) {
           QT_INVALID_WORLD == 7 && QT_INVALID_PARAMETER == 8 && QT_CAPACITY_EXCEEDED == 9 &&
           QT_INVALID_BYTES == 10 && QT_PANIC == 11 && QT_POISONED == 12 &&
           QT_INTERNAL_ERROR == 13 && QT_WRONG_KIND == 15);
-    CHECK(QT_KIND_QUADTREE == 1 && QT_KIND_GRID == 2 && QT_KIND_LOOSE_GRID == 3);
+    CHECK(QT_KIND_QUADTREE == 1 && QT_KIND_GRID == 2 && QT_KIND_LOOSE_GRID == 3 &&
+          QT_KIND_LOOSE_QUADTREE == 4);
 }
 
 /* ---------------------------------------------------------------- create */
@@ -390,6 +400,8 @@ static void check_other_getters_refuse(const qt_tree *tree) {
         CHECK_STATUS(qt_grid_params(tree, &world, &a, &b, &w, &h), QT_WRONG_KIND);
     if (kind != QT_KIND_LOOSE_GRID)
         CHECK_STATUS(qt_loose_grid_params(tree, &world, &a, &b, &c, &d), QT_WRONG_KIND);
+    if (kind != QT_KIND_LOOSE_QUADTREE)
+        CHECK_STATUS(qt_loose_quadtree_params(tree, &world, &a, &b), QT_WRONG_KIND);
     CHECK(world.x1 == 9 && world.x2 == 9 && a == 99 && b == 99 && c == 99 && d == 99 &&
           w == 99 && h == 99);
 }
@@ -508,7 +520,7 @@ static void test_create_grids(void) {
 static void test_create_default(void) {
     qt_tree *tree = NULL, *const untouched = (qt_tree *)&tree;
     qt_rect world = rect(-50, 0, 4046, 2048);
-    qt_kind bad_kinds[] = {0, 4, 15, UINT32_MAX};
+    qt_kind bad_kinds[] = {0, 5, 15, UINT32_MAX};
     uint32_t a = 0, b = 0, c = 0, d = 0;
     size_t i;
 
@@ -523,6 +535,10 @@ static void test_create_default(void) {
             CHECK(a == QT_DEFAULT_MAX_ELEMENTS && b == QT_DEFAULT_MAX_DEPTH);
             break;
         case QT_KIND_GRID: CHECK_OK(qt_grid_params(tree, &got, &a, &b, NULL, NULL)); break;
+        case QT_KIND_LOOSE_QUADTREE:
+            CHECK_OK(qt_loose_quadtree_params(tree, &got, &a, &b));
+            CHECK(a == QT_DEFAULT_MAX_ELEMENTS && b == QT_DEFAULT_MAX_DEPTH);
+            break;
         default: CHECK_OK(qt_loose_grid_params(tree, &got, &a, &b, &c, &d)); break;
         }
         CHECK(got.x1 == world.x1 && got.y1 == world.y1 && got.x2 == world.x2 &&
@@ -1342,6 +1358,14 @@ static void test_clear_elements_params(void) {
     CHECK(total == 777);
 
     /* params: each out-pointer optional; the other kinds' getters refused. */
+    if (current->kind == QT_KIND_LOOSE_QUADTREE) {
+        CHECK_OK(qt_loose_quadtree_params(f.tree, NULL, NULL, NULL));
+        CHECK_OK(qt_loose_quadtree_params(f.tree, &world, &max_elements, &max_depth));
+        CHECK(max_elements == 4 && max_depth == 6 && world.x1 == 0 && world.x2 == 100);
+        world = rect(9, 9, 9, 9), max_elements = 4, max_depth = 99;
+    }
+    CHECK_STATUS(qt_loose_quadtree_params(NULL, &world, &max_elements, &max_depth),
+                 QT_NULL_ARGUMENT);
     if (current->kind == QT_KIND_QUADTREE) {
         CHECK_OK(qt_params(f.tree, NULL, NULL, NULL));
         CHECK_OK(qt_params(f.tree, NULL, &max_elements, NULL));
@@ -1459,7 +1483,7 @@ static void test_snapshots_across_kinds(void) {
         unsigned char *bytes;
         qt_tree *loaded = NULL, *const untouched = (qt_tree *)&loaded;
         snapshot before, other;
-        static const uint32_t unknown[] = {0, 4, 0xFFFFFFFFu};
+        static const uint32_t unknown[] = {0, 5, 0xFFFFFFFFu};
         current = &STRUCTURES[k];
         f = make_fixture();
         before = take(f.tree);
@@ -1581,9 +1605,11 @@ int main(void) {
         test_clear_elements_params();
         test_clone_and_bytes();
         test_panic_boundary();
+        /* The walks' shapes: the quadtree's cells, the grids' depth-0 cells; the
+         * loose quadtree's boxes are checked by the core's own tests. */
         if (current->kind == QT_KIND_QUADTREE) {
             test_traverse_stats_cleanup();
-        } else if (real[current->kind]) {
+        } else if (real[current->kind] && current->kind != QT_KIND_LOOSE_QUADTREE) {
             test_grid_walk_stats();
         }
     }

@@ -103,7 +103,8 @@ void exercise(qt_kind kind) {
 int main() {
     CHECK(std::strcmp(qt_version(), QT_VERSION_STRING) == 0);
     CHECK(std::strcmp(qt_status_str(QT_INVALID_RECT), qt_status_str(QT_OK)) != 0);
-    for (qt_kind kind : {QT_KIND_QUADTREE, QT_KIND_GRID, QT_KIND_LOOSE_GRID}) exercise(kind);
+    for (qt_kind kind : {QT_KIND_QUADTREE, QT_KIND_GRID, QT_KIND_LOOSE_GRID, QT_KIND_LOOSE_QUADTREE})
+        exercise(kind);
 
     std::printf("test_cpp: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

@@ -431,6 +431,7 @@ static const struct {
     {"Quadtree", QT_KIND_QUADTREE},
     {"Grid", QT_KIND_GRID},
     {"LooseGrid", QT_KIND_LOOSE_GRID},
+    {"LooseQuadtree", QT_KIND_LOOSE_QUADTREE},
 };
 
 static uint32_t param(replay *r, const json_t *params, const char *key) {
@@ -456,6 +457,9 @@ static qt_tree *make(replay *r, const json_t *s, qt_rect world) {
         } else if (KINDS[i].kind == QT_KIND_QUADTREE) {
             status = qt_create(world, param(r, params, "max_elements"),
                                param(r, params, "max_depth"), &tree);
+        } else if (KINDS[i].kind == QT_KIND_LOOSE_QUADTREE) {
+            status = qt_create_loose_quadtree(world, param(r, params, "max_elements"),
+                                              param(r, params, "max_depth"), &tree);
         } else if (KINDS[i].kind == QT_KIND_GRID) {
             status = qt_create_grid(world, param(r, params, "columns"), param(r, params, "rows"),
                                     &tree);

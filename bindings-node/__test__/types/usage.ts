@@ -71,7 +71,7 @@ for (const index of all) {
 }
 const gridCopy: Grid = Grid.fromBytes(grids[1].toBytes())
 const looseCopy: LooseGrid = LooseGrid.fromBytes(loose[1].toBytes())
-const any: Quadtree | Grid | LooseGrid = fromBytes(grids[1].toBytes())
+const any: SpatialIndex = fromBytes(grids[1].toBytes())
 if (any.kind === 'Grid') {
   const narrowed: number = any.cellWidth // the kind tells which class it is
   void narrowed

@@ -1,8 +1,9 @@
 """flatquad: exact 2-D spatial indexes for broad-phase collision detection.
 
-Three structures with one API, :class:`SpatialIndex` (their base class):
+Four structures with one API, :class:`SpatialIndex` (their base class):
 :class:`Quadtree`, :class:`Grid` (a uniform grid, for elements of similar
-size) and :class:`LooseGrid` (the loose/tight double grid). They differ only
+size), :class:`LooseGrid` (the loose/tight double grid) and
+:class:`LooseQuadtree` (each element in one leaf, by its centre). They differ only
 in their constructors; each has numpy batch calls for whole frames of moving
 rectangles::
 
@@ -20,7 +21,16 @@ query finds precisely the elements whose closed rectangle meets the closed
 query rectangle.
 """
 
-from ._native import Grid, LooseGrid, Quadtree, SpatialIndex, __version__
+from ._native import Grid, LooseGrid, LooseQuadtree, Quadtree, SpatialIndex, __version__
 from ._types import Elements, Nodes
 
-__all__ = ["Elements", "Grid", "LooseGrid", "Nodes", "Quadtree", "SpatialIndex", "__version__"]
+__all__ = [
+    "Elements",
+    "Grid",
+    "LooseGrid",
+    "LooseQuadtree",
+    "Nodes",
+    "Quadtree",
+    "SpatialIndex",
+    "__version__",
+]

@@ -127,6 +127,22 @@ class Quadtree(SpatialIndex):
     def max_depth(self) -> int:
         """Depth below which cells no longer split (the root is depth 0)."""
 
+class LooseQuadtree(SpatialIndex):
+    """A loose quadtree: each element in one leaf, by its centre (see ``help(flatquad.LooseQuadtree)``)."""
+
+    def __init__(
+        self,
+        bounds: BoundsLike,
+        max_elements: SupportsIndex = 8,
+        max_depth: SupportsIndex = 8,
+    ) -> None: ...
+    @property
+    def max_elements(self) -> int:
+        """Elements a leaf holds before it splits."""
+    @property
+    def max_depth(self) -> int:
+        """Depth below which leaves no longer split (the root is depth 0)."""
+
 class Grid(SpatialIndex):
     """A uniform grid: ``columns`` and ``rows``, or ``cell_size``, or neither (defaults)."""
 
