@@ -25,6 +25,7 @@ use core::ops::ControlFlow;
 use crate::index::raw::impl_structure;
 use crate::index::{check_world, NodeInfo, SpatialIndex, Stats};
 use crate::loose_quadtree::nodes::NodePool;
+use crate::quadtree::check_tree_parameters;
 use crate::quadtree::lines::{SplitLines, MAX_DEPTH_LIMIT};
 use crate::slots::{slot_record, SlotPool, NONE};
 use crate::{Error, Handle, Rect};
@@ -155,20 +156,7 @@ impl LooseQuadtree {
     /// `max_depth` exceeds [`LooseQuadtree::MAX_DEPTH_LIMIT`].
     pub fn new(world: Rect, max_elements: u32, max_depth: u32) -> Result<LooseQuadtree, Error> {
         check_world(world)?;
-        if max_elements == 0 {
-            return Err(Error::InvalidParameter {
-                name: "max_elements",
-                expected: "at least 1",
-                found: max_elements.into(),
-            });
-        }
-        if max_depth > MAX_DEPTH_LIMIT {
-            return Err(Error::InvalidParameter {
-                name: "max_depth",
-                expected: "at most 30",
-                found: max_depth.into(),
-            });
-        }
+        check_tree_parameters(max_elements, max_depth)?;
         Ok(LooseQuadtree {
             world,
             lines: SplitLines::new(&world, max_depth),

@@ -129,20 +129,7 @@ impl Quadtree {
     /// `max_depth` exceeds [`Quadtree::MAX_DEPTH_LIMIT`].
     pub fn new(world: Rect, max_elements: u32, max_depth: u32) -> Result<Quadtree, Error> {
         check_world(world)?;
-        if max_elements == 0 {
-            return Err(Error::InvalidParameter {
-                name: "max_elements",
-                expected: "at least 1",
-                found: max_elements.into(),
-            });
-        }
-        if max_depth > MAX_DEPTH_LIMIT {
-            return Err(Error::InvalidParameter {
-                name: "max_depth",
-                expected: "at most 30",
-                found: max_depth.into(),
-            });
-        }
+        check_tree_parameters(max_elements, max_depth)?;
         Ok(Quadtree {
             world,
             lines: SplitLines::new(&world, max_depth),
@@ -163,6 +150,27 @@ impl Quadtree {
     pub fn max_depth(&self) -> u32 {
         self.max_depth
     }
+}
+
+/// The trees' parameters (the quadtree's and the loose quadtree's), or
+/// [`Error::InvalidParameter`]: at least one element per leaf, and a depth the
+/// split lines can reach.
+pub(crate) fn check_tree_parameters(max_elements: u32, max_depth: u32) -> Result<(), Error> {
+    if max_elements == 0 {
+        return Err(Error::InvalidParameter {
+            name: "max_elements",
+            expected: "at least 1",
+            found: max_elements.into(),
+        });
+    }
+    if max_depth > MAX_DEPTH_LIMIT {
+        return Err(Error::InvalidParameter {
+            name: "max_depth",
+            expected: "at most 30",
+            found: max_depth.into(),
+        });
+    }
+    Ok(())
 }
 
 impl core::fmt::Debug for Quadtree {
