@@ -49,6 +49,7 @@
 
 mod axis;
 mod big;
+mod blocks;
 mod error;
 mod grid;
 mod handle;

@@ -2,6 +2,7 @@
 
 use arrayvec::ArrayVec;
 
+use crate::blocks::{BlockNode, BlockPool};
 use crate::quadtree::lines::{place_of, unpack_place, Cell, Place, NO_PLACE};
 use crate::slots::NONE;
 
@@ -31,53 +32,21 @@ impl Node {
 }
 
 /// Nodes, allocated and freed four at a time; node 0 is the root and never freed.
-#[derive(Clone, Debug)]
-pub(crate) struct NodePool {
-    pub nodes: Vec<Node>,
-    /// First node of the first free block; the block's first node links the next.
-    pub free_block: u32,
-}
+pub(crate) type NodePool = BlockPool<Node>;
 
-impl NodePool {
-    pub fn new() -> NodePool {
-        NodePool {
-            nodes: vec![Node::EMPTY_LEAF],
-            free_block: NONE,
-        }
+impl BlockNode for Node {
+    const EMPTY_LEAF: Node = Node::EMPTY_LEAF;
+    const FREED: Node = Node {
+        first: NONE,
+        count: Node::FREE,
+    };
+    #[inline]
+    fn next_free(&self) -> u32 {
+        self.first
     }
-
-    /// Four empty leaves; returns the index of the first.
-    pub fn alloc_block(&mut self) -> u32 {
-        if self.free_block != NONE {
-            let first = self.free_block;
-            self.free_block = self.nodes[first as usize].first;
-            self.nodes[first as usize..first as usize + 4].fill(Node::EMPTY_LEAF);
-            first
-        } else {
-            let first = self.nodes.len();
-            assert!(
-                first + 4 < NONE as usize,
-                "flatquad: more than 2^32 - 1 nodes"
-            );
-            self.nodes.extend_from_slice(&[Node::EMPTY_LEAF; 4]);
-            first as u32
-        }
-    }
-
-    pub fn free_block(&mut self, first: u32) {
-        let block = &mut self.nodes[first as usize..first as usize + 4];
-        block.fill(Node {
-            first: NONE,
-            count: Node::FREE,
-        });
-        block[0].first = self.free_block;
-        self.free_block = first;
-    }
-
-    pub fn reset(&mut self) {
-        self.nodes.truncate(1);
-        self.nodes[0] = Node::EMPTY_LEAF;
-        self.free_block = NONE;
+    #[inline]
+    fn set_next_free(&mut self, next: u32) {
+        self.first = next;
     }
 }
 
