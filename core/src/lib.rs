@@ -58,6 +58,8 @@ mod links;
 mod loose_grid;
 mod loose_quadtree;
 mod quadtree;
+#[cfg(test)]
+mod random_ops;
 mod rect;
 mod slots;
 
