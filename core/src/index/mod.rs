@@ -607,6 +607,30 @@ fn overlapping_by_pairs<T: SpatialIndex>(
     true
 }
 
+/// `stats` with its node, leaf, link and depth counts filled in from a walk of
+/// `index`'s [`traverse`](SpatialIndex::traverse) (for the trees; the grids
+/// count their cells directly).
+pub(crate) fn count_walk<T: SpatialIndex>(index: &T, mut stats: Stats) -> Stats {
+    let (mut branches, mut deepest_branch) = (0, 0);
+    let _ = index.traverse(
+        |info| {
+            branches += 1;
+            deepest_branch = deepest_branch.max(info.depth);
+            ControlFlow::Continue(())
+        },
+        |info| {
+            stats.leaves += 1;
+            stats.empty_leaves += (info.count == 0) as usize;
+            stats.element_links += info.count as usize;
+            stats.max_depth_reached = stats.max_depth_reached.max(info.depth);
+            ControlFlow::Continue(())
+        },
+    );
+    stats.nodes = stats.leaves + branches;
+    stats.max_depth_reached = stats.max_depth_reached.max(deepest_branch);
+    stats
+}
+
 /// [`Error::LengthMismatch`] unless two batch slices are equally long.
 pub(crate) fn check_lengths(expected: usize, found: usize) -> Result<(), Error> {
     if expected == found {

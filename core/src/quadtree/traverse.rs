@@ -3,7 +3,7 @@
 use core::ops::ControlFlow;
 
 use crate::index::SpatialIndex;
-use crate::index::{NodeInfo, Stats};
+use crate::index::{count_walk, NodeInfo, Stats};
 use crate::links::Link;
 use crate::quadtree::lines::{Cell, Stack};
 use crate::quadtree::nodes::Node;
@@ -59,7 +59,7 @@ impl Quadtree {
 
     /// Counts nodes, leaves and links, the deepest level reached and the bytes held.
     pub(crate) fn count_nodes(&self) -> Stats {
-        let mut stats = Stats {
+        let stats = Stats {
             elements: self.len(),
             bytes: core::mem::size_of::<Quadtree>()
                 + self.nodes.nodes.capacity() * core::mem::size_of::<Node>()
@@ -68,23 +68,6 @@ impl Quadtree {
                 + self.lines.bytes(),
             ..Stats::default()
         };
-        let (mut branches, mut deepest_branch) = (0, 0);
-        let _ = self.walk_nodes(
-            |info| {
-                branches += 1;
-                deepest_branch = deepest_branch.max(info.depth);
-                ControlFlow::Continue(())
-            },
-            |info| {
-                stats.leaves += 1;
-                stats.empty_leaves += (info.count == 0) as usize;
-                stats.element_links += info.count as usize;
-                stats.max_depth_reached = stats.max_depth_reached.max(info.depth);
-                ControlFlow::Continue(())
-            },
-        );
-        stats.nodes = stats.leaves + branches;
-        stats.max_depth_reached = stats.max_depth_reached.max(deepest_branch);
-        stats
+        count_walk(self, stats)
     }
 }
