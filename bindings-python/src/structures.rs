@@ -47,6 +47,21 @@ fn count(py: Python<'_>, value: i64, name: &str) -> PyResult<u32> {
     })
 }
 
+/// A new tree subclass from a constructor's arguments (the quadtree's and the
+/// loose quadtree's are the same).
+fn init_tree<T: Subclass>(
+    py: Python<'_>,
+    bounds: &Bound<'_, PyAny>,
+    max_elements: i64,
+    max_depth: i64,
+    new: fn(flatquad::Rect, u32, u32) -> Result<T::Core, Error>,
+) -> PyResult<PyClassInitializer<T>> {
+    let world = convert::rect(bounds, "bounds")?;
+    let max_elements = count(py, max_elements, "max_elements")?;
+    let max_depth = count(py, max_depth, "max_depth")?;
+    init(py, new(world, max_elements, max_depth))
+}
+
 /// The Python object for `index`: an instance of its kind's class.
 pub(crate) fn wrap(py: Python<'_>, index: AnyIndex) -> PyResult<Bound<'_, PyAny>> {
     let kind = index.kind();
@@ -160,10 +175,7 @@ impl Quadtree {
         max_elements: i64,
         max_depth: i64,
     ) -> PyResult<PyClassInitializer<Self>> {
-        let world = convert::rect(bounds, "bounds")?;
-        let max_elements = count(py, max_elements, "max_elements")?;
-        let max_depth = count(py, max_depth, "max_depth")?;
-        init(py, flatquad::Quadtree::new(world, max_elements, max_depth))
+        init_tree(py, bounds, max_elements, max_depth, flatquad::Quadtree::new)
     }
 
     /// Elements a cell holds before it splits.
@@ -441,12 +453,12 @@ impl LooseQuadtree {
         max_elements: i64,
         max_depth: i64,
     ) -> PyResult<PyClassInitializer<Self>> {
-        let world = convert::rect(bounds, "bounds")?;
-        let max_elements = count(py, max_elements, "max_elements")?;
-        let max_depth = count(py, max_depth, "max_depth")?;
-        init(
+        init_tree(
             py,
-            flatquad::LooseQuadtree::new(world, max_elements, max_depth),
+            bounds,
+            max_elements,
+            max_depth,
+            flatquad::LooseQuadtree::new,
         )
     }
 
