@@ -66,7 +66,7 @@ mod slots;
 pub use error::{Error, ErrorKind};
 pub use grid::Grid;
 pub use handle::Handle;
-pub use index::{AnyIndex, Kind, NodeInfo, SpatialIndex, Stats};
+pub use index::{join, AnyIndex, Kind, NodeInfo, SpatialIndex, Stats};
 pub use loose_grid::LooseGrid;
 pub use loose_quadtree::LooseQuadtree;
 pub use quadtree::Quadtree;

@@ -52,6 +52,25 @@ impl Rect {
         Rect::from_f64(x, y, x + w, y + h)
     }
 
+    /// Rounds a flat `[x1, y1, x2, y2, x1, ...]` slice of `f64` into `out`
+    /// (cleared first), each corner by [`from_f64`](Rect::from_f64): how every
+    /// binding reads a batch of `f64` rectangles. A trailing partial rectangle
+    /// (fewer than 4 numbers) is left out; bindings check the length first.
+    ///
+    /// ```
+    /// use flatquad::Rect;
+    /// let mut rects = Vec::new();
+    /// Rect::round_f64s(&[0.1, 0.2, 1e7 + 0.3, 1.0], &mut rects);
+    /// assert_eq!(rects, [Rect::new(0.1, 0.2, 10_000_000.0, 1.0)]);
+    /// ```
+    pub fn round_f64s(flat: &[f64], out: &mut Vec<Rect>) {
+        out.clear();
+        out.extend(
+            flat.chunks_exact(4)
+                .map(|c| Rect::from_f64(c[0], c[1], c[2], c[3])),
+        );
+    }
+
     /// The degenerate rectangle holding the single point `(x, y)`.
     pub const fn point(x: f32, y: f32) -> Rect {
         Rect::new(x, y, x, y)

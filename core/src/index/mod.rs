@@ -7,6 +7,7 @@ use core::ops::ControlFlow;
 use crate::{Error, Handle, Rect};
 
 mod any;
+pub mod join;
 #[cfg(feature = "rayon")]
 pub(crate) mod parallel;
 pub(crate) mod raw;

@@ -1,0 +1,256 @@
+//! Bulk queries and joins: many query rectangles against one index, one
+//! index against another, and two arrays of boxes against each other, with
+//! results as two parallel columns (the shape shapely's `STRtree.query` and
+//! GeoPandas' `sjoin` work in). Every binding calls these; none rewrites them.
+//!
+//! The rows of the query side are `usize` positions, so a batch of more than
+//! 2^32 boxes is answered without squeezing its row numbers. With the cargo
+//! feature `rayon` the queries run on rayon's threads.
+//!
+//! All of them are exact for `f32` input, like every query. For `f64` input,
+//! round each box with [`Rect::from_f64`] (or [`Rect::round_f64s`]): rounding to
+//! nearest is monotone, so every pair whose closed boxes meet in `f64` is found
+//! (a pair the rounding made touch may be added).
+
+use super::raw::Slots;
+use super::SpatialIndex;
+use crate::{AnyIndex, Error, Grid, Handle, Kind, Rect};
+
+/// The query of one row of `rects`, for the bulk calls: the core's batch
+/// query, on every thread when the feature `rayon` is on.
+fn rows_of<T: SpatialIndex + Sync>(
+    index: &T,
+    rects: &[Rect],
+    offsets: &mut Vec<usize>,
+    hits: &mut Vec<Handle>,
+) -> Result<(), Error> {
+    #[cfg(feature = "rayon")]
+    return index.par_query_many(rects, None, offsets, hits);
+    #[cfg(not(feature = "rayon"))]
+    return index.query_many(rects, None, offsets, hits);
+}
+
+/// Compressed rows (`offsets`) as one row number per hit.
+fn expand(offsets: &[usize], rows: &mut Vec<usize>) {
+    rows.clear();
+    rows.reserve(offsets.last().copied().unwrap_or(0));
+    for (row, span) in offsets.windows(2).enumerate() {
+        rows.extend(core::iter::repeat_n(row, span[1] - span[0]));
+    }
+}
+
+/// Sorts each row's values (the rows themselves are already in order).
+fn sort_rows<V: Ord>(offsets: &[usize], values: &mut [V]) {
+    for span in offsets.windows(2) {
+        values[span[0]..span[1]].sort_unstable();
+    }
+}
+
+/// Every pair `(i, h)` such that the element `h` of `index` meets `rects[i]`,
+/// as two columns: `rows[k]` is the position `i` in `rects`, `hits[k]` the
+/// element's handle. Rows come in increasing order; with `sorted`, the hits of
+/// each row are in increasing order of handle too (otherwise in no order).
+/// Both vectors are cleared first.
+///
+/// ```
+/// use flatquad::{join, Grid, Rect, SpatialIndex};
+/// let mut grid = Grid::for_world(Rect::new(0.0, 0.0, 10.0, 10.0))?;
+/// let a = grid.insert(Rect::new(1.0, 1.0, 2.0, 2.0), 0)?;
+/// let queries = [Rect::new(5.0, 5.0, 6.0, 6.0), Rect::new(0.0, 0.0, 1.0, 1.0)];
+/// let (mut rows, mut hits) = (Vec::new(), Vec::new());
+/// join::query_bulk(&grid, &queries, true, &mut rows, &mut hits)?;
+/// assert_eq!((rows, hits), (vec![1], vec![a])); // touching counts
+/// # Ok::<(), flatquad::Error>(())
+/// ```
+///
+/// # Errors
+/// The first bad rectangle, inside [`Error::InBatch`]; nothing is written then.
+pub fn query_bulk<T: SpatialIndex + Sync>(
+    index: &T,
+    rects: &[Rect],
+    sorted: bool,
+    rows: &mut Vec<usize>,
+    hits: &mut Vec<Handle>,
+) -> Result<(), Error> {
+    let mut offsets = Vec::new();
+    rows.clear();
+    rows_of(index, rects, &mut offsets, hits)?;
+    if sorted {
+        sort_rows(&offsets, hits);
+    }
+    expand(&offsets, rows);
+    Ok(())
+}
+
+/// Every pair of an element of `left` and an element of `right` whose closed
+/// rectangles meet, each pair once, as two columns of handles: `lefts[k]` of
+/// `left`, `rights[k]` of `right`. With `sorted`, in increasing order of
+/// `(left handle, right handle)`; otherwise in no particular order. Both vectors are cleared
+/// first. The two may be different structures (a grid against a quadtree).
+///
+/// ```
+/// use flatquad::{join, Grid, Quadtree, Rect, SpatialIndex};
+/// let world = Rect::new(0.0, 0.0, 10.0, 10.0);
+/// let (mut roads, mut parcels) = (Grid::for_world(world)?, Quadtree::for_world(world)?);
+/// let road = roads.insert(Rect::new(0.0, 4.0, 10.0, 5.0), 0)?;
+/// let parcel = parcels.insert(Rect::new(3.0, 3.0, 4.0, 4.0), 0)?;
+/// parcels.insert(Rect::new(7.0, 7.0, 8.0, 8.0), 1)?;
+/// let (mut lefts, mut rights) = (Vec::new(), Vec::new());
+/// join::join(&roads, &parcels, true, &mut lefts, &mut rights);
+/// assert_eq!((lefts, rights), (vec![road], vec![parcel]));
+/// # Ok::<(), flatquad::Error>(())
+/// ```
+pub fn join<A: SpatialIndex, B: SpatialIndex + Sync>(
+    left: &A,
+    right: &B,
+    sorted: bool,
+    lefts: &mut Vec<Handle>,
+    rights: &mut Vec<Handle>,
+) {
+    // Each element of `left` queries `right` once, so each pair comes once.
+    let (handles, rects): (Vec<Handle>, Vec<Rect>) = left.iter().map(|(h, r, _)| (h, r)).unzip();
+    let mut offsets = Vec::new();
+    // The rectangles come from a structure, so they are valid: no error.
+    if rows_of(right, &rects, &mut offsets, rights).is_err() {
+        unreachable!("stored rectangles are valid");
+    }
+    lefts.clear();
+    lefts.reserve(rights.len());
+    for (row, span) in offsets.windows(2).enumerate() {
+        lefts.extend(core::iter::repeat_n(handles[row], span[1] - span[0]));
+    }
+    if sorted {
+        let mut pairs: Vec<(Handle, Handle)> =
+            lefts.iter().copied().zip(rights.iter().copied()).collect();
+        pairs.sort_unstable();
+        (*lefts, *rights) = pairs.into_iter().unzip();
+    }
+}
+
+/// An index built once from an array of boxes, answering in positions of that
+/// array: the "tree" of shapely's `STRtree` or of a GeoPandas join. Box `j` is
+/// stored with id `j` (so it holds fewer than 2^32 - 1 boxes); the positions of
+/// the query side are `usize`, never squeezed.
+///
+/// ```
+/// use flatquad::{join::Boxes, Kind, Rect};
+/// let right = [Rect::new(5.0, 5.0, 9.0, 9.0), Rect::new(1.0, 1.0, 3.0, 3.0)];
+/// let left = [Rect::new(0.0, 0.0, 2.0, 2.0), Rect::new(9.0, 9.0, 9.5, 9.5)];
+/// let boxes = Boxes::new(&right, Kind::Grid)?;
+/// let (mut lefts, mut rights) = (Vec::new(), Vec::new());
+/// boxes.query_bulk(&left, true, &mut lefts, &mut rights)?;
+/// assert_eq!((lefts, rights), (vec![0, 1], vec![1, 0]));
+/// # Ok::<(), flatquad::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Boxes {
+    index: AnyIndex,
+}
+
+impl Boxes {
+    /// `rects` in a structure of `kind` built over their extent (for a grid,
+    /// cells of about twice the mean box side, at most about two per box).
+    ///
+    /// # Errors
+    /// The first bad rectangle inside [`Error::InBatch`];
+    /// [`Error::CapacityExceeded`] for 2^32 - 1 boxes or more.
+    pub fn new(rects: &[Rect], kind: Kind) -> Result<Boxes, Error> {
+        if rects.len() >= u32::MAX as usize {
+            return Err(Error::CapacityExceeded);
+        }
+        for (index, &rect) in rects.iter().enumerate() {
+            super::check_rect(rect).map_err(|e| e.in_batch(index))?;
+        }
+        let ids: Vec<u32> = (0..rects.len() as u32).collect();
+        let mut index = structure_for(rects, kind)?;
+        let mut handles = Vec::new();
+        index.insert_many(rects, &ids, &mut handles)?;
+        Ok(Boxes { index })
+    }
+
+    /// The structure holding the boxes (box `j` has id `j`).
+    pub fn index(&self) -> &AnyIndex {
+        &self.index
+    }
+
+    /// Number of boxes.
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Whether there are no boxes.
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// Every pair `(i, j)` such that `rects[i]` meets box `j` (closed boxes),
+    /// as two columns of positions: `rows[k] = i`, `positions[k] = j`. `i`
+    /// increases; with `sorted`, the `j` of each `i` increase too (otherwise
+    /// they come in no particular order). Both vectors are cleared first.
+    ///
+    /// # Errors
+    /// The first bad rectangle of `rects`, inside [`Error::InBatch`]; nothing
+    /// is written then.
+    pub fn query_bulk(
+        &self,
+        rects: &[Rect],
+        sorted: bool,
+        rows: &mut Vec<usize>,
+        positions: &mut Vec<usize>,
+    ) -> Result<(), Error> {
+        let (mut offsets, mut hits) = (Vec::new(), Vec::new());
+        rows.clear();
+        positions.clear();
+        rows_of(&self.index, rects, &mut offsets, &mut hits)?;
+        positions.reserve(hits.len());
+        positions.extend(hits.iter().map(|&h| self.index.id_at(h.slot()) as usize));
+        if sorted {
+            sort_rows(&offsets, positions);
+        }
+        expand(&offsets, rows);
+        Ok(())
+    }
+}
+
+/// An empty structure of `kind` over the extent of (valid) `rects`, widened to a
+/// world any structure accepts.
+fn structure_for(rects: &[Rect], kind: Kind) -> Result<AnyIndex, Error> {
+    let (mut x1, mut y1, mut x2, mut y2) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+    let (mut widths, mut heights) = (0.0f64, 0.0f64);
+    for r in rects {
+        x1 = x1.min(f64::from(r.x1));
+        y1 = y1.min(f64::from(r.y1));
+        x2 = x2.max(f64::from(r.x2));
+        y2 = y2.max(f64::from(r.y2));
+        widths += f64::from(r.width());
+        heights += f64::from(r.height());
+    }
+    if rects.is_empty() {
+        (x1, y1, x2, y2) = (0.0, 0.0, 1.0, 1.0);
+    }
+    // A world of positive size around the boxes (a single point, a segment).
+    let pad = |lo: f64, hi: f64| {
+        let width = hi - lo;
+        if width > 0.0 {
+            width
+        } else {
+            lo.abs().max(1.0)
+        }
+    };
+    let (w, h) = (pad(x1, x2), pad(y1, y2));
+    let world = Rect::from_f64(x1, y1, x1 + w, y1 + h);
+    if kind != Kind::Grid {
+        return AnyIndex::for_world(kind, world);
+    }
+    // Cells of about twice the mean box side, but no more cells than about
+    // two per box (and no more than the grid allows).
+    let n = rects.len().max(1) as f64;
+    let side = |sum: f64, extent: f64| {
+        let mean = sum / n;
+        let fewest = extent / (2.0 * n).sqrt();
+        let most = extent / f64::from(Grid::MAX_CELLS_PER_AXIS / 16);
+        (2.0 * mean).max(fewest).max(most) as f32
+    };
+    let grid = Grid::with_cell_size(world, side(widths, w), side(heights, h))?;
+    Ok(grid.into())
+}

@@ -1,0 +1,218 @@
+//! Bulk queries and joins (`flatquad::join`) against brute force, on every
+//! structure; and the `f64` guarantee: boxes given in `f64` and rounded by
+//! `Rect::from_f64` never lose a pair whose closed boxes meet in `f64`, at
+//! world scales up to ±1e7 with sub-metre boxes.
+
+use std::collections::BTreeSet;
+
+use flatquad::join::{self, Boxes};
+use flatquad::{AnyIndex, Kind, Rect, SpatialIndex};
+use proptest::prelude::*;
+
+/// A box in `f64`: `(x1, y1, x2, y2)`.
+type Box64 = [f64; 4];
+
+fn meets64(a: &Box64, b: &Box64) -> bool {
+    a[0] <= b[2] && b[0] <= a[2] && a[1] <= b[3] && b[1] <= a[3]
+}
+
+fn round(b: &Box64) -> Rect {
+    Rect::from_f64(b[0], b[1], b[2], b[3])
+}
+
+/// Boxes around `centre` (a world scale up to 1e7), each `size` or less on a
+/// side (sub-metre when `size` < 1), spread over `spread`.
+fn boxes(scale: f64, spread: f64, size: f64, n: usize) -> impl Strategy<Value = Vec<Box64>> {
+    prop::collection::vec(
+        (-1.0f64..1.0, -1.0f64..1.0, 0.0f64..1.0, 0.0f64..1.0, 0u8..4),
+        0..n,
+    )
+    .prop_map(move |raw| {
+        raw.into_iter()
+            .map(|(x, y, w, h, snap)| {
+                let (x1, y1) = (scale + x * spread, -scale + y * spread);
+                // Some boxes exactly touch a neighbour's edge in f64.
+                let (w, h) = if snap == 0 {
+                    (0.0, 0.0)
+                } else {
+                    (w * size, h * size)
+                };
+                [x1, y1, x1 + w, y1 + h]
+            })
+            .collect()
+    })
+}
+
+/// Every `(i, j)` whose `f64` boxes meet.
+fn exact64(left: &[Box64], right: &[Box64]) -> BTreeSet<(usize, usize)> {
+    let mut out = BTreeSet::new();
+    for (i, a) in left.iter().enumerate() {
+        for (j, b) in right.iter().enumerate() {
+            if meets64(a, b) {
+                out.insert((i, j));
+            }
+        }
+    }
+    out
+}
+
+/// Every `(i, j)` whose rounded (`f32`) boxes meet: what flatquad must return exactly.
+fn exact32(left: &[Rect], right: &[Rect]) -> BTreeSet<(usize, usize)> {
+    let mut out = BTreeSet::new();
+    for (i, a) in left.iter().enumerate() {
+        for (j, b) in right.iter().enumerate() {
+            if a.intersects(b) {
+                out.insert((i, j));
+            }
+        }
+    }
+    out
+}
+
+fn scenario() -> impl Strategy<Value = (Vec<Box64>, Vec<Box64>)> {
+    (
+        prop_oneof![Just(0.0), Just(1e3), Just(1e5), Just(1e7), Just(-1e7)],
+        prop_oneof![Just(2.0), Just(50.0)],
+    )
+        .prop_flat_map(|(scale, spread)| {
+            (boxes(scale, spread, 0.9, 60), boxes(scale, spread, 0.9, 60))
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// `Boxes::query_bulk` on rounded `f64` boxes: exactly the `f32` answer,
+    /// which holds every `f64` pair, on every structure; sorted and not.
+    #[test]
+    fn f64_pairs_are_never_lost((left, right) in scenario()) {
+        let (l32, r32): (Vec<Rect>, Vec<Rect>) =
+            (left.iter().map(round).collect(), right.iter().map(round).collect());
+        let want = exact32(&l32, &r32);
+        let truth = exact64(&left, &right);
+        prop_assert!(truth.is_subset(&want), "rounding lost a pair");
+        for kind in Kind::ALL {
+            let boxes = Boxes::new(&r32, kind).unwrap();
+            for sorted in [false, true] {
+                let (mut rows, mut positions) = (Vec::new(), Vec::new());
+                boxes.query_bulk(&l32, sorted, &mut rows, &mut positions).unwrap();
+                let got: Vec<(usize, usize)> = rows.iter().copied().zip(positions.iter().copied()).collect();
+                let set: BTreeSet<_> = got.iter().copied().collect();
+                prop_assert_eq!(set.len(), got.len(), "{:?}: a pair twice", kind);
+                prop_assert_eq!(&set, &want, "{:?}", kind);
+                prop_assert!(got.windows(2).all(|w| w[0].0 <= w[1].0), "rows out of order");
+                if sorted {
+                    prop_assert!(got.windows(2).all(|w| w[0] < w[1]), "not sorted");
+                }
+            }
+        }
+    }
+
+    /// `join::join` and `join::query_bulk` on two live structures (elements
+    /// removed and moved first) agree with brute force, each pair once.
+    #[test]
+    fn index_joins_match_brute_force((left, right) in scenario(), kinds in (0usize..4, 0usize..4)) {
+        let (l32, r32): (Vec<Rect>, Vec<Rect>) =
+            (left.iter().map(round).collect(), right.iter().map(round).collect());
+        let world = |rects: &[Rect]| rects.first().map_or(Rect::new(0.0, 0.0, 1.0, 1.0), |r| {
+            Rect::from_f64(f64::from(r.x1) - 10.0, f64::from(r.y1) - 10.0, f64::from(r.x1) + 10.0, f64::from(r.y1) + 10.0)
+        });
+        let build = |kind: Kind, rects: &[Rect]| {
+            let mut index = AnyIndex::for_world(kind, world(rects)).unwrap();
+            let ids: Vec<u32> = (0..rects.len() as u32).collect();
+            let mut handles = Vec::new();
+            index.insert_many(rects, &ids, &mut handles).unwrap();
+            // Stale slots in the middle: the answers must skip them.
+            let gone: Vec<_> = handles.iter().copied().step_by(5).collect();
+            index.remove_many(&gone).unwrap();
+            index.cleanup();
+            index
+        };
+        let (a, b) = (build(Kind::ALL[kinds.0], &l32), build(Kind::ALL[kinds.1], &r32));
+        let live = |index: &AnyIndex| index.iter().map(|(_, r, id)| (id as usize, r)).collect::<Vec<_>>();
+        let (la, lb) = (live(&a), live(&b));
+        let mut want = BTreeSet::new();
+        for &(i, ra) in &la {
+            for &(j, rb) in &lb {
+                if ra.intersects(&rb) {
+                    want.insert((i, j));
+                }
+            }
+        }
+        for sorted in [false, true] {
+            let (mut lefts, mut rights) = (Vec::new(), Vec::new());
+            join::join(&a, &b, sorted, &mut lefts, &mut rights);
+            let got: Vec<(usize, usize)> = lefts.iter().zip(&rights)
+                .map(|(&x, &y)| (a.id(x).unwrap() as usize, b.id(y).unwrap() as usize)).collect();
+            let set: BTreeSet<_> = got.iter().copied().collect();
+            prop_assert_eq!(set.len(), got.len());
+            prop_assert_eq!(&set, &want);
+            if sorted {
+                let raw: Vec<_> = lefts.iter().zip(&rights).map(|(x, y)| (*x, *y)).collect();
+                prop_assert!(raw.windows(2).all(|w| w[0] < w[1]));
+            }
+            let queries: Vec<Rect> = la.iter().map(|&(_, r)| r).collect();
+            let (mut rows, mut hits) = (Vec::new(), Vec::new());
+            join::query_bulk(&b, &queries, sorted, &mut rows, &mut hits).unwrap();
+            let got: BTreeSet<(usize, usize)> = rows.iter().zip(&hits)
+                .map(|(&row, &h)| (la[row].0, b.id(h).unwrap() as usize)).collect();
+            prop_assert_eq!(got.len(), rows.len());
+            prop_assert_eq!(&got, &want);
+        }
+    }
+}
+
+/// Bad input is refused with the item's position, and nothing is written.
+#[test]
+fn bad_boxes_are_refused() {
+    let good = Rect::new(0.0, 0.0, 1.0, 1.0);
+    let bad = Rect::new(f32::NAN, 0.0, 1.0, 1.0);
+    let err = Boxes::new(&[good, bad], Kind::Grid).unwrap_err();
+    assert_eq!(err.batch_index(), Some(1));
+    let boxes = Boxes::new(&[good], Kind::Quadtree).unwrap();
+    let (mut rows, mut positions) = (vec![7], vec![7]);
+    let err = boxes
+        .query_bulk(
+            &[good, good, Rect::new(2.0, 0.0, 1.0, 1.0)],
+            false,
+            &mut rows,
+            &mut positions,
+        )
+        .unwrap_err();
+    assert_eq!(err.batch_index(), Some(2));
+    assert!(rows.is_empty() && positions.is_empty());
+}
+
+/// Empty sides, a single point, and every box at one spot.
+#[test]
+fn degenerate_inputs() {
+    for kind in Kind::ALL {
+        let (mut rows, mut positions) = (Vec::new(), Vec::new());
+        let none = Boxes::new(&[], kind).unwrap();
+        assert!(none.is_empty());
+        none.query_bulk(
+            &[Rect::new(0.0, 0.0, 1.0, 1.0)],
+            true,
+            &mut rows,
+            &mut positions,
+        )
+        .unwrap();
+        assert!(rows.is_empty());
+        let point = Rect::point(1e7, -1e7);
+        let stack = Boxes::new(&[point; 5], kind).unwrap();
+        stack
+            .query_bulk(
+                &[point, Rect::point(0.0, 0.0)],
+                true,
+                &mut rows,
+                &mut positions,
+            )
+            .unwrap();
+        assert_eq!(rows, [0; 5]);
+        assert_eq!(positions, [0, 1, 2, 3, 4]);
+        stack
+            .query_bulk(&[], true, &mut rows, &mut positions)
+            .unwrap();
+        assert!(rows.is_empty());
+    }
+}
