@@ -217,11 +217,17 @@ fn borrow_error(what: &str) -> impl Fn(numpy::BorrowError) -> PyErr + '_ {
     move |e| PyValueError::new_err(format!("{what}: cannot read the array: {e}"))
 }
 
-/// Rectangles from an array-like of shape `(n, 4)`.
-pub(crate) struct Rects<'py>(PyReadonlyArray2<'py, f32>);
+/// Rectangles from an array-like of shape `(n, 4)`: a C-contiguous `float32`
+/// array is read in place; `float64` is read in place too and rounded once by
+/// the core's rule ([`Rect::round_f64s`]); other real dtypes and nested
+/// sequences go through `float64` first.
+pub(crate) enum Rects<'py> {
+    InPlace(PyReadonlyArray2<'py, f32>),
+    Rounded(Vec<Rect>),
+}
 
 const RECTS_EXPECTED: &str =
-    "an array of shape (n, 4) holding rows (x1, y1, x2, y2), float32 (read in place) or float64";
+    "an array of shape (n, 4) holding rows (x1, y1, x2, y2), float32 or float64 (both read in place)";
 
 impl<'py> Rects<'py> {
     pub(crate) fn new(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Self> {
@@ -246,28 +252,41 @@ impl<'py> Rects<'py> {
                 shape_text(&shape)
             )));
         }
-        let typed = match readable_in_place::<f32, numpy::Ix2>(&array) {
+        if empty {
+            return Ok(Rects::Rounded(Vec::new()));
+        }
+        if let Some(typed) = readable_in_place::<f32, numpy::Ix2>(&array) {
+            return Ok(Rects::InPlace(
+                typed.try_readonly().map_err(borrow_error(what))?,
+            ));
+        }
+        let wide = match readable_in_place::<f64, numpy::Ix2>(&array) {
             Some(typed) => typed,
-            None => {
-                let mut converted = contiguous::<f32>(&array)?;
-                if empty {
-                    converted = converted.call_method1("reshape", ((0, 4),))?;
-                }
-                converted.cast_into::<PyArray2<f32>>()?
-            }
+            None => contiguous::<f64>(&array)?.cast_into::<PyArray2<f64>>()?,
         };
-        Ok(Rects(typed.try_readonly().map_err(borrow_error(what))?))
+        let wide = wide.try_readonly().map_err(borrow_error(what))?;
+        let flat = wide
+            .as_slice()
+            .map_err(|_| PyValueError::new_err(format!("{what}: not a contiguous (n, 4) array")))?;
+        let mut rects = Vec::new();
+        Rect::round_f64s(flat, &mut rects);
+        Ok(Rects::Rounded(rects))
     }
 
-    /// The rows as core rectangles, without copying.
+    /// The rows as core rectangles (float32 input without copying).
     pub(crate) fn as_rects(&self) -> PyResult<&[Rect]> {
-        self.0
-            .as_slice()
-            .ok()
-            .and_then(Rect::cast_slice)
-            .ok_or_else(|| {
-                PyValueError::new_err("rectangles: not a contiguous (n, 4) float32 array")
-            })
+        match self {
+            Rects::InPlace(array) => {
+                array
+                    .as_slice()
+                    .ok()
+                    .and_then(Rect::cast_slice)
+                    .ok_or_else(|| {
+                        PyValueError::new_err("rectangles: not a contiguous (n, 4) float32 array")
+                    })
+            }
+            Rects::Rounded(rects) => Ok(rects),
+        }
     }
 }
 

@@ -16,7 +16,7 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PyTuple, PyType};
 use crate::convert::{self, Handles, Ids, Rects};
 use crate::errors::{self, Args};
 use crate::lock::{IndexLock, Reading};
-use crate::structures;
+use crate::{join, structures};
 
 /// `(offsets, hits)` of a batch query.
 type Csr<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>);
@@ -49,6 +49,11 @@ const MOVE_MANY: Args = Args {
     rects: "rects",
     handles: "handles",
     lengths: ("handles", "rects"),
+};
+const BULK: Args = Args {
+    rects: "bounds",
+    handles: "handle",
+    lengths: ("", ""),
 };
 const QUERY_MANY: Args = Args {
     rects: "rects",
@@ -442,6 +447,90 @@ impl Index {
         Ok(csr_arrays(py, rows))
     }
 
+    /// Every pair ``(i, h)`` such that ``bounds[i]`` meets the element ``h``
+    /// (closed boxes: touching counts): one query per row, as shapely's
+    /// ``STRtree.query(geoms, predicate="intersects")`` gives them for boxes.
+    /// (``query`` is the one-rectangle call; ``query_many`` the same batch in
+    /// compressed rows.)
+    ///
+    /// Parameters
+    /// ----------
+    /// bounds : array_like, shape (m, 4)
+    ///     Rows ``(x1, y1, x2, y2)``: float32 or float64, both read in place
+    ///     (float64 rounded once to the nearest float32, which never loses a
+    ///     pair whose boxes meet in float64).
+    /// predicate : None or "intersects"
+    ///     Boxes only; both mean "the boxes meet".
+    /// sort : bool
+    ///     Handles of each row in increasing order (rows always increase).
+    ///
+    /// Returns
+    /// -------
+    /// numpy.ndarray
+    ///     int64, shape ``(2, k)``: ``[input_index, handle]``. For tree
+    ///     *positions* instead of handles, use ``flatquad.BoxIndex``.
+    ///
+    /// Raises
+    /// ------
+    /// ValueError
+    ///     For a bad row (``err.index`` is its position).
+    ///
+    /// Releases the GIL and runs on every core.
+    #[pyo3(signature = (bounds, predicate = None, *, sort = false))]
+    fn query_bulk<'py>(
+        &self,
+        py: Python<'py>,
+        bounds: &Bound<'py, PyAny>,
+        predicate: Option<&str>,
+        sort: bool,
+    ) -> PyResult<Bound<'py, PyArray2<i64>>> {
+        join::check_predicate(predicate)?;
+        let rects = Rects::new(bounds, "bounds")?;
+        let rects = rects.as_rects()?;
+        let columns = self
+            .lock
+            .read_with_gil_released(py, |index| {
+                let (mut rows, mut hits) = (Vec::new(), Vec::new());
+                flatquad::join::query_bulk(&*index, rects, sort, &mut rows, &mut hits)
+                    .map(|_| (rows, hits))
+            })
+            .map_err(|e| errors::to_py(py, e, BULK))?;
+        join::two_rows(py, columns, join::position, raw)
+    }
+
+    /// Every pair of an element of this index and an element of ``other``
+    /// whose rectangles meet, each pair once (``other`` may be another kind
+    /// of structure, or this one: then each element also pairs with itself).
+    ///
+    /// Parameters
+    /// ----------
+    /// other : SpatialIndex
+    /// sort : bool
+    ///     Pairs in increasing ``(handle here, handle in other)`` order.
+    ///
+    /// Returns
+    /// -------
+    /// numpy.ndarray
+    ///     int64 handles, shape ``(2, k)``: ``[handle here, handle in other]``.
+    ///
+    /// Releases the GIL and runs on every core.
+    #[pyo3(signature = (other, *, sort = false))]
+    fn join<'py>(
+        &self,
+        py: Python<'py>,
+        other: &Bound<'py, Index>,
+        sort: bool,
+    ) -> PyResult<Bound<'py, PyArray2<i64>>> {
+        let other = other.get();
+        let columns = py.detach(|| {
+            let (left, right) = (self.lock.read_detached(), other.lock.read_detached());
+            let (mut lefts, mut rights) = (Vec::new(), Vec::new());
+            flatquad::join::join(&*left, &*right, sort, &mut lefts, &mut rights);
+            (lefts, rights)
+        });
+        join::two_rows(py, columns, raw, raw)
+    }
+
     /// The handles of the other elements whose rectangle meets this element's
     /// (touching counts): ``query(rect_of(handle), omit=handle)``, but found
     /// from where the element lies, without a search from the top.
@@ -768,6 +857,21 @@ impl Index {
                 this.__getstate__(py).into_any(),
             ],
         )
+    }
+
+    /// Pickle protocol 5 and later: the snapshot as an out-of-band buffer
+    /// (no copy in a pickler that takes buffers; nothing is rebuilt on
+    /// loading, only checked); earlier protocols: ``__reduce__``.
+    fn __reduce_ex__<'py>(slf: &Bound<'py, Self>, protocol: i64) -> PyResult<Bound<'py, PyTuple>> {
+        let py = slf.py();
+        let snapshot = slf
+            .get()
+            .lock
+            .read_with_gil_released(py, |index| index.to_bytes());
+        match join::reduce_out_of_band(py, "_restore_index", snapshot, protocol)? {
+            Some(reduced) => Ok(reduced),
+            None => Self::__reduce__(slf),
+        }
     }
 
     fn __copy__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

@@ -8,6 +8,7 @@
 mod convert;
 mod errors;
 mod index;
+mod join;
 mod lock;
 mod structures;
 
@@ -22,6 +23,10 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<structures::Grid>()?;
     m.add_class::<structures::LooseGrid>()?;
     m.add_class::<structures::LooseQuadtree>()?;
+    m.add_class::<join::BoxIndex>()?;
+    m.add_function(wrap_pyfunction!(join::join_bounds, m)?)?;
+    m.add_function(wrap_pyfunction!(join::_restore_index, m)?)?;
+    m.add_function(wrap_pyfunction!(join::_restore_boxes, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -12,9 +12,11 @@ import flatquad
 from flatquad import _native
 
 STUB = pathlib.Path(flatquad.__file__).with_name("_native.pyi")
-CLASSES = ["SpatialIndex", "Quadtree", "Grid", "LooseGrid", "LooseQuadtree"]
+CLASSES = ["SpatialIndex", "Quadtree", "Grid", "LooseGrid", "LooseQuadtree", "BoxIndex"]
+#: Classes with no base of ours.
+ROOTS = {"SpatialIndex", "BoxIndex"}
 DUNDERS = {"__len__", "__contains__", "__iter__", "__getstate__", "__setstate__", "__reduce__",
-           "__copy__", "__deepcopy__"}
+           "__copy__", "__deepcopy__", "__reduce_ex__"}
 
 
 def stub_classes():
@@ -34,13 +36,13 @@ def test_stub_and_py_typed_ship_with_the_package():
 def test_the_classes_and_their_bases():
     classes = stub_classes()
     assert sorted(classes) == sorted(CLASSES)
-    assert sorted(flatquad.__all__) == sorted(CLASSES + ["Elements", "Nodes", "__version__"])
+    assert sorted(flatquad.__all__) == sorted(CLASSES + ["Elements", "Nodes", "__version__", "join_bounds"])
     for name, node in classes.items():
         runtime = getattr(_native, name)
         assert getattr(flatquad, name) is runtime
         bases = [b.id for b in node.bases]
-        assert bases == ([] if name == "SpatialIndex" else ["SpatialIndex"]), name
-        assert runtime.__bases__ == ((object,) if name == "SpatialIndex" else (_native.SpatialIndex,))
+        assert bases == ([] if name in ROOTS else ["SpatialIndex"]), name
+        assert runtime.__bases__ == ((object,) if name in ROOTS else (_native.SpatialIndex,))
 
 
 @pytest.mark.parametrize("name", CLASSES)
@@ -67,8 +69,8 @@ def test_parameters_match(name):
         if any(isinstance(d, ast.Name) and d.id == "property" for d in node.decorator_list):
             assert isinstance(vars(runtime_class)[node.name], type(_native.SpatialIndex.bounds)), node.name
             continue
-        stub_params = [a.arg for a in node.args.args if a.arg not in ("self", "cls")]
-        stub_defaults = [ast.literal_eval(d) for d in node.args.defaults]
+        stub_params = [a.arg for a in node.args.args + node.args.kwonlyargs if a.arg not in ("self", "cls")]
+        stub_defaults = [ast.literal_eval(d) for d in node.args.defaults + node.args.kw_defaults if d is not None]
         sig = inspect.signature(getattr(runtime_class, node.name))
         params = [p for p in sig.parameters.values() if p.name not in ("self", "$self", "cls", "$cls")]
         assert [p.name for p in params] == stub_params, node.name
@@ -80,5 +82,7 @@ def test_parameters_match(name):
         return
     (init,) = inits
     sig = inspect.signature(runtime_class)
-    assert list(sig.parameters) == [a.arg for a in init.args.args if a.arg != "self"]
-    assert [p.default for p in sig.parameters.values()][1:] == [ast.literal_eval(d) for d in init.args.defaults]
+    assert list(sig.parameters) == [a.arg for a in init.args.args + init.args.kwonlyargs if a.arg != "self"]
+    assert [p.default for p in sig.parameters.values()][1:] == [
+        ast.literal_eval(d) for d in init.args.defaults + init.args.kw_defaults if d is not None
+    ]

@@ -18,13 +18,32 @@ rectangles::
 
 Results are exact for float32 input, and the same for every structure: a
 query finds precisely the elements whose closed rectangle meets the closed
-query rectangle.
+query rectangle. float64 input (numpy arrays are read in place) is rounded once
+to the nearest float32; that rounding is monotone, so no pair whose closed boxes
+meet in float64 is ever missed (a pair the rounding made touch may be added).
+
+Bulk queries and joins, in shapely's ``(2, k)`` shape: ``index.query_bulk(bounds)``
+(``[input_index, handle]``), ``index.join(other)`` (handles, each pair once),
+:class:`BoxIndex` (a static index answering in positions, like ``STRtree``) and
+:func:`join_bounds`. GeoPandas and Dask joins: :mod:`flatquad.geopandas`
+(``pip install flatquad[geopandas]``) and :mod:`flatquad.dask`
+(``pip install flatquad[dask]``).
 """
 
-from ._native import Grid, LooseGrid, LooseQuadtree, Quadtree, SpatialIndex, __version__
+from ._native import (
+    BoxIndex,
+    Grid,
+    LooseGrid,
+    LooseQuadtree,
+    Quadtree,
+    SpatialIndex,
+    __version__,
+    join_bounds,
+)
 from ._types import Elements, Nodes
 
 __all__ = [
+    "BoxIndex",
     "Elements",
     "Grid",
     "LooseGrid",
@@ -33,4 +52,5 @@ __all__ = [
     "Quadtree",
     "SpatialIndex",
     "__version__",
+    "join_bounds",
 ]

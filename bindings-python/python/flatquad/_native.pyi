@@ -14,7 +14,9 @@ __version__: str
 RectLike = Union[Sequence[SupportsFloat], npt.NDArray[np.floating[Any]]]
 #: The world ``(x1, y1, x2, y2)``, like every other rectangle.
 BoundsLike = RectLike
-#: Rows ``(x1, y1, x2, y2)``, shape ``(n, 4)``: float32 is read in place.
+#: Rows ``(x1, y1, x2, y2)``, shape ``(n, 4)``: float32 and float64 are read in
+#: place (float64 rounded once to the nearest float32: monotone, so no pair whose
+#: boxes meet in float64 is ever missed; a pair the rounding made touch may be added).
 RectsLike = npt.ArrayLike
 #: Handles, shape ``(n,)``: int64 and uint64 are read in place.
 HandlesLike = npt.ArrayLike
@@ -73,6 +75,12 @@ class SpatialIndex:
         self, rects: RectsLike, omit: Optional[HandlesLike] = None
     ) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """``(offsets, hits)``: query ``i``'s hits are ``hits[offsets[i]:offsets[i + 1]]``."""
+    def query_bulk(
+        self, bounds: RectsLike, predicate: Optional[Literal["intersects"]] = None, *, sort: bool = False
+    ) -> npt.NDArray[np.int64]:
+        """``[input_index, handle]`` of every row meeting an element, shape ``(2, k)``."""
+    def join(self, other: SpatialIndex, *, sort: bool = False) -> npt.NDArray[np.int64]:
+        """``[handle here, handle in other]`` of every meeting pair, each once, shape ``(2, k)``."""
     def overlapping(self, handle: SupportsIndex) -> list[int]:
         """The other elements meeting this one's rectangle, found from where it lies."""
     def overlapping_many(
@@ -106,6 +114,8 @@ class SpatialIndex:
     def __getstate__(self) -> bytes: ...
     def __setstate__(self, state: Union[bytes, bytearray]) -> None: ...
     def __reduce__(self) -> Tuple[type, Tuple[Any, ...], bytes]: ...
+    def __reduce_ex__(self, protocol: SupportsIndex) -> Tuple[Any, ...]:
+        """Protocol 5+: the snapshot as an out-of-band ``PickleBuffer``."""
     def __copy__(self: _S) -> _S: ...
     def __deepcopy__(self: _S, memo: Any) -> _S: ...
     def _validate(self) -> None:
@@ -191,4 +201,28 @@ class LooseGrid(SpatialIndex):
     def tight_rows(self) -> int:
         """The number of rows of tight cells."""
 
-__all__ = ["Grid", "LooseGrid", "Quadtree", "SpatialIndex", "__version__"]
+class BoxIndex:
+    """A static index of boxes answering in positions, like shapely's ``STRtree``."""
+
+    def __init__(self, bounds: RectsLike, *, index: str = "grid") -> None: ...
+    @property
+    def kind(self) -> Literal["Quadtree", "Grid", "LooseGrid", "LooseQuadtree"]:
+        """The structure the boxes are in."""
+    def query_bulk(
+        self, bounds: RectsLike, predicate: Optional[Literal["intersects"]] = None, *, sort: bool = False
+    ) -> npt.NDArray[np.int64]:
+        """``[input_index, tree_index]`` of every pair of meeting boxes, shape ``(2, k)``."""
+    def to_bytes(self) -> bytes:
+        """A snapshot; ``BoxIndex.from_bytes`` gives the index back."""
+    @staticmethod
+    def from_bytes(data: Any) -> BoxIndex:
+        """The index in ``to_bytes()``'s output (any buffer)."""
+    def __len__(self) -> int: ...
+    def __reduce_ex__(self, protocol: SupportsIndex) -> Tuple[Any, ...]: ...
+
+def join_bounds(
+    left: RectsLike, right: RectsLike, *, sort: bool = False, index: str = "grid"
+) -> npt.NDArray[np.int64]:
+    """``[left_index, right_index]`` of every pair of meeting boxes, shape ``(2, k)``."""
+
+__all__ = ["BoxIndex", "Grid", "LooseGrid", "Quadtree", "SpatialIndex", "__version__", "join_bounds"]

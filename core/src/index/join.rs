@@ -168,6 +168,12 @@ impl Boxes {
         Ok(Boxes { index })
     }
 
+    /// The boxes of a structure you built (say from
+    /// [`Boxes::index`]'s snapshot): each element's position is its id.
+    pub fn from_index(index: AnyIndex) -> Boxes {
+        Boxes { index }
+    }
+
     /// The structure holding the boxes (box `j` has id `j`).
     pub fn index(&self) -> &AnyIndex {
         &self.index
