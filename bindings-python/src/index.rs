@@ -491,7 +491,7 @@ impl Index {
             .lock
             .read_with_gil_released(py, |index| {
                 let (mut rows, mut hits) = (Vec::new(), Vec::new());
-                flatquad::join::query_bulk(&*index, rects, sort, &mut rows, &mut hits)
+                flatquad::join::query_bulk(index, rects, sort, &mut rows, &mut hits)
                     .map(|_| (rows, hits))
             })
             .map_err(|e| errors::to_py(py, e, BULK))?;
