@@ -161,6 +161,22 @@ export declare class Grid {
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
    */
   queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
+  /**
+   * Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
+   * each; a `Float64Array` is rounded to the nearest `f32` once, which
+   * never loses a pair whose boxes meet in `f64`) meets the element
+   * `h`: `rows[k]` is `i`, `hits[k]` the handle. Rows increase; with
+   * `sort`, the handles of each row too. `queryMany` is the same
+   * batch in compressed rows.
+   */
+  queryBulk(rects: Float32Array | Float64Array, sort?: boolean | null): BulkResult
+  /**
+   * Every pair of an element of this index and an element of
+   * `other` (any class) whose rectangles meet, each pair once:
+   * `left[k]` of this index meets `right[k]` of `other`. With `sort`,
+   * in increasing `(left, right)` order.
+   */
+  join(other: Quadtree | Grid | LooseGrid | LooseQuadtree, sort?: boolean | null): JoinResult
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
   /** The element's rectangle (as 32-bit floats: what the index stores). */
@@ -338,6 +354,22 @@ export declare class LooseGrid {
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
    */
   queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
+  /**
+   * Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
+   * each; a `Float64Array` is rounded to the nearest `f32` once, which
+   * never loses a pair whose boxes meet in `f64`) meets the element
+   * `h`: `rows[k]` is `i`, `hits[k]` the handle. Rows increase; with
+   * `sort`, the handles of each row too. `queryMany` is the same
+   * batch in compressed rows.
+   */
+  queryBulk(rects: Float32Array | Float64Array, sort?: boolean | null): BulkResult
+  /**
+   * Every pair of an element of this index and an element of
+   * `other` (any class) whose rectangles meet, each pair once:
+   * `left[k]` of this index meets `right[k]` of `other`. With `sort`,
+   * in increasing `(left, right)` order.
+   */
+  join(other: Quadtree | Grid | LooseGrid | LooseQuadtree, sort?: boolean | null): JoinResult
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
   /** The element's rectangle (as 32-bit floats: what the index stores). */
@@ -516,6 +548,22 @@ export declare class LooseQuadtree {
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
    */
   queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
+  /**
+   * Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
+   * each; a `Float64Array` is rounded to the nearest `f32` once, which
+   * never loses a pair whose boxes meet in `f64`) meets the element
+   * `h`: `rows[k]` is `i`, `hits[k]` the handle. Rows increase; with
+   * `sort`, the handles of each row too. `queryMany` is the same
+   * batch in compressed rows.
+   */
+  queryBulk(rects: Float32Array | Float64Array, sort?: boolean | null): BulkResult
+  /**
+   * Every pair of an element of this index and an element of
+   * `other` (any class) whose rectangles meet, each pair once:
+   * `left[k]` of this index meets `right[k]` of `other`. With `sort`,
+   * in increasing `(left, right)` order.
+   */
+  join(other: Quadtree | Grid | LooseGrid | LooseQuadtree, sort?: boolean | null): JoinResult
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
   /** The element's rectangle (as 32-bit floats: what the index stores). */
@@ -692,6 +740,22 @@ export declare class Quadtree {
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
    */
   queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
+  /**
+   * Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
+   * each; a `Float64Array` is rounded to the nearest `f32` once, which
+   * never loses a pair whose boxes meet in `f64`) meets the element
+   * `h`: `rows[k]` is `i`, `hits[k]` the handle. Rows increase; with
+   * `sort`, the handles of each row too. `queryMany` is the same
+   * batch in compressed rows.
+   */
+  queryBulk(rects: Float32Array | Float64Array, sort?: boolean | null): BulkResult
+  /**
+   * Every pair of an element of this index and an element of
+   * `other` (any class) whose rectangles meet, each pair once:
+   * `left[k]` of this index meets `right[k]` of `other`. With `sort`,
+   * in increasing `(left, right)` order.
+   */
+  join(other: Quadtree | Grid | LooseGrid | LooseQuadtree, sort?: boolean | null): JoinResult
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
   /** The element's rectangle (as 32-bit floats: what the index stores). */
@@ -764,6 +828,18 @@ export declare class Quadtree {
 }
 
 /**
+ * The pairs of `queryBulk` and `joinBounds`: `rows[k]` is a position in the
+ * query rectangles, `hits[k]` what it meets (a handle, or a position in the
+ * other array for `joinBounds`). Rows increase.
+ */
+export interface BulkResult {
+  /** Positions in the query array, one per pair (exact numbers below 2^53). */
+  rows: Float64Array
+  /** What each row meets: handles (`queryBulk`) or positions (`joinBounds`). */
+  hits: Float64Array
+}
+
+/**
  * An index of whichever class the snapshot (from `toBytes()`) holds: a
  * `Quadtree`, a `Grid`, a `LooseGrid` or a `LooseQuadtree` (its `kind` says
  * which). Damaged
@@ -783,6 +859,30 @@ export interface GridCells {
  */
 export interface GridCellSize {
   cellSize: number | [number, number]
+}
+
+/**
+ * Every pair `(i, j)` such that box `i` of `left` meets box `j` of `right`
+ * (closed boxes, 4 numbers `x1, y1, x2, y2` each), as positions: `rows[k]` is
+ * `i`, `hits[k]` is `j` (exact numbers below 2^53). `right` is indexed by a
+ * grid sized from its boxes, and `left` queries it (the core's
+ * `join::Boxes`). Rows increase; with `sort`, the `j` of each row too. A
+ * `Float64Array` is rounded to the nearest `f32` once: monotone, so no pair
+ * whose boxes meet in `f64` is missed (a pair the rounding made touch may be
+ * added). A bad box throws `ERR_FLATQUAD_INVALID_RECT` naming `left` or
+ * `right`, with its `index`.
+ */
+export declare function joinBounds(left: Float32Array | Float64Array, right: Float32Array | Float64Array, sort?: boolean | null): BulkResult
+
+/**
+ * The pairs of `join`: `left[k]` (a handle of this index) meets `right[k]`
+ * (a handle of the other), each pair once.
+ */
+export interface JoinResult {
+  /** Handles of this index. */
+  left: Float64Array
+  /** Handles of the other index. */
+  right: Float64Array
 }
 
 /**

@@ -840,3 +840,4 @@ module.exports.LooseGrid = nativeBinding.LooseGrid
 module.exports.LooseQuadtree = nativeBinding.LooseQuadtree
 module.exports.Quadtree = nativeBinding.Quadtree
 module.exports.fromBytes = nativeBinding.fromBytes
+module.exports.joinBounds = nativeBinding.joinBounds

@@ -6,13 +6,13 @@
 //! and the getters of its parameters. napi-rs generates `index.d.ts` from
 //! these declarations, so each class is typed in full.
 
-use napi::bindgen_prelude::{Buffer, Float64Array, This, Uint32Array};
+use napi::bindgen_prelude::{Buffer, Either4, Float64Array, This, Uint32Array};
 use napi::{Env, Unknown};
 use napi_derive::napi;
 
 use crate::args;
 use crate::index::Index;
-use crate::objects::{Nodes, QueryManyResult, Rectangle, Stats};
+use crate::objects::{BulkResult, JoinResult, Nodes, QueryManyResult, Rectangle, Stats};
 
 /// `shared_methods!(Class, core type, "Class")`: the methods every class has,
 /// declared on `Class` (whose field `index` is the [`Index`]).
@@ -214,6 +214,45 @@ macro_rules! shared_methods {
                 omit: Option<Unknown<'_>>,
             ) -> napi::Result<QueryManyResult> {
                 self.index.query_many(env, &rects, omit.as_ref())
+            }
+
+            /// Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
+            /// each; a `Float64Array` is rounded to the nearest `f32` once, which
+            /// never loses a pair whose boxes meet in `f64`) meets the element
+            /// `h`: `rows[k]` is `i`, `hits[k]` the handle. Rows increase; with
+            /// `sort`, the handles of each row too. `queryMany` is the same
+            /// batch in compressed rows.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "rects: Float32Array | Float64Array, sort?: boolean | null"
+            )]
+            pub fn query_bulk(
+                &self,
+                env: &Env,
+                rects: Unknown<'_>,
+                sort: Option<bool>,
+            ) -> napi::Result<BulkResult> {
+                self.index.query_bulk(env, &rects, sort)
+            }
+
+            /// Every pair of an element of this index and an element of
+            /// `other` (any class) whose rectangles meet, each pair once:
+            /// `left[k]` of this index meets `right[k]` of `other`. With `sort`,
+            /// in increasing `(left, right)` order.
+            #[napi(catch_unwind, ts_args_type = "other: Quadtree | Grid | LooseGrid | LooseQuadtree, sort?: boolean | null")]
+            pub fn join(
+                &self,
+                env: &Env,
+                other: Either4<&Quadtree, &Grid, &LooseGrid, &LooseQuadtree>,
+                sort: Option<bool>,
+            ) -> napi::Result<JoinResult> {
+                let other = match other {
+                    Either4::A(o) => &o.index,
+                    Either4::B(o) => &o.index,
+                    Either4::C(o) => &o.index,
+                    Either4::D(o) => &o.index,
+                };
+                self.index.join(env, other, sort)
             }
 
             /// The id the element was inserted with.

@@ -16,7 +16,7 @@ use napi::{sys, Env, JsValue, Unknown};
 
 use crate::args::{self, Rects};
 use crate::error::{code, Class, Fail, Outcome};
-use crate::objects::{NodeInfo, Nodes, QueryManyResult, Rectangle, Stats};
+use crate::objects::{BulkResult, JoinResult, NodeInfo, Nodes, QueryManyResult, Rectangle, Stats};
 
 /// A core structure one of the classes wraps.
 pub(crate) trait Core: SpatialIndex + Into<AnyIndex> {
@@ -140,7 +140,12 @@ fn raws(handles: impl IntoIterator<Item = Handle>) -> Float64Array {
     Float64Array::new(handles.into_iter().map(raw).collect())
 }
 
-fn core(error: flatquad::Error) -> Fail {
+/// Positions in an input array, as exact JavaScript numbers (below 2^53).
+pub(crate) fn positions(positions: Vec<usize>) -> Float64Array {
+    Float64Array::new(positions.into_iter().map(|p| p as f64).collect())
+}
+
+pub(crate) fn core(error: flatquad::Error) -> Fail {
     Fail::core(&error)
 }
 
@@ -507,6 +512,56 @@ impl Index {
                     .par_query_many(rects, omit, &mut offsets, &mut hits)
                     .map_err(core)?;
                 rows(offsets, hits, "queryMany")
+            })
+        })
+    }
+
+    pub(crate) fn query_bulk(
+        &self,
+        env: &Env,
+        rects: &Unknown<'_>,
+        sort: Option<bool>,
+    ) -> napi::Result<BulkResult> {
+        self.read(env, |index| {
+            let rects = args::rects(rects, "rects")?;
+            let (mut rows, mut hits) = (Vec::new(), Vec::new());
+            flatquad::join::query_bulk(
+                index,
+                rects.get(),
+                sort.unwrap_or(false),
+                &mut rows,
+                &mut hits,
+            )
+            .map_err(core)?;
+            Ok(BulkResult {
+                rows: positions(rows),
+                hits: raws(hits),
+            })
+        })
+    }
+
+    pub(crate) fn join(
+        &self,
+        env: &Env,
+        other: &Index,
+        sort: Option<bool>,
+    ) -> napi::Result<JoinResult> {
+        self.read(env, |left| {
+            other.usable()?;
+            let right = other.inner.try_borrow().map_err(|_| {
+                Fail::new(Class::Error, code::BUSY, "the other index is being changed")
+            })?;
+            let (mut lefts, mut rights) = (Vec::new(), Vec::new());
+            flatquad::join::join(
+                left,
+                &*right,
+                sort.unwrap_or(false),
+                &mut lefts,
+                &mut rights,
+            );
+            Ok(JoinResult {
+                left: raws(lefts),
+                right: raws(rights),
             })
         })
     }

@@ -48,6 +48,42 @@ pub fn from_bytes(
     })
 }
 
+/// Every pair `(i, j)` such that box `i` of `left` meets box `j` of `right`
+/// (closed boxes, 4 numbers `x1, y1, x2, y2` each), as positions: `rows[k]` is
+/// `i`, `hits[k]` is `j` (exact numbers below 2^53). `right` is indexed by a
+/// grid sized from its boxes, and `left` queries it (the core's
+/// `join::Boxes`). Rows increase; with `sort`, the `j` of each row too. A
+/// `Float64Array` is rounded to the nearest `f32` once: monotone, so no pair
+/// whose boxes meet in `f64` is missed (a pair the rounding made touch may be
+/// added). A bad box throws `ERR_FLATQUAD_INVALID_RECT` naming `left` or
+/// `right`, with its `index`.
+#[napi(
+    catch_unwind,
+    ts_args_type = "left: Float32Array | Float64Array, right: Float32Array | Float64Array, sort?: boolean | null"
+)]
+pub fn join_bounds(
+    env: &Env,
+    left: Unknown<'_>,
+    right: Unknown<'_>,
+    sort: Option<bool>,
+) -> napi::Result<objects::BulkResult> {
+    let outcome = (|| {
+        let right = args::rects(&right, "right")?;
+        let boxes = flatquad::join::Boxes::new(right.get(), flatquad::Kind::Grid)
+            .map_err(|e| index::core(e).context("right"))?;
+        let left = args::rects(&left, "left")?;
+        let (mut rows, mut hits) = (Vec::new(), Vec::new());
+        boxes
+            .query_bulk(left.get(), sort.unwrap_or(false), &mut rows, &mut hits)
+            .map_err(|e| index::core(e).context("left"))?;
+        Ok(objects::BulkResult {
+            rows: index::positions(rows),
+            hits: index::positions(hits),
+        })
+    })();
+    outcome.map_err(|fail: error::Fail| fail.throw(env.raw()))
+}
+
 /// Test hook: panics in an export with nothing of ours around it, so the tests
 /// can check napi-rs's `catch_unwind` turns it into an exception. Not part of
 /// the API (absent from the typings).

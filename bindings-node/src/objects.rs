@@ -112,6 +112,31 @@ pub struct QueryManyResult {
     pub hits: Float64Array,
 }
 
+/// The pairs of `queryBulk` and `joinBounds`: `rows[k]` is a position in the
+/// query rectangles, `hits[k]` what it meets (a handle, or a position in the
+/// other array for `joinBounds`). Rows increase.
+#[napi(object, object_from_js = false)]
+pub struct BulkResult {
+    /// Positions in the query array, one per pair (exact numbers below 2^53).
+    #[napi(ts_type = "Float64Array")]
+    pub rows: Float64Array,
+    /// What each row meets: handles (`queryBulk`) or positions (`joinBounds`).
+    #[napi(ts_type = "Float64Array")]
+    pub hits: Float64Array,
+}
+
+/// The pairs of `join`: `left[k]` (a handle of this index) meets `right[k]`
+/// (a handle of the other), each pair once.
+#[napi(object, object_from_js = false)]
+pub struct JoinResult {
+    /// Handles of this index.
+    #[napi(ts_type = "Float64Array")]
+    pub left: Float64Array,
+    /// Handles of the other index.
+    #[napi(ts_type = "Float64Array")]
+    pub right: Float64Array,
+}
+
 /// Counts of what an index holds.
 #[napi(object)]
 pub struct Stats {
