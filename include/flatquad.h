@@ -31,6 +31,11 @@
  *   0 may always be NULL). Non-NULL pointers must be valid and aligned for
  *   what they point to; a qt_tree * must come from this library and not be
  *   destroyed.
+ * - Coordinates are float: queries are exact for float input. The _d calls
+ *   (qt_insert_d, qt_move_d, qt_query_d, qt_query_bulk_d) take qt_rect_d
+ *   (double) and round each corner once to the nearest float. Rounding to
+ *   nearest is monotone, so no element whose closed rectangle meets the
+ *   query in double is ever missed (one the rounding made touch may be added).
  * - Results come into a caller buffer: the call writes the total found to
  *   *out_total and the first min(total, capacity) items to the buffer, as
  *   snprintf does, so a caller can size the buffer and call again.
@@ -326,6 +331,33 @@ typedef int (*qt_node_fn)(void *user_data,
                           float x2,
                           float y2,
                           uint32_t count);
+
+/**
+ * A rectangle in `double`, for the `_d` calls (`qt_insert_d`, `qt_move_d`,
+ * `qt_query_d`, `qt_query_bulk_d`). Each corner is rounded once to the
+ * nearest `float` (the one conversion every language uses). Rounding to
+ * nearest is monotone, so a query never misses an element whose closed
+ * rectangle meets the query in `double`; it may add one that the rounding
+ * made touch.
+ */
+typedef struct qt_rect_d {
+    /**
+     * Left edge (smallest x).
+     */
+    double x1;
+    /**
+     * Top edge (smallest y).
+     */
+    double y1;
+    /**
+     * Right edge (largest x).
+     */
+    double x2;
+    /**
+     * Bottom edge (largest y).
+     */
+    double y2;
+} qt_rect_d;
 
 /**
  * Never a handle: pass it as `omit` to leave nothing out of a query.
@@ -830,6 +862,83 @@ enum qt_status qt_traverse(const struct qt_tree *tree,
                            qt_node_fn branch,
                            qt_node_fn leaf,
                            void *user_data);
+
+/**
+ * `qt_insert` with a `double` rectangle (rounded once to `float`).
+ */
+enum qt_status qt_insert_d(struct qt_tree *tree,
+                           struct qt_rect_d rect,
+                           uint32_t id,
+                           qt_handle_t *out_handle);
+
+/**
+ * `qt_move` with a `double` rectangle (rounded once to `float`).
+ */
+enum qt_status qt_move_d(struct qt_tree *tree, qt_handle_t handle, struct qt_rect_d rect);
+
+/**
+ * `qt_query` with a `double` rectangle (rounded once to `float`): finds every
+ * element whose rectangle meets the query in `double`, and perhaps one the
+ * rounding made touch.
+ */
+enum qt_status qt_query_d(const struct qt_tree *tree,
+                          struct qt_rect_d rect,
+                          qt_handle_t omit,
+                          qt_handle_t *out_handles,
+                          size_t capacity,
+                          size_t *out_total);
+
+/**
+ * Runs one query per rectangle of `rects[0..count]` and gives every pair
+ * `(row, handle)` such that `rects[row]` meets the element `handle`: writes
+ * the number of pairs to `*out_total` and the first min(total, capacity) to
+ * `out_rows` and `out_handles` (`size_t` positions in `rects`, and handles).
+ * Rows increase; when `sorted` is true, the handles of each row increase too.
+ * The output arrays may be NULL when
+ * `capacity` is 0 (to learn the total).
+ *
+ * Returns `QT_INVALID_RECT` for a bad rectangle, whose index is written to
+ * `*out_bad_index` when that is not NULL; nothing else is written then.
+ */
+enum qt_status qt_query_bulk(const struct qt_tree *tree,
+                             const struct qt_rect *rects,
+                             size_t count,
+                             bool sorted,
+                             size_t *out_rows,
+                             qt_handle_t *out_handles,
+                             size_t capacity,
+                             size_t *out_total,
+                             size_t *out_bad_index);
+
+/**
+ * `qt_query_bulk` with `double` rectangles, each corner rounded once to
+ * `float`: no pair whose rectangles meet in `double` is missed (a pair the
+ * rounding made touch may be added).
+ */
+enum qt_status qt_query_bulk_d(const struct qt_tree *tree,
+                               const struct qt_rect_d *rects,
+                               size_t count,
+                               bool sorted,
+                               size_t *out_rows,
+                               qt_handle_t *out_handles,
+                               size_t capacity,
+                               size_t *out_total,
+                               size_t *out_bad_index);
+
+/**
+ * Every pair of an element of `left` and an element of `right` whose closed
+ * rectangles meet, each pair once (`a` from `left`, `b` from `right`; the two
+ * may be different kinds, or the same tree): writes the number of pairs to
+ * `*out_total` and the first min(total, capacity) to `out_pairs`. When
+ * `sorted` is true the pairs come in increasing `(a, b)` order. `out_pairs`
+ * may be NULL when `capacity` is 0.
+ */
+enum qt_status qt_join(const struct qt_tree *left,
+                       const struct qt_tree *right,
+                       bool sorted,
+                       struct qt_pair *out_pairs,
+                       size_t capacity,
+                       size_t *out_total);
 
 /**
  * **Testing only**: panics inside the boundary, to prove that a Rust panic

@@ -41,11 +41,14 @@ mod inspect;
 
 mod query;
 
+mod join;
+
 mod boundary;
 
 pub use boundary::qt_test_panic;
 pub use grid::*;
 pub use inspect::*;
+pub use join::*;
 pub use loose_grid::*;
 pub use quadtree::*;
 pub use query::*;

@@ -85,7 +85,7 @@ pub unsafe extern "C" fn qt_insert(
 }
 
 /// Writes the index of the refused item of a batch call, if the caller asked.
-unsafe fn batch_error(error: Error, out_bad_index: *mut usize) -> qt_status {
+pub(crate) unsafe fn batch_error(error: Error, out_bad_index: *mut usize) -> qt_status {
     if let (Some(index), Some(out)) = (error.batch_index(), Out::optional(out_bad_index)) {
         out.write(index);
     }

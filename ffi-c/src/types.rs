@@ -88,6 +88,37 @@ impl From<qt_rect> for Rect {
     }
 }
 
+/// A rectangle in `double`, for the `_d` calls (`qt_insert_d`, `qt_move_d`,
+/// `qt_query_d`, `qt_query_bulk_d`). Each corner is rounded once to the
+/// nearest `float` (the one conversion every language uses). Rounding to
+/// nearest is monotone, so a query never misses an element whose closed
+/// rectangle meets the query in `double`; it may add one that the rounding
+/// made touch.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct qt_rect_d {
+    /// Left edge (smallest x).
+    pub x1: f64,
+    /// Top edge (smallest y).
+    pub y1: f64,
+    /// Right edge (largest x).
+    pub x2: f64,
+    /// Bottom edge (largest y).
+    pub y2: f64,
+}
+
+impl From<qt_rect_d> for Rect {
+    fn from(r: qt_rect_d) -> Rect {
+        Rect::from_f64(r.x1, r.y1, r.x2, r.y2)
+    }
+}
+
+impl From<qt_rect_d> for qt_rect {
+    fn from(r: qt_rect_d) -> qt_rect {
+        Rect::from(r).into()
+    }
+}
+
 impl From<Rect> for qt_rect {
     fn from(r: Rect) -> qt_rect {
         qt_rect {

@@ -1572,6 +1572,51 @@ static void test_panic_boundary(void) {
     qt_destroy(f.tree); /* still freed: the leak checker would say otherwise */
 }
 
+/* ------------------------------------------------- double input, bulk, join */
+
+/* The double entry points round once to float, and the bulk query and the join
+ * agree with one query per rectangle: a box at 1e7 with sub-metre sides that
+ * touches another in double still meets it. */
+static void test_double_bulk_join(void) {
+    qt_tree *a = make_tree(rect(-2e7f, -2e7f, 2e7f, 2e7f), 4, 8);
+    qt_tree *b = make_tree(rect(-2e7f, -2e7f, 2e7f, 2e7f), 2, 6);
+    qt_rect_d near = {1e7 + 0.25, -1e7 + 0.5, 1e7 + 0.75, -1e7 + 0.9};
+    qt_rect_d touching = {1e7 + 0.75, -1e7 + 0.1, 1e7 + 0.8, -1e7 + 0.5}; /* meets `near` in double */
+    qt_rect_d queries[3] = {{1e7 + 0.75, -1e7 + 0.5, 1e7 + 0.75, -1e7 + 0.5}, {0, 0, 1, 1}, {1e7, -1e7, 1e7 + 1, -1e7 + 1}};
+    qt_rect_d bad[2] = {{0, 0, 1, 1}, {2, 0, 1, 1}};
+    qt_rect fq[2] = {{-1, -1, 1, 1}, {5e6f, 5e6f, 5e6f, 5e6f}};
+    qt_handle_t h1 = 0, h2 = 0, hits[8] = {0}, g = 0;
+    size_t rows[8] = {0}, total = 0, bad_index = 99;
+    qt_pair pairs[8];
+    qt_rect r;
+
+    CHECK_OK(qt_insert_d(a, near, 1, &h1));
+    CHECK_OK(qt_insert_d(a, touching, 2, &h2));
+    CHECK_OK(qt_element_rect(a, h1, &r));
+    CHECK(r.x1 == (float)near.x1 && r.y2 == (float)near.y2);
+    CHECK_OK(qt_query_d(a, touching, h2, hits, 8, &total));
+    CHECK(total == 1 && hits[0] == h1);
+    CHECK_OK(qt_query_bulk_d(a, queries, 3, true, rows, hits, 8, &total, &bad_index));
+    CHECK(total == 4 && rows[0] == 0 && rows[1] == 0 && rows[2] == 2 && rows[3] == 2);
+    CHECK(hits[0] < hits[1] && hits[2] < hits[3]);
+    CHECK_OK(qt_query_bulk_d(a, queries, 3, false, NULL, NULL, 0, &total, NULL));
+    CHECK(total == 4);
+    CHECK_STATUS(qt_query_bulk_d(a, bad, 2, false, rows, hits, 8, &total, &bad_index), QT_INVALID_RECT);
+    CHECK(bad_index == 1);
+    CHECK_STATUS(qt_query_bulk(a, NULL, 1, false, rows, hits, 8, &total, NULL), QT_NULL_ARGUMENT);
+    CHECK_OK(qt_query_bulk(a, fq, 2, false, rows, hits, 8, &total, NULL));
+    CHECK(total == 0);
+    CHECK_OK(qt_move_d(a, h2, near));
+    CHECK_OK(qt_insert_d(b, touching, 3, &g));
+    CHECK_OK(qt_join(a, b, true, pairs, 8, &total));
+    CHECK(total == 2 && pairs[0].b == g && pairs[1].b == g && pairs[0].a < pairs[1].a);
+    CHECK_OK(qt_join(b, b, false, NULL, 0, &total));
+    CHECK(total == 1); /* the one element with itself */
+    CHECK_STATUS(qt_join(a, NULL, false, pairs, 8, &total), QT_NULL_ARGUMENT);
+    qt_destroy(a);
+    qt_destroy(b);
+}
+
 int main(void) {
     size_t k;
     init_bad_rects();
@@ -1605,6 +1650,7 @@ int main(void) {
         test_clear_elements_params();
         test_clone_and_bytes();
         test_panic_boundary();
+        test_double_bulk_join();
         /* The walks' shapes: the quadtree's cells, the grids' depth-0 cells; the
          * loose quadtree's boxes are checked by the core's own tests. */
         if (current->kind == QT_KIND_QUADTREE) {
