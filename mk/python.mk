@@ -5,6 +5,8 @@
 #   make test-python     venv + wheel + pytest; part of `make test`
 #   make python-wheel    build target/python-wheels/flatquad-*.whl and install it in the venv
 #   make bench-python    the agents workload from Python, beside the Rust demo and shapely (SCENARIO=...)
+#   make bench-join      bulk box joins (1M x 1M) beside shapely's STRtree and geoindex-rs, and the
+#                        GeoPandas and Dask joins beside geopandas.sjoin and dask-geopandas (not in make test)
 #
 # Needs only python3 (>= 3.9, with venv and pip) and cargo; everything else
 # comes from PyPI into bindings-python/.venv (gitignored). PYTHON=... picks the
@@ -20,7 +22,7 @@ PY_PIP := $(PY_BIN)/python -m pip --disable-pip-version-check --quiet
 # Rebuilt when the pinned requirements change.
 PY_STAMP := $(PY_VENV)/.requirements-dev.stamp
 
-.PHONY: test-python python-venv python-wheel bench-python
+.PHONY: test-python python-venv python-wheel bench-python bench-join
 
 TEST_TARGETS += test-python
 
@@ -47,3 +49,10 @@ bench-python: python-wheel
 	$(CARGO) build --release -p flatquad-bench --bin agents
 	$(PY_PIP) install -r $(PY_DIR)/requirements-bench.txt
 	$(PY_BIN)/python $(PY_DIR)/examples/agents.py $(SCENARIO) --rust $(PY_TARGET_DIR)/release/agents
+
+# Bulk joins beside shapely and geoindex-rs (JOIN_N boxes a side), then the
+# GeoPandas and Dask joins beside their peers.
+JOIN_N ?= 1000000
+bench-join: python-wheel
+	$(PY_PIP) install -r $(PY_DIR)/requirements-bench.txt
+	$(PY_BIN)/python $(PY_DIR)/bench/join.py --n $(JOIN_N)

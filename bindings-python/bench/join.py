@@ -1,0 +1,109 @@
+"""Bulk bounding-box joins: flatquad beside shapely's STRtree and geoindex-rs,
+measured in the same run (interleaved, median of --runs), on N x N random boxes.
+
+    make bench-join                      # 1,000,000 x 1,000,000
+    python bench/join.py --n 200000      # smaller
+
+Every contender answers the same question: every (i, j) whose closed boxes
+meet. The boxes are float32-representable, so float64 peers and flatquad's
+float32 core give the same pairs (checked: the counts must agree).
+
+- flatquad join_bounds: float64 (n, 4) arrays in, a grid built over `right`,
+  `left` queried on every core; (2, k) int64 positions out. Build included.
+- flatquad BoxIndex + query_bulk, float32 input: the same, float32 read in place.
+- shapely STRtree(right).query(left, predicate="intersects"): build + query.
+  Making the shapely box geometries is not counted (GeoPandas users have them).
+- geoindex-rs: two packed Hilbert R-trees (RTreeBuilder ... finish) and
+  rtree.tree_join; both builds included.
+"""
+
+import argparse
+import os
+import platform
+import statistics
+import time
+
+import numpy as np
+
+import flatquad
+
+
+def boxes(rng, n, world, side):
+    xy = rng.uniform(0, world, (n, 2))
+    wh = rng.uniform(0, side, (n, 2))
+    out = np.hstack([xy, xy + wh]).astype(np.float32).astype(np.float64)
+    return np.ascontiguousarray(out)
+
+
+def contenders(left, right):
+    out = {}
+
+    def flatquad_f64():
+        return flatquad.join_bounds(left, right).shape[1]
+
+    left32, right32 = left.astype(np.float32), right.astype(np.float32)
+
+    def flatquad_f32():
+        return flatquad.BoxIndex(right32).query_bulk(left32).shape[1]
+
+    out["flatquad join_bounds (f64 in)"] = flatquad_f64
+    out["flatquad BoxIndex + query_bulk (f32 in)"] = flatquad_f32
+    try:
+        import shapely
+
+        lg, rg = shapely.box(*left.T), shapely.box(*right.T)
+
+        def shapely_strtree():
+            tree = shapely.STRtree(rg)
+            return tree.query(lg, predicate="intersects").shape[1]
+
+        out["shapely STRtree.query(intersects)"] = shapely_strtree
+    except ImportError:
+        print("shapely not installed: skipped")
+    try:
+        from geoindex_rs import rtree
+
+        def build(b):
+            builder = rtree.RTreeBuilder(len(b))
+            builder.add(b)
+            return builder.finish()
+
+        def geoindex():
+            return rtree.tree_join(build(left), build(right)).num_rows
+
+        out["geoindex-rs tree_join (2 builds)"] = geoindex
+    except ImportError:
+        print("geoindex-rs not installed: skipped (pip install -r requirements-bench.txt)")
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=1_000_000, help="boxes on each side")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--world", type=float, default=100_000.0, help="side of the square world")
+    parser.add_argument("--side", type=float, default=100.0, help="largest box side")
+    args = parser.parse_args()
+    rng = np.random.default_rng(42)
+    left, right = boxes(rng, args.n, args.world, args.side), boxes(rng, args.n, args.world, args.side)
+    runs = contenders(left, right)
+    times = {name: [] for name in runs}
+    counts = {}
+    for _ in range(args.runs):
+        for name, run in runs.items():  # interleaved: noise hits everyone alike
+            start = time.perf_counter()
+            counts[name] = run()
+            times[name].append(time.perf_counter() - start)
+    print(f"{args.n:,} x {args.n:,} boxes, sides up to {args.side} in a {args.world:g} world; "
+          f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; median of {args.runs}")
+    base = statistics.median(times["flatquad join_bounds (f64 in)"])
+    print(f"| implementation | pairs | median s | ratio |\n|---|--:|--:|--:|")
+    for name in runs:
+        t = statistics.median(times[name])
+        print(f"| {name} | {counts[name]:,} | {t:.3f} | {t / base:.2f} |")
+    if len(set(counts.values())) != 1:
+        raise SystemExit(f"pair counts differ: {counts}")
+
+
+if __name__ == "__main__":
+    main()
