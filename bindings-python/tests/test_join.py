@@ -103,7 +103,7 @@ def test_query_bulk_and_join_match_brute_force(make_index):
 
 
 def test_matches_shapely_strtree():
-    shapely = pytest.importorskip("shapely")
+    import shapely
     rng = np.random.default_rng(5)
     xy = rng.uniform(-1e6, 1e6, (3000, 2)).astype(np.float32)
     boxes = np.hstack([xy, xy + rng.uniform(0, 5e4, (3000, 2)).astype(np.float32)])
