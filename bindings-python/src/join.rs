@@ -5,7 +5,7 @@
 //! shape. Every algorithm is the core's (`flatquad::join`); this file converts.
 
 use flatquad::join::Boxes;
-use flatquad::{AnyIndex, Kind, SpatialIndex};
+use flatquad::{AnyIndex, Kind, Rect, SpatialIndex};
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -184,6 +184,7 @@ impl BoxIndex {
         py: Python<'py>,
         bounds: &Bound<'py, PyAny>,
         what: &'static str,
+        owner: Option<Rect>,
         sort: bool,
     ) -> PyResult<Bound<'py, PyArray2<i64>>> {
         let rects = Rects::new(bounds, what)?;
@@ -192,7 +193,7 @@ impl BoxIndex {
             .detach(|| {
                 let (mut rows, mut positions) = (Vec::new(), Vec::new());
                 self.boxes
-                    .query_bulk(rects, sort, &mut rows, &mut positions)
+                    .query_bulk_owned(rects, owner, sort, &mut rows, &mut positions)
                     .map(|_| (rows, positions))
             })
             .map_err(|e| {
@@ -246,6 +247,12 @@ impl BoxIndex {
     /// sort : bool
     ///     Pairs in increasing ``(i, j)`` order. Otherwise ``i`` increases and
     ///     the ``j`` of one ``i`` come in no particular order.
+    /// owner : (x1, y1, x2, y2), optional
+    ///     Keep only the pairs this half-open extent ``[x1, x2) x [y1, y2)``
+    ///     owns (infinite ends allowed): those whose intersection's top-left
+    ///     corner ``(max x1, max y1)`` lies in it. A join cut into half-open
+    ///     pieces, each joining every box that meets it, finds each pair in
+    ///     exactly one piece this way (``flatquad.dask`` does).
     ///
     /// Returns
     /// -------
@@ -258,16 +265,21 @@ impl BoxIndex {
     ///     For a bad row (``err.index`` is its position); nothing is returned.
     ///
     /// Releases the GIL and runs on every core.
-    #[pyo3(signature = (bounds, predicate = None, *, sort = false))]
+    #[pyo3(signature = (bounds, predicate = None, *, sort = false, owner = None))]
     fn query_bulk<'py>(
         &self,
         py: Python<'py>,
         bounds: &Bound<'py, PyAny>,
         predicate: Option<&str>,
         sort: bool,
+        owner: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray2<i64>>> {
         check_predicate(predicate)?;
-        self.pairs_with(py, bounds, "bounds", sort)
+        let owner = match owner {
+            Some(owner) if !owner.is_none() => Some(crate::convert::rect(owner, "owner")?),
+            _ => None,
+        };
+        self.pairs_with(py, bounds, "bounds", owner, sort)
     }
 
     /// The index as bytes (a snapshot of its structure); ``BoxIndex.from_bytes``
@@ -347,5 +359,5 @@ pub(crate) fn join_bounds<'py>(
             },
         )
     })?;
-    BoxIndex { boxes }.pairs_with(py, left, "left", sort)
+    BoxIndex { boxes }.pairs_with(py, left, "left", None, sort)
 }

@@ -216,3 +216,72 @@ fn degenerate_inputs() {
         assert!(rows.is_empty());
     }
 }
+
+/// Whether closed box `r` meets the half-open piece `[x1, x2) × [y1, y2)`.
+fn meets_piece(r: &Rect, piece: &Rect) -> bool {
+    r.x1 < piece.x2 && piece.x1 <= r.x2 && r.y1 < piece.y2 && piece.y1 <= r.y2
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// A join cut into half-open pieces (each piece joining every box that
+    /// meets it, as a distributed join's cells do) and filtered by the corner
+    /// rule (`query_bulk_owned`) finds every pair exactly once.
+    #[test]
+    fn pieces_with_the_corner_rule_find_each_pair_once(
+        (left, right) in scenario(),
+        xs in prop::collection::vec(-1.0f64..1.0, 0..4),
+        ys in prop::collection::vec(-1.0f64..1.0, 0..4),
+    ) {
+        let (l32, r32): (Vec<Rect>, Vec<Rect>) =
+            (left.iter().map(round).collect(), right.iter().map(round).collect());
+        let centre = l32.first().map_or((0.0, 0.0), |r| (f64::from(r.x1), f64::from(r.y1)));
+        // Borders near the data (some exactly on a box's edge), infinite ends.
+        let borders = |cuts: &[f64], at: f64, on: Option<f32>| {
+            let mut b: Vec<f32> = cuts.iter().map(|c| (at + c * 30.0) as f32).collect();
+            b.extend(on);
+            b.sort_by(f32::total_cmp);
+            b.dedup();
+            let mut all = vec![f32::NEG_INFINITY];
+            all.extend(b);
+            all.push(f32::INFINITY);
+            all
+        };
+        let bx = borders(&xs, centre.0, r32.first().map(|r| r.x2));
+        let by = borders(&ys, centre.1, l32.get(1).map(|r| r.y1));
+        let mut found = Vec::new();
+        for cx in bx.windows(2) {
+            for cy in by.windows(2) {
+                let piece = Rect::new(cx[0], cy[0], cx[1], cy[1]);
+                let (lp, lpos): (Vec<Rect>, Vec<usize>) = l32.iter().enumerate()
+                    .filter(|(_, r)| meets_piece(r, &piece)).map(|(i, r)| (*r, i)).unzip();
+                let (rp, rpos): (Vec<Rect>, Vec<usize>) = r32.iter().enumerate()
+                    .filter(|(_, r)| meets_piece(r, &piece)).map(|(i, r)| (*r, i)).unzip();
+                let boxes = Boxes::new(&rp, Kind::Grid).unwrap();
+                let (mut rows, mut positions) = (Vec::new(), Vec::new());
+                boxes.query_bulk_owned(&lp, Some(piece), true, &mut rows, &mut positions).unwrap();
+                found.extend(rows.iter().zip(&positions).map(|(&i, &j)| (lpos[i], rpos[j])));
+            }
+        }
+        let set: BTreeSet<_> = found.iter().copied().collect();
+        prop_assert_eq!(set.len(), found.len(), "a pair in two pieces");
+        prop_assert_eq!(set, exact32(&l32, &r32));
+    }
+}
+
+#[test]
+fn a_nan_owner_is_refused() {
+    let boxes = Boxes::new(&[Rect::new(0.0, 0.0, 1.0, 1.0)], Kind::Grid).unwrap();
+    let (mut rows, mut positions) = (Vec::new(), Vec::new());
+    let owner = Rect::new(f32::NAN, 0.0, 1.0, 1.0);
+    assert!(boxes
+        .query_bulk_owned(
+            &[Rect::new(0.0, 0.0, 1.0, 1.0)],
+            Some(owner),
+            false,
+            &mut rows,
+            &mut positions
+        )
+        .is_err());
+}

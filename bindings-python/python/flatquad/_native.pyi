@@ -209,9 +209,15 @@ class BoxIndex:
     def kind(self) -> Literal["Quadtree", "Grid", "LooseGrid", "LooseQuadtree"]:
         """The structure the boxes are in."""
     def query_bulk(
-        self, bounds: RectsLike, predicate: Optional[Literal["intersects"]] = None, *, sort: bool = False
+        self,
+        bounds: RectsLike,
+        predicate: Optional[Literal["intersects"]] = None,
+        *,
+        sort: bool = False,
+        owner: Optional[RectLike] = None,
     ) -> npt.NDArray[np.int64]:
-        """``[input_index, tree_index]`` of every pair of meeting boxes, shape ``(2, k)``."""
+        """``[input_index, tree_index]`` of every pair of meeting boxes, shape ``(2, k)``;
+        with ``owner``, only the pairs whose intersection's top-left corner it holds (half-open)."""
     def to_bytes(self) -> bytes:
         """A snapshot; ``BoxIndex.from_bytes`` gives the index back."""
     @staticmethod

@@ -204,10 +204,52 @@ impl Boxes {
         rows: &mut Vec<usize>,
         positions: &mut Vec<usize>,
     ) -> Result<(), Error> {
+        self.query_bulk_owned(rects, None, sorted, rows, positions)
+    }
+
+    /// [`query_bulk`](Boxes::query_bulk) keeping only the pairs that belong to
+    /// the half-open extent `owner` by the corner rule ([`owns`]), when given:
+    /// one piece of a join cut into pieces.
+    ///
+    /// # Errors
+    /// As [`query_bulk`](Boxes::query_bulk); `owner` may have infinite ends
+    /// (it must not be NaN: [`Error::InvalidRect`] then).
+    pub fn query_bulk_owned(
+        &self,
+        rects: &[Rect],
+        owner: Option<Rect>,
+        sorted: bool,
+        rows: &mut Vec<usize>,
+        positions: &mut Vec<usize>,
+    ) -> Result<(), Error> {
+        if let Some(owner) = owner {
+            let r = owner;
+            if r.x1.is_nan() || r.y1.is_nan() || r.x2.is_nan() || r.y2.is_nan() {
+                return Err(Error::InvalidRect(owner));
+            }
+        }
         let (mut offsets, mut hits) = (Vec::new(), Vec::new());
         rows.clear();
         positions.clear();
         rows_of(&self.index, rects, &mut offsets, &mut hits)?;
+        if let Some(owner) = owner {
+            // Drop the pairs another piece owns, row by row, in place.
+            let mut kept = 0;
+            let mut start = 0;
+            for row in 0..rects.len() {
+                let end = offsets[row + 1];
+                for k in start..end {
+                    let hit = hits[k];
+                    if owns(&owner, &rects[row], &self.index.rect_at(hit.slot())) {
+                        hits[kept] = hit;
+                        kept += 1;
+                    }
+                }
+                start = end;
+                offsets[row + 1] = kept;
+            }
+            hits.truncate(kept);
+        }
         positions.reserve(hits.len());
         positions.extend(hits.iter().map(|&h| self.index.id_at(h.slot()) as usize));
         if sorted {
@@ -216,6 +258,27 @@ impl Boxes {
         expand(&offsets, rows);
         Ok(())
     }
+}
+
+/// Whether the pair of rectangles `a`, `b` belongs to the half-open extent
+/// `[x1, x2) × [y1, y2)` of `owner` (infinite ends allowed) by the corner rule:
+/// the top-left corner of their intersection, `(max(a.x1, b.x1), max(a.y1,
+/// b.y1))`, lies in it. When space is cut into half-open pieces (the cells of
+/// a distributed join, each joining every box that meets it), every meeting
+/// pair is found in each piece both boxes meet but belongs to exactly one: the
+/// rule structures use inside themselves to report a pair met in several
+/// cells once.
+///
+/// ```
+/// use flatquad::{join, Rect};
+/// let (a, b) = (Rect::new(0.0, 0.0, 2.0, 2.0), Rect::new(1.0, -1.0, 3.0, 1.0));
+/// assert!(join::owns(&Rect::new(1.0, 0.0, 5.0, 5.0), &a, &b)); // corner (1, 0)
+/// assert!(!join::owns(&Rect::new(f32::NEG_INFINITY, 0.0, 1.0, 5.0), &a, &b));
+/// ```
+#[inline]
+pub fn owns(owner: &Rect, a: &Rect, b: &Rect) -> bool {
+    let (x, y) = (a.x1.max(b.x1), a.y1.max(b.y1));
+    (owner.x1 <= x) & (x < owner.x2) & (owner.y1 <= y) & (y < owner.y2)
 }
 
 /// An empty structure of `kind` over the extent of (valid) `rects`, widened to a
