@@ -13,6 +13,16 @@
 export type Handle = number
 
 /**
+ * Coordinates: every index stores 32-bit floats, and results are exact for them.
+ * Numbers and `Float64Array`s are rounded once to the nearest 32-bit float (the
+ * core's one rule). Rounding to nearest is monotone, so a query or join never
+ * misses a pair whose closed boxes meet in 64-bit floats: results are a superset
+ * of the exact `f64` answer (a pair the rounding made touch may be added).
+ * `Float32Array`s are read in place.
+ */
+export type Coordinates = Float32Array | Float64Array
+
+/**
  * Any of the classes: they have the same methods (each adds only its
  * constructor options and their getters), so code written for one runs on all.
  */

@@ -237,7 +237,7 @@ def _frame_join(extent, tree_right, predicate, lsuffix, rsuffix, *pieces):
 
 
 def _default_cells(left_parts, right_parts):
-    return max(1, min(64, math.ceil(math.sqrt(4 * max(left_parts, right_parts)))))
+    return max(1, min(64, math.ceil(math.sqrt(max(left_parts, right_parts)))))
 
 
 def _plan(left_summaries, right_summaries, cells):
@@ -264,7 +264,7 @@ def join_bounds(left, right, *, cells=None):
         Rows ``(x1, y1, x2, y2)``, float32 or float64 (rounded once to float32:
         no float64 pair is lost). Chunked along rows only (re-chunked if not).
     cells : int, optional
-        Cells a side of the spatial grid (default: about ``2 * sqrt(partitions)``,
+        Cells a side of the spatial grid (default: about ``sqrt(partitions)``,
         at most 64).
 
     Returns
