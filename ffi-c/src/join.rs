@@ -52,34 +52,6 @@ pub unsafe extern "C" fn qt_query_d(
     qt_query(tree, rect.into(), omit, out_handles, capacity, out_total)
 }
 
-/// The body of `qt_query_bulk` and `qt_query_bulk_d`.
-#[allow(clippy::too_many_arguments)]
-unsafe fn query_bulk(
-    tree: *const qt_tree,
-    rects: &[Rect],
-    sorted: bool,
-    out_rows: *mut usize,
-    out_handles: *mut qt_handle_t,
-    capacity: usize,
-    out_total: *mut usize,
-    out_bad_index: *mut usize,
-) -> Status {
-    let tree = tree_ref(tree)?;
-    let rows_out = slice_out(out_rows, capacity)?;
-    let handles_out = slice_out(out_handles, capacity)?;
-    let out_total = Out::new(out_total)?;
-    let (mut rows, mut hits) = (Vec::new(), Vec::new());
-    join::query_bulk(tree, rects, sorted, &mut rows, &mut hits)
-        .map_err(|error| batch_error(error, out_bad_index))?;
-    write_prefix(rows_out, &rows);
-    write_prefix(
-        handles_out,
-        &hits.iter().map(|h| h.to_raw()).collect::<Vec<_>>(),
-    );
-    out_total.write(rows.len());
-    Ok(())
-}
-
 fn write_prefix<T: Copy>(out: &mut [MaybeUninit<T>], items: &[T]) {
     for (slot, &item) in out.iter_mut().zip(items) {
         slot.write(item);
@@ -109,17 +81,21 @@ pub unsafe extern "C" fn qt_query_bulk(
     out_bad_index: *mut usize,
 ) -> qt_status {
     guard(|| {
+        let tree = tree_ref(tree)?;
         let rects = slice_in(rects.cast::<Rect>(), count)?;
-        query_bulk(
-            tree,
-            rects,
-            sorted,
-            out_rows,
-            out_handles,
-            capacity,
-            out_total,
-            out_bad_index,
-        )
+        let rows_out = slice_out(out_rows, capacity)?;
+        let handles_out = slice_out(out_handles, capacity)?;
+        let out_total = Out::new(out_total)?;
+        let (mut rows, mut hits) = (Vec::new(), Vec::new());
+        join::query_bulk(tree, rects, sorted, &mut rows, &mut hits)
+            .map_err(|error| batch_error(error, out_bad_index))?;
+        write_prefix(rows_out, &rows);
+        write_prefix(
+            handles_out,
+            &hits.iter().map(|h| h.to_raw()).collect::<Vec<_>>(),
+        );
+        out_total.write(rows.len());
+        Ok(())
     })
 }
 
@@ -145,16 +121,20 @@ pub unsafe extern "C" fn qt_query_bulk_d(
         )?;
         let mut rounded = Vec::new();
         Rect::round_f64s(flat, &mut rounded);
-        query_bulk(
+        match qt_query_bulk(
             tree,
-            &rounded,
+            rounded.as_ptr().cast::<qt_rect>(),
+            rounded.len(),
             sorted,
             out_rows,
             out_handles,
             capacity,
             out_total,
             out_bad_index,
-        )
+        ) {
+            QT_OK => Ok(()),
+            status => Err(status),
+        }
     })
 }
 
