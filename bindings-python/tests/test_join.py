@@ -105,14 +105,16 @@ def test_query_bulk_and_join_match_brute_force(make_index):
 def test_matches_shapely_strtree():
     import shapely
     rng = np.random.default_rng(5)
-    xy = rng.uniform(-1e6, 1e6, (3000, 2)).astype(np.float32)
-    boxes = np.hstack([xy, xy + rng.uniform(0, 5e4, (3000, 2)).astype(np.float32)])
-    left, right = boxes[:1500].astype(np.float64), boxes[1500:].astype(np.float64)
+    # Over 4096 query rows: the core queries them in spatial order and puts the rows back.
+    xy = rng.uniform(-1e6, 1e6, (12000, 2)).astype(np.float32)
+    boxes = np.hstack([xy, xy + rng.uniform(0, 3e4, (12000, 2)).astype(np.float32)])
+    left, right = boxes[:6000].astype(np.float64), boxes[6000:].astype(np.float64)
     tree = shapely.STRtree(shapely.box(*right.T))
     theirs = tree.query(shapely.box(*left.T), predicate="intersects")
     for kind in KINDS:
         ours = flatquad.join_bounds(left, right, sort=True, index=kind)
         assert pairs_of(ours) == pairs_of(theirs.astype(np.int64))
+        assert list(zip(*ours.tolist())) == sorted(pairs_of(ours))
 
 
 def test_float64_is_accepted_by_every_batch_call(make_index):

@@ -285,3 +285,59 @@ fn a_nan_owner_is_refused() {
         )
         .is_err());
 }
+
+/// Big batches go through the spatially ordered path: the rows must come back
+/// in the caller's order, each with exactly one query's hits, on every structure
+/// (queries partly outside the world included).
+#[test]
+fn big_batches_in_spatial_order_keep_their_rows() {
+    let mut seed = 99u64;
+    let mut next = move || {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 40) as f32 / (1u64 << 24) as f32
+    };
+    let mut boxes = |n: usize, reach: f32| -> Vec<Rect> {
+        (0..n)
+            .map(|_| {
+                let (x, y) = (next() * reach - 50.0, next() * reach - 50.0);
+                Rect::new(x, y, x + next() * 8.0, y + next() * 8.0)
+            })
+            .collect()
+    };
+    let right = boxes(6000, 1000.0);
+    let left = boxes(20_000, 1100.0);
+    for kind in Kind::ALL {
+        let tree = Boxes::new(&right, kind).unwrap();
+        let (mut rows, mut positions) = (Vec::new(), Vec::new());
+        tree.query_bulk(&left, true, &mut rows, &mut positions)
+            .unwrap();
+        let mut want = Vec::new();
+        let mut hits = Vec::new();
+        for (i, q) in left.iter().enumerate() {
+            tree.index().query(*q, None, &mut hits).unwrap();
+            let mut row: Vec<usize> = hits
+                .iter()
+                .map(|&h| tree.index().id(h).unwrap() as usize)
+                .collect();
+            row.sort_unstable();
+            want.extend(row.into_iter().map(|j| (i, j)));
+        }
+        let got: Vec<(usize, usize)> = rows.into_iter().zip(positions.iter().copied()).collect();
+        assert!(want.len() > 5_000, "{kind:?}: too few pairs to test");
+        assert_eq!(got, want, "{kind:?}");
+        // The generic call on a live structure too.
+        let (mut rows, mut handles) = (Vec::new(), Vec::new());
+        join::query_bulk(tree.index(), &left, true, &mut rows, &mut handles).unwrap();
+        assert_eq!(rows.len(), want.len());
+        assert!(rows.windows(2).all(|w| w[0] <= w[1]));
+        let bad = {
+            let mut l = left.clone();
+            l[12_345] = Rect::new(1.0, 0.0, 0.0, 1.0);
+            l
+        };
+        let err = join::query_bulk(tree.index(), &bad, true, &mut rows, &mut handles).unwrap_err();
+        assert_eq!(err.batch_index(), Some(12_345));
+    }
+}

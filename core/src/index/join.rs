@@ -16,9 +16,52 @@ use super::raw::Slots;
 use super::SpatialIndex;
 use crate::{AnyIndex, Error, Grid, Handle, Kind, Rect};
 
-/// The query of one row of `rects`, for the bulk calls: the core's batch
-/// query, on every thread when the feature `rayon` is on.
+/// Batches from this size are queried in spatial order ([`rows_of`]).
+const SPATIAL_ORDER_FROM: usize = 4096;
+
+/// One query per rectangle of `rects`, in compressed rows (`offsets`, `hits`)
+/// in the order of `rects`: the core's batch query, on every thread when the
+/// feature `rayon` is on. A big batch is queried in Z-order of the
+/// rectangles' centres and its rows put back in order: consecutive queries
+/// then touch neighbouring cells and elements, which stay in cache.
 fn rows_of<T: SpatialIndex + Sync>(
+    index: &T,
+    rects: &[Rect],
+    offsets: &mut Vec<usize>,
+    hits: &mut Vec<Handle>,
+) -> Result<(), Error> {
+    // (Positions in the order are u32: a batch past 2^32 goes as it comes.)
+    if rects.len() < SPATIAL_ORDER_FROM || rects.len() > u32::MAX as usize {
+        return batch_query(index, rects, offsets, hits);
+    }
+    for (i, &rect) in rects.iter().enumerate() {
+        super::check_rect(rect).map_err(|e| e.in_batch(i))?;
+    }
+    let order = z_order(rects, index.world());
+    let permuted: Vec<Rect> = order.iter().map(|&i| rects[i as usize]).collect();
+    let (mut sorted_offsets, mut sorted_hits) = (Vec::new(), Vec::new());
+    batch_query(index, &permuted, &mut sorted_offsets, &mut sorted_hits)?;
+    // Put the rows back: row `order[p]` is the permuted row `p`.
+    offsets.clear();
+    offsets.resize(rects.len() + 1, 0);
+    for (p, &row) in order.iter().enumerate() {
+        offsets[row as usize + 1] = sorted_offsets[p + 1] - sorted_offsets[p];
+    }
+    for i in 1..offsets.len() {
+        offsets[i] += offsets[i - 1];
+    }
+    hits.clear();
+    hits.resize(sorted_hits.len(), Handle::from_raw(0));
+    for (p, &row) in order.iter().enumerate() {
+        let (from, to) = (sorted_offsets[p], offsets[row as usize]);
+        let len = sorted_offsets[p + 1] - from;
+        hits[to..to + len].copy_from_slice(&sorted_hits[from..from + len]);
+    }
+    Ok(())
+}
+
+/// The core's batch query, on every thread with the feature `rayon`.
+fn batch_query<T: SpatialIndex + Sync>(
     index: &T,
     rects: &[Rect],
     offsets: &mut Vec<usize>,
@@ -28,6 +71,35 @@ fn rows_of<T: SpatialIndex + Sync>(
     return index.par_query_many(rects, None, offsets, hits);
     #[cfg(not(feature = "rayon"))]
     return index.query_many(rects, None, offsets, hits);
+}
+
+/// The positions of (valid) `rects` sorted by the Z-order (Morton) code of
+/// their centres on a 2^16 × 2^16 lattice over `world` (clamped at its edges).
+fn z_order(rects: &[Rect], world: Rect) -> Vec<u32> {
+    let spread = |v: u32| {
+        let mut v = u64::from(v & 0xffff);
+        v = (v | (v << 8)) & 0x00ff_00ff;
+        v = (v | (v << 4)) & 0x0f0f_0f0f;
+        v = (v | (v << 2)) & 0x3333_3333;
+        (v | (v << 1)) & 0x5555_5555
+    };
+    let lattice = |c: f32, lo: f32, width: f32| {
+        let t = ((f64::from(c) - f64::from(lo)) / f64::from(width)).clamp(0.0, 1.0);
+        (t * 65535.0) as u32
+    };
+    let mut keyed: Vec<(u64, u32)> = rects
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let cx = r.x1 * 0.5 + r.x2 * 0.5;
+            let cy = r.y1 * 0.5 + r.y2 * 0.5;
+            let key = spread(lattice(cx, world.x1, world.width()))
+                | spread(lattice(cy, world.y1, world.height())) << 1;
+            (key, i as u32)
+        })
+        .collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, i)| i).collect()
 }
 
 /// Compressed rows (`offsets`) as one row number per hit.
