@@ -78,6 +78,7 @@ impl LooseQuadtree {
     /// root; keeps the memory for reuse.
     pub(crate) fn reset(&mut self) {
         self.nodes.reset();
+        self.families.parents.clear();
         self.slots.free_all();
     }
 }

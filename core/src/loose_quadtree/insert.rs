@@ -15,7 +15,7 @@ impl LooseQuadtree {
     /// Adds an element: room checked, `rect` valid.
     pub(crate) fn insert_one(&mut self, rect: Rect, id: u32) -> Handle {
         let slot = self.slots.alloc(rect, id);
-        let leaf = self.descend_growing(&rect);
+        let leaf = self.descend_growing(Cell::ROOT, &rect);
         self.add_to_leaf(leaf, slot);
         self.slots.handle(slot)
     }
@@ -46,11 +46,11 @@ impl LooseQuadtree {
         }
     }
 
-    /// The leaf the centre of `rect` descends to from the root, growing every
-    /// box on the way (the leaf's included) to hold `rect`.
-    pub(crate) fn descend_growing(&mut self, rect: &Rect) -> Cell {
+    /// The leaf the centre of `rect` descends to from `cell` (which owns that
+    /// centre), growing every box on the way (the leaf's included) to hold
+    /// `rect`. The boxes above `cell` are the caller's business.
+    pub(crate) fn descend_growing(&mut self, mut cell: Cell, rect: &Rect) -> Cell {
         let (x, y) = (centre(rect.x1, rect.x2), centre(rect.y1, rect.y2));
-        let mut cell = Cell::ROOT;
         loop {
             let node = &mut self.nodes.nodes[cell.node as usize];
             if !holds(&node.rect, rect) {
@@ -121,6 +121,7 @@ impl LooseQuadtree {
                 continue;
             }
             let first = self.nodes.alloc_block();
+            self.families.set(first, cell);
             let parent = &mut self.nodes.nodes[cell.node as usize];
             parent.first = first;
             parent.count = Node::BRANCH;

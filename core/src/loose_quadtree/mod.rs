@@ -24,7 +24,7 @@ use core::ops::ControlFlow;
 
 use crate::index::raw::impl_structure;
 use crate::index::{check_world, NodeInfo, SpatialIndex, Stats};
-use crate::loose_quadtree::nodes::NodePool;
+use crate::loose_quadtree::nodes::{Families, NodePool};
 use crate::quadtree::check_tree_parameters;
 use crate::quadtree::lines::{SplitLines, MAX_DEPTH_LIMIT};
 use crate::slots::{slot_record, SlotPool, NONE};
@@ -107,6 +107,7 @@ pub struct LooseQuadtree {
     max_elements: u32,
     max_depth: u32,
     pub(crate) nodes: NodePool,
+    pub(crate) families: Families,
     pub(crate) slots: SlotPool<Slot>,
 }
 
@@ -163,6 +164,7 @@ impl LooseQuadtree {
             max_elements,
             max_depth,
             nodes: NodePool::new(),
+            families: Families::default(),
             slots: SlotPool::new(),
         })
     }
@@ -204,7 +206,7 @@ impl core::fmt::Debug for LooseQuadtree {
     }
 }
 
-impl_structure!(LooseQuadtree);
+impl_structure!(LooseQuadtree; prefetch_relocate => prefetch_move);
 
 impl SpatialIndex for LooseQuadtree {
     fn world(&self) -> Rect {
@@ -249,7 +251,8 @@ impl SpatialIndex for LooseQuadtree {
     /// counts match lists; depths stay within `max_depth`; every node and slot
     /// is in use or free, exactly once.
     fn validate(&self) -> Result<(), String> {
-        self.check_invariants()
+        self.check_invariants()?;
+        self.check_families()
     }
     fn to_bytes(&self) -> Vec<u8> {
         self.write_snapshot()

@@ -55,6 +55,7 @@ impl LooseQuadtree {
         r.finish()?;
         tree.check_invariants()
             .map_err(|reason| invalid(&format!("inconsistent snapshot: {reason}")))?;
+        tree.rebuild_families();
         Ok(tree)
     }
 }

@@ -71,6 +71,7 @@ impl LooseQuadtree {
             elements: self.len(),
             bytes: core::mem::size_of::<LooseQuadtree>()
                 + self.nodes.nodes.capacity() * core::mem::size_of::<Node>()
+                + self.families.bytes()
                 + self.slots.bytes()
                 + self.lines.bytes(),
             ..Stats::default()

@@ -139,4 +139,44 @@ impl LooseQuadtree {
         }
         Ok(())
     }
+
+    /// Checks that every branch's children know their parent's cell (run on
+    /// a tree [`check_invariants`](LooseQuadtree::check_invariants) passed).
+    pub(crate) fn check_families(&self) -> Result<(), String> {
+        let mut result = Ok(());
+        self.for_each_branch(|cell, first| {
+            let known = self.families.parents.get((first - 1) as usize / 4);
+            let right = known.is_some_and(|p| {
+                (p.node, p.depth, p.ix, p.iy) == (cell.node, cell.depth, cell.ix, cell.iy)
+            });
+            if !right && result.is_ok() {
+                result = Err(format!("branch {}'s children name {known:?}", cell.node));
+            }
+        });
+        result
+    }
+
+    /// Records every branch's cell as its children's parent (after a snapshot
+    /// is read and checked).
+    pub(crate) fn rebuild_families(&mut self) {
+        let mut families = core::mem::take(&mut self.families);
+        families.parents.clear();
+        self.for_each_branch(|cell, first| families.set(first, cell));
+        self.families = families;
+    }
+
+    /// Calls `visit` with each branch's cell and first child, parents first.
+    fn for_each_branch(&self, mut visit: impl FnMut(Cell, u32)) {
+        let mut stack = Stack::new();
+        stack.push(Cell::ROOT);
+        while let Some(cell) = stack.pop() {
+            let node = self.nodes.nodes[cell.node as usize];
+            if node.is_branch() {
+                visit(cell, node.first);
+                for k in 0..4 {
+                    stack.push(cell.child(node.first, k));
+                }
+            }
+        }
+    }
 }
