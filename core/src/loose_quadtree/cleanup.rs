@@ -80,5 +80,8 @@ impl LooseQuadtree {
         self.nodes.reset();
         self.families.parents.clear();
         self.slots.free_all();
+        if let Some(over) = &mut self.over_bound {
+            over.reset();
+        }
     }
 }

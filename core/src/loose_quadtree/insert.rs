@@ -15,9 +15,18 @@ impl LooseQuadtree {
     /// Adds an element: room checked, `rect` valid.
     pub(crate) fn insert_one(&mut self, rect: Rect, id: u32) -> Handle {
         let slot = self.slots.alloc(rect, id);
+        if self.is_over_bound(&rect) {
+            self.insert_over_bound(slot, rect);
+        } else {
+            self.insert_in_tree(slot, rect);
+        }
+        self.slots.handle(slot)
+    }
+
+    /// Links a slot holding `rect` into the leaf its centre descends to.
+    pub(crate) fn insert_in_tree(&mut self, slot: u32, rect: Rect) {
         let leaf = self.descend_growing(Cell::ROOT, &rect);
         self.add_to_leaf(leaf, slot);
-        self.slots.handle(slot)
     }
 
     /// Adds a checked batch; big batches in Z-order, so that elements close

@@ -24,6 +24,15 @@ impl LooseQuadtree {
     where
         F: FnMut(Handle, Handle) -> ControlFlow<()>,
     {
+        self.pairs_in_tree(&mut visit)?;
+        self.pairs_over_bound(&mut visit)
+    }
+
+    /// The pairs of the tree's own elements (those over the bound left out).
+    pub(crate) fn pairs_in_tree<F>(&self, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle, Handle) -> ControlFlow<()>,
+    {
         let nodes = &self.nodes.nodes;
         let mut stack = PairStack::new();
         stack.push((0, 0, 0, 0));

@@ -7,6 +7,7 @@
 
 use crate::index::raw::PREFETCH_AHEAD;
 use crate::loose_grid::{centre, holds, union};
+use crate::loose_quadtree::bounded::OVER_BOUND;
 use crate::loose_quadtree::LooseQuadtree;
 use crate::quadtree::lines::Cell;
 use crate::slots::prefetch;
@@ -14,8 +15,11 @@ use crate::{Handle, Rect};
 
 impl LooseQuadtree {
     pub(crate) fn relocate(&mut self, slot: u32, rect: Rect) {
-        let (x, y) = (centre(rect.x1, rect.x2), centre(rect.y1, rect.y2));
         let old = self.slots.slots[slot as usize].leaf;
+        if old == OVER_BOUND || self.is_over_bound(&rect) {
+            return self.relocate_over_bound(slot, rect);
+        }
+        let (x, y) = (centre(rect.x1, rect.x2), centre(rect.y1, rect.y2));
         let mut cell = self.families.cell(old);
         while cell.node != 0 && !self.lines.region(&cell).owns(x, y) {
             cell = Cell {
