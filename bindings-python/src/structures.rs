@@ -54,7 +54,7 @@ fn init_tree<T: Subclass>(
     bounds: &Bound<'_, PyAny>,
     max_elements: i64,
     max_depth: i64,
-    new: fn(flatquad::Rect, u32, u32) -> Result<T::Core, Error>,
+    new: impl FnOnce(flatquad::Rect, u32, u32) -> Result<T::Core, Error>,
 ) -> PyResult<PyClassInitializer<T>> {
     let world = convert::rect(bounds, "bounds")?;
     let max_elements = count(py, max_elements, "max_elements")?;
@@ -465,25 +465,21 @@ impl LooseQuadtree {
         max_depth: i64,
         max_extent: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyClassInitializer<Self>> {
-        match max_extent.filter(|extent| !extent.is_none()) {
-            None => init_tree(
-                py,
-                bounds,
-                max_elements,
-                max_depth,
-                flatquad::LooseQuadtree::new,
-            ),
-            Some(extent) => {
-                let world = convert::rect(bounds, "bounds")?;
-                let max_elements = count(py, max_elements, "max_elements")?;
-                let max_depth = count(py, max_depth, "max_depth")?;
-                let extent = convert::cell_side(extent, "max_extent")?;
-                init(
-                    py,
-                    flatquad::LooseQuadtree::with_max_extent(world, max_elements, max_depth, extent),
-                )
-            }
-        }
+        use flatquad::LooseQuadtree as Core;
+        let max_extent = max_extent
+            .filter(|extent| !extent.is_none())
+            .map(|extent| convert::cell_side(extent, "max_extent"))
+            .transpose()?;
+        init_tree(
+            py,
+            bounds,
+            max_elements,
+            max_depth,
+            |world, max_elements, max_depth| match max_extent {
+                Some(extent) => Core::with_max_extent(world, max_elements, max_depth, extent),
+                None => Core::new(world, max_elements, max_depth),
+            },
+        )
     }
 
     /// Elements wider or taller than this are kept apart; ``None`` without a bound.
