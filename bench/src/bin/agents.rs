@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo run --release -p flatquad-bench --bin agents -- [SCENARIO] \
-//!     [--index quadtree|grid|loose-grid|all] [--mode MODE|both] \
+//!     [--index quadtree|grid|loose-grid|loose-quadtree[-bounded]|all] [--mode MODE|both] \
 //!     [--max-elements N] [--max-depth N] [--cell K] \
 //!     [--png PATH [--png-size PX]] [--gif PATH [--gif-size PX] [--frames N] [--gif-every K]] \
 //!     [--region X,Y,SIDE]
@@ -16,9 +16,7 @@
 use std::process::ExitCode;
 
 use flatquad::SpatialIndex;
-use flatquad_bench::flatquad_index::{
-    parse_structure, structure_name, FlatquadConfig, FlatquadIndex, STRUCTURES,
-};
+use flatquad_bench::flatquad_index::{parse_structure, FlatquadConfig, FlatquadIndex, STRUCTURES};
 use flatquad_bench::picture::{draw_tree, GifWriter, View};
 use flatquad_bench::workload::{scenario_names, WARMUP_FRAMES};
 use flatquad_bench::{oracle, run, scenario, Agents, Index, Mode, Report, Scenario};
@@ -49,7 +47,8 @@ fn usage() -> String {
          \n\
          Runs flatquad on the agents workload and checks the checksum.\n\
          SCENARIO: one of {} (default uniform-100k).\n\
-         --index         quadtree, grid, loose-grid, loose-quadtree, or all of them in turn (default quadtree)\n\
+         --index         quadtree, grid, loose-grid, loose-quadtree, loose-quadtree-bounded\n\
+         \x20               (max_extent = the agent side), or all of them in turn (default quadtree)\n\
          --mode          all-pairs or per-agent (moving scenarios), rect-queries or\n\
          \x20               point-queries (static-1m-queries); default both of the scenario's\n\
          --max-elements  elements per leaf before a split (default 16)\n\
@@ -125,8 +124,8 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
                 if value == "all" {
                     all_structures = true;
                 } else {
-                    config.structure = parse_structure(&value).ok_or_else(|| {
-                        format!("--index: unknown structure {value:?} (quadtree, grid, loose-grid, loose-quadtree, all)")
+                    (config.structure, config.max_extent) = parse_structure(&value).ok_or_else(|| {
+                        format!("--index: unknown structure {value:?} (quadtree, grid, loose-grid, loose-quadtree, loose-quadtree-bounded, all)")
                     })?;
                 }
             }
@@ -167,8 +166,9 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
     let configs = if all_structures {
         STRUCTURES
             .iter()
-            .map(|&(_, structure)| FlatquadConfig {
+            .map(|&(_, structure, max_extent)| FlatquadConfig {
                 structure,
+                max_extent,
                 ..config
             })
             .collect()
@@ -363,7 +363,7 @@ fn main() -> ExitCode {
             let report = match run(s, &mut index, mode, sum) {
                 Ok(report) => report,
                 Err(e) => {
-                    eprintln!("agents: {} {mode}: {e}", structure_name(config.structure));
+                    eprintln!("agents: {} {mode}: {e}", config.name());
                     return ExitCode::from(2);
                 }
             };
@@ -379,7 +379,7 @@ fn main() -> ExitCode {
                 println!(
                     "{:<10} {} {when}: {} nodes or cells, {} leaves, {} element links, depth {} reached, {} bytes",
                     "",
-                    structure_name(config.structure),
+                    config.name(),
                     st.nodes,
                     st.leaves,
                     st.element_links,

@@ -96,11 +96,12 @@ struct Row {
 fn implementations(s: &Scenario, config: FlatquadConfig) -> Vec<Box<dyn Index>> {
     let mut all: Vec<Box<dyn Index>> = STRUCTURES
         .iter()
-        .map(|&(_, structure)| {
+        .map(|&(_, structure, max_extent)| {
             Box::new(FlatquadIndex::new(
                 s.size,
                 FlatquadConfig {
                     structure,
+                    max_extent,
                     ..config
                 },
             )) as Box<dyn Index>

@@ -15,9 +15,18 @@ impl LooseQuadtree {
     /// Adds an element: room checked, `rect` valid.
     pub(crate) fn insert_one(&mut self, rect: Rect, id: u32) -> Handle {
         let slot = self.slots.alloc(rect, id);
-        let leaf = self.descend_growing(&rect);
-        self.add_to_leaf(leaf, slot);
+        if self.is_over_bound(&rect) {
+            self.insert_over_bound(slot, rect);
+        } else {
+            self.insert_in_tree(slot, rect);
+        }
         self.slots.handle(slot)
+    }
+
+    /// Links a slot holding `rect` into the leaf its centre descends to.
+    pub(crate) fn insert_in_tree(&mut self, slot: u32, rect: Rect) {
+        let leaf = self.descend_growing(Cell::ROOT, &rect);
+        self.add_to_leaf(leaf, slot);
     }
 
     /// Adds a checked batch; big batches in Z-order, so that elements close
@@ -46,11 +55,11 @@ impl LooseQuadtree {
         }
     }
 
-    /// The leaf the centre of `rect` descends to from the root, growing every
-    /// box on the way (the leaf's included) to hold `rect`.
-    pub(crate) fn descend_growing(&mut self, rect: &Rect) -> Cell {
+    /// The leaf the centre of `rect` descends to from `cell` (which owns that
+    /// centre), growing every box on the way (the leaf's included) to hold
+    /// `rect`. The boxes above `cell` are the caller's business.
+    pub(crate) fn descend_growing(&mut self, mut cell: Cell, rect: &Rect) -> Cell {
         let (x, y) = (centre(rect.x1, rect.x2), centre(rect.y1, rect.y2));
-        let mut cell = Cell::ROOT;
         loop {
             let node = &mut self.nodes.nodes[cell.node as usize];
             if !holds(&node.rect, rect) {
@@ -121,6 +130,7 @@ impl LooseQuadtree {
                 continue;
             }
             let first = self.nodes.alloc_block();
+            self.families.set(first, cell);
             let parent = &mut self.nodes.nodes[cell.node as usize];
             parent.first = first;
             parent.count = Node::BRANCH;

@@ -35,6 +35,8 @@ pub enum Shape {
     LooseTree {
         max_elements: u32,
         max_depth: u32,
+        /// The bits of its `max_extent`, if it has one.
+        max_extent: Option<u32>,
     },
 }
 
@@ -75,7 +77,16 @@ impl Shape {
             Shape::LooseTree {
                 max_elements,
                 max_depth,
+                max_extent: None,
             } => LooseQuadtree::new(world, max_elements, max_depth).map(Into::into),
+            Shape::LooseTree {
+                max_elements,
+                max_depth,
+                max_extent: Some(bits),
+            } => {
+                LooseQuadtree::with_max_extent(world, max_elements, max_depth, f32::from_bits(bits))
+                    .map(Into::into)
+            }
         };
         let index = index.unwrap_or_else(|e| panic!("{self:?} over {world:?}: {e}"));
         assert_eq!(index.world(), world);
@@ -87,6 +98,11 @@ impl Shape {
 /// A structure under test: any [`SpatialIndex`], with its shape.
 pub trait Subject: SpatialIndex + Clone + std::fmt::Debug + Send + Sync + 'static {
     fn shape(&self) -> Shape;
+    /// Elements held apart from the leaves `traverse` shows (a loose
+    /// quadtree's elements over its `max_extent`).
+    fn held_apart(&self) -> usize {
+        0
+    }
 }
 
 impl Subject for Quadtree {
@@ -123,7 +139,11 @@ impl Subject for LooseQuadtree {
         Shape::LooseTree {
             max_elements: self.max_elements(),
             max_depth: self.max_depth(),
+            max_extent: self.max_extent().map(f32::to_bits),
         }
+    }
+    fn held_apart(&self) -> usize {
+        self.over_bound_len()
     }
 }
 
@@ -134,6 +154,12 @@ impl Subject for AnyIndex {
             AnyIndex::Grid(g) => g.shape(),
             AnyIndex::LooseGrid(g) => g.shape(),
             AnyIndex::LooseQuadtree(t) => t.shape(),
+        }
+    }
+    fn held_apart(&self) -> usize {
+        match self {
+            AnyIndex::LooseQuadtree(t) => t.held_apart(),
+            _ => 0,
         }
     }
 }
@@ -179,6 +205,21 @@ macro_rules! per_structure {
                 fn loose_quadtree() {
                     super::$test(|world: flatquad::Rect| -> flatquad::LooseQuadtree {
                         ($loose_quadtree)(world).unwrap()
+                    })
+                }
+                /// The same loose quadtree with a `max_extent` of 1/64 of
+                /// the world's shorter side: larger elements are kept apart.
+                #[test]
+                fn loose_quadtree_max_extent() {
+                    super::$test(|world: flatquad::Rect| -> flatquad::LooseQuadtree {
+                        let plain: flatquad::LooseQuadtree = ($loose_quadtree)(world).unwrap();
+                        flatquad::LooseQuadtree::with_max_extent(
+                            world,
+                            plain.max_elements(),
+                            plain.max_depth(),
+                            world.width().min(world.height()) / 64.0,
+                        )
+                        .unwrap()
                     })
                 }
             }
@@ -398,7 +439,16 @@ pub fn nodes<T: SpatialIndex>(index: &T) -> Vec<NodeInfo> {
 pub fn check_traverse<T: Subject>(index: &T, exact_cells: bool) -> Vec<NodeInfo> {
     match index.shape() {
         Shape::Tree { max_depth, .. } => check_tree(index, max_depth, exact_cells, false),
-        Shape::LooseTree { max_depth, .. } => check_tree(index, max_depth, exact_cells, true),
+        Shape::LooseTree { max_depth, .. } => {
+            let infos = check_tree(index, max_depth, exact_cells, true);
+            let links: u32 = infos.iter().map(|n| n.count).sum();
+            assert_eq!(
+                links as usize + index.held_apart(),
+                index.len(),
+                "a loose tree holds each element once, in a leaf or apart"
+            );
+            infos
+        }
         shape => check_cells(index, shape, exact_cells),
     }
 }
@@ -470,12 +520,11 @@ fn check_tree<T: SpatialIndex>(
     assert!(stats.max_depth_reached <= max_depth);
     assert_eq!(stats.elements, tree.len());
     assert!(
-        links >= tree.len(),
+        loose || links >= tree.len(),
         "{links} links for {} elements",
         tree.len()
     );
     if loose {
-        assert_eq!(links, tree.len(), "a loose tree holds each element once");
         let r = root.rect;
         for n in &infos {
             let c = n.rect;
