@@ -294,7 +294,7 @@ impl Index for FlatquadIndex {
         let tree = self.tree.as_ref().ok_or_else(not_built)?;
         let mut hits = 0u64;
         for &[x, y] in points {
-            let _ = tree.query_point_with(x, y, None, |_| {
+            let _ = tree.query_point_with([x, y], None, |_| {
                 hits += 1;
                 ControlFlow::Continue(())
             })?;

@@ -50,6 +50,8 @@
 mod axis;
 mod big;
 mod blocks;
+mod bounds;
+mod box3;
 mod error;
 mod grid;
 mod handle;
@@ -63,6 +65,8 @@ mod random_ops;
 mod rect;
 mod slots;
 
+pub use bounds::Bounds;
+pub use box3::Box3;
 pub use error::{Error, ErrorKind};
 pub use grid::Grid;
 pub use handle::Handle;

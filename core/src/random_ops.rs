@@ -185,7 +185,7 @@ pub(crate) fn ordered((a, b): (Handle, Handle)) -> (Handle, Handle) {
 }
 
 /// Every query kind against brute force.
-pub(crate) fn check_queries<T: SpatialIndex>(
+pub(crate) fn check_queries<T: SpatialIndex<Bounds = Rect>>(
     index: &T,
     model: &Model,
     shapes: &Shapes,
@@ -211,7 +211,7 @@ pub(crate) fn check_queries<T: SpatialIndex>(
         assert_eq!(sorted(hits.clone()), expected, "query {q}");
 
         let (x, y) = shapes.point(rng);
-        index.query_point(x, y, omit, &mut hits).unwrap();
+        index.query_point([x, y], omit, &mut hits).unwrap();
         let expected: Vec<Handle> = model
             .iter()
             .filter(|(h, (r, _))| Some(**h) != omit && meets(r, &Rect::point(x, y)))
@@ -250,7 +250,7 @@ pub(crate) fn check_queries<T: SpatialIndex>(
 }
 
 /// The model's elements and the index's agree, ids and rectangles bit for bit.
-pub(crate) fn check_elements<T: SpatialIndex>(index: &T, model: &Model) {
+pub(crate) fn check_elements<T: SpatialIndex<Bounds = Rect>>(index: &T, model: &Model) {
     assert_eq!(index.len(), model.len());
     let elements = index.iter().collect::<Vec<_>>();
     assert_eq!(elements.len(), model.len());
@@ -277,7 +277,7 @@ pub(crate) fn run<T>(
     shapes: impl FnOnce(&T, &mut Lcg) -> Shapes,
     check_traverse: impl Fn(&T),
 ) where
-    T: SpatialIndex + Clone + core::fmt::Debug,
+    T: SpatialIndex<Bounds = Rect> + Clone + core::fmt::Debug,
 {
     let mut index = index;
     let mut rng = Lcg(seed);
@@ -390,7 +390,11 @@ pub(crate) fn run<T>(
 }
 
 /// Bad arguments are refused and change nothing.
-pub(crate) fn check_refusals<T: SpatialIndex + Clone>(index: &mut T, model: &Model, rng: &mut Lcg) {
+pub(crate) fn check_refusals<T: SpatialIndex<Bounds = Rect> + Clone>(
+    index: &mut T,
+    model: &Model,
+    rng: &mut Lcg,
+) {
     let before = index.to_bytes();
     let nan = Rect::new(f32::NAN, 0.0, 1.0, 1.0);
     assert!(index.insert(nan, 0).is_err());
@@ -400,7 +404,7 @@ pub(crate) fn check_refusals<T: SpatialIndex + Clone>(index: &mut T, model: &Mod
         .is_err());
     let mut hits = Vec::new();
     assert!(index.query(nan, None, &mut hits).is_err());
-    assert!(index.query_point(f32::NAN, 0.0, None, &mut hits).is_err());
+    assert!(index.query_point([f32::NAN, 0.0], None, &mut hits).is_err());
     // A batch with one bad item inserts nothing.
     let mut handles = Vec::new();
     assert!(index
@@ -442,7 +446,7 @@ pub(crate) fn check_refusals<T: SpatialIndex + Clone>(index: &mut T, model: &Mod
 
 /// A snapshot gives back the same index; truncated or damaged ones are refused
 /// (or, if a damaged one happens to be consistent, give a valid index).
-pub(crate) fn check_snapshot<T: SpatialIndex>(index: &T) {
+pub(crate) fn check_snapshot<T: SpatialIndex<Bounds = Rect>>(index: &T) {
     let bytes = index.to_bytes();
     let copy = T::from_bytes(&bytes).unwrap();
     assert_eq!(copy.to_bytes(), bytes);

@@ -84,7 +84,7 @@ fn concurrent_queries_match_single_threaded_ones<T: Subject>(make: fn(Rect) -> T
                         for (i, q) in queries.iter().enumerate().skip((t + round) % 3) {
                             tree.query(*q, None, &mut hits).unwrap();
                             assert_eq!(sorted(hits.clone()), expected[i]);
-                            tree.query_point(q.x1, q.y1, None, &mut hits).unwrap();
+                            tree.query_point([q.x1, q.y1], None, &mut hits).unwrap();
                         }
                         for (&h, near) in some.iter().zip(expected_near) {
                             tree.overlapping(h, &mut hits).unwrap();

@@ -118,7 +118,7 @@ fn each_element_is_in_one_leaf_and_boxes_shrink_at_cleanup() {
     assert_eq!(stats.element_links, 2);
     assert_eq!(stats.max_depth_reached, 1);
     let mut hits = Vec::new();
-    tree.query_point(85.0, 1.5, None, &mut hits).unwrap();
+    tree.query_point([85.0, 1.5], None, &mut hits).unwrap();
     assert_eq!(hits, [wide]);
     tree.update(wide, Rect::new(1.0, 1.0, 2.0, 2.0)).unwrap();
     let box_of_first_leaf = |t: &LooseQuadtree| {
@@ -135,7 +135,7 @@ fn each_element_is_in_one_leaf_and_boxes_shrink_at_cleanup() {
     assert_eq!(box_of_first_leaf(&tree), Rect::new(1.0, 1.0, 90.0, 2.0));
     tree.cleanup();
     assert_eq!(box_of_first_leaf(&tree), Rect::new(1.0, 1.0, 2.0, 2.0));
-    tree.query_point(85.0, 1.5, None, &mut hits).unwrap();
+    tree.query_point([85.0, 1.5], None, &mut hits).unwrap();
     assert!(hits.is_empty());
     tree.remove(wide).unwrap();
     tree.remove(small).unwrap();

@@ -13,7 +13,7 @@ impl Quadtree {
             + 2 * self.nodes.nodes.len()
             + 2 * self.links.links.len()
             + 8 * self.slots.slots.len();
-        let mut w = Writer::new(Kind::Quadtree, words);
+        let mut w = Writer::new(Kind::Quadtree as u32, words);
         w.rect(&self.world);
         w.u32(self.max_elements());
         w.u32(self.max_depth());
@@ -39,7 +39,7 @@ impl Quadtree {
     /// Every invariant is checked ([`check_invariants`](Quadtree::check_invariants)),
     /// so damaged or hostile bytes give an error, never a broken tree.
     pub(crate) fn read_snapshot(bytes: &[u8]) -> Result<Quadtree, Error> {
-        let mut r = Reader::expect(bytes, Kind::Quadtree)?;
+        let mut r = Reader::expect(bytes, Kind::Quadtree as u32)?;
         let world = r.rect()?;
         let (max_elements, max_depth) = (r.u32()?, r.u32()?);
         let mut tree = Quadtree::new(world, max_elements, max_depth)
