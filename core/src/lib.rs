@@ -73,7 +73,8 @@ pub use handle::Handle;
 pub use index::{AnyIndex, Kind, NodeInfo, SpatialIndex, Stats};
 pub use loose_grid::LooseGrid;
 pub use loose_quadtree::LooseQuadtree;
-pub use quadtree::Quadtree;
+pub use quadtree::dimension::{Dim2, Dim3, Dimension};
+pub use quadtree::{FlatTree, Octree, Quadtree};
 pub use rect::Rect;
 
 /// The README's examples, compiled and run as doc tests.

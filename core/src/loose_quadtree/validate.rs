@@ -98,7 +98,7 @@ impl LooseQuadtree {
                     centre(slot.rect.x1, slot.rect.x2),
                     centre(slot.rect.y1, slot.rect.y2),
                 );
-                if !region.owns(x, y) {
+                if !region.owns(&[x, y]) {
                     return Err(format!(
                         "slot {element} {} is in leaf {index}, which does not own its centre",
                         slot.rect

@@ -1,29 +1,38 @@
 //! Unit tests of the internals; the behaviour is tested in `tests/`.
 
+use crate::quadtree::dimension::{Dim2, Dim3};
 use crate::quadtree::lines::{
-    mask, point_child, Cell, SplitLines, STACK_CAPACITY, TABLE_MAX_DEPTH,
+    mask, place_in_children, place_of, point_child, unpack_place, Cell, SplitLines,
+    TABLE_MAX_DEPTH, TREE_STACK_CAPACITY,
 };
-use crate::Rect;
+use crate::{Box3, Rect};
 
 #[test]
 fn mask_is_closed_on_the_left_and_open_on_the_right() {
-    let m = |r: Rect| mask(0.0, 0.0, &r);
+    let m = |r: Rect| mask::<Dim2>(&[0.0, 0.0], &r);
     assert_eq!(m(Rect::new(-1.0, -1.0, 0.0, 0.0)), 0b0001);
     assert_eq!(m(Rect::new(0.0, 0.0, 0.0, 0.0)), 0b0001);
     assert_eq!(m(Rect::new(0.0, 0.0, 0.5, 0.5)), 0b1111);
     assert_eq!(m(Rect::new(0.5, -1.0, 1.0, 0.0)), 0b0010);
     assert_eq!(m(Rect::new(0.5, 0.5, 1.0, 1.0)), 0b1000);
-    assert_eq!(point_child(0.0, 0.0, 0.0, 0.0), 0);
-    assert_eq!(point_child(0.0, 0.0, 0.1, 0.1), 3);
+    assert_eq!(point_child::<Dim2>(&[0.0, 0.0], &[0.0, 0.0]), 0);
+    assert_eq!(point_child::<Dim2>(&[0.0, 0.0], &[0.1, 0.1]), 3);
+    // In 3D the third axis picks the high four of the eight children.
+    let m3 = |b: Box3| mask::<Dim3>(&[0.0, 0.0, 0.0], &b);
+    assert_eq!(m3(Box3::new(-1.0, -1.0, -1.0, 0.0, 0.0, 0.0)), 0b0000_0001);
+    assert_eq!(m3(Box3::new(0.5, 0.5, 0.5, 1.0, 1.0, 1.0)), 0b1000_0000);
+    assert_eq!(m3(Box3::new(-1.0, -1.0, 0.5, 0.0, 0.0, 1.0)), 0b0001_0000);
+    assert_eq!(m3(Box3::new(0.0, 0.0, 0.0, 0.5, 0.5, 0.5)), 0xff);
+    assert_eq!(point_child::<Dim3>(&[0.0; 3], &[0.1, -1.0, 0.1]), 0b101);
 }
 
 #[test]
 fn child_regions_partition_the_parent() {
     for max_depth in [3, 20] {
-        let grid = SplitLines::new(&Rect::new(-1.0, -1.0, 1.0, 1.0), max_depth);
+        let grid = SplitLines::<Dim2>::new(&Rect::new(-1.0, -1.0, 1.0, 1.0), max_depth);
         let root = Cell::ROOT;
-        let (cx, cy) = grid.split(&root);
-        assert_eq!((cx, cy), (0.0, 0.0));
+        let split = grid.split(&root);
+        assert_eq!(split, [0.0, 0.0]);
         let children: Vec<Cell> = (0..4).map(|k| root.child(1, k)).collect();
         for &(x, y) in &[
             (0.0, 0.0),
@@ -34,20 +43,21 @@ fn child_regions_partition_the_parent() {
         ] {
             let owners = children
                 .iter()
-                .filter(|c| grid.region(c).owns(x, y))
+                .filter(|c| grid.region(c).owns(&[x, y]))
                 .count();
             assert_eq!(owners, 1, "point ({x}, {y})");
-            let child = &children[point_child(cx, cy, x, y) as usize];
-            assert!(grid.region(child).owns(x, y));
+            let child = &children[point_child::<Dim2>(&split, &[x, y]) as usize];
+            assert!(grid.region(child).owns(&[x, y]));
         }
     }
 }
 
 #[test]
 fn stack_capacity_covers_the_deepest_walk() {
+    // Seven siblings a level (the octree's) plus the last eight children.
     assert_eq!(
-        STACK_CAPACITY,
-        3 * crate::Quadtree::MAX_DEPTH_LIMIT as usize + 1
+        TREE_STACK_CAPACITY,
+        7 * crate::Octree::MAX_DEPTH_LIMIT as usize + 1
     );
 }
 
@@ -62,25 +72,60 @@ fn lines_agree_across_depths_tables_and_stay_in_order() {
     ];
     for world in &worlds {
         // A table-backed grid and a computed one give the same lines.
-        let table = SplitLines::new(world, TABLE_MAX_DEPTH);
-        let computed = SplitLines::new(world, TABLE_MAX_DEPTH + 1);
+        let table = SplitLines::<Dim2>::new(world, TABLE_MAX_DEPTH);
+        let computed = SplitLines::<Dim2>::new(world, TABLE_MAX_DEPTH + 1);
         for depth in 0..TABLE_MAX_DEPTH {
             for k in 0..=(1u32 << depth).min(300) {
-                let line = computed.line_x(k, depth);
+                let line = computed.line(0, k, depth);
                 assert_eq!(
                     line,
-                    computed.line_x(2 * k, depth + 1),
+                    computed.line(0, 2 * k, depth + 1),
                     "{world:?} k {k} depth {depth}"
                 );
-                assert_eq!(computed.line_y(k, depth), computed.line_y(4 * k, depth + 2));
-                assert_eq!(line, table.line_x(k, depth));
-                assert_eq!(computed.line_y(k, depth), table.line_y(k, depth));
+                assert_eq!(
+                    computed.line(1, k, depth),
+                    computed.line(1, 4 * k, depth + 2)
+                );
+                assert_eq!(line, table.line(0, k, depth));
+                assert_eq!(computed.line(1, k, depth), table.line(1, k, depth));
                 if k > 0 {
-                    assert!(computed.line_x(k - 1, depth) < line || world.width() < 1e-20);
+                    assert!(computed.line(0, k - 1, depth) < line || world.width() < 1e-20);
                 }
             }
-            assert_eq!(computed.line_x(0, depth), f32::NEG_INFINITY);
-            assert_eq!(computed.line_x(1 << depth, depth), f32::INFINITY);
+            assert_eq!(computed.line(0, 0, depth), f32::NEG_INFINITY);
+            assert_eq!(computed.line(0, 1 << depth, depth), f32::INFINITY);
         }
     }
+}
+
+#[test]
+fn places_pack_and_unpack_in_both_dimensions() {
+    // A 2 × 1 × 2 block at depth 5 of an octree.
+    let cells: Vec<Cell<Dim3>> = [[6, 9, 20], [7, 9, 20], [6, 9, 21], [7, 9, 21]]
+        .iter()
+        .map(|&at| Cell {
+            node: 0,
+            depth: 5,
+            at,
+        })
+        .collect();
+    let block = unpack_place::<Dim3>(place_of(&cells));
+    assert_eq!(
+        (block.depth, block.at, block.width),
+        (5, [6, 9, 20], [2, 1, 2])
+    );
+    // The children of the 3D root a box meets on both sides of x and z.
+    let place = place_in_children(&Cell::<Dim3>::ROOT, 0b0011_0011);
+    let block = unpack_place::<Dim3>(place);
+    assert_eq!(
+        (block.depth, block.at, block.width),
+        (1, [0, 0, 0], [2, 1, 2])
+    );
+    // 2D keeps its layout: depth in the top bits, x above y.
+    let cell = Cell::<Dim2> {
+        node: 0,
+        depth: 3,
+        at: [5, 2],
+    };
+    assert_eq!(place_of(&[cell]), (3 << 28) | (5 << 12) | 2);
 }
