@@ -49,6 +49,8 @@ pub trait Bounds:
     fn from_f64_slice(coords: &[f64]) -> Option<Self>;
     /// The degenerate box holding only `point`.
     fn point_box(point: Self::Point) -> Self;
+    /// The box's low corner (smallest coordinate on every axis).
+    fn low_corner(&self) -> Self::Point;
     /// [`Error::InvalidRect`] or [`Error::InvalidBox`] for this box.
     fn invalid(self) -> Error;
     /// [`Error::InvalidWorld`] or [`Error::InvalidWorldBox`] for this box.
@@ -94,6 +96,9 @@ impl Bounds for Rect {
     #[inline]
     fn point_box([x, y]: [f32; 2]) -> Rect {
         Rect::point(x, y)
+    }
+    fn low_corner(&self) -> [f32; 2] {
+        [self.x1, self.y1]
     }
     fn invalid(self) -> Error {
         Error::InvalidRect(self)
@@ -143,6 +148,9 @@ impl Bounds for Box3 {
     #[inline]
     fn point_box([x, y, z]: [f32; 3]) -> Box3 {
         Box3::point(x, y, z)
+    }
+    fn low_corner(&self) -> [f32; 3] {
+        [self.x1, self.y1, self.z1]
     }
     fn invalid(self) -> Error {
         Error::InvalidBox(self)

@@ -129,3 +129,120 @@ fn places_pack_and_unpack_in_both_dimensions() {
     };
     assert_eq!(place_of(&[cell]), (3 << 28) | (5 << 12) | 2);
 }
+
+// ---------------------------------------------------------------------------
+// The octree against brute force (the quadtree's are in `tests/`).
+
+use std::ops::ControlFlow;
+
+use crate::index::SpatialIndex;
+use crate::random_ops::{self, Lcg, Shapes};
+use crate::{NodeInfo, Octree};
+
+/// Shapes on the split planes of the first levels, up to a few cells wide.
+fn octree_shapes(tree: &Octree, rng: &mut Lcg) -> Shapes<Box3> {
+    let world = tree.world();
+    let levels = 1u32 << tree.max_depth().min(5);
+    let counts = [2, 4, levels];
+    let cell: Vec<f32> = [
+        world.x2 - world.x1,
+        world.y2 - world.y1,
+        world.z2 - world.z1,
+    ]
+    .iter()
+    .map(|extent| extent / levels as f32)
+    .collect();
+    Shapes::for_axes(world, &[&counts, &counts, &counts], &cell, 2.0, rng)
+}
+
+/// `traverse` shows the tree in pre-order, eight children a branch, leaves
+/// with their counts; `stats` agrees.
+fn check_octree_traverse(tree: &Octree) {
+    let infos = std::cell::RefCell::new(Vec::<NodeInfo<Box3>>::new());
+    let flow = tree.traverse(
+        |info| {
+            assert!(!info.is_leaf);
+            infos.borrow_mut().push(*info);
+            ControlFlow::Continue(())
+        },
+        |info| {
+            assert!(info.is_leaf);
+            infos.borrow_mut().push(*info);
+            ControlFlow::Continue(())
+        },
+    );
+    let infos = infos.into_inner();
+    assert_eq!(flow, ControlFlow::Continue(()));
+    assert_eq!(
+        (infos[0].index, infos[0].depth, infos[0].rect),
+        (0, 0, tree.world())
+    );
+    let branches = infos.iter().filter(|n| !n.is_leaf).count();
+    assert_eq!(infos.len(), 1 + 8 * branches, "eight children a branch");
+    for info in &infos {
+        assert!(
+            info.rect.is_valid() && info.depth <= tree.max_depth(),
+            "{info:?}"
+        );
+    }
+    let leaves: Vec<_> = infos.iter().filter(|n| n.is_leaf).collect();
+    let stats = tree.stats();
+    assert_eq!(stats.nodes, infos.len());
+    assert_eq!(stats.leaves, leaves.len());
+    let links: u32 = leaves.iter().map(|l| l.count).sum();
+    assert_eq!(stats.element_links, links as usize);
+    assert!(stats.element_links >= tree.len());
+}
+
+fn octree_worlds() -> Vec<Box3> {
+    vec![
+        Box3::new(0.0, 0.0, 0.0, 1.0, 1.0, 1.0),
+        Box3::new(0.0, 0.0, 0.0, 1024.0, 1024.0, 1024.0),
+        Box3::new(-1e6, -1e6, -1e6, 1e6, 1e6, 1e6),
+        Box3::new(-3.0, 10.0, 0.25, 5.0, 10.5, 0.5),
+        Box3::new(1e-30, 1e-30, 1e-30, 3e-29, 7e-30, 2e-29),
+    ]
+}
+
+#[test]
+fn octree_random_operations_match_brute_force() {
+    let mut seed = 1;
+    for world in octree_worlds() {
+        for (max_elements, max_depth) in [(1, 3), (4, 5), (8, 12), (2, 20)] {
+            let tree = Octree::new(world, max_elements, max_depth).unwrap();
+            random_ops::run(tree, seed, 500, octree_shapes, check_octree_traverse);
+            seed += 1;
+        }
+    }
+}
+
+#[test]
+fn octree_stack_at_one_point_stays_shallow_and_exact() {
+    let mut tree = Octree::new(Box3::new(0.0, 0.0, 0.0, 64.0, 64.0, 64.0), 2, 20).unwrap();
+    let spot = Box3::point(10.0, 20.0, 30.0);
+    let handles: Vec<_> = (0..500).map(|i| tree.insert(spot, i).unwrap()).collect();
+    tree.validate().unwrap();
+    let mut hits = Vec::new();
+    tree.query_point([10.0, 20.0, 30.0], Some(handles[7]), &mut hits)
+        .unwrap();
+    assert_eq!(hits.len(), 499);
+    let mut pairs = Vec::new();
+    tree.pairs(&mut pairs);
+    assert_eq!(pairs.len(), 500 * 499 / 2);
+    // Splitting cannot separate them: the stack stays near the root.
+    assert!(tree.stats().max_depth_reached <= 1, "{:?}", tree.stats());
+}
+
+#[test]
+fn octree_snapshots_are_tagged_apart_from_the_2d_structures() {
+    let world = Box3::new(0.0, 0.0, 0.0, 8.0, 8.0, 8.0);
+    let mut tree = Octree::new(world, 1, 4).unwrap();
+    tree.insert(Box3::new(1.0, 1.0, 1.0, 2.0, 2.0, 2.0), 3)
+        .unwrap();
+    let bytes = tree.to_bytes();
+    let err = crate::AnyIndex::from_bytes(&bytes).unwrap_err();
+    assert!(err.to_string().contains("Octree"), "{err}");
+    let quad = crate::Quadtree::for_world(Rect::new(0.0, 0.0, 8.0, 8.0)).unwrap();
+    let err = Octree::from_bytes(&quad.to_bytes()).unwrap_err();
+    assert!(err.to_string().contains("Quadtree"), "{err}");
+}
