@@ -16,7 +16,7 @@
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
-use flatquad_bench::flatquad_index::{FlatquadConfig, FlatquadIndex, STRUCTURES};
+use flatquad_bench::flatquad_index::{FlatquadConfig, FlatquadIndex, OctreeIndex, STRUCTURES};
 use flatquad_bench::workload::{scenario_names, SCENARIOS};
 use flatquad_bench::{machine, oracle, peers, run, scenario, GridIndex, Index, Report};
 use flatquad_bench::{BenchError, Scenario};
@@ -94,6 +94,12 @@ struct Row {
 
 /// Every implementation for one scenario, flatquad's structures first.
 fn implementations(s: &Scenario, config: FlatquadConfig) -> Vec<Box<dyn Index>> {
+    if s.dimensions() == 3 {
+        let octree = OctreeIndex::new(s.size, config.max_elements(), config.max_depth);
+        let mut all: Vec<Box<dyn Index>> = vec![Box::new(octree)];
+        all.extend(peers::all_3d());
+        return all;
+    }
     let mut all: Vec<Box<dyn Index>> = STRUCTURES
         .iter()
         .map(|&(_, structure)| {
