@@ -302,6 +302,28 @@ impl<T: SpatialIndex> Frames<T> {
     }
 }
 
+/// The [`Index`] methods an adapter with a `frames: Frames<_>` field
+/// delegates to it: `update`, `per_agent`, `all_pairs` and `bytes`.
+macro_rules! frame_methods {
+    () => {
+        fn update(&mut self, agents: &Agents) -> Result<(), BenchError> {
+            self.frames.update(agents)
+        }
+
+        fn per_agent(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
+            self.frames.per_agent()
+        }
+
+        fn all_pairs(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
+            self.frames.all_pairs()
+        }
+
+        fn bytes(&self) -> Option<usize> {
+            self.frames.bytes()
+        }
+    };
+}
+
 impl Index for FlatquadIndex {
     fn name(&self) -> &'static str {
         match self.config.structure {
@@ -321,17 +343,7 @@ impl Index for FlatquadIndex {
         self.frames.build(tree, agents)
     }
 
-    fn update(&mut self, agents: &Agents) -> Result<(), BenchError> {
-        self.frames.update(agents)
-    }
-
-    fn per_agent(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
-        self.frames.per_agent()
-    }
-
-    fn all_pairs(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
-        self.frames.all_pairs()
-    }
+    frame_methods!();
 
     fn rect_queries(&mut self, queries: &[Aabb]) -> Result<u64, BenchError> {
         let tree = self.frames.tree.as_ref().ok_or_else(not_built)?;
@@ -355,10 +367,6 @@ impl Index for FlatquadIndex {
             })?;
         }
         Ok(hits)
-    }
-
-    fn bytes(&self) -> Option<usize> {
-        self.frames.bytes()
     }
 }
 
@@ -415,21 +423,7 @@ impl Index for OctreeIndex {
         self.frames.build(tree, agents)
     }
 
-    fn update(&mut self, agents: &Agents) -> Result<(), BenchError> {
-        self.frames.update(agents)
-    }
-
-    fn per_agent(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
-        self.frames.per_agent()
-    }
-
-    fn all_pairs(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
-        self.frames.all_pairs()
-    }
-
-    fn bytes(&self) -> Option<usize> {
-        self.frames.bytes()
-    }
+    frame_methods!();
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! # flatquad
 //!
 //! Spatial indexes for broad-phase collision detection and region queries over
-//! many moving 2D rectangles: 100,000+ elements moved and collided every frame
-//! on one core, with results exact for `f32` input.
+//! many moving 2D rectangles (and 3D boxes): 100,000+ elements moved and
+//! collided every frame on one core, with results exact for `f32` input.
 //!
 //! Every structure has the same API, the [`SpatialIndex`] trait:
 //!
@@ -16,7 +16,9 @@
 //! - [`LooseQuadtree`]: the loose quadtree; every element in exactly one leaf,
 //!   by its centre, each node with a box that grows and shrinks around what
 //!   lies below it.
-//! - [`AnyIndex`]: any of them, chosen at run time.
+//! - [`Octree`]: the quadtree in 3D over [`Box3`] boxes, eight siblings a
+//!   block; the same code ([`FlatTree`], generic over its [`Dimension`]).
+//! - [`AnyIndex`]: any of the 2D ones, chosen at run time.
 //!
 //! ```
 //! use core::ops::ControlFlow;

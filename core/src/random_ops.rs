@@ -424,6 +424,26 @@ pub(crate) fn run<T>(
     }
 }
 
+/// Every node `traverse` shows, in its order, each checked to come through
+/// the right callback; the walk must not stop early.
+pub(crate) fn traverse_all<T: SpatialIndex>(index: &T) -> Vec<crate::NodeInfo<T::Bounds>> {
+    let infos = core::cell::RefCell::new(Vec::new());
+    let flow = index.traverse(
+        |info| {
+            assert!(!info.is_leaf);
+            infos.borrow_mut().push(*info);
+            core::ops::ControlFlow::Continue(())
+        },
+        |info| {
+            assert!(info.is_leaf);
+            infos.borrow_mut().push(*info);
+            core::ops::ControlFlow::Continue(())
+        },
+    );
+    assert_eq!(flow, core::ops::ControlFlow::Continue(()));
+    infos.into_inner()
+}
+
 /// Bad arguments are refused and change nothing.
 pub(crate) fn check_refusals<T: SpatialIndex + Clone>(
     index: &mut T,

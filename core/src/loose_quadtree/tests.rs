@@ -29,21 +29,7 @@ fn run(tree: LooseQuadtree, seed: u64, steps: usize) {
 /// `traverse` shows the tree in pre-order, each leaf with its count, and
 /// `stats` agrees.
 fn check_traverse(tree: &LooseQuadtree) {
-    let infos = std::cell::RefCell::new(Vec::<NodeInfo>::new());
-    let flow = tree.traverse(
-        |info| {
-            assert!(!info.is_leaf);
-            infos.borrow_mut().push(*info);
-            ControlFlow::Continue(())
-        },
-        |info| {
-            assert!(info.is_leaf);
-            infos.borrow_mut().push(*info);
-            ControlFlow::Continue(())
-        },
-    );
-    let infos = infos.into_inner();
-    assert_eq!(flow, ControlFlow::Continue(()));
+    let infos = random_ops::traverse_all(tree);
     assert_eq!((infos[0].index, infos[0].depth), (0, 0));
     let leaves: Vec<&NodeInfo> = infos.iter().filter(|n| n.is_leaf).collect();
     let total: u32 = leaves.iter().map(|l| l.count).sum();

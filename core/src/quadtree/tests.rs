@@ -133,11 +133,9 @@ fn places_pack_and_unpack_in_both_dimensions() {
 // ---------------------------------------------------------------------------
 // The octree against brute force (the quadtree's are in `tests/`).
 
-use std::ops::ControlFlow;
-
 use crate::index::SpatialIndex;
 use crate::random_ops::{self, Lcg, Shapes};
-use crate::{NodeInfo, Octree};
+use crate::Octree;
 
 /// Shapes on the split planes of the first levels, up to a few cells wide.
 fn octree_shapes(tree: &Octree, rng: &mut Lcg) -> Shapes<Box3> {
@@ -158,21 +156,7 @@ fn octree_shapes(tree: &Octree, rng: &mut Lcg) -> Shapes<Box3> {
 /// `traverse` shows the tree in pre-order, eight children a branch, leaves
 /// with their counts; `stats` agrees.
 fn check_octree_traverse(tree: &Octree) {
-    let infos = std::cell::RefCell::new(Vec::<NodeInfo<Box3>>::new());
-    let flow = tree.traverse(
-        |info| {
-            assert!(!info.is_leaf);
-            infos.borrow_mut().push(*info);
-            ControlFlow::Continue(())
-        },
-        |info| {
-            assert!(info.is_leaf);
-            infos.borrow_mut().push(*info);
-            ControlFlow::Continue(())
-        },
-    );
-    let infos = infos.into_inner();
-    assert_eq!(flow, ControlFlow::Continue(()));
+    let infos = random_ops::traverse_all(tree);
     assert_eq!(
         (infos[0].index, infos[0].depth, infos[0].rect),
         (0, 0, tree.world())
