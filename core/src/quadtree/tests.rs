@@ -230,3 +230,33 @@ fn octree_snapshots_are_tagged_apart_from_the_2d_structures() {
     let err = Octree::from_bytes(&quad.to_bytes()).unwrap_err();
     assert!(err.to_string().contains("Quadtree"), "{err}");
 }
+
+/// The rayon variants give the octree the same answers as the calling thread.
+#[cfg(feature = "rayon")]
+#[test]
+fn octree_parallel_variants_match() {
+    let world = Box3::new(0.0, 0.0, 0.0, 64.0, 64.0, 64.0);
+    let mut tree = Octree::new(world, 4, 5).unwrap();
+    let mut rng = Lcg(9);
+    let shapes = octree_shapes(&tree, &mut rng);
+    let boxes: Vec<Box3> = (0..3000).map(|_| shapes.rect(&mut rng)).collect();
+    let ids: Vec<u32> = (0..boxes.len() as u32).collect();
+    let mut handles = Vec::new();
+    tree.insert_many(&boxes, &ids, &mut handles).unwrap();
+    let (mut offsets, mut hits) = (Vec::new(), Vec::new());
+    let (mut par_offsets, mut par_hits) = (Vec::new(), Vec::new());
+    tree.query_many(&boxes, Some(&handles), &mut offsets, &mut hits)
+        .unwrap();
+    tree.par_query_many(&boxes, Some(&handles), &mut par_offsets, &mut par_hits)
+        .unwrap();
+    assert_eq!((offsets, hits), (par_offsets, par_hits));
+    let (mut pairs, mut par_pairs) = (Vec::new(), Vec::new());
+    tree.pairs(&mut pairs);
+    tree.par_pairs(&mut par_pairs);
+    let ordered = |v: Vec<(crate::Handle, crate::Handle)>| {
+        let mut v: Vec<_> = v.into_iter().map(random_ops::ordered).collect();
+        v.sort_unstable();
+        v
+    };
+    assert_eq!(ordered(pairs), ordered(par_pairs));
+}
