@@ -303,12 +303,23 @@ fn markdown(rows: &[Row], args: &Args) -> String {
              batch of queries, pairs/frame the total hits.\n"
         );
     }
+    if args.scenarios.iter().any(|s| s.dimensions() == 3) {
+        let _ = writeln!(
+            md,
+            "`uniform3d-100k`: 100,000 cubes of side 4 moving in a 1024³ world (AGENTS.md's \
+             LCG and bouncing rule with z, `bench/src/workload.rs`, `Layout::Uniform3d`), \
+             on the octree (max_elements as above, max_depth {}) beside parry3d's `Bvh` and \
+             rstar with 3D envelopes.\n",
+            args.config.max_depth(1024.0, 4.0)
+        );
+    }
     let _ = writeln!(
         md,
         "Bytes/agent: the bytes the index says it holds after the run (capacities \
          included) over the number of agents: flatquad's `stats().bytes`, the grid's \
-         arrays, parry2d's `total_memory_size`, broccoli's element slice only (its tree \
-         data left out); `-` where the library does not tell (rstar, flat_spatial).\n"
+         arrays, parry2d's and parry3d's `total_memory_size`, broccoli's element slice \
+         only (its tree data left out); `-` where the library does not tell (rstar, \
+         flat_spatial).\n"
     );
     let _ = writeln!(
         md,
