@@ -12,12 +12,12 @@ const FORMAT_VERSION: u32 = 2;
 /// The snapshot tag of the octree, beside the 2D structures' [`Kind`] values.
 pub(crate) const OCTREE_TAG: u32 = 5;
 
-/// The structure a snapshot tag names.
-fn tag_name(tag: u32) -> &'static str {
+/// The structure a snapshot tag names, with its article ("a Quadtree", "an Octree").
+fn tag_name(tag: u32) -> String {
     match Kind::from_u32(tag) {
-        Some(kind) => kind.name(),
-        None if tag == OCTREE_TAG => "Octree",
-        None => "unknown structure",
+        Some(kind) => format!("a {}", kind.name()),
+        None if tag == OCTREE_TAG => "an Octree".to_string(),
+        None => "an unknown structure".to_string(),
     }
 }
 
@@ -86,7 +86,7 @@ impl<'a> Reader<'a> {
         let (reader, found) = Reader::open(bytes)?;
         if found != tag {
             return Err(invalid(&format!(
-                "a snapshot of a {}, not of a {}",
+                "a snapshot of {}, not of {}",
                 tag_name(found),
                 tag_name(tag)
             )));

@@ -228,7 +228,11 @@ fn octree_snapshots_are_tagged_apart_from_the_2d_structures() {
     assert!(err.to_string().contains("Octree"), "{err}");
     let quad = crate::Quadtree::for_world(Rect::new(0.0, 0.0, 8.0, 8.0)).unwrap();
     let err = Octree::from_bytes(&quad.to_bytes()).unwrap_err();
-    assert!(err.to_string().contains("Quadtree"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("a snapshot of a Quadtree, not of an Octree"),
+        "{err}"
+    );
 }
 
 /// The rayon variants give the octree the same answers as the calling thread.
