@@ -1124,7 +1124,11 @@ model_worlds! {
 
 /// Checks every query kind and `pairs()` of `tree` against brute force over
 /// `elements`, at the given probe rectangles and points.
-fn check_exact<T: SpatialIndex>(tree: &T, elements: &[(Handle, Rect)], probes: &[Rect]) {
+fn check_exact<T: SpatialIndex<Bounds = Rect>>(
+    tree: &T,
+    elements: &[(Handle, Rect)],
+    probes: &[Rect],
+) {
     tree.validate().unwrap();
     let map: BTreeMap<Handle, Rect> = elements.iter().copied().collect();
     for q in probes {

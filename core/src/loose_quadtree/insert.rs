@@ -4,6 +4,7 @@
 use crate::loose_grid::{centre, holds, union};
 use crate::loose_quadtree::nodes::Node;
 use crate::loose_quadtree::LooseQuadtree;
+use crate::quadtree::dimension::Dim2;
 use crate::quadtree::lines::{point_child, Cell, Stack};
 use crate::slots::NONE;
 use crate::{Handle, Rect};
@@ -69,8 +70,8 @@ impl LooseQuadtree {
                 return cell;
             }
             let first = node.first;
-            let (cx, cy) = self.lines.split(&cell);
-            cell = cell.child(first, point_child(cx, cy, x, y));
+            let split = self.lines.split(&cell);
+            cell = cell.child(first, point_child::<Dim2>(&split, &[x, y]));
         }
     }
 
@@ -134,7 +135,7 @@ impl LooseQuadtree {
             let parent = &mut self.nodes.nodes[cell.node as usize];
             parent.first = first;
             parent.count = Node::BRANCH;
-            let (cx, cy) = self.lines.split(&cell);
+            let split = self.lines.split(&cell);
             let mut at = leaf.first;
             while at != NONE {
                 let slot = &mut self.slots.slots[at as usize];
@@ -143,7 +144,7 @@ impl LooseQuadtree {
                     centre(slot.rect.x1, slot.rect.x2),
                     centre(slot.rect.y1, slot.rect.y2),
                 );
-                let child_index = first + point_child(cx, cy, x, y);
+                let child_index = first + point_child::<Dim2>(&split, &[x, y]);
                 let child = &mut self.nodes.nodes[child_index as usize];
                 child.rect = union(&child.rect, &slot.rect);
                 slot.next = child.first;

@@ -43,7 +43,7 @@ impl LooseQuadtree {
     }
 
     /// Elements holding the finite point `(x, y)`, but slot `omit`.
-    pub(crate) fn query_at<F>(&self, x: f32, y: f32, omit: u32, visit: F) -> ControlFlow<()>
+    pub(crate) fn query_at<F>(&self, [x, y]: [f32; 2], omit: u32, visit: F) -> ControlFlow<()>
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {

@@ -9,7 +9,6 @@ use crate::index::raw::PREFETCH_AHEAD;
 use crate::loose_grid::{centre, holds, union};
 use crate::loose_quadtree::bounded::OVER_BOUND;
 use crate::loose_quadtree::LooseQuadtree;
-use crate::quadtree::lines::Cell;
 use crate::slots::prefetch;
 use crate::{Handle, Rect};
 
@@ -21,13 +20,8 @@ impl LooseQuadtree {
         }
         let (x, y) = (centre(rect.x1, rect.x2), centre(rect.y1, rect.y2));
         let mut cell = self.families.cell(old);
-        while cell.node != 0 && !self.lines.region(&cell).owns(x, y) {
-            cell = Cell {
-                node: self.families.parent(cell.node),
-                depth: cell.depth - 1,
-                ix: cell.ix >> 1,
-                iy: cell.iy >> 1,
-            };
+        while cell.node != 0 && !self.lines.region(&cell).owns(&[x, y]) {
+            cell = cell.parent(self.families.parent(cell.node));
         }
         if cell.node != 0 {
             self.grow_ancestors(cell.node, &rect);

@@ -9,7 +9,7 @@ use crate::Error;
 impl LooseQuadtree {
     pub(crate) fn write_snapshot(&self) -> Vec<u8> {
         let words = 9 + 6 * self.nodes.nodes.len() + 8 * self.slots.slots.len();
-        let mut w = Writer::new(Kind::LooseQuadtree, words);
+        let mut w = Writer::new(Kind::LooseQuadtree as u32, words);
         w.rect(&self.world);
         w.u32(self.max_elements());
         w.u32(self.max_depth());
@@ -38,7 +38,7 @@ impl LooseQuadtree {
     /// Every invariant is checked ([`check_invariants`](LooseQuadtree::check_invariants)),
     /// so damaged or hostile bytes give an error, never a broken tree.
     pub(crate) fn read_snapshot(bytes: &[u8]) -> Result<LooseQuadtree, Error> {
-        let mut r = Reader::expect(bytes, Kind::LooseQuadtree)?;
+        let mut r = Reader::expect(bytes, Kind::LooseQuadtree as u32)?;
         let world = r.rect()?;
         let (max_elements, max_depth, max_extent) = (r.u32()?, r.u32()?, r.f32()?);
         let mut tree = if max_extent == 0.0 {

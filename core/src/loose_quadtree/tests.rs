@@ -29,21 +29,7 @@ fn run(tree: LooseQuadtree, seed: u64, steps: usize) {
 /// `traverse` shows the tree in pre-order, each leaf with its count, and
 /// `stats` agrees.
 fn check_traverse(tree: &LooseQuadtree) {
-    let infos = std::cell::RefCell::new(Vec::<NodeInfo>::new());
-    let flow = tree.traverse(
-        |info| {
-            assert!(!info.is_leaf);
-            infos.borrow_mut().push(*info);
-            ControlFlow::Continue(())
-        },
-        |info| {
-            assert!(info.is_leaf);
-            infos.borrow_mut().push(*info);
-            ControlFlow::Continue(())
-        },
-    );
-    let infos = infos.into_inner();
-    assert_eq!(flow, ControlFlow::Continue(()));
+    let infos = random_ops::traverse_all(tree);
     assert_eq!((infos[0].index, infos[0].depth), (0, 0));
     let leaves: Vec<&NodeInfo> = infos.iter().filter(|n| n.is_leaf).collect();
     let total: u32 = leaves.iter().map(|l| l.count).sum();
@@ -180,7 +166,7 @@ fn each_element_is_in_one_leaf_and_boxes_shrink_at_cleanup() {
     assert_eq!(stats.element_links, 2);
     assert_eq!(stats.max_depth_reached, 1);
     let mut hits = Vec::new();
-    tree.query_point(85.0, 1.5, None, &mut hits).unwrap();
+    tree.query_point([85.0, 1.5], None, &mut hits).unwrap();
     assert_eq!(hits, [wide]);
     tree.update(wide, Rect::new(1.0, 1.0, 2.0, 2.0)).unwrap();
     let box_of_first_leaf = |t: &LooseQuadtree| {
@@ -197,7 +183,7 @@ fn each_element_is_in_one_leaf_and_boxes_shrink_at_cleanup() {
     assert_eq!(box_of_first_leaf(&tree), Rect::new(1.0, 1.0, 90.0, 2.0));
     tree.cleanup();
     assert_eq!(box_of_first_leaf(&tree), Rect::new(1.0, 1.0, 2.0, 2.0));
-    tree.query_point(85.0, 1.5, None, &mut hits).unwrap();
+    tree.query_point([85.0, 1.5], None, &mut hits).unwrap();
     assert!(hits.is_empty());
     tree.remove(wide).unwrap();
     tree.remove(small).unwrap();

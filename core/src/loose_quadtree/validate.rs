@@ -104,7 +104,7 @@ impl LooseQuadtree {
                     centre(slot.rect.x1, slot.rect.x2),
                     centre(slot.rect.y1, slot.rect.y2),
                 );
-                if !region.owns(x, y) {
+                if !region.owns(&[x, y]) {
                     return Err(format!(
                         "slot {element} {} is in leaf {index}, which does not own its centre",
                         slot.rect
@@ -187,9 +187,7 @@ impl LooseQuadtree {
         let mut result = Ok(());
         self.for_each_branch(|cell, first| {
             let known = self.families.parents.get((first - 1) as usize / 4);
-            let right = known.is_some_and(|p| {
-                (p.node, p.depth, p.ix, p.iy) == (cell.node, cell.depth, cell.ix, cell.iy)
-            });
+            let right = known.is_some_and(|p| p.same(&cell));
             if !right && result.is_ok() {
                 result = Err(format!("branch {}'s children name {known:?}", cell.node));
             }

@@ -96,7 +96,9 @@ impl Shape {
 }
 
 /// A structure under test: any [`SpatialIndex`], with its shape.
-pub trait Subject: SpatialIndex + Clone + std::fmt::Debug + Send + Sync + 'static {
+pub trait Subject:
+    SpatialIndex<Bounds = Rect> + Clone + std::fmt::Debug + Send + Sync + 'static
+{
     fn shape(&self) -> Shape;
     /// Elements held apart from the leaves `traverse` shows (a loose
     /// quadtree's elements over its `max_extent`).
@@ -357,7 +359,7 @@ pub fn assert_no_duplicates<T: Ord + std::fmt::Debug>(sorted: &[T], what: &str) 
 
 /// `index.query`, checked to report each handle once, returned sorted. On
 /// error the hit list must be left empty (it is filled with junk beforehand).
-pub fn query_sorted<T: SpatialIndex>(
+pub fn query_sorted<T: SpatialIndex<Bounds = Rect>>(
     index: &T,
     rect: Rect,
     omit: Option<Handle>,
@@ -377,14 +379,14 @@ pub fn query_sorted<T: SpatialIndex>(
 }
 
 /// `index.query_point`, checked like [`query_sorted`].
-pub fn query_point_sorted<T: SpatialIndex>(
+pub fn query_point_sorted<T: SpatialIndex<Bounds = Rect>>(
     index: &T,
     x: f32,
     y: f32,
     omit: Option<Handle>,
 ) -> Result<Vec<Handle>, flatquad::Error> {
     let mut hits = vec![Handle::from_raw(u64::MAX); 3];
-    let result = index.query_point(x, y, omit, &mut hits);
+    let result = index.query_point([x, y], omit, &mut hits);
     if let Err(e) = result {
         assert!(hits.is_empty(), "query_point failed ({e}) but left hits");
         return Err(e);
@@ -396,7 +398,7 @@ pub fn query_point_sorted<T: SpatialIndex>(
 
 /// `index.pairs`, normalised to `(smaller, larger)`, sorted, checked for
 /// self-pairs and for a pair reported twice (in either order).
-pub fn pairs_sorted<T: SpatialIndex>(index: &T) -> Vec<(Handle, Handle)> {
+pub fn pairs_sorted<T: SpatialIndex<Bounds = Rect>>(index: &T) -> Vec<(Handle, Handle)> {
     let mut pairs = vec![(Handle::from_raw(1), Handle::from_raw(2))];
     index.pairs(&mut pairs);
     normal_pairs(&pairs)
@@ -415,7 +417,7 @@ pub fn normal_pairs(pairs: &[(Handle, Handle)]) -> Vec<(Handle, Handle)> {
 }
 
 /// Every node (or cell) `traverse` shows, in visiting order.
-pub fn nodes<T: SpatialIndex>(index: &T) -> Vec<NodeInfo> {
+pub fn nodes<T: SpatialIndex<Bounds = Rect>>(index: &T) -> Vec<NodeInfo> {
     let infos = std::cell::RefCell::new(Vec::new());
     let flow = index.traverse(
         |b| {
@@ -460,7 +462,7 @@ pub fn check_traverse<T: Subject>(index: &T, exact_cells: bool) -> Vec<NodeInfo>
 /// tree shows boxes, each holding everything below it (a node with nothing
 /// below shows its cell instead): there, each leaf holding elements must show
 /// a box inside the root's, and every rectangle must be valid.
-fn check_tree<T: SpatialIndex>(
+fn check_tree<T: SpatialIndex<Bounds = Rect>>(
     tree: &T,
     max_depth: u32,
     exact_cells: bool,
@@ -557,7 +559,11 @@ fn check_tree<T: SpatialIndex>(
 /// a loose grid holds each element in at most one cell (big ones in none), so
 /// its counts add up to at most the elements and the links, and an empty
 /// cell shows its extent, inside the world.
-fn check_cells<T: SpatialIndex>(index: &T, shape: Shape, exact_cells: bool) -> Vec<NodeInfo> {
+fn check_cells<T: SpatialIndex<Bounds = Rect>>(
+    index: &T,
+    shape: Shape,
+    exact_cells: bool,
+) -> Vec<NodeInfo> {
     let infos = nodes(index);
     let stats = index.stats();
     let cells = shape.cells();
@@ -687,7 +693,7 @@ pub struct Snapshot {
 }
 
 /// A snapshot of a structure; also asserts that it validates.
-pub fn snapshot<T: SpatialIndex>(index: &T) -> Snapshot {
+pub fn snapshot<T: SpatialIndex<Bounds = Rect>>(index: &T) -> Snapshot {
     if let Err(e) = index.validate() {
         panic!("validate failed: {e}");
     }
