@@ -30,10 +30,11 @@ rust-test:
 	PROPTEST_CASES=$${PROPTEST_CASES:-1024} $(CARGO) test --release -p flatquad -p flatquad-bench --features flatquad/rayon
 
 # The demo must reproduce the workload's checksums in both modes, with every
-# structure (exits non-zero otherwise).
+# structure, and the octree the 3D scenario's (exits non-zero otherwise).
 agents-check:
 	$(CARGO) run --release -p flatquad-bench --bin agents -- uniform-20k --index all
 	$(CARGO) run --release -p flatquad-bench --bin agents -- uniform-100k --index all
+	$(CARGO) run --release -p flatquad-bench --bin agents -- uniform3d-100k --index octree
 
 bench:
 	$(CARGO) run --release -p flatquad-bench --features peers --bin peers -- all --markdown docs/benchmarks.md

@@ -471,7 +471,12 @@ export declare class LooseQuadtree {
    * Throws a `RangeError` for a world that is not finite or has no area, or
    * options out of range; a `TypeError` for arguments of the wrong type.
    */
-  constructor(world: Rectangle | WorldRect, options?: QuadtreeOptions)
+  constructor(world: Rectangle | WorldRect, options?: LooseQuadtreeOptions)
+  /**
+   * Elements wider or taller than this are kept apart (`maxExtent`);
+   * `null` without a bound.
+   */
+  get maxExtent(): number | null
   /** Elements a leaf holds before it splits. */
   get maxElements(): number
   /** Depth below which leaves no longer split. */
@@ -910,6 +915,24 @@ export interface LooseGridCells {
 /** `LooseGrid` options by size: square loose cells of `cellSize`. */
 export interface LooseGridCellSize {
   cellSize: number
+}
+
+/** `LooseQuadtree` options; a left-out one takes its default. */
+export interface LooseQuadtreeOptions {
+  /** Elements a leaf holds before it splits (default 8, at least 1). */
+  maxElements?: number
+  /**
+   * Depth below which leaves no longer split; the root is depth 0 (default 8,
+   * at most 30).
+   */
+  maxDepth?: number
+  /**
+   * For many small elements among a few large ones: elements wider or taller
+   * than this are kept apart, in a loose quadtree of their own, so that they
+   * do not widen the boxes the small ones share (positive and finite; left
+   * out, no bound). Any size is fine either way, and results are as exact.
+   */
+  maxExtent?: number
 }
 
 /** One node of a tree or one cell of a grid, as `traverse` visits it. */

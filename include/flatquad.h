@@ -552,6 +552,30 @@ enum qt_status qt_create_loose_quadtree(struct qt_rect world,
                                         struct qt_tree **out_tree);
 
 /**
+ * Makes an empty loose quadtree like `qt_create_loose_quadtree`, for
+ * elements mostly no wider and no taller than `max_extent`: the elements
+ * over it (a few large ones among many small) are kept apart, in a loose
+ * quadtree of their own, so that they do not widen the boxes the small ones
+ * share. Any size is accepted either way, and results are as exact.
+ *
+ * Returns `QT_INVALID_PARAMETER` unless `max_extent` is positive and finite;
+ * otherwise as `qt_create_loose_quadtree`.
+ */
+enum qt_status qt_create_loose_quadtree_max_extent(struct qt_rect world,
+                                                   uint32_t max_elements,
+                                                   uint32_t max_depth,
+                                                   float max_extent,
+                                                   struct qt_tree **out_tree);
+
+/**
+ * Writes a loose quadtree's `max_extent` to `*out_max_extent`: the bound it
+ * was made with by `qt_create_loose_quadtree_max_extent`, or 0 if it has
+ * none. Returns `QT_WRONG_KIND`, writing nothing, for another structure;
+ * `QT_NULL_ARGUMENT` if a pointer is NULL.
+ */
+enum qt_status qt_loose_quadtree_max_extent(const struct qt_tree *tree, float *out_max_extent);
+
+/**
  * Writes the parameters a loose quadtree was made with. Each out-pointer may
  * be NULL when that value is not wanted. Returns `QT_WRONG_KIND`, writing
  * nothing, for another structure.

@@ -1,10 +1,13 @@
-//! The flatquad adapter: one structure ([`Quadtree`], [`Grid`], [`LooseGrid`]
-//! or [`LooseQuadtree`], as an [`AnyIndex`]) over the world, one element per agent.
+//! The flatquad adapters: one 2D structure ([`Quadtree`], [`Grid`], [`LooseGrid`]
+//! or [`LooseQuadtree`], as an [`AnyIndex`]) over the world, one element per
+//! agent; or, for the 3D scenario, an [`Octree`]. Both drive their structure
+//! through the same generic frame functions below.
 
 use std::ops::ControlFlow;
 
 use flatquad::{
-    AnyIndex, Grid, Handle, Kind, LooseGrid, LooseQuadtree, Quadtree, Rect, SpatialIndex,
+    AnyIndex, Bounds, Box3, Grid, Handle, Kind, LooseGrid, LooseQuadtree, Octree, Quadtree, Rect,
+    SpatialIndex,
 };
 
 use crate::workload::{Aabb, Agents, Scenario};
@@ -24,6 +27,8 @@ pub struct FlatquadConfig {
     pub max_elements: Option<u32>,
     /// Deepest level; default [`default_max_depth`] of the world and agent size.
     pub max_depth: Option<u32>,
+    /// The loose quadtree's `max_extent`, in agent sides (`None`: unbounded).
+    pub max_extent: Option<f32>,
 }
 
 impl Default for FlatquadConfig {
@@ -33,32 +38,38 @@ impl Default for FlatquadConfig {
             cell: None,
             max_elements: None,
             max_depth: None,
+            max_extent: None,
         }
     }
 }
 
-/// The command-line names of the structures, in table order.
-pub const STRUCTURES: [(&str, Kind); 4] = [
-    ("quadtree", Kind::Quadtree),
-    ("grid", Kind::Grid),
-    ("loose-grid", Kind::LooseGrid),
-    ("loose-quadtree", Kind::LooseQuadtree),
+/// The command-line names of the structures, in table order, with the
+/// `max_extent` (in agent sides) each implies.
+pub const STRUCTURES: [(&str, Kind, Option<f32>); 5] = [
+    ("quadtree", Kind::Quadtree, None),
+    ("grid", Kind::Grid, None),
+    ("loose-grid", Kind::LooseGrid, None),
+    ("loose-quadtree", Kind::LooseQuadtree, None),
+    (
+        "loose-quadtree-bounded",
+        Kind::LooseQuadtree,
+        Some(AGENTS_MAX_EXTENT),
+    ),
 ];
 
-/// The structure a command-line name gives.
-pub fn parse_structure(name: &str) -> Option<Kind> {
+/// The structure (and `max_extent`) a command-line name gives.
+pub fn parse_structure(name: &str) -> Option<(Kind, Option<f32>)> {
     STRUCTURES
         .iter()
-        .find_map(|&(n, kind)| (n == name).then_some(kind))
+        .find_map(|&(n, kind, extent)| (n == name).then_some((kind, extent)))
 }
 
-/// The command-line name of a structure.
-pub fn structure_name(kind: Kind) -> &'static str {
-    STRUCTURES
-        .iter()
-        .find_map(|&(n, k)| (k == kind).then_some(n))
-        .expect("every kind has a name")
-}
+/// The loose quadtree's bound for the agents workload, in agent sides: above
+/// the common agent's side, so that in mixed-100k only the 1% larger ones are
+/// kept apart. Not exactly one side: an agent's `f32` width, `(x + 4) - x`,
+/// is 4 give or take a rounding, and with a bound of exactly 4 a few hundred
+/// uniform-100k agents went over it (per-agent 32 -> 40 ms).
+pub const AGENTS_MAX_EXTENT: f32 = 1.5;
 
 impl FlatquadConfig {
     /// The config of `structure` with its defaults.
@@ -67,6 +78,17 @@ impl FlatquadConfig {
             structure,
             ..FlatquadConfig::default()
         }
+    }
+
+    /// The structure's command-line name.
+    pub fn name(&self) -> &'static str {
+        let bounded = self.max_extent.is_some() && self.structure == Kind::LooseQuadtree;
+        STRUCTURES
+            .iter()
+            .find_map(|&(n, k, extent)| {
+                (k == self.structure && extent.is_some() == bounded).then_some(n)
+            })
+            .expect("every kind has a name")
     }
 
     /// The grid cell side this config gives, in world units, for agents of side `size`.
@@ -82,14 +104,17 @@ impl FlatquadConfig {
     pub fn describe(&self, world: f32, size: f32) -> String {
         match self.structure {
             Kind::Quadtree | Kind::LooseQuadtree => format!(
-                "{}: max_elements {}, max_depth {}",
-                structure_name(self.structure),
+                "{}: max_elements {}, max_depth {}{}",
+                self.name(),
                 self.max_elements(),
-                self.max_depth(world, size)
+                self.max_depth(world, size),
+                self.max_extent
+                    .map(|k| format!(", max_extent {} ({k} agent sides)", k * size))
+                    .unwrap_or_default()
             ),
-            kind => format!(
+            _ => format!(
                 "{}: cells of side {} ({} agent sides)",
-                structure_name(kind),
+                self.name(),
                 self.cell_side(size),
                 self.cell_side(size) / size
             ),
@@ -109,7 +134,14 @@ impl FlatquadConfig {
             }
             Kind::LooseGrid => LooseGrid::with_cell_size(rect, self.cell_side(size))?.into(),
             Kind::LooseQuadtree => {
-                LooseQuadtree::new(rect, self.max_elements(), self.max_depth(world, size))?.into()
+                let (max_elements, max_depth) = (self.max_elements(), self.max_depth(world, size));
+                match self.max_extent {
+                    Some(k) => {
+                        LooseQuadtree::with_max_extent(rect, max_elements, max_depth, k * size)?
+                    }
+                    None => LooseQuadtree::new(rect, max_elements, max_depth)?,
+                }
+                .into()
             }
         })
     }
@@ -181,13 +213,7 @@ fn to_rect(r: Aabb) -> Rect {
 pub struct FlatquadIndex {
     size: f32,
     config: FlatquadConfig,
-    tree: Option<AnyIndex>,
-    handles: Vec<Handle>,
-    /// The agents' rectangles of this frame, reused across frames.
-    rects: Vec<Rect>,
-    /// The per-agent results, reused across frames.
-    offsets: Vec<usize>,
-    hits: Vec<Handle>,
+    frames: Frames<AnyIndex>,
 }
 
 impl FlatquadIndex {
@@ -197,17 +223,13 @@ impl FlatquadIndex {
         FlatquadIndex {
             size,
             config,
-            tree: None,
-            handles: Vec::new(),
-            rects: Vec::new(),
-            offsets: Vec::new(),
-            hits: Vec::new(),
+            frames: Frames::new(),
         }
     }
 
     /// The structure of the last build, if any.
     pub fn tree(&self) -> Option<&AnyIndex> {
-        self.tree.as_ref()
+        self.frames.tree.as_ref()
     }
 }
 
@@ -216,28 +238,55 @@ fn not_built() -> BenchError {
     BenchError::new("flatquad: the index was not built")
 }
 
-impl Index for FlatquadIndex {
-    fn name(&self) -> &'static str {
-        match self.config.structure {
-            Kind::Quadtree => "flatquad",
-            Kind::Grid => "flatquad grid",
-            Kind::LooseGrid => "flatquad loose-grid",
-            Kind::LooseQuadtree => "flatquad loose-quadtree",
+/// Every agent's box, in agent order, into `boxes` (cleared first): the
+/// rectangles of 2D agents, the cubes of 3D ones.
+fn agent_boxes<B: Bounds>(agents: &Agents, boxes: &mut Vec<B>) {
+    boxes.clear();
+    if B::AXES == 2 {
+        boxes.extend(
+            agents
+                .rects()
+                .map(|r| B::from_corners([r.x1, r.y1, 0.0], [r.x2, r.y2, 0.0])),
+        );
+    } else {
+        boxes.extend((0..agents.len()).map(|i| {
+            let (lo, hi) = agents.corners::<3>(i);
+            B::from_corners(lo, hi)
+        }));
+    }
+}
+
+/// The frame of the agents workload on any flatquad structure, written once
+/// for the 2D adapter and the octree's: the structure, the agents' handles,
+/// and the buffers every frame reuses.
+struct Frames<T: SpatialIndex> {
+    tree: Option<T>,
+    handles: Vec<Handle>,
+    /// The agents' boxes of this frame.
+    boxes: Vec<T::Bounds>,
+    /// The per-agent results.
+    offsets: Vec<usize>,
+    hits: Vec<Handle>,
+}
+
+impl<T: SpatialIndex> Frames<T> {
+    fn new() -> Self {
+        Frames {
+            tree: None,
+            handles: Vec::new(),
+            boxes: Vec::new(),
+            offsets: Vec::new(),
+            hits: Vec::new(),
         }
     }
 
-    fn supports(&self, _mode: Mode) -> bool {
-        true
-    }
-
-    fn build(&mut self, agents: &Agents) -> Result<(), BenchError> {
-        let mut tree = self.config.make(agents.world, self.size)?;
+    fn build(&mut self, mut tree: T, agents: &Agents) -> Result<(), BenchError> {
         // One batch: the structure lays the agents out in memory in the order
         // its walks meet them.
-        let rects: Vec<Rect> = agents.rects().map(to_rect).collect();
-        let ids: Vec<u32> = (0..rects.len() as u32).collect();
+        agent_boxes(agents, &mut self.boxes);
+        let ids: Vec<u32> = (0..agents.len() as u32).collect();
         self.handles.clear();
-        tree.insert_many(&rects, &ids, &mut self.handles)?;
+        tree.insert_many(&self.boxes, &ids, &mut self.handles)?;
         tree.cleanup();
         self.tree = Some(tree);
         Ok(())
@@ -246,16 +295,15 @@ impl Index for FlatquadIndex {
     fn update(&mut self, agents: &Agents) -> Result<(), BenchError> {
         let tree = self.tree.as_mut().ok_or_else(not_built)?;
         // One batch, as the bindings do: the tree can fetch slots ahead.
-        self.rects.clear();
-        self.rects.extend(agents.rects().map(to_rect));
-        tree.update_many(&self.handles, &self.rects)?;
+        agent_boxes(agents, &mut self.boxes);
+        tree.update_many(&self.handles, &self.boxes)?;
         tree.cleanup();
         Ok(())
     }
 
-    fn per_agent(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
+    fn per_agent(&mut self) -> Result<u64, BenchError> {
         let tree = self.tree.as_ref().ok_or_else(not_built)?;
-        // One query per agent, as the mode says: each agent's own rectangle (the
+        // One query per agent, as the mode says: each agent's own box (the
         // index has it since the update), omitting itself, from the agent's own
         // leaves or cells. Small batches, so that each is answered query by query
         // with slots fetched ahead: `overlapping_many` answers a batch of most
@@ -268,7 +316,7 @@ impl Index for FlatquadIndex {
         Ok(total)
     }
 
-    fn all_pairs(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
+    fn all_pairs(&self) -> Result<u64, BenchError> {
         let tree = self.tree.as_ref().ok_or_else(not_built)?;
         let mut pairs = 0u64;
         let _ = tree.pairs_with(|_, _| {
@@ -278,8 +326,59 @@ impl Index for FlatquadIndex {
         Ok(pairs)
     }
 
+    fn bytes(&self) -> Option<usize> {
+        self.tree.as_ref().map(|t| t.stats().bytes)
+    }
+}
+
+/// The [`Index`] methods an adapter with a `frames: Frames<_>` field
+/// delegates to it: `update`, `per_agent`, `all_pairs` and `bytes`.
+macro_rules! frame_methods {
+    () => {
+        fn update(&mut self, agents: &Agents) -> Result<(), BenchError> {
+            self.frames.update(agents)
+        }
+
+        fn per_agent(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
+            self.frames.per_agent()
+        }
+
+        fn all_pairs(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
+            self.frames.all_pairs()
+        }
+
+        fn bytes(&self) -> Option<usize> {
+            self.frames.bytes()
+        }
+    };
+}
+
+impl Index for FlatquadIndex {
+    fn name(&self) -> &'static str {
+        match self.config.structure {
+            Kind::Quadtree => "flatquad",
+            Kind::Grid => "flatquad grid",
+            Kind::LooseGrid => "flatquad loose-grid",
+            Kind::LooseQuadtree if self.config.max_extent.is_some() => {
+                "flatquad loose-quadtree-bounded"
+            }
+            Kind::LooseQuadtree => "flatquad loose-quadtree",
+        }
+    }
+
+    fn supports(&self, _mode: Mode) -> bool {
+        true
+    }
+
+    fn build(&mut self, agents: &Agents) -> Result<(), BenchError> {
+        let tree = self.config.make(agents.world, self.size)?;
+        self.frames.build(tree, agents)
+    }
+
+    frame_methods!();
+
     fn rect_queries(&mut self, queries: &[Aabb]) -> Result<u64, BenchError> {
-        let tree = self.tree.as_ref().ok_or_else(not_built)?;
+        let tree = self.frames.tree.as_ref().ok_or_else(not_built)?;
         let mut hits = 0u64;
         for &q in queries {
             let _ = tree.query_with(to_rect(q), None, |_| {
@@ -291,20 +390,72 @@ impl Index for FlatquadIndex {
     }
 
     fn point_queries(&mut self, points: &[[f32; 2]]) -> Result<u64, BenchError> {
-        let tree = self.tree.as_ref().ok_or_else(not_built)?;
+        let tree = self.frames.tree.as_ref().ok_or_else(not_built)?;
         let mut hits = 0u64;
         for &[x, y] in points {
-            let _ = tree.query_point_with(x, y, None, |_| {
+            let _ = tree.query_point_with([x, y], None, |_| {
                 hits += 1;
                 ControlFlow::Continue(())
             })?;
         }
         Ok(hits)
     }
+}
 
-    fn bytes(&self) -> Option<usize> {
-        self.tree.as_ref().map(|t| t.stats().bytes)
+/// The octree under the 3D agents workload ([`crate::workload::Layout::Uniform3d`]):
+/// the same frame as [`FlatquadIndex`]'s.
+pub struct OctreeIndex {
+    size: f32,
+    max_elements: u32,
+    max_depth: Option<u32>,
+    frames: Frames<Octree>,
+}
+
+impl OctreeIndex {
+    /// An adapter for cubes of side `size`; `max_depth` `None` picks
+    /// [`default_max_depth`].
+    pub fn new(size: f32, max_elements: u32, max_depth: Option<u32>) -> Self {
+        OctreeIndex {
+            size,
+            max_elements,
+            max_depth,
+            frames: Frames::new(),
+        }
     }
+
+    /// The octree's depth for a world of side `world`.
+    pub fn max_depth(&self, world: f32) -> u32 {
+        self.max_depth
+            .unwrap_or_else(|| default_max_depth(world, self.size))
+    }
+
+    /// The octree of the last build, if any.
+    pub fn tree(&self) -> Option<&Octree> {
+        self.frames.tree.as_ref()
+    }
+}
+
+impl Index for OctreeIndex {
+    fn name(&self) -> &'static str {
+        "flatquad octree"
+    }
+
+    fn supports(&self, mode: Mode) -> bool {
+        !mode.is_query()
+    }
+
+    fn dimensions(&self) -> usize {
+        3
+    }
+
+    fn build(&mut self, agents: &Agents) -> Result<(), BenchError> {
+        let w = agents.world;
+        let world = Box3::new(0.0, 0.0, 0.0, w, w, w);
+        let tree = Octree::new(world, self.max_elements, self.max_depth(w))?;
+        self.frames.build(tree, agents)
+    }
+
+    frame_methods!();
 }
 
 #[cfg(test)]

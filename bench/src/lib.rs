@@ -27,7 +27,7 @@ pub mod picture;
 pub mod runner;
 pub mod workload;
 
-pub use flatquad_index::FlatquadIndex;
+pub use flatquad_index::{FlatquadIndex, OctreeIndex};
 pub use grid::GridIndex;
 pub use runner::{run, Report};
 pub use workload::{scenario, Aabb, Agents, Layout, Queries, Scenario, SCENARIOS};
@@ -126,6 +126,12 @@ pub trait Index {
 
     /// Whether the index implements `mode`.
     fn supports(&self, mode: Mode) -> bool;
+
+    /// The dimension of the agents it indexes: 2 (rectangles), or 3 (cubes,
+    /// [`workload::Layout::Uniform3d`]).
+    fn dimensions(&self) -> usize {
+        2
+    }
 
     /// Builds the index from scratch from the initial agents (frame set-up, not
     /// timed). Discards whatever an earlier run left.

@@ -10,17 +10,24 @@ use crate::Mode;
 /// Number of unordered overlapping pairs among `rects` (a rectangle never pairs
 /// with itself; two identical rectangles are a pair).
 pub fn count_pairs(rects: &[Aabb]) -> u64 {
-    let mut sorted = rects.to_vec();
-    sorted.sort_unstable_by(|a, b| a.x1.total_cmp(&b.x1));
+    let boxes: Vec<([f32; 2], [f32; 2])> =
+        rects.iter().map(|r| ([r.x1, r.y1], [r.x2, r.y2])).collect();
+    count_box_pairs(&boxes)
+}
+
+/// Number of unordered overlapping pairs among closed boxes given by their low
+/// and high corners, in any dimension: the same sweep on x, the other axes
+/// tested exactly.
+pub fn count_box_pairs<const D: usize>(boxes: &[([f32; D], [f32; D])]) -> u64 {
+    let mut sorted = boxes.to_vec();
+    sorted.sort_unstable_by(|a, b| a.0[0].total_cmp(&b.0[0]));
     let mut count = 0u64;
-    for (i, a) in sorted.iter().enumerate() {
-        // Every later rectangle starts at or after `a.x1`, so it overlaps `a` on x
-        // exactly when it starts at or before `a.x2`.
-        for b in &sorted[i + 1..] {
-            if b.x1 > a.x2 {
+    for (i, (lo_a, hi_a)) in sorted.iter().enumerate() {
+        for (lo_b, hi_b) in &sorted[i + 1..] {
+            if lo_b[0] > hi_a[0] {
                 break;
             }
-            if a.y1 <= b.y2 && b.y1 <= a.y2 {
+            if (1..D).all(|axis| lo_a[axis] <= hi_b[axis] && lo_b[axis] <= hi_a[axis]) {
                 count += 1;
             }
         }
@@ -28,9 +35,14 @@ pub fn count_pairs(rects: &[Aabb]) -> u64 {
     count
 }
 
-/// Number of ordered overlapping pairs among the agents' current rectangles (twice
-/// [`count_pairs`]): the quantity a frame adds to the checksum.
+/// Number of ordered overlapping pairs among the agents' current rectangles
+/// (or cubes, in 3D), twice [`count_pairs`]: the quantity a frame adds to the
+/// checksum.
 pub fn count_ordered_pairs(agents: &Agents) -> u64 {
+    if agents.dimensions() == 3 {
+        let cubes: Vec<_> = (0..agents.len()).map(|i| agents.corners::<3>(i)).collect();
+        return 2 * count_box_pairs(&cubes);
+    }
     let rects: Vec<Aabb> = agents.rects().collect();
     2 * count_pairs(&rects)
 }
@@ -160,6 +172,33 @@ mod tests {
             }
         }
         count
+    }
+
+    #[test]
+    fn sweep_matches_brute_force_in_3d() {
+        let mut rng = Lcg::new();
+        let mut coarse = |scale: f32| (rng.f() * scale).floor();
+        let cubes: Vec<([f32; 3], [f32; 3])> = (0..1500)
+            .map(|_| {
+                let lo = [coarse(24.0), coarse(24.0), coarse(24.0)];
+                (
+                    lo,
+                    [
+                        lo[0] + coarse(4.0),
+                        lo[1] + coarse(4.0),
+                        lo[2] + coarse(4.0),
+                    ],
+                )
+            })
+            .collect();
+        let mut brute = 0;
+        for (i, a) in cubes.iter().enumerate() {
+            for b in &cubes[i + 1..] {
+                brute += (0..3).all(|k| a.0[k] <= b.1[k] && b.0[k] <= a.1[k]) as u64;
+            }
+        }
+        assert!(brute > 0);
+        assert_eq!(count_box_pairs(&cubes), brute);
     }
 
     #[test]

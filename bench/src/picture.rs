@@ -358,7 +358,7 @@ pub struct Drawn {
 
 /// Draws `tree`'s leaves and elements in the region `view` (see the module's doc
 /// for the colours).
-pub fn draw_tree(tree: &impl SpatialIndex, view: &View) -> (Canvas, Drawn) {
+pub fn draw_tree(tree: &impl SpatialIndex<Bounds = Rect>, view: &View) -> (Canvas, Drawn) {
     let mut canvas = Canvas::new(view.pixels, view.pixels, BACKGROUND);
     let mut leaves: Vec<NodeInfo> = Vec::new();
     let _ = tree.traverse(

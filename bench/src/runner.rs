@@ -73,6 +73,15 @@ pub fn run(
     if !index.supports(mode) {
         return Err(unsupported(index.name(), mode));
     }
+    if index.dimensions() != scenario.dimensions() {
+        return Err(BenchError::new(format!(
+            "{} indexes {}D agents, {} has {}D ones",
+            index.name(),
+            index.dimensions(),
+            scenario.name,
+            scenario.dimensions()
+        )));
+    }
     if !scenario.modes().contains(&mode) {
         return Err(BenchError::new(format!(
             "{} has no {mode} mode (it has {})",
@@ -166,7 +175,7 @@ mod tests {
     use crate::flatquad_index::FlatquadConfig;
     use crate::oracle;
     use crate::workload::{Layout, QuerySpec, Scenario};
-    use crate::{FlatquadIndex, GridIndex};
+    use crate::{FlatquadIndex, GridIndex, OctreeIndex};
 
     /// A small scenario of each layout, moving and static, for fast cross-checks
     /// of every index.
@@ -197,7 +206,18 @@ mod tests {
                 side: 16.0,
             }),
         });
-        moving.chain(fixed).collect()
+        // 3D: 3000 cubes in 128³, about as crowded as the 2D ones.
+        let cubes = Scenario {
+            name: "small-3d",
+            layout: Layout::Uniform3d,
+            n: 3000,
+            world: 128.0,
+            size: 4.0,
+            frames: 3,
+            checksum: None,
+            queries: None,
+        };
+        moving.chain(fixed).chain([cubes]).collect()
     }
 
     /// Every index this build has, for agents of side `size`.
@@ -207,9 +227,12 @@ mod tests {
             Box::new(FlatquadIndex::new(size, FlatquadConfig::default())),
             Box::new(GridIndex::new(size, GridIndex::DEFAULT_FACTOR)),
             Box::new(GridIndex::new(size, 0.5)),
+            Box::new(OctreeIndex::new(size, 4, None)),
         ];
         #[cfg(feature = "peers")]
         all.extend(crate::peers::all(size));
+        #[cfg(feature = "peers")]
+        all.extend(crate::peers::all_3d());
         all
     }
 
@@ -219,6 +242,11 @@ mod tests {
             let expected = oracle::expected_checksums(&s);
             assert!(expected.iter().all(|&(_, sum)| sum > 0), "{expected:?}");
             for mut index in every_index(s.size) {
+                if index.dimensions() != s.dimensions() {
+                    // A 2D index is refused a 3D scenario, and the other way round.
+                    assert!(run(&s, index.as_mut(), s.modes()[0], 0).is_err());
+                    continue;
+                }
                 for &(mode, expected) in &expected {
                     if !index.supports(mode) {
                         let err = run(&s, index.as_mut(), mode, expected);

@@ -69,6 +69,13 @@ pub enum Layout {
     /// `y = f() * (world - s)`, `vx = f() * 2 - 1`, `vy = f() * 2 - 1`. Its rectangle
     /// is `(x, y, x + s, y + s)` and it bounces off `world - s`.
     Mixed,
+    /// AGENTS.md's uniform layout in 3D, for the octree: agent `i = 0..n`, in
+    /// order, draws `x = f() * (world - size)`, `y = f() * (world - size)`,
+    /// `z = f() * (world - size)`, then `vx = f() * 2 - 1`, `vy = f() * 2 - 1`,
+    /// `vz = f() * 2 - 1`. Its box is `(x, y, z, x + size, y + size, z + size)`,
+    /// closed, in the world `(0, 0, 0)..(world, world, world)`; each frame `z`
+    /// moves and bounces as `x` and `y` do.
+    Uniform3d,
 }
 
 /// Number of discs in [`Layout::Clustered`].
@@ -81,7 +88,7 @@ pub const CLUSTER_RADIUS: f32 = 128.0;
 pub struct Scenario {
     /// The name used on the command line and in reports, e.g. `uniform-100k`.
     pub name: &'static str,
-    /// How the agents are placed.
+    /// How the agents are placed (and whether in 2D or 3D).
     pub layout: Layout,
     /// Number of agents.
     pub n: usize,
@@ -111,6 +118,15 @@ pub struct QuerySpec {
 }
 
 impl Scenario {
+    /// 2, or 3 for a scenario of cubes in a cube ([`Layout::Uniform3d`]).
+    pub fn dimensions(&self) -> usize {
+        if self.layout == Layout::Uniform3d {
+            3
+        } else {
+            2
+        }
+    }
+
     /// Whether the scenario is static (queries on a built index, no frames).
     pub fn is_static(&self) -> bool {
         self.queries.is_some()
@@ -198,6 +214,18 @@ pub const SCENARIOS: &[Scenario] = &[
             side: 4.0,
         }),
     },
+    // uniform-100k in 3D: 100,000 cubes of side 4 in 1024³ (the octree's
+    // scenario; the oracle computes the checksum).
+    Scenario {
+        name: "uniform3d-100k",
+        layout: Layout::Uniform3d,
+        n: 100_000,
+        world: 1024.0,
+        size: 4.0,
+        frames: 10,
+        checksum: None,
+        queries: None,
+    },
 ];
 
 /// The scenario called `name`, if any.
@@ -246,6 +274,10 @@ pub struct Agents {
     pub vx: Vec<f32>,
     /// Velocities along y.
     pub vy: Vec<f32>,
+    /// Low z faces (3D scenarios only; empty in 2D).
+    pub z: Vec<f32>,
+    /// Velocities along z (3D scenarios only; empty in 2D).
+    pub vz: Vec<f32>,
     /// Sides (all equal to the scenario's `size` except in [`Layout::Mixed`]).
     pub side: Vec<f32>,
     /// Side of the square world.
@@ -268,6 +300,8 @@ impl Agents {
             y: Vec::with_capacity(n),
             vx: Vec::with_capacity(n),
             vy: Vec::with_capacity(n),
+            z: Vec::new(),
+            vz: Vec::new(),
             side: Vec::with_capacity(n),
             world: scenario.world,
         };
@@ -278,6 +312,20 @@ impl Agents {
                 }
             }
             Layout::Clustered => agents.fill_clustered(rng, scenario),
+            Layout::Uniform3d => {
+                for _ in 0..n {
+                    let side = scenario.size;
+                    let x = rng.f() * (agents.world - side);
+                    let y = rng.f() * (agents.world - side);
+                    let z = rng.f() * (agents.world - side);
+                    let vx = rng.f() * 2.0 - 1.0;
+                    let vy = rng.f() * 2.0 - 1.0;
+                    let vz = rng.f() * 2.0 - 1.0;
+                    agents.push(x, y, vx, vy, side);
+                    agents.z.push(z);
+                    agents.vz.push(vz);
+                }
+            }
             Layout::Mixed => {
                 for i in 0..n {
                     let side = if i % 100 == 0 {
@@ -363,6 +411,23 @@ impl Agents {
         }
     }
 
+    /// 3 when the agents are cubes ([`Layout::Uniform3d`]), else 2.
+    pub fn dimensions(&self) -> usize {
+        if self.z.is_empty() {
+            2
+        } else {
+            3
+        }
+    }
+
+    /// Agent `i`'s low and high corners on the first `D` axes (x, y, then z).
+    #[inline]
+    pub fn corners<const D: usize>(&self, i: usize) -> ([f32; D], [f32; D]) {
+        let s = self.side[i];
+        let lo = core::array::from_fn(|axis| [&self.x, &self.y, &self.z][axis][i]);
+        (lo, lo.map(|v| v + s))
+    }
+
     /// Every agent's rectangle, in agent order.
     pub fn rects(&self) -> impl ExactSizeIterator<Item = Aabb> + '_ {
         (0..self.len()).map(|i| self.rect(i))
@@ -398,6 +463,21 @@ impl Agents {
             }
             xs[i] = x;
             ys[i] = y;
+        }
+        // The third axis of 3D agents, by the same rule (each agent's axes are
+        // independent, so a second pass gives the same bits).
+        let (zs, vzs) = (&mut self.z, &mut self.vz);
+        for ((z, vz), side) in zs.iter_mut().zip(vzs.iter_mut()).zip(sides) {
+            let limit = world - side;
+            *z += *vz;
+            if *z < 0.0 {
+                *z = 0.0;
+                *vz = -*vz;
+            }
+            if *z > limit {
+                *z = limit;
+                *vz = -*vz;
+            }
         }
     }
 }
@@ -480,6 +560,10 @@ mod tests {
             for r in agents.rects() {
                 assert!(r.x1 >= 0.0 && r.y1 >= 0.0, "{}: {r:?}", s.name);
                 assert!(r.x2 <= s.world && r.y2 <= s.world, "{}: {r:?}", s.name);
+            }
+            assert_eq!(agents.dimensions(), s.dimensions());
+            for (z, side) in agents.z.iter().zip(&agents.side) {
+                assert!(*z >= 0.0 && z + side <= s.world, "{}: z {z}", s.name);
             }
         }
     }

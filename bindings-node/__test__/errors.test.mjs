@@ -90,12 +90,16 @@ describe('constructors', () => {
       ['both forms', [WORLD, { columns: 2, rows: 2, tightColumns: 1, tightRows: 1, cellSize: 1 }], TYPE, /not both/],
     ],
   }
-  options.LooseQuadtree = options.Quadtree // the same options and checks
+  options.LooseQuadtree = [
+    ...options.Quadtree, // the same options and checks, and maxExtent
+    ['maxExtent a string', [WORLD, { maxExtent: '4' }], TYPE, /options.maxExtent must be a number, received/],
+    ['maxExtent NaN', [WORLD, { maxExtent: NaN }], OPTION, /^options.maxExtent: invalid parameter max_extent = NaN: expected positive and finite$/],
+  ]
   // Values only the core can judge: a RangeError with the core's message when
   // refused. (The placeholder grids accept everything; the real ones refuse these.)
   const nonsense = {
     Quadtree: [{ maxElements: 0 }, { maxDepth: 99 }],
-    LooseQuadtree: [{ maxElements: 0 }, { maxDepth: 99 }],
+    LooseQuadtree: [{ maxElements: 0 }, { maxDepth: 99 }, { maxExtent: 0 }, { maxExtent: -1 }, { maxExtent: Infinity }, { maxExtent: -Infinity }],
     Grid: [{ columns: 0, rows: 4 }, { columns: 4, rows: 0 }, { cellSize: 0 }, { cellSize: -1 }, { cellSize: NaN }, { cellSize: [1, Infinity] }],
     LooseGrid: [{ columns: 0, rows: 4, tightColumns: 1, tightRows: 1 }, { columns: 4, rows: 4, tightColumns: 0, tightRows: 1 }, { cellSize: 0 }, { cellSize: NaN }],
   }

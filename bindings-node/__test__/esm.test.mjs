@@ -58,7 +58,7 @@ it('index.d.ts declares every method and getter of each class, and nothing it la
   const SHARED = 'kind size world insert remove move cleanup clear query queryPoint queryWith pairs overlapping overlappingMany queryMany queryBulk join idOf rectOf has handles idsOf stats traverse nodes insertMany moveMany removeMany validate toBytes fromBytes'
   assert.deepEqual(common.sort(), SHARED.split(' ').sort())
   assert.deepEqual([...shared.Quadtree].filter((k) => !common.includes(k)).sort(), ['maxDepth', 'maxElements'])
-  assert.deepEqual([...shared.LooseQuadtree].filter((k) => !common.includes(k)).sort(), ['maxDepth', 'maxElements'])
+  assert.deepEqual([...shared.LooseQuadtree].filter((k) => !common.includes(k)).sort(), ['maxDepth', 'maxElements', 'maxExtent'])
   assert.deepEqual([...shared.Grid].filter((k) => !common.includes(k)).sort(), ['cellHeight', 'cellWidth', 'columns', 'rows'])
   assert.deepEqual([...shared.LooseGrid].filter((k) => !common.includes(k)).sort(), ['columns', 'rows', 'tightColumns', 'tightRows'])
   assert.match(dts, /export declare function fromBytes\(bytes: Uint8Array\): Quadtree \| Grid \| LooseGrid \| LooseQuadtree/)

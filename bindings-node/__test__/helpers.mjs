@@ -20,7 +20,12 @@ export const CLASSES = [
     name: 'LooseQuadtree',
     Class: LooseQuadtree,
     small: { maxElements: 2, maxDepth: 4 },
-    options: (next) => ({ maxElements: 1 + Math.floor(next() * 8), maxDepth: Math.floor(next() * 12) }),
+    // Half of them with a maxExtent (elements over it kept apart).
+    options: (next, width, height) => ({
+      maxElements: 1 + Math.floor(next() * 8),
+      maxDepth: Math.floor(next() * 12),
+      ...(next() < 0.5 ? { maxExtent: Math.min(width, height) * (0.01 + next() * 0.2) } : {}),
+    }),
   },
   {
     name: 'Grid',

@@ -14,7 +14,10 @@ const WORLD = { x: 0, y: 0, width: 64, height: 64 }
 const count = fc.integer({ min: 1, max: 12 })
 const OPTIONS = {
   Quadtree: fc.record({ maxElements: fc.integer({ min: 1, max: 6 }), maxDepth: fc.integer({ min: 0, max: 7 }) }),
-  LooseQuadtree: fc.record({ maxElements: fc.integer({ min: 1, max: 6 }), maxDepth: fc.integer({ min: 0, max: 7 }) }),
+  LooseQuadtree: fc.record(
+    { maxElements: fc.integer({ min: 1, max: 6 }), maxDepth: fc.integer({ min: 0, max: 7 }), maxExtent: fc.integer({ min: 1, max: 40 }) },
+    { requiredKeys: ['maxElements', 'maxDepth'] },
+  ),
   Grid: fc.oneof(
     fc.constant(undefined),
     fc.record({ columns: count, rows: count }),

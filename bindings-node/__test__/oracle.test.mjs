@@ -295,3 +295,24 @@ describe('every class: traverse() and nodes() agree, parameters read back', () =
     })
   }
 })
+
+describe('LooseQuadtree maxExtent', () => {
+  it('keeps elements over the bound apart and answers as without it', () => {
+    const world = { x1: 0, y1: 0, x2: 100, y2: 100 }
+    const plain = new LooseQuadtree(world)
+    const bounded = new LooseQuadtree(world, { maxExtent: 2 })
+    assert.equal(plain.maxExtent, null)
+    assert.equal(bounded.maxExtent, 2)
+    const rects = new Float32Array([1, 1, 2, 2, 0, 0, 60, 3, 1.5, 1.5, 1.5, 1.5, 50, 2, 90, 90])
+    const pairIds = (tree) => {
+      tree.insertMany(rects)
+      const pairs = tree.pairs()
+      const list = []
+      for (let i = 0; i < pairs.length; i += 2) list.push([tree.idOf(pairs[i]), tree.idOf(pairs[i + 1])].sort().join())
+      return list.sort()
+    }
+    assert.deepEqual(pairIds(bounded), pairIds(plain))
+    assert.equal(LooseQuadtree.fromBytes(bounded.toBytes()).maxExtent, 2)
+    bounded.validate()
+  })
+})

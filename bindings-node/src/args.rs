@@ -266,6 +266,17 @@ pub(crate) fn option_u32(options: &Unknown<'_>, name: &CStr) -> Outcome<Option<u
     Ok(Some(integer(&value, &label, 0.0, u32::MAX as f64)? as u32))
 }
 
+/// Option `options[name]`, any number, rounded to `f32`; `None` when absent.
+/// The core decides which values make sense.
+pub(crate) fn option_f32(options: &Unknown<'_>, name: &CStr) -> Outcome<Option<f32>> {
+    let value = property(options, name)?;
+    if is_absent(Some(&value)) {
+        return Ok(None);
+    }
+    let label = format!("options.{}", name.to_str().unwrap_or("?"));
+    Ok(Some(number(&value, &label)? as f32))
+}
+
 /// Options `names` that go together: `None` when all are absent, else every
 /// one of them (a missing one is a `TypeError` naming it).
 pub(crate) fn option_u32s<const N: usize>(

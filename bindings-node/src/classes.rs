@@ -393,7 +393,7 @@ macro_rules! shared_methods {
 fn tree_options<C>(
     options: Option<&Unknown<'_>>,
     world: flatquad::Rect,
-    new: fn(flatquad::Rect, u32, u32) -> Result<C, flatquad::Error>,
+    new: impl FnOnce(flatquad::Rect, u32, u32) -> Result<C, flatquad::Error>,
 ) -> crate::error::Outcome<Result<C, flatquad::Error>> {
     use flatquad::Quadtree as Defaults;
     let (mut max_elements, mut max_depth) = (None, None);
@@ -632,7 +632,7 @@ impl LooseQuadtree {
     #[napi(
         constructor,
         catch_unwind,
-        ts_args_type = "world: Rectangle | WorldRect, options?: QuadtreeOptions"
+        ts_args_type = "world: Rectangle | WorldRect, options?: LooseQuadtreeOptions"
     )]
     pub fn new(
         env: &Env,
@@ -640,10 +640,32 @@ impl LooseQuadtree {
         world: Unknown<'_>,
         options: Option<Unknown<'_>>,
     ) -> napi::Result<Self> {
+        use flatquad::LooseQuadtree as Core;
         let index = Index::construct(env, &this, &world, |world| {
-            tree_options(options.as_ref(), world, flatquad::LooseQuadtree::new)
+            let max_extent =
+                match args::options(options.as_ref(), "{ maxElements, maxDepth, maxExtent }")? {
+                    Some(options) => args::option_f32(options, c"maxExtent")?,
+                    None => None,
+                };
+            tree_options(
+                options.as_ref(),
+                world,
+                |world, max_elements, max_depth| match max_extent {
+                    Some(extent) => Core::with_max_extent(world, max_elements, max_depth, extent),
+                    None => Core::new(world, max_elements, max_depth),
+                },
+            )
         })?;
         Ok(LooseQuadtree { index })
+    }
+
+    /// Elements wider or taller than this are kept apart (`maxExtent`);
+    /// `null` without a bound.
+    #[napi(getter, catch_unwind)]
+    pub fn max_extent(&self, env: &Env) -> napi::Result<Option<f64>> {
+        self.index.read_as(env, |tree: &flatquad::LooseQuadtree| {
+            tree.max_extent().map(f64::from)
+        })
     }
 
     /// Elements a leaf holds before it splits.

@@ -417,7 +417,7 @@ impl Index {
             let (x, y) = args::point(x, y)?;
             let omit = args::optional_handle(omit, "omit")?;
             let mut hits = Vec::new();
-            index.query_point(x, y, omit, &mut hits).map_err(core)?;
+            index.query_point([x, y], omit, &mut hits).map_err(core)?;
             Ok(raws(hits))
         })
     }

@@ -36,6 +36,21 @@ pub struct QuadtreeOptions {
     pub max_depth: Option<u32>,
 }
 
+/// `LooseQuadtree` options; a left-out one takes its default.
+#[napi(object)]
+pub struct LooseQuadtreeOptions {
+    /// Elements a leaf holds before it splits (default 8, at least 1).
+    pub max_elements: Option<u32>,
+    /// Depth below which leaves no longer split; the root is depth 0 (default 8,
+    /// at most 30).
+    pub max_depth: Option<u32>,
+    /// For many small elements among a few large ones: elements wider or taller
+    /// than this are kept apart, in a loose quadtree of their own, so that they
+    /// do not widen the boxes the small ones share (positive and finite; left
+    /// out, no bound). Any size is fine either way, and results are as exact.
+    pub max_extent: Option<f64>,
+}
+
 /// `Grid` options by count: `columns × rows` cells over the world.
 #[napi(object)]
 pub struct GridCells {

@@ -278,7 +278,7 @@ impl Index {
         let (x, y) = convert::point(x, y);
         let omit = convert::opt_handle(omit, "omit")?;
         let mut hits = Vec::new();
-        let result = self.lock.read(py).query_point(x, y, omit, &mut hits);
+        let result = self.lock.read(py).query_point([x, y], omit, &mut hits);
         result.map_err(|e| errors::to_py(py, e, Args::QUERY))?;
         Ok(hits.into_iter().map(Handle::to_raw).collect())
     }

@@ -54,7 +54,7 @@ fn init_tree<T: Subclass>(
     bounds: &Bound<'_, PyAny>,
     max_elements: i64,
     max_depth: i64,
-    new: fn(flatquad::Rect, u32, u32) -> Result<T::Core, Error>,
+    new: impl FnOnce(flatquad::Rect, u32, u32) -> Result<T::Core, Error>,
 ) -> PyResult<PyClassInitializer<T>> {
     let world = convert::rect(bounds, "bounds")?;
     let max_elements = count(py, max_elements, "max_elements")?;
@@ -110,9 +110,12 @@ pub(crate) fn parameters(index: &AnyIndex) -> String {
             tree.max_depth()
         ),
         AnyIndex::LooseQuadtree(tree) => format!(
-            "max_elements={} max_depth={}",
+            "max_elements={} max_depth={}{}",
             tree.max_elements(),
-            tree.max_depth()
+            tree.max_depth(),
+            tree.max_extent()
+                .map(|extent| format!(" max_extent={extent}"))
+                .unwrap_or_default()
         ),
         AnyIndex::Grid(grid) => format!("columns={} rows={}", grid.columns(), grid.rows()),
         AnyIndex::LooseGrid(grid) => format!(
@@ -420,6 +423,11 @@ impl LooseGrid {
 ///     A leaf splits when it holds more elements than this (>= 1).
 /// max_depth : int, default 8
 ///     Leaves stop splitting at this depth (the root is depth 0; at most 30).
+/// max_extent : float, optional
+///     For many small elements among a few large ones: elements wider or
+///     taller than this are kept apart, in a loose quadtree of their own, so
+///     that they do not widen the boxes the small ones share (positive and
+///     finite). Any size is fine either way, and results are as exact.
 ///
 /// Examples
 /// --------
@@ -429,6 +437,9 @@ impl LooseGrid {
 /// >>> big = tree.insert((-50, -50, 150, 150))
 /// >>> sorted(tree.query_point(15, 15)) == sorted([a, big])
 /// True
+/// >>> bounded = flatquad.LooseQuadtree((0, 0, 100, 100), max_extent=4)
+/// >>> bounded.max_extent
+/// 4.0
 #[pyclass(frozen, extends = Index, name = "LooseQuadtree", module = "flatquad")]
 #[derive(Default)]
 pub(crate) struct LooseQuadtree;
@@ -446,20 +457,35 @@ impl Subclass for LooseQuadtree {
 #[pymethods]
 impl LooseQuadtree {
     #[new]
-    #[pyo3(signature = (bounds, max_elements = 8, max_depth = 8))]
+    #[pyo3(signature = (bounds, max_elements = 8, max_depth = 8, max_extent = None))]
     fn new(
         py: Python<'_>,
         bounds: &Bound<'_, PyAny>,
         max_elements: i64,
         max_depth: i64,
+        max_extent: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyClassInitializer<Self>> {
+        use flatquad::LooseQuadtree as Core;
+        let max_extent = max_extent
+            .filter(|extent| !extent.is_none())
+            .map(|extent| convert::cell_side(extent, "max_extent"))
+            .transpose()?;
         init_tree(
             py,
             bounds,
             max_elements,
             max_depth,
-            flatquad::LooseQuadtree::new,
+            |world, max_elements, max_depth| match max_extent {
+                Some(extent) => Core::with_max_extent(world, max_elements, max_depth, extent),
+                None => Core::new(world, max_elements, max_depth),
+            },
         )
+    }
+
+    /// Elements wider or taller than this are kept apart; ``None`` without a bound.
+    #[getter]
+    fn max_extent(slf: &Bound<'_, Self>) -> Option<f32> {
+        read(slf, flatquad::LooseQuadtree::max_extent)
     }
 
     /// Elements a leaf holds before it splits.

@@ -37,7 +37,7 @@ PARAMS = {
     ],
     flatquad.LooseQuadtree: [
         {"max_elements": 1, "max_depth": 6},
-        {"max_elements": 4, "max_depth": 8},
+        {"max_elements": 4, "max_depth": 8, "max_extent": 8},
         {},
     ],
     flatquad.Grid: [{}, {"columns": 7, "rows": 3}, {"columns": 64, "rows": 64}],

@@ -212,7 +212,7 @@ def test_docstrings(cls):
         assert name not in vars(cls) and name in vars(flatquad.SpatialIndex), "written once, on the base class"
     assert "rects, ids=None)" in cls.insert_many.__text_signature__
     for name in {flatquad.Quadtree: ["max_elements", "max_depth"],
-                 flatquad.LooseQuadtree: ["max_elements", "max_depth"],
+                 flatquad.LooseQuadtree: ["max_elements", "max_depth", "max_extent"],
                  flatquad.Grid: ["columns", "rows", "cell_width", "cell_height"],
                  flatquad.LooseGrid: ["columns", "rows", "tight_columns", "tight_rows"]}[cls]:
         assert getattr(cls, name).__doc__, name

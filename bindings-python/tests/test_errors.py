@@ -199,6 +199,27 @@ def test_bad_quadtree_parameters(args, pattern):
     assert info.value.kind == "InvalidParameter"
 
 
+@pytest.mark.parametrize("extent", [0, -1.0, float("nan"), float("inf"), -float("inf")])
+def test_bad_max_extent(extent):
+    with pytest.raises(ValueError, match="invalid parameter max_extent") as info:
+        flatquad.LooseQuadtree((0, 0, 1, 1), 8, 8, max_extent=extent)
+    assert info.value.kind == "InvalidParameter"
+    with pytest.raises(TypeError):
+        flatquad.LooseQuadtree((0, 0, 1, 1), max_extent="big")
+
+
+def test_max_extent_keeps_large_elements_apart_and_answers_alike():
+    plain = flatquad.LooseQuadtree((0, 0, 100, 100))
+    bounded = flatquad.LooseQuadtree((0, 0, 100, 100), max_extent=2)
+    assert (plain.max_extent, bounded.max_extent) == (None, 2.0)
+    assert "max_extent=2" in repr(bounded)
+    rects = [(1, 1, 2, 2), (0, 0, 60, 3), (1.5, 1.5, 1.5, 1.5), (50, 2, 90, 90)]
+    for tree in (plain, bounded):
+        tree.insert_many(rects)
+    assert sorted(map(sorted, plain.pairs().tolist())) == sorted(map(sorted, bounded.pairs().tolist()))
+    assert flatquad.LooseQuadtree.from_bytes(bounded.to_bytes()).max_extent == 2.0
+
+
 def test_bad_construction_types():
     with pytest.raises(TypeError):
         flatquad.Quadtree((0, 0, 1, 1), max_elements=2.5)

@@ -18,7 +18,7 @@ WORLD = (-50, -50, 150, 50)
 #: Each class's parameter properties.
 PARAMETERS = {
     flatquad.Quadtree: ["max_elements", "max_depth"],
-    flatquad.LooseQuadtree: ["max_elements", "max_depth"],
+    flatquad.LooseQuadtree: ["max_elements", "max_depth", "max_extent"],
     flatquad.Grid: ["columns", "rows", "cell_width", "cell_height"],
     flatquad.LooseGrid: ["columns", "rows", "tight_columns", "tight_rows"],
 }

@@ -1,5 +1,5 @@
-//! The node pool of the trees: nodes in one `Vec`, allocated and freed four
-//! siblings at a time, a free list of blocks threaded through their first
+//! The node pool of the trees: nodes in one `Vec`, allocated and freed a block
+//! of siblings at a time (four; eight in the octree), a free list of blocks threaded through their first
 //! nodes. Node 0 is the root and is never freed. Shared by the quadtree and
 //! the loose quadtree, whose nodes differ (8 bytes, 24 with a box).
 
@@ -36,24 +36,37 @@ impl<N: BlockNode> BlockPool<N> {
 
     /// Four empty leaves; returns the index of the first.
     pub fn alloc_block(&mut self) -> u32 {
+        self.alloc_block_of(4)
+    }
+
+    /// `size` empty leaves (every block of a pool has the same size); returns
+    /// the index of the first.
+    #[inline]
+    pub fn alloc_block_of(&mut self, size: u32) -> u32 {
+        let size = size as usize;
         if self.free_block != NONE {
             let first = self.free_block;
             self.free_block = self.nodes[first as usize].next_free();
-            self.nodes[first as usize..first as usize + 4].fill(N::EMPTY_LEAF);
+            self.nodes[first as usize..first as usize + size].fill(N::EMPTY_LEAF);
             first
         } else {
             let first = self.nodes.len();
             assert!(
-                first + 4 < NONE as usize,
+                first + size < NONE as usize,
                 "flatquad: more than 2^32 - 1 nodes"
             );
-            self.nodes.extend_from_slice(&[N::EMPTY_LEAF; 4]);
+            self.nodes.resize(first + size, N::EMPTY_LEAF);
             first as u32
         }
     }
 
     pub fn free_block(&mut self, first: u32) {
-        let block = &mut self.nodes[first as usize..first as usize + 4];
+        self.free_block_of(first, 4)
+    }
+
+    /// Frees the block of `size` nodes starting at `first`.
+    pub fn free_block_of(&mut self, first: u32, size: u32) {
+        let block = &mut self.nodes[first as usize..(first + size) as usize];
         block.fill(N::FREED);
         block[0].set_next_free(self.free_block);
         self.free_block = first;

@@ -1,6 +1,6 @@
 //! The one error type of the crate.
 
-use crate::{Handle, Rect};
+use crate::{Box3, Handle, Rect};
 
 /// Why a call was refused. A call that returns an error has changed nothing.
 #[derive(Clone, Debug, PartialEq)]
@@ -15,6 +15,21 @@ pub enum Error {
         /// The point's y.
         y: f32,
     },
+    /// A coordinate of a 3D box is NaN or infinite, or the box is inverted
+    /// (kind [`ErrorKind::InvalidRect`]).
+    InvalidBox(Box3),
+    /// A coordinate of a 3D point is NaN or infinite (kind [`ErrorKind::InvalidPoint`]).
+    InvalidPoint3 {
+        /// The point's x.
+        x: f32,
+        /// The point's y.
+        y: f32,
+        /// The point's z.
+        z: f32,
+    },
+    /// The world box cannot hold an octree: not finite, or of zero or negative
+    /// extent on an axis (kind [`ErrorKind::InvalidWorld`]).
+    InvalidWorldBox(Box3),
     /// The handle names no live element: never issued by this structure, already
     /// removed, or cleared.
     InvalidHandle(Handle),
@@ -109,12 +124,12 @@ impl Error {
     /// What kind of error this is, looking through [`Error::InBatch`].
     pub fn kind(&self) -> ErrorKind {
         match self.root() {
-            Error::InvalidRect(_) => ErrorKind::InvalidRect,
-            Error::InvalidPoint { .. } => ErrorKind::InvalidPoint,
+            Error::InvalidRect(_) | Error::InvalidBox(_) => ErrorKind::InvalidRect,
+            Error::InvalidPoint { .. } | Error::InvalidPoint3 { .. } => ErrorKind::InvalidPoint,
             Error::InvalidHandle(_) => ErrorKind::InvalidHandle,
             Error::DuplicateHandle(_) => ErrorKind::DuplicateHandle,
             Error::LengthMismatch { .. } => ErrorKind::LengthMismatch,
-            Error::InvalidWorld(_) => ErrorKind::InvalidWorld,
+            Error::InvalidWorld(_) | Error::InvalidWorldBox(_) => ErrorKind::InvalidWorld,
             Error::InvalidParameter { .. } => ErrorKind::InvalidParameter,
             Error::CapacityExceeded => ErrorKind::CapacityExceeded,
             Error::InvalidBytes(_) => ErrorKind::InvalidBytes,
@@ -156,6 +171,17 @@ impl core::fmt::Display for Error {
             Error::InvalidPoint { x, y } => {
                 write!(f, "invalid point ({x}, {y}): coordinates must be finite")
             }
+            Error::InvalidBox(b) => write!(
+                f,
+                "invalid box {b}: coordinates must be finite with x1 <= x2, y1 <= y2 and z1 <= z2"
+            ),
+            Error::InvalidPoint3 { x, y, z } => {
+                write!(f, "invalid point ({x}, {y}, {z}): coordinates must be finite")
+            }
+            Error::InvalidWorldBox(b) => write!(
+                f,
+                "invalid world {b}: it must be finite with x1 < x2, y1 < y2 and z1 < z2"
+            ),
             Error::InvalidHandle(h) => write!(
                 f,
                 "handle {h} names no element of this index (never issued, removed, or cleared)"

@@ -1,8 +1,8 @@
 //! # flatquad
 //!
 //! Spatial indexes for broad-phase collision detection and region queries over
-//! many moving 2D rectangles: 100,000+ elements moved and collided every frame
-//! on one core, with results exact for `f32` input.
+//! many moving 2D rectangles (and 3D boxes): 100,000+ elements moved and
+//! collided every frame on one core, with results exact for `f32` input.
 //!
 //! Every structure has the same API, the [`SpatialIndex`] trait:
 //!
@@ -16,7 +16,9 @@
 //! - [`LooseQuadtree`]: the loose quadtree; every element in exactly one leaf,
 //!   by its centre, each node with a box that grows and shrinks around what
 //!   lies below it.
-//! - [`AnyIndex`]: any of them, chosen at run time.
+//! - [`Octree`]: the quadtree in 3D over [`Box3`] boxes, eight siblings a
+//!   block; the same code ([`FlatTree`], generic over its [`Dimension`]).
+//! - [`AnyIndex`]: any of the 2D ones, chosen at run time.
 //!
 //! ```
 //! use core::ops::ControlFlow;
@@ -50,6 +52,8 @@
 mod axis;
 mod big;
 mod blocks;
+mod bounds;
+mod box3;
 mod error;
 mod grid;
 mod handle;
@@ -63,13 +67,16 @@ mod random_ops;
 mod rect;
 mod slots;
 
+pub use bounds::Bounds;
+pub use box3::Box3;
 pub use error::{Error, ErrorKind};
 pub use grid::Grid;
 pub use handle::Handle;
 pub use index::{join, AnyIndex, Kind, NodeInfo, SpatialIndex, Stats};
 pub use loose_grid::LooseGrid;
 pub use loose_quadtree::LooseQuadtree;
-pub use quadtree::Quadtree;
+pub use quadtree::dimension::{Dim2, Dim3, Dimension};
+pub use quadtree::{FlatTree, Octree, Quadtree};
 pub use rect::Rect;
 
 /// The README's examples, compiled and run as doc tests.

@@ -5,9 +5,8 @@ use core::ops::ControlFlow;
 
 use arrayvec::ArrayVec;
 
-use crate::rect::meets;
 use crate::slots::{SlotPool, SlotRecord, NONE};
-use crate::{Handle, Rect};
+use crate::{Bounds, Handle};
 
 /// One element's membership in one leaf: the next link of the leaf and the element's slot.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -72,14 +71,14 @@ pub(crate) fn list_pairs<S, O, F>(
 ) -> ControlFlow<()>
 where
     S: SlotRecord,
-    O: Fn(&Rect, &Rect) -> bool,
+    O: Fn(&S::Bounds, &S::Bounds) -> bool,
     F: FnMut(Handle, Handle) -> ControlFlow<()>,
 {
     let slots = &pool.slots;
     // Gather the leaf's rectangles first so the quadratic loop reads one small
     // contiguous array instead of chasing links; big leaves (stacks at
     // max_depth) are walked in place.
-    let mut gathered = ArrayVec::<(Rect, u32), GATHER>::new();
+    let mut gathered = ArrayVec::<(S::Bounds, u32), GATHER>::new();
     let mut link = first_link;
     while link != NONE {
         let Link { next, element } = links[link as usize];
@@ -94,7 +93,7 @@ where
     if gathered.len() <= SWEEP_FROM {
         for (i, (rect_a, a)) in gathered.iter().enumerate() {
             for (rect_b, b) in &gathered[i + 1..] {
-                if meets(rect_a, rect_b) && owns(rect_a, rect_b) {
+                if rect_a.meets(rect_b) && owns(rect_a, rect_b) {
                     visit(pool.handle(*a), pool.handle(*b))?;
                 }
             }
@@ -103,13 +102,13 @@ where
     }
     // A crowded leaf (at max_depth): sort by left edge and sweep, so each
     // element meets only those starting before it ends.
-    gathered.sort_unstable_by(|(a, _), (b, _)| a.x1.total_cmp(&b.x1));
+    gathered.sort_unstable_by(|(a, _), (b, _)| a.lo(0).total_cmp(&b.lo(0)));
     for (i, (rect_a, a)) in gathered.iter().enumerate() {
         for (rect_b, b) in &gathered[i + 1..] {
-            if rect_b.x1 > rect_a.x2 {
+            if rect_b.lo(0) > rect_a.hi(0) {
                 break;
             }
-            if meets(rect_a, rect_b) && owns(rect_a, rect_b) {
+            if rect_a.meets(rect_b) && owns(rect_a, rect_b) {
                 visit(pool.handle(*a), pool.handle(*b))?;
             }
         }
@@ -126,7 +125,7 @@ fn list_pairs_in_place<S, O, F>(
 ) -> ControlFlow<()>
 where
     S: SlotRecord,
-    O: Fn(&Rect, &Rect) -> bool,
+    O: Fn(&S::Bounds, &S::Bounds) -> bool,
     F: FnMut(Handle, Handle) -> ControlFlow<()>,
 {
     let slots = &pool.slots;
@@ -138,7 +137,7 @@ where
         while inner != NONE {
             let Link { next, element: b } = links[inner as usize];
             let rect_b = &slots[b as usize].rect();
-            if meets(&rect_a, rect_b) && owns(&rect_a, rect_b) {
+            if rect_a.meets(rect_b) && owns(&rect_a, rect_b) {
                 visit(pool.handle(a), pool.handle(b))?;
             }
             inner = next;

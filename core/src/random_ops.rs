@@ -1,6 +1,6 @@
 //! Random operation sequences against brute force, for any structure's own
-//! tests (`loose_grid/tests.rs`, `loose_quadtree/tests.rs`): awkward
-//! rectangles, `validate` after every operation, every query kind compared,
+//! tests (`loose_grid/tests.rs`, `loose_quadtree/tests.rs`, the octree's
+//! `quadtree/tests.rs`), in 2D or 3D: awkward boxes, `validate` after every operation, every query kind compared,
 //! refusals leaving the bytes unchanged, snapshots round-tripped and damaged.
 //! Each structure supplies its shapes (where its borders lie) and its own
 //! check of `traverse`.
@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use crate::index::SpatialIndex;
-use crate::{Error, Handle, Rect};
+use crate::{Bounds, Error, Handle, Rect};
 
 /// A small LCG, so the tests need no dependency and replay exactly.
 pub(crate) struct Lcg(pub u64);
@@ -34,24 +34,26 @@ impl Lcg {
 }
 
 /// The model: every live element, by handle.
-pub(crate) type Model = BTreeMap<Handle, (Rect, u32)>;
+pub(crate) type Model<B = Rect> = BTreeMap<Handle, (B, u32)>;
 
-pub(crate) fn meets(a: &Rect, b: &Rect) -> bool {
-    a.x1 <= b.x2 && b.x1 <= a.x2 && a.y1 <= b.y2 && b.y1 <= a.y2
+/// Closed-box intersection, written out axis by axis (touching counts), so
+/// the oracle does not lean on the structures' own test.
+pub(crate) fn meets<B: Bounds>(a: &B, b: &B) -> bool {
+    (0..B::AXES).all(|axis| a.lo(axis) <= b.hi(axis) && b.lo(axis) <= a.hi(axis))
 }
 
-/// A rectangle generator for one world: coordinates drawn near the world,
-/// often exactly on the grids' borders, of every awkward kind.
-pub(crate) struct Shapes {
-    world: Rect,
-    /// Values that sit exactly on (or next to) loose and tight borders.
-    xs: Vec<f32>,
-    ys: Vec<f32>,
-    cell: (f32, f32),
+/// A box generator for one world (2D or 3D): coordinates drawn near the
+/// world, often exactly on the structures' borders, of every awkward kind.
+pub(crate) struct Shapes<B: Bounds = Rect> {
+    world: B,
+    /// Per axis, values that sit exactly on (or next to) cell borders.
+    borders: Vec<Vec<f32>>,
+    /// Per axis, a cell's extent.
+    cell: Vec<f32>,
     /// Sizes in cells around which a structure treats elements as large.
     wide: f32,
     /// The spot where stacks pile up.
-    spot: (f32, f32),
+    spot: Vec<f32>,
 }
 
 pub(crate) fn borders(origin: f32, size: f32, counts: &[u32]) -> Vec<f32> {
@@ -79,8 +81,8 @@ pub(crate) fn next_down(x: f32) -> f32 {
     -next_up(-x)
 }
 
-impl Shapes {
-    /// Shapes for `world`: coordinates on (and next to) the borders of
+impl Shapes<Rect> {
+    /// Shapes for a 2D `world`: coordinates on (and next to) the borders of
     /// `x_counts` and `y_counts` cells, sizes around `cell`, some `wide`
     /// cells wide (a structure's threshold for large elements).
     pub(crate) fn new(
@@ -91,28 +93,40 @@ impl Shapes {
         wide: f32,
         rng: &mut Lcg,
     ) -> Shapes {
-        let xs = borders(world.x1, world.width(), x_counts);
-        let ys = borders(world.y1, world.height(), y_counts);
-        let spot = (
-            world.x1 + rng.unit() * world.width(),
-            world.y1 + rng.unit() * world.height(),
-        );
+        Shapes::for_axes(world, &[x_counts, y_counts], &[cell.0, cell.1], wide, rng)
+    }
+}
+
+impl<B: Bounds> Shapes<B> {
+    /// [`Shapes::new`] in any dimension: `counts[axis]` and `cell[axis]` per axis.
+    pub(crate) fn for_axes(
+        world: B,
+        counts: &[&[u32]],
+        cell: &[f32],
+        wide: f32,
+        rng: &mut Lcg,
+    ) -> Shapes<B> {
+        let borders = (0..B::AXES)
+            .map(|axis| borders(world.lo(axis), size(&world, axis), counts[axis]))
+            .collect();
+        let spot = (0..B::AXES)
+            .map(|axis| world.lo(axis) + rng.unit() * size(&world, axis))
+            .collect();
         Shapes {
             world,
-            xs,
-            ys,
-            cell,
+            borders,
+            cell: cell.to_vec(),
             wide,
             spot,
         }
     }
 
-    pub(crate) fn coordinate(&self, rng: &mut Lcg, x: bool) -> f32 {
-        let (lo, size, values) = if x {
-            (self.world.x1, self.world.width(), &self.xs)
-        } else {
-            (self.world.y1, self.world.height(), &self.ys)
-        };
+    pub(crate) fn coordinate(&self, rng: &mut Lcg, axis: usize) -> f32 {
+        let (lo, size, values) = (
+            self.world.lo(axis),
+            size(&self.world, axis),
+            &self.borders[axis],
+        );
         match rng.below(10) {
             0..=2 => values[rng.below(values.len() as u32) as usize],
             3 => lo + (rng.unit() * 3.0 - 1.0) * size, // around the world
@@ -132,33 +146,44 @@ impl Shapes {
         }
     }
 
-    pub(crate) fn rect(&self, rng: &mut Lcg) -> Rect {
+    pub(crate) fn rect(&self, rng: &mut Lcg) -> B {
+        let (mut lo, mut hi) = ([0.0; 3], [0.0; 3]);
         if rng.chance(8) {
-            let (x, y) = self.spot;
-            return Rect::new(x, y, x + self.cell.0 * 0.25, y + self.cell.1 * 0.25);
+            for axis in 0..B::AXES {
+                lo[axis] = self.spot[axis];
+                hi[axis] = self.spot[axis] + self.cell[axis] * 0.25;
+            }
+            return B::from_corners(lo, hi);
         }
         if rng.chance(2) {
-            return Rect::new(-3e38, -3e38, 3e38, 3e38);
+            return B::from_corners([-3e38; 3], [3e38; 3]);
         }
-        let (x, y) = (self.coordinate(rng, true), self.coordinate(rng, false));
-        let w = self.extent(rng, self.cell.0, self.world.width());
-        let h = self.extent(rng, self.cell.1, self.world.height());
-        let r = Rect::new(x, y, x + w, y + h);
+        for (axis, v) in lo.iter_mut().enumerate().take(B::AXES) {
+            *v = self.coordinate(rng, axis);
+        }
+        for axis in 0..B::AXES {
+            hi[axis] = lo[axis] + self.extent(rng, self.cell[axis], size(&self.world, axis));
+        }
+        let r = B::from_corners(lo, hi);
         if r.is_valid() {
             r
         } else {
-            Rect::point(x, y)
+            B::from_corners(lo, lo)
         }
     }
 
-    /// A rectangle near `r` (a small move), or anywhere.
-    pub(crate) fn moved(&self, rng: &mut Lcg, r: &Rect) -> Rect {
+    /// A box near `r` (a small move), or anywhere.
+    pub(crate) fn moved(&self, rng: &mut Lcg, r: &B) -> B {
         if rng.chance(30) {
             return self.rect(rng);
         }
-        let dx = (rng.unit() - 0.5) * self.cell.0;
-        let dy = (rng.unit() - 0.5) * self.cell.1;
-        let moved = Rect::new(r.x1 + dx, r.y1 + dy, r.x2 + dx, r.y2 + dy);
+        let (mut lo, mut hi) = ([0.0; 3], [0.0; 3]);
+        for axis in 0..B::AXES {
+            let d = (rng.unit() - 0.5) * self.cell[axis];
+            lo[axis] = r.lo(axis) + d;
+            hi[axis] = r.hi(axis) + d;
+        }
+        let moved = B::from_corners(lo, hi);
         if moved.is_valid() {
             moved
         } else {
@@ -166,9 +191,26 @@ impl Shapes {
         }
     }
 
-    pub(crate) fn point(&self, rng: &mut Lcg) -> (f32, f32) {
-        (self.coordinate(rng, true), self.coordinate(rng, false))
+    pub(crate) fn point(&self, rng: &mut Lcg) -> B::Point {
+        let mut at = [0.0; 3];
+        for (axis, v) in at.iter_mut().enumerate().take(B::AXES) {
+            *v = self.coordinate(rng, axis);
+        }
+        B::from_corners(at, at).low_corner()
     }
+}
+
+/// The world's extent on `axis`.
+fn size<B: Bounds>(world: &B, axis: usize) -> f32 {
+    world.hi(axis) - world.lo(axis)
+}
+
+/// A box's coordinates as bits, so `-0.0` and every ulp compare exactly.
+fn bits<B: Bounds>(b: &B) -> Vec<u32> {
+    bytemuck::cast_slice::<B, f32>(core::slice::from_ref(b))
+        .iter()
+        .map(|v| v.to_bits())
+        .collect()
 }
 
 pub(crate) fn sorted(mut v: Vec<Handle>) -> Vec<Handle> {
@@ -187,8 +229,8 @@ pub(crate) fn ordered((a, b): (Handle, Handle)) -> (Handle, Handle) {
 /// Every query kind against brute force.
 pub(crate) fn check_queries<T: SpatialIndex>(
     index: &T,
-    model: &Model,
-    shapes: &Shapes,
+    model: &Model<T::Bounds>,
+    shapes: &Shapes<T::Bounds>,
     rng: &mut Lcg,
 ) {
     let mut hits = Vec::new();
@@ -210,14 +252,14 @@ pub(crate) fn check_queries<T: SpatialIndex>(
             .collect();
         assert_eq!(sorted(hits.clone()), expected, "query {q}");
 
-        let (x, y) = shapes.point(rng);
-        index.query_point(x, y, omit, &mut hits).unwrap();
+        let point = shapes.point(rng);
+        index.query_point(point, omit, &mut hits).unwrap();
         let expected: Vec<Handle> = model
             .iter()
-            .filter(|(h, (r, _))| Some(**h) != omit && meets(r, &Rect::point(x, y)))
+            .filter(|(h, (r, _))| Some(**h) != omit && meets(r, &T::Bounds::point_box(point)))
             .map(|(h, _)| *h)
             .collect();
-        assert_eq!(sorted(hits.clone()), expected, "point ({x}, {y})");
+        assert_eq!(sorted(hits.clone()), expected, "point {point:?}");
     }
     if let Some((&h, &(rect, _))) = model
         .iter()
@@ -235,7 +277,7 @@ pub(crate) fn check_queries<T: SpatialIndex>(
     index.pairs(&mut pairs);
     let mut found: Vec<(Handle, Handle)> = pairs.into_iter().map(ordered).collect();
     found.sort_unstable();
-    let all: Vec<(&Handle, &(Rect, u32))> = model.iter().collect();
+    let all: Vec<(&Handle, &(T::Bounds, u32))> = model.iter().collect();
     let mut expected = Vec::new();
     for (i, (a, (ra, _))) in all.iter().enumerate() {
         for (b, (rb, _)) in &all[i + 1..] {
@@ -250,20 +292,13 @@ pub(crate) fn check_queries<T: SpatialIndex>(
 }
 
 /// The model's elements and the index's agree, ids and rectangles bit for bit.
-pub(crate) fn check_elements<T: SpatialIndex>(index: &T, model: &Model) {
+pub(crate) fn check_elements<T: SpatialIndex>(index: &T, model: &Model<T::Bounds>) {
     assert_eq!(index.len(), model.len());
     let elements = index.iter().collect::<Vec<_>>();
     assert_eq!(elements.len(), model.len());
     for (h, r, id) in elements {
         let (mr, mid) = model[&h];
-        assert_eq!(
-            (r.x1.to_bits(), r.y1.to_bits()),
-            (mr.x1.to_bits(), mr.y1.to_bits())
-        );
-        assert_eq!(
-            (r.x2.to_bits(), r.y2.to_bits()),
-            (mr.x2.to_bits(), mr.y2.to_bits())
-        );
+        assert_eq!(bits(&r), bits(&mr));
         assert_eq!(id, mid);
     }
 }
@@ -274,7 +309,7 @@ pub(crate) fn run<T>(
     index: T,
     seed: u64,
     steps: usize,
-    shapes: impl FnOnce(&T, &mut Lcg) -> Shapes,
+    shapes: impl FnOnce(&T, &mut Lcg) -> Shapes<T::Bounds>,
     check_traverse: impl Fn(&T),
 ) where
     T: SpatialIndex + Clone + core::fmt::Debug,
@@ -282,10 +317,10 @@ pub(crate) fn run<T>(
     let mut index = index;
     let mut rng = Lcg(seed);
     let shapes = shapes(&index, &mut rng);
-    let mut model = Model::new();
+    let mut model = Model::<T::Bounds>::new();
     let mut next_id = 0u32;
     let mut handles = Vec::new();
-    let pick = |model: &Model, rng: &mut Lcg| -> Option<Handle> {
+    let pick = |model: &Model<T::Bounds>, rng: &mut Lcg| -> Option<Handle> {
         if model.is_empty() {
             None
         } else {
@@ -309,7 +344,7 @@ pub(crate) fn run<T>(
                 } else {
                     rng.below(20) as usize
                 };
-                let rects: Vec<Rect> = (0..n).map(|_| shapes.rect(&mut rng)).collect();
+                let rects: Vec<T::Bounds> = (0..n).map(|_| shapes.rect(&mut rng)).collect();
                 let ids: Vec<u32> = (0..n as u32).map(|i| next_id + i).collect();
                 handles.clear();
                 index.insert_many(&rects, &ids, &mut handles).unwrap();
@@ -357,7 +392,7 @@ pub(crate) fn run<T>(
             77..=84 => {
                 let chosen: Vec<Handle> =
                     model.keys().copied().filter(|_| rng.chance(50)).collect();
-                let rects: Vec<Rect> = chosen
+                let rects: Vec<T::Bounds> = chosen
                     .iter()
                     .map(|h| shapes.moved(&mut rng, &model[h].0))
                     .collect();
@@ -389,39 +424,70 @@ pub(crate) fn run<T>(
     }
 }
 
+/// Every node `traverse` shows, in its order, each checked to come through
+/// the right callback; the walk must not stop early.
+pub(crate) fn traverse_all<T: SpatialIndex>(index: &T) -> Vec<crate::NodeInfo<T::Bounds>> {
+    let infos = core::cell::RefCell::new(Vec::new());
+    let flow = index.traverse(
+        |info| {
+            assert!(!info.is_leaf);
+            infos.borrow_mut().push(*info);
+            core::ops::ControlFlow::Continue(())
+        },
+        |info| {
+            assert!(info.is_leaf);
+            infos.borrow_mut().push(*info);
+            core::ops::ControlFlow::Continue(())
+        },
+    );
+    assert_eq!(flow, core::ops::ControlFlow::Continue(()));
+    infos.into_inner()
+}
+
 /// Bad arguments are refused and change nothing.
-pub(crate) fn check_refusals<T: SpatialIndex + Clone>(index: &mut T, model: &Model, rng: &mut Lcg) {
+pub(crate) fn check_refusals<T: SpatialIndex + Clone>(
+    index: &mut T,
+    model: &Model<T::Bounds>,
+    rng: &mut Lcg,
+) {
     let before = index.to_bytes();
-    let nan = Rect::new(f32::NAN, 0.0, 1.0, 1.0);
+    let make = T::Bounds::from_corners;
+    let origin = make([0.0; 3], [0.0; 3]);
+    let one = make([1.0; 3], [1.0; 3]);
+    let nan = make([f32::NAN, 0.0, 0.0], [1.0; 3]);
     assert!(index.insert(nan, 0).is_err());
-    assert!(index.insert(Rect::new(1.0, 0.0, 0.0, 1.0), 0).is_err());
+    // Inverted on the last axis, then on the first.
+    let mut inverted_lo = [0.0; 3];
+    inverted_lo[T::Bounds::AXES - 1] = 2.0;
+    assert!(index.insert(make(inverted_lo, [1.0; 3]), 0).is_err());
     assert!(index
-        .insert(Rect::new(0.0, 0.0, f32::INFINITY, 1.0), 0)
+        .insert(make([1.0, 0.0, 0.0], [0.0, 1.0, 1.0]), 0)
+        .is_err());
+    assert!(index
+        .insert(make([0.0; 3], [1.0, f32::INFINITY, 1.0]), 0)
         .is_err());
     let mut hits = Vec::new();
     assert!(index.query(nan, None, &mut hits).is_err());
-    assert!(index.query_point(f32::NAN, 0.0, None, &mut hits).is_err());
+    assert!(index
+        .query_point(nan.low_corner(), None, &mut hits)
+        .is_err());
     // A batch with one bad item inserts nothing.
     let mut handles = Vec::new();
     assert!(index
-        .insert_many(&[Rect::point(0.0, 0.0), nan], &[1, 2], &mut handles)
+        .insert_many(&[origin, nan], &[1, 2], &mut handles)
         .is_err());
     if let Some(&h) = model
         .keys()
         .nth(rng.below(model.len().max(1) as u32) as usize)
     {
         assert!(index.update(h, nan).is_err());
-        assert!(index
-            .update_many(&[h, h], &[Rect::point(1.0, 1.0), nan])
-            .is_err());
+        assert!(index.update_many(&[h, h], &[one, nan]).is_err());
         // A stale handle: the same slot, another generation.
         let stale = Handle::from_raw(h.to_raw() + (1 << 32));
         assert!(matches!(index.remove(stale), Err(Error::InvalidHandle(_))));
-        assert!(index.update(stale, Rect::point(0.0, 0.0)).is_err());
+        assert!(index.update(stale, origin).is_err());
         assert!(index.remove_many(&[h, stale]).is_err());
-        assert!(index
-            .query(Rect::point(0.0, 0.0), Some(stale), &mut hits)
-            .is_err());
+        assert!(index.query(origin, Some(stale), &mut hits).is_err());
         assert!(index.overlapping(stale, &mut hits).is_err());
     }
     assert!(index.remove(Handle::from_raw(0)).is_err());

@@ -6,7 +6,7 @@
 //! free list and the handle checks are written once, here.
 
 use crate::handle::{Handle, MAX_GENERATION};
-use crate::{Error, Rect};
+use crate::{Bounds, Error};
 
 /// Asks the CPU to start loading the cache line of `value`; does nothing else.
 #[inline(always)]
@@ -37,10 +37,12 @@ pub(crate) const RETIRED: u32 = 0;
 /// while free, the next free slot). The stamps (live bit, mark bit, generation)
 /// live apart, in [`SlotPool::stamps`].
 pub trait SlotRecord: Copy {
+    /// The element's box type.
+    type Bounds: Bounds;
     /// A slot holding `rect` and `id`, its structure's fields void.
-    fn fresh(rect: Rect, id: u32) -> Self;
-    /// The element's rectangle.
-    fn rect(&self) -> Rect;
+    fn fresh(rect: Self::Bounds, id: u32) -> Self;
+    /// The element's rectangle (box).
+    fn rect(&self) -> Self::Bounds;
     /// The element's id, or the next free slot while free.
     fn id(&self) -> u32;
     /// Sets [`id`](SlotRecord::id).
@@ -51,13 +53,17 @@ pub trait SlotRecord: Copy {
 /// other fields are set by `$void` (a struct-update expression base).
 macro_rules! slot_record {
     ($slot:ty, $void:expr) => {
-        impl $crate::slots::SlotRecord for $slot {
+        $crate::slots::slot_record!(impl[] $slot, $crate::Rect, $void);
+    };
+    (impl[$($g:tt)*] $slot:ty, $bounds:ty, $void:expr) => {
+        impl<$($g)*> $crate::slots::SlotRecord for $slot {
+            type Bounds = $bounds;
             #[inline]
-            fn fresh(rect: $crate::Rect, id: u32) -> Self {
+            fn fresh(rect: $bounds, id: u32) -> Self {
                 Self { rect, id, ..$void }
             }
             #[inline]
-            fn rect(&self) -> $crate::Rect {
+            fn rect(&self) -> $bounds {
                 self.rect
             }
             #[inline]
@@ -125,7 +131,7 @@ impl<S: SlotRecord> SlotPool<S> {
     }
 
     /// A live slot for the element; the caller checked room.
-    pub(crate) fn alloc(&mut self, rect: Rect, id: u32) -> u32 {
+    pub(crate) fn alloc(&mut self, rect: S::Bounds, id: u32) -> u32 {
         self.live += 1;
         if self.free != NONE {
             let index = self.free;

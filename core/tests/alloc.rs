@@ -9,7 +9,9 @@ use std::ops::ControlFlow;
 mod common;
 
 use common::{Lcg, Subject};
-use flatquad::{Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Rect};
+use flatquad::{
+    Bounds, Grid, Handle, LooseGrid, LooseQuadtree, Octree, Quadtree, Rect, SpatialIndex,
+};
 
 /// Counts the allocations of the current thread only, so other tests running
 /// at the same time cannot disturb the count.
@@ -42,38 +44,39 @@ fn allocations() -> usize {
 }
 
 struct Agent {
-    x: f32,
-    y: f32,
-    vx: f32,
-    vy: f32,
+    at: [f32; 3],
+    velocity: [f32; 3],
     handle: Handle,
 }
 
 const N: usize = 20_000;
-const WORLD: f32 = 2048.0;
 const SIZE: f32 = 4.0;
 
-/// The agents workload of `shared/bench/AGENTS.md` at 20,000 agents: moves
-/// (one by one, or all at once every other frame), cleanup, all pairs into a
-/// reused `Vec`, every agent's neighbours by `overlapping_many` into reused
-/// `Vec`s, and a query per agent into a reused `Vec`.
-fn a_warm_frame_allocates_nothing<T: Subject>(make: fn(Rect) -> T) {
-    let mut tree = make(Rect::new(0.0, 0.0, WORLD, WORLD));
+/// The agents workload of `shared/bench/AGENTS.md` at 20,000 agents, in 2D
+/// (a 2048 world) or 3D (256³, about as crowded): moves (one by one, or all
+/// at once every other frame), cleanup, all pairs into a reused `Vec`, every
+/// agent's neighbours by `overlapping_many` into reused `Vec`s, and a query
+/// per agent into a reused `Vec`.
+fn a_warm_frame_allocates_nothing<T: SpatialIndex>(make: fn(T::Bounds) -> T) {
+    let axes = <T::Bounds as Bounds>::AXES;
+    let world = if axes == 2 { 2048.0 } else { 256.0 };
+    let mut tree = make(T::Bounds::from_corners([0.0; 3], [world; 3]));
     let mut rng = Lcg(12345); // AGENTS.md's generator and seed
     let mut f = || rng.unit();
+    let cube = |at: &[f32; 3]| T::Bounds::from_corners(*at, at.map(|v| v + SIZE));
     let mut agents: Vec<Agent> = (0..N)
         .map(|i| {
-            let x = f() * (WORLD - SIZE);
-            let y = f() * (WORLD - SIZE);
-            let (vx, vy) = (f() * 2.0 - 1.0, f() * 2.0 - 1.0);
-            let handle = tree
-                .insert(Rect::new(x, y, x + SIZE, y + SIZE), i as u32)
-                .unwrap();
+            let (mut at, mut velocity) = ([0.0; 3], [0.0; 3]);
+            at[..axes]
+                .iter_mut()
+                .for_each(|v| *v = f() * (world - SIZE));
+            velocity[..axes]
+                .iter_mut()
+                .for_each(|v| *v = f() * 2.0 - 1.0);
+            let handle = tree.insert(cube(&at), i as u32).unwrap();
             Agent {
-                x,
-                y,
-                vx,
-                vy,
+                at,
+                velocity,
                 handle,
             }
         })
@@ -88,25 +91,19 @@ fn a_warm_frame_allocates_nothing<T: Subject>(make: fn(Rect) -> T) {
         count += 1;
         rects.clear();
         for a in agents.iter_mut() {
-            a.x += a.vx;
-            a.y += a.vy;
-            if a.x < 0.0 {
-                a.x = 0.0;
-                a.vx = -a.vx;
+            for axis in 0..axes {
+                let (v, dv) = (&mut a.at[axis], &mut a.velocity[axis]);
+                *v += *dv;
+                if *v < 0.0 {
+                    *v = 0.0;
+                    *dv = -*dv;
+                }
+                if *v > world - SIZE {
+                    *v = world - SIZE;
+                    *dv = -*dv;
+                }
             }
-            if a.x > WORLD - SIZE {
-                a.x = WORLD - SIZE;
-                a.vx = -a.vx;
-            }
-            if a.y < 0.0 {
-                a.y = 0.0;
-                a.vy = -a.vy;
-            }
-            if a.y > WORLD - SIZE {
-                a.y = WORLD - SIZE;
-                a.vy = -a.vy;
-            }
-            let r = Rect::new(a.x, a.y, a.x + SIZE, a.y + SIZE);
+            let r = cube(&a.at);
             if count % 2 == 0 {
                 tree.update(a.handle, r).unwrap();
             } else {
@@ -133,9 +130,11 @@ fn a_warm_frame_allocates_nothing<T: Subject>(make: fn(Rect) -> T) {
         pairs.len()
     };
     // Warm-up: the pools and the result `Vec`s grow until the workload's
-    // high-water marks are reached (here within the first ~10 frames; 200 frames
-    // were watched when this test was written and none allocated after that).
-    for _ in 0..20 {
+    // high-water marks are reached (in 2D within the first ~10 frames, in 3D
+    // by frame 31; 200 frames were watched when this test was written and
+    // none allocated after that).
+    let warm_up = if axes == 2 { 20 } else { 40 };
+    for _ in 0..warm_up {
         frame(&mut tree);
     }
     let before = allocations();
@@ -152,6 +151,16 @@ fn a_warm_frame_allocates_nothing<T: Subject>(make: fn(Rect) -> T) {
     assert_eq!(allocations() - before, 1);
 }
 
+#[test]
+fn a_warm_octree_frame_allocates_nothing() {
+    a_warm_frame_allocates_nothing(|world| Octree::new(world, 8, 6).unwrap());
+}
+
+/// The 2D structures through [`per_structure!`].
+fn a_warm_2d_frame_allocates_nothing<T: Subject>(make: fn(Rect) -> T) {
+    a_warm_frame_allocates_nothing(make)
+}
+
 // Cells about four agent sides for the grid, eight for the loose grid (the
 // sizes each was measured fastest with).
 per_structure! {
@@ -159,5 +168,5 @@ per_structure! {
     grid: |world| Grid::new(world, 128, 128),
     loose_grid: |world| LooseGrid::new(world, 64, 64, 32, 32),
     loose_quadtree: |world| LooseQuadtree::new(world, 8, 9);
-    a_warm_frame_allocates_nothing,
+    a_warm_2d_frame_allocates_nothing,
 }

@@ -39,7 +39,7 @@ fn sample<T: Subject>(make: fn(Rect) -> T) -> (T, Vec<Handle>, Vec<Handle>) {
 
 /// Runs a call that must be refused; checks the tree is exactly as before and
 /// returns the error.
-fn refused<S: SpatialIndex, T: std::fmt::Debug>(
+fn refused<S: SpatialIndex<Bounds = Rect>, T: std::fmt::Debug>(
     tree: &mut S,
     call: impl FnOnce(&mut S) -> Result<T, Error>,
 ) -> Error {
@@ -399,13 +399,13 @@ fn queries_refuse_bad_rects_points_and_omits<T: Subject>(make: fn(Rect) -> T) {
         assert!(hits.is_empty());
         let mut hits = vec![junk];
         let e = tree
-            .query_point(15.0, 15.0, Some(h), &mut hits)
+            .query_point([15.0, 15.0], Some(h), &mut hits)
             .unwrap_err();
         assert!(is_invalid_handle(&e, h), "{e:?}");
         assert!(hits.is_empty());
         let mut called = false;
         let e = tree
-            .query_point_with(15.0, 15.0, Some(h), |_| {
+            .query_point_with([15.0, 15.0], Some(h), |_| {
                 called = true;
                 ControlFlow::Continue(())
             })
@@ -439,7 +439,7 @@ fn queries_refuse_bad_rects_points_and_omits<T: Subject>(make: fn(Rect) -> T) {
     for bad in specials {
         for (x, y) in [(bad, 1.0), (1.0, bad), (bad, bad)] {
             let mut hits = vec![junk];
-            let e = tree.query_point(x, y, None, &mut hits).unwrap_err();
+            let e = tree.query_point([x, y], None, &mut hits).unwrap_err();
             assert!(
                 matches!(e, Error::InvalidPoint { x: ex, y: ey } if ex.to_bits() == x.to_bits() && ey.to_bits() == y.to_bits()),
                 "{e:?}"
@@ -452,7 +452,7 @@ fn queries_refuse_bad_rects_points_and_omits<T: Subject>(make: fn(Rect) -> T) {
             );
             // A bad point wins over a bad omit.
             let e = tree
-                .query_point(x, y, Some(dead[0]), &mut hits)
+                .query_point([x, y], Some(dead[0]), &mut hits)
                 .unwrap_err();
             assert!(matches!(e, Error::InvalidPoint { .. }), "{e:?}");
         }

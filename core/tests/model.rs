@@ -364,7 +364,7 @@ fn op(plane: &Plane) -> BoxedStrategy<Op> {
 /// `max_depth`; a grid's columns and rows, one cell to 64 × 64, square or not;
 /// a loose grid's loose and tight cells, the tight ones as fine as the loose
 /// ones or coarser.
-fn shape(kind: Kind) -> BoxedStrategy<Shape> {
+fn shape(kind: Kind, world: Rect) -> BoxedStrategy<Shape> {
     match kind {
         Kind::Quadtree => (select(vec![1u32, 2, 8]), select(vec![0u32, 1, 3, 8, 30]))
             .prop_map(|(max_elements, max_depth)| Shape::Tree {
@@ -393,10 +393,18 @@ fn shape(kind: Kind) -> BoxedStrategy<Shape> {
             },
         )
         .boxed(),
-        Kind::LooseQuadtree => (select(vec![1u32, 2, 8]), select(vec![0u32, 1, 3, 8, 30]))
-            .prop_map(|(max_elements, max_depth)| Shape::LooseTree {
+        // Without a bound, or one that keeps elements over 1/2, 1/16 or
+        // 1/256 of the world's shorter side apart.
+        Kind::LooseQuadtree => (
+            select(vec![1u32, 2, 8]),
+            select(vec![0u32, 1, 3, 8, 30]),
+            select(vec![0.0f32, 2.0, 16.0, 256.0]),
+        )
+            .prop_map(move |(max_elements, max_depth, divisor)| Shape::LooseTree {
                 max_elements,
                 max_depth,
+                max_extent: (divisor > 0.0)
+                    .then(|| (world.width().min(world.height()) / divisor).to_bits()),
             })
             .boxed(),
     }
@@ -404,7 +412,7 @@ fn shape(kind: Kind) -> BoxedStrategy<Shape> {
 
 /// The shape and the operations of one case.
 fn case(world: Rect, kind: Kind) -> impl Strategy<Value = (Shape, Vec<Op>)> {
-    shape(kind).prop_flat_map(move |shape| {
+    shape(kind, world).prop_flat_map(move |shape| {
         let (x, y) = cuts(&shape);
         let plane = Plane { world, x, y };
         (Just(shape), prop::collection::vec(op(&plane), 1..120))
@@ -1116,7 +1124,11 @@ model_worlds! {
 
 /// Checks every query kind and `pairs()` of `tree` against brute force over
 /// `elements`, at the given probe rectangles and points.
-fn check_exact<T: SpatialIndex>(tree: &T, elements: &[(Handle, Rect)], probes: &[Rect]) {
+fn check_exact<T: SpatialIndex<Bounds = Rect>>(
+    tree: &T,
+    elements: &[(Handle, Rect)],
+    probes: &[Rect],
+) {
     tree.validate().unwrap();
     let map: BTreeMap<Handle, Rect> = elements.iter().copied().collect();
     for q in probes {

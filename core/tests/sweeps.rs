@@ -57,7 +57,7 @@ fn removal_order(order: Order, n: usize) -> Vec<usize> {
     }
 }
 
-fn validate<T: SpatialIndex>(tree: &T, context: &str) {
+fn validate<T: SpatialIndex<Bounds = Rect>>(tree: &T, context: &str) {
     if let Err(e) = tree.validate() {
         panic!("{context}: validate failed: {e}");
     }
@@ -106,7 +106,7 @@ fn compare<T: Subject>(tree: &T, live: &BTreeMap<Handle, Rect>, rng: &mut Lcg, c
 }
 
 /// Every call that takes a handle refuses a stale one, and changes nothing.
-fn assert_stale<T: SpatialIndex>(tree: &mut T, h: Handle, context: &str) {
+fn assert_stale<T: SpatialIndex<Bounds = Rect>>(tree: &mut T, h: Handle, context: &str) {
     let want = format!("{:?}", Error::InvalidHandle(h));
     assert!(!tree.contains(h), "{context}: stale {h:?} still contained");
     assert_eq!(format!("{:?}", tree.id(h).unwrap_err()), want, "{context}");

@@ -7,7 +7,9 @@ use std::ops::ControlFlow;
 mod common;
 
 use common::{Lcg, Subject};
-use flatquad::{AnyIndex, Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Rect};
+use flatquad::{
+    AnyIndex, Bounds, Grid, Handle, LooseGrid, LooseQuadtree, Octree, Quadtree, Rect, SpatialIndex,
+};
 
 fn assert_send_sync<T: Send + Sync>() {}
 
@@ -17,6 +19,7 @@ fn every_structure_is_send_and_sync() {
     assert_send_sync::<Grid>();
     assert_send_sync::<LooseGrid>();
     assert_send_sync::<AnyIndex>();
+    assert_send_sync::<Octree>();
 }
 
 fn sorted(mut v: Vec<Handle>) -> Vec<Handle> {
@@ -24,31 +27,38 @@ fn sorted(mut v: Vec<Handle>) -> Vec<Handle> {
     v
 }
 
-fn concurrent_queries_match_single_threaded_ones<T: Subject>(make: fn(Rect) -> T) {
+/// The same test in 2D and 3D: boxes are built from per-axis corners.
+fn concurrent_queries_match_single_threaded_ones<T: SpatialIndex + Sync>(make: fn(T::Bounds) -> T) {
+    let axes = <T::Bounds as Bounds>::AXES;
+    let make_box = T::Bounds::from_corners;
     let mut rng = Lcg(7);
     let mut f = || rng.unit();
-    let mut tree = make(Rect::new(-100.0, -100.0, 100.0, 100.0));
+    // A 3D world is smaller on each axis, to stay about as crowded.
+    let side = if axes == 2 { 100.0 } else { 25.0 };
+    let mut tree = make(make_box([-side; 3], [side; 3]));
+    let mut random_box = |extent: f32| {
+        let (mut lo, mut hi) = ([0.0; 3], [0.0; 3]);
+        for axis in 0..axes {
+            lo[axis] = f() * 2.4 * side - 1.2 * side;
+            hi[axis] = lo[axis] + f() * extent;
+        }
+        make_box(lo, hi)
+    };
     let mut handles = Vec::new();
     for i in 0..5_000 {
-        let (x, y) = (f() * 240.0 - 120.0, f() * 240.0 - 120.0);
-        let (w, h) = (f() * 6.0, f() * 6.0);
-        handles.push(tree.insert(Rect::new(x, y, x + w, y + h), i).unwrap());
+        handles.push(tree.insert(random_box(6.0), i).unwrap());
     }
     // A few long or huge ones, which a grid keeps apart from its cells.
     for i in 0..10 {
-        let at = i as f32 * 20.0 - 100.0;
-        handles.push(
-            tree.insert(Rect::new(at, -150.0, at + 1.0, 150.0), i)
-                .unwrap(),
-        );
-        handles.push(tree.insert(Rect::new(-1e6, at, 1e6, at), i).unwrap());
+        let at = i as f32 * side / 5.0 - side;
+        let mut long = ([at; 3], [at + 1.0; 3]);
+        (long.0[1], long.1[1]) = (-1.5 * side, 1.5 * side);
+        handles.push(tree.insert(make_box(long.0, long.1), i).unwrap());
+        let mut flat = ([-1e6; 3], [1e6; 3]);
+        (flat.0[1], flat.1[1]) = (at, at);
+        handles.push(tree.insert(make_box(flat.0, flat.1), i).unwrap());
     }
-    let queries: Vec<Rect> = (0..300)
-        .map(|_| {
-            let (x, y) = (f() * 240.0 - 120.0, f() * 240.0 - 120.0);
-            Rect::new(x, y, x + f() * 30.0, y + f() * 30.0)
-        })
-        .collect();
+    let queries: Vec<T::Bounds> = (0..300).map(|_| random_box(30.0)).collect();
     let expected: Vec<Vec<Handle>> = queries
         .iter()
         .map(|q| {
@@ -84,7 +94,7 @@ fn concurrent_queries_match_single_threaded_ones<T: Subject>(make: fn(Rect) -> T
                         for (i, q) in queries.iter().enumerate().skip((t + round) % 3) {
                             tree.query(*q, None, &mut hits).unwrap();
                             assert_eq!(sorted(hits.clone()), expected[i]);
-                            tree.query_point(q.x1, q.y1, None, &mut hits).unwrap();
+                            tree.query_point(q.low_corner(), None, &mut hits).unwrap();
                         }
                         for (&h, near) in some.iter().zip(expected_near) {
                             tree.overlapping(h, &mut hits).unwrap();
@@ -106,10 +116,20 @@ fn concurrent_queries_match_single_threaded_ones<T: Subject>(make: fn(Rect) -> T
     });
 }
 
+/// The 2D structures through [`per_structure!`].
+fn concurrent_2d_queries_match_single_threaded_ones<T: Subject>(make: fn(Rect) -> T) {
+    concurrent_queries_match_single_threaded_ones(make)
+}
+
+#[test]
+fn concurrent_octree_queries_match_single_threaded_ones() {
+    concurrent_queries_match_single_threaded_ones(|world| Octree::new(world, 4, 6).unwrap());
+}
+
 per_structure! {
     quadtree: |world| Quadtree::new(world, 4, 8),
     grid: |world| Grid::new(world, 40, 40),
     loose_grid: |world| LooseGrid::new(world, 32, 32, 16, 16),
     loose_quadtree: |world| LooseQuadtree::new(world, 4, 8);
-    concurrent_queries_match_single_threaded_ones,
+    concurrent_2d_queries_match_single_threaded_ones,
 }

@@ -147,7 +147,7 @@ fn step(index: &mut AnyIndex, names: &mut Names, op: &Value, at: &str) -> Result
         "query_point" => {
             let p = op["point"].as_array().unwrap();
             let mut hits = Vec::new();
-            index.query_point(num(&p[0]), num(&p[1]), names.opt(&op["omit"]), &mut hits)?;
+            index.query_point([num(&p[0]), num(&p[1])], names.opt(&op["omit"]), &mut hits)?;
             assert_eq!(names.sorted(&hits), strings(expect), "{at}");
         }
         "overlapping" => {

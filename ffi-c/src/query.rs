@@ -154,7 +154,8 @@ pub unsafe extern "C" fn qt_query_point(
         let out = slice_out(out_handles, capacity)?;
         let out_total = Out::new(out_total)?;
         let mut found = Collector::new(out);
-        let _ = tree.query_point_with(x, y, Handle::optional(omit), |h| found.push(h.to_raw()))?;
+        let _ =
+            tree.query_point_with([x, y], Handle::optional(omit), |h| found.push(h.to_raw()))?;
         out_total.write(found.total);
         Ok(())
     })
@@ -174,7 +175,7 @@ pub unsafe extern "C" fn qt_query_point_each(
     guard(|| {
         let tree = tree_ref(tree)?;
         let visit = visit.ok_or(QT_NULL_ARGUMENT)?;
-        walked(tree.query_point_with(x, y, Handle::optional(omit), |h| {
+        walked(tree.query_point_with([x, y], Handle::optional(omit), |h| {
             flow(visit(user_data, h.to_raw()))
         })?)
     })

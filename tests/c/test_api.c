@@ -60,13 +60,17 @@ static int cmp_pair(const void *a, const void *b) {
 typedef struct structure {
     const char *name;
     qt_kind kind;
+    /* A loose quadtree made with a max_extent of 1/16 of the world's shorter
+     * side (qt_create_loose_quadtree_max_extent). */
+    int bounded;
 } structure;
 
 static const structure STRUCTURES[] = {
-    {"quadtree", QT_KIND_QUADTREE},
-    {"grid", QT_KIND_GRID},
-    {"loose grid", QT_KIND_LOOSE_GRID},
-    {"loose quadtree", QT_KIND_LOOSE_QUADTREE},
+    {"quadtree", QT_KIND_QUADTREE, 0},
+    {"grid", QT_KIND_GRID, 0},
+    {"loose grid", QT_KIND_LOOSE_GRID, 0},
+    {"loose quadtree", QT_KIND_LOOSE_QUADTREE, 0},
+    {"loose quadtree max_extent", QT_KIND_LOOSE_QUADTREE, 1},
 };
 #define N_STRUCTURES (sizeof STRUCTURES / sizeof STRUCTURES[0])
 
@@ -121,7 +125,14 @@ static qt_tree *make_tree(qt_rect world, uint32_t max_elements, uint32_t max_dep
     case QT_KIND_QUADTREE: REQUIRE_OK(qt_create(world, max_elements, max_depth, &tree)); break;
     case QT_KIND_GRID: REQUIRE_OK(qt_create_grid(world, cells, cells, &tree)); break;
     case QT_KIND_LOOSE_QUADTREE:
-        REQUIRE_OK(qt_create_loose_quadtree(world, max_elements, max_depth, &tree));
+        if (current->bounded) {
+            float side = world.x2 - world.x1 < world.y2 - world.y1 ? world.x2 - world.x1
+                                                                  : world.y2 - world.y1;
+            REQUIRE_OK(qt_create_loose_quadtree_max_extent(world, max_elements, max_depth,
+                                                           side / 16, &tree));
+        } else {
+            REQUIRE_OK(qt_create_loose_quadtree(world, max_elements, max_depth, &tree));
+        }
         break;
     default:
         REQUIRE_OK(qt_create_loose_grid(world, cells, cells, (cells + 1) / 2, (cells + 1) / 2,
@@ -389,6 +400,62 @@ static const qt_rect BAD_WORLDS[] = {
 };
 #define N_BAD_WORLDS (sizeof BAD_WORLDS / sizeof BAD_WORLDS[0])
 
+/* The loose quadtree's max_extent: refused unless positive and finite (the
+ * out-pointer untouched), read back (0 without one), kept by snapshots, and
+ * elements over it found like the others. */
+static void test_create_loose_quadtree_max_extent(void) {
+    qt_tree *tree = NULL, *copy = NULL, *const untouched = (qt_tree *)&tree;
+    float bad[] = {0.0f, -0.0f, -1.0f, NAN, INFINITY, -INFINITY}, extent = 99;
+    qt_handle_t small = 0, big = 0, hits[4];
+    qt_pair pairs[4];
+    size_t i, total = 0;
+    uint8_t bytes[4096];
+    size_t len = 0;
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tree = untouched;
+        CHECK_STATUS(qt_create_loose_quadtree_max_extent(rect(0, 0, 100, 100), 8, 6, bad[i], &tree),
+                     QT_INVALID_PARAMETER);
+        CHECK(tree == untouched);
+    }
+    tree = untouched;
+    CHECK_STATUS(qt_create_loose_quadtree_max_extent(BAD_WORLDS[0], 8, 6, 4, &tree),
+                 QT_INVALID_WORLD);
+    CHECK_STATUS(qt_create_loose_quadtree_max_extent(rect(0, 0, 100, 100), 0, 6, 4, &tree),
+                 QT_INVALID_PARAMETER);
+    CHECK(tree == untouched);
+    CHECK_STATUS(qt_create_loose_quadtree_max_extent(rect(0, 0, 100, 100), 8, 6, 4, NULL),
+                 QT_NULL_ARGUMENT);
+
+    tree = NULL;
+    REQUIRE_OK(qt_create_loose_quadtree(rect(0, 0, 100, 100), 8, 6, &tree));
+    CHECK_OK(qt_loose_quadtree_max_extent(tree, &extent));
+    CHECK(extent == 0);
+    qt_destroy(tree);
+
+    tree = NULL;
+    REQUIRE_OK(qt_create_loose_quadtree_max_extent(rect(0, 0, 100, 100), 8, 6, 4, &tree));
+    CHECK(qt_kind_of(tree) == QT_KIND_LOOSE_QUADTREE);
+    CHECK_OK(qt_loose_quadtree_max_extent(tree, &extent));
+    CHECK(extent == 4);
+    CHECK_STATUS(qt_loose_quadtree_max_extent(tree, NULL), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_loose_quadtree_max_extent(NULL, &extent), QT_NULL_ARGUMENT);
+    CHECK_OK(qt_insert(tree, rect(10, 10, 12, 12), 1, &small));
+    CHECK_OK(qt_insert(tree, rect(0, 0, 50, 11), 2, &big)); /* over the bound */
+    CHECK_OK(qt_query_pairs(tree, pairs, 4, &total));
+    CHECK(total == 1);
+    CHECK_OK(qt_query(tree, rect(40, 5, 41, 6), 0, hits, 4, &total));
+    CHECK(total == 1 && hits[0] == big);
+    CHECK_OK(qt_validate(tree));
+    CHECK_OK(qt_to_bytes(tree, bytes, sizeof bytes, &len));
+    CHECK(len <= sizeof bytes);
+    CHECK_OK(qt_from_bytes(bytes, len, &copy));
+    extent = 99;
+    CHECK_OK(qt_loose_quadtree_max_extent(copy, &extent));
+    CHECK(extent == 4 && qt_len(copy) == 2);
+    qt_destroy(copy);
+    qt_destroy(tree);
+}
+
 /* Every parameter getter on a tree of another kind: QT_WRONG_KIND, nothing written. */
 static void check_other_getters_refuse(const qt_tree *tree) {
     qt_rect world = rect(9, 9, 9, 9);
@@ -400,8 +467,10 @@ static void check_other_getters_refuse(const qt_tree *tree) {
         CHECK_STATUS(qt_grid_params(tree, &world, &a, &b, &w, &h), QT_WRONG_KIND);
     if (kind != QT_KIND_LOOSE_GRID)
         CHECK_STATUS(qt_loose_grid_params(tree, &world, &a, &b, &c, &d), QT_WRONG_KIND);
-    if (kind != QT_KIND_LOOSE_QUADTREE)
+    if (kind != QT_KIND_LOOSE_QUADTREE) {
         CHECK_STATUS(qt_loose_quadtree_params(tree, &world, &a, &b), QT_WRONG_KIND);
+        CHECK_STATUS(qt_loose_quadtree_max_extent(tree, &w), QT_WRONG_KIND);
+    }
     CHECK(world.x1 == 9 && world.x2 == 9 && a == 99 && b == 99 && c == 99 && d == 99 &&
           w == 99 && h == 99);
 }
@@ -1633,6 +1702,7 @@ int main(void) {
     test_create_destroy();
     test_create_grids();
     test_create_default();
+    test_create_loose_quadtree_max_extent();
     /* The shared calls, on each structure. */
     for (k = 0; k < N_STRUCTURES; k++) {
         static char context[32];

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo run --release -p flatquad-bench --bin agents -- [SCENARIO] \
-//!     [--index quadtree|grid|loose-grid|all] [--mode MODE|both] \
+//!     [--index quadtree|grid|loose-grid|loose-quadtree[-bounded]|all] [--mode MODE|both] \
 //!     [--max-elements N] [--max-depth N] [--cell K] \
 //!     [--png PATH [--png-size PX]] [--gif PATH [--gif-size PX] [--frames N] [--gif-every K]] \
 //!     [--region X,Y,SIDE]
@@ -15,9 +15,9 @@
 
 use std::process::ExitCode;
 
-use flatquad::SpatialIndex;
+use flatquad::{SpatialIndex, Stats};
 use flatquad_bench::flatquad_index::{
-    parse_structure, structure_name, FlatquadConfig, FlatquadIndex, STRUCTURES,
+    parse_structure, FlatquadConfig, FlatquadIndex, OctreeIndex, STRUCTURES,
 };
 use flatquad_bench::picture::{draw_tree, GifWriter, View};
 use flatquad_bench::workload::{scenario_names, WARMUP_FRAMES};
@@ -29,7 +29,8 @@ type Region = Option<(f32, f32, f32)>;
 struct Args {
     scenario: &'static Scenario,
     modes: Vec<Mode>,
-    /// One config per structure to run, in order.
+    /// One config per structure to run, in order (a 3D scenario runs the
+    /// octree with the first config's max elements and depth).
     configs: Vec<FlatquadConfig>,
     png: Option<String>,
     png_size: u32,
@@ -49,7 +50,9 @@ fn usage() -> String {
          \n\
          Runs flatquad on the agents workload and checks the checksum.\n\
          SCENARIO: one of {} (default uniform-100k).\n\
-         --index         quadtree, grid, loose-grid, loose-quadtree, or all of them in turn (default quadtree)\n\
+         --index         quadtree, grid, loose-grid, loose-quadtree, loose-quadtree-bounded\n\
+         \x20               (max_extent = 1.5 agent sides), or all of them in turn (default quadtree);\n\
+         \x20               octree (the only structure of the 3D scenario uniform3d-100k)\n\
          --mode          all-pairs or per-agent (moving scenarios), rect-queries or\n\
          \x20               point-queries (static-1m-queries); default both of the scenario's\n\
          --max-elements  elements per leaf before a split (default 16)\n\
@@ -104,6 +107,8 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
     let mut mode: Option<Mode> = None;
     let mut config = FlatquadConfig::default();
     let mut all_structures = false;
+    let mut octree = false;
+    let mut named_2d = false;
     let (mut png, mut png_size) = (None, 1024);
     let (mut gif, mut gif_size, mut gif_frames, mut gif_every) = (None, 512, 50, 5);
     let mut region = None;
@@ -124,9 +129,12 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
                 let value = args.next().ok_or("--index needs a structure")?;
                 if value == "all" {
                     all_structures = true;
+                } else if value == "octree" {
+                    octree = true;
                 } else {
-                    config.structure = parse_structure(&value).ok_or_else(|| {
-                        format!("--index: unknown structure {value:?} (quadtree, grid, loose-grid, loose-quadtree, all)")
+                    named_2d = true;
+                    (config.structure, config.max_extent) = parse_structure(&value).ok_or_else(|| {
+                        format!("--index: unknown structure {value:?} (quadtree, grid, loose-grid, loose-quadtree, loose-quadtree-bounded, all, octree)")
                     })?;
                 }
             }
@@ -164,11 +172,22 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
     if gif.is_some() && scenario.is_static() {
         return Err(format!("--gif: nothing moves in {name}"));
     }
-    let configs = if all_structures {
+    let three_d = scenario.dimensions() == 3;
+    if (octree && !three_d) || (three_d && named_2d) {
+        return Err(format!(
+            "{name} is {}D: the octree runs the 3D scenario, the other structures the 2D ones",
+            scenario.dimensions()
+        ));
+    }
+    if scenario.dimensions() == 3 && (png.is_some() || gif.is_some()) {
+        return Err("--png and --gif draw 2D scenarios".to_string());
+    }
+    let configs = if all_structures && scenario.dimensions() == 2 {
         STRUCTURES
             .iter()
-            .map(|&(_, structure)| FlatquadConfig {
+            .map(|&(_, structure, max_extent)| FlatquadConfig {
                 structure,
+                max_extent,
                 ..config
             })
             .collect()
@@ -313,6 +332,59 @@ fn write_gif(args: &Args, path: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The line under a run saying how big the structure ended.
+fn print_stats(s: &Scenario, structure: &str, st: &Stats) {
+    let when = if s.is_static() {
+        "built"
+    } else {
+        "after the last frame"
+    };
+    println!(
+        "{:<10} {structure} {when}: {} nodes or cells, {} leaves, {} element links, depth {} reached, {} bytes",
+        "", st.nodes, st.leaves, st.element_links, st.max_depth_reached, st.bytes
+    );
+}
+
+/// The 3D scenario on the octree, both modes (or the one asked for).
+fn run_octree(s: &Scenario, args: &Args, expected: &[(Mode, u64)]) -> ExitCode {
+    let config = args.configs[0];
+    let make = || OctreeIndex::new(s.size, config.max_elements(), config.max_depth);
+    println!();
+    println!(
+        "flatquad octree: max_elements {}, max_depth {}",
+        config.max_elements(),
+        make().max_depth(s.world)
+    );
+    print_header(s);
+    let mut mismatch = false;
+    for &mode in &args.modes {
+        let sum = expected
+            .iter()
+            .find_map(|&(m, sum)| (m == mode).then_some(sum))
+            .expect("a checksum for every mode of the scenario");
+        let mut index = make();
+        match run(s, &mut index, mode, sum) {
+            Ok(report) => {
+                mismatch |= !report.ok();
+                print_row(s, &report);
+            }
+            Err(e) => {
+                eprintln!("agents: octree {mode}: {e}");
+                return ExitCode::from(2);
+            }
+        }
+        if let Some(tree) = index.tree() {
+            print_stats(s, "octree", &tree.stats());
+        }
+    }
+    if mismatch {
+        eprintln!("agents: checksum MISMATCH");
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
 fn main() -> ExitCode {
     let args = match parse_args(std::env::args().skip(1)) {
         Ok(Some(args)) => args,
@@ -326,7 +398,7 @@ fn main() -> ExitCode {
         }
     };
     let s = args.scenario;
-    for config in &args.configs {
+    for config in args.configs.iter().filter(|_| s.dimensions() == 2) {
         if let Err(e) = config.validate(s) {
             eprintln!("agents: {e}\n\n{}", usage());
             return ExitCode::from(2);
@@ -338,6 +410,10 @@ fn main() -> ExitCode {
              and {} point queries",
             s.name, s.n, s.size, s.world, s.world, q.count, q.side, q.count
         ),
+        None if s.dimensions() == 3 => println!(
+            "{}: {} cubes of side {} in a {}x{}x{} world, {} warm-up + {} measured frames",
+            s.name, s.n, s.size, s.world, s.world, s.world, WARMUP_FRAMES, s.frames
+        ),
         None => println!(
             "{}: {} agents of side {} in a {}x{} world, {} warm-up + {} measured frames",
             s.name, s.n, s.size, s.world, s.world, WARMUP_FRAMES, s.frames
@@ -348,6 +424,9 @@ fn main() -> ExitCode {
     }
     let expected = oracle::expected_checksums(s);
 
+    if s.dimensions() == 3 {
+        return run_octree(s, &args, &expected);
+    }
     let mut mismatch = false;
     let mut last = None;
     for config in &args.configs {
@@ -363,29 +442,14 @@ fn main() -> ExitCode {
             let report = match run(s, &mut index, mode, sum) {
                 Ok(report) => report,
                 Err(e) => {
-                    eprintln!("agents: {} {mode}: {e}", structure_name(config.structure));
+                    eprintln!("agents: {} {mode}: {e}", config.name());
                     return ExitCode::from(2);
                 }
             };
             mismatch |= !report.ok();
             print_row(s, &report);
             if let Some(tree) = index.tree() {
-                let st = tree.stats();
-                let when = if s.is_static() {
-                    "built"
-                } else {
-                    "after the last frame"
-                };
-                println!(
-                    "{:<10} {} {when}: {} nodes or cells, {} leaves, {} element links, depth {} reached, {} bytes",
-                    "",
-                    structure_name(config.structure),
-                    st.nodes,
-                    st.leaves,
-                    st.element_links,
-                    st.max_depth_reached,
-                    st.bytes
-                );
+                print_stats(s, config.name(), &tree.stats());
             }
             last = Some(index);
         }

@@ -16,7 +16,7 @@
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
-use flatquad_bench::flatquad_index::{FlatquadConfig, FlatquadIndex, STRUCTURES};
+use flatquad_bench::flatquad_index::{FlatquadConfig, FlatquadIndex, OctreeIndex, STRUCTURES};
 use flatquad_bench::workload::{scenario_names, SCENARIOS};
 use flatquad_bench::{machine, oracle, peers, run, scenario, GridIndex, Index, Report};
 use flatquad_bench::{BenchError, Scenario};
@@ -94,13 +94,20 @@ struct Row {
 
 /// Every implementation for one scenario, flatquad's structures first.
 fn implementations(s: &Scenario, config: FlatquadConfig) -> Vec<Box<dyn Index>> {
+    if s.dimensions() == 3 {
+        let octree = OctreeIndex::new(s.size, config.max_elements(), config.max_depth);
+        let mut all: Vec<Box<dyn Index>> = vec![Box::new(octree)];
+        all.extend(peers::all_3d());
+        return all;
+    }
     let mut all: Vec<Box<dyn Index>> = STRUCTURES
         .iter()
-        .map(|&(_, structure)| {
+        .map(|&(_, structure, max_extent)| {
             Box::new(FlatquadIndex::new(
                 s.size,
                 FlatquadConfig {
                     structure,
+                    max_extent,
                     ..config
                 },
             )) as Box<dyn Index>
@@ -297,12 +304,23 @@ fn markdown(rows: &[Row], args: &Args) -> String {
              batch of queries, pairs/frame the total hits.\n"
         );
     }
+    if args.scenarios.iter().any(|s| s.dimensions() == 3) {
+        let _ = writeln!(
+            md,
+            "`uniform3d-100k`: 100,000 cubes of side 4 moving in a 1024³ world (AGENTS.md's \
+             LCG and bouncing rule with z, `bench/src/workload.rs`, `Layout::Uniform3d`), \
+             on the octree (max_elements as above, max_depth {}) beside parry3d's `Bvh` and \
+             rstar with 3D envelopes.\n",
+            args.config.max_depth(1024.0, 4.0)
+        );
+    }
     let _ = writeln!(
         md,
         "Bytes/agent: the bytes the index says it holds after the run (capacities \
          included) over the number of agents: flatquad's `stats().bytes`, the grid's \
-         arrays, parry2d's `total_memory_size`, broccoli's element slice only (its tree \
-         data left out); `-` where the library does not tell (rstar, flat_spatial).\n"
+         arrays, parry2d's and parry3d's `total_memory_size`, broccoli's element slice \
+         only (its tree data left out); `-` where the library does not tell (rstar, \
+         flat_spatial).\n"
     );
     let _ = writeln!(
         md,

@@ -1,30 +1,36 @@
 //! rstar: an R*-tree, bulk-loaded every frame (its fastest way to follow moving
 //! objects; per-object removal and re-insertion is far slower).
 
-use rstar::{RTree, RTreeObject, AABB};
+use rstar::{Point, RTree, RTreeObject, AABB};
 
 use crate::workload::{Aabb, Agents};
-use crate::{BenchError, Index, Mode};
+use crate::{unsupported, BenchError, Index, Mode};
 
 /// One agent in the tree.
 #[derive(Clone, Copy, Debug)]
-struct Item {
-    envelope: AABB<[f32; 2]>,
+struct Item<const D: usize> {
+    envelope: AABB<[f32; D]>,
     id: u32,
 }
 
-impl RTreeObject for Item {
-    type Envelope = AABB<[f32; 2]>;
+impl<const D: usize> RTreeObject for Item<D>
+where
+    [f32; D]: Point<Scalar = f32>,
+{
+    type Envelope = AABB<[f32; D]>;
 
     fn envelope(&self) -> Self::Envelope {
         self.envelope
     }
 }
 
-fn item(agents: &Agents, id: usize) -> Item {
-    let r = agents.rect(id);
+fn item<const D: usize>(agents: &Agents, id: usize) -> Item<D>
+where
+    [f32; D]: Point<Scalar = f32>,
+{
+    let (lo, hi) = agents.corners::<D>(id);
     Item {
-        envelope: AABB::from_corners([r.x1, r.y1], [r.x2, r.y2]),
+        envelope: AABB::from_corners(lo, hi),
         id: id as u32,
     }
 }
@@ -38,25 +44,54 @@ fn item(agents: &Agents, id: usize) -> Item {
 /// post-filter needed. Static scenarios: `locate_in_envelope_intersecting` per query,
 /// a point being the envelope `AABB::from_point` (`locate_all_at_point` would need
 /// the items to implement `PointDistance`, which comes to the same test).
-#[derive(Default)]
-pub struct RstarIndex {
-    tree: RTree<Item>,
+/// `D` is 2, or 3 for the cubes of the 3D scenario (`Rstar3dIndex`).
+pub struct RstarIndex<const D: usize = 2>
+where
+    [f32; D]: Point<Scalar = f32>,
+{
+    tree: RTree<Item<D>>,
 }
 
-impl RstarIndex {
+/// rstar in 3D, over the cubes of `uniform3d-100k`.
+pub type Rstar3dIndex = RstarIndex<3>;
+
+impl<const D: usize> RstarIndex<D>
+where
+    [f32; D]: Point<Scalar = f32>,
+{
     /// An empty adapter.
     pub fn new() -> Self {
-        Self::default()
+        RstarIndex { tree: RTree::new() }
     }
 }
 
-impl Index for RstarIndex {
+impl<const D: usize> Default for RstarIndex<D>
+where
+    [f32; D]: Point<Scalar = f32>,
+{
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const D: usize> Index for RstarIndex<D>
+where
+    [f32; D]: Point<Scalar = f32>,
+{
     fn name(&self) -> &'static str {
-        "rstar"
+        if D == 3 {
+            "rstar 3d"
+        } else {
+            "rstar"
+        }
     }
 
-    fn supports(&self, _mode: Mode) -> bool {
-        true
+    fn supports(&self, mode: Mode) -> bool {
+        D == 2 || !mode.is_query()
+    }
+
+    fn dimensions(&self) -> usize {
+        D
     }
 
     fn build(&mut self, agents: &Agents) -> Result<(), BenchError> {
@@ -92,18 +127,25 @@ impl Index for RstarIndex {
     }
 
     fn rect_queries(&mut self, queries: &[Aabb]) -> Result<u64, BenchError> {
+        if D != 2 {
+            return Err(unsupported(self.name(), Mode::RectQueries));
+        }
         let mut hits = 0u64;
         for q in queries {
-            let envelope = AABB::from_corners([q.x1, q.y1], [q.x2, q.y2]);
+            let corner = |x: f32, y: f32| core::array::from_fn(|axis| [x, y][axis]);
+            let envelope = AABB::from_corners(corner(q.x1, q.y1), corner(q.x2, q.y2));
             hits += self.tree.locate_in_envelope_intersecting(envelope).count() as u64;
         }
         Ok(hits)
     }
 
     fn point_queries(&mut self, points: &[[f32; 2]]) -> Result<u64, BenchError> {
+        if D != 2 {
+            return Err(unsupported(self.name(), Mode::PointQueries));
+        }
         let mut hits = 0u64;
-        for &p in points {
-            let envelope = AABB::from_point(p);
+        for &[x, y] in points {
+            let envelope = AABB::from_point(core::array::from_fn(|axis| [x, y][axis]));
             hits += self.tree.locate_in_envelope_intersecting(envelope).count() as u64;
         }
         Ok(hits)

@@ -145,7 +145,11 @@ class LooseQuadtree(SpatialIndex):
         bounds: BoundsLike,
         max_elements: SupportsIndex = 8,
         max_depth: SupportsIndex = 8,
+        max_extent: Optional[SupportsFloat] = None,
     ) -> None: ...
+    @property
+    def max_extent(self) -> Optional[float]:
+        """Elements wider or taller than this are kept apart; ``None`` without a bound."""
     @property
     def max_elements(self) -> int:
         """Elements a leaf holds before it splits."""

@@ -156,7 +156,7 @@ impl Grid {
     /// Elements holding the finite point `(x, y)`, but slot `omit`: a point
     /// lies in exactly one cell, and every small element holding it is linked
     /// there.
-    pub(crate) fn query_at<F>(&self, x: f32, y: f32, omit: u32, mut visit: F) -> ControlFlow<()>
+    pub(crate) fn query_at<F>(&self, [x, y]: [f32; 2], omit: u32, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {

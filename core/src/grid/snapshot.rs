@@ -14,7 +14,7 @@ impl Grid {
             + 2 * self.links.links.len()
             + self.big.len()
             + 8 * self.slots.slots.len();
-        let mut w = Writer::new(Kind::Grid, words);
+        let mut w = Writer::new(Kind::Grid as u32, words);
         w.rect(&self.world);
         w.u32(self.columns());
         w.u32(self.rows());
@@ -43,7 +43,7 @@ impl Grid {
     /// Every invariant is checked ([`check_invariants`](Grid::check_invariants)),
     /// so damaged or hostile bytes give an error, never a broken grid.
     pub(crate) fn read_snapshot(bytes: &[u8]) -> Result<Grid, Error> {
-        let mut r = Reader::expect(bytes, Kind::Grid)?;
+        let mut r = Reader::expect(bytes, Kind::Grid as u32)?;
         let world = r.rect()?;
         let (columns, rows) = (r.u32()?, r.u32()?);
         let bad = |e: Error| invalid(&format!("bad parameters: {e}"));

@@ -283,7 +283,7 @@ fn compare(grid: &Grid, model: &Model, shapes: &Shapes, rng: &mut Lcg) {
             let p = shapes.point(rng);
             (p.x1, p.y1)
         };
-        grid.query_point(x, y, None, &mut hits).unwrap();
+        grid.query_point([x, y], None, &mut hits).unwrap();
         assert_eq!(
             sorted(hits.clone()),
             model.query(&Rect::point(x, y), None),
@@ -322,7 +322,7 @@ fn refused(grid: &mut Grid, model: &Model, rng: &mut Lcg) {
         }
     }
     assert!(grid
-        .query_point(f32::NAN, 0.0, None, &mut Vec::new())
+        .query_point([f32::NAN, 0.0], None, &mut Vec::new())
         .is_err());
     if let Some(&stale) = model.dead.get(rng.below(model.dead.len().max(1))) {
         assert_eq!(grid.remove(stale), Err(Error::InvalidHandle(stale)));
@@ -642,7 +642,7 @@ fn big_elements_cost_one_entry() {
     let stats = grid.stats();
     assert_eq!((stats.element_links, grid.big.len()), (25, 3));
     let mut hits = Vec::new();
-    grid.query_point(99.0, 1.0, None, &mut hits).unwrap();
+    grid.query_point([99.0, 1.0], None, &mut hits).unwrap();
     assert_eq!(sorted(hits.clone()), [whole, beyond]);
     assert_eq!(grid_pairs(&grid).len(), 6);
     // Small to big and back.

@@ -142,6 +142,7 @@ impl From<LooseQuadtree> for AnyIndex {
 }
 
 impl Slots for AnyIndex {
+    type Bounds = Rect;
     fn lookup(&self, handle: Handle) -> Result<u32, Error> {
         dispatch!(self, s => s.lookup(handle))
     }
@@ -205,11 +206,11 @@ impl Structure for AnyIndex {
     {
         dispatch!(self, s => s.query_checked(rect, omit, visit))
     }
-    fn query_point_checked<F>(&self, x: f32, y: f32, omit: u32, visit: F) -> ControlFlow<()>
+    fn query_point_checked<F>(&self, point: [f32; 2], omit: u32, visit: F) -> ControlFlow<()>
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {
-        dispatch!(self, s => s.query_point_checked(x, y, omit, visit))
+        dispatch!(self, s => s.query_point_checked(point, omit, visit))
     }
     fn overlapping_checked<F>(&self, slot: u32, visit: F) -> ControlFlow<()>
     where
@@ -255,7 +256,10 @@ impl SpatialIndex for AnyIndex {
         dispatch!(self, s => s.to_bytes())
     }
     fn from_bytes(bytes: &[u8]) -> Result<AnyIndex, Error> {
-        let (_, kind) = Reader::open(bytes)?;
+        let (_, tag) = Reader::open(bytes)?;
+        let kind = Kind::from_u32(tag).ok_or_else(|| {
+            super::snapshot::invalid("a snapshot of an Octree, not of a 2D structure")
+        })?;
         Ok(match kind {
             Kind::Quadtree => Quadtree::from_bytes(bytes)?.into(),
             Kind::Grid => Grid::from_bytes(bytes)?.into(),

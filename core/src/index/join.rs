@@ -24,7 +24,7 @@ const SPATIAL_ORDER_FROM: usize = 4096;
 /// feature `rayon` is on. A big batch is queried in Z-order of the
 /// rectangles' centres and its rows put back in order: consecutive queries
 /// then touch neighbouring cells and elements, which stay in cache.
-fn rows_of<T: SpatialIndex + Sync>(
+fn rows_of<T: SpatialIndex<Bounds = Rect> + Sync>(
     index: &T,
     rects: &[Rect],
     offsets: &mut Vec<usize>,
@@ -61,7 +61,7 @@ fn rows_of<T: SpatialIndex + Sync>(
 }
 
 /// The core's batch query, on every thread with the feature `rayon`.
-fn batch_query<T: SpatialIndex + Sync>(
+fn batch_query<T: SpatialIndex<Bounds = Rect> + Sync>(
     index: &T,
     rects: &[Rect],
     offsets: &mut Vec<usize>,
@@ -137,7 +137,7 @@ fn sort_rows<V: Ord>(offsets: &[usize], values: &mut [V]) {
 ///
 /// # Errors
 /// The first bad rectangle, inside [`Error::InBatch`]; nothing is written then.
-pub fn query_bulk<T: SpatialIndex + Sync>(
+pub fn query_bulk<T: SpatialIndex<Bounds = Rect> + Sync>(
     index: &T,
     rects: &[Rect],
     sorted: bool,
@@ -172,7 +172,7 @@ pub fn query_bulk<T: SpatialIndex + Sync>(
 /// assert_eq!((lefts, rights), (vec![road], vec![parcel]));
 /// # Ok::<(), flatquad::Error>(())
 /// ```
-pub fn join<A: SpatialIndex, B: SpatialIndex + Sync>(
+pub fn join<A: SpatialIndex<Bounds = Rect>, B: SpatialIndex<Bounds = Rect> + Sync>(
     left: &A,
     right: &B,
     sorted: bool,

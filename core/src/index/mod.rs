@@ -4,7 +4,7 @@
 
 use core::ops::ControlFlow;
 
-use crate::{Error, Handle, Rect};
+use crate::{Bounds, Error, Handle, Rect};
 
 mod any;
 pub mod join;
@@ -16,46 +16,51 @@ pub(crate) mod snapshot;
 pub use any::{AnyIndex, Kind};
 use raw::{Structure, PREFETCH_AHEAD};
 
-/// A rectangle the structures accept, or [`Error::InvalidRect`].
-pub(crate) fn check_rect(rect: Rect) -> Result<Rect, Error> {
+/// A box the structures accept, or [`Error::InvalidRect`] ([`Error::InvalidBox`] in 3D).
+pub(crate) fn check_rect<B: Bounds>(rect: B) -> Result<B, Error> {
     if rect.is_valid() {
         Ok(rect)
     } else {
-        Err(Error::InvalidRect(rect))
+        Err(rect.invalid())
     }
 }
 
-/// A world rectangle a structure can divide, or [`Error::InvalidWorld`]: finite,
-/// with a positive, finite width and height.
-pub(crate) fn check_world(world: Rect) -> Result<Rect, Error> {
-    let (width, height) = (world.width(), world.height());
-    if world.is_valid() && width > 0.0 && height > 0.0 && width.is_finite() && height.is_finite() {
+/// A world box a structure can divide, or [`Error::InvalidWorld`]
+/// ([`Error::InvalidWorldBox`] in 3D): finite, with a positive, finite extent
+/// on every axis.
+pub(crate) fn check_world<B: Bounds>(world: B) -> Result<B, Error> {
+    let extent_ok = |axis| {
+        let extent = world.hi(axis) - world.lo(axis);
+        extent > 0.0 && extent.is_finite()
+    };
+    if world.is_valid() && (0..B::AXES).all(extent_ok) {
         Ok(world)
     } else {
-        Err(Error::InvalidWorld(world))
+        Err(world.invalid_world())
     }
 }
 
-/// A point the structures accept, or [`Error::InvalidPoint`].
-pub(crate) fn check_point(x: f32, y: f32) -> Result<(), Error> {
-    if x.is_finite() && y.is_finite() {
+/// A point the structures accept, or [`Error::InvalidPoint`] ([`Error::InvalidPoint3`] in 3D).
+pub(crate) fn check_point<B: Bounds>(point: B::Point) -> Result<(), Error> {
+    if point.as_ref().iter().all(|v| v.is_finite()) {
         Ok(())
     } else {
-        Err(Error::InvalidPoint { x, y })
+        Err(B::invalid_point(point))
     }
 }
 
 /// A node (of a tree) or a cell (of a grid) as [`SpatialIndex::traverse`] shows it.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct NodeInfo {
+pub struct NodeInfo<B = Rect> {
     /// The node's or cell's index in its structure: stable until a cleanup
     /// merges the node away (a grid's cells never move).
     pub index: u32,
     /// Depth: 0 for a tree's root and for a grid's cells.
     pub depth: u32,
-    /// The node's or cell's rectangle in world coordinates (for a loose grid's
-    /// cells and a loose quadtree's nodes, the box that bounds their elements).
-    pub rect: Rect,
+    /// The node's or cell's rectangle (an octree's: box) in world coordinates
+    /// (for a loose grid's cells and a loose quadtree's nodes, the box that
+    /// bounds their elements).
+    pub rect: B,
     /// Whether it holds elements directly (a leaf or a cell).
     pub is_leaf: bool,
     /// Elements it holds directly (0 for a branch).
@@ -97,7 +102,7 @@ pub struct Stats {
 /// ```
 /// use flatquad::{Grid, Quadtree, Rect, SpatialIndex};
 ///
-/// fn frame(index: &mut impl SpatialIndex) -> Result<usize, flatquad::Error> {
+/// fn frame(index: &mut impl SpatialIndex<Bounds = Rect>) -> Result<usize, flatquad::Error> {
 ///     let a = index.insert(Rect::new(1.0, 1.0, 3.0, 3.0), 0)?;
 ///     index.insert(Rect::new(3.0, 3.0, 5.0, 5.0), 1)?; // touches `a`
 ///     index.update(a, Rect::new(2.0, 2.0, 4.0, 4.0))?;
@@ -114,7 +119,7 @@ pub struct Stats {
 pub trait SpatialIndex: Structure + Sized {
     /// The world rectangle the structure divides. Elements and queries outside
     /// it are fine: they belong to the border cells or leaves.
-    fn world(&self) -> Rect;
+    fn world(&self) -> Self::Bounds;
 
     /// Once a frame: the lazy tidying a structure does after moves and removals
     /// (a tree merges empty siblings, a loose grid shrinks its cells' boxes).
@@ -135,8 +140,8 @@ pub trait SpatialIndex: Structure + Sized {
     /// a tree draws a grid too.
     fn traverse<B, L>(&self, branch: B, leaf: L) -> ControlFlow<()>
     where
-        B: FnMut(&NodeInfo) -> ControlFlow<()>,
-        L: FnMut(&NodeInfo) -> ControlFlow<()>;
+        B: FnMut(&NodeInfo<Self::Bounds>) -> ControlFlow<()>,
+        L: FnMut(&NodeInfo<Self::Bounds>) -> ControlFlow<()>;
 
     /// Counts nodes or cells and links, and the bytes held.
     fn stats(&self) -> Stats;
@@ -189,21 +194,21 @@ pub trait SpatialIndex: Structure + Sized {
     ///
     /// # Errors
     /// [`Error::InvalidHandle`] if `handle` is not live.
-    fn rect(&self, handle: Handle) -> Result<Rect, Error> {
+    fn rect(&self, handle: Handle) -> Result<Self::Bounds, Error> {
         Ok(self.rect_at(self.lookup(handle)?))
     }
 
     /// Every live element as `(handle, rectangle, id)`, in slot order.
-    fn iter(&self) -> impl Iterator<Item = (Handle, Rect, u32)> + '_ {
+    fn iter(&self) -> impl Iterator<Item = (Handle, Self::Bounds, u32)> + '_ {
         (0..self.slot_count() as u32).filter_map(|slot| self.element_at(slot))
     }
 
     /// Adds an element and returns its handle.
     ///
     /// # Errors
-    /// [`Error::InvalidRect`] for NaN or infinite coordinates or an inverted
+    /// [`Error::InvalidRect`] (3D: [`Error::InvalidBox`]) for NaN or infinite coordinates or an inverted
     /// rectangle; [`Error::CapacityExceeded`] when 2^32 - 1 slots are in use.
-    fn insert(&mut self, rect: Rect, id: u32) -> Result<Handle, Error> {
+    fn insert(&mut self, rect: Self::Bounds, id: u32) -> Result<Handle, Error> {
         check_rect(rect)?;
         self.check_room(1)?;
         Ok(self.insert_checked(rect, id))
@@ -218,7 +223,7 @@ pub trait SpatialIndex: Structure + Sized {
     /// [`Error::InBatch`].
     fn insert_many(
         &mut self,
-        rects: &[Rect],
+        rects: &[Self::Bounds],
         ids: &[u32],
         handles: &mut Vec<Handle>,
     ) -> Result<(), Error> {
@@ -279,7 +284,7 @@ pub trait SpatialIndex: Structure + Sized {
     ///
     /// # Errors
     /// [`Error::InvalidRect`] or [`Error::InvalidHandle`]; nothing changes.
-    fn update(&mut self, handle: Handle, rect: Rect) -> Result<(), Error> {
+    fn update(&mut self, handle: Handle, rect: Self::Bounds) -> Result<(), Error> {
         check_rect(rect)?;
         let slot = self.lookup(handle)?;
         self.relocate(slot, rect);
@@ -292,7 +297,7 @@ pub trait SpatialIndex: Structure + Sized {
     ///
     /// # Errors
     /// [`Error::LengthMismatch`], or the first item's error inside [`Error::InBatch`].
-    fn update_many(&mut self, handles: &[Handle], rects: &[Rect]) -> Result<(), Error> {
+    fn update_many(&mut self, handles: &[Handle], rects: &[Self::Bounds]) -> Result<(), Error> {
         check_lengths(handles.len(), rects.len())?;
         // The checks read the dense stamps (4 bytes an element), not the
         // slots; asking for them a few handles ahead overlaps the misses when
@@ -316,7 +321,12 @@ pub trait SpatialIndex: Structure + Sized {
     /// # Errors
     /// [`Error::InvalidRect`] for a bad `rect`, [`Error::InvalidHandle`] for an
     /// `omit` that is not live; `hits` is then left empty.
-    fn query(&self, rect: Rect, omit: Option<Handle>, hits: &mut Vec<Handle>) -> Result<(), Error> {
+    fn query(
+        &self,
+        rect: Self::Bounds,
+        omit: Option<Handle>,
+        hits: &mut Vec<Handle>,
+    ) -> Result<(), Error> {
         hits.clear();
         self.query_with(rect, omit, collect_into(hits)).map(|_| ())
     }
@@ -329,7 +339,7 @@ pub trait SpatialIndex: Structure + Sized {
     /// As [`query`](SpatialIndex::query); `visit` is then never called.
     fn query_with<F>(
         &self,
-        rect: Rect,
+        rect: Self::Bounds,
         omit: Option<Handle>,
         visit: F,
     ) -> Result<ControlFlow<()>, Error>
@@ -342,41 +352,39 @@ pub trait SpatialIndex: Structure + Sized {
     }
 
     /// Fills `hits` (cleared first) with the elements whose closed rectangle holds
-    /// the point `(x, y)`, leaving out `omit`.
+    /// the point (`[x, y]`, or `[x, y, z]` in 3D), leaving out `omit`.
     ///
     /// # Errors
     /// [`Error::InvalidPoint`] for a NaN or infinite coordinate,
     /// [`Error::InvalidHandle`] for an `omit` that is not live.
     fn query_point(
         &self,
-        x: f32,
-        y: f32,
+        point: <Self::Bounds as Bounds>::Point,
         omit: Option<Handle>,
         hits: &mut Vec<Handle>,
     ) -> Result<(), Error> {
         hits.clear();
-        self.query_point_with(x, y, omit, collect_into(hits))
+        self.query_point_with(point, omit, collect_into(hits))
             .map(|_| ())
     }
 
-    /// Calls `visit` with each element whose closed rectangle holds `(x, y)`,
+    /// Calls `visit` with each element whose closed rectangle holds `point`,
     /// leaving out `omit`, until `visit` breaks.
     ///
     /// # Errors
     /// As [`query_point`](SpatialIndex::query_point).
     fn query_point_with<F>(
         &self,
-        x: f32,
-        y: f32,
+        point: <Self::Bounds as Bounds>::Point,
         omit: Option<Handle>,
         visit: F,
     ) -> Result<ControlFlow<()>, Error>
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {
-        check_point(x, y)?;
+        check_point::<Self::Bounds>(point)?;
         let omit = self.omit_slot(omit)?;
-        Ok(self.query_point_checked(x, y, omit, visit))
+        Ok(self.query_point_checked(point, omit, visit))
     }
 
     /// Fills `hits` (cleared first) with the other elements whose closed
@@ -470,7 +478,7 @@ pub trait SpatialIndex: Structure + Sized {
     /// written then.
     fn query_many(
         &self,
-        rects: &[Rect],
+        rects: &[Self::Bounds],
         omit: Option<&[Handle]>,
         offsets: &mut Vec<usize>,
         hits: &mut Vec<Handle>,
@@ -519,7 +527,7 @@ pub trait SpatialIndex: Structure + Sized {
     #[cfg(feature = "rayon")]
     fn par_query_many(
         &self,
-        rects: &[Rect],
+        rects: &[Self::Bounds],
         omit: Option<&[Handle]>,
         offsets: &mut Vec<usize>,
         hits: &mut Vec<Handle>,

@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use super::SpatialIndex;
-use crate::{Error, Handle, Rect};
+use crate::{Error, Handle};
 
 /// Chunks handed out per thread, so that uneven ones even out.
 pub(crate) const TASKS_PER_THREAD: usize = 4;
@@ -15,7 +15,7 @@ const PAR_QUERY_MIN_RECTS: usize = 1_000;
 /// [`SpatialIndex::par_query_many`].
 pub(crate) fn query_many<T: SpatialIndex + Sync>(
     index: &T,
-    rects: &[Rect],
+    rects: &[T::Bounds],
     omit: Option<&[Handle]>,
     offsets: &mut Vec<usize>,
     hits: &mut Vec<Handle>,

@@ -7,7 +7,7 @@ use core::ops::ControlFlow;
 
 use crate::index::{check_lengths, check_rect, collect_into};
 use crate::slots::{SlotPool, SlotRecord, NONE};
-use crate::{Error, Handle, Rect};
+use crate::{Bounds, Error, Handle};
 
 /// How many handles ahead a batch call asks for slots.
 pub(crate) const PREFETCH_AHEAD: usize = 32;
@@ -24,12 +24,14 @@ pub trait HasSlots {
 
 /// The slot operations the checked calls need, whatever the slot type.
 pub trait Slots {
+    /// The elements' box: [`Rect`](crate::Rect) for the 2D structures, [`Box3`](crate::Box3) for the octree.
+    type Bounds: Bounds;
     /// The slot a live handle names, or [`Error::InvalidHandle`].
     fn lookup(&self, handle: Handle) -> Result<u32, Error>;
     /// The handle of a live slot.
     fn handle_at(&self, slot: u32) -> Handle;
     /// The rectangle of a live slot.
-    fn rect_at(&self, slot: u32) -> Rect;
+    fn rect_at(&self, slot: u32) -> Self::Bounds;
     /// The id of a live slot.
     fn id_at(&self, slot: u32) -> u32;
     /// Live elements.
@@ -47,10 +49,11 @@ pub trait Slots {
     /// Slots in the pool, live or not: the bound of [`element_at`](Slots::element_at).
     fn slot_count(&self) -> usize;
     /// The element in slot `slot` as `(handle, rectangle, id)`, if it is live.
-    fn element_at(&self, slot: u32) -> Option<(Handle, Rect, u32)>;
+    fn element_at(&self, slot: u32) -> Option<(Handle, Self::Bounds, u32)>;
 }
 
 impl<T: HasSlots> Slots for T {
+    type Bounds = <T::Slot as SlotRecord>::Bounds;
     #[inline]
     fn lookup(&self, handle: Handle) -> Result<u32, Error> {
         self.slot_pool().lookup(handle)
@@ -60,7 +63,7 @@ impl<T: HasSlots> Slots for T {
         self.slot_pool().handle(slot)
     }
     #[inline]
-    fn rect_at(&self, slot: u32) -> Rect {
+    fn rect_at(&self, slot: u32) -> Self::Bounds {
         self.slot_pool().slots[slot as usize].rect()
     }
     #[inline]
@@ -95,7 +98,7 @@ impl<T: HasSlots> Slots for T {
         self.slot_pool().slots.len()
     }
     #[inline]
-    fn element_at(&self, slot: u32) -> Option<(Handle, Rect, u32)> {
+    fn element_at(&self, slot: u32) -> Option<(Handle, Self::Bounds, u32)> {
         let pool = self.slot_pool();
         let s = pool.slots.get(slot as usize)?;
         pool.is_live(slot)
@@ -107,12 +110,17 @@ impl<T: HasSlots> Slots for T {
 /// live, rectangles that are valid, room that was checked.
 pub trait Structure: Slots {
     /// Adds an element (room checked, `rect` valid) and returns its handle.
-    fn insert_checked(&mut self, rect: Rect, id: u32) -> Handle;
+    fn insert_checked(&mut self, rect: Self::Bounds, id: u32) -> Handle;
 
     /// Adds a checked batch, appending the handles in order. The default inserts
     /// one by one; a structure may reorder the work (the quadtree inserts big
     /// batches in Z-order so that neighbours get neighbouring slots).
-    fn insert_many_checked(&mut self, rects: &[Rect], ids: &[u32], handles: &mut Vec<Handle>) {
+    fn insert_many_checked(
+        &mut self,
+        rects: &[Self::Bounds],
+        ids: &[u32],
+        handles: &mut Vec<Handle>,
+    ) {
         handles.reserve(rects.len());
         for (&rect, &id) in rects.iter().zip(ids) {
             handles.push(self.insert_checked(rect, id));
@@ -131,13 +139,13 @@ pub trait Structure: Slots {
     }
 
     /// Gives a live slot's element the valid rectangle `rect`.
-    fn relocate(&mut self, slot: u32, rect: Rect);
+    fn relocate(&mut self, slot: u32, rect: Self::Bounds);
 
     /// [`relocate`](Structure::relocate)s each live handle's slot to its
     /// valid rectangle, in order (`update_many` after its checks). The default
     /// moves one by one, with [`prefetch_relocate`](Structure::prefetch_relocate)
     /// hints; a structure may reorder the work if the result is the same.
-    fn relocate_many(&mut self, handles: &[Handle], rects: &[Rect]) {
+    fn relocate_many(&mut self, handles: &[Handle], rects: &[Self::Bounds]) {
         for (index, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
             self.prefetch_relocate(handles, rects, index);
             self.relocate(handle.slot(), rect);
@@ -146,16 +154,21 @@ pub trait Structure: Slots {
 
     /// Visits each element whose closed rectangle meets the valid `rect`, once,
     /// leaving out slot `omit` ([`NONE`](crate::slots::NONE) for none).
-    fn query_checked<F>(&self, rect: Rect, omit: u32, visit: F) -> ControlFlow<()>
+    fn query_checked<F>(&self, rect: Self::Bounds, omit: u32, visit: F) -> ControlFlow<()>
     where
         F: FnMut(Handle) -> ControlFlow<()>;
 
     /// Visits each element whose closed rectangle holds the finite point.
-    fn query_point_checked<F>(&self, x: f32, y: f32, omit: u32, visit: F) -> ControlFlow<()>
+    fn query_point_checked<F>(
+        &self,
+        point: <Self::Bounds as Bounds>::Point,
+        omit: u32,
+        visit: F,
+    ) -> ControlFlow<()>
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {
-        self.query_checked(Rect::point(x, y), omit, visit)
+        self.query_checked(Self::Bounds::point_box(point), omit, visit)
     }
 
     /// Visits each other element meeting a live slot's rectangle; structures
@@ -181,7 +194,7 @@ pub trait Structure: Slots {
     /// default the slot of a handle ahead; a grid adds the cell a rectangle
     /// ahead moves into).
     #[inline]
-    fn prefetch_relocate(&self, handles: &[Handle], rects: &[Rect], index: usize) {
+    fn prefetch_relocate(&self, handles: &[Handle], rects: &[Self::Bounds], index: usize) {
         let _ = rects;
         if let Some(&ahead) = handles.get(index + PREFETCH_AHEAD) {
             self.prefetch_slot(ahead);
@@ -197,7 +210,11 @@ pub trait Structure: Slots {
     }
 
     /// Checks a batch of queries: lengths, omitted handles, rectangles.
-    fn check_query_many(&self, rects: &[Rect], omit: Option<&[Handle]>) -> Result<(), Error> {
+    fn check_query_many(
+        &self,
+        rects: &[Self::Bounds],
+        omit: Option<&[Handle]>,
+    ) -> Result<(), Error> {
         if let Some(omit) = omit {
             check_lengths(rects.len(), omit.len())?;
             for (index, &handle) in omit.iter().enumerate() {
@@ -215,7 +232,7 @@ pub trait Structure: Slots {
     /// Appends each checked query's hit count to `counts` and its hits to `hits`.
     fn query_each(
         &self,
-        rects: &[Rect],
+        rects: &[Self::Bounds],
         omit: Option<&[Handle]>,
         counts: &mut Vec<usize>,
         hits: &mut Vec<Handle>,
@@ -240,25 +257,28 @@ pub trait Structure: Slots {
 /// the same delegations in each.
 macro_rules! impl_structure {
     ($t:ident $(; $($hook:ident => $method:ident),+ $(,)?)?) => {
-        impl $crate::index::raw::HasSlots for $t {
-            type Slot = Slot;
+        $crate::index::raw::impl_structure!(impl[] $t, Slot $(; $($hook => $method),+)?);
+    };
+    (impl[$($g:tt)*] $t:ty, $slot:ty $(; $($hook:ident => $method:ident),+ $(,)?)?) => {
+        impl<$($g)*> $crate::index::raw::HasSlots for $t {
+            type Slot = $slot;
             #[inline]
-            fn slot_pool(&self) -> &$crate::slots::SlotPool<Slot> {
+            fn slot_pool(&self) -> &$crate::slots::SlotPool<$slot> {
                 &self.slots
             }
             #[inline]
-            fn slot_pool_mut(&mut self) -> &mut $crate::slots::SlotPool<Slot> {
+            fn slot_pool_mut(&mut self) -> &mut $crate::slots::SlotPool<$slot> {
                 &mut self.slots
             }
         }
 
-        impl $crate::index::raw::Structure for $t {
-            fn insert_checked(&mut self, rect: $crate::Rect, id: u32) -> $crate::Handle {
+        impl<$($g)*> $crate::index::raw::Structure for $t {
+            fn insert_checked(&mut self, rect: Self::Bounds, id: u32) -> $crate::Handle {
                 self.insert_one(rect, id)
             }
             fn insert_many_checked(
                 &mut self,
-                rects: &[$crate::Rect],
+                rects: &[Self::Bounds],
                 ids: &[u32],
                 handles: &mut Vec<$crate::Handle>,
             ) {
@@ -270,12 +290,12 @@ macro_rules! impl_structure {
             fn remove_marked(&mut self, handles: &[$crate::Handle]) {
                 self.remove_batch(handles)
             }
-            fn relocate(&mut self, slot: u32, rect: $crate::Rect) {
-                $t::relocate(self, slot, rect)
+            fn relocate(&mut self, slot: u32, rect: Self::Bounds) {
+                <$t>::relocate(self, slot, rect)
             }
             fn query_checked<F>(
                 &self,
-                rect: $crate::Rect,
+                rect: Self::Bounds,
                 omit: u32,
                 visit: F,
             ) -> core::ops::ControlFlow<()>
@@ -286,15 +306,14 @@ macro_rules! impl_structure {
             }
             fn query_point_checked<F>(
                 &self,
-                x: f32,
-                y: f32,
+                point: <Self::Bounds as $crate::Bounds>::Point,
                 omit: u32,
                 visit: F,
             ) -> core::ops::ControlFlow<()>
             where
                 F: FnMut($crate::Handle) -> core::ops::ControlFlow<()>,
             {
-                self.query_at(x, y, omit, visit)
+                self.query_at(point, omit, visit)
             }
             $($($crate::index::raw::structure_hook!($hook => $method);)+)?
         }
@@ -319,7 +338,7 @@ macro_rules! structure_hook {
         }
     };
     (relocate_many => $method:ident) => {
-        fn relocate_many(&mut self, handles: &[$crate::Handle], rects: &[$crate::Rect]) {
+        fn relocate_many(&mut self, handles: &[$crate::Handle], rects: &[Self::Bounds]) {
             self.$method(handles, rects)
         }
     };
@@ -328,7 +347,7 @@ macro_rules! structure_hook {
         fn prefetch_relocate(
             &self,
             handles: &[$crate::Handle],
-            rects: &[$crate::Rect],
+            rects: &[Self::Bounds],
             index: usize,
         ) {
             self.$method(handles, rects, index)

@@ -3,11 +3,23 @@
 //! before reserving memory, so a forged count cannot make us allocate.
 
 use crate::index::Kind;
-use crate::{Error, Rect};
+use crate::{Bounds, Error};
 
 const MAGIC: &[u8; 4] = b"FLQD";
 /// 2: the structure's kind follows the version.
 const FORMAT_VERSION: u32 = 2;
+
+/// The snapshot tag of the octree, beside the 2D structures' [`Kind`] values.
+pub(crate) const OCTREE_TAG: u32 = 5;
+
+/// The structure a snapshot tag names, with its article ("a Quadtree", "an Octree").
+fn tag_name(tag: u32) -> String {
+    match Kind::from_u32(tag) {
+        Some(kind) => format!("a {}", kind.name()),
+        None if tag == OCTREE_TAG => "an Octree".to_string(),
+        None => "an unknown structure".to_string(),
+    }
+}
 
 /// [`Error::InvalidBytes`] with a reason.
 pub(crate) fn invalid(reason: &str) -> Error {
@@ -20,14 +32,15 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
-    /// A snapshot of a `kind` structure, with room for `words` more words.
-    pub fn new(kind: Kind, words: usize) -> Writer {
+    /// A snapshot of the structure tagged `tag` (a [`Kind`] value or
+    /// [`OCTREE_TAG`]), with room for `words` more words.
+    pub fn new(tag: u32, words: usize) -> Writer {
         let mut writer = Writer {
             out: Vec::with_capacity(4 * (words + 3)),
         };
         writer.u32(u32::from_le_bytes(*MAGIC));
         writer.u32(FORMAT_VERSION);
-        writer.u32(kind as u32);
+        writer.u32(tag);
         writer
     }
 
@@ -39,8 +52,8 @@ impl Writer {
         self.u32(v.to_bits());
     }
 
-    pub fn rect(&mut self, r: &Rect) {
-        for v in [r.x1, r.y1, r.x2, r.y2] {
+    pub fn rect<B: Bounds>(&mut self, r: &B) {
+        for &v in bytemuck::cast_slice::<B, f32>(core::slice::from_ref(r)) {
             self.f32(v);
         }
     }
@@ -52,8 +65,8 @@ pub(crate) struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    /// The snapshot's structure, after checking magic and version.
-    pub fn open(bytes: &'a [u8]) -> Result<(Reader<'a>, Kind), Error> {
+    /// The snapshot's structure tag, after checking magic and version.
+    pub fn open(bytes: &'a [u8]) -> Result<(Reader<'a>, u32), Error> {
         let mut reader = Reader { bytes };
         if reader.u32()? != u32::from_le_bytes(*MAGIC) {
             return Err(invalid("not a flatquad snapshot"));
@@ -61,18 +74,21 @@ impl<'a> Reader<'a> {
         if reader.u32()? != FORMAT_VERSION {
             return Err(invalid("unknown snapshot version"));
         }
-        let kind = Kind::from_u32(reader.u32()?).ok_or_else(|| invalid("unknown structure"))?;
-        Ok((reader, kind))
+        let tag = reader.u32()?;
+        if Kind::from_u32(tag).is_none() && tag != OCTREE_TAG {
+            return Err(invalid("unknown structure"));
+        }
+        Ok((reader, tag))
     }
 
-    /// The snapshot's body, after checking it is one of a `kind` structure.
-    pub fn expect(bytes: &'a [u8], kind: Kind) -> Result<Reader<'a>, Error> {
+    /// The snapshot's body, after checking it is one of the structure tagged `tag`.
+    pub fn expect(bytes: &'a [u8], tag: u32) -> Result<Reader<'a>, Error> {
         let (reader, found) = Reader::open(bytes)?;
-        if found != kind {
+        if found != tag {
             return Err(invalid(&format!(
-                "a snapshot of a {}, not of a {}",
-                found.name(),
-                kind.name()
+                "a snapshot of {}, not of {}",
+                tag_name(found),
+                tag_name(tag)
             )));
         }
         Ok(reader)
@@ -91,13 +107,12 @@ impl<'a> Reader<'a> {
         self.u32().map(f32::from_bits)
     }
 
-    pub fn rect(&mut self) -> Result<Rect, Error> {
-        Ok(Rect::new(
-            self.f32()?,
-            self.f32()?,
-            self.f32()?,
-            self.f32()?,
-        ))
+    pub fn rect<B: Bounds>(&mut self) -> Result<B, Error> {
+        let mut b = B::default();
+        for v in bytemuck::cast_slice_mut::<B, f32>(core::slice::from_mut(&mut b)) {
+            *v = self.f32()?;
+        }
+        Ok(b)
     }
 
     /// A record count, checked against the bytes left so a forged count cannot
@@ -144,7 +159,7 @@ pub(crate) fn read_slots<S: crate::slots::SlotRecord>(
     extra_words: usize,
     finish: impl Fn(S, &mut Reader<'_>) -> Result<S, Error>,
 ) -> Result<crate::slots::SlotPool<S>, Error> {
-    let count = r.len(4 * (6 + extra_words))?;
+    let count = r.len(4 * (2 * S::Bounds::AXES + 2 + extra_words))?;
     let mut pool = crate::slots::SlotPool::new();
     pool.free = r.u32()?;
     pool.slots.reserve_exact(count);

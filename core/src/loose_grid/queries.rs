@@ -119,7 +119,7 @@ impl LooseGrid {
 
     /// Elements holding the finite point `(x, y)`, but slot `omit`: the loose
     /// cells listed in the one tight cell owning the point.
-    pub(crate) fn query_at<F>(&self, x: f32, y: f32, omit: u32, mut visit: F) -> ControlFlow<()>
+    pub(crate) fn query_at<F>(&self, [x, y]: [f32; 2], omit: u32, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {

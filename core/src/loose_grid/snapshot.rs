@@ -15,7 +15,7 @@ impl LooseGrid {
             + 2 * self.links.links.len()
             + self.big.slots.len()
             + 7 * self.slots.slots.len();
-        let mut w = Writer::new(Kind::LooseGrid, words);
+        let mut w = Writer::new(Kind::LooseGrid as u32, words);
         w.rect(&self.world);
         for count in [
             self.columns(),
@@ -51,7 +51,7 @@ impl LooseGrid {
     /// Every invariant is checked ([`check_invariants`](LooseGrid::check_invariants)),
     /// so damaged or hostile bytes give an error, never a broken grid.
     pub(crate) fn read_snapshot(bytes: &[u8]) -> Result<LooseGrid, Error> {
-        let mut r = Reader::expect(bytes, Kind::LooseGrid)?;
+        let mut r = Reader::expect(bytes, Kind::LooseGrid as u32)?;
         let world = r.rect()?;
         let (columns, rows) = (r.u32()?, r.u32()?);
         let (tight_columns, tight_rows) = (r.u32()?, r.u32()?);

@@ -78,6 +78,10 @@ impl LooseQuadtree {
     /// root; keeps the memory for reuse.
     pub(crate) fn reset(&mut self) {
         self.nodes.reset();
+        self.families.parents.clear();
         self.slots.free_all();
+        if let Some(over) = &mut self.over_bound {
+            over.reset();
+        }
     }
 }

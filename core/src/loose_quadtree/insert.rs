@@ -4,6 +4,7 @@
 use crate::loose_grid::{centre, holds, union};
 use crate::loose_quadtree::nodes::Node;
 use crate::loose_quadtree::LooseQuadtree;
+use crate::quadtree::dimension::Dim2;
 use crate::quadtree::lines::{point_child, Cell, Stack};
 use crate::slots::NONE;
 use crate::{Handle, Rect};
@@ -15,9 +16,18 @@ impl LooseQuadtree {
     /// Adds an element: room checked, `rect` valid.
     pub(crate) fn insert_one(&mut self, rect: Rect, id: u32) -> Handle {
         let slot = self.slots.alloc(rect, id);
-        let leaf = self.descend_growing(&rect);
-        self.add_to_leaf(leaf, slot);
+        if self.is_over_bound(&rect) {
+            self.insert_over_bound(slot, rect);
+        } else {
+            self.insert_in_tree(slot, rect);
+        }
         self.slots.handle(slot)
+    }
+
+    /// Links a slot holding `rect` into the leaf its centre descends to.
+    pub(crate) fn insert_in_tree(&mut self, slot: u32, rect: Rect) {
+        let leaf = self.descend_growing(Cell::ROOT, &rect);
+        self.add_to_leaf(leaf, slot);
     }
 
     /// Adds a checked batch; big batches in Z-order, so that elements close
@@ -46,11 +56,11 @@ impl LooseQuadtree {
         }
     }
 
-    /// The leaf the centre of `rect` descends to from the root, growing every
-    /// box on the way (the leaf's included) to hold `rect`.
-    pub(crate) fn descend_growing(&mut self, rect: &Rect) -> Cell {
+    /// The leaf the centre of `rect` descends to from `cell` (which owns that
+    /// centre), growing every box on the way (the leaf's included) to hold
+    /// `rect`. The boxes above `cell` are the caller's business.
+    pub(crate) fn descend_growing(&mut self, mut cell: Cell, rect: &Rect) -> Cell {
         let (x, y) = (centre(rect.x1, rect.x2), centre(rect.y1, rect.y2));
-        let mut cell = Cell::ROOT;
         loop {
             let node = &mut self.nodes.nodes[cell.node as usize];
             if !holds(&node.rect, rect) {
@@ -60,8 +70,8 @@ impl LooseQuadtree {
                 return cell;
             }
             let first = node.first;
-            let (cx, cy) = self.lines.split(&cell);
-            cell = cell.child(first, point_child(cx, cy, x, y));
+            let split = self.lines.split(&cell);
+            cell = cell.child(first, point_child::<Dim2>(&split, &[x, y]));
         }
     }
 
@@ -121,10 +131,11 @@ impl LooseQuadtree {
                 continue;
             }
             let first = self.nodes.alloc_block();
+            self.families.set(first, cell);
             let parent = &mut self.nodes.nodes[cell.node as usize];
             parent.first = first;
             parent.count = Node::BRANCH;
-            let (cx, cy) = self.lines.split(&cell);
+            let split = self.lines.split(&cell);
             let mut at = leaf.first;
             while at != NONE {
                 let slot = &mut self.slots.slots[at as usize];
@@ -133,7 +144,7 @@ impl LooseQuadtree {
                     centre(slot.rect.x1, slot.rect.x2),
                     centre(slot.rect.y1, slot.rect.y2),
                 );
-                let child_index = first + point_child(cx, cy, x, y);
+                let child_index = first + point_child::<Dim2>(&split, &[x, y]);
                 let child = &mut self.nodes.nodes[child_index as usize];
                 child.rect = union(&child.rect, &slot.rect);
                 slot.next = child.first;

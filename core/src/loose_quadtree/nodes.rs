@@ -3,6 +3,7 @@
 
 use crate::blocks::{BlockNode, BlockPool};
 use crate::loose_grid::EMPTY;
+use crate::quadtree::lines::Cell;
 use crate::slots::NONE;
 use crate::Rect;
 
@@ -50,5 +51,46 @@ impl BlockNode for Node {
     #[inline]
     fn set_next_free(&mut self, next: u32) {
         self.first = next;
+    }
+}
+
+/// The parent cell of each block of four siblings, indexed by block number
+/// (`(first - 1) / 4`): a node's cell and its parent without storing either
+/// in the 24-byte node, so that a move can start from the element's leaf
+/// rather than from the root. Rebuilt from the tree when a snapshot is read;
+/// entries of freed blocks are stale and never read.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Families {
+    pub parents: Vec<Cell>,
+}
+
+impl Families {
+    /// Records that the block starting at `first` holds `parent`'s children.
+    pub fn set(&mut self, first: u32, parent: Cell) {
+        let block = (first - 1) as usize / 4;
+        if block >= self.parents.len() {
+            self.parents.resize(block + 1, Cell::ROOT);
+        }
+        self.parents[block] = parent;
+    }
+
+    /// The cell of a node in the tree.
+    #[inline]
+    pub fn cell(&self, node: u32) -> Cell {
+        if node == 0 {
+            return Cell::ROOT;
+        }
+        let parent = &self.parents[(node - 1) as usize / 4];
+        parent.child(node - (node - 1) % 4, (node - 1) % 4)
+    }
+
+    /// The parent of a node other than the root.
+    #[inline]
+    pub fn parent(&self, node: u32) -> u32 {
+        self.parents[(node - 1) as usize / 4].node
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.parents.capacity() * core::mem::size_of::<Cell>()
     }
 }

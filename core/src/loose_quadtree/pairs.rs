@@ -4,33 +4,78 @@
 
 use core::ops::ControlFlow;
 
+use arrayvec::ArrayVec;
+
 use crate::loose_quadtree::LooseQuadtree;
+use crate::quadtree::lines::MAX_DEPTH_LIMIT;
 use crate::rect::meets;
 use crate::slots::NONE;
 use crate::Handle;
 
 impl LooseQuadtree {
-    /// Every intersecting pair, each once.
+    /// Every intersecting pair, each once: one walk over pairs of nodes,
+    /// starting from (root, root). A node paired with itself gives its
+    /// children paired with themselves and each two siblings whose boxes
+    /// meet; two different nodes whose boxes meet give the children of the
+    /// one that is a branch (the shallower, when both are) paired with the
+    /// other; two leaves give the pairs across them. Two leaves are met as a pair at most once, so each pair of
+    /// elements is tested once, with no descent from the root per leaf.
     pub(crate) fn all_pairs<F>(&self, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Handle, Handle) -> ControlFlow<()>,
     {
-        let everything = self.nodes.nodes[0].rect;
-        self.leaves_meeting(&everything, |leaf| {
-            let node = self.nodes.nodes[leaf as usize];
-            if node.count == 0 {
-                return ControlFlow::Continue(());
-            }
-            self.pairs_within(node.first, &mut visit)?;
-            // Two elements of different leaves that meet lie in boxes that
-            // meet, so a descent with this leaf's box reaches the other leaf.
-            self.leaves_meeting(&node.rect, |other| {
-                if other <= leaf {
-                    return ControlFlow::Continue(());
+        self.pairs_in_tree(&mut visit)?;
+        self.pairs_over_bound(&mut visit)
+    }
+
+    /// The pairs of the tree's own elements (those over the bound left out).
+    pub(crate) fn pairs_in_tree<F>(&self, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle, Handle) -> ControlFlow<()>,
+    {
+        let nodes = &self.nodes.nodes;
+        let mut stack = PairStack::new();
+        stack.push((0, 0, 0, 0));
+        while let Some((a, b, depth_a, depth_b)) = stack.pop() {
+            let (node_a, node_b) = (&nodes[a as usize], &nodes[b as usize]);
+            if a == b {
+                if !node_a.is_branch() {
+                    if node_a.count > 1 {
+                        self.pairs_within(node_a.first, &mut visit)?;
+                    }
+                    continue;
                 }
-                self.pairs_across(leaf, other, &mut visit)
-            })
-        })
+                let first = node_a.first;
+                for i in first..first + 4 {
+                    let box_i = &nodes[i as usize].rect;
+                    for j in i + 1..first + 4 {
+                        if meets(box_i, &nodes[j as usize].rect) {
+                            stack.push((i, j, depth_a + 1, depth_a + 1));
+                        }
+                    }
+                    stack.push((i, i, depth_a + 1, depth_a + 1));
+                }
+                continue;
+            }
+            if !node_a.is_branch() && !node_b.is_branch() {
+                self.pairs_across(a, b, &mut visit)?;
+                continue;
+            }
+            // Open the shallower branch, so both sides shrink in turn.
+            let open_a = node_a.is_branch() && (depth_a <= depth_b || !node_b.is_branch());
+            let (open, open_depth, other, other_depth) = if open_a {
+                (node_a, depth_a, b, depth_b)
+            } else {
+                (node_b, depth_b, a, depth_a)
+            };
+            let other_box = &nodes[other as usize].rect;
+            for child in open.first..open.first + 4 {
+                if meets(&nodes[child as usize].rect, other_box) {
+                    stack.push((child, other, open_depth + 1, other_depth));
+                }
+            }
+        }
+        ControlFlow::Continue(())
     }
 
     /// The pairs among one leaf's list.
@@ -84,3 +129,9 @@ impl LooseQuadtree {
         ControlFlow::Continue(())
     }
 }
+
+/// The pairs of nodes a pair walk has still to look at, with their depths.
+/// Each level of the walk leaves at most 9 pairs behind (4 self pairs and 6
+/// sibling pairs, one taken), and a walk of two different nodes 3 per level
+/// of either side.
+type PairStack = ArrayVec<(u32, u32, u32, u32), { 16 * (MAX_DEPTH_LIMIT as usize + 2) }>;

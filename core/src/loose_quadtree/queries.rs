@@ -20,11 +20,20 @@ impl LooseQuadtree {
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {
-        self.leaves_meeting(&rect, |leaf| {
+        self.query_in_tree(&rect, omit, &mut visit)?;
+        self.query_over_bound(&rect, omit, &mut visit)
+    }
+
+    /// Elements of the tree meeting `rect` (those over the bound left out).
+    pub(crate) fn query_in_tree<F>(&self, rect: &Rect, omit: u32, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        self.leaves_meeting(rect, |leaf| {
             let mut at = self.nodes.nodes[leaf as usize].first;
             while at != NONE {
                 let slot = &self.slots.slots[at as usize];
-                if at != omit && meets(&slot.rect, &rect) {
+                if at != omit && meets(&slot.rect, rect) {
                     visit(self.slots.handle(at))?;
                 }
                 at = slot.next;
@@ -34,7 +43,7 @@ impl LooseQuadtree {
     }
 
     /// Elements holding the finite point `(x, y)`, but slot `omit`.
-    pub(crate) fn query_at<F>(&self, x: f32, y: f32, omit: u32, visit: F) -> ControlFlow<()>
+    pub(crate) fn query_at<F>(&self, [x, y]: [f32; 2], omit: u32, visit: F) -> ControlFlow<()>
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {

@@ -1,6 +1,7 @@
 //! Removing elements: unlinking from their leaf (whose boxes shrink at the next
 //! cleanup), one by one or in a sweep.
 
+use crate::loose_quadtree::bounded::OVER_BOUND;
 use crate::loose_quadtree::LooseQuadtree;
 use crate::slots::{MARK, NONE};
 use crate::Handle;
@@ -8,7 +9,11 @@ use crate::Handle;
 impl LooseQuadtree {
     pub(crate) fn remove_slot(&mut self, slot: u32) {
         let leaf = self.slots.slots[slot as usize].leaf;
-        self.unlink(leaf, slot);
+        if leaf == OVER_BOUND {
+            self.remove_over_bound(slot);
+        } else {
+            self.unlink(leaf, slot);
+        }
         self.slots.free(slot);
     }
 
@@ -19,7 +24,11 @@ impl LooseQuadtree {
         if handles.len() >= 64 && handles.len() * 8 >= self.slots.live {
             self.unlink_marked();
             for &handle in handles {
-                self.slots.free(handle.slot());
+                let slot = handle.slot();
+                if self.slots.slots[slot as usize].leaf == OVER_BOUND {
+                    self.remove_over_bound(slot);
+                }
+                self.slots.free(slot);
             }
         } else {
             for &handle in handles {

@@ -29,25 +29,12 @@ fn run(tree: LooseQuadtree, seed: u64, steps: usize) {
 /// `traverse` shows the tree in pre-order, each leaf with its count, and
 /// `stats` agrees.
 fn check_traverse(tree: &LooseQuadtree) {
-    let infos = std::cell::RefCell::new(Vec::<NodeInfo>::new());
-    let flow = tree.traverse(
-        |info| {
-            assert!(!info.is_leaf);
-            infos.borrow_mut().push(*info);
-            ControlFlow::Continue(())
-        },
-        |info| {
-            assert!(info.is_leaf);
-            infos.borrow_mut().push(*info);
-            ControlFlow::Continue(())
-        },
-    );
-    let infos = infos.into_inner();
-    assert_eq!(flow, ControlFlow::Continue(()));
+    let infos = random_ops::traverse_all(tree);
     assert_eq!((infos[0].index, infos[0].depth), (0, 0));
     let leaves: Vec<&NodeInfo> = infos.iter().filter(|n| n.is_leaf).collect();
     let total: u32 = leaves.iter().map(|l| l.count).sum();
-    assert_eq!(total as usize, tree.len());
+    // Elements over a `max_extent` are kept apart, in no leaf of the tree.
+    assert_eq!(total as usize + tree.over_bound_len(), tree.len());
     for info in &infos {
         assert!(info.rect.is_valid(), "{info:?}");
         assert!(info.depth <= tree.max_depth());
@@ -60,7 +47,7 @@ fn check_traverse(tree: &LooseQuadtree) {
         stats.empty_leaves,
         leaves.iter().filter(|l| l.count == 0).count()
     );
-    assert_eq!(stats.element_links, tree.len());
+    assert_eq!(stats.element_links + tree.over_bound_len(), tree.len());
     assert!(stats.bytes > 0);
 }
 
@@ -87,6 +74,67 @@ fn random_operations_match_brute_force() {
         run(LooseQuadtree::for_world(world).unwrap(), seed, 150);
         seed += 1;
     }
+}
+
+/// With a `max_extent`: elements cross the bound both ways as they move.
+#[test]
+fn random_operations_with_a_max_extent_match_brute_force() {
+    let mut seed = 1000;
+    for world in worlds() {
+        let side = world.width().min(world.height());
+        for (max_elements, max_depth, fraction) in
+            [(1, 3, 0.5), (2, 5, 0.1), (3, 12, 0.02), (1, 30, 0.3)]
+        {
+            let tree =
+                LooseQuadtree::with_max_extent(world, max_elements, max_depth, side * fraction)
+                    .unwrap();
+            run(tree, seed, 400);
+            seed += 1;
+        }
+    }
+}
+
+#[test]
+fn a_bad_max_extent_is_refused() {
+    let world = Rect::new(0.0, 0.0, 100.0, 100.0);
+    for bad in [0.0, -1.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        let r = LooseQuadtree::with_max_extent(world, 8, 8, bad);
+        assert!(
+            matches!(
+                r,
+                Err(Error::InvalidParameter {
+                    name: "max_extent",
+                    ..
+                })
+            ),
+            "{r:?}"
+        );
+    }
+    let tree = LooseQuadtree::with_max_extent(world, 8, 8, f32::MIN_POSITIVE).unwrap();
+    assert_eq!(tree.max_extent(), Some(f32::MIN_POSITIVE));
+}
+
+#[test]
+fn elements_over_the_bound_are_kept_apart_and_come_back() {
+    let world = Rect::new(0.0, 0.0, 64.0, 64.0);
+    let mut tree = LooseQuadtree::with_max_extent(world, 1, 4, 2.0).unwrap();
+    let small = tree.insert(Rect::new(1.0, 1.0, 2.0, 2.0), 0).unwrap();
+    let big = tree.insert(Rect::new(0.0, 0.0, 30.0, 3.0), 1).unwrap();
+    assert_eq!(tree.over_bound_len(), 1);
+    tree.update(small, Rect::new(1.0, 1.0, 9.0, 2.0)).unwrap(); // now over
+    tree.update(big, Rect::new(40.0, 40.0, 41.0, 41.0)).unwrap(); // now under
+    assert_eq!(tree.over_bound_len(), 1);
+    tree.validate().unwrap();
+    let copy = LooseQuadtree::from_bytes(&tree.to_bytes()).unwrap();
+    assert_eq!(copy.to_bytes(), tree.to_bytes());
+    copy.validate().unwrap();
+    let mut hits = Vec::new();
+    copy.query(Rect::new(5.0, 1.5, 5.0, 1.5), None, &mut hits)
+        .unwrap();
+    assert_eq!(hits, [small]);
+    tree.remove_many(&[small, big]).unwrap();
+    assert_eq!((tree.len(), tree.over_bound_len()), (0, 0));
+    tree.validate().unwrap();
 }
 
 #[test]
@@ -118,7 +166,7 @@ fn each_element_is_in_one_leaf_and_boxes_shrink_at_cleanup() {
     assert_eq!(stats.element_links, 2);
     assert_eq!(stats.max_depth_reached, 1);
     let mut hits = Vec::new();
-    tree.query_point(85.0, 1.5, None, &mut hits).unwrap();
+    tree.query_point([85.0, 1.5], None, &mut hits).unwrap();
     assert_eq!(hits, [wide]);
     tree.update(wide, Rect::new(1.0, 1.0, 2.0, 2.0)).unwrap();
     let box_of_first_leaf = |t: &LooseQuadtree| {
@@ -135,7 +183,7 @@ fn each_element_is_in_one_leaf_and_boxes_shrink_at_cleanup() {
     assert_eq!(box_of_first_leaf(&tree), Rect::new(1.0, 1.0, 90.0, 2.0));
     tree.cleanup();
     assert_eq!(box_of_first_leaf(&tree), Rect::new(1.0, 1.0, 2.0, 2.0));
-    tree.query_point(85.0, 1.5, None, &mut hits).unwrap();
+    tree.query_point([85.0, 1.5], None, &mut hits).unwrap();
     assert!(hits.is_empty());
     tree.remove(wide).unwrap();
     tree.remove(small).unwrap();

@@ -71,6 +71,11 @@ impl LooseQuadtree {
             elements: self.len(),
             bytes: core::mem::size_of::<LooseQuadtree>()
                 + self.nodes.nodes.capacity() * core::mem::size_of::<Node>()
+                + self.families.bytes()
+                + self
+                    .over_bound
+                    .as_ref()
+                    .map_or(0, |over| over.stats().bytes)
                 + self.slots.bytes()
                 + self.lines.bytes(),
             ..Stats::default()

@@ -1,6 +1,7 @@
 //! A full structural check of the tree, for tests and for debugging a binding.
 
 use crate::loose_grid::{centre, holds, is_empty_box};
+use crate::loose_quadtree::bounded::OVER_BOUND;
 use crate::loose_quadtree::nodes::Node;
 use crate::loose_quadtree::LooseQuadtree;
 use crate::quadtree::lines::{Cell, Stack};
@@ -82,6 +83,11 @@ impl LooseQuadtree {
                     return Err(format!("leaf {index} lists dead slot {element}"));
                 }
                 let slot = &slots[element];
+                if self.is_over_bound(&slot.rect) {
+                    return Err(format!(
+                        "slot {element} is over the bound but in leaf {index}"
+                    ));
+                }
                 if slot.leaf != cell.node {
                     return Err(format!(
                         "slot {element} in leaf {index} names leaf {}",
@@ -98,7 +104,7 @@ impl LooseQuadtree {
                     centre(slot.rect.x1, slot.rect.x2),
                     centre(slot.rect.y1, slot.rect.y2),
                 );
-                if !region.owns(x, y) {
+                if !region.owns(&[x, y]) {
                     return Err(format!(
                         "slot {element} {} is in leaf {index}, which does not own its centre",
                         slot.rect
@@ -115,10 +121,22 @@ impl LooseQuadtree {
             }
         }
 
+        let mut over_bound = 0;
         for (index, seen) in slot_seen.iter().enumerate() {
             if !seen && self.slots.is_live(index as u32) {
-                return Err(format!("live slot {index} is in no leaf"));
+                self.check_over_bound(index as u32)?;
+                over_bound += 1;
             }
+        }
+        if over_bound != self.over_bound_len() {
+            return Err(format!(
+                "{over_bound} slots over the bound, {} in their tree",
+                self.over_bound_len()
+            ));
+        }
+        if let Some(over) = &self.over_bound {
+            over.check_invariants()
+                .map_err(|reason| format!("the tree over the bound: {reason}"))?;
         }
         let mut block = self.nodes.free_block;
         while block != NONE {
@@ -138,5 +156,66 @@ impl LooseQuadtree {
             return Err(format!("node {lost} neither in the tree nor free"));
         }
         Ok(())
+    }
+
+    /// A live slot in no leaf must be over the bound and in the inner tree,
+    /// under its own slot number and with its rectangle.
+    fn check_over_bound(&self, slot: u32) -> Result<(), String> {
+        let s = &self.slots.slots[slot as usize];
+        let (Some(over), OVER_BOUND) = (&self.over_bound, s.leaf) else {
+            return Err(format!("live slot {slot} is in no leaf"));
+        };
+        if !self.is_over_bound(&s.rect) {
+            return Err(format!("slot {slot} {} is kept over the bound", s.rect));
+        }
+        let inner = s.next;
+        let held = (inner as usize) < over.slots.slots.len()
+            && over.slots.is_live(inner)
+            && over.slots.slots[inner as usize].id == slot
+            && over.slots.slots[inner as usize].rect == s.rect;
+        if !held {
+            return Err(format!(
+                "slot {slot} over the bound names inner slot {inner}"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks that every branch's children know their parent's cell (run on
+    /// a tree [`check_invariants`](LooseQuadtree::check_invariants) passed).
+    pub(crate) fn check_families(&self) -> Result<(), String> {
+        let mut result = Ok(());
+        self.for_each_branch(|cell, first| {
+            let known = self.families.parents.get((first - 1) as usize / 4);
+            let right = known.is_some_and(|p| p.same(&cell));
+            if !right && result.is_ok() {
+                result = Err(format!("branch {}'s children name {known:?}", cell.node));
+            }
+        });
+        result
+    }
+
+    /// Records every branch's cell as its children's parent (after a snapshot
+    /// is read and checked).
+    pub(crate) fn rebuild_families(&mut self) {
+        let mut families = core::mem::take(&mut self.families);
+        families.parents.clear();
+        self.for_each_branch(|cell, first| families.set(first, cell));
+        self.families = families;
+    }
+
+    /// Calls `visit` with each branch's cell and first child, parents first.
+    fn for_each_branch(&self, mut visit: impl FnMut(Cell, u32)) {
+        let mut stack = Stack::new();
+        stack.push(Cell::ROOT);
+        while let Some(cell) = stack.pop() {
+            let node = self.nodes.nodes[cell.node as usize];
+            if node.is_branch() {
+                visit(cell, node.first);
+                for k in 0..4 {
+                    stack.push(cell.child(node.first, k));
+                }
+            }
+        }
     }
 }

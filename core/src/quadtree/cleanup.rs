@@ -1,10 +1,11 @@
 //! The lazy cleanup, and clearing.
 
+use crate::quadtree::dimension::Dimension;
 use crate::quadtree::nodes::Node;
-use crate::quadtree::Quadtree;
+use crate::quadtree::FlatTree;
 
-impl Quadtree {
-    /// Merges, bottom-up, every branch whose four children are empty leaves into
+impl<D: Dimension> FlatTree<D> {
+    /// Merges, bottom-up, every branch whose children are all empty leaves into
     /// one empty leaf. Lazy, as the seed has it: one level per call, so call it
     /// once a frame; an element that leaves a cell is often replaced in the same
     /// frame, and nodes are not churned for nothing. The root always stays.
@@ -14,12 +15,12 @@ impl Quadtree {
             return;
         }
         let mut branches =
-            arrayvec::ArrayVec::<u32, { crate::quadtree::lines::STACK_CAPACITY }>::new();
+            arrayvec::ArrayVec::<u32, { crate::quadtree::lines::TREE_STACK_CAPACITY }>::new();
         branches.push(0);
         while let Some(branch) = branches.pop() {
             let first = nodes.nodes[branch as usize].first;
             let mut empty_leaves = 0;
-            for child in first..first + 4 {
+            for child in first..first + D::CHILDREN {
                 let node = nodes.nodes[child as usize];
                 if node.count == 0 {
                     empty_leaves += 1;
@@ -27,8 +28,8 @@ impl Quadtree {
                     branches.push(child);
                 }
             }
-            if empty_leaves == 4 {
-                nodes.free_block(first);
+            if empty_leaves == D::CHILDREN {
+                nodes.free_block_of(first, D::CHILDREN);
                 nodes.nodes[branch as usize] = Node::EMPTY_LEAF;
             }
         }

@@ -1,25 +1,31 @@
 //! Adding elements: the descent, linking into leaves, and splitting leaves.
 
 use crate::links::Link;
+use crate::quadtree::dimension::Dimension;
 use crate::quadtree::lines::{mask, place_in_children, place_of, Cell, Stack, NO_PLACE};
 use crate::quadtree::nodes::{LeafSet, Node};
-use crate::quadtree::Quadtree;
+use crate::quadtree::FlatTree;
 use crate::slots::NONE;
-use crate::{Handle, Rect};
+use crate::{Bounds, Handle};
 
 /// Batches at least this big are inserted in depth-first order.
 const SORTED_BATCH: usize = 256;
 
-impl Quadtree {
+impl<D: Dimension> FlatTree<D> {
     /// Adds an element: room checked, `rect` valid.
-    pub(crate) fn insert_one(&mut self, rect: Rect, id: u32) -> Handle {
+    pub(crate) fn insert_one(&mut self, rect: D::Bounds, id: u32) -> Handle {
         let slot = self.slots.alloc(rect, id);
         self.link(slot, &rect);
         self.slots.handle(slot)
     }
 
     /// Adds a checked batch; big batches in Z-order.
-    pub(crate) fn insert_batch(&mut self, rects: &[Rect], ids: &[u32], handles: &mut Vec<Handle>) {
+    pub(crate) fn insert_batch(
+        &mut self,
+        rects: &[D::Bounds],
+        ids: &[u32],
+        handles: &mut Vec<Handle>,
+    ) {
         self.slots.reserve(rects.len());
         handles.reserve(rects.len());
         if rects.len() < SORTED_BATCH {
@@ -51,14 +57,19 @@ impl Quadtree {
 
     /// The children of branch `cell` that `rect` meets.
     #[inline(always)]
-    pub(crate) fn mask_at(&self, cell: &Cell, rect: &Rect) -> u32 {
-        let (cx, cy) = self.lines.split(cell);
-        mask(cx, cy, rect)
+    pub(crate) fn mask_at(&self, cell: &Cell<D>, rect: &D::Bounds) -> u32 {
+        mask::<D>(&self.lines.split(cell), rect)
     }
 
     /// Pushes the children of `cell` (whose first child is `first`) named by `mask`.
     #[inline]
-    pub(crate) fn push_children(&self, stack: &mut Stack, cell: &Cell, first: u32, mask: u32) {
+    pub(crate) fn push_children(
+        &self,
+        stack: &mut Stack<D>,
+        cell: &Cell<D>,
+        first: u32,
+        mask: u32,
+    ) {
         let mut mask = mask;
         while mask != 0 {
             let k = mask.trailing_zeros();
@@ -69,12 +80,12 @@ impl Quadtree {
 
     /// Links the element in `slot` into every leaf `rect` meets, splitting leaves
     /// that grow past `max_elements`, and records the element's place.
-    pub(crate) fn link(&mut self, slot: u32, rect: &Rect) {
+    pub(crate) fn link(&mut self, slot: u32, rect: &D::Bounds) {
         self.link_from(Cell::ROOT, slot, rect);
     }
 
-    /// [`link`](Quadtree::link) below `start`, which holds all the leaves `rect` meets.
-    pub(crate) fn link_from(&mut self, start: Cell, slot: u32, rect: &Rect) {
+    /// [`link`](FlatTree::link) below `start`, which holds all the leaves `rect` meets.
+    pub(crate) fn link_from(&mut self, start: Cell<D>, slot: u32, rect: &D::Bounds) {
         let (cell, node, mask) = self.descend_from(start, rect);
         if mask == 0 {
             // Set before linking: a split of the leaf moves the place down.
@@ -120,7 +131,7 @@ impl Quadtree {
     }
 
     /// Links the element into a leaf; whether the leaf split.
-    pub(crate) fn add_to_leaf(&mut self, cell: Cell, slot: u32) -> bool {
+    pub(crate) fn add_to_leaf(&mut self, cell: Cell<D>, slot: u32) -> bool {
         let node = self.nodes.nodes[cell.node as usize];
         let link = self.links.alloc(slot, node.first);
         let count = node.count + 1;
@@ -142,13 +153,13 @@ impl Quadtree {
     /// Returns the cell where it stops, its node, and the children `rect` meets
     /// there: 0 if the cell is a leaf, several bits if it is a branch.
     #[inline]
-    pub(crate) fn descend(&self, rect: &Rect) -> (Cell, Node, u32) {
+    pub(crate) fn descend(&self, rect: &D::Bounds) -> (Cell<D>, Node, u32) {
         self.descend_from(Cell::ROOT, rect)
     }
 
-    /// [`descend`](Quadtree::descend) from `cell` instead of the root.
+    /// [`descend`](FlatTree::descend) from `cell` instead of the root.
     #[inline]
-    pub(crate) fn descend_from(&self, mut cell: Cell, rect: &Rect) -> (Cell, Node, u32) {
+    pub(crate) fn descend_from(&self, mut cell: Cell<D>, rect: &D::Bounds) -> (Cell<D>, Node, u32) {
         loop {
             let node = self.nodes.nodes[cell.node as usize];
             if !node.is_branch() {
@@ -168,32 +179,31 @@ impl Quadtree {
     /// edges a hair apart). And the small ones must not all share a point, for
     /// the leaf owning that point would hold them all at any depth (a stack of
     /// elements at one spot).
-    pub(crate) fn split_pays(&self, cell: &Cell, leaf: Node) -> bool {
-        let (child_w, child_h) = self.lines.cell_size(cell.depth + 1);
+    pub(crate) fn split_pays(&self, cell: &Cell<D>, leaf: Node) -> bool {
+        let child = self.lines.cell_size(cell.depth + 1);
         let mut small = 0;
-        let mut common = Rect::new(f32::MIN, f32::MIN, f32::MAX, f32::MAX);
+        // The intersection of the small elements, axis by axis.
+        let (mut common_lo, mut common_hi) = ([f32::MIN; 3], [f32::MAX; 3]);
         let mut link = leaf.first;
         while link != NONE {
             let Link { next, element } = self.links.links[link as usize];
             let r = &self.slots.slots[element as usize].rect;
-            if r.width() <= child_w && r.height() <= child_h {
+            if (0..D::AXES).all(|axis| r.hi(axis) - r.lo(axis) <= child.as_ref()[axis]) {
                 small += 1;
-                common = Rect::new(
-                    common.x1.max(r.x1),
-                    common.y1.max(r.y1),
-                    common.x2.min(r.x2),
-                    common.y2.min(r.y2),
-                );
+                for axis in 0..D::AXES {
+                    common_lo[axis] = common_lo[axis].max(r.lo(axis));
+                    common_hi[axis] = common_hi[axis].min(r.hi(axis));
+                }
             }
             link = next;
         }
-        small > self.max_elements && (common.x1 > common.x2 || common.y1 > common.y2)
+        small > self.max_elements && (0..D::AXES).any(|axis| common_lo[axis] > common_hi[axis])
     }
 
-    /// Turns an over-full leaf into a branch with four leaves and deals its
+    /// Turns an over-full leaf into a branch with four (eight) leaves and deals its
     /// elements out to them, then splits those that are still over-full.
     /// Returns whether the leaf split.
-    pub(crate) fn split(&mut self, cell: Cell) -> bool {
+    pub(crate) fn split(&mut self, cell: Cell<D>) -> bool {
         let mut split = false;
         let mut pending = Stack::new();
         pending.push(cell);
@@ -203,18 +213,18 @@ impl Quadtree {
                 continue;
             }
             split = true;
-            let first = self.nodes.alloc_block();
+            let first = self.nodes.alloc_block_of(D::CHILDREN);
             self.nodes.nodes[cell.node as usize] = Node {
                 first,
                 count: Node::BRANCH,
             };
             let alone_here = place_of(&[cell]);
-            let (cx, cy) = self.lines.split(&cell);
+            let split_at = self.lines.split(&cell);
             let mut link = leaf.first;
             while link != NONE {
                 let Link { next, element } = self.links.links[link as usize];
                 let slot = &mut self.slots.slots[element as usize];
-                let mut mask = mask(cx, cy, &slot.rect);
+                let mut mask = mask::<D>(&split_at, &slot.rect);
                 // An element that lay in this leaf alone now lies in the new
                 // leaves its mask names; any other place involved this leaf as a
                 // leaf and is void now.
@@ -251,7 +261,7 @@ impl Quadtree {
                 link = next;
             }
             if cell.depth + 1 < self.max_depth {
-                for k in 0..4 {
+                for k in 0..D::CHILDREN {
                     if self.nodes.nodes[(first + k) as usize].count as u32 > self.max_elements {
                         pending.push(cell.child(first, k));
                     }

@@ -1,8 +1,10 @@
 //! The geometry of the descent: where each node splits the plane, and the region
 //! of the plane each node stands for.
 //!
-//! A node at depth `d` with integer coordinates `(ix, iy)` covers grid column
-//! `ix` and row `iy` of the `2^d × 2^d` division of the world. Its split lines are
+//! Written once for both dimensions (see [`Dimension`]); the comments speak of
+//! the plane, and the same holds for space with a third axis. A node at depth
+//! `d` with integer coordinates `(ix, iy)` covers grid column `ix` and row `iy`
+//! of the `2^d × 2^d` division of the world. Its split lines are
 //! computed in closed form from the world's corner and size (see [`SplitLines`]), never
 //! accumulated, so a line has one `f32` value however it is reached — from a
 //! parent's split, a child's border, or an element's stored cell.
@@ -17,324 +19,427 @@
 //! de-duplicates hits across leaves without scratch memory: a hit is reported
 //! only in the leaf that owns the corner.
 
+// The loops over `0..D::AXES` index several per-axis arrays at once; the
+// compiler unrolls them, since `AXES` is a constant of each dimension.
+#![allow(clippy::needless_range_loop)]
+
 use arrayvec::ArrayVec;
 
-use crate::Rect;
+use crate::quadtree::dimension::{Dim2, Dimension};
+use crate::Bounds;
 
 /// Deepest `max_depth` a tree accepts.
 pub const MAX_DEPTH_LIMIT: u32 = 30;
 
-/// Depth-first walks push at most three siblings per level plus four children.
+/// 2D depth-first walks push at most three siblings per level plus four
+/// children (the loose quadtree's walks).
 pub(crate) const STACK_CAPACITY: usize = 3 * MAX_DEPTH_LIMIT as usize + 1;
 
-/// The explicit stack of every walk: on the call stack, never on the heap.
-pub(crate) type Stack = ArrayVec<Cell, STACK_CAPACITY>;
+/// The flat tree's walks, in either dimension: at most seven siblings per
+/// level plus eight children. The stack is never initialised, so the 2D tree
+/// pays nothing for the room it does not use.
+pub(crate) const TREE_STACK_CAPACITY: usize = 7 * MAX_DEPTH_LIMIT as usize + 1;
 
-/// The split lines of a world: line `k` of depth `d` lies at
-/// `x1 + k · width / 2^d`, computed in `f64` and rounded once to `f32`.
+/// The explicit stack of every walk: on the call stack, never on the heap.
+pub(crate) type Stack<D = Dim2> = ArrayVec<Cell<D>, TREE_STACK_CAPACITY>;
+
+/// The split lines (planes, in 3D) of a world: line `k` of depth `d` on an
+/// axis lies at `lo + k · extent / 2^d`, computed in `f64` and rounded once to
+/// `f32`.
 ///
-/// `k · (width / 2^d)` is the same real number as `2k · (width / 2^(d+1))`, so a
+/// `k · (extent / 2^d)` is the same real number as `2k · (extent / 2^(d+1))`, so a
 /// line gets the same `f32` at every depth it is seen from; rounding is monotone,
 /// so lines stay in order. Line 0 and line `2^d` are the world's border, which
 /// regions do not stop at: there the lines are -∞ and +∞. For trees up to
 /// [`TABLE_MAX_DEPTH`] deep every line is looked up in a table of the deepest
 /// level's lines, which holds all the shallower ones too.
 #[derive(Clone, Debug)]
-pub(crate) struct SplitLines {
-    x1: f64,
-    y1: f64,
-    /// Width and height of a cell at each depth (exact powers-of-two scalings).
-    step: [(f64, f64); MAX_DEPTH_LIMIT as usize + 2],
+pub(crate) struct SplitLines<D: Dimension = Dim2> {
+    origin: [f64; 3],
+    /// A cell's extent on each axis at each depth (exact powers-of-two scalings).
+    step: [[f64; 3]; MAX_DEPTH_LIMIT as usize + 2],
     /// Depth of the tables' level; lines of depth `d` are at `k << (depth - d)`.
     table_depth: u32,
-    table_x: Vec<f32>,
-    table_y: Vec<f32>,
+    /// One table per axis (the third empty in 2D).
+    tables: [Vec<f32>; 3],
     /// Whether the tables are there (the tree is at most [`TABLE_MAX_DEPTH`] deep).
     tabled: bool,
+    dimension: core::marker::PhantomData<D>,
 }
 
 /// Deepest tree whose lines are kept in a table (2 × 4 KiB at depth 9).
 pub(crate) const TABLE_MAX_DEPTH: u32 = 12;
 
-impl SplitLines {
-    pub fn new(world: &Rect, max_depth: u32) -> SplitLines {
-        let (width, height) = (world.width() as f64, world.height() as f64);
-        let mut step = [(width, height); MAX_DEPTH_LIMIT as usize + 2];
+impl<D: Dimension> SplitLines<D> {
+    pub fn new(world: &D::Bounds, max_depth: u32) -> SplitLines<D> {
+        let mut origin = [0.0; 3];
+        let mut extent = [0.0; 3];
+        for axis in 0..D::AXES {
+            origin[axis] = world.lo(axis) as f64;
+            extent[axis] = world.hi(axis) as f64 - world.lo(axis) as f64;
+        }
+        let mut step = [extent; MAX_DEPTH_LIMIT as usize + 2];
         for depth in 1..step.len() {
-            step[depth] = (step[depth - 1].0 * 0.5, step[depth - 1].1 * 0.5);
+            step[depth] = step[depth - 1].map(|v| v * 0.5);
         }
         let mut grid = SplitLines {
-            x1: world.x1 as f64,
-            y1: world.y1 as f64,
+            origin,
             step,
             table_depth: max_depth,
-            table_x: Vec::new(),
-            table_y: Vec::new(),
+            tables: [Vec::new(), Vec::new(), Vec::new()],
             tabled: false,
+            dimension: core::marker::PhantomData,
         };
         if max_depth <= TABLE_MAX_DEPTH {
-            let lines = 0..=1u32 << max_depth;
-            grid.table_x = lines
-                .clone()
-                .map(|k| grid.compute_x(k, max_depth))
-                .collect();
-            grid.table_y = lines.map(|k| grid.compute_y(k, max_depth)).collect();
+            for axis in 0..D::AXES {
+                grid.tables[axis] = (0..=1u32 << max_depth)
+                    .map(|k| grid.compute(axis, k, max_depth))
+                    .collect();
+            }
+            grid.tabled = true;
         }
-        grid.tabled = !grid.table_x.is_empty();
         grid
     }
 
     #[cold]
     #[inline(never)]
-    fn compute_x(&self, k: u32, depth: u32) -> f32 {
+    fn compute(&self, axis: usize, k: u32, depth: u32) -> f32 {
         match k {
             0 => f32::NEG_INFINITY,
             k if k == 1 << depth => f32::INFINITY,
-            k => (self.x1 + k as f64 * self.step[depth as usize].0) as f32,
+            k => (self.origin[axis] + k as f64 * self.step[depth as usize][axis]) as f32,
         }
     }
 
-    #[cold]
-    #[inline(never)]
-    fn compute_y(&self, k: u32, depth: u32) -> f32 {
-        match k {
-            0 => f32::NEG_INFINITY,
-            k if k == 1 << depth => f32::INFINITY,
-            k => (self.y1 + k as f64 * self.step[depth as usize].1) as f32,
-        }
-    }
-
-    /// Vertical line `k` of depth `d` (±∞ at the world's border).
+    /// Line `k` of depth `d` across `axis` (±∞ at the world's border).
     #[inline(always)]
-    pub fn line_x(&self, k: u32, depth: u32) -> f32 {
+    pub fn line(&self, axis: usize, k: u32, depth: u32) -> f32 {
         if self.tabled {
-            self.table_x[(k << (self.table_depth - depth)) as usize]
+            self.tables[axis][(k << (self.table_depth - depth)) as usize]
         } else {
-            self.compute_x(k, depth)
+            self.compute(axis, k, depth)
         }
     }
 
-    /// Horizontal line `k` of depth `d` (±∞ at the world's border).
+    /// The split point of a branch: one line per axis.
     #[inline(always)]
-    pub fn line_y(&self, k: u32, depth: u32) -> f32 {
-        if self.tabled {
-            self.table_y[(k << (self.table_depth - depth)) as usize]
-        } else {
-            self.compute_y(k, depth)
-        }
-    }
-
-    /// The split lines `(x, y)` of a branch.
-    #[inline(always)]
-    pub fn split(&self, cell: &Cell) -> (f32, f32) {
+    pub fn split(&self, cell: &Cell<D>) -> D::Values {
         let depth = cell.depth + 1;
-        (
-            self.line_x(2 * cell.ix + 1, depth),
-            self.line_y(2 * cell.iy + 1, depth),
-        )
+        let mut split = D::Values::default();
+        for (axis, value) in split.as_mut().iter_mut().enumerate() {
+            *value = self.line(axis, 2 * cell.at.as_ref()[axis] + 1, depth);
+        }
+        split
     }
 
     /// The region a node owns: `lo < p <= hi` on each axis.
     #[inline(always)]
-    pub fn region(&self, cell: &Cell) -> Region {
-        Region {
-            lo_x: self.line_x(cell.ix, cell.depth),
-            hi_x: self.line_x(cell.ix + 1, cell.depth),
-            lo_y: self.line_y(cell.iy, cell.depth),
-            hi_y: self.line_y(cell.iy + 1, cell.depth),
+    pub fn region(&self, cell: &Cell<D>) -> Region<D> {
+        let (mut lo, mut hi) = (D::Values::default(), D::Values::default());
+        for axis in 0..D::AXES {
+            let k = cell.at.as_ref()[axis];
+            lo.as_mut()[axis] = self.line(axis, k, cell.depth);
+            hi.as_mut()[axis] = self.line(axis, k + 1, cell.depth);
         }
+        Region { lo, hi }
     }
 
     /// The node's cell in world coordinates, bounded by the world (for drawing).
-    pub fn rect(&self, cell: &Cell) -> Rect {
-        let (sx, sy) = self.step[cell.depth as usize];
-        let x = |k: u32| (self.x1 + k as f64 * sx) as f32;
-        let y = |k: u32| (self.y1 + k as f64 * sy) as f32;
-        Rect::new(x(cell.ix), y(cell.iy), x(cell.ix + 1), y(cell.iy + 1))
+    pub fn rect(&self, cell: &Cell<D>) -> D::Bounds {
+        let (mut lo, mut hi) = ([0.0; 3], [0.0; 3]);
+        for axis in 0..D::AXES {
+            let step = self.step[cell.depth as usize][axis];
+            let k = cell.at.as_ref()[axis] as f64;
+            lo[axis] = (self.origin[axis] + k * step) as f32;
+            hi[axis] = (self.origin[axis] + (k + 1.0) * step) as f32;
+        }
+        D::Bounds::from_corners(lo, hi)
     }
 
-    /// A key that sorts rectangles in the order a depth-first walk meets them
-    /// (Z-order of the top-left corner on a 65536 × 65536 grid over the world).
-    /// Only an ordering hint: nothing exact depends on it.
-    pub fn z_order(&self, r: &Rect) -> u32 {
-        let (w, h) = self.step[0];
-        let cell = |v: f32, origin: f64, size: f64| {
-            ((v as f64 - origin) / size * 65536.0).clamp(0.0, 65535.0) as u32
-        };
-        spread(cell(r.x1, self.x1, w)) | (spread(cell(r.y1, self.y1, h)) << 1)
+    /// A key that sorts boxes in the order a depth-first walk meets them
+    /// (Z-order of the low corner on a grid of `2^(32 / AXES)` cells a side
+    /// over the world). Only an ordering hint: nothing exact depends on it.
+    pub fn z_order(&self, r: &D::Bounds) -> u32 {
+        let bits = 32 / D::AXES as u32;
+        let cells = (1u64 << bits) as f64;
+        let mut key = 0;
+        for axis in 0..D::AXES {
+            let v = (r.lo(axis) as f64 - self.origin[axis]) / self.step[0][axis] * cells;
+            let v = v.clamp(0.0, cells - 1.0) as u32;
+            for bit in 0..bits {
+                key |= ((v >> bit) & 1) << (bit * D::AXES as u32 + axis as u32);
+            }
+        }
+        key
     }
 
-    /// Width and height of a cell at `depth`.
-    pub fn cell_size(&self, depth: u32) -> (f32, f32) {
-        let (w, h) = self.step[depth as usize];
-        (w as f32, h as f32)
+    /// A cell's extent on each axis at `depth`.
+    pub fn cell_size(&self, depth: u32) -> D::Values {
+        let mut size = D::Values::default();
+        for (axis, value) in size.as_mut().iter_mut().enumerate() {
+            *value = self.step[depth as usize][axis] as f32;
+        }
+        size
     }
 
     /// Bytes the tables hold.
     pub fn bytes(&self) -> usize {
-        (self.table_x.capacity() + self.table_y.capacity()) * core::mem::size_of::<f32>()
+        self.tables.iter().map(Vec::capacity).sum::<usize>() * core::mem::size_of::<f32>()
     }
 }
 
-/// The 16 low bits of `v`, moved to the even bit positions.
-fn spread(v: u32) -> u32 {
-    let mut v = v & 0xffff;
-    v = (v | (v << 8)) & 0x00ff_00ff;
-    v = (v | (v << 4)) & 0x0f0f_0f0f;
-    v = (v | (v << 2)) & 0x3333_3333;
-    (v | (v << 1)) & 0x5555_5555
-}
-
-/// The part of the plane a node owns: `lo_x < x <= hi_x`, `lo_y < y <= hi_y`.
+/// The part of space a node owns: `lo < p <= hi` on every axis.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Region {
-    pub lo_x: f32,
-    pub hi_x: f32,
-    pub lo_y: f32,
-    pub hi_y: f32,
+pub(crate) struct Region<D: Dimension = Dim2> {
+    pub lo: D::Values,
+    pub hi: D::Values,
 }
 
-impl Region {
+impl<D: Dimension> Region<D> {
     /// Whether the region owns the point.
     #[inline]
-    pub fn owns(&self, x: f32, y: f32) -> bool {
-        (self.lo_x < x) & (x <= self.hi_x) & (self.lo_y < y) & (y <= self.hi_y)
+    pub fn owns(&self, point: &[f32]) -> bool {
+        let mut owns = true;
+        for axis in 0..D::AXES {
+            let v = point[axis];
+            owns &= (self.lo.as_ref()[axis] < v) & (v <= self.hi.as_ref()[axis]);
+        }
+        owns
     }
 
     /// Whether this is where the pair `a`, `b` (known to intersect) is reported:
-    /// the region owns the top-left corner of their intersection.
+    /// the region owns the low corner of their intersection.
     #[inline]
-    pub fn owns_intersection(&self, a: &Rect, b: &Rect) -> bool {
-        self.owns(a.x1.max(b.x1), a.y1.max(b.y1))
+    pub fn owns_intersection(&self, a: &D::Bounds, b: &D::Bounds) -> bool {
+        let mut corner = D::Values::default();
+        for (axis, value) in corner.as_mut().iter_mut().enumerate() {
+            *value = a.lo(axis).max(b.lo(axis));
+        }
+        self.owns(corner.as_ref())
     }
 }
 
-/// The children a closed rectangle meets when split at `(cx, cy)`, as bits
-/// `1 << k` for child `k` (0 top-left, 1 top-right, 2 bottom-left, 3 bottom-right).
+/// The children a closed box meets when split at `split`, as bits `1 << k`
+/// for child `k`, whose bit `a` says the high side of axis `a` (in 2D: 0
+/// top-left, 1 top-right, 2 bottom-left, 3 bottom-right).
 #[inline(always)]
-pub(crate) fn mask(cx: f32, cy: f32, r: &Rect) -> u32 {
-    let left = (r.x1 <= cx) as u32;
-    let right = (r.x2 > cx) as u32;
-    let top = (r.y1 <= cy) as u32;
-    let bottom = (r.y2 > cy) as u32;
-    let columns = left | (right << 1);
-    (columns * top) | ((columns * bottom) << 2)
+pub(crate) fn mask<D: Dimension>(split: &D::Values, r: &D::Bounds) -> u32 {
+    // Axis by axis, the children met so far are copied to the low side, the
+    // high side, or both: multiplications by 0/1 instead of branches.
+    let mut children = 1;
+    for axis in 0..D::AXES {
+        let c = split.as_ref()[axis];
+        let low = (r.lo(axis) <= c) as u32;
+        let high = (r.hi(axis) > c) as u32;
+        children = (children * low) | ((children * high) << (1 << axis));
+    }
+    children
+}
+
+/// The children on the low side of `axis`: `0b0101` for x and `0b0011` for y
+/// in 2D.
+#[inline(always)]
+pub(crate) fn low_children<D: Dimension>(axis: usize) -> u32 {
+    (0..D::CHILDREN)
+        .filter(|k| k >> axis & 1 == 0)
+        .fold(0, |m, k| m | 1 << k)
 }
 
 /// A node met during a descent: its index, depth and grid coordinates. Its
 /// split lines and region come from the [`SplitLines`] when needed.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Cell {
+pub(crate) struct Cell<D: Dimension = Dim2> {
     pub node: u32,
     pub depth: u32,
-    pub ix: u32,
-    pub iy: u32,
+    pub at: D::Coords,
 }
 
-impl Cell {
-    pub const ROOT: Cell = Cell {
+impl<D: Dimension> Cell<D> {
+    pub const ROOT: Cell<D> = Cell {
         node: 0,
         depth: 0,
-        ix: 0,
-        iy: 0,
+        at: D::ORIGIN,
     };
 
-    /// Child `k` (0 top-left, 1 top-right, 2 bottom-left, 3 bottom-right) of this
-    /// cell, whose node is `first + k`.
+    /// Child `k` of this cell (bit `a` of `k`: the high side of axis `a`),
+    /// whose node is `first + k`.
     #[inline]
-    pub fn child(&self, first: u32, k: u32) -> Cell {
+    /// The cell of this cell's parent, which is node `parent`.
+    pub fn parent(&self, parent: u32) -> Cell<D> {
+        let mut at = self.at;
+        for v in at.as_mut() {
+            *v >>= 1;
+        }
+        Cell {
+            node: parent,
+            depth: self.depth - 1,
+            at,
+        }
+    }
+
+    /// Whether `other` is the same node at the same place.
+    pub fn same(&self, other: &Cell<D>) -> bool {
+        (self.node, self.depth) == (other.node, other.depth)
+            && self.at.as_ref() == other.at.as_ref()
+    }
+
+    pub fn child(&self, first: u32, k: u32) -> Cell<D> {
+        let mut at = self.at;
+        for (axis, v) in at.as_mut().iter_mut().enumerate() {
+            *v = 2 * *v + (k >> axis & 1);
+        }
         Cell {
             node: first + k,
             depth: self.depth + 1,
-            ix: 2 * self.ix + (k & 1),
-            iy: 2 * self.iy + (k >> 1),
+            at,
         }
     }
 }
 
-/// The one child that owns a point, for a branch split at `(cx, cy)`.
+/// The one child that owns a point, for a branch split at `split`.
 #[inline]
-pub(crate) fn point_child(cx: f32, cy: f32, x: f32, y: f32) -> u32 {
-    (x > cx) as u32 | (((y > cy) as u32) << 1)
+pub(crate) fn point_child<D: Dimension>(split: &D::Values, point: &[f32]) -> u32 {
+    let mut k = 0;
+    for axis in 0..D::AXES {
+        k |= ((point[axis] > split.as_ref()[axis]) as u32) << axis;
+    }
+    k
 }
 
 /// Where an element lies, kept in its slot so that a move within the same
-/// leaves is seen without descending from the root: a block of `wx × wy` grid
-/// cells (`wx`, `wy` ≤ 2) of one depth, top-left cell `(ix, iy)`, each of them a
-/// leaf, which are exactly the leaves the element lies in. Elements in any other
-/// shape, or deeper than [`PLACE_MAX_DEPTH`], have [`NO_PLACE`] and take the full
-/// path. Splitting a leaf voids the places that name it.
+/// leaves is seen without descending from the root: a block of leaves of one
+/// depth, at most 2 wide on each axis, low cell `at`, each of them a leaf,
+/// which are exactly the leaves the element lies in. Packed in 32 bits: the
+/// depth (4 bits), one "2 wide" bit per axis from bit 27 down, and each
+/// coordinate in `PLACE_COORD_BITS` (12 in 2D, 8 in 3D). Elements in any other
+/// shape, or deeper than [`place_max_depth`], have [`NO_PLACE`] and take the
+/// full path. Splitting a leaf voids the places that name it.
 pub(crate) type Place = u32;
 pub(crate) const NO_PLACE: Place = u32::MAX;
-/// Deepest leaves a [`Place`] can name (12 bits per coordinate).
-pub(crate) const PLACE_MAX_DEPTH: u32 = 12;
+
+/// Deepest leaves a [`Place`] can name: 12 in 2D, 8 in 3D.
+#[inline(always)]
+pub(crate) fn place_max_depth<D: Dimension>() -> u32 {
+    D::PLACE_COORD_BITS
+}
+
+/// A place from its parts; `wide` says which axes are two cells wide.
+#[inline]
+fn pack_place<D: Dimension>(depth: u32, at: &D::Coords, wide: &[bool]) -> Place {
+    let mut place = depth << 28;
+    for axis in 0..D::AXES {
+        place |= (wide[axis] as u32) << (27 - axis);
+        place |= at.as_ref()[axis] << (D::PLACE_COORD_BITS * (D::AXES - 1 - axis) as u32);
+    }
+    place
+}
 
 /// The place of the block of leaves in `cells`, all of the same depth and
-/// filling their bounding box of at most 2 × 2.
-pub(crate) fn place_of(cells: &[Cell]) -> Place {
+/// filling their bounding box of at most 2 on each axis.
+pub(crate) fn place_of<D: Dimension>(cells: &[Cell<D>]) -> Place {
     let Some(first) = cells.first() else {
         return NO_PLACE;
     };
     let depth = first.depth;
-    let (mut x0, mut x1, mut y0, mut y1) = (first.ix, first.ix, first.iy, first.iy);
+    let (mut lo, mut hi) = (first.at, first.at);
     for cell in cells {
         if cell.depth != depth {
             return NO_PLACE;
         }
-        x0 = x0.min(cell.ix);
-        x1 = x1.max(cell.ix);
-        y0 = y0.min(cell.iy);
-        y1 = y1.max(cell.iy);
+        for axis in 0..D::AXES {
+            let v = cell.at.as_ref()[axis];
+            lo.as_mut()[axis] = lo.as_ref()[axis].min(v);
+            hi.as_mut()[axis] = hi.as_ref()[axis].max(v);
+        }
     }
-    let (wx, wy) = (x1 - x0 + 1, y1 - y0 + 1);
-    if depth > PLACE_MAX_DEPTH || wx > 2 || wy > 2 || (wx * wy) as usize != cells.len() {
+    let mut wide = [false; 3];
+    let mut block = 1;
+    for axis in 0..D::AXES {
+        let width = hi.as_ref()[axis] - lo.as_ref()[axis] + 1;
+        if width > 2 {
+            return NO_PLACE;
+        }
+        wide[axis] = width == 2;
+        block *= width as usize;
+    }
+    if depth > place_max_depth::<D>() || block != cells.len() {
         return NO_PLACE;
     }
-    (depth << 28) | ((wx - 1) << 27) | ((wy - 1) << 26) | (x0 << 12) | y0
+    pack_place::<D>(depth, &lo, &wide)
 }
 
-/// The place of the children of `cell` named by `mask` (a rectangle's mask).
-pub(crate) fn place_in_children(cell: &Cell, mask: u32) -> Place {
+/// The place of the children of `cell` named by `mask` (a box's mask).
+pub(crate) fn place_in_children<D: Dimension>(cell: &Cell<D>, mask: u32) -> Place {
     let depth = cell.depth + 1;
-    if depth > PLACE_MAX_DEPTH {
+    if depth > place_max_depth::<D>() {
         return NO_PLACE;
     }
-    let (left, right) = (mask & 0b0101 != 0, mask & 0b1010 != 0);
-    let (top, bottom) = (mask & 0b0011 != 0, mask & 0b1100 != 0);
-    let x0 = 2 * cell.ix + !left as u32;
-    let y0 = 2 * cell.iy + !top as u32;
-    let (wx, wy) = ((left && right) as u32 + 1, (top && bottom) as u32 + 1);
-    (depth << 28) | ((wx - 1) << 27) | ((wy - 1) << 26) | (x0 << 12) | y0
+    let mut at = cell.at;
+    let mut wide = [false; 3];
+    for axis in 0..D::AXES {
+        let low = low_children::<D>(axis);
+        let (on_low, on_high) = (mask & low != 0, mask & !low != 0);
+        at.as_mut()[axis] = 2 * cell.at.as_ref()[axis] + !on_low as u32;
+        wide[axis] = on_low && on_high;
+    }
+    pack_place::<D>(depth, &at, &wide)
 }
 
-/// `(depth, ix, iy, wx, wy)` of a place other than [`NO_PLACE`].
-#[inline]
-pub(crate) fn unpack_place(place: Place) -> (u32, u32, u32, u32, u32) {
-    (
-        place >> 28,
-        (place >> 12) & 0xfff,
-        place & 0xfff,
-        ((place >> 27) & 1) + 1,
-        ((place >> 26) & 1) + 1,
-    )
+/// A place other than [`NO_PLACE`], unpacked.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Unpacked<D: Dimension> {
+    pub depth: u32,
+    /// The block's low cell.
+    pub at: D::Coords,
+    /// The block's width on each axis, 1 or 2.
+    pub width: D::Coords,
 }
 
-impl SplitLines {
-    /// Whether a rectangle lies in exactly the leaves `place` names.
+impl<D: Dimension> Unpacked<D> {
+    /// Whether the block is a single leaf.
     #[inline]
-    pub fn still_in(&self, place: Place, r: &Rect) -> bool {
-        let (depth, ix, iy, wx, wy) = unpack_place(place);
+    pub fn is_one_leaf(&self) -> bool {
+        self.width.as_ref().iter().all(|&w| w == 1)
+    }
+}
+
+/// The parts of a place other than [`NO_PLACE`].
+#[inline]
+pub(crate) fn unpack_place<D: Dimension>(place: Place) -> Unpacked<D> {
+    let (mut at, mut width) = (D::Coords::default(), D::Coords::default());
+    let coord_mask = (1 << D::PLACE_COORD_BITS) - 1;
+    for axis in 0..D::AXES {
+        width.as_mut()[axis] = ((place >> (27 - axis)) & 1) + 1;
+        at.as_mut()[axis] =
+            (place >> (D::PLACE_COORD_BITS * (D::AXES - 1 - axis) as u32)) & coord_mask;
+    }
+    Unpacked {
+        depth: place >> 28,
+        at,
+        width,
+    }
+}
+
+impl<D: Dimension> SplitLines<D> {
+    /// Whether a box lies in exactly the leaves `place` names.
+    #[inline]
+    pub fn still_in(&self, place: Place, r: &D::Bounds) -> bool {
+        let Unpacked { depth, at, width } = unpack_place::<D>(place);
         // Bitwise `&` rather than `&&`: one well-predicted branch instead of a
         // chain of coin flips.
-        let inside = (self.line_x(ix, depth) < r.x1)
-            & (r.x2 <= self.line_x(ix + wx, depth))
-            & (self.line_y(iy, depth) < r.y1)
-            & (r.y2 <= self.line_y(iy + wy, depth));
-        // A two-wide block needs the rectangle on both sides of its middle line
-        // (`x1 <= line < x2`, the descent's rule); a one-wide block needs nothing more.
-        let crosses = |line: f32, lo: f32, hi: f32| (lo <= line) & (line < hi);
+        let mut inside = true;
+        for axis in 0..D::AXES {
+            let (k, w) = (at.as_ref()[axis], width.as_ref()[axis]);
+            inside &= (self.line(axis, k, depth) < r.lo(axis))
+                & (r.hi(axis) <= self.line(axis, k + w, depth));
+        }
+        // A two-wide block needs the box on both sides of its middle line
+        // (`lo <= line < hi`, the descent's rule); a one-wide block needs nothing more.
         inside
-            && (wx == 1 || crosses(self.line_x(ix + 1, depth), r.x1, r.x2))
-            && (wy == 1 || crosses(self.line_y(iy + 1, depth), r.y1, r.y2))
+            && (0..D::AXES).all(|axis| {
+                let (k, w) = (at.as_ref()[axis], width.as_ref()[axis]);
+                let line = self.line(axis, k + 1, depth);
+                w == 1 || (r.lo(axis) <= line) & (line < r.hi(axis))
+            })
     }
 }

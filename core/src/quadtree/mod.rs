@@ -1,7 +1,9 @@
-//! The flat quadtree: its state and construction here, one file per operation
-//! beside it.
+//! The flat tree, written once for 2D (the quadtree) and 3D (the octree)
+//! over [`Dimension`]: its state and construction here, one file per
+//! operation beside it.
 
 mod cleanup;
+pub(crate) mod dimension;
 mod insert;
 pub(crate) mod lines;
 pub(crate) mod nodes;
@@ -22,17 +24,19 @@ use core::ops::ControlFlow;
 use crate::index::raw::impl_structure;
 use crate::index::{check_world, NodeInfo, SpatialIndex, Stats};
 use crate::links::LinkPool;
+use crate::quadtree::dimension::{Dim2, Dim3, Dimension};
 use crate::quadtree::lines::{Place, SplitLines, MAX_DEPTH_LIMIT, NO_PLACE};
 use crate::quadtree::nodes::NodePool;
 use crate::slots::{slot_record, SlotPool, NONE};
-use crate::{Error, Handle, Rect};
+use crate::{Error, Handle};
 
-/// Where an element's rectangle and id live, with its place and home for moves
-/// that stay put. 32 bytes, aligned, so a slot never straddles two cache lines.
+/// Where an element's box and id live, with its place and home for moves
+/// that stay put. In 2D 32 bytes, aligned, so a slot never straddles two cache
+/// lines; in 3D 36 bytes.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[repr(C, align(32))]
-pub struct Slot {
-    pub(crate) rect: Rect,
+#[repr(C)]
+pub struct Slot<D: Dimension> {
+    pub(crate) rect: D::Bounds,
     pub(crate) id: u32,
     /// Where the element lies, for moves that stay put (see [`Place`]).
     pub(crate) place: Place,
@@ -40,17 +44,33 @@ pub struct Slot {
     /// place, their parent when the place's leaves are siblings; else [`NONE`].
     /// Lets removals and queries around the element skip the descent.
     pub(crate) home: u32,
+    align: D::SlotAlign,
 }
 
 slot_record!(
-    Slot,
+    impl[D: Dimension] Slot<D>,
+    D::Bounds,
     Slot {
-        rect: Rect::new(0.0, 0.0, 0.0, 0.0),
+        rect: D::Bounds::default(),
         id: 0,
         place: NO_PLACE,
         home: NONE,
+        align: D::SlotAlign::default(),
     }
 );
+
+/// The flat tree over `f32` boxes in [`Dim2`] or [`Dim3`]: use it as
+/// [`Quadtree`] and [`Octree`].
+#[derive(Clone)]
+pub struct FlatTree<D: Dimension> {
+    world: D::Bounds,
+    pub(crate) lines: SplitLines<D>,
+    max_elements: u32,
+    max_depth: u32,
+    pub(crate) nodes: NodePool,
+    pub(crate) links: LinkPool,
+    pub(crate) slots: SlotPool<Slot<D>>,
+}
 
 /// A flat quadtree over `f32` rectangles, for broad-phase collision detection
 /// and region queries over many moving elements.
@@ -86,34 +106,49 @@ slot_record!(
 /// assert!(tree.remove(a).is_err()); // a stale handle is refused
 /// # Ok::<(), flatquad::Error>(())
 /// ```
-#[derive(Clone)]
-pub struct Quadtree {
-    world: Rect,
-    pub(crate) lines: SplitLines,
-    max_elements: u32,
-    max_depth: u32,
-    pub(crate) nodes: NodePool,
-    pub(crate) links: LinkPool,
-    pub(crate) slots: SlotPool<Slot>,
-}
+pub type Quadtree = FlatTree<Dim2>;
 
-impl Quadtree {
+/// A flat octree over `f32` boxes ([`Box3`](crate::Box3)): the
+/// [`Quadtree`]'s design and code in 3D, eight siblings allocated together.
+///
+/// Nodes are 8 bytes in one `Vec`; a node's box is computed on the way down.
+/// Each element is stored once (box and id) and linked into every leaf it
+/// meets; a move that stays in the same leaves only writes the box. Queries
+/// are exact for `f32` input, take `&self`, and keep no scratch state.
+///
+/// ```
+/// use flatquad::{Box3, Octree, SpatialIndex};
+///
+/// let mut tree = Octree::new(Box3::new(0.0, 0.0, 0.0, 100.0, 100.0, 100.0), 8, 6)?;
+/// let a = tree.insert(Box3::new(10.0, 10.0, 10.0, 20.0, 20.0, 20.0), 1)?;
+/// let b = tree.insert(Box3::new(20.0, 15.0, 15.0, 30.0, 25.0, 25.0), 2)?; // touches `a`
+/// let mut hits = Vec::new();
+/// tree.query_point([12.0, 12.0, 12.0], None, &mut hits)?;
+/// assert_eq!(hits, [a]);
+/// let mut pairs = Vec::new();
+/// tree.pairs(&mut pairs);
+/// assert_eq!(pairs.len(), 1); // (a, b) or (b, a)
+/// # Ok::<(), flatquad::Error>(())
+/// ```
+pub type Octree = FlatTree<Dim3>;
+
+impl<D: Dimension> FlatTree<D> {
     /// Elements a leaf holds before it splits, by default: the capacity measured
     /// best on the agents workload.
     pub const DEFAULT_MAX_ELEMENTS: u32 = 8;
-    /// A default depth: 256 × 256 cells at the deepest level.
-    pub const DEFAULT_MAX_DEPTH: u32 = 8;
+    /// A default depth: 256 × 256 cells at the deepest level in 2D, 64³ in 3D.
+    pub const DEFAULT_MAX_DEPTH: u32 = D::DEFAULT_MAX_DEPTH;
     /// The largest `max_depth` accepted.
     pub const MAX_DEPTH_LIMIT: u32 = MAX_DEPTH_LIMIT;
 
     /// An empty tree over `world` with the default leaf capacity and depth,
     /// which suit elements of about 1/1000 of the world's side (the deepest
-    /// cells are 1/256 of it).
+    /// cells are 1/256 of it; 1/64 in 3D).
     ///
     /// # Errors
-    /// [`Error::InvalidWorld`] as for [`new`](Quadtree::new).
-    pub fn for_world(world: Rect) -> Result<Quadtree, Error> {
-        Quadtree::new(world, Self::DEFAULT_MAX_ELEMENTS, Self::DEFAULT_MAX_DEPTH)
+    /// [`Error::InvalidWorld`] as for [`new`](FlatTree::new).
+    pub fn for_world(world: D::Bounds) -> Result<FlatTree<D>, Error> {
+        FlatTree::new(world, Self::DEFAULT_MAX_ELEMENTS, Self::DEFAULT_MAX_DEPTH)
     }
 
     /// An empty tree over `world`. A leaf splits when it holds more than
@@ -124,13 +159,14 @@ impl Quadtree {
     /// that the deepest cells are a little larger than a typical element.
     ///
     /// # Errors
-    /// [`Error::InvalidWorld`] unless `world` is finite with a positive, finite
-    /// width and height; [`Error::InvalidParameter`] if `max_elements` is 0 or
-    /// `max_depth` exceeds [`Quadtree::MAX_DEPTH_LIMIT`].
-    pub fn new(world: Rect, max_elements: u32, max_depth: u32) -> Result<Quadtree, Error> {
+    /// [`Error::InvalidWorld`] ([`Error::InvalidWorldBox`] in 3D) unless `world`
+    /// is finite with a positive, finite extent on every axis;
+    /// [`Error::InvalidParameter`] if `max_elements` is 0 or `max_depth`
+    /// exceeds [`MAX_DEPTH_LIMIT`](FlatTree::MAX_DEPTH_LIMIT).
+    pub fn new(world: D::Bounds, max_elements: u32, max_depth: u32) -> Result<FlatTree<D>, Error> {
         check_world(world)?;
         check_tree_parameters(max_elements, max_depth)?;
-        Ok(Quadtree {
+        Ok(FlatTree {
             world,
             lines: SplitLines::new(&world, max_depth),
             max_elements,
@@ -173,9 +209,9 @@ pub(crate) fn check_tree_parameters(max_elements: u32, max_depth: u32) -> Result
     Ok(())
 }
 
-impl core::fmt::Debug for Quadtree {
+impl<D: Dimension> core::fmt::Debug for FlatTree<D> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Quadtree")
+        f.debug_struct(D::NAME)
             .field("world", &self.world)
             .field("len", &self.len())
             .field("max_elements", &self.max_elements)
@@ -185,13 +221,13 @@ impl core::fmt::Debug for Quadtree {
     }
 }
 
-impl_structure!(Quadtree; overlapping_checked => neighbours, prefetch_overlapping => prefetch_neighbours);
+impl_structure!(impl[D: Dimension] FlatTree<D>, Slot<D>; overlapping_checked => neighbours, prefetch_overlapping => prefetch_neighbours);
 
-impl SpatialIndex for Quadtree {
-    fn world(&self) -> Rect {
+impl<D: Dimension> SpatialIndex for FlatTree<D> {
+    fn world(&self) -> D::Bounds {
         self.world
     }
-    /// Merges, bottom-up, every branch whose four children are empty leaves into
+    /// Merges, bottom-up, every branch whose children are all empty leaves into
     /// one empty leaf. Lazy: one level per call, so call it once a frame; an
     /// element that leaves a cell is often replaced in the same frame, and nodes
     /// are not churned for nothing. The root always stays.
@@ -205,18 +241,19 @@ impl SpatialIndex for Quadtree {
     }
     /// Walks the leaves and tests the elements of each leaf against each other
     /// (no query per element, no hash set): a pair is reported only in the
-    /// leaf that owns the top-left corner of the two rectangles' intersection.
+    /// leaf that owns the low (top-left) corner of the two boxes' intersection.
     fn pairs_with<F>(&self, visit: F) -> ControlFlow<()>
     where
         F: FnMut(Handle, Handle) -> ControlFlow<()>,
     {
         self.pairs_below(lines::Cell::ROOT, visit)
     }
-    /// Children in the order top-left, top-right, bottom-left, bottom-right.
+    /// Children in the order top-left, top-right, bottom-left, bottom-right
+    /// (in 3D those four at low z, then at high z).
     fn traverse<B, L>(&self, branch: B, leaf: L) -> ControlFlow<()>
     where
-        B: FnMut(&NodeInfo) -> ControlFlow<()>,
-        L: FnMut(&NodeInfo) -> ControlFlow<()>,
+        B: FnMut(&NodeInfo<D::Bounds>) -> ControlFlow<()>,
+        L: FnMut(&NodeInfo<D::Bounds>) -> ControlFlow<()>,
     {
         self.walk_nodes(branch, leaf)
     }
@@ -232,8 +269,8 @@ impl SpatialIndex for Quadtree {
     fn to_bytes(&self) -> Vec<u8> {
         self.write_snapshot()
     }
-    fn from_bytes(bytes: &[u8]) -> Result<Quadtree, Error> {
-        Quadtree::read_snapshot(bytes)
+    fn from_bytes(bytes: &[u8]) -> Result<FlatTree<D>, Error> {
+        FlatTree::read_snapshot(bytes)
     }
     /// Walks disjoint subtrees on rayon's threads (trees of 250,000 elements
     /// and more; smaller ones on the calling thread, where more did not pay).

@@ -1,14 +1,15 @@
-//! The quadtree's nodes, allocated and freed four at a time.
+//! The flat tree's nodes, allocated and freed four (eight in 3D) at a time.
 
 use arrayvec::ArrayVec;
 
 use crate::blocks::{BlockNode, BlockPool};
+use crate::quadtree::dimension::Dimension;
 use crate::quadtree::lines::{place_of, unpack_place, Cell, Place, NO_PLACE};
 use crate::slots::NONE;
 
-/// A quadtree node in 8 bytes. A leaf holds the head of its element links and
-/// their count; a branch holds the index of the first of its four contiguous
-/// children and `count == BRANCH`.
+/// A tree node in 8 bytes. A leaf holds the head of its element links and
+/// their count; a branch holds the index of the first of its four (eight)
+/// contiguous children and `count == BRANCH`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C)]
 pub(crate) struct Node {
@@ -31,7 +32,8 @@ impl Node {
     }
 }
 
-/// Nodes, allocated and freed four at a time; node 0 is the root and never freed.
+/// Nodes, allocated and freed a block of siblings at a time; node 0 is the
+/// root and never freed.
 pub(crate) type NodePool = BlockPool<Node>;
 
 impl BlockNode for Node {
@@ -50,15 +52,24 @@ impl BlockNode for Node {
     }
 }
 
-/// The leaves a descent reached, kept while they may still form a place.
-#[derive(Default)]
-pub(crate) struct LeafSet {
-    pub cells: ArrayVec<Cell, 4>,
+/// The leaves a descent reached, kept while they may still form a place (of
+/// at most 2 × 2 × 2 leaves).
+pub(crate) struct LeafSet<D: Dimension> {
+    pub cells: ArrayVec<Cell<D>, 8>,
     overflow: bool,
 }
 
-impl LeafSet {
-    pub fn add(&mut self, cell: Cell) {
+impl<D: Dimension> Default for LeafSet<D> {
+    fn default() -> Self {
+        LeafSet {
+            cells: ArrayVec::new(),
+            overflow: false,
+        }
+    }
+}
+
+impl<D: Dimension> LeafSet<D> {
+    pub fn add(&mut self, cell: Cell<D>) {
         self.overflow |= self.cells.try_push(cell).is_err();
     }
 
@@ -71,20 +82,37 @@ impl LeafSet {
     }
 }
 
+/// The child index (bit `a`: the high side of axis `a`) of a cell with
+/// coordinates `at` within its block of siblings.
+#[inline]
+pub(crate) fn sibling_index(at: &[u32]) -> u32 {
+    at.iter()
+        .enumerate()
+        .fold(0, |k, (axis, &v)| k | (v & 1) << axis)
+}
+
 /// The leaves an element with a known `home` lies in: `home` itself for a
 /// one-leaf place, else the children of `home` its place names.
-pub(crate) fn home_leaves(place: Place, home: u32, nodes: &[Node]) -> HomeLeaves {
-    let (_, x0, y0, wx, wy) = unpack_place(place);
-    if wx == 1 && wy == 1 {
+pub(crate) fn home_leaves<D: Dimension>(place: Place, home: u32, nodes: &[Node]) -> HomeLeaves {
+    let block = unpack_place::<D>(place);
+    if block.is_one_leaf() {
         return HomeLeaves {
             first: home,
             mask: 1,
         };
     }
+    // Every cell of the block, as the children of `home` they are.
     let mut mask = 0;
-    for x in x0..x0 + wx {
-        for y in y0..y0 + wy {
-            mask |= 1 << ((x & 1) + 2 * (y & 1));
+    for k in 0..D::CHILDREN {
+        let mut at = block.at;
+        let mut inside = true;
+        for axis in 0..D::AXES {
+            let offset = k >> axis & 1;
+            inside &= offset < block.width.as_ref()[axis];
+            at.as_mut()[axis] += offset;
+        }
+        if inside {
+            mask |= 1 << sibling_index(at.as_ref());
         }
     }
     HomeLeaves {

@@ -1,25 +1,26 @@
 //! Every overlapping pair: leaf by leaf, each pair in the one leaf that owns
-//! the top-left corner of its intersection.
+//! the low (top-left) corner of its intersection.
 
 use core::ops::ControlFlow;
 
 use crate::links::list_pairs;
+use crate::quadtree::dimension::Dimension;
 use crate::quadtree::lines::{Cell, Stack};
-use crate::quadtree::Quadtree;
+use crate::quadtree::FlatTree;
 use crate::Handle;
 
-impl Quadtree {
+impl<D: Dimension> FlatTree<D> {
     /// The pairs reported in the leaves below `top` (each pair has one leaf).
-    pub(crate) fn pairs_below<F>(&self, top: Cell, mut visit: F) -> ControlFlow<()>
+    pub(crate) fn pairs_below<F>(&self, top: Cell<D>, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Handle, Handle) -> ControlFlow<()>,
     {
-        let mut stack = Stack::new();
+        let mut stack = Stack::<D>::new();
         stack.push(top);
         while let Some(cell) = stack.pop() {
             let node = self.nodes.nodes[cell.node as usize];
             if node.is_branch() {
-                self.push_children(&mut stack, &cell, node.first, 0b1111);
+                self.push_children(&mut stack, &cell, node.first, (1 << D::CHILDREN) - 1);
             } else if node.count >= 2 {
                 let region = self.lines.region(&cell);
                 list_pairs(

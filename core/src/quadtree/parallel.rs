@@ -6,15 +6,16 @@ use rayon::prelude::*;
 
 use crate::index::parallel::TASKS_PER_THREAD;
 use crate::index::SpatialIndex;
+use crate::quadtree::dimension::Dimension;
 use crate::quadtree::lines::Cell;
-use crate::quadtree::Quadtree;
+use crate::quadtree::FlatTree;
 use crate::Handle;
 
 /// Below this many elements the pair walk takes about a millisecond and two
 /// threads gained nothing on uniform-100k (x1.0); at 1,000,000 they gave x1.8.
 const PAR_PAIRS_MIN_ELEMENTS: usize = 250_000;
 
-impl Quadtree {
+impl<D: Dimension> FlatTree<D> {
     /// The pairs on all of rayon's threads, each once, in an unspecified order.
     /// Each pair belongs to one leaf, so disjoint subtrees are walked
     /// independently; their results are then concatenated (this allocates one
@@ -45,15 +46,15 @@ impl Quadtree {
 
     /// Cells of disjoint subtrees covering every leaf, at least `wanted` of them
     /// when the tree is big enough: the root split breadth-first.
-    fn subtrees(&self, wanted: usize) -> Vec<Cell> {
+    fn subtrees(&self, wanted: usize) -> Vec<Cell<D>> {
         let mut cells = vec![Cell::ROOT];
         loop {
-            let mut next = Vec::with_capacity(cells.len() * 4);
+            let mut next = Vec::with_capacity(cells.len() * D::CHILDREN as usize);
             let mut split_any = false;
             for cell in &cells {
                 let node = self.nodes.nodes[cell.node as usize];
                 if node.is_branch() {
-                    next.extend((0..4).map(|k| cell.child(node.first, k)));
+                    next.extend((0..D::CHILDREN).map(|k| cell.child(node.first, k)));
                     split_any = true;
                 } else {
                     next.push(*cell);

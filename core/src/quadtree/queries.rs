@@ -4,21 +4,22 @@ use core::ops::ControlFlow;
 
 use crate::index::raw::PREFETCH_AHEAD;
 use crate::links::Link;
+use crate::quadtree::dimension::Dimension;
 use crate::quadtree::lines::{point_child, unpack_place, Cell, Stack};
-use crate::quadtree::nodes::home_leaves;
-use crate::quadtree::{Quadtree, Slot};
+use crate::quadtree::nodes::{home_leaves, sibling_index};
+use crate::quadtree::{FlatTree, Slot};
 use crate::slots::{prefetch, NONE};
-use crate::{Handle, Rect};
+use crate::{Bounds, Handle};
 
-impl Quadtree {
+impl<D: Dimension> FlatTree<D> {
     /// Elements meeting the checked `rect`, each once, but slot `omit`: straight
     /// down while the query picks one child, then depth-first.
-    pub(crate) fn query_rect<F>(&self, rect: Rect, omit: u32, mut visit: F) -> ControlFlow<()>
+    pub(crate) fn query_rect<F>(&self, rect: D::Bounds, omit: u32, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {
         // Straight down while the query picks one child, then depth-first.
-        let mut stack = Stack::new();
+        let mut stack = Stack::<D>::new();
         let (top, node, mask) = self.descend(&rect);
         if mask == 0 {
             stack.push(top);
@@ -37,7 +38,7 @@ impl Quadtree {
                 let Link { next, element } = self.links.links[link as usize];
                 let slot = &self.slots.slots[element as usize];
                 if element != omit
-                    && slot.rect.intersects(&rect)
+                    && slot.rect.meets(&rect)
                     && region.owns_intersection(&slot.rect, &rect)
                     && visit(self.slots.handle(element)).is_break()
                 {
@@ -61,19 +62,23 @@ impl Quadtree {
         if home == NONE {
             return self.query_rect(rect, element, visit);
         }
-        // The element's leaves are exactly the leaves a query with its rectangle
+        // The element's leaves are exactly the leaves a query with its box
         // visits; the place gives their cells, for the corner rule.
-        let (depth, x0, y0, wx, wy) = unpack_place(place);
-        for leaf in home_leaves(place, home, &self.nodes.nodes) {
-            let region = if wx == 1 && wy == 1 {
-                None // one leaf holds the whole rectangle, so every corner
+        let block = unpack_place::<D>(place);
+        for leaf in home_leaves::<D>(place, home, &self.nodes.nodes) {
+            let region = if block.is_one_leaf() {
+                None // one leaf holds the whole box, so every corner
             } else {
                 let k = leaf - self.nodes.nodes[home as usize].first;
+                let mut at = block.at;
+                for (axis, v) in at.as_mut().iter_mut().enumerate() {
+                    *v = (*v & !1) + (k >> axis & 1);
+                }
+                debug_assert_eq!(sibling_index(at.as_ref()), k);
                 let cell = Cell {
                     node: leaf,
-                    depth,
-                    ix: (x0 & !1) + (k & 1),
-                    iy: (y0 & !1) + (k >> 1),
+                    depth: block.depth,
+                    at,
                 };
                 Some(self.lines.region(&cell))
             };
@@ -85,7 +90,7 @@ impl Quadtree {
                 } = self.links.links[link as usize];
                 let slot = &self.slots.slots[other as usize];
                 if other != element
-                    && slot.rect.intersects(&rect)
+                    && slot.rect.meets(&rect)
                     && region.is_none_or(|r| r.owns_intersection(&slot.rect, &rect))
                     && visit(self.slots.handle(other)).is_break()
                 {
@@ -97,24 +102,31 @@ impl Quadtree {
         ControlFlow::Continue(())
     }
 
-    /// Elements holding the finite point `(x, y)`, but slot `omit`.
-    pub(crate) fn query_at<F>(&self, x: f32, y: f32, omit: u32, mut visit: F) -> ControlFlow<()>
+    /// Elements holding the finite point, but slot `omit`.
+    pub(crate) fn query_at<F>(
+        &self,
+        point: <D::Bounds as Bounds>::Point,
+        omit: u32,
+        mut visit: F,
+    ) -> ControlFlow<()>
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {
         // A point belongs to exactly one leaf, and so does every element holding it.
-        let mut cell = Cell::ROOT;
+        let mut cell = Cell::<D>::ROOT;
         let mut node = self.nodes.nodes[0];
         while node.is_branch() {
-            let (cx, cy) = self.lines.split(&cell);
-            cell = cell.child(node.first, point_child(cx, cy, x, y));
+            let split = self.lines.split(&cell);
+            cell = cell.child(node.first, point_child::<D>(&split, point.as_ref()));
             node = self.nodes.nodes[cell.node as usize];
         }
         let mut link = node.first;
         while link != NONE {
             let Link { next, element } = self.links.links[link as usize];
             if element != omit
-                && self.slots.slots[element as usize].rect.contains_point(x, y)
+                && self.slots.slots[element as usize]
+                    .rect
+                    .contains_point(point)
                 && visit(self.slots.handle(element)).is_break()
             {
                 return ControlFlow::Break(());

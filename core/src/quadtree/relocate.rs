@@ -1,15 +1,15 @@
 //! Moving elements: a move that stays in the same leaves only writes the
-//! rectangle; otherwise the element is unlinked and linked below where the old
-//! and new rectangles' descents part.
+//! box; otherwise the element is unlinked and linked below where the old
+//! and new boxs' descents part.
 
+use crate::quadtree::dimension::Dimension;
 use crate::quadtree::lines::{mask, Cell, Place, Stack, NO_PLACE};
 use crate::quadtree::nodes::LeafSet;
-use crate::quadtree::Quadtree;
+use crate::quadtree::FlatTree;
 use crate::slots::NONE;
-use crate::Rect;
 
-impl Quadtree {
-    pub(crate) fn relocate(&mut self, slot: u32, rect: Rect) {
+impl<D: Dimension> FlatTree<D> {
+    pub(crate) fn relocate(&mut self, slot: u32, rect: D::Bounds) {
         let current = self.slots.slots[slot as usize];
         if current.place != NO_PLACE {
             // The common case, without a descent: still inside the same leaves.
@@ -24,17 +24,17 @@ impl Quadtree {
             slot.home = home;
             return;
         }
-        // Down together while both rectangles pick the same one child; the old
+        // Down together while both boxs pick the same one child; the old
         // links and the new ones are all below where the two walks part.
-        let mut cell = Cell::ROOT;
+        let mut cell = Cell::<D>::ROOT;
         loop {
             let node = self.nodes.nodes[cell.node as usize];
             if !node.is_branch() {
                 break;
             }
-            let (cx, cy) = self.lines.split(&cell);
-            let mask = mask(cx, cy, &current.rect);
-            if mask != self::mask(cx, cy, &rect) || !mask.is_power_of_two() {
+            let split = self.lines.split(&cell);
+            let mask = mask::<D>(&split, &current.rect);
+            if mask != self::mask::<D>(&split, &rect) || !mask.is_power_of_two() {
                 break;
             }
             cell = cell.child(node.first, mask.trailing_zeros());
@@ -44,18 +44,18 @@ impl Quadtree {
         self.link_from(cell, slot, &rect);
     }
 
-    /// If two rectangles lie in exactly the same leaves — they pick the same
+    /// If two boxs lie in exactly the same leaves — they pick the same
     /// children at every branch on the way down — the place of those leaves.
-    pub(crate) fn same_leaves(&self, a: &Rect, b: &Rect) -> Option<(Place, u32)> {
-        let mut leaves = LeafSet::default();
-        let mut stack = Stack::new();
+    pub(crate) fn same_leaves(&self, a: &D::Bounds, b: &D::Bounds) -> Option<(Place, u32)> {
+        let mut leaves = LeafSet::<D>::default();
+        let mut stack = Stack::<D>::new();
         stack.push(Cell::ROOT);
         while let Some(cell) = stack.pop() {
             let node = self.nodes.nodes[cell.node as usize];
             if node.is_branch() {
-                let (cx, cy) = self.lines.split(&cell);
-                let mask = mask(cx, cy, a);
-                if mask != self::mask(cx, cy, b) {
+                let split = self.lines.split(&cell);
+                let mask = mask::<D>(&split, a);
+                if mask != self::mask::<D>(&split, b) {
                     return None;
                 }
                 self.push_children(&mut stack, &cell, node.first, mask);

@@ -1,13 +1,14 @@
 //! Removing elements: unlinking from their leaves, one by one or in a sweep.
 
 use crate::links::Link;
+use crate::quadtree::dimension::Dimension;
 use crate::quadtree::lines::{Cell, Stack};
 use crate::quadtree::nodes::home_leaves;
-use crate::quadtree::{Quadtree, Slot};
+use crate::quadtree::{FlatTree, Slot};
 use crate::slots::{MARK, NONE};
-use crate::{Handle, Rect};
+use crate::Handle;
 
-impl Quadtree {
+impl<D: Dimension> FlatTree<D> {
     pub(crate) fn remove_slot(&mut self, slot: u32) {
         let rect = self.slots.slots[slot as usize].rect;
         self.unlink(slot, &rect);
@@ -59,16 +60,16 @@ impl Quadtree {
 
     /// Unlinks the element in `slot` from every leaf `rect` (its current
     /// rectangle) meets.
-    pub(crate) fn unlink(&mut self, slot: u32, rect: &Rect) {
+    pub(crate) fn unlink(&mut self, slot: u32, rect: &D::Bounds) {
         self.unlink_from(Cell::ROOT, slot, rect);
     }
 
-    /// [`unlink`](Quadtree::unlink) below `start`, which holds all its leaves.
-    pub(crate) fn unlink_from(&mut self, start: Cell, slot: u32, rect: &Rect) {
+    /// [`unlink`](FlatTree::unlink) below `start`, which holds all its leaves.
+    pub(crate) fn unlink_from(&mut self, start: Cell<D>, slot: u32, rect: &D::Bounds) {
         let Slot { place, home, .. } = self.slots.slots[slot as usize];
         if home != NONE {
             // The element's leaves are known: no descent.
-            for leaf in home_leaves(place, home, &self.nodes.nodes) {
+            for leaf in home_leaves::<D>(place, home, &self.nodes.nodes) {
                 self.unlink_from_leaf(leaf, slot);
             }
             return;
@@ -78,7 +79,7 @@ impl Quadtree {
             self.unlink_from_leaf(cell.node, slot);
             return;
         }
-        let mut stack = Stack::new();
+        let mut stack = Stack::<D>::new();
         self.push_children(&mut stack, &cell, node.first, mask);
         while let Some(cell) = stack.pop() {
             let node = self.nodes.nodes[cell.node as usize];

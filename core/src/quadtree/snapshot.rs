@@ -1,19 +1,19 @@
 //! The quadtree's snapshot: parameters, nodes, links and slots, word for word.
 
 use crate::index::snapshot::{invalid, read_slots, write_slots, Reader, Writer};
-use crate::index::Kind;
 use crate::links::Link;
+use crate::quadtree::dimension::Dimension;
 use crate::quadtree::nodes::Node;
-use crate::quadtree::Quadtree;
+use crate::quadtree::FlatTree;
 use crate::Error;
 
-impl Quadtree {
+impl<D: Dimension> FlatTree<D> {
     pub(crate) fn write_snapshot(&self) -> Vec<u8> {
         let words = 8
             + 2 * self.nodes.nodes.len()
             + 2 * self.links.links.len()
-            + 8 * self.slots.slots.len();
-        let mut w = Writer::new(Kind::Quadtree, words);
+            + (2 * D::AXES + 4) * self.slots.slots.len();
+        let mut w = Writer::new(D::TAG, words);
         w.rect(&self.world);
         w.u32(self.max_elements());
         w.u32(self.max_depth());
@@ -36,13 +36,13 @@ impl Quadtree {
         w.out
     }
 
-    /// Every invariant is checked ([`check_invariants`](Quadtree::check_invariants)),
+    /// Every invariant is checked ([`check_invariants`](FlatTree::check_invariants)),
     /// so damaged or hostile bytes give an error, never a broken tree.
-    pub(crate) fn read_snapshot(bytes: &[u8]) -> Result<Quadtree, Error> {
-        let mut r = Reader::expect(bytes, Kind::Quadtree)?;
-        let world = r.rect()?;
+    pub(crate) fn read_snapshot(bytes: &[u8]) -> Result<FlatTree<D>, Error> {
+        let mut r = Reader::expect(bytes, D::TAG)?;
+        let world = r.rect::<D::Bounds>()?;
         let (max_elements, max_depth) = (r.u32()?, r.u32()?);
-        let mut tree = Quadtree::new(world, max_elements, max_depth)
+        let mut tree = FlatTree::new(world, max_elements, max_depth)
             .map_err(|e| invalid(&format!("bad parameters: {e}")))?;
         let count = r.len(8)?;
         tree.nodes.free_block = r.u32()?;
@@ -60,7 +60,7 @@ impl Quadtree {
             let (next, element) = (r.u32()?, r.u32()?);
             tree.links.links.push(Link { next, element });
         }
-        tree.slots = read_slots(&mut r, 2, |mut slot: super::Slot, r| {
+        tree.slots = read_slots(&mut r, 2, |mut slot: super::Slot<D>, r| {
             slot.place = r.u32()?;
             slot.home = r.u32()?;
             Ok(slot)

@@ -1,29 +1,38 @@
 //! Unit tests of the internals; the behaviour is tested in `tests/`.
 
+use crate::quadtree::dimension::{Dim2, Dim3};
 use crate::quadtree::lines::{
-    mask, point_child, Cell, SplitLines, STACK_CAPACITY, TABLE_MAX_DEPTH,
+    mask, place_in_children, place_of, point_child, unpack_place, Cell, SplitLines,
+    TABLE_MAX_DEPTH, TREE_STACK_CAPACITY,
 };
-use crate::Rect;
+use crate::{Box3, Rect};
 
 #[test]
 fn mask_is_closed_on_the_left_and_open_on_the_right() {
-    let m = |r: Rect| mask(0.0, 0.0, &r);
+    let m = |r: Rect| mask::<Dim2>(&[0.0, 0.0], &r);
     assert_eq!(m(Rect::new(-1.0, -1.0, 0.0, 0.0)), 0b0001);
     assert_eq!(m(Rect::new(0.0, 0.0, 0.0, 0.0)), 0b0001);
     assert_eq!(m(Rect::new(0.0, 0.0, 0.5, 0.5)), 0b1111);
     assert_eq!(m(Rect::new(0.5, -1.0, 1.0, 0.0)), 0b0010);
     assert_eq!(m(Rect::new(0.5, 0.5, 1.0, 1.0)), 0b1000);
-    assert_eq!(point_child(0.0, 0.0, 0.0, 0.0), 0);
-    assert_eq!(point_child(0.0, 0.0, 0.1, 0.1), 3);
+    assert_eq!(point_child::<Dim2>(&[0.0, 0.0], &[0.0, 0.0]), 0);
+    assert_eq!(point_child::<Dim2>(&[0.0, 0.0], &[0.1, 0.1]), 3);
+    // In 3D the third axis picks the high four of the eight children.
+    let m3 = |b: Box3| mask::<Dim3>(&[0.0, 0.0, 0.0], &b);
+    assert_eq!(m3(Box3::new(-1.0, -1.0, -1.0, 0.0, 0.0, 0.0)), 0b0000_0001);
+    assert_eq!(m3(Box3::new(0.5, 0.5, 0.5, 1.0, 1.0, 1.0)), 0b1000_0000);
+    assert_eq!(m3(Box3::new(-1.0, -1.0, 0.5, 0.0, 0.0, 1.0)), 0b0001_0000);
+    assert_eq!(m3(Box3::new(0.0, 0.0, 0.0, 0.5, 0.5, 0.5)), 0xff);
+    assert_eq!(point_child::<Dim3>(&[0.0; 3], &[0.1, -1.0, 0.1]), 0b101);
 }
 
 #[test]
 fn child_regions_partition_the_parent() {
     for max_depth in [3, 20] {
-        let grid = SplitLines::new(&Rect::new(-1.0, -1.0, 1.0, 1.0), max_depth);
+        let grid = SplitLines::<Dim2>::new(&Rect::new(-1.0, -1.0, 1.0, 1.0), max_depth);
         let root = Cell::ROOT;
-        let (cx, cy) = grid.split(&root);
-        assert_eq!((cx, cy), (0.0, 0.0));
+        let split = grid.split(&root);
+        assert_eq!(split, [0.0, 0.0]);
         let children: Vec<Cell> = (0..4).map(|k| root.child(1, k)).collect();
         for &(x, y) in &[
             (0.0, 0.0),
@@ -34,20 +43,21 @@ fn child_regions_partition_the_parent() {
         ] {
             let owners = children
                 .iter()
-                .filter(|c| grid.region(c).owns(x, y))
+                .filter(|c| grid.region(c).owns(&[x, y]))
                 .count();
             assert_eq!(owners, 1, "point ({x}, {y})");
-            let child = &children[point_child(cx, cy, x, y) as usize];
-            assert!(grid.region(child).owns(x, y));
+            let child = &children[point_child::<Dim2>(&split, &[x, y]) as usize];
+            assert!(grid.region(child).owns(&[x, y]));
         }
     }
 }
 
 #[test]
 fn stack_capacity_covers_the_deepest_walk() {
+    // Seven siblings a level (the octree's) plus the last eight children.
     assert_eq!(
-        STACK_CAPACITY,
-        3 * crate::Quadtree::MAX_DEPTH_LIMIT as usize + 1
+        TREE_STACK_CAPACITY,
+        7 * crate::Octree::MAX_DEPTH_LIMIT as usize + 1
     );
 }
 
@@ -62,25 +72,195 @@ fn lines_agree_across_depths_tables_and_stay_in_order() {
     ];
     for world in &worlds {
         // A table-backed grid and a computed one give the same lines.
-        let table = SplitLines::new(world, TABLE_MAX_DEPTH);
-        let computed = SplitLines::new(world, TABLE_MAX_DEPTH + 1);
+        let table = SplitLines::<Dim2>::new(world, TABLE_MAX_DEPTH);
+        let computed = SplitLines::<Dim2>::new(world, TABLE_MAX_DEPTH + 1);
         for depth in 0..TABLE_MAX_DEPTH {
             for k in 0..=(1u32 << depth).min(300) {
-                let line = computed.line_x(k, depth);
+                let line = computed.line(0, k, depth);
                 assert_eq!(
                     line,
-                    computed.line_x(2 * k, depth + 1),
+                    computed.line(0, 2 * k, depth + 1),
                     "{world:?} k {k} depth {depth}"
                 );
-                assert_eq!(computed.line_y(k, depth), computed.line_y(4 * k, depth + 2));
-                assert_eq!(line, table.line_x(k, depth));
-                assert_eq!(computed.line_y(k, depth), table.line_y(k, depth));
+                assert_eq!(
+                    computed.line(1, k, depth),
+                    computed.line(1, 4 * k, depth + 2)
+                );
+                assert_eq!(line, table.line(0, k, depth));
+                assert_eq!(computed.line(1, k, depth), table.line(1, k, depth));
                 if k > 0 {
-                    assert!(computed.line_x(k - 1, depth) < line || world.width() < 1e-20);
+                    assert!(computed.line(0, k - 1, depth) < line || world.width() < 1e-20);
                 }
             }
-            assert_eq!(computed.line_x(0, depth), f32::NEG_INFINITY);
-            assert_eq!(computed.line_x(1 << depth, depth), f32::INFINITY);
+            assert_eq!(computed.line(0, 0, depth), f32::NEG_INFINITY);
+            assert_eq!(computed.line(0, 1 << depth, depth), f32::INFINITY);
         }
     }
+}
+
+#[test]
+fn places_pack_and_unpack_in_both_dimensions() {
+    // A 2 × 1 × 2 block at depth 5 of an octree.
+    let cells: Vec<Cell<Dim3>> = [[6, 9, 20], [7, 9, 20], [6, 9, 21], [7, 9, 21]]
+        .iter()
+        .map(|&at| Cell {
+            node: 0,
+            depth: 5,
+            at,
+        })
+        .collect();
+    let block = unpack_place::<Dim3>(place_of(&cells));
+    assert_eq!(
+        (block.depth, block.at, block.width),
+        (5, [6, 9, 20], [2, 1, 2])
+    );
+    // The children of the 3D root a box meets on both sides of x and z.
+    let place = place_in_children(&Cell::<Dim3>::ROOT, 0b0011_0011);
+    let block = unpack_place::<Dim3>(place);
+    assert_eq!(
+        (block.depth, block.at, block.width),
+        (1, [0, 0, 0], [2, 1, 2])
+    );
+    // 2D keeps its layout: depth in the top bits, x above y.
+    let cell = Cell::<Dim2> {
+        node: 0,
+        depth: 3,
+        at: [5, 2],
+    };
+    assert_eq!(place_of(&[cell]), (3 << 28) | (5 << 12) | 2);
+}
+
+// ---------------------------------------------------------------------------
+// The octree against brute force (the quadtree's are in `tests/`).
+
+use crate::index::SpatialIndex;
+use crate::random_ops::{self, Lcg, Shapes};
+use crate::Octree;
+
+/// Shapes on the split planes of the first levels, up to a few cells wide.
+fn octree_shapes(tree: &Octree, rng: &mut Lcg) -> Shapes<Box3> {
+    let world = tree.world();
+    let levels = 1u32 << tree.max_depth().min(5);
+    let counts = [2, 4, levels];
+    let cell: Vec<f32> = [
+        world.x2 - world.x1,
+        world.y2 - world.y1,
+        world.z2 - world.z1,
+    ]
+    .iter()
+    .map(|extent| extent / levels as f32)
+    .collect();
+    Shapes::for_axes(world, &[&counts, &counts, &counts], &cell, 2.0, rng)
+}
+
+/// `traverse` shows the tree in pre-order, eight children a branch, leaves
+/// with their counts; `stats` agrees.
+fn check_octree_traverse(tree: &Octree) {
+    let infos = random_ops::traverse_all(tree);
+    assert_eq!(
+        (infos[0].index, infos[0].depth, infos[0].rect),
+        (0, 0, tree.world())
+    );
+    let branches = infos.iter().filter(|n| !n.is_leaf).count();
+    assert_eq!(infos.len(), 1 + 8 * branches, "eight children a branch");
+    for info in &infos {
+        assert!(
+            info.rect.is_valid() && info.depth <= tree.max_depth(),
+            "{info:?}"
+        );
+    }
+    let leaves: Vec<_> = infos.iter().filter(|n| n.is_leaf).collect();
+    let stats = tree.stats();
+    assert_eq!(stats.nodes, infos.len());
+    assert_eq!(stats.leaves, leaves.len());
+    let links: u32 = leaves.iter().map(|l| l.count).sum();
+    assert_eq!(stats.element_links, links as usize);
+    assert!(stats.element_links >= tree.len());
+}
+
+fn octree_worlds() -> Vec<Box3> {
+    vec![
+        Box3::new(0.0, 0.0, 0.0, 1.0, 1.0, 1.0),
+        Box3::new(0.0, 0.0, 0.0, 1024.0, 1024.0, 1024.0),
+        Box3::new(-1e6, -1e6, -1e6, 1e6, 1e6, 1e6),
+        Box3::new(-3.0, 10.0, 0.25, 5.0, 10.5, 0.5),
+        Box3::new(1e-30, 1e-30, 1e-30, 3e-29, 7e-30, 2e-29),
+    ]
+}
+
+#[test]
+fn octree_random_operations_match_brute_force() {
+    let mut seed = 1;
+    for world in octree_worlds() {
+        for (max_elements, max_depth) in [(1, 3), (4, 5), (8, 12), (2, 20)] {
+            let tree = Octree::new(world, max_elements, max_depth).unwrap();
+            random_ops::run(tree, seed, 500, octree_shapes, check_octree_traverse);
+            seed += 1;
+        }
+    }
+}
+
+#[test]
+fn octree_stack_at_one_point_stays_shallow_and_exact() {
+    let mut tree = Octree::new(Box3::new(0.0, 0.0, 0.0, 64.0, 64.0, 64.0), 2, 20).unwrap();
+    let spot = Box3::point(10.0, 20.0, 30.0);
+    let handles: Vec<_> = (0..500).map(|i| tree.insert(spot, i).unwrap()).collect();
+    tree.validate().unwrap();
+    let mut hits = Vec::new();
+    tree.query_point([10.0, 20.0, 30.0], Some(handles[7]), &mut hits)
+        .unwrap();
+    assert_eq!(hits.len(), 499);
+    let mut pairs = Vec::new();
+    tree.pairs(&mut pairs);
+    assert_eq!(pairs.len(), 500 * 499 / 2);
+    // Splitting cannot separate them: the stack stays near the root.
+    assert!(tree.stats().max_depth_reached <= 1, "{:?}", tree.stats());
+}
+
+#[test]
+fn octree_snapshots_are_tagged_apart_from_the_2d_structures() {
+    let world = Box3::new(0.0, 0.0, 0.0, 8.0, 8.0, 8.0);
+    let mut tree = Octree::new(world, 1, 4).unwrap();
+    tree.insert(Box3::new(1.0, 1.0, 1.0, 2.0, 2.0, 2.0), 3)
+        .unwrap();
+    let bytes = tree.to_bytes();
+    let err = crate::AnyIndex::from_bytes(&bytes).unwrap_err();
+    assert!(err.to_string().contains("Octree"), "{err}");
+    let quad = crate::Quadtree::for_world(Rect::new(0.0, 0.0, 8.0, 8.0)).unwrap();
+    let err = Octree::from_bytes(&quad.to_bytes()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("a snapshot of a Quadtree, not of an Octree"),
+        "{err}"
+    );
+}
+
+/// The rayon variants give the octree the same answers as the calling thread.
+#[cfg(feature = "rayon")]
+#[test]
+fn octree_parallel_variants_match() {
+    let world = Box3::new(0.0, 0.0, 0.0, 64.0, 64.0, 64.0);
+    let mut tree = Octree::new(world, 4, 5).unwrap();
+    let mut rng = Lcg(9);
+    let shapes = octree_shapes(&tree, &mut rng);
+    let boxes: Vec<Box3> = (0..3000).map(|_| shapes.rect(&mut rng)).collect();
+    let ids: Vec<u32> = (0..boxes.len() as u32).collect();
+    let mut handles = Vec::new();
+    tree.insert_many(&boxes, &ids, &mut handles).unwrap();
+    let (mut offsets, mut hits) = (Vec::new(), Vec::new());
+    let (mut par_offsets, mut par_hits) = (Vec::new(), Vec::new());
+    tree.query_many(&boxes, Some(&handles), &mut offsets, &mut hits)
+        .unwrap();
+    tree.par_query_many(&boxes, Some(&handles), &mut par_offsets, &mut par_hits)
+        .unwrap();
+    assert_eq!((offsets, hits), (par_offsets, par_hits));
+    let (mut pairs, mut par_pairs) = (Vec::new(), Vec::new());
+    tree.pairs(&mut pairs);
+    tree.par_pairs(&mut par_pairs);
+    let ordered = |v: Vec<(crate::Handle, crate::Handle)>| {
+        let mut v: Vec<_> = v.into_iter().map(random_ops::ordered).collect();
+        v.sort_unstable();
+        v
+    };
+    assert_eq!(ordered(pairs), ordered(par_pairs));
 }

@@ -5,13 +5,15 @@ use core::ops::ControlFlow;
 use crate::index::SpatialIndex;
 use crate::index::{count_walk, NodeInfo, Stats};
 use crate::links::Link;
+use crate::quadtree::dimension::Dimension;
 use crate::quadtree::lines::{Cell, Stack};
 use crate::quadtree::nodes::Node;
-use crate::quadtree::Quadtree;
+use crate::quadtree::FlatTree;
 
-impl Quadtree {
+impl<D: Dimension> FlatTree<D> {
     /// Visits every node depth-first, parents before children and children in
-    /// the order top-left, top-right, bottom-left, bottom-right, calling
+    /// the order top-left, top-right, bottom-left, bottom-right (in 3D
+    /// those four at low z, then at high z), calling
     /// `branch` or `leaf`; either returns [`ControlFlow::Break`] to stop.
     ///
     /// ```
@@ -31,10 +33,10 @@ impl Quadtree {
     /// ```
     pub(crate) fn walk_nodes<B, L>(&self, mut branch: B, mut leaf: L) -> ControlFlow<()>
     where
-        B: FnMut(&NodeInfo) -> ControlFlow<()>,
-        L: FnMut(&NodeInfo) -> ControlFlow<()>,
+        B: FnMut(&NodeInfo<D::Bounds>) -> ControlFlow<()>,
+        L: FnMut(&NodeInfo<D::Bounds>) -> ControlFlow<()>,
     {
-        let mut stack = Stack::new();
+        let mut stack = Stack::<D>::new();
         stack.push(Cell::ROOT);
         while let Some(cell) = stack.pop() {
             let node = self.nodes.nodes[cell.node as usize];
@@ -47,7 +49,7 @@ impl Quadtree {
             };
             if node.is_branch() {
                 branch(&info)?;
-                for k in (0..4).rev() {
+                for k in (0..D::CHILDREN).rev() {
                     stack.push(cell.child(node.first, k));
                 }
             } else {
@@ -61,7 +63,7 @@ impl Quadtree {
     pub(crate) fn count_nodes(&self) -> Stats {
         let stats = Stats {
             elements: self.len(),
-            bytes: core::mem::size_of::<Quadtree>()
+            bytes: core::mem::size_of::<FlatTree<D>>()
                 + self.nodes.nodes.capacity() * core::mem::size_of::<Node>()
                 + self.links.links.capacity() * core::mem::size_of::<Link>()
                 + self.slots.bytes()

@@ -1,11 +1,12 @@
 //! A full structural check of the tree, for tests and for debugging a binding.
 
+use crate::quadtree::dimension::Dimension;
 use crate::quadtree::lines::{unpack_place, Cell, Place, Stack, NO_PLACE};
 use crate::quadtree::nodes::{home_leaves, Node};
-use crate::quadtree::Quadtree;
+use crate::quadtree::FlatTree;
 use crate::slots::NONE;
 
-impl Quadtree {
+impl<D: Dimension> FlatTree<D> {
     /// Checks every invariant of the tree and says which one fails first.
     ///
     /// Each live element is linked in exactly the leaves its rectangle meets,
@@ -24,7 +25,8 @@ impl Quadtree {
         // For each slot, the leaves it is linked in, in walk order.
         let mut linked_in: Vec<Vec<u32>> = vec![Vec::new(); slots.len()];
 
-        let mut stack = Stack::new();
+        let siblings = D::CHILDREN as usize;
+        let mut stack = Stack::<D>::new();
         stack.push(Cell::ROOT);
         while let Some(cell) = stack.pop() {
             let index = cell.node as usize;
@@ -41,13 +43,13 @@ impl Quadtree {
             let node = nodes[index];
             if node.is_branch() {
                 let first = node.first as usize;
-                if first == 0 || (first - 1) % 4 != 0 || first + 4 > nodes.len() {
+                if first == 0 || (first - 1) % siblings != 0 || first + siblings > nodes.len() {
                     return Err(format!("branch {index} has a bad child block {first}"));
                 }
                 if cell.depth == self.max_depth() {
                     return Err(format!("branch {index} at max_depth"));
                 }
-                self.push_children(&mut stack, &cell, node.first, 0b1111);
+                self.push_children(&mut stack, &cell, node.first, (1 << D::CHILDREN) - 1);
                 continue;
             }
             if node.count < 0 {
@@ -105,10 +107,10 @@ impl Quadtree {
         let mut block = self.nodes.free_block;
         while block != NONE {
             let first = block as usize;
-            if first == 0 || (first - 1) % 4 != 0 || first + 4 > nodes.len() {
+            if first == 0 || (first - 1) % siblings != 0 || first + siblings > nodes.len() {
                 return Err(format!("free node block {first} misplaced"));
             }
-            for at in first..first + 4 {
+            for at in first..first + siblings {
                 if node_seen[at] || nodes[at].count != Node::FREE {
                     return Err(format!("free node {at} in use or not marked free"));
                 }
@@ -139,16 +141,23 @@ impl Quadtree {
     }
 
     /// A slot's recorded place must name exactly the leaves it lies in.
-    fn check_place(&self, index: usize, place: Place, leaves: &[Cell]) -> Result<(), String> {
+    fn check_place(&self, index: usize, place: Place, leaves: &[Cell<D>]) -> Result<(), String> {
         if place == NO_PLACE {
             return Ok(());
         }
-        let (depth, ix, iy, wx, wy) = unpack_place(place);
-        let mut named: Vec<(u32, u32, u32)> = (0..wx)
-            .flat_map(|dx| (0..wy).map(move |dy| (depth, ix + dx, iy + dy)))
+        let block = unpack_place::<D>(place);
+        // Every cell of the block: offsets 0 or 1 on each axis, within its width.
+        let mut named: Vec<(u32, Vec<u32>)> = (0..D::CHILDREN)
+            .filter(|k| (0..D::AXES).all(|axis| (k >> axis & 1) < block.width.as_ref()[axis]))
+            .map(|k| {
+                let at = (0..D::AXES).map(|axis| block.at.as_ref()[axis] + (k >> axis & 1));
+                (block.depth, at.collect())
+            })
             .collect();
-        let mut actual: Vec<(u32, u32, u32)> =
-            leaves.iter().map(|c| (c.depth, c.ix, c.iy)).collect();
+        let mut actual: Vec<(u32, Vec<u32>)> = leaves
+            .iter()
+            .map(|c| (c.depth, c.at.as_ref().to_vec()))
+            .collect();
         actual.sort_unstable();
         named.sort_unstable();
         if actual != named {
@@ -165,24 +174,22 @@ impl Quadtree {
         index: usize,
         place: Place,
         home: u32,
-        leaves: &[Cell],
+        leaves: &[Cell<D>],
     ) -> Result<(), String> {
         if home == NONE {
             return Ok(());
         }
         let nodes = &self.nodes.nodes;
-        let (_, _, _, wx, wy) = if place == NO_PLACE {
+        if place == NO_PLACE {
             return Err(format!("slot {index} has a home but no place"));
-        } else {
-            unpack_place(place)
-        };
-        let single = wx == 1 && wy == 1;
+        }
+        let single = unpack_place::<D>(place).is_one_leaf();
         if home as usize >= nodes.len() || nodes[home as usize].is_branch() == single {
             return Err(format!(
                 "slot {index} has home {home}, not a node of the right kind"
             ));
         }
-        let mut named: Vec<u32> = home_leaves(place, home, nodes).collect();
+        let mut named: Vec<u32> = home_leaves::<D>(place, home, nodes).collect();
         let mut actual: Vec<u32> = leaves.iter().map(|cell| cell.node).collect();
         named.sort_unstable();
         actual.sort_unstable();
@@ -194,10 +201,10 @@ impl Quadtree {
         Ok(())
     }
 
-    /// The leaves a rectangle meets, found by descending from the root.
-    fn leaves_of(&self, rect: &crate::Rect) -> Vec<Cell> {
+    /// The leaves a box meets, found by descending from the root.
+    fn leaves_of(&self, rect: &D::Bounds) -> Vec<Cell<D>> {
         let mut leaves = Vec::new();
-        let mut stack = Stack::new();
+        let mut stack = Stack::<D>::new();
         stack.push(Cell::ROOT);
         while let Some(cell) = stack.pop() {
             let node = self.nodes.nodes[cell.node as usize];

@@ -1,0 +1,164 @@
+//! [`Bounds`]: what the structures need of an element's box, in 2D ([`Rect`])
+//! or 3D ([`Box3`]), so the trait layer, the slots, the snapshots and the flat
+//! tree are written once for both.
+
+use crate::{Box3, Error, Rect};
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for crate::Rect {}
+    impl Sealed for crate::Box3 {}
+}
+
+/// A closed axis-aligned box of `f32` coordinates: [`Rect`] in 2D, [`Box3`]
+/// in 3D. Sealed: the structures are exact for these two only.
+pub trait Bounds:
+    sealed::Sealed
+    + Copy
+    + PartialEq
+    + Default
+    + core::fmt::Debug
+    + core::fmt::Display
+    + bytemuck::Pod
+    + Send
+    + Sync
+    + 'static
+{
+    /// A point: `[x, y]` or `[x, y, z]`.
+    type Point: Copy + PartialEq + core::fmt::Debug + AsRef<[f32]> + Send + Sync;
+    /// 2 or 3.
+    const AXES: usize;
+
+    /// Whether every coordinate is finite and the box is not inverted.
+    fn is_valid(&self) -> bool;
+    /// Whether the two closed boxes share at least one point (touching counts).
+    fn meets(&self, other: &Self) -> bool;
+    /// Whether the closed box holds the point (its border included).
+    fn contains_point(&self, point: Self::Point) -> bool;
+    /// The smallest coordinate on `axis` (0 x, 1 y, 2 z).
+    fn lo(&self, axis: usize) -> f32;
+    /// The largest coordinate on `axis`.
+    fn hi(&self, axis: usize) -> f32;
+    /// The box from its low and high corners (the first [`AXES`](Bounds::AXES)
+    /// coordinates of each are used).
+    fn from_corners(lo: [f32; 3], hi: [f32; 3]) -> Self;
+    /// The box of `f64` coordinates, low corner then high corner (`2 · AXES`
+    /// of them), each rounded to the nearest `f32`: the one conversion every
+    /// binding uses (monotone, so an `f64` hit is never lost). `None` for a
+    /// slice of another length.
+    fn from_f64_slice(coords: &[f64]) -> Option<Self>;
+    /// The degenerate box holding only `point`.
+    fn point_box(point: Self::Point) -> Self;
+    /// The box's low corner (smallest coordinate on every axis).
+    fn low_corner(&self) -> Self::Point;
+    /// [`Error::InvalidRect`] or [`Error::InvalidBox`] for this box.
+    fn invalid(self) -> Error;
+    /// [`Error::InvalidWorld`] or [`Error::InvalidWorldBox`] for this box.
+    fn invalid_world(self) -> Error;
+    /// [`Error::InvalidPoint`] or [`Error::InvalidPoint3`] for this point.
+    fn invalid_point(point: Self::Point) -> Error;
+}
+
+impl Bounds for Rect {
+    type Point = [f32; 2];
+    const AXES: usize = 2;
+
+    #[inline]
+    fn is_valid(&self) -> bool {
+        Rect::is_valid(self)
+    }
+    #[inline(always)]
+    fn meets(&self, other: &Rect) -> bool {
+        crate::rect::meets(self, other)
+    }
+    #[inline]
+    fn contains_point(&self, [x, y]: [f32; 2]) -> bool {
+        Rect::contains_point(self, x, y)
+    }
+    #[inline(always)]
+    fn lo(&self, axis: usize) -> f32 {
+        [self.x1, self.y1][axis]
+    }
+    #[inline(always)]
+    fn hi(&self, axis: usize) -> f32 {
+        [self.x2, self.y2][axis]
+    }
+    #[inline]
+    fn from_corners(lo: [f32; 3], hi: [f32; 3]) -> Rect {
+        Rect::new(lo[0], lo[1], hi[0], hi[1])
+    }
+    fn from_f64_slice(c: &[f64]) -> Option<Rect> {
+        match *c {
+            [x1, y1, x2, y2] => Some(Rect::from_f64(x1, y1, x2, y2)),
+            _ => None,
+        }
+    }
+    #[inline]
+    fn point_box([x, y]: [f32; 2]) -> Rect {
+        Rect::point(x, y)
+    }
+    fn low_corner(&self) -> [f32; 2] {
+        [self.x1, self.y1]
+    }
+    fn invalid(self) -> Error {
+        Error::InvalidRect(self)
+    }
+    fn invalid_world(self) -> Error {
+        Error::InvalidWorld(self)
+    }
+    fn invalid_point([x, y]: [f32; 2]) -> Error {
+        Error::InvalidPoint { x, y }
+    }
+}
+
+impl Bounds for Box3 {
+    type Point = [f32; 3];
+    const AXES: usize = 3;
+
+    #[inline]
+    fn is_valid(&self) -> bool {
+        Box3::is_valid(self)
+    }
+    #[inline(always)]
+    fn meets(&self, other: &Box3) -> bool {
+        self.intersects(other)
+    }
+    #[inline]
+    fn contains_point(&self, [x, y, z]: [f32; 3]) -> bool {
+        Box3::contains_point(self, x, y, z)
+    }
+    #[inline(always)]
+    fn lo(&self, axis: usize) -> f32 {
+        [self.x1, self.y1, self.z1][axis]
+    }
+    #[inline(always)]
+    fn hi(&self, axis: usize) -> f32 {
+        [self.x2, self.y2, self.z2][axis]
+    }
+    #[inline]
+    fn from_corners(lo: [f32; 3], hi: [f32; 3]) -> Box3 {
+        Box3::new(lo[0], lo[1], lo[2], hi[0], hi[1], hi[2])
+    }
+    fn from_f64_slice(c: &[f64]) -> Option<Box3> {
+        match *c {
+            [x1, y1, z1, x2, y2, z2] => Some(Box3::from_f64(x1, y1, z1, x2, y2, z2)),
+            _ => None,
+        }
+    }
+    #[inline]
+    fn point_box([x, y, z]: [f32; 3]) -> Box3 {
+        Box3::point(x, y, z)
+    }
+    fn low_corner(&self) -> [f32; 3] {
+        [self.x1, self.y1, self.z1]
+    }
+    fn invalid(self) -> Error {
+        Error::InvalidBox(self)
+    }
+    fn invalid_world(self) -> Error {
+        Error::InvalidWorldBox(self)
+    }
+    fn invalid_point([x, y, z]: [f32; 3]) -> Error {
+        Error::InvalidPoint3 { x, y, z }
+    }
+}
