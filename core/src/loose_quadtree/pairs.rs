@@ -96,16 +96,17 @@ impl LooseQuadtree {
             for (i, (rect_a, a)) in chunk.iter().enumerate() {
                 for (rect_b, b) in &chunk[i + 1..] {
                     if meets(rect_a, rect_b) {
-                        visit(self.slots.handle(*a), self.slots.handle(*b))?;
+                        visit(*a, *b)?;
                     }
                 }
             }
             let mut b = rest;
             while b != NONE {
                 let slot_b = &slots[b as usize];
+                let handle_b = self.slots.handle(b);
                 for (rect_a, a) in &chunk {
                     if meets(rect_a, &slot_b.rect) {
-                        visit(self.slots.handle(*a), self.slots.handle(b))?;
+                        visit(*a, handle_b)?;
                     }
                 }
                 b = slot_b.next;
@@ -135,9 +136,10 @@ impl LooseQuadtree {
             while b != NONE {
                 let slot_b = &slots[b as usize];
                 if meets(&slot_b.rect, &one.rect) {
+                    let handle_b = self.slots.handle(b);
                     for (rect_a, a) in &chunk {
                         if meets(rect_a, &slot_b.rect) {
-                            visit(self.slots.handle(*a), self.slots.handle(b))?;
+                            visit(*a, handle_b)?;
                         }
                     }
                 }
@@ -148,7 +150,7 @@ impl LooseQuadtree {
         ControlFlow::Continue(())
     }
 
-    /// Fills `chunk` (cleared first) with the rectangles and slots of up to
+    /// Fills `chunk` (cleared first) with the rectangles and handles of up to
     /// [`CHUNK`] elements of a leaf's list from `start`; returns the slot
     /// after them ([`NONE`] at the end of the list).
     #[inline]
@@ -158,7 +160,7 @@ impl LooseQuadtree {
         let mut at = start;
         while at != NONE && !chunk.is_full() {
             let slot = &slots[at as usize];
-            chunk.push((slot.rect, at));
+            chunk.push((slot.rect, self.slots.handle(at)));
             at = slot.next;
         }
         at
@@ -168,8 +170,9 @@ impl LooseQuadtree {
 /// Elements of a leaf gathered at a time by the pair walk.
 const CHUNK: usize = 64;
 
-/// A gathered run of a leaf's list: rectangles and slots.
-type Chunk = ArrayVec<(Rect, u32), CHUNK>;
+/// A gathered run of a leaf's list: rectangles and handles (each element's
+/// stamp read once per chunk, not once per pair).
+type Chunk = ArrayVec<(Rect, Handle), CHUNK>;
 
 /// The pairs of nodes a pair walk has still to look at, with their depths.
 /// Each level of the walk leaves at most 9 pairs behind (4 self pairs and 6
