@@ -116,9 +116,10 @@ impl LooseQuadtree {
         ControlFlow::Continue(())
     }
 
-    /// The pairs of an element of leaf `one` and one of leaf `other`: only
-    /// the elements of `other` meeting `one`'s box are tested against `one`'s,
-    /// gathered a chunk at a time as in [`pairs_within`](Self::pairs_within).
+    /// The pairs of an element of leaf `one` and one of leaf `other`: the
+    /// elements of `one` meeting `other`'s box are gathered a chunk at a time
+    /// (as in [`pairs_within`](Self::pairs_within)), and only the elements of
+    /// `other` meeting `one`'s box are tested against them.
     fn pairs_across<F>(&self, one: u32, other: u32, visit: &mut F) -> ControlFlow<()>
     where
         F: FnMut(Handle, Handle) -> ControlFlow<()>,
@@ -131,7 +132,12 @@ impl LooseQuadtree {
         let mut chunk = Chunk::new();
         let mut start = one.first;
         while start != NONE {
-            let rest = self.gather(start, &mut chunk);
+            // Only the elements of `one` meeting `other`'s box can pair across:
+            // often none, and then `other`'s list is not read at all.
+            let rest = self.gather_meeting(start, &other.rect, &mut chunk);
+            if chunk.is_empty() {
+                break;
+            }
             let mut b = other.first;
             while b != NONE {
                 let slot_b = &slots[b as usize];
@@ -148,6 +154,23 @@ impl LooseQuadtree {
             start = rest;
         }
         ControlFlow::Continue(())
+    }
+
+    /// [`gather`](Self::gather), keeping only the elements meeting `bound`;
+    /// the chunk is empty only at the end of the list.
+    #[inline]
+    fn gather_meeting(&self, start: u32, bound: &Rect, chunk: &mut Chunk) -> u32 {
+        let slots = &self.slots.slots;
+        chunk.clear();
+        let mut at = start;
+        while at != NONE && !chunk.is_full() {
+            let slot = &slots[at as usize];
+            if meets(&slot.rect, bound) {
+                chunk.push((slot.rect, self.slots.handle(at)));
+            }
+            at = slot.next;
+        }
+        at
     }
 
     /// Fills `chunk` (cleared first) with the rectangles and handles of up to
