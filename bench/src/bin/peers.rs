@@ -39,7 +39,8 @@ fn usage() -> String {
          --runs          runs of each implementation and mode; the median is shown (default 3)\n\
          --markdown      also write the table as Markdown to PATH\n\
          --max-elements  flatquad: elements per leaf before a split (default 16)\n\
-         --max-depth     flatquad: deepest level (default: smallest cell >= 4 agent sides)",
+         --max-depth     flatquad: deepest level (default: smallest cell >= 4 agent sides;\n\
+         \x20               the loose quadtree: >= 1 agent side)",
         scenario_names()
     )
 }
