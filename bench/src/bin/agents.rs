@@ -56,7 +56,8 @@ fn usage() -> String {
          --mode          all-pairs or per-agent (moving scenarios), rect-queries or\n\
          \x20               point-queries (static-1m-queries); default both of the scenario's\n\
          --max-elements  elements per leaf before a split (default 16)\n\
-         --max-depth     deepest tree level (default: smallest cell >= 4 agent sides)\n\
+         --max-depth     deepest tree level (default: smallest cell >= 4 agent sides;\n\
+         \x20               the loose quadtree: >= 1 agent side)\n\
          --cell K        grids: cell side in agent sides (default 6 for the grid, 10 for the loose grid)\n\
          --png PATH      after the run, draw the tree's leaves and the agents as a PNG\n\
          --png-size PX   side of the PNG in pixels (default 1024)\n\

@@ -39,7 +39,8 @@ fn usage() -> String {
          --runs          runs of each implementation and mode; the median is shown (default 3)\n\
          --markdown      also write the table as Markdown to PATH\n\
          --max-elements  flatquad: elements per leaf before a split (default 16)\n\
-         --max-depth     flatquad: deepest level (default: smallest cell >= 4 agent sides)",
+         --max-depth     flatquad: deepest level (default: smallest cell >= 4 agent sides;\n\
+         \x20               the loose quadtree: >= 1 agent side)",
         scenario_names()
     )
 }
@@ -270,6 +271,15 @@ fn markdown(rows: &[Row], args: &Args) -> String {
         .iter()
         .map(|s| format!("{} {}", s.name, args.config.max_depth(s.world, s.size)))
         .collect();
+    let loose = FlatquadConfig {
+        structure: flatquad::Kind::LooseQuadtree,
+        ..args.config
+    };
+    let loose_depths: Vec<String> = args
+        .scenarios
+        .iter()
+        .map(|s| format!("{} {}", s.name, loose.max_depth(s.world, s.size)))
+        .collect();
     let _ = writeln!(md, "# flatquad and its peers on the agents workload\n");
     let _ = writeln!(
         md,
@@ -286,12 +296,14 @@ fn markdown(rows: &[Row], args: &Args) -> String {
          (above 1 is slower). Checksum: OK when every run reproduced the scenario's count \
          (AGENTS.md's, or the exact sort-and-sweep oracle's). flatquad (the quadtree): \
          max_elements {}, max_depth by scenario: {}; flatquad grid: cells of {} agent \
-         sides; flatquad loose-grid: cells of {} agent sides.\n",
+         sides; flatquad loose-grid: cells of {} agent sides; flatquad loose-quadtree: \
+         max_depth by scenario: {}.\n",
         args.runs,
         args.config.max_elements(),
         depths.join(", "),
         FlatquadConfig::of(flatquad::Kind::Grid).cell_side(1.0),
         FlatquadConfig::of(flatquad::Kind::LooseGrid).cell_side(1.0),
+        loose_depths.join(", "),
     );
     if args.scenarios.iter().any(|s| s.is_static()) {
         let _ = writeln!(

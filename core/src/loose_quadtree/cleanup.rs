@@ -6,7 +6,7 @@ use crate::loose_grid::{union, EMPTY};
 use crate::loose_quadtree::nodes::Node;
 use crate::loose_quadtree::LooseQuadtree;
 use crate::quadtree::lines::STACK_CAPACITY;
-use crate::slots::NONE;
+use crate::slots::{prefetch, NONE};
 
 /// A post-order walk holds, per level, the parent (to finish) and at most
 /// three unvisited siblings, plus four children at the bottom.
@@ -58,6 +58,14 @@ impl LooseQuadtree {
                 } else {
                     stack.push((index, true));
                     for k in (0..4).rev() {
+                        // Start loading each child leaf's first slot now, so
+                        // the four lists' first misses overlap.
+                        let child = &self.nodes.nodes[first + k as usize];
+                        if let Some(slot) = self.slots.slots.get(child.first as usize) {
+                            if !child.is_branch() {
+                                prefetch(slot);
+                            }
+                        }
                         stack.push((node.first + k, false));
                     }
                 }

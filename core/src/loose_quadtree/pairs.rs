@@ -10,7 +10,7 @@ use crate::loose_quadtree::LooseQuadtree;
 use crate::quadtree::lines::MAX_DEPTH_LIMIT;
 use crate::rect::meets;
 use crate::slots::NONE;
-use crate::Handle;
+use crate::{Handle, Rect};
 
 impl LooseQuadtree {
     /// Every intersecting pair, each once: one walk over pairs of nodes,
@@ -78,30 +78,48 @@ impl LooseQuadtree {
         ControlFlow::Continue(())
     }
 
-    /// The pairs among one leaf's list.
+    /// The pairs among one leaf's list, a chunk at a time: each chunk of up
+    /// to [`CHUNK`] elements is gathered into a contiguous array, its own
+    /// pairs tested, then the rest of the list is walked once against it. The
+    /// inner loops read the array rather than following the list, whose next
+    /// link each step would wait for (a crowded leaf at `max_depth` holds
+    /// hundreds of elements).
     fn pairs_within<F>(&self, first: u32, visit: &mut F) -> ControlFlow<()>
     where
         F: FnMut(Handle, Handle) -> ControlFlow<()>,
     {
         let slots = &self.slots.slots;
-        let mut a = first;
-        while a != NONE {
-            let slot_a = &slots[a as usize];
-            let mut b = slot_a.next;
+        let mut chunk = Chunk::new();
+        let mut start = first;
+        while start != NONE {
+            let rest = self.gather(start, &mut chunk);
+            for (i, (rect_a, a)) in chunk.iter().enumerate() {
+                for (rect_b, b) in &chunk[i + 1..] {
+                    if meets(rect_a, rect_b) {
+                        visit(*a, *b)?;
+                    }
+                }
+            }
+            let mut b = rest;
             while b != NONE {
                 let slot_b = &slots[b as usize];
-                if meets(&slot_a.rect, &slot_b.rect) {
-                    visit(self.slots.handle(a), self.slots.handle(b))?;
+                let handle_b = self.slots.handle(b);
+                for (rect_a, a) in &chunk {
+                    if meets(rect_a, &slot_b.rect) {
+                        visit(*a, handle_b)?;
+                    }
                 }
                 b = slot_b.next;
             }
-            a = slot_a.next;
+            start = rest;
         }
         ControlFlow::Continue(())
     }
 
-    /// The pairs of an element of leaf `one` and one of leaf `other`: only
-    /// the elements of `other` meeting `one`'s box are tested against `one`'s.
+    /// The pairs of an element of leaf `one` and one of leaf `other`: the
+    /// elements of `one` meeting `other`'s box are gathered a chunk at a time
+    /// (as in [`pairs_within`](Self::pairs_within)), and only the elements of
+    /// `other` meeting `one`'s box are tested against them.
     fn pairs_across<F>(&self, one: u32, other: u32, visit: &mut F) -> ControlFlow<()>
     where
         F: FnMut(Handle, Handle) -> ControlFlow<()>,
@@ -111,24 +129,73 @@ impl LooseQuadtree {
             self.nodes.nodes[one as usize],
             self.nodes.nodes[other as usize],
         );
-        let mut b = other.first;
-        while b != NONE {
-            let slot_b = &slots[b as usize];
-            if meets(&slot_b.rect, &one.rect) {
-                let mut a = one.first;
-                while a != NONE {
-                    let slot_a = &slots[a as usize];
-                    if meets(&slot_a.rect, &slot_b.rect) {
-                        visit(self.slots.handle(a), self.slots.handle(b))?;
-                    }
-                    a = slot_a.next;
-                }
+        let mut chunk = Chunk::new();
+        let mut start = one.first;
+        while start != NONE {
+            // Only the elements of `one` meeting `other`'s box can pair across:
+            // often none, and then `other`'s list is not read at all.
+            let rest = self.gather_meeting(start, &other.rect, &mut chunk);
+            if chunk.is_empty() {
+                break;
             }
-            b = slot_b.next;
+            let mut b = other.first;
+            while b != NONE {
+                let slot_b = &slots[b as usize];
+                if meets(&slot_b.rect, &one.rect) {
+                    let handle_b = self.slots.handle(b);
+                    for (rect_a, a) in &chunk {
+                        if meets(rect_a, &slot_b.rect) {
+                            visit(*a, handle_b)?;
+                        }
+                    }
+                }
+                b = slot_b.next;
+            }
+            start = rest;
         }
         ControlFlow::Continue(())
     }
+
+    /// [`gather`](Self::gather), keeping only the elements meeting `bound`;
+    /// the chunk is empty only at the end of the list.
+    #[inline]
+    fn gather_meeting(&self, start: u32, bound: &Rect, chunk: &mut Chunk) -> u32 {
+        let slots = &self.slots.slots;
+        chunk.clear();
+        let mut at = start;
+        while at != NONE && !chunk.is_full() {
+            let slot = &slots[at as usize];
+            if meets(&slot.rect, bound) {
+                chunk.push((slot.rect, self.slots.handle(at)));
+            }
+            at = slot.next;
+        }
+        at
+    }
+
+    /// Fills `chunk` (cleared first) with the rectangles and handles of up to
+    /// [`CHUNK`] elements of a leaf's list from `start`; returns the slot
+    /// after them ([`NONE`] at the end of the list).
+    #[inline]
+    fn gather(&self, start: u32, chunk: &mut Chunk) -> u32 {
+        let slots = &self.slots.slots;
+        chunk.clear();
+        let mut at = start;
+        while at != NONE && !chunk.is_full() {
+            let slot = &slots[at as usize];
+            chunk.push((slot.rect, self.slots.handle(at)));
+            at = slot.next;
+        }
+        at
+    }
 }
+
+/// Elements of a leaf gathered at a time by the pair walk.
+const CHUNK: usize = 64;
+
+/// A gathered run of a leaf's list: rectangles and handles (each element's
+/// stamp read once per chunk, not once per pair).
+type Chunk = ArrayVec<(Rect, Handle), CHUNK>;
 
 /// The pairs of nodes a pair walk has still to look at, with their depths.
 /// Each level of the walk leaves at most 9 pairs behind (4 self pairs and 6

@@ -8,8 +8,11 @@ use arrayvec::ArrayVec;
 use crate::loose_quadtree::LooseQuadtree;
 use crate::quadtree::lines::STACK_CAPACITY;
 use crate::rect::meets;
-use crate::slots::NONE;
+use crate::slots::{prefetch, NONE};
 use crate::{Handle, Rect};
+
+/// Leaves a query gathers before reading their lists.
+const LEAF_BATCH: usize = 16;
 
 /// The explicit stack of a walk over node indices.
 pub(crate) type NodeStack = ArrayVec<u32, STACK_CAPACITY>;
@@ -25,21 +28,43 @@ impl LooseQuadtree {
     }
 
     /// Elements of the tree meeting `rect` (those over the bound left out).
+    /// The leaves met are taken [`LEAF_BATCH`] at a time: the first slot of
+    /// each is fetched before any list is read, so those loads overlap
+    /// instead of each waiting for the list before it.
     pub(crate) fn query_in_tree<F>(&self, rect: &Rect, omit: u32, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {
-        self.leaves_meeting(rect, |leaf| {
-            let mut at = self.nodes.nodes[leaf as usize].first;
-            while at != NONE {
-                let slot = &self.slots.slots[at as usize];
-                if at != omit && meets(&slot.rect, rect) {
-                    visit(self.slots.handle(at))?;
+        let slots = &self.slots.slots;
+        let mut firsts = ArrayVec::<u32, LEAF_BATCH>::new();
+        let mut scan = |firsts: &mut ArrayVec<u32, LEAF_BATCH>| {
+            for &first in firsts.iter() {
+                prefetch(&slots[first as usize]);
+            }
+            for &first in firsts.iter() {
+                let mut at = first;
+                while at != NONE {
+                    let slot = &slots[at as usize];
+                    if at != omit && meets(&slot.rect, rect) {
+                        visit(self.slots.handle(at))?;
+                    }
+                    at = slot.next;
                 }
-                at = slot.next;
+            }
+            firsts.clear();
+            ControlFlow::Continue(())
+        };
+        self.leaves_meeting(rect, |leaf| {
+            let first = self.nodes.nodes[leaf as usize].first;
+            if first != NONE {
+                firsts.push(first);
+                if firsts.is_full() {
+                    scan(&mut firsts)?;
+                }
             }
             ControlFlow::Continue(())
-        })
+        })?;
+        scan(&mut firsts)
     }
 
     /// Elements holding the finite point `(x, y)`, but slot `omit`.
