@@ -264,6 +264,21 @@ fn cells(row: &Row) -> [String; 10] {
     ]
 }
 
+/// The line after which a Markdown report holds sections written by other
+/// benches (the joins'), which rewriting the table keeps.
+const KEPT_BELOW: &str =
+    "<!-- Sections below are written by other benches; `make bench` keeps them. -->";
+
+/// The kept sections of the report at `path` (from [`KEPT_BELOW`] on), or the
+/// marker alone when there are none yet.
+fn kept_sections(path: &str) -> String {
+    let old = std::fs::read_to_string(path).unwrap_or_default();
+    match old.find(KEPT_BELOW) {
+        Some(at) => format!("\n{}", &old[at..]),
+        None => format!("\n{KEPT_BELOW}\n"),
+    }
+}
+
 fn markdown(rows: &[Row], args: &Args) -> String {
     let mut md = String::new();
     let depths: Vec<String> = args
@@ -383,7 +398,8 @@ fn main() -> ExitCode {
     print_table(&rows);
     println!("{}", peak_rss());
     if let Some(path) = &args.markdown {
-        if let Err(e) = std::fs::write(path, markdown(&rows, &args)) {
+        let kept = kept_sections(path);
+        if let Err(e) = std::fs::write(path, markdown(&rows, &args) + &kept) {
             eprintln!("peers: cannot write {path}: {e}");
             return ExitCode::FAILURE;
         }
