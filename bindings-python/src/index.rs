@@ -6,61 +6,27 @@
 use std::cell::RefCell;
 use std::ops::ControlFlow;
 
-use flatquad::{AnyIndex, Error, Handle, NodeInfo, SpatialIndex};
+use flatquad::{AnyIndex, NodeInfo, SpatialIndex};
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
-use pyo3::exceptions::{PyAssertionError, PyTypeError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PyTuple, PyType};
 
-use crate::convert::{self, Handles, Ids, Rects};
+use crate::convert::{self, Rects};
 use crate::errors::{self, Args};
 use crate::lock::{IndexLock, Reading};
+use crate::shared::{self, raw, Csr};
 use crate::{join, structures};
-
-/// `(offsets, hits)` of a batch query.
-type Csr<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>);
-
-/// The core's compressed rows as the int64 vectors Python gets (runs without the GIL).
-fn csr_vecs(offsets: Vec<usize>, hits: Vec<Handle>) -> (Vec<i64>, Vec<i64>) {
-    (
-        offsets.into_iter().map(|o| o as i64).collect(),
-        hits.into_iter().map(raw).collect(),
-    )
-}
-
-/// Those vectors as numpy arrays, without copying them.
-fn csr_arrays(py: Python<'_>, (offsets, hits): (Vec<i64>, Vec<i64>)) -> Csr<'_> {
-    (
-        PyArray1::from_vec(py, offsets),
-        PyArray1::from_vec(py, hits),
-    )
-}
 
 static NODES: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static ELEMENTS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
-const INSERT_MANY: Args = Args {
-    rects: "rects",
-    handles: "handles",
-    lengths: ("rects", "ids"),
-};
-const MOVE_MANY: Args = Args {
-    rects: "rects",
-    handles: "handles",
-    lengths: ("handles", "rects"),
-};
 const BULK: Args = Args {
     rects: "bounds",
     handles: "handle",
     lengths: ("", ""),
 };
-const QUERY_MANY: Args = Args {
-    rects: "rects",
-    handles: "omit",
-    lengths: ("rects", "omit"),
-};
-
 /// The API every flatquad structure shares: ``Quadtree``, ``Grid`` and
 /// ``LooseGrid`` are its subclasses and differ only in how they are
 /// constructed. Use it for ``isinstance`` checks, type hints, and
@@ -93,20 +59,6 @@ const QUERY_MANY: Args = Args {
 #[pyclass(frozen, weakref, subclass, name = "SpatialIndex", module = "flatquad")]
 pub(crate) struct Index {
     lock: IndexLock,
-}
-
-fn id_value(id: Option<i64>) -> PyResult<u32> {
-    let id = id.unwrap_or(0);
-    u32::try_from(id).map_err(|_| {
-        pyo3::exceptions::PyValueError::new_err(format!(
-            "id {id} is out of range: ids are unsigned 32-bit integers (0 <= id < 2**32)"
-        ))
-    })
-}
-
-fn raw(handle: Handle) -> i64 {
-    // Handles are below 2^53: exact as int64 (and as float64).
-    handle.to_raw() as i64
 }
 
 fn f64_of(v: f32) -> f64 {
@@ -168,12 +120,7 @@ impl Index {
     ///     out of range.
     #[pyo3(signature = (rect, id = None))]
     fn insert(&self, py: Python<'_>, rect: &Bound<'_, PyAny>, id: Option<i64>) -> PyResult<u64> {
-        let rect = convert::rect(rect, "rect")?;
-        let id = id_value(id)?;
-        let result = self.lock.write(py)?.insert(rect, id);
-        result
-            .map(Handle::to_raw)
-            .map_err(|e| errors::to_py(py, e, Args::SINGLE))
+        shared::insert(&self.lock, py, rect, id)
     }
 
     /// Remove an element. Its handle goes stale for good.
@@ -184,9 +131,7 @@ impl Index {
     ///     If ``handle`` names no element of this structure (never issued,
     ///     already removed, or cleared).
     fn remove(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<()> {
-        let handle = convert::handle(handle, "handle")?;
-        let result = self.lock.write(py)?.remove(handle);
-        result.map_err(|e| errors::to_py(py, e, Args::SINGLE))
+        shared::remove(&self.lock, py, handle)
     }
 
     /// Give an element a new rectangle (the "move" of a collision loop).
@@ -204,22 +149,19 @@ impl Index {
         handle: &Bound<'_, PyAny>,
         rect: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
-        let handle = convert::handle(handle, "handle")?;
-        let rect = convert::rect(rect, "rect")?;
-        let result = self.lock.write(py)?.update(handle, rect);
-        result.map_err(|e| errors::to_py(py, e, Args::SINGLE))
+        shared::move_to(&self.lock, py, handle, rect)
     }
 
     /// The lazy tidying after moves and removals (a quadtree merges emptied
     /// cells, one level per call; a loose grid shrinks its cells' boxes): call
     /// it once a frame, after the moves.
     fn cleanup(&self, py: Python<'_>) -> PyResult<()> {
-        self.lock.write_detached(py, |index| index.cleanup())
+        shared::cleanup(&self.lock, py)
     }
 
     /// Remove every element (all handles go stale); the memory is kept for reuse.
     fn clear(&self, py: Python<'_>) -> PyResult<()> {
-        self.lock.write_detached(py, |index| index.clear())
+        shared::clear(&self.lock, py)
     }
 
     /// The handles of the elements whose rectangle meets ``rect``.
@@ -250,12 +192,7 @@ impl Index {
         rect: &Bound<'_, PyAny>,
         omit: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<u64>> {
-        let rect = convert::rect(rect, "rect")?;
-        let omit = convert::opt_handle(omit, "omit")?;
-        let mut hits = Vec::new();
-        let result = self.lock.read(py).query(rect, omit, &mut hits);
-        result.map_err(|e| errors::to_py(py, e, Args::QUERY))?;
-        Ok(hits.into_iter().map(Handle::to_raw).collect())
+        shared::query(&self.lock, py, rect, omit)
     }
 
     /// The handles of the elements whose rectangle holds the point ``(x, y)``
@@ -275,12 +212,7 @@ impl Index {
         y: f64,
         omit: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<u64>> {
-        let (x, y) = convert::point(x, y);
-        let omit = convert::opt_handle(omit, "omit")?;
-        let mut hits = Vec::new();
-        let result = self.lock.read(py).query_point([x, y], omit, &mut hits);
-        result.map_err(|e| errors::to_py(py, e, Args::QUERY))?;
-        Ok(hits.into_iter().map(Handle::to_raw).collect())
+        shared::query_point(&self.lock, py, &[x, y], omit)
     }
 
     /// Every pair of elements whose rectangles overlap, each pair once.
@@ -291,18 +223,7 @@ impl Index {
     ///     int64 handles, shape ``(k, 2)``; the order of the pairs and within a
     ///     pair is unspecified. Releases the GIL while it works.
     fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<i64>>> {
-        // The core's pair walk, on all threads where the structure can split it
-        // and the size pays.
-        let flat = self.lock.read_with_gil_released(py, |index| {
-            let mut pairs = Vec::new();
-            index.par_pairs(&mut pairs);
-            pairs
-                .into_iter()
-                .flat_map(|(a, b)| [raw(a), raw(b)])
-                .collect::<Vec<i64>>()
-        });
-        let k = flat.len() / 2;
-        PyArray1::from_vec(py, flat).reshape([k, 2])
+        shared::pairs(&self.lock, py)
     }
 
     /// Insert many rectangles at once; return their handles.
@@ -335,21 +256,7 @@ impl Index {
         rects: &Bound<'py, PyAny>,
         ids: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-        let rects = Rects::new(rects, "rects")?;
-        let rects = rects.as_rects()?;
-        let ids = Ids::new(ids, rects.len())?;
-        let ids = ids.as_ids()?;
-        let result = self.lock.write_detached(py, |index| {
-            let mut handles = Vec::new();
-            index
-                .insert_many(rects, ids, &mut handles)
-                .map(|()| handles)
-        })?;
-        let handles = result.map_err(|e| errors::to_py(py, e, INSERT_MANY))?;
-        Ok(PyArray1::from_vec(
-            py,
-            handles.into_iter().map(raw).collect::<Vec<i64>>(),
-        ))
+        shared::insert_many(&self.lock, py, rects, ids)
     }
 
     /// Move many elements at once: ``handles[i]`` gets ``rects[i]``.
@@ -374,14 +281,7 @@ impl Index {
         handles: &Bound<'_, PyAny>,
         rects: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
-        let handles_arg = Handles::new(handles, "handles")?;
-        let handles = handles_arg.as_handles()?;
-        let rects = Rects::new(rects, "rects")?;
-        let rects = rects.as_rects()?;
-        let result = self
-            .lock
-            .write_detached(py, |index| index.update_many(handles, rects))?;
-        result.map_err(|e| errors::to_py_shown(py, e, MOVE_MANY, &|i| handles_arg.show(i)))
+        shared::move_many(&self.lock, py, handles, rects)
     }
 
     /// Remove many elements at once.
@@ -392,12 +292,7 @@ impl Index {
     ///     For a handle that names no element or appears twice
     ///     (``err.index`` is its position). On error nothing is removed.
     fn remove_many(&self, py: Python<'_>, handles: &Bound<'_, PyAny>) -> PyResult<()> {
-        let handles_arg = Handles::new(handles, "handles")?;
-        let handles = handles_arg.as_handles()?;
-        let result = self
-            .lock
-            .write_detached(py, |index| index.remove_many(handles))?;
-        result.map_err(|e| errors::to_py_shown(py, e, MOVE_MANY, &|i| handles_arg.show(i)))
+        shared::remove_many(&self.lock, py, handles)
     }
 
     /// Query many rectangles at once.
@@ -426,25 +321,7 @@ impl Index {
         rects: &Bound<'py, PyAny>,
         omit: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Csr<'py>> {
-        let rects = Rects::new(rects, "rects")?;
-        let rects = rects.as_rects()?;
-        let omit_arg = match omit {
-            Some(omit) if !omit.is_none() => Some(Handles::new(omit, "omit")?),
-            _ => None,
-        };
-        let omit = omit_arg.as_ref().map(Handles::as_handles).transpose()?;
-        // The core's batch query, on all threads when the batch is big enough.
-        let result = self.lock.read_with_gil_released(py, |index| {
-            let (mut offsets, mut hits) = (Vec::new(), Vec::new());
-            index.par_query_many(rects, omit, &mut offsets, &mut hits)?;
-            Ok::<_, Error>(csr_vecs(offsets, hits))
-        });
-        let rows = result.map_err(|e| {
-            errors::to_py_shown(py, e, QUERY_MANY, &|i| {
-                omit_arg.as_ref().and_then(|omit| omit.show(i))
-            })
-        })?;
-        Ok(csr_arrays(py, rows))
+        shared::query_many(&self.lock, py, rects, omit)
     }
 
     /// Every pair ``(i, h)`` such that ``bounds[i]`` meets the element ``h``
@@ -540,11 +417,7 @@ impl Index {
     /// KeyError
     ///     If ``handle`` names no element.
     fn overlapping(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
-        let handle = convert::handle(handle, "handle")?;
-        let mut hits = Vec::new();
-        let result = self.lock.read(py).overlapping(handle, &mut hits);
-        result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
-        Ok(hits.into_iter().map(Handle::to_raw).collect())
+        shared::overlapping(&self.lock, py, handle)
     }
 
     /// ``overlapping`` for many elements at once: the per-agent query of a
@@ -572,16 +445,7 @@ impl Index {
         py: Python<'py>,
         handles: &Bound<'py, PyAny>,
     ) -> PyResult<Csr<'py>> {
-        let handles_arg = Handles::new(handles, "handles")?;
-        let handles = handles_arg.as_handles()?;
-        let result = self.lock.read_with_gil_released(py, |index| {
-            let (mut offsets, mut hits) = (Vec::new(), Vec::new());
-            index.overlapping_many(handles, &mut offsets, &mut hits)?;
-            Ok::<_, Error>(csr_vecs(offsets, hits))
-        });
-        let rows =
-            result.map_err(|e| errors::to_py_shown(py, e, MOVE_MANY, &|i| handles_arg.show(i)))?;
-        Ok(csr_arrays(py, rows))
+        shared::overlapping_many(&self.lock, py, handles)
     }
 
     /// The id the element was inserted with.
@@ -591,9 +455,7 @@ impl Index {
     /// KeyError
     ///     If ``handle`` names no element.
     fn id_of(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<u32> {
-        let handle = convert::handle(handle, "handle")?;
-        let result = self.lock.read(py).id(handle);
-        result.map_err(|e| errors::to_py(py, e, Args::SINGLE))
+        shared::id_of(&self.lock, py, handle)
     }
 
     /// The element's rectangle ``(x1, y1, x2, y2)``, as stored (float32).
@@ -603,10 +465,8 @@ impl Index {
     /// KeyError
     ///     If ``handle`` names no element.
     fn rect_of(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<(f64, f64, f64, f64)> {
-        let handle = convert::handle(handle, "handle")?;
-        let result = self.lock.read(py).rect(handle);
-        let r = result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
-        Ok((f64_of(r.x1), f64_of(r.y1), f64_of(r.x2), f64_of(r.y2)))
+        let r = shared::box_of(&self.lock, py, handle)?;
+        Ok((r[0], r[1], r[2], r[3]))
     }
 
     fn __len__(&self, py: Python<'_>) -> usize {
@@ -614,10 +474,7 @@ impl Index {
     }
 
     fn __contains__(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> bool {
-        match handle.extract::<u64>() {
-            Ok(raw) => self.lock.read(py).contains(Handle::from_raw(raw)),
-            Err(_) => false,
-        }
+        shared::contains(&self.lock, py, handle)
     }
 
     /// Iterate over the live handles (a snapshot taken when iteration starts).
@@ -783,26 +640,14 @@ impl Index {
     /// element per leaf it lies in) and ``bytes`` (memory held, capacity
     /// included).
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let s = self.lock.read_with_gil_released(py, |index| index.stats());
-        let d = PyDict::new(py);
-        d.set_item("elements", s.elements)?;
-        d.set_item("nodes", s.nodes)?;
-        d.set_item("leaves", s.leaves)?;
-        d.set_item("empty_leaves", s.empty_leaves)?;
-        d.set_item("max_depth_reached", s.max_depth_reached)?;
-        d.set_item("element_links", s.element_links)?;
-        d.set_item("bytes", s.bytes)?;
-        Ok(d)
+        shared::stats(&self.lock, py)
     }
 
     /// The whole structure as bytes (versioned, little-endian, tagged with the
     /// structure's kind); ``from_bytes`` gives back an equal structure, the
     /// same handles valid.
     fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        let bytes = self
-            .lock
-            .read_with_gil_released(py, |index| index.to_bytes());
-        PyBytes::new(py, &bytes)
+        shared::to_bytes(&self.lock, py)
     }
 
     /// A structure from ``to_bytes()``'s output. On ``SpatialIndex``, it is
@@ -908,8 +753,6 @@ impl Index {
     /// AssertionError
     ///     Naming the first broken invariant.
     fn _validate(&self, py: Python<'_>) -> PyResult<()> {
-        self.lock
-            .read_with_gil_released(py, |index| index.validate())
-            .map_err(PyAssertionError::new_err)
+        shared::validate(&self.lock, py)
     }
 }

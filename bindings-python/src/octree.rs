@@ -1,0 +1,334 @@
+//! `flatquad.Octree`: the core's octree behind the same lock, with the same
+//! methods as the 2D classes, each one call into `shared` (boxes are
+//! 6-tuples, batches `(n, 6)` arrays).
+
+use flatquad::{Box3, SpatialIndex};
+use numpy::{PyArray1, PyArray2};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyTuple, PyType};
+
+use crate::convert;
+use crate::errors::{self, Args};
+use crate::join;
+use crate::lock::IndexLock;
+use crate::shared::{self, Csr};
+
+type Box6 = (f64, f64, f64, f64, f64, f64);
+
+/// An octree: the quadtree in 3D, over axis-aligned boxes
+/// ``(x1, y1, z1, x2, y2, z2)`` (closed: touching counts), stored as float32.
+///
+/// Parameters
+/// ----------
+/// world : (x1, y1, z1, x2, y2, z2)
+///     Where the tree divides space (``x1 < x2``, ``y1 < y2``, ``z1 < z2``);
+///     elements and queries outside it are still stored and found.
+/// max_elements : int
+///     A leaf splits when it holds more (default 8).
+/// max_depth : int
+///     The deepest level, at most 30 (default 6: 64**3 cells).
+///
+/// Every method is the 2D classes' with 6-number boxes: ``insert``,
+/// ``insert_many`` (an ``(n, 6)`` float32 or float64 array, read in place),
+/// ``move``, ``move_many``, ``remove``, ``remove_many``, ``cleanup``,
+/// ``clear``, ``query``, ``query_many``, ``query_point(x, y, z)``,
+/// ``overlapping``, ``overlapping_many``, ``pairs``, ``id_of``, ``rect_of``,
+/// ``stats``, ``to_bytes``/``from_bytes``, pickling, ``len`` and ``in``.
+/// Errors are the same exceptions.
+#[pyclass(frozen, weakref, name = "Octree", module = "flatquad")]
+pub(crate) struct Octree {
+    lock: IndexLock<flatquad::Octree>,
+}
+
+impl Octree {
+    fn wrap(tree: flatquad::Octree) -> Octree {
+        Octree {
+            lock: IndexLock::new(tree),
+        }
+    }
+}
+
+fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Octree> {
+    let tree = py
+        .detach(|| flatquad::Octree::from_bytes(data))
+        .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
+    Ok(Octree::wrap(tree))
+}
+
+/// Unpickles an ``Octree`` from its snapshot (pickle protocol 5).
+#[pyfunction]
+pub(crate) fn _restore_octree(data: &Bound<'_, PyAny>) -> PyResult<Octree> {
+    let py = data.py();
+    let tree = join::with_buffer(data, |bytes| {
+        py.detach(|| flatquad::Octree::from_bytes(bytes))
+    })?
+    .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
+    Ok(Octree::wrap(tree))
+}
+
+fn count(py: Python<'_>, value: i64, name: &str) -> PyResult<u32> {
+    u32::try_from(value).map_err(|_| {
+        errors::invalid_parameter(
+            py,
+            format!("invalid parameter {name} = {value}: expected an unsigned 32-bit integer"),
+        )
+    })
+}
+
+fn six(v: Vec<f64>) -> Box6 {
+    (v[0], v[1], v[2], v[3], v[4], v[5])
+}
+
+#[pymethods]
+impl Octree {
+    #[new]
+    #[pyo3(signature = (world, max_elements = 8, max_depth = 6))]
+    fn new(
+        py: Python<'_>,
+        world: &Bound<'_, PyAny>,
+        max_elements: i64,
+        max_depth: i64,
+    ) -> PyResult<Self> {
+        let world = convert::any_box::<Box3>(world, "world")?;
+        let max_elements = count(py, max_elements, "max_elements")?;
+        let max_depth = count(py, max_depth, "max_depth")?;
+        let tree = flatquad::Octree::new(world, max_elements, max_depth)
+            .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
+        Ok(Octree::wrap(tree))
+    }
+
+    /// The world as ``(x1, y1, z1, x2, y2, z2)``, in float32 precision.
+    #[getter]
+    fn bounds(&self, py: Python<'_>) -> Box6 {
+        six(convert::box_coords(&self.lock.read(py).world()))
+    }
+
+    /// ``"Octree"``.
+    #[getter]
+    fn kind(&self) -> &'static str {
+        "Octree"
+    }
+
+    /// Elements a leaf holds before it splits.
+    #[getter]
+    fn max_elements(&self, py: Python<'_>) -> u32 {
+        self.lock.read(py).max_elements()
+    }
+
+    /// Depth below which leaves no longer split (the root is depth 0).
+    #[getter]
+    fn max_depth(&self, py: Python<'_>) -> u32 {
+        self.lock.read(py).max_depth()
+    }
+
+    /// Add a box ``(x1, y1, z1, x2, y2, z2)`` with an optional id; return its handle.
+    #[pyo3(signature = (rect, id = None))]
+    fn insert(&self, py: Python<'_>, rect: &Bound<'_, PyAny>, id: Option<i64>) -> PyResult<u64> {
+        shared::insert(&self.lock, py, rect, id)
+    }
+
+    /// Remove an element (``KeyError`` for a stale handle).
+    fn remove(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<()> {
+        shared::remove(&self.lock, py, handle)
+    }
+
+    /// Give an element a new box.
+    #[pyo3(name = "move")]
+    fn move_(
+        &self,
+        py: Python<'_>,
+        handle: &Bound<'_, PyAny>,
+        rect: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        shared::move_to(&self.lock, py, handle, rect)
+    }
+
+    /// Merge emptied branches, one level per call (once a frame, after the moves).
+    fn cleanup(&self, py: Python<'_>) -> PyResult<()> {
+        shared::cleanup(&self.lock, py)
+    }
+
+    /// Remove every element (all handles go stale).
+    fn clear(&self, py: Python<'_>) -> PyResult<()> {
+        shared::clear(&self.lock, py)
+    }
+
+    /// The handles of the elements whose box meets ``rect``, leaving out ``omit``.
+    #[pyo3(signature = (rect, omit = None))]
+    fn query(
+        &self,
+        py: Python<'_>,
+        rect: &Bound<'_, PyAny>,
+        omit: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<u64>> {
+        shared::query(&self.lock, py, rect, omit)
+    }
+
+    /// The handles of the elements whose box holds ``(x, y, z)``, leaving out ``omit``.
+    #[pyo3(signature = (x, y, z, omit = None))]
+    fn query_point(
+        &self,
+        py: Python<'_>,
+        x: f64,
+        y: f64,
+        z: f64,
+        omit: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<u64>> {
+        shared::query_point(&self.lock, py, &[x, y, z], omit)
+    }
+
+    /// Every pair of elements whose boxes meet, once: int64, shape ``(k, 2)``.
+    fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<i64>>> {
+        shared::pairs(&self.lock, py)
+    }
+
+    /// Insert the rows of an ``(n, 6)`` array; return their handles (int64, ``(n,)``).
+    #[pyo3(signature = (rects, ids = None))]
+    fn insert_many<'py>(
+        &self,
+        py: Python<'py>,
+        rects: &Bound<'py, PyAny>,
+        ids: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        shared::insert_many(&self.lock, py, rects, ids)
+    }
+
+    /// Move ``handles[i]`` to ``rects[i]`` (an ``(n, 6)`` array); all or nothing.
+    fn move_many(
+        &self,
+        py: Python<'_>,
+        handles: &Bound<'_, PyAny>,
+        rects: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        shared::move_many(&self.lock, py, handles, rects)
+    }
+
+    /// Remove many elements; all or nothing.
+    fn remove_many(&self, py: Python<'_>, handles: &Bound<'_, PyAny>) -> PyResult<()> {
+        shared::remove_many(&self.lock, py, handles)
+    }
+
+    /// Query the rows of an ``(n, 6)`` array: ``(offsets, hits)`` in CSR layout.
+    #[pyo3(signature = (rects, omit = None))]
+    fn query_many<'py>(
+        &self,
+        py: Python<'py>,
+        rects: &Bound<'py, PyAny>,
+        omit: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Csr<'py>> {
+        shared::query_many(&self.lock, py, rects, omit)
+    }
+
+    /// The other elements whose box meets this element's.
+    fn overlapping(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
+        shared::overlapping(&self.lock, py, handle)
+    }
+
+    /// ``overlapping`` for many elements: ``(offsets, hits)`` in CSR layout.
+    fn overlapping_many<'py>(
+        &self,
+        py: Python<'py>,
+        handles: &Bound<'py, PyAny>,
+    ) -> PyResult<Csr<'py>> {
+        shared::overlapping_many(&self.lock, py, handles)
+    }
+
+    /// The id the element was inserted with.
+    fn id_of(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<u32> {
+        shared::id_of(&self.lock, py, handle)
+    }
+
+    /// The element's box ``(x1, y1, z1, x2, y2, z2)``, as stored (float32).
+    fn rect_of(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<Box6> {
+        shared::box_of(&self.lock, py, handle).map(six)
+    }
+
+    fn __len__(&self, py: Python<'_>) -> usize {
+        self.lock.read(py).len()
+    }
+
+    fn __contains__(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> bool {
+        shared::contains(&self.lock, py, handle)
+    }
+
+    /// Sizes of the tree, as the 2D classes' ``stats``.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        shared::stats(&self.lock, py)
+    }
+
+    /// The whole tree as bytes; ``Octree.from_bytes`` gives it back, the same handles valid.
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        shared::to_bytes(&self.lock, py)
+    }
+
+    /// An octree from ``to_bytes()``'s output (``ValueError`` for anything else).
+    #[classmethod]
+    fn from_bytes(cls: &Bound<'_, PyType>, data: std::borrow::Cow<'_, [u8]>) -> PyResult<Octree> {
+        from_bytes(cls.py(), &data)
+    }
+
+    fn __getstate__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        self.to_bytes(py)
+    }
+
+    fn __setstate__(&self, py: Python<'_>, state: std::borrow::Cow<'_, [u8]>) -> PyResult<()> {
+        let data: &[u8] = &state;
+        let tree = py
+            .detach(|| flatquad::Octree::from_bytes(data))
+            .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
+        *self.lock.write(py)? = tree;
+        Ok(())
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let py = slf.py();
+        let this = slf.get();
+        let args = (this.bounds(py),).into_pyobject(py)?;
+        PyTuple::new(
+            py,
+            [
+                slf.get_type().into_any(),
+                args.into_any(),
+                this.__getstate__(py).into_any(),
+            ],
+        )
+    }
+
+    /// Pickle protocol 5 and later: the snapshot as an out-of-band buffer.
+    fn __reduce_ex__<'py>(slf: &Bound<'py, Self>, protocol: i64) -> PyResult<Bound<'py, PyTuple>> {
+        let py = slf.py();
+        let snapshot = slf
+            .get()
+            .lock
+            .read_with_gil_released(py, |tree| tree.to_bytes());
+        match join::reduce_out_of_band(py, "_restore_octree", snapshot, protocol)? {
+            Some(reduced) => Ok(reduced),
+            None => Self::__reduce__(slf),
+        }
+    }
+
+    fn __copy__(&self, py: Python<'_>) -> Octree {
+        Octree::wrap(self.lock.read_with_gil_released(py, |tree| tree.clone()))
+    }
+
+    fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> Octree {
+        self.__copy__(py)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let tree = self.lock.read(py);
+        let w = tree.world();
+        format!(
+            "<flatquad.Octree world=({:?}, {:?}, {:?}, {:?}, {:?}, {:?}) max_elements={} max_depth={} len={}>",
+            w.x1, w.y1, w.z1, w.x2, w.y2, w.z2,
+            tree.max_elements(),
+            tree.max_depth(),
+            tree.len()
+        )
+    }
+
+    /// Check every invariant of the tree (slow; for tests).
+    fn _validate(&self, py: Python<'_>) -> PyResult<()> {
+        shared::validate(&self.lock, py)
+    }
+}
