@@ -651,6 +651,104 @@ export declare class LooseQuadtree {
 }
 
 /**
+ * An octree over boxes `[x1, x2] × [y1, y2] × [z1, z2]`: the quadtree in 3D,
+ * with the same methods, each taking 6 coordinates per box (batches: 6
+ * numbers per box in a `Float32Array`, read in place, or a `Float64Array`).
+ * Results are exact for 32-bit floats; touching counts.
+ */
+export declare class Octree {
+  /**
+   * An empty octree over `world`, `{ x1, y1, z1, x2, y2, z2 }` with
+   * `x1 < x2`, `y1 < y2`, `z1 < z2`. Options left out take their defaults
+   * (`maxElements` 8, `maxDepth` 6). Throws a `RangeError` for a bad world
+   * or options out of range, a `TypeError` for arguments of the wrong type.
+   */
+  constructor(world: Box3, options?: OctreeOptions)
+  /** `'Octree'`. */
+  get kind(): 'Octree'
+  /** Number of elements. */
+  get size(): number
+  /** The world box it was made with (32-bit floats, what it stores). */
+  get world(): Box3
+  /** Elements a leaf holds before it splits. */
+  get maxElements(): number
+  /** Depth below which leaves no longer split. */
+  get maxDepth(): number
+  /**
+   * Adds the box with an id of yours (0 when left out) and returns its
+   * handle. Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or
+   * infinite coordinates or an inverted box; nothing is changed then.
+   */
+  insert(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, id?: number): Handle
+  /**
+   * Removes an element; its handle goes stale (`ERR_FLATQUAD_INVALID_HANDLE`
+   * for a handle that names no element).
+   */
+  remove(handle: Handle): void
+  /** Gives an element a new box. */
+  move(handle: Handle, x1: number, y1: number, z1: number, x2: number, y2: number, z2: number): void
+  /** Merges emptied branches, one level per call: once a frame, after the moves. */
+  cleanup(): void
+  /** Removes every element (every handle goes stale). */
+  clear(): void
+  /**
+   * Handles of the elements whose closed box meets the closed query box,
+   * each once, leaving out `omit`.
+   */
+  query(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, omit?: Handle | null): Float64Array
+  /** Handles of the elements whose closed box holds `(x, y, z)`, leaving out `omit`. */
+  queryPoint(x: number, y: number, z: number, omit?: Handle | null): Float64Array
+  /**
+   * Every pair of elements whose closed boxes meet, each pair once:
+   * `[a0, b0, a1, b1, ...]`.
+   */
+  pairs(): Float64Array
+  /** The other elements whose box meets this element's. */
+  overlapping(handle: Handle): Float64Array
+  /** `overlapping` for every handle at once, as `{ offsets, hits }`. */
+  overlappingMany(handles: Float64Array): QueryManyResult
+  /**
+   * One `query` per box of `boxes` (6 numbers each), leaving out `omit[i]`
+   * from query `i` when `omit` is given, as `{ offsets, hits }`.
+   */
+  queryMany(boxes: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
+  /** The id the element was inserted with. */
+  idOf(handle: Handle): number
+  /** The element's box (as 32-bit floats: what the octree stores). */
+  boxOf(handle: Handle): Box3
+  /** Whether `handle` names an element now. */
+  has(handle: Handle): boolean
+  /** The handles of every element, in storage order. */
+  handles(): Float64Array
+  /** The ids of the elements `handles` names, in order. */
+  idsOf(handles: Float64Array): Uint32Array
+  /** Counts of elements, nodes, leaves and links, and the bytes held. */
+  stats(): Stats
+  /**
+   * Adds `n` boxes at once (6 numbers each), `ids` one id each (all 0 when
+   * left out); returns the `n` handles. All or nothing: the error's `index`
+   * says which box was refused.
+   */
+  insertMany(boxes: Float32Array | Float64Array, ids?: Uint32Array | null): Float64Array
+  /** Moves `handles[i]` to box `i` of `boxes`; all or nothing. */
+  moveMany(handles: Float64Array, boxes: Float32Array | Float64Array): void
+  /** Removes the elements `handles` names; all or nothing. */
+  removeMany(handles: Float64Array): void
+  /** Checks every invariant (slow; for tests). */
+  validate(): void
+  /**
+   * The whole octree as bytes; `Octree.fromBytes` gives it back, the same
+   * handles valid.
+   */
+  toBytes(): Uint8Array
+  /**
+   * An octree from `toBytes()`'s output (`ERR_FLATQUAD_INVALID_BYTES` for
+   * anything else, a 2D index's snapshot included).
+   */
+  static fromBytes(bytes: Uint8Array): Octree
+}
+
+/**
  * A flat quadtree over rectangles, for broad-phase collision detection and
  * region queries over many moving elements of any sizes.
  *
@@ -843,6 +941,19 @@ export declare class Quadtree {
 }
 
 /**
+ * A closed box `[x1, x2] × [y1, y2] × [z1, z2]`: the form of every box the
+ * `Octree` returns, and of the world it takes.
+ */
+export interface Box3 {
+  x1: number
+  y1: number
+  z1: number
+  x2: number
+  y2: number
+  z2: number
+}
+
+/**
  * The pairs of `queryBulk` and `joinBounds`: `rows[k]` is a position in the
  * query rectangles, `hits[k]` what it meets (a handle, or a position in the
  * other array for `joinBounds`). Rows increase.
@@ -968,6 +1079,17 @@ export interface Nodes {
   isLeaf: Uint8Array
   /** Elements each holds directly (0 for a branch). */
   counts: Uint32Array
+}
+
+/** `Octree` options; a left-out one takes its default. */
+export interface OctreeOptions {
+  /** Elements a leaf holds before it splits (default 8, at least 1). */
+  maxElements?: number
+  /**
+   * Depth below which leaves no longer split; the root is depth 0 (default
+   * 6, at most 30): `world / 2^maxDepth ≈ 2 × element size`.
+   */
+  maxDepth?: number
 }
 
 /** `Quadtree` options; a left-out one takes its default. */

@@ -29,7 +29,7 @@ macro_rules! shared_methods {
             /// Which structure this is.
             #[napi(getter, ts_return_type = $kind)]
             pub fn kind(&self) -> &'static str {
-                self.index.kind().name()
+                self.index.name()
             }
 
             /// Number of elements.
@@ -42,7 +42,7 @@ macro_rules! shared_methods {
             /// what it stores): `new Class(index.world, ...)` divides the same world.
             #[napi(getter, catch_unwind)]
             pub fn world(&self, env: &Env) -> napi::Result<Rectangle> {
-                self.index.world(env)
+                self.index.world_box(env, crate::index::rectangle)
             }
 
             /// Adds the rectangle `[x1, x2] × [y1, y2]` with an id of yours (an
@@ -66,7 +66,7 @@ macro_rules! shared_methods {
                 y2: Unknown<'_>,
                 id: Option<Unknown<'_>>,
             ) -> napi::Result<f64> {
-                self.index.insert(env, [&x1, &y1, &x2, &y2], id.as_ref())
+                self.index.insert(env, &[&x1, &y1, &x2, &y2], id.as_ref())
             }
 
             /// Removes an element; its handle goes stale. Throws an `Error` with
@@ -93,7 +93,7 @@ macro_rules! shared_methods {
                 x2: Unknown<'_>,
                 y2: Unknown<'_>,
             ) -> napi::Result<()> {
-                self.index.move_to(env, &handle, [&x1, &y1, &x2, &y2])
+                self.index.move_to(env, &handle, &[&x1, &y1, &x2, &y2])
             }
 
             /// The lazy tidying after moves and removals (a quadtree merges
@@ -127,7 +127,7 @@ macro_rules! shared_methods {
                 y2: Unknown<'_>,
                 omit: Option<Unknown<'_>>,
             ) -> napi::Result<Float64Array> {
-                self.index.query(env, [&x1, &y1, &x2, &y2], omit.as_ref())
+                self.index.query(env, &[&x1, &y1, &x2, &y2], omit.as_ref())
             }
 
             /// Handles of the elements whose closed rectangle holds the point
@@ -144,7 +144,7 @@ macro_rules! shared_methods {
                 y: Unknown<'_>,
                 omit: Option<Unknown<'_>>,
             ) -> napi::Result<Float64Array> {
-                self.index.query_point(env, &x, &y, omit.as_ref())
+                self.index.query_point(env, &[&x, &y], omit.as_ref())
             }
 
             /// Calls `callback(handle)` for each element `query` would return,
@@ -167,7 +167,7 @@ macro_rules! shared_methods {
                 omit: Option<Unknown<'_>>,
             ) -> napi::Result<()> {
                 self.index
-                    .query_with(env, [&x1, &y1, &x2, &y2], callback, omit.as_ref())
+                    .query_with(env, &[&x1, &y1, &x2, &y2], callback, omit.as_ref())
             }
 
             /// Every pair of elements whose closed rectangles meet, each pair once:
@@ -264,7 +264,7 @@ macro_rules! shared_methods {
             /// The element's rectangle (as 32-bit floats: what the index stores).
             #[napi(catch_unwind, ts_args_type = "handle: Handle")]
             pub fn rect_of(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<Rectangle> {
-                self.index.rect_of(env, &handle)
+                self.index.rect_of(env, &handle, crate::index::rectangle)
             }
 
             /// Whether `handle` names an element of this index now (false for any
