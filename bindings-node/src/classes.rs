@@ -14,8 +14,209 @@ use crate::args;
 use crate::index::Index;
 use crate::objects::{BulkResult, JoinResult, Nodes, QueryManyResult, Rectangle, Stats};
 
-/// `shared_methods!(Class, core type, "Class")`: the methods every class has,
-/// declared on `Class` (whose field `index` is the [`Index`]).
+/// `common_methods!(Class, core type)`: the methods every class has, the
+/// octree included (none takes a box's coordinates one by one), declared on
+/// `Class` (whose field `index` is the [`Index`] of `core type`).
+macro_rules! common_methods {
+    ($class:ident, $core:ty) => {
+        #[napi]
+        impl $class {
+            /// Number of elements.
+            #[napi(getter, catch_unwind)]
+            pub fn size(&self, env: &Env) -> napi::Result<u32> {
+                self.index.size(env)
+            }
+
+            /// Removes an element; its handle goes stale. Throws an `Error` with
+            /// code `ERR_FLATQUAD_INVALID_HANDLE` if the handle names no element
+            /// (never issued, already removed, or cleared); nothing is changed then.
+            #[napi(catch_unwind, ts_args_type = "handle: Handle")]
+            pub fn remove(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<()> {
+                self.index.remove(env, &handle)
+            }
+
+            /// The lazy tidying after moves and removals (a quadtree merges
+            /// emptied branches, one level per call; a loose grid shrinks its
+            /// cells' boxes): call it once a frame, after the moves.
+            #[napi(catch_unwind)]
+            pub fn cleanup(&self, env: &Env) -> napi::Result<()> {
+                self.index.cleanup(env)
+            }
+
+            /// Removes every element (every handle goes stale); keeps the memory.
+            #[napi(catch_unwind)]
+            pub fn clear(&self, env: &Env) -> napi::Result<()> {
+                self.index.clear(env)
+            }
+
+            /// Every pair of elements whose closed rectangles meet, each pair once:
+            /// `[a0, b0, a1, b1, ...]`, 2 handles per pair.
+            #[napi(catch_unwind, ts_return_type = "Float64Array")]
+            pub fn pairs(&self, env: &Env) -> napi::Result<Float64Array> {
+                self.index.pairs(env)
+            }
+
+            /// The other elements whose rectangle meets this element's (touching
+            /// counts): `query(...rectOf(handle), handle)`, but structures that
+            /// know where the element lies start there.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "handle: Handle",
+                ts_return_type = "Float64Array"
+            )]
+            pub fn overlapping(
+                &self,
+                env: &Env,
+                handle: Unknown<'_>,
+            ) -> napi::Result<Float64Array> {
+                self.index.overlapping(env, &handle)
+            }
+
+            /// `overlapping` for every handle at once, the per-agent query of a
+            /// collision loop in one call: the neighbours of `handles[i]` are
+            /// `hits.subarray(offsets[i], offsets[i + 1])`. A stale handle is
+            /// refused (the error's `index` says which) and nothing is returned.
+            #[napi(catch_unwind, ts_args_type = "handles: Float64Array")]
+            pub fn overlapping_many(
+                &self,
+                env: &Env,
+                handles: Unknown<'_>,
+            ) -> napi::Result<QueryManyResult> {
+                self.index.overlapping_many(env, &handles)
+            }
+
+            /// One `query` per rectangle of `rects` (4 numbers each; 6, `x1, y1, z1, x2, y2, z2`, for an `Octree`), in one call
+            /// to the core (on several threads for big batches), leaving out
+            /// `omit[i]` from query `i` when `omit` is given: then every entry
+            /// must be a live handle (the error's `index` says which is not). The
+            /// hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "rects: Float32Array | Float64Array, omit?: Float64Array | null"
+            )]
+            pub fn query_many(
+                &self,
+                env: &Env,
+                rects: Unknown<'_>,
+                omit: Option<Unknown<'_>>,
+            ) -> napi::Result<QueryManyResult> {
+                self.index.query_many(env, &rects, omit.as_ref())
+            }
+
+            /// The id the element was inserted with.
+            #[napi(catch_unwind, ts_args_type = "handle: Handle")]
+            pub fn id_of(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<u32> {
+                self.index.id_of(env, &handle)
+            }
+
+            /// Whether `handle` names an element of this index now (false for any
+            /// number that is not a live handle).
+            #[napi(catch_unwind, ts_args_type = "handle: Handle")]
+            pub fn has(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<bool> {
+                self.index.has(env, &handle)
+            }
+
+            /// The handles of every element, in storage order.
+            #[napi(catch_unwind, ts_return_type = "Float64Array")]
+            pub fn handles(&self, env: &Env) -> napi::Result<Float64Array> {
+                self.index.handles(env)
+            }
+
+            /// The ids of the elements `handles` names, in order. Throws (with the
+            /// `index` of the first bad one) if one of them is not live.
+            #[napi(catch_unwind, ts_args_type = "handles: Float64Array")]
+            pub fn ids_of(&self, env: &Env, handles: Unknown<'_>) -> napi::Result<Uint32Array> {
+                self.index.ids_of(env, &handles)
+            }
+
+            /// Counts of elements, nodes or cells, leaves and links, and the bytes held.
+            #[napi(catch_unwind)]
+            pub fn stats(&self, env: &Env) -> napi::Result<Stats> {
+                self.index.stats(env)
+            }
+
+            /// Adds `n` rectangles at once: `rects` holds `x1, y1, x2, y2` for each (an `Octree`'s `x1, y1, z1, x2, y2, z2`)
+            /// (a `Float32Array` is read in place; a `Float64Array` is rounded to
+            /// 32-bit floats), `ids` one id each (all 0 when left out). Returns the
+            /// `n` handles. Every rectangle is checked first: on error nothing is
+            /// inserted, and the error's `index` says which rectangle was refused.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "rects: Float32Array | Float64Array, ids?: Uint32Array | null",
+                ts_return_type = "Float64Array"
+            )]
+            pub fn insert_many(
+                &self,
+                env: &Env,
+                rects: Unknown<'_>,
+                ids: Option<Unknown<'_>>,
+            ) -> napi::Result<Float64Array> {
+                self.index.insert_many(env, &rects, ids.as_ref())
+            }
+
+            /// Moves `handles[i]` to rectangle `i` of `rects` (4 numbers each; 6, `x1, y1, z1, x2, y2, z2`, for an `Octree`), for
+            /// every `i`. Everything is checked first: on error nothing moves, and
+            /// the error's `index` says which item was refused.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "handles: Float64Array, rects: Float32Array | Float64Array"
+            )]
+            pub fn move_many(
+                &self,
+                env: &Env,
+                handles: Unknown<'_>,
+                rects: Unknown<'_>,
+            ) -> napi::Result<()> {
+                self.index.move_many(env, &handles, &rects)
+            }
+
+            /// Removes every element of `handles`. Everything is checked first: on
+            /// error (a stale or repeated handle) nothing is removed, and the
+            /// error's `index` says which item was refused.
+            #[napi(catch_unwind, ts_args_type = "handles: Float64Array")]
+            pub fn remove_many(&self, env: &Env, handles: Unknown<'_>) -> napi::Result<()> {
+                self.index.remove_many(env, &handles)
+            }
+
+            /// Checks every invariant; throws an `Error` naming the first broken
+            /// one. Costs time proportional to the size: for tests, not frames.
+            #[napi(catch_unwind)]
+            pub fn validate(&self, env: &Env) -> napi::Result<()> {
+                self.index.validate(env)
+            }
+
+            /// The whole state as bytes (a Node `Buffer`); `fromBytes` gives back
+            /// an equal index, with the same handles valid.
+            #[napi(catch_unwind, ts_return_type = "Uint8Array")]
+            pub fn to_bytes(&self, env: &Env) -> napi::Result<Buffer> {
+                self.index.to_bytes(env)
+            }
+
+            /// An index of this class from `toBytes()`'s output. Damaged bytes,
+            /// or a snapshot of another class (see the module's `fromBytes`),
+            /// throw `ERR_FLATQUAD_INVALID_BYTES`.
+            #[napi(factory, catch_unwind, ts_args_type = "bytes: Uint8Array")]
+            pub fn from_bytes(env: &Env, bytes: Unknown<'_>) -> napi::Result<Self> {
+                Index::decode(env, &bytes, <$core as flatquad::SpatialIndex>::from_bytes)
+                    .map(|index| $class { index })
+            }
+
+            /// Test hook: panics inside a call that reads (`mutating` false) or
+            /// changes the index, so the tests can check that a panic becomes an
+            /// exception and poisons it. Not part of the API (absent from the typings).
+            #[napi(js_name = "__panicForTests", skip_typescript, catch_unwind)]
+            pub fn panic_for_tests(&self, env: &Env, mutating: bool) -> napi::Result<()> {
+                self.index.panic_for_tests(env, mutating)
+            }
+        }
+    };
+}
+
+pub(crate) use common_methods;
+
+/// `shared_methods!(Class, core type, "Class")`: the methods every 2D class
+/// has, declared on `Class` (whose field `index` is the [`Index`]): the common
+/// ones and those taking a rectangle's four coordinates.
 macro_rules! shared_methods {
     ($class:ident, $core:ty, $kind:tt) => {
         impl From<Index> for $class {
@@ -24,18 +225,14 @@ macro_rules! shared_methods {
             }
         }
 
+        common_methods!($class, $core);
+
         #[napi]
         impl $class {
             /// Which structure this is.
             #[napi(getter, ts_return_type = $kind)]
             pub fn kind(&self) -> &'static str {
                 self.index.name()
-            }
-
-            /// Number of elements.
-            #[napi(getter, catch_unwind)]
-            pub fn size(&self, env: &Env) -> napi::Result<u32> {
-                self.index.size(env)
             }
 
             /// The world rectangle it was made with, as corners (32-bit floats,
@@ -69,14 +266,6 @@ macro_rules! shared_methods {
                 self.index.insert(env, &[&x1, &y1, &x2, &y2], id.as_ref())
             }
 
-            /// Removes an element; its handle goes stale. Throws an `Error` with
-            /// code `ERR_FLATQUAD_INVALID_HANDLE` if the handle names no element
-            /// (never issued, already removed, or cleared); nothing is changed then.
-            #[napi(catch_unwind, ts_args_type = "handle: Handle")]
-            pub fn remove(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<()> {
-                self.index.remove(env, &handle)
-            }
-
             /// Gives an element a new rectangle. Throws as `insert` does for a bad
             /// rectangle and as `remove` does for a bad handle; nothing is changed then.
             #[napi(
@@ -94,20 +283,6 @@ macro_rules! shared_methods {
                 y2: Unknown<'_>,
             ) -> napi::Result<()> {
                 self.index.move_to(env, &handle, &[&x1, &y1, &x2, &y2])
-            }
-
-            /// The lazy tidying after moves and removals (a quadtree merges
-            /// emptied branches, one level per call; a loose grid shrinks its
-            /// cells' boxes): call it once a frame, after the moves.
-            #[napi(catch_unwind)]
-            pub fn cleanup(&self, env: &Env) -> napi::Result<()> {
-                self.index.cleanup(env)
-            }
-
-            /// Removes every element (every handle goes stale); keeps the memory.
-            #[napi(catch_unwind)]
-            pub fn clear(&self, env: &Env) -> napi::Result<()> {
-                self.index.clear(env)
             }
 
             /// Handles of the elements whose closed rectangle meets the closed
@@ -170,52 +345,6 @@ macro_rules! shared_methods {
                     .query_with(env, &[&x1, &y1, &x2, &y2], callback, omit.as_ref())
             }
 
-            /// Every pair of elements whose closed rectangles meet, each pair once:
-            /// `[a0, b0, a1, b1, ...]`, 2 handles per pair.
-            #[napi(catch_unwind, ts_return_type = "Float64Array")]
-            pub fn pairs(&self, env: &Env) -> napi::Result<Float64Array> {
-                self.index.pairs(env)
-            }
-
-            /// The other elements whose rectangle meets this element's (touching
-            /// counts): `query(...rectOf(handle), handle)`, but structures that
-            /// know where the element lies start there.
-            #[napi(catch_unwind, ts_args_type = "handle: Handle", ts_return_type = "Float64Array")]
-            pub fn overlapping(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<Float64Array> {
-                self.index.overlapping(env, &handle)
-            }
-
-            /// `overlapping` for every handle at once, the per-agent query of a
-            /// collision loop in one call: the neighbours of `handles[i]` are
-            /// `hits.subarray(offsets[i], offsets[i + 1])`. A stale handle is
-            /// refused (the error's `index` says which) and nothing is returned.
-            #[napi(catch_unwind, ts_args_type = "handles: Float64Array")]
-            pub fn overlapping_many(
-                &self,
-                env: &Env,
-                handles: Unknown<'_>,
-            ) -> napi::Result<QueryManyResult> {
-                self.index.overlapping_many(env, &handles)
-            }
-
-            /// One `query` per rectangle of `rects` (4 numbers each), in one call
-            /// to the core (on several threads for big batches), leaving out
-            /// `omit[i]` from query `i` when `omit` is given: then every entry
-            /// must be a live handle (the error's `index` says which is not). The
-            /// hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
-            #[napi(
-                catch_unwind,
-                ts_args_type = "rects: Float32Array | Float64Array, omit?: Float64Array | null"
-            )]
-            pub fn query_many(
-                &self,
-                env: &Env,
-                rects: Unknown<'_>,
-                omit: Option<Unknown<'_>>,
-            ) -> napi::Result<QueryManyResult> {
-                self.index.query_many(env, &rects, omit.as_ref())
-            }
-
             /// Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
             /// each; a `Float64Array` is rounded to the nearest `f32` once, which
             /// never loses a pair whose boxes meet in `f64`) meets the element
@@ -255,42 +384,10 @@ macro_rules! shared_methods {
                 self.index.join(env, other, sort)
             }
 
-            /// The id the element was inserted with.
-            #[napi(catch_unwind, ts_args_type = "handle: Handle")]
-            pub fn id_of(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<u32> {
-                self.index.id_of(env, &handle)
-            }
-
             /// The element's rectangle (as 32-bit floats: what the index stores).
             #[napi(catch_unwind, ts_args_type = "handle: Handle")]
             pub fn rect_of(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<Rectangle> {
                 self.index.rect_of(env, &handle, crate::index::rectangle)
-            }
-
-            /// Whether `handle` names an element of this index now (false for any
-            /// number that is not a live handle).
-            #[napi(catch_unwind, ts_args_type = "handle: Handle")]
-            pub fn has(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<bool> {
-                self.index.has(env, &handle)
-            }
-
-            /// The handles of every element, in storage order.
-            #[napi(catch_unwind, ts_return_type = "Float64Array")]
-            pub fn handles(&self, env: &Env) -> napi::Result<Float64Array> {
-                self.index.handles(env)
-            }
-
-            /// The ids of the elements `handles` names, in order. Throws (with the
-            /// `index` of the first bad one) if one of them is not live.
-            #[napi(catch_unwind, ts_args_type = "handles: Float64Array")]
-            pub fn ids_of(&self, env: &Env, handles: Unknown<'_>) -> napi::Result<Uint32Array> {
-                self.index.ids_of(env, &handles)
-            }
-
-            /// Counts of elements, nodes or cells, leaves and links, and the bytes held.
-            #[napi(catch_unwind)]
-            pub fn stats(&self, env: &Env) -> napi::Result<Stats> {
-                self.index.stats(env)
             }
 
             /// Calls `callback(node)` for every node of a tree (depth-first,
@@ -310,79 +407,6 @@ macro_rules! shared_methods {
             #[napi(catch_unwind)]
             pub fn nodes(&self, env: &Env) -> napi::Result<Nodes> {
                 self.index.nodes(env)
-            }
-
-            /// Adds `n` rectangles at once: `rects` holds `x1, y1, x2, y2` for each
-            /// (a `Float32Array` is read in place; a `Float64Array` is rounded to
-            /// 32-bit floats), `ids` one id each (all 0 when left out). Returns the
-            /// `n` handles. Every rectangle is checked first: on error nothing is
-            /// inserted, and the error's `index` says which rectangle was refused.
-            #[napi(
-                catch_unwind,
-                ts_args_type = "rects: Float32Array | Float64Array, ids?: Uint32Array | null",
-                ts_return_type = "Float64Array"
-            )]
-            pub fn insert_many(
-                &self,
-                env: &Env,
-                rects: Unknown<'_>,
-                ids: Option<Unknown<'_>>,
-            ) -> napi::Result<Float64Array> {
-                self.index.insert_many(env, &rects, ids.as_ref())
-            }
-
-            /// Moves `handles[i]` to rectangle `i` of `rects` (4 numbers each), for
-            /// every `i`. Everything is checked first: on error nothing moves, and
-            /// the error's `index` says which item was refused.
-            #[napi(
-                catch_unwind,
-                ts_args_type = "handles: Float64Array, rects: Float32Array | Float64Array"
-            )]
-            pub fn move_many(
-                &self,
-                env: &Env,
-                handles: Unknown<'_>,
-                rects: Unknown<'_>,
-            ) -> napi::Result<()> {
-                self.index.move_many(env, &handles, &rects)
-            }
-
-            /// Removes every element of `handles`. Everything is checked first: on
-            /// error (a stale or repeated handle) nothing is removed, and the
-            /// error's `index` says which item was refused.
-            #[napi(catch_unwind, ts_args_type = "handles: Float64Array")]
-            pub fn remove_many(&self, env: &Env, handles: Unknown<'_>) -> napi::Result<()> {
-                self.index.remove_many(env, &handles)
-            }
-
-            /// Checks every invariant; throws an `Error` naming the first broken
-            /// one. Costs time proportional to the size: for tests, not frames.
-            #[napi(catch_unwind)]
-            pub fn validate(&self, env: &Env) -> napi::Result<()> {
-                self.index.validate(env)
-            }
-
-            /// The whole state as bytes (a Node `Buffer`); `fromBytes` gives back
-            /// an equal index, with the same handles valid.
-            #[napi(catch_unwind, ts_return_type = "Uint8Array")]
-            pub fn to_bytes(&self, env: &Env) -> napi::Result<Buffer> {
-                self.index.to_bytes(env)
-            }
-
-            /// An index of this class from `toBytes()`'s output. Damaged bytes,
-            /// or a snapshot of another class (see the module's `fromBytes`),
-            /// throw `ERR_FLATQUAD_INVALID_BYTES`.
-            #[napi(factory, catch_unwind, ts_args_type = "bytes: Uint8Array")]
-            pub fn from_bytes(env: &Env, bytes: Unknown<'_>) -> napi::Result<Self> {
-                Index::from_bytes::<$core>(env, &bytes).map(|index| $class { index })
-            }
-
-            /// Test hook: panics inside a call that reads (`mutating` false) or
-            /// changes the index, so the tests can check that a panic becomes an
-            /// exception and poisons it. Not part of the API (absent from the typings).
-            #[napi(js_name = "__panicForTests", skip_typescript, catch_unwind)]
-            pub fn panic_for_tests(&self, env: &Env, mutating: bool) -> napi::Result<()> {
-                self.index.panic_for_tests(env, mutating)
             }
         }
     };

@@ -228,12 +228,6 @@ impl Index {
         Index::construct_with(env, this, C::KIND.name(), || args::world(world), build)
     }
 
-    /// An index of kind `C` from `toBytes()`'s output; the core refuses a
-    /// snapshot of another kind.
-    pub(crate) fn from_bytes<C: Core>(env: &Env, bytes: &Unknown<'_>) -> napi::Result<Index> {
-        Index::decode(env, bytes, C::from_bytes)
-    }
-
     /// An index of whichever kind the snapshot holds.
     pub(crate) fn from_any_bytes(env: &Env, bytes: &Unknown<'_>) -> napi::Result<Index> {
         Index::decode(env, bytes, AnyIndex::from_bytes)

@@ -1,13 +1,14 @@
-//! The JavaScript `Octree`: the core's octree in an [`Index`], with the 2D
-//! classes' methods taking 6 coordinates per box. Each method is one call to
-//! the [`Index`] method of the same name, the same bodies the 2D classes run.
+//! The JavaScript `Octree`: the core's octree in an [`Index`]. The methods
+//! every class has come from `common_methods!`; here are only the constructor,
+//! the getters and the calls that take a box's six coordinates, each one call
+//! to the [`Index`] method the 2D classes call.
 
-use flatquad::SpatialIndex;
 use napi::bindgen_prelude::{Buffer, Float64Array, This, Uint32Array};
 use napi::{Env, Unknown};
 use napi_derive::napi;
 
 use crate::args;
+use crate::classes::common_methods;
 use crate::index::Index;
 use crate::objects::{Box3, QueryManyResult, Stats};
 
@@ -77,12 +78,6 @@ impl Octree {
         self.index.name()
     }
 
-    /// Number of elements.
-    #[napi(getter, catch_unwind)]
-    pub fn size(&self, env: &Env) -> napi::Result<u32> {
-        self.index.size(env)
-    }
-
     /// The world box it was made with (32-bit floats, what it stores).
     #[napi(getter, catch_unwind)]
     pub fn world(&self, env: &Env) -> napi::Result<Box3> {
@@ -125,13 +120,6 @@ impl Octree {
             .insert(env, &[&x1, &y1, &z1, &x2, &y2, &z2], id.as_ref())
     }
 
-    /// Removes an element; its handle goes stale (`ERR_FLATQUAD_INVALID_HANDLE`
-    /// for a handle that names no element).
-    #[napi(catch_unwind, ts_args_type = "handle: Handle")]
-    pub fn remove(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<()> {
-        self.index.remove(env, &handle)
-    }
-
     /// Gives an element a new box.
     #[napi(
         js_name = "move",
@@ -152,18 +140,6 @@ impl Octree {
     ) -> napi::Result<()> {
         self.index
             .move_to(env, &handle, &[&x1, &y1, &z1, &x2, &y2, &z2])
-    }
-
-    /// Merges emptied branches, one level per call: once a frame, after the moves.
-    #[napi(catch_unwind)]
-    pub fn cleanup(&self, env: &Env) -> napi::Result<()> {
-        self.index.cleanup(env)
-    }
-
-    /// Removes every element (every handle goes stale).
-    #[napi(catch_unwind)]
-    pub fn clear(&self, env: &Env) -> napi::Result<()> {
-        self.index.clear(env)
     }
 
     /// Handles of the elements whose closed box meets the closed query box,
@@ -206,138 +182,11 @@ impl Octree {
         self.index.query_point(env, &[&x, &y, &z], omit.as_ref())
     }
 
-    /// Every pair of elements whose closed boxes meet, each pair once:
-    /// `[a0, b0, a1, b1, ...]`.
-    #[napi(catch_unwind, ts_return_type = "Float64Array")]
-    pub fn pairs(&self, env: &Env) -> napi::Result<Float64Array> {
-        self.index.pairs(env)
-    }
-
-    /// The other elements whose box meets this element's.
-    #[napi(
-        catch_unwind,
-        ts_args_type = "handle: Handle",
-        ts_return_type = "Float64Array"
-    )]
-    pub fn overlapping(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<Float64Array> {
-        self.index.overlapping(env, &handle)
-    }
-
-    /// `overlapping` for every handle at once, as `{ offsets, hits }`.
-    #[napi(catch_unwind, ts_args_type = "handles: Float64Array")]
-    pub fn overlapping_many(
-        &self,
-        env: &Env,
-        handles: Unknown<'_>,
-    ) -> napi::Result<QueryManyResult> {
-        self.index.overlapping_many(env, &handles)
-    }
-
-    /// One `query` per box of `boxes` (6 numbers each), leaving out `omit[i]`
-    /// from query `i` when `omit` is given, as `{ offsets, hits }`.
-    #[napi(
-        catch_unwind,
-        ts_args_type = "boxes: Float32Array | Float64Array, omit?: Float64Array | null"
-    )]
-    pub fn query_many(
-        &self,
-        env: &Env,
-        boxes: Unknown<'_>,
-        omit: Option<Unknown<'_>>,
-    ) -> napi::Result<QueryManyResult> {
-        self.index.query_many(env, &boxes, omit.as_ref())
-    }
-
-    /// The id the element was inserted with.
-    #[napi(catch_unwind, ts_args_type = "handle: Handle")]
-    pub fn id_of(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<u32> {
-        self.index.id_of(env, &handle)
-    }
-
     /// The element's box (as 32-bit floats: what the octree stores).
     #[napi(catch_unwind, ts_args_type = "handle: Handle")]
     pub fn box_of(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<Box3> {
         self.index.rect_of(env, &handle, box3)
     }
-
-    /// Whether `handle` names an element now.
-    #[napi(catch_unwind, ts_args_type = "handle: Handle")]
-    pub fn has(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<bool> {
-        self.index.has(env, &handle)
-    }
-
-    /// The handles of every element, in storage order.
-    #[napi(catch_unwind, ts_return_type = "Float64Array")]
-    pub fn handles(&self, env: &Env) -> napi::Result<Float64Array> {
-        self.index.handles(env)
-    }
-
-    /// The ids of the elements `handles` names, in order.
-    #[napi(catch_unwind, ts_args_type = "handles: Float64Array")]
-    pub fn ids_of(&self, env: &Env, handles: Unknown<'_>) -> napi::Result<Uint32Array> {
-        self.index.ids_of(env, &handles)
-    }
-
-    /// Counts of elements, nodes, leaves and links, and the bytes held.
-    #[napi(catch_unwind)]
-    pub fn stats(&self, env: &Env) -> napi::Result<Stats> {
-        self.index.stats(env)
-    }
-
-    /// Adds `n` boxes at once (6 numbers each), `ids` one id each (all 0 when
-    /// left out); returns the `n` handles. All or nothing: the error's `index`
-    /// says which box was refused.
-    #[napi(
-        catch_unwind,
-        ts_args_type = "boxes: Float32Array | Float64Array, ids?: Uint32Array | null",
-        ts_return_type = "Float64Array"
-    )]
-    pub fn insert_many(
-        &self,
-        env: &Env,
-        boxes: Unknown<'_>,
-        ids: Option<Unknown<'_>>,
-    ) -> napi::Result<Float64Array> {
-        self.index.insert_many(env, &boxes, ids.as_ref())
-    }
-
-    /// Moves `handles[i]` to box `i` of `boxes`; all or nothing.
-    #[napi(
-        catch_unwind,
-        ts_args_type = "handles: Float64Array, boxes: Float32Array | Float64Array"
-    )]
-    pub fn move_many(
-        &self,
-        env: &Env,
-        handles: Unknown<'_>,
-        boxes: Unknown<'_>,
-    ) -> napi::Result<()> {
-        self.index.move_many(env, &handles, &boxes)
-    }
-
-    /// Removes the elements `handles` names; all or nothing.
-    #[napi(catch_unwind, ts_args_type = "handles: Float64Array")]
-    pub fn remove_many(&self, env: &Env, handles: Unknown<'_>) -> napi::Result<()> {
-        self.index.remove_many(env, &handles)
-    }
-
-    /// Checks every invariant (slow; for tests).
-    #[napi(catch_unwind)]
-    pub fn validate(&self, env: &Env) -> napi::Result<()> {
-        self.index.validate(env)
-    }
-
-    /// The whole octree as bytes; `Octree.fromBytes` gives it back, the same
-    /// handles valid.
-    #[napi(catch_unwind, ts_return_type = "Uint8Array")]
-    pub fn to_bytes(&self, env: &Env) -> napi::Result<Buffer> {
-        self.index.to_bytes(env)
-    }
-
-    /// An octree from `toBytes()`'s output (`ERR_FLATQUAD_INVALID_BYTES` for
-    /// anything else, a 2D index's snapshot included).
-    #[napi(factory, catch_unwind, ts_args_type = "bytes: Uint8Array")]
-    pub fn from_bytes(env: &Env, bytes: Unknown<'_>) -> napi::Result<Self> {
-        Index::decode(env, &bytes, flatquad::Octree::from_bytes).map(|index| Octree { index })
-    }
 }
+
+common_methods!(Octree, flatquad::Octree);

@@ -1,6 +1,7 @@
-//! `flatquad.Octree`: the core's octree behind the same lock, with the same
-//! methods as the 2D classes, each one call into `shared` (boxes are
-//! 6-tuples, batches `(n, 6)` arrays).
+//! `flatquad.Octree`: the core's octree behind the same lock. The methods
+//! every class has come from `shared::index_methods!`; here are only its
+//! constructor, getters, `query_point(x, y, z)`, `rect_of` and the snapshot
+//! and copy protocol (boxes are 6-tuples, batches `(n, 6)` arrays).
 
 use flatquad::{Box3, SpatialIndex};
 use numpy::{PyArray1, PyArray2};
@@ -11,7 +12,7 @@ use crate::convert;
 use crate::errors::{self, Args};
 use crate::join;
 use crate::lock::IndexLock;
-use crate::shared::{self, Csr};
+use crate::shared::{self, index_methods, Csr};
 
 type Box6 = (f64, f64, f64, f64, f64, f64);
 
@@ -79,8 +80,7 @@ fn six(v: Vec<f64>) -> Box6 {
     (v[0], v[1], v[2], v[3], v[4], v[5])
 }
 
-#[pymethods]
-impl Octree {
+index_methods!(Octree, [
     #[new]
     #[pyo3(signature = (world, max_elements = 8, max_depth = 6))]
     fn new(
@@ -121,49 +121,6 @@ impl Octree {
         self.lock.read(py).max_depth()
     }
 
-    /// Add a box ``(x1, y1, z1, x2, y2, z2)`` with an optional id; return its handle.
-    #[pyo3(signature = (rect, id = None))]
-    fn insert(&self, py: Python<'_>, rect: &Bound<'_, PyAny>, id: Option<i64>) -> PyResult<u64> {
-        shared::insert(&self.lock, py, rect, id)
-    }
-
-    /// Remove an element (``KeyError`` for a stale handle).
-    fn remove(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<()> {
-        shared::remove(&self.lock, py, handle)
-    }
-
-    /// Give an element a new box.
-    #[pyo3(name = "move")]
-    fn move_(
-        &self,
-        py: Python<'_>,
-        handle: &Bound<'_, PyAny>,
-        rect: &Bound<'_, PyAny>,
-    ) -> PyResult<()> {
-        shared::move_to(&self.lock, py, handle, rect)
-    }
-
-    /// Merge emptied branches, one level per call (once a frame, after the moves).
-    fn cleanup(&self, py: Python<'_>) -> PyResult<()> {
-        shared::cleanup(&self.lock, py)
-    }
-
-    /// Remove every element (all handles go stale).
-    fn clear(&self, py: Python<'_>) -> PyResult<()> {
-        shared::clear(&self.lock, py)
-    }
-
-    /// The handles of the elements whose box meets ``rect``, leaving out ``omit``.
-    #[pyo3(signature = (rect, omit = None))]
-    fn query(
-        &self,
-        py: Python<'_>,
-        rect: &Bound<'_, PyAny>,
-        omit: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Vec<u64>> {
-        shared::query(&self.lock, py, rect, omit)
-    }
-
     /// The handles of the elements whose box holds ``(x, y, z)``, leaving out ``omit``.
     #[pyo3(signature = (x, y, z, omit = None))]
     fn query_point(
@@ -177,98 +134,15 @@ impl Octree {
         shared::query_point(&self.lock, py, &[x, y, z], omit)
     }
 
-    /// Every pair of elements whose boxes meet, once: int64, shape ``(k, 2)``.
-    fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<i64>>> {
-        shared::pairs(&self.lock, py)
-    }
-
-    /// Insert the rows of an ``(n, 6)`` array; return their handles (int64, ``(n,)``).
-    #[pyo3(signature = (rects, ids = None))]
-    fn insert_many<'py>(
-        &self,
-        py: Python<'py>,
-        rects: &Bound<'py, PyAny>,
-        ids: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-        shared::insert_many(&self.lock, py, rects, ids)
-    }
-
-    /// Move ``handles[i]`` to ``rects[i]`` (an ``(n, 6)`` array); all or nothing.
-    fn move_many(
-        &self,
-        py: Python<'_>,
-        handles: &Bound<'_, PyAny>,
-        rects: &Bound<'_, PyAny>,
-    ) -> PyResult<()> {
-        shared::move_many(&self.lock, py, handles, rects)
-    }
-
-    /// Remove many elements; all or nothing.
-    fn remove_many(&self, py: Python<'_>, handles: &Bound<'_, PyAny>) -> PyResult<()> {
-        shared::remove_many(&self.lock, py, handles)
-    }
-
-    /// Query the rows of an ``(n, 6)`` array: ``(offsets, hits)`` in CSR layout.
-    #[pyo3(signature = (rects, omit = None))]
-    fn query_many<'py>(
-        &self,
-        py: Python<'py>,
-        rects: &Bound<'py, PyAny>,
-        omit: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Csr<'py>> {
-        shared::query_many(&self.lock, py, rects, omit)
-    }
-
-    /// The other elements whose box meets this element's.
-    fn overlapping(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
-        shared::overlapping(&self.lock, py, handle)
-    }
-
-    /// ``overlapping`` for many elements: ``(offsets, hits)`` in CSR layout.
-    fn overlapping_many<'py>(
-        &self,
-        py: Python<'py>,
-        handles: &Bound<'py, PyAny>,
-    ) -> PyResult<Csr<'py>> {
-        shared::overlapping_many(&self.lock, py, handles)
-    }
-
-    /// The id the element was inserted with.
-    fn id_of(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<u32> {
-        shared::id_of(&self.lock, py, handle)
-    }
-
     /// The element's box ``(x1, y1, z1, x2, y2, z2)``, as stored (float32).
     fn rect_of(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<Box6> {
         shared::box_of(&self.lock, py, handle).map(six)
-    }
-
-    fn __len__(&self, py: Python<'_>) -> usize {
-        self.lock.read(py).len()
-    }
-
-    fn __contains__(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> bool {
-        shared::contains(&self.lock, py, handle)
-    }
-
-    /// Sizes of the tree, as the 2D classes' ``stats``.
-    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        shared::stats(&self.lock, py)
-    }
-
-    /// The whole tree as bytes; ``Octree.from_bytes`` gives it back, the same handles valid.
-    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        shared::to_bytes(&self.lock, py)
     }
 
     /// An octree from ``to_bytes()``'s output (``ValueError`` for anything else).
     #[classmethod]
     fn from_bytes(cls: &Bound<'_, PyType>, data: std::borrow::Cow<'_, [u8]>) -> PyResult<Octree> {
         from_bytes(cls.py(), &data)
-    }
-
-    fn __getstate__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        self.to_bytes(py)
     }
 
     fn __setstate__(&self, py: Python<'_>, state: std::borrow::Cow<'_, [u8]>) -> PyResult<()> {
@@ -326,9 +200,4 @@ impl Octree {
             tree.len()
         )
     }
-
-    /// Check every invariant of the tree (slow; for tests).
-    fn _validate(&self, py: Python<'_>) -> PyResult<()> {
-        shared::validate(&self.lock, py)
-    }
-}
+]);

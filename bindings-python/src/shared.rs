@@ -324,3 +324,315 @@ pub(crate) fn validate<T: Core>(lock: &IndexLock<T>, py: Python<'_>) -> PyResult
     lock.read_with_gil_released(py, |index| index.validate())
         .map_err(PyAssertionError::new_err)
 }
+
+/// `index_methods!(Class, [own methods])`: the `#[pymethods]` of a class
+/// whose field `lock` is an [`IndexLock`]: its own methods, then every method
+/// all classes share (the 2D ones and `Octree`), each one call above.
+macro_rules! index_methods {
+    ($class:ident, [$($own:tt)*]) => {
+        #[pymethods]
+        impl $class {
+            $($own)*
+
+            /// Add a rectangle and return its handle.
+            ///
+            /// Parameters
+            /// ----------
+            /// rect : (x1, y1, x2, y2)
+            ///     Or ``(x1, y1, z1, x2, y2, z2)`` for an ``Octree``.
+            ///     Finite numbers with ``x1 <= x2`` and ``y1 <= y2`` (a point or a
+            ///     segment is fine). Stored as float32.
+            /// id : int, optional
+            ///     Your unsigned 32-bit value for the element, returned by ``id_of``;
+            ///     0 when omitted.
+            ///
+            /// Returns
+            /// -------
+            /// int
+            ///     The handle, never 0 and below 2**53.
+            ///
+            /// Raises
+            /// ------
+            /// ValueError
+            ///     For NaN or infinite coordinates, an inverted rectangle, or an id
+            ///     out of range.
+            #[pyo3(signature = (rect, id = None))]
+            fn insert(&self, py: Python<'_>, rect: &Bound<'_, PyAny>, id: Option<i64>) -> PyResult<u64> {
+                shared::insert(&self.lock, py, rect, id)
+            }
+
+            /// Remove an element. Its handle goes stale for good.
+            ///
+            /// Raises
+            /// ------
+            /// KeyError
+            ///     If ``handle`` names no element of this structure (never issued,
+            ///     already removed, or cleared).
+            fn remove(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<()> {
+                shared::remove(&self.lock, py, handle)
+            }
+
+            /// Give an element a new rectangle (the "move" of a collision loop).
+            ///
+            /// Raises
+            /// ------
+            /// KeyError
+            ///     If ``handle`` names no element.
+            /// ValueError
+            ///     For a bad rectangle.
+            #[pyo3(name = "move")]
+            fn move_(
+                &self,
+                py: Python<'_>,
+                handle: &Bound<'_, PyAny>,
+                rect: &Bound<'_, PyAny>,
+            ) -> PyResult<()> {
+                shared::move_to(&self.lock, py, handle, rect)
+            }
+
+            /// The lazy tidying after moves and removals (a quadtree merges emptied
+            /// cells, one level per call; a loose grid shrinks its cells' boxes): call
+            /// it once a frame, after the moves.
+            fn cleanup(&self, py: Python<'_>) -> PyResult<()> {
+                shared::cleanup(&self.lock, py)
+            }
+
+            /// Remove every element (all handles go stale); the memory is kept for reuse.
+            fn clear(&self, py: Python<'_>) -> PyResult<()> {
+                shared::clear(&self.lock, py)
+            }
+
+            /// The handles of the elements whose rectangle meets ``rect``.
+            ///
+            /// Parameters
+            /// ----------
+            /// rect : (x1, y1, x2, y2)
+            ///     Or ``(x1, y1, z1, x2, y2, z2)`` for an ``Octree``.
+            ///     The closed query rectangle: elements that only touch it are found.
+            /// omit : int, optional
+            ///     A handle to leave out, typically the querying element's own;
+            ///     None or 0 (never a handle) leave out nothing.
+            ///
+            /// Returns
+            /// -------
+            /// list of int
+            ///     Each matching handle once, in no particular order.
+            ///
+            /// Raises
+            /// ------
+            /// ValueError
+            ///     For a bad rectangle.
+            /// KeyError
+            ///     If ``omit`` names no element.
+            #[pyo3(signature = (rect, omit = None))]
+            fn query(
+                &self,
+                py: Python<'_>,
+                rect: &Bound<'_, PyAny>,
+                omit: Option<&Bound<'_, PyAny>>,
+            ) -> PyResult<Vec<u64>> {
+                shared::query(&self.lock, py, rect, omit)
+            }
+
+            /// Every pair of elements whose rectangles overlap, each pair once.
+            ///
+            /// Returns
+            /// -------
+            /// numpy.ndarray
+            ///     int64 handles, shape ``(k, 2)``; the order of the pairs and within a
+            ///     pair is unspecified. Releases the GIL while it works.
+            fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<i64>>> {
+                shared::pairs(&self.lock, py)
+            }
+
+            /// Insert many rectangles at once; return their handles.
+            ///
+            /// Parameters
+            /// ----------
+            /// rects : array_like, shape (n, 4)
+            ///     Or ``(n, 6)`` for an ``Octree``.
+            ///     Rows ``(x1, y1, x2, y2)``. A C-contiguous float32 array is read in
+            ///     place; float64 (or integer) arrays and nested sequences are
+            ///     converted first.
+            /// ids : None, int or array_like of shape (n,), optional
+            ///     Unsigned 32-bit ids: one per row, one for all rows, or 0 for all
+            ///     (the default).
+            ///
+            /// Returns
+            /// -------
+            /// numpy.ndarray
+            ///     The handles, int64, shape ``(n,)``, in row order.
+            ///
+            /// Raises
+            /// ------
+            /// TypeError, ValueError
+            ///     For arrays of the wrong dtype or shape; ``ValueError`` for a bad
+            ///     row (the message names it, ``err.index`` is its position). Every
+            ///     row is checked first: on error nothing is inserted.
+            #[pyo3(signature = (rects, ids = None))]
+            fn insert_many<'py>(
+                &self,
+                py: Python<'py>,
+                rects: &Bound<'py, PyAny>,
+                ids: Option<&Bound<'py, PyAny>>,
+            ) -> PyResult<Bound<'py, PyArray1<i64>>> {
+                shared::insert_many(&self.lock, py, rects, ids)
+            }
+
+            /// Move many elements at once: ``handles[i]`` gets ``rects[i]``.
+            ///
+            /// Parameters
+            /// ----------
+            /// handles : array_like of int, shape (n,)
+            ///     int64 or uint64 arrays are read in place.
+            /// rects : array_like, shape (n, 4)
+            ///     Or ``(n, 6)`` for an ``Octree``.
+            ///     As for ``insert_many``.
+            ///
+            /// Raises
+            /// ------
+            /// KeyError
+            ///     For a handle that names no element (``err.index`` is its position).
+            /// ValueError
+            ///     For a bad row or different lengths. Every item is checked first:
+            ///     on error nothing moves.
+            fn move_many(
+                &self,
+                py: Python<'_>,
+                handles: &Bound<'_, PyAny>,
+                rects: &Bound<'_, PyAny>,
+            ) -> PyResult<()> {
+                shared::move_many(&self.lock, py, handles, rects)
+            }
+
+            /// Remove many elements at once.
+            ///
+            /// Raises
+            /// ------
+            /// KeyError
+            ///     For a handle that names no element or appears twice
+            ///     (``err.index`` is its position). On error nothing is removed.
+            fn remove_many(&self, py: Python<'_>, handles: &Bound<'_, PyAny>) -> PyResult<()> {
+                shared::remove_many(&self.lock, py, handles)
+            }
+
+            /// Query many rectangles at once.
+            ///
+            /// Parameters
+            /// ----------
+            /// rects : array_like, shape (n, 4)
+            ///     Or ``(n, 6)`` for an ``Octree``.
+            ///     As for ``insert_many``.
+            /// omit : array_like of int, shape (n,), optional
+            ///     ``omit[i]`` is left out of query ``i`` (typically the querying
+            ///     element's own handle); each must name an element.
+            ///
+            /// Returns
+            /// -------
+            /// offsets : numpy.ndarray
+            ///     int64, shape ``(n + 1,)``: the hits of query ``i`` are
+            ///     ``hits[offsets[i]:offsets[i + 1]]`` (CSR layout).
+            /// hits : numpy.ndarray
+            ///     int64 handles, shape ``(offsets[-1],)``.
+            ///
+            /// Releases the GIL while it works.
+            #[pyo3(signature = (rects, omit = None))]
+            fn query_many<'py>(
+                &self,
+                py: Python<'py>,
+                rects: &Bound<'py, PyAny>,
+                omit: Option<&Bound<'py, PyAny>>,
+            ) -> PyResult<Csr<'py>> {
+                shared::query_many(&self.lock, py, rects, omit)
+            }
+
+            /// The handles of the other elements whose rectangle meets this element's
+            /// (touching counts): ``query(rect_of(handle), omit=handle)``, but found
+            /// from where the element lies, without a search from the top.
+            ///
+            /// Raises
+            /// ------
+            /// KeyError
+            ///     If ``handle`` names no element.
+            fn overlapping(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
+                shared::overlapping(&self.lock, py, handle)
+            }
+
+            /// ``overlapping`` for many elements at once: the per-agent query of a
+            /// collision loop in one call.
+            ///
+            /// Parameters
+            /// ----------
+            /// handles : array_like of int, shape (n,)
+            ///     As for ``move_many``.
+            ///
+            /// Returns
+            /// -------
+            /// (offsets, hits)
+            ///     As ``query_many`` gives them: the neighbours of ``handles[i]`` are
+            ///     ``hits[offsets[i]:offsets[i + 1]]``.
+            ///
+            /// Raises
+            /// ------
+            /// KeyError
+            ///     For a handle that names no element (``err.index`` is its position).
+            ///
+            /// Releases the GIL while it works.
+            fn overlapping_many<'py>(
+                &self,
+                py: Python<'py>,
+                handles: &Bound<'py, PyAny>,
+            ) -> PyResult<Csr<'py>> {
+                shared::overlapping_many(&self.lock, py, handles)
+            }
+
+            /// The id the element was inserted with.
+            ///
+            /// Raises
+            /// ------
+            /// KeyError
+            ///     If ``handle`` names no element.
+            fn id_of(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<u32> {
+                shared::id_of(&self.lock, py, handle)
+            }
+
+            fn __len__(&self, py: Python<'_>) -> usize {
+                self.lock.read(py).len()
+            }
+
+            fn __contains__(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> bool {
+                shared::contains(&self.lock, py, handle)
+            }
+
+            /// Sizes of the structure, as a dict: ``elements``, ``nodes``, ``leaves``,
+            /// ``empty_leaves``, ``max_depth_reached``, ``element_links`` (one per
+            /// element per leaf it lies in) and ``bytes`` (memory held, capacity
+            /// included).
+            fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+                shared::stats(&self.lock, py)
+            }
+
+            /// The whole structure as bytes (versioned, little-endian, tagged with the
+            /// structure's kind); ``from_bytes`` gives back an equal structure, the
+            /// same handles valid.
+            fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+                shared::to_bytes(&self.lock, py)
+            }
+
+            fn __getstate__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+                self.to_bytes(py)
+            }
+
+            /// Check every invariant of the structure (slow; for tests).
+            ///
+            /// Raises
+            /// ------
+            /// AssertionError
+            ///     Naming the first broken invariant.
+            fn _validate(&self, py: Python<'_>) -> PyResult<()> {
+                shared::validate(&self.lock, py)
+            }
+        }
+    };
+}
+pub(crate) use index_methods;
