@@ -82,7 +82,7 @@ impl Index {
     }
 }
 
-index_methods!(Index, [
+index_methods!(Index, "_restore_index", [
     /// The world as ``(x1, y1, x2, y2)``, in float32 precision.
     #[getter]
     fn bounds(&self, py: Python<'_>) -> (f32, f32, f32, f32) {
@@ -401,37 +401,6 @@ index_methods!(Index, [
             .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
         *self.lock.write(py)? = index;
         Ok(())
-    }
-
-    /// ``(class, (bounds,), state)``: a structure of the class over the same
-    /// world, then the snapshot in place of its contents.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-        let py = slf.py();
-        let this = slf.get();
-        let args = (this.bounds(py),).into_pyobject(py)?;
-        PyTuple::new(
-            py,
-            [
-                slf.get_type().into_any(),
-                args.into_any(),
-                this.__getstate__(py).into_any(),
-            ],
-        )
-    }
-
-    /// Pickle protocol 5 and later: the snapshot as an out-of-band buffer
-    /// (no copy in a pickler that takes buffers; nothing is rebuilt on
-    /// loading, only checked); earlier protocols: ``__reduce__``.
-    fn __reduce_ex__<'py>(slf: &Bound<'py, Self>, protocol: i64) -> PyResult<Bound<'py, PyTuple>> {
-        let py = slf.py();
-        let snapshot = slf
-            .get()
-            .lock
-            .read_with_gil_released(py, |index| index.to_bytes());
-        match join::reduce_out_of_band(py, "_restore_index", snapshot, protocol)? {
-            Some(reduced) => Ok(reduced),
-            None => Self::__reduce__(slf),
-        }
     }
 
     fn __copy__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

@@ -80,7 +80,7 @@ fn six(v: Vec<f64>) -> Box6 {
     (v[0], v[1], v[2], v[3], v[4], v[5])
 }
 
-index_methods!(Octree, [
+index_methods!(Octree, "_restore_octree", [
     #[new]
     #[pyo3(signature = (world, max_elements = 8, max_depth = 6))]
     fn new(
@@ -152,33 +152,6 @@ index_methods!(Octree, [
             .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
         *self.lock.write(py)? = tree;
         Ok(())
-    }
-
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-        let py = slf.py();
-        let this = slf.get();
-        let args = (this.bounds(py),).into_pyobject(py)?;
-        PyTuple::new(
-            py,
-            [
-                slf.get_type().into_any(),
-                args.into_any(),
-                this.__getstate__(py).into_any(),
-            ],
-        )
-    }
-
-    /// Pickle protocol 5 and later: the snapshot as an out-of-band buffer.
-    fn __reduce_ex__<'py>(slf: &Bound<'py, Self>, protocol: i64) -> PyResult<Bound<'py, PyTuple>> {
-        let py = slf.py();
-        let snapshot = slf
-            .get()
-            .lock
-            .read_with_gil_released(py, |tree| tree.to_bytes());
-        match join::reduce_out_of_band(py, "_restore_octree", snapshot, protocol)? {
-            Some(reduced) => Ok(reduced),
-            None => Self::__reduce__(slf),
-        }
     }
 
     fn __copy__(&self, py: Python<'_>) -> Octree {

@@ -325,14 +325,47 @@ pub(crate) fn validate<T: Core>(lock: &IndexLock<T>, py: Python<'_>) -> PyResult
         .map_err(PyAssertionError::new_err)
 }
 
-/// `index_methods!(Class, [own methods])`: the `#[pymethods]` of a class
-/// whose field `lock` is an [`IndexLock`]: its own methods, then every method
-/// all classes share (the 2D ones and `Octree`), each one call above.
+/// `index_methods!(Class, "_restore_function", [own methods])`: the
+/// `#[pymethods]` of a class whose field `lock` is an [`IndexLock`] and which
+/// has a `bounds` getter: its own methods, then every method all classes share
+/// (the 2D ones and `Octree`), each one call above, and the pickle protocol
+/// (`_restore_function` unpickles protocol 5's out-of-band snapshot).
 macro_rules! index_methods {
-    ($class:ident, [$($own:tt)*]) => {
+    ($class:ident, $restore:literal, [$($own:tt)*]) => {
         #[pymethods]
         impl $class {
             $($own)*
+
+            /// ``(class, (bounds,), state)``: an index of the class over the same
+            /// world, then the snapshot in place of its contents.
+            fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+                let py = slf.py();
+                let this = slf.get();
+                let args = (this.bounds(py),).into_pyobject(py)?;
+                PyTuple::new(
+                    py,
+                    [
+                        slf.get_type().into_any(),
+                        args.into_any(),
+                        this.__getstate__(py).into_any(),
+                    ],
+                )
+            }
+
+            /// Pickle protocol 5 and later: the snapshot as an out-of-band buffer
+            /// (no copy in a pickler that takes buffers; nothing is rebuilt on
+            /// loading, only checked); earlier protocols: ``__reduce__``.
+            fn __reduce_ex__<'py>(slf: &Bound<'py, Self>, protocol: i64) -> PyResult<Bound<'py, PyTuple>> {
+                let py = slf.py();
+                let snapshot = slf
+                    .get()
+                    .lock
+                    .read_with_gil_released(py, |index| index.to_bytes());
+                match crate::join::reduce_out_of_band(py, $restore, snapshot, protocol)? {
+                    Some(reduced) => Ok(reduced),
+                    None => Self::__reduce__(slf),
+                }
+            }
 
             /// Add a rectangle and return its handle.
             ///
