@@ -688,7 +688,7 @@ export declare class Octree {
   /** Handles of the elements whose closed box holds `(x, y, z)`, leaving out `omit`. */
   queryPoint(x: number, y: number, z: number, omit?: Handle | null): Float64Array
   /** The element's box (as 32-bit floats: what the octree stores). */
-  boxOf(handle: Handle): Box3
+  rectOf(handle: Handle): Box3
   /** Number of elements. */
   get size(): number
   /**

@@ -59,7 +59,7 @@ test('Octree matches a brute-force model', () => {
         assert.equal(tree.size, model.size)
         for (const [h, b] of model) {
           assert.ok(tree.has(h))
-          assert.deepEqual(tree.boxOf(h), asBox(b))
+          assert.deepEqual(tree.rectOf(h), asBox(b))
         }
         for (const q of queries) {
           assert.deepEqual(sorted(tree.query(...q)), sorted(live.filter((h) => meets(model.get(h), q))))
@@ -84,7 +84,7 @@ test('Octree matches a brute-force model', () => {
         assert.equal(flat.length / 2, want.size)
         const copy = Octree.fromBytes(tree.toBytes())
         assert.deepEqual(Buffer.from(copy.toBytes()), Buffer.from(tree.toBytes()))
-        for (const h of live) assert.deepEqual(copy.boxOf(h), tree.boxOf(h))
+        for (const h of live) assert.deepEqual(copy.rectOf(h), tree.rectOf(h))
       },
     ),
     { numRuns: 150 },
@@ -126,7 +126,7 @@ test('Octree refuses bad input and changes nothing', () => {
   for (const stale of [b, 0, 12345]) {
     throwsLike(() => tree.remove(stale), { code: 'ERR_FLATQUAD_INVALID_HANDLE' })
     throwsLike(() => tree.idOf(stale), { code: 'ERR_FLATQUAD_INVALID_HANDLE' })
-    throwsLike(() => tree.boxOf(stale), { code: 'ERR_FLATQUAD_INVALID_HANDLE' })
+    throwsLike(() => tree.rectOf(stale), { code: 'ERR_FLATQUAD_INVALID_HANDLE' })
   }
   assert.equal(tree.has(b), false)
   throwsLike(() => tree.insertMany(new Float32Array([0, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1, 0])), {

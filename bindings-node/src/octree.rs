@@ -184,7 +184,7 @@ impl Octree {
 
     /// The element's box (as 32-bit floats: what the octree stores).
     #[napi(catch_unwind, ts_args_type = "handle: Handle")]
-    pub fn box_of(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<Box3> {
+    pub fn rect_of(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<Box3> {
         self.index.rect_of(env, &handle, box3)
     }
 }
