@@ -189,7 +189,8 @@ for k in $(seq 1 "$examples"); do
     export LD_LIBRARY_PATH="$(pkg-config --variable=libdir flatquad)"
     "$tmp/example" >"$tmp/example.out"
     diff -u "$tmp/example.expected" "$tmp/example.out" || fail "README C example $k's output differs from README.md"
-    ldd "$tmp/example" | grep -q "=> $prefix/lib/$soname" || fail "the example did not load the installed library"
+    # grep reads all of ldd's output: with -q it may exit first, and pipefail sees ldd's SIGPIPE.
+    ldd "$tmp/example" | grep "=> $prefix/lib/$soname" >/dev/null || fail "the example did not load the installed library"
     unset LD_LIBRARY_PATH
     "$CC" -std=c99 -pedantic "${WARN[@]}" "${SAN[@]}" $(pkg-config --cflags flatquad) "$tmp/example.c" \
         $(pkg-config --libs flatquad) -Wl,-rpath,"$prefix/lib" -o "$tmp/example_strict"
