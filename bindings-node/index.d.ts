@@ -89,36 +89,14 @@ export declare class Grid {
   get cellWidth(): number
   /** Height of a cell. */
   get cellHeight(): number
-  /** Which structure this is. */
-  get kind(): 'Grid'
   /** Number of elements. */
   get size(): number
-  /**
-   * The world rectangle it was made with, as corners (32-bit floats,
-   * what it stores): `new Class(index.world, ...)` divides the same world.
-   */
-  get world(): Rectangle
-  /**
-   * Adds the rectangle `[x1, x2] × [y1, y2]` with an id of yours (an
-   * integer from 0 to 2^32 - 1; 0 when left out) and returns its handle.
-   * Coordinates are rounded to the nearest 32-bit float.
-   *
-   * Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or
-   * infinite coordinates (a number beyond the 32-bit range rounds to
-   * an infinity) or `x1 > x2` / `y1 > y2`; nothing is changed then.
-   */
-  insert(x1: number, y1: number, x2: number, y2: number, id?: number): Handle
   /**
    * Removes an element; its handle goes stale. Throws an `Error` with
    * code `ERR_FLATQUAD_INVALID_HANDLE` if the handle names no element
    * (never issued, already removed, or cleared); nothing is changed then.
    */
   remove(handle: Handle): void
-  /**
-   * Gives an element a new rectangle. Throws as `insert` does for a bad
-   * rectangle and as `remove` does for a bad handle; nothing is changed then.
-   */
-  move(handle: Handle, x1: number, y1: number, x2: number, y2: number): void
   /**
    * The lazy tidying after moves and removals (a quadtree merges
    * emptied branches, one level per call; a loose grid shrinks its
@@ -127,24 +105,6 @@ export declare class Grid {
   cleanup(): void
   /** Removes every element (every handle goes stale); keeps the memory. */
   clear(): void
-  /**
-   * Handles of the elements whose closed rectangle meets the closed
-   * rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
-   * live handle; `0`, `null` or `undefined` omit nothing).
-   */
-  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null): Float64Array
-  /**
-   * Handles of the elements whose closed rectangle holds the point
-   * `(x, y)`, leaving out `omit`.
-   */
-  queryPoint(x: number, y: number, omit?: Handle | null): Float64Array
-  /**
-   * Calls `callback(handle)` for each element `query` would return,
-   * until the callback returns `false`. An exception thrown by the
-   * callback propagates. The callback may read the index; a call that
-   * changes it throws `ERR_FLATQUAD_BUSY`.
-   */
-  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null): void
   /**
    * Every pair of elements whose closed rectangles meet, each pair once:
    * `[a0, b0, a1, b1, ...]`, 2 handles per pair.
@@ -164,33 +124,15 @@ export declare class Grid {
    */
   overlappingMany(handles: Float64Array): QueryManyResult
   /**
-   * One `query` per rectangle of `rects` (4 numbers each), in one call
+   * One `query` per rectangle of `rects` (4 numbers each; 6, `x1, y1, z1, x2, y2, z2`, for an `Octree`), in one call
    * to the core (on several threads for big batches), leaving out
    * `omit[i]` from query `i` when `omit` is given: then every entry
    * must be a live handle (the error's `index` says which is not). The
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
    */
   queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
-  /**
-   * Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
-   * each; a `Float64Array` is rounded to the nearest `f32` once, which
-   * never loses a pair whose boxes meet in `f64`) meets the element
-   * `h`: `rows[k]` is `i`, `hits[k]` the handle. Rows increase; with
-   * `sort`, the handles of each row too. `queryMany` is the same
-   * batch in compressed rows.
-   */
-  queryBulk(rects: Float32Array | Float64Array, sort?: boolean | null): BulkResult
-  /**
-   * Every pair of an element of this index and an element of
-   * `other` (any class) whose rectangles meet, each pair once:
-   * `left[k]` of this index meets `right[k]` of `other`. With `sort`,
-   * in increasing `(left, right)` order.
-   */
-  join(other: Quadtree | Grid | LooseGrid | LooseQuadtree, sort?: boolean | null): JoinResult
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
-  /** The element's rectangle (as 32-bit floats: what the index stores). */
-  rectOf(handle: Handle): Rectangle
   /**
    * Whether `handle` names an element of this index now (false for any
    * number that is not a live handle).
@@ -206,22 +148,7 @@ export declare class Grid {
   /** Counts of elements, nodes or cells, leaves and links, and the bytes held. */
   stats(): Stats
   /**
-   * Calls `callback(node)` for every node of a tree (depth-first,
-   * parents before children, children in the order top-left, top-right,
-   * bottom-left, bottom-right) or every cell of a grid (as leaves of
-   * depth 0); returning `false` stops the walk. An exception thrown by
-   * the callback propagates. The callback may read the index; a call
-   * that changes it throws `ERR_FLATQUAD_BUSY`.
-   */
-  traverse(callback: (node: NodeInfo) => boolean | void): void
-  /**
-   * Every node (or cell) in `traverse` order, as typed arrays ready to
-   * draw: `rects` (4 numbers per node), `depths`, `isLeaf` (1 or 0) and
-   * `counts`.
-   */
-  nodes(): Nodes
-  /**
-   * Adds `n` rectangles at once: `rects` holds `x1, y1, x2, y2` for each
+   * Adds `n` rectangles at once: `rects` holds `x1, y1, x2, y2` for each (an `Octree`'s `x1, y1, z1, x2, y2, z2`)
    * (a `Float32Array` is read in place; a `Float64Array` is rounded to
    * 32-bit floats), `ids` one id each (all 0 when left out). Returns the
    * `n` handles. Every rectangle is checked first: on error nothing is
@@ -229,7 +156,7 @@ export declare class Grid {
    */
   insertMany(rects: Float32Array | Float64Array, ids?: Uint32Array | null): Float64Array
   /**
-   * Moves `handles[i]` to rectangle `i` of `rects` (4 numbers each), for
+   * Moves `handles[i]` to rectangle `i` of `rects` (4 numbers each; 6, `x1, y1, z1, x2, y2, z2`, for an `Octree`), for
    * every `i`. Everything is checked first: on error nothing moves, and
    * the error's `index` says which item was refused.
    */
@@ -256,6 +183,79 @@ export declare class Grid {
    * throw `ERR_FLATQUAD_INVALID_BYTES`.
    */
   static fromBytes(bytes: Uint8Array): Grid
+  /** Which structure this is. */
+  get kind(): 'Grid'
+  /**
+   * The world rectangle it was made with, as corners (32-bit floats,
+   * what it stores): `new Class(index.world, ...)` divides the same world.
+   */
+  get world(): Rectangle
+  /**
+   * Adds the rectangle `[x1, x2] × [y1, y2]` with an id of yours (an
+   * integer from 0 to 2^32 - 1; 0 when left out) and returns its handle.
+   * Coordinates are rounded to the nearest 32-bit float.
+   *
+   * Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or
+   * infinite coordinates (a number beyond the 32-bit range rounds to
+   * an infinity) or `x1 > x2` / `y1 > y2`; nothing is changed then.
+   */
+  insert(x1: number, y1: number, x2: number, y2: number, id?: number): Handle
+  /**
+   * Gives an element a new rectangle. Throws as `insert` does for a bad
+   * rectangle and as `remove` does for a bad handle; nothing is changed then.
+   */
+  move(handle: Handle, x1: number, y1: number, x2: number, y2: number): void
+  /**
+   * Handles of the elements whose closed rectangle meets the closed
+   * rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
+   * live handle; `0`, `null` or `undefined` omit nothing).
+   */
+  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null): Float64Array
+  /**
+   * Handles of the elements whose closed rectangle holds the point
+   * `(x, y)`, leaving out `omit`.
+   */
+  queryPoint(x: number, y: number, omit?: Handle | null): Float64Array
+  /**
+   * Calls `callback(handle)` for each element `query` would return,
+   * until the callback returns `false`. An exception thrown by the
+   * callback propagates. The callback may read the index; a call that
+   * changes it throws `ERR_FLATQUAD_BUSY`.
+   */
+  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null): void
+  /**
+   * Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
+   * each; a `Float64Array` is rounded to the nearest `f32` once, which
+   * never loses a pair whose boxes meet in `f64`) meets the element
+   * `h`: `rows[k]` is `i`, `hits[k]` the handle. Rows increase; with
+   * `sort`, the handles of each row too. `queryMany` is the same
+   * batch in compressed rows.
+   */
+  queryBulk(rects: Float32Array | Float64Array, sort?: boolean | null): BulkResult
+  /**
+   * Every pair of an element of this index and an element of
+   * `other` (any class) whose rectangles meet, each pair once:
+   * `left[k]` of this index meets `right[k]` of `other`. With `sort`,
+   * in increasing `(left, right)` order.
+   */
+  join(other: Quadtree | Grid | LooseGrid | LooseQuadtree, sort?: boolean | null): JoinResult
+  /** The element's rectangle (as 32-bit floats: what the index stores). */
+  rectOf(handle: Handle): Rectangle
+  /**
+   * Calls `callback(node)` for every node of a tree (depth-first,
+   * parents before children, children in the order top-left, top-right,
+   * bottom-left, bottom-right) or every cell of a grid (as leaves of
+   * depth 0); returning `false` stops the walk. An exception thrown by
+   * the callback propagates. The callback may read the index; a call
+   * that changes it throws `ERR_FLATQUAD_BUSY`.
+   */
+  traverse(callback: (node: NodeInfo) => boolean | void): void
+  /**
+   * Every node (or cell) in `traverse` order, as typed arrays ready to
+   * draw: `rects` (4 numbers per node), `depths`, `isLeaf` (1 or 0) and
+   * `counts`.
+   */
+  nodes(): Nodes
 }
 
 /**
@@ -282,36 +282,14 @@ export declare class LooseGrid {
   get tightColumns(): number
   /** Rows of tight cells. */
   get tightRows(): number
-  /** Which structure this is. */
-  get kind(): 'LooseGrid'
   /** Number of elements. */
   get size(): number
-  /**
-   * The world rectangle it was made with, as corners (32-bit floats,
-   * what it stores): `new Class(index.world, ...)` divides the same world.
-   */
-  get world(): Rectangle
-  /**
-   * Adds the rectangle `[x1, x2] × [y1, y2]` with an id of yours (an
-   * integer from 0 to 2^32 - 1; 0 when left out) and returns its handle.
-   * Coordinates are rounded to the nearest 32-bit float.
-   *
-   * Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or
-   * infinite coordinates (a number beyond the 32-bit range rounds to
-   * an infinity) or `x1 > x2` / `y1 > y2`; nothing is changed then.
-   */
-  insert(x1: number, y1: number, x2: number, y2: number, id?: number): Handle
   /**
    * Removes an element; its handle goes stale. Throws an `Error` with
    * code `ERR_FLATQUAD_INVALID_HANDLE` if the handle names no element
    * (never issued, already removed, or cleared); nothing is changed then.
    */
   remove(handle: Handle): void
-  /**
-   * Gives an element a new rectangle. Throws as `insert` does for a bad
-   * rectangle and as `remove` does for a bad handle; nothing is changed then.
-   */
-  move(handle: Handle, x1: number, y1: number, x2: number, y2: number): void
   /**
    * The lazy tidying after moves and removals (a quadtree merges
    * emptied branches, one level per call; a loose grid shrinks its
@@ -320,24 +298,6 @@ export declare class LooseGrid {
   cleanup(): void
   /** Removes every element (every handle goes stale); keeps the memory. */
   clear(): void
-  /**
-   * Handles of the elements whose closed rectangle meets the closed
-   * rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
-   * live handle; `0`, `null` or `undefined` omit nothing).
-   */
-  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null): Float64Array
-  /**
-   * Handles of the elements whose closed rectangle holds the point
-   * `(x, y)`, leaving out `omit`.
-   */
-  queryPoint(x: number, y: number, omit?: Handle | null): Float64Array
-  /**
-   * Calls `callback(handle)` for each element `query` would return,
-   * until the callback returns `false`. An exception thrown by the
-   * callback propagates. The callback may read the index; a call that
-   * changes it throws `ERR_FLATQUAD_BUSY`.
-   */
-  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null): void
   /**
    * Every pair of elements whose closed rectangles meet, each pair once:
    * `[a0, b0, a1, b1, ...]`, 2 handles per pair.
@@ -357,33 +317,15 @@ export declare class LooseGrid {
    */
   overlappingMany(handles: Float64Array): QueryManyResult
   /**
-   * One `query` per rectangle of `rects` (4 numbers each), in one call
+   * One `query` per rectangle of `rects` (4 numbers each; 6, `x1, y1, z1, x2, y2, z2`, for an `Octree`), in one call
    * to the core (on several threads for big batches), leaving out
    * `omit[i]` from query `i` when `omit` is given: then every entry
    * must be a live handle (the error's `index` says which is not). The
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
    */
   queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
-  /**
-   * Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
-   * each; a `Float64Array` is rounded to the nearest `f32` once, which
-   * never loses a pair whose boxes meet in `f64`) meets the element
-   * `h`: `rows[k]` is `i`, `hits[k]` the handle. Rows increase; with
-   * `sort`, the handles of each row too. `queryMany` is the same
-   * batch in compressed rows.
-   */
-  queryBulk(rects: Float32Array | Float64Array, sort?: boolean | null): BulkResult
-  /**
-   * Every pair of an element of this index and an element of
-   * `other` (any class) whose rectangles meet, each pair once:
-   * `left[k]` of this index meets `right[k]` of `other`. With `sort`,
-   * in increasing `(left, right)` order.
-   */
-  join(other: Quadtree | Grid | LooseGrid | LooseQuadtree, sort?: boolean | null): JoinResult
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
-  /** The element's rectangle (as 32-bit floats: what the index stores). */
-  rectOf(handle: Handle): Rectangle
   /**
    * Whether `handle` names an element of this index now (false for any
    * number that is not a live handle).
@@ -399,22 +341,7 @@ export declare class LooseGrid {
   /** Counts of elements, nodes or cells, leaves and links, and the bytes held. */
   stats(): Stats
   /**
-   * Calls `callback(node)` for every node of a tree (depth-first,
-   * parents before children, children in the order top-left, top-right,
-   * bottom-left, bottom-right) or every cell of a grid (as leaves of
-   * depth 0); returning `false` stops the walk. An exception thrown by
-   * the callback propagates. The callback may read the index; a call
-   * that changes it throws `ERR_FLATQUAD_BUSY`.
-   */
-  traverse(callback: (node: NodeInfo) => boolean | void): void
-  /**
-   * Every node (or cell) in `traverse` order, as typed arrays ready to
-   * draw: `rects` (4 numbers per node), `depths`, `isLeaf` (1 or 0) and
-   * `counts`.
-   */
-  nodes(): Nodes
-  /**
-   * Adds `n` rectangles at once: `rects` holds `x1, y1, x2, y2` for each
+   * Adds `n` rectangles at once: `rects` holds `x1, y1, x2, y2` for each (an `Octree`'s `x1, y1, z1, x2, y2, z2`)
    * (a `Float32Array` is read in place; a `Float64Array` is rounded to
    * 32-bit floats), `ids` one id each (all 0 when left out). Returns the
    * `n` handles. Every rectangle is checked first: on error nothing is
@@ -422,7 +349,7 @@ export declare class LooseGrid {
    */
   insertMany(rects: Float32Array | Float64Array, ids?: Uint32Array | null): Float64Array
   /**
-   * Moves `handles[i]` to rectangle `i` of `rects` (4 numbers each), for
+   * Moves `handles[i]` to rectangle `i` of `rects` (4 numbers each; 6, `x1, y1, z1, x2, y2, z2`, for an `Octree`), for
    * every `i`. Everything is checked first: on error nothing moves, and
    * the error's `index` says which item was refused.
    */
@@ -449,6 +376,79 @@ export declare class LooseGrid {
    * throw `ERR_FLATQUAD_INVALID_BYTES`.
    */
   static fromBytes(bytes: Uint8Array): LooseGrid
+  /** Which structure this is. */
+  get kind(): 'LooseGrid'
+  /**
+   * The world rectangle it was made with, as corners (32-bit floats,
+   * what it stores): `new Class(index.world, ...)` divides the same world.
+   */
+  get world(): Rectangle
+  /**
+   * Adds the rectangle `[x1, x2] × [y1, y2]` with an id of yours (an
+   * integer from 0 to 2^32 - 1; 0 when left out) and returns its handle.
+   * Coordinates are rounded to the nearest 32-bit float.
+   *
+   * Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or
+   * infinite coordinates (a number beyond the 32-bit range rounds to
+   * an infinity) or `x1 > x2` / `y1 > y2`; nothing is changed then.
+   */
+  insert(x1: number, y1: number, x2: number, y2: number, id?: number): Handle
+  /**
+   * Gives an element a new rectangle. Throws as `insert` does for a bad
+   * rectangle and as `remove` does for a bad handle; nothing is changed then.
+   */
+  move(handle: Handle, x1: number, y1: number, x2: number, y2: number): void
+  /**
+   * Handles of the elements whose closed rectangle meets the closed
+   * rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
+   * live handle; `0`, `null` or `undefined` omit nothing).
+   */
+  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null): Float64Array
+  /**
+   * Handles of the elements whose closed rectangle holds the point
+   * `(x, y)`, leaving out `omit`.
+   */
+  queryPoint(x: number, y: number, omit?: Handle | null): Float64Array
+  /**
+   * Calls `callback(handle)` for each element `query` would return,
+   * until the callback returns `false`. An exception thrown by the
+   * callback propagates. The callback may read the index; a call that
+   * changes it throws `ERR_FLATQUAD_BUSY`.
+   */
+  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null): void
+  /**
+   * Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
+   * each; a `Float64Array` is rounded to the nearest `f32` once, which
+   * never loses a pair whose boxes meet in `f64`) meets the element
+   * `h`: `rows[k]` is `i`, `hits[k]` the handle. Rows increase; with
+   * `sort`, the handles of each row too. `queryMany` is the same
+   * batch in compressed rows.
+   */
+  queryBulk(rects: Float32Array | Float64Array, sort?: boolean | null): BulkResult
+  /**
+   * Every pair of an element of this index and an element of
+   * `other` (any class) whose rectangles meet, each pair once:
+   * `left[k]` of this index meets `right[k]` of `other`. With `sort`,
+   * in increasing `(left, right)` order.
+   */
+  join(other: Quadtree | Grid | LooseGrid | LooseQuadtree, sort?: boolean | null): JoinResult
+  /** The element's rectangle (as 32-bit floats: what the index stores). */
+  rectOf(handle: Handle): Rectangle
+  /**
+   * Calls `callback(node)` for every node of a tree (depth-first,
+   * parents before children, children in the order top-left, top-right,
+   * bottom-left, bottom-right) or every cell of a grid (as leaves of
+   * depth 0); returning `false` stops the walk. An exception thrown by
+   * the callback propagates. The callback may read the index; a call
+   * that changes it throws `ERR_FLATQUAD_BUSY`.
+   */
+  traverse(callback: (node: NodeInfo) => boolean | void): void
+  /**
+   * Every node (or cell) in `traverse` order, as typed arrays ready to
+   * draw: `rects` (4 numbers per node), `depths`, `isLeaf` (1 or 0) and
+   * `counts`.
+   */
+  nodes(): Nodes
 }
 
 /**
@@ -481,36 +481,14 @@ export declare class LooseQuadtree {
   get maxElements(): number
   /** Depth below which leaves no longer split. */
   get maxDepth(): number
-  /** Which structure this is. */
-  get kind(): 'LooseQuadtree'
   /** Number of elements. */
   get size(): number
-  /**
-   * The world rectangle it was made with, as corners (32-bit floats,
-   * what it stores): `new Class(index.world, ...)` divides the same world.
-   */
-  get world(): Rectangle
-  /**
-   * Adds the rectangle `[x1, x2] × [y1, y2]` with an id of yours (an
-   * integer from 0 to 2^32 - 1; 0 when left out) and returns its handle.
-   * Coordinates are rounded to the nearest 32-bit float.
-   *
-   * Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or
-   * infinite coordinates (a number beyond the 32-bit range rounds to
-   * an infinity) or `x1 > x2` / `y1 > y2`; nothing is changed then.
-   */
-  insert(x1: number, y1: number, x2: number, y2: number, id?: number): Handle
   /**
    * Removes an element; its handle goes stale. Throws an `Error` with
    * code `ERR_FLATQUAD_INVALID_HANDLE` if the handle names no element
    * (never issued, already removed, or cleared); nothing is changed then.
    */
   remove(handle: Handle): void
-  /**
-   * Gives an element a new rectangle. Throws as `insert` does for a bad
-   * rectangle and as `remove` does for a bad handle; nothing is changed then.
-   */
-  move(handle: Handle, x1: number, y1: number, x2: number, y2: number): void
   /**
    * The lazy tidying after moves and removals (a quadtree merges
    * emptied branches, one level per call; a loose grid shrinks its
@@ -519,24 +497,6 @@ export declare class LooseQuadtree {
   cleanup(): void
   /** Removes every element (every handle goes stale); keeps the memory. */
   clear(): void
-  /**
-   * Handles of the elements whose closed rectangle meets the closed
-   * rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
-   * live handle; `0`, `null` or `undefined` omit nothing).
-   */
-  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null): Float64Array
-  /**
-   * Handles of the elements whose closed rectangle holds the point
-   * `(x, y)`, leaving out `omit`.
-   */
-  queryPoint(x: number, y: number, omit?: Handle | null): Float64Array
-  /**
-   * Calls `callback(handle)` for each element `query` would return,
-   * until the callback returns `false`. An exception thrown by the
-   * callback propagates. The callback may read the index; a call that
-   * changes it throws `ERR_FLATQUAD_BUSY`.
-   */
-  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null): void
   /**
    * Every pair of elements whose closed rectangles meet, each pair once:
    * `[a0, b0, a1, b1, ...]`, 2 handles per pair.
@@ -556,33 +516,15 @@ export declare class LooseQuadtree {
    */
   overlappingMany(handles: Float64Array): QueryManyResult
   /**
-   * One `query` per rectangle of `rects` (4 numbers each), in one call
+   * One `query` per rectangle of `rects` (4 numbers each; 6, `x1, y1, z1, x2, y2, z2`, for an `Octree`), in one call
    * to the core (on several threads for big batches), leaving out
    * `omit[i]` from query `i` when `omit` is given: then every entry
    * must be a live handle (the error's `index` says which is not). The
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
    */
   queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
-  /**
-   * Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
-   * each; a `Float64Array` is rounded to the nearest `f32` once, which
-   * never loses a pair whose boxes meet in `f64`) meets the element
-   * `h`: `rows[k]` is `i`, `hits[k]` the handle. Rows increase; with
-   * `sort`, the handles of each row too. `queryMany` is the same
-   * batch in compressed rows.
-   */
-  queryBulk(rects: Float32Array | Float64Array, sort?: boolean | null): BulkResult
-  /**
-   * Every pair of an element of this index and an element of
-   * `other` (any class) whose rectangles meet, each pair once:
-   * `left[k]` of this index meets `right[k]` of `other`. With `sort`,
-   * in increasing `(left, right)` order.
-   */
-  join(other: Quadtree | Grid | LooseGrid | LooseQuadtree, sort?: boolean | null): JoinResult
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
-  /** The element's rectangle (as 32-bit floats: what the index stores). */
-  rectOf(handle: Handle): Rectangle
   /**
    * Whether `handle` names an element of this index now (false for any
    * number that is not a live handle).
@@ -598,22 +540,7 @@ export declare class LooseQuadtree {
   /** Counts of elements, nodes or cells, leaves and links, and the bytes held. */
   stats(): Stats
   /**
-   * Calls `callback(node)` for every node of a tree (depth-first,
-   * parents before children, children in the order top-left, top-right,
-   * bottom-left, bottom-right) or every cell of a grid (as leaves of
-   * depth 0); returning `false` stops the walk. An exception thrown by
-   * the callback propagates. The callback may read the index; a call
-   * that changes it throws `ERR_FLATQUAD_BUSY`.
-   */
-  traverse(callback: (node: NodeInfo) => boolean | void): void
-  /**
-   * Every node (or cell) in `traverse` order, as typed arrays ready to
-   * draw: `rects` (4 numbers per node), `depths`, `isLeaf` (1 or 0) and
-   * `counts`.
-   */
-  nodes(): Nodes
-  /**
-   * Adds `n` rectangles at once: `rects` holds `x1, y1, x2, y2` for each
+   * Adds `n` rectangles at once: `rects` holds `x1, y1, x2, y2` for each (an `Octree`'s `x1, y1, z1, x2, y2, z2`)
    * (a `Float32Array` is read in place; a `Float64Array` is rounded to
    * 32-bit floats), `ids` one id each (all 0 when left out). Returns the
    * `n` handles. Every rectangle is checked first: on error nothing is
@@ -621,7 +548,7 @@ export declare class LooseQuadtree {
    */
   insertMany(rects: Float32Array | Float64Array, ids?: Uint32Array | null): Float64Array
   /**
-   * Moves `handles[i]` to rectangle `i` of `rects` (4 numbers each), for
+   * Moves `handles[i]` to rectangle `i` of `rects` (4 numbers each; 6, `x1, y1, z1, x2, y2, z2`, for an `Octree`), for
    * every `i`. Everything is checked first: on error nothing moves, and
    * the error's `index` says which item was refused.
    */
@@ -648,6 +575,214 @@ export declare class LooseQuadtree {
    * throw `ERR_FLATQUAD_INVALID_BYTES`.
    */
   static fromBytes(bytes: Uint8Array): LooseQuadtree
+  /** Which structure this is. */
+  get kind(): 'LooseQuadtree'
+  /**
+   * The world rectangle it was made with, as corners (32-bit floats,
+   * what it stores): `new Class(index.world, ...)` divides the same world.
+   */
+  get world(): Rectangle
+  /**
+   * Adds the rectangle `[x1, x2] × [y1, y2]` with an id of yours (an
+   * integer from 0 to 2^32 - 1; 0 when left out) and returns its handle.
+   * Coordinates are rounded to the nearest 32-bit float.
+   *
+   * Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or
+   * infinite coordinates (a number beyond the 32-bit range rounds to
+   * an infinity) or `x1 > x2` / `y1 > y2`; nothing is changed then.
+   */
+  insert(x1: number, y1: number, x2: number, y2: number, id?: number): Handle
+  /**
+   * Gives an element a new rectangle. Throws as `insert` does for a bad
+   * rectangle and as `remove` does for a bad handle; nothing is changed then.
+   */
+  move(handle: Handle, x1: number, y1: number, x2: number, y2: number): void
+  /**
+   * Handles of the elements whose closed rectangle meets the closed
+   * rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
+   * live handle; `0`, `null` or `undefined` omit nothing).
+   */
+  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null): Float64Array
+  /**
+   * Handles of the elements whose closed rectangle holds the point
+   * `(x, y)`, leaving out `omit`.
+   */
+  queryPoint(x: number, y: number, omit?: Handle | null): Float64Array
+  /**
+   * Calls `callback(handle)` for each element `query` would return,
+   * until the callback returns `false`. An exception thrown by the
+   * callback propagates. The callback may read the index; a call that
+   * changes it throws `ERR_FLATQUAD_BUSY`.
+   */
+  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null): void
+  /**
+   * Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
+   * each; a `Float64Array` is rounded to the nearest `f32` once, which
+   * never loses a pair whose boxes meet in `f64`) meets the element
+   * `h`: `rows[k]` is `i`, `hits[k]` the handle. Rows increase; with
+   * `sort`, the handles of each row too. `queryMany` is the same
+   * batch in compressed rows.
+   */
+  queryBulk(rects: Float32Array | Float64Array, sort?: boolean | null): BulkResult
+  /**
+   * Every pair of an element of this index and an element of
+   * `other` (any class) whose rectangles meet, each pair once:
+   * `left[k]` of this index meets `right[k]` of `other`. With `sort`,
+   * in increasing `(left, right)` order.
+   */
+  join(other: Quadtree | Grid | LooseGrid | LooseQuadtree, sort?: boolean | null): JoinResult
+  /** The element's rectangle (as 32-bit floats: what the index stores). */
+  rectOf(handle: Handle): Rectangle
+  /**
+   * Calls `callback(node)` for every node of a tree (depth-first,
+   * parents before children, children in the order top-left, top-right,
+   * bottom-left, bottom-right) or every cell of a grid (as leaves of
+   * depth 0); returning `false` stops the walk. An exception thrown by
+   * the callback propagates. The callback may read the index; a call
+   * that changes it throws `ERR_FLATQUAD_BUSY`.
+   */
+  traverse(callback: (node: NodeInfo) => boolean | void): void
+  /**
+   * Every node (or cell) in `traverse` order, as typed arrays ready to
+   * draw: `rects` (4 numbers per node), `depths`, `isLeaf` (1 or 0) and
+   * `counts`.
+   */
+  nodes(): Nodes
+}
+
+/**
+ * An octree over boxes `[x1, x2] × [y1, y2] × [z1, z2]`: the quadtree in 3D,
+ * with the same methods, each taking 6 coordinates per box (batches: 6
+ * numbers per box in a `Float32Array`, read in place, or a `Float64Array`).
+ * Results are exact for 32-bit floats; touching counts.
+ */
+export declare class Octree {
+  /**
+   * An empty octree over `world`, `{ x1, y1, z1, x2, y2, z2 }` with
+   * `x1 < x2`, `y1 < y2`, `z1 < z2`. Options left out take their defaults
+   * (`maxElements` 8, `maxDepth` 6). Throws a `RangeError` for a bad world
+   * or options out of range, a `TypeError` for arguments of the wrong type.
+   */
+  constructor(world: Box3, options?: OctreeOptions)
+  /** `'Octree'`. */
+  get kind(): 'Octree'
+  /** The world box it was made with (32-bit floats, what it stores). */
+  get world(): Box3
+  /** Elements a leaf holds before it splits. */
+  get maxElements(): number
+  /** Depth below which leaves no longer split. */
+  get maxDepth(): number
+  /**
+   * Adds the box with an id of yours (0 when left out) and returns its
+   * handle. Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or
+   * infinite coordinates or an inverted box; nothing is changed then.
+   */
+  insert(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, id?: number): Handle
+  /** Gives an element a new box. */
+  move(handle: Handle, x1: number, y1: number, z1: number, x2: number, y2: number, z2: number): void
+  /**
+   * Handles of the elements whose closed box meets the closed query box,
+   * each once, leaving out `omit`.
+   */
+  query(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, omit?: Handle | null): Float64Array
+  /** Handles of the elements whose closed box holds `(x, y, z)`, leaving out `omit`. */
+  queryPoint(x: number, y: number, z: number, omit?: Handle | null): Float64Array
+  /** The element's box (as 32-bit floats: what the octree stores). */
+  rectOf(handle: Handle): Box3
+  /** Number of elements. */
+  get size(): number
+  /**
+   * Removes an element; its handle goes stale. Throws an `Error` with
+   * code `ERR_FLATQUAD_INVALID_HANDLE` if the handle names no element
+   * (never issued, already removed, or cleared); nothing is changed then.
+   */
+  remove(handle: Handle): void
+  /**
+   * The lazy tidying after moves and removals (a quadtree merges
+   * emptied branches, one level per call; a loose grid shrinks its
+   * cells' boxes): call it once a frame, after the moves.
+   */
+  cleanup(): void
+  /** Removes every element (every handle goes stale); keeps the memory. */
+  clear(): void
+  /**
+   * Every pair of elements whose closed rectangles meet, each pair once:
+   * `[a0, b0, a1, b1, ...]`, 2 handles per pair.
+   */
+  pairs(): Float64Array
+  /**
+   * The other elements whose rectangle meets this element's (touching
+   * counts): `query(...rectOf(handle), handle)`, but structures that
+   * know where the element lies start there.
+   */
+  overlapping(handle: Handle): Float64Array
+  /**
+   * `overlapping` for every handle at once, the per-agent query of a
+   * collision loop in one call: the neighbours of `handles[i]` are
+   * `hits.subarray(offsets[i], offsets[i + 1])`. A stale handle is
+   * refused (the error's `index` says which) and nothing is returned.
+   */
+  overlappingMany(handles: Float64Array): QueryManyResult
+  /**
+   * One `query` per rectangle of `rects` (4 numbers each; 6, `x1, y1, z1, x2, y2, z2`, for an `Octree`), in one call
+   * to the core (on several threads for big batches), leaving out
+   * `omit[i]` from query `i` when `omit` is given: then every entry
+   * must be a live handle (the error's `index` says which is not). The
+   * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
+   */
+  queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
+  /** The id the element was inserted with. */
+  idOf(handle: Handle): number
+  /**
+   * Whether `handle` names an element of this index now (false for any
+   * number that is not a live handle).
+   */
+  has(handle: Handle): boolean
+  /** The handles of every element, in storage order. */
+  handles(): Float64Array
+  /**
+   * The ids of the elements `handles` names, in order. Throws (with the
+   * `index` of the first bad one) if one of them is not live.
+   */
+  idsOf(handles: Float64Array): Uint32Array
+  /** Counts of elements, nodes or cells, leaves and links, and the bytes held. */
+  stats(): Stats
+  /**
+   * Adds `n` rectangles at once: `rects` holds `x1, y1, x2, y2` for each (an `Octree`'s `x1, y1, z1, x2, y2, z2`)
+   * (a `Float32Array` is read in place; a `Float64Array` is rounded to
+   * 32-bit floats), `ids` one id each (all 0 when left out). Returns the
+   * `n` handles. Every rectangle is checked first: on error nothing is
+   * inserted, and the error's `index` says which rectangle was refused.
+   */
+  insertMany(rects: Float32Array | Float64Array, ids?: Uint32Array | null): Float64Array
+  /**
+   * Moves `handles[i]` to rectangle `i` of `rects` (4 numbers each; 6, `x1, y1, z1, x2, y2, z2`, for an `Octree`), for
+   * every `i`. Everything is checked first: on error nothing moves, and
+   * the error's `index` says which item was refused.
+   */
+  moveMany(handles: Float64Array, rects: Float32Array | Float64Array): void
+  /**
+   * Removes every element of `handles`. Everything is checked first: on
+   * error (a stale or repeated handle) nothing is removed, and the
+   * error's `index` says which item was refused.
+   */
+  removeMany(handles: Float64Array): void
+  /**
+   * Checks every invariant; throws an `Error` naming the first broken
+   * one. Costs time proportional to the size: for tests, not frames.
+   */
+  validate(): void
+  /**
+   * The whole state as bytes (a Node `Buffer`); `fromBytes` gives back
+   * an equal index, with the same handles valid.
+   */
+  toBytes(): Uint8Array
+  /**
+   * An index of this class from `toBytes()`'s output. Damaged bytes,
+   * or a snapshot of another class (see the module's `fromBytes`),
+   * throw `ERR_FLATQUAD_INVALID_BYTES`.
+   */
+  static fromBytes(bytes: Uint8Array): Octree
 }
 
 /**
@@ -673,36 +808,14 @@ export declare class Quadtree {
   get maxElements(): number
   /** Depth below which leaves no longer split. */
   get maxDepth(): number
-  /** Which structure this is. */
-  get kind(): 'Quadtree'
   /** Number of elements. */
   get size(): number
-  /**
-   * The world rectangle it was made with, as corners (32-bit floats,
-   * what it stores): `new Class(index.world, ...)` divides the same world.
-   */
-  get world(): Rectangle
-  /**
-   * Adds the rectangle `[x1, x2] × [y1, y2]` with an id of yours (an
-   * integer from 0 to 2^32 - 1; 0 when left out) and returns its handle.
-   * Coordinates are rounded to the nearest 32-bit float.
-   *
-   * Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or
-   * infinite coordinates (a number beyond the 32-bit range rounds to
-   * an infinity) or `x1 > x2` / `y1 > y2`; nothing is changed then.
-   */
-  insert(x1: number, y1: number, x2: number, y2: number, id?: number): Handle
   /**
    * Removes an element; its handle goes stale. Throws an `Error` with
    * code `ERR_FLATQUAD_INVALID_HANDLE` if the handle names no element
    * (never issued, already removed, or cleared); nothing is changed then.
    */
   remove(handle: Handle): void
-  /**
-   * Gives an element a new rectangle. Throws as `insert` does for a bad
-   * rectangle and as `remove` does for a bad handle; nothing is changed then.
-   */
-  move(handle: Handle, x1: number, y1: number, x2: number, y2: number): void
   /**
    * The lazy tidying after moves and removals (a quadtree merges
    * emptied branches, one level per call; a loose grid shrinks its
@@ -711,24 +824,6 @@ export declare class Quadtree {
   cleanup(): void
   /** Removes every element (every handle goes stale); keeps the memory. */
   clear(): void
-  /**
-   * Handles of the elements whose closed rectangle meets the closed
-   * rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
-   * live handle; `0`, `null` or `undefined` omit nothing).
-   */
-  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null): Float64Array
-  /**
-   * Handles of the elements whose closed rectangle holds the point
-   * `(x, y)`, leaving out `omit`.
-   */
-  queryPoint(x: number, y: number, omit?: Handle | null): Float64Array
-  /**
-   * Calls `callback(handle)` for each element `query` would return,
-   * until the callback returns `false`. An exception thrown by the
-   * callback propagates. The callback may read the index; a call that
-   * changes it throws `ERR_FLATQUAD_BUSY`.
-   */
-  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null): void
   /**
    * Every pair of elements whose closed rectangles meet, each pair once:
    * `[a0, b0, a1, b1, ...]`, 2 handles per pair.
@@ -748,33 +843,15 @@ export declare class Quadtree {
    */
   overlappingMany(handles: Float64Array): QueryManyResult
   /**
-   * One `query` per rectangle of `rects` (4 numbers each), in one call
+   * One `query` per rectangle of `rects` (4 numbers each; 6, `x1, y1, z1, x2, y2, z2`, for an `Octree`), in one call
    * to the core (on several threads for big batches), leaving out
    * `omit[i]` from query `i` when `omit` is given: then every entry
    * must be a live handle (the error's `index` says which is not). The
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
    */
   queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
-  /**
-   * Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
-   * each; a `Float64Array` is rounded to the nearest `f32` once, which
-   * never loses a pair whose boxes meet in `f64`) meets the element
-   * `h`: `rows[k]` is `i`, `hits[k]` the handle. Rows increase; with
-   * `sort`, the handles of each row too. `queryMany` is the same
-   * batch in compressed rows.
-   */
-  queryBulk(rects: Float32Array | Float64Array, sort?: boolean | null): BulkResult
-  /**
-   * Every pair of an element of this index and an element of
-   * `other` (any class) whose rectangles meet, each pair once:
-   * `left[k]` of this index meets `right[k]` of `other`. With `sort`,
-   * in increasing `(left, right)` order.
-   */
-  join(other: Quadtree | Grid | LooseGrid | LooseQuadtree, sort?: boolean | null): JoinResult
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
-  /** The element's rectangle (as 32-bit floats: what the index stores). */
-  rectOf(handle: Handle): Rectangle
   /**
    * Whether `handle` names an element of this index now (false for any
    * number that is not a live handle).
@@ -790,22 +867,7 @@ export declare class Quadtree {
   /** Counts of elements, nodes or cells, leaves and links, and the bytes held. */
   stats(): Stats
   /**
-   * Calls `callback(node)` for every node of a tree (depth-first,
-   * parents before children, children in the order top-left, top-right,
-   * bottom-left, bottom-right) or every cell of a grid (as leaves of
-   * depth 0); returning `false` stops the walk. An exception thrown by
-   * the callback propagates. The callback may read the index; a call
-   * that changes it throws `ERR_FLATQUAD_BUSY`.
-   */
-  traverse(callback: (node: NodeInfo) => boolean | void): void
-  /**
-   * Every node (or cell) in `traverse` order, as typed arrays ready to
-   * draw: `rects` (4 numbers per node), `depths`, `isLeaf` (1 or 0) and
-   * `counts`.
-   */
-  nodes(): Nodes
-  /**
-   * Adds `n` rectangles at once: `rects` holds `x1, y1, x2, y2` for each
+   * Adds `n` rectangles at once: `rects` holds `x1, y1, x2, y2` for each (an `Octree`'s `x1, y1, z1, x2, y2, z2`)
    * (a `Float32Array` is read in place; a `Float64Array` is rounded to
    * 32-bit floats), `ids` one id each (all 0 when left out). Returns the
    * `n` handles. Every rectangle is checked first: on error nothing is
@@ -813,7 +875,7 @@ export declare class Quadtree {
    */
   insertMany(rects: Float32Array | Float64Array, ids?: Uint32Array | null): Float64Array
   /**
-   * Moves `handles[i]` to rectangle `i` of `rects` (4 numbers each), for
+   * Moves `handles[i]` to rectangle `i` of `rects` (4 numbers each; 6, `x1, y1, z1, x2, y2, z2`, for an `Octree`), for
    * every `i`. Everything is checked first: on error nothing moves, and
    * the error's `index` says which item was refused.
    */
@@ -840,6 +902,92 @@ export declare class Quadtree {
    * throw `ERR_FLATQUAD_INVALID_BYTES`.
    */
   static fromBytes(bytes: Uint8Array): Quadtree
+  /** Which structure this is. */
+  get kind(): 'Quadtree'
+  /**
+   * The world rectangle it was made with, as corners (32-bit floats,
+   * what it stores): `new Class(index.world, ...)` divides the same world.
+   */
+  get world(): Rectangle
+  /**
+   * Adds the rectangle `[x1, x2] × [y1, y2]` with an id of yours (an
+   * integer from 0 to 2^32 - 1; 0 when left out) and returns its handle.
+   * Coordinates are rounded to the nearest 32-bit float.
+   *
+   * Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or
+   * infinite coordinates (a number beyond the 32-bit range rounds to
+   * an infinity) or `x1 > x2` / `y1 > y2`; nothing is changed then.
+   */
+  insert(x1: number, y1: number, x2: number, y2: number, id?: number): Handle
+  /**
+   * Gives an element a new rectangle. Throws as `insert` does for a bad
+   * rectangle and as `remove` does for a bad handle; nothing is changed then.
+   */
+  move(handle: Handle, x1: number, y1: number, x2: number, y2: number): void
+  /**
+   * Handles of the elements whose closed rectangle meets the closed
+   * rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
+   * live handle; `0`, `null` or `undefined` omit nothing).
+   */
+  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null): Float64Array
+  /**
+   * Handles of the elements whose closed rectangle holds the point
+   * `(x, y)`, leaving out `omit`.
+   */
+  queryPoint(x: number, y: number, omit?: Handle | null): Float64Array
+  /**
+   * Calls `callback(handle)` for each element `query` would return,
+   * until the callback returns `false`. An exception thrown by the
+   * callback propagates. The callback may read the index; a call that
+   * changes it throws `ERR_FLATQUAD_BUSY`.
+   */
+  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null): void
+  /**
+   * Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
+   * each; a `Float64Array` is rounded to the nearest `f32` once, which
+   * never loses a pair whose boxes meet in `f64`) meets the element
+   * `h`: `rows[k]` is `i`, `hits[k]` the handle. Rows increase; with
+   * `sort`, the handles of each row too. `queryMany` is the same
+   * batch in compressed rows.
+   */
+  queryBulk(rects: Float32Array | Float64Array, sort?: boolean | null): BulkResult
+  /**
+   * Every pair of an element of this index and an element of
+   * `other` (any class) whose rectangles meet, each pair once:
+   * `left[k]` of this index meets `right[k]` of `other`. With `sort`,
+   * in increasing `(left, right)` order.
+   */
+  join(other: Quadtree | Grid | LooseGrid | LooseQuadtree, sort?: boolean | null): JoinResult
+  /** The element's rectangle (as 32-bit floats: what the index stores). */
+  rectOf(handle: Handle): Rectangle
+  /**
+   * Calls `callback(node)` for every node of a tree (depth-first,
+   * parents before children, children in the order top-left, top-right,
+   * bottom-left, bottom-right) or every cell of a grid (as leaves of
+   * depth 0); returning `false` stops the walk. An exception thrown by
+   * the callback propagates. The callback may read the index; a call
+   * that changes it throws `ERR_FLATQUAD_BUSY`.
+   */
+  traverse(callback: (node: NodeInfo) => boolean | void): void
+  /**
+   * Every node (or cell) in `traverse` order, as typed arrays ready to
+   * draw: `rects` (4 numbers per node), `depths`, `isLeaf` (1 or 0) and
+   * `counts`.
+   */
+  nodes(): Nodes
+}
+
+/**
+ * A closed box `[x1, x2] × [y1, y2] × [z1, z2]`: the form of every box the
+ * `Octree` returns, and of the world it takes.
+ */
+export interface Box3 {
+  x1: number
+  y1: number
+  z1: number
+  x2: number
+  y2: number
+  z2: number
 }
 
 /**
@@ -968,6 +1116,17 @@ export interface Nodes {
   isLeaf: Uint8Array
   /** Elements each holds directly (0 for a branch). */
   counts: Uint32Array
+}
+
+/** `Octree` options; a left-out one takes its default. */
+export interface OctreeOptions {
+  /** Elements a leaf holds before it splits (default 8, at least 1). */
+  maxElements?: number
+  /**
+   * Depth below which leaves no longer split; the root is depth 0 (default
+   * 6, at most 30): `world / 2^maxDepth ≈ 2 × element size`.
+   */
+  maxDepth?: number
 }
 
 /** `Quadtree` options; a left-out one takes its default. */

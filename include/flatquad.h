@@ -16,6 +16,9 @@
  *   qt_create_default. qt_kind_of says which a tree is; only the parameter
  *   getters are per structure (qt_params, qt_grid_params,
  *   qt_loose_grid_params: QT_WRONG_KIND on another).
+ * - The octree (3D) is its own opaque type, qt_octree, over qt_box boxes:
+ *   qt_octree_create, and the calls of a qt_tree named qt_octree_* (the
+ *   point query takes x, y, z), with the same conventions and statuses.
  *
  * Conventions
  *
@@ -112,6 +115,12 @@
 #define QT_MAX_DEPTH_LIMIT 30
 
 /**
+ * The `max_depth` `qt_octree_create` is usually given: 64 x 64 x 64 cells
+ * at the deepest level (an octree's nodes multiply by eight a level).
+ */
+#define QT_OCTREE_DEFAULT_MAX_DEPTH 6
+
+/**
  * What a call did. `QT_OK` is 0; every other value says why the call did
  * nothing. Values are explicit and never reused: a status added later gets a
  * new number.
@@ -204,6 +213,14 @@ typedef enum qt_status {
 } qt_status;
 
 /**
+ * The octree: the quadtree in 3D, over `qt_box` boxes. Opaque: made by
+ * `qt_octree_create`, `qt_octree_clone` or `qt_octree_from_bytes`, freed by
+ * `qt_octree_destroy`; its calls are the `qt_` calls of a `qt_tree`, named
+ * `qt_octree_*`, with the same conventions and statuses.
+ */
+typedef struct qt_octree qt_octree;
+
+/**
  * Any flatquad structure: a quadtree, a grid or a loose grid (`qt_kind_of`
  * says which). Opaque: made by `qt_create`, `qt_create_grid`,
  * `qt_create_grid_cell_size`, `qt_create_loose_grid`,
@@ -239,13 +256,37 @@ typedef struct qt_rect {
 } qt_rect;
 
 /**
- * Which structure a `qt_tree` is: one of the `QT_KIND_*` values, as
- * `qt_kind_of` returns them and `qt_create_default` takes them. A plain
- * integer rather than a C enum, so that any value a caller passes is safe:
- * an unknown one is refused with `QT_INVALID_PARAMETER`. The values are
- * stable (they are the core's, and snapshots carry them).
+ * A closed axis-aligned box `[x1, x2] x [y1, y2] x [z1, z2]`, the octree's
+ * `qt_rect`: touching counts as overlapping, and a point is a box with equal
+ * corners. The octree accepts it when every coordinate is finite and
+ * `x1 <= x2`, `y1 <= y2`, `z1 <= z2`.
  */
-typedef uint32_t qt_kind;
+typedef struct qt_box {
+    /**
+     * Smallest x.
+     */
+    float x1;
+    /**
+     * Smallest y.
+     */
+    float y1;
+    /**
+     * Smallest z.
+     */
+    float z1;
+    /**
+     * Largest x.
+     */
+    float x2;
+    /**
+     * Largest y.
+     */
+    float y2;
+    /**
+     * Largest z.
+     */
+    float z2;
+} qt_box;
 
 /**
  * An element's handle: an opaque nonzero integer below 2^53 (exact in a
@@ -314,6 +355,15 @@ typedef struct qt_pair {
  * Called with each overlapping pair. Return 0 to go on, nonzero to stop.
  */
 typedef int (*qt_pair_fn)(void *user_data, qt_handle_t a, qt_handle_t b);
+
+/**
+ * Which structure a `qt_tree` is: one of the `QT_KIND_*` values, as
+ * `qt_kind_of` returns them and `qt_create_default` takes them. A plain
+ * integer rather than a C enum, so that any value a caller passes is safe:
+ * an unknown one is refused with `QT_INVALID_PARAMETER`. The values are
+ * stable (they are the core's, and snapshots carry them).
+ */
+typedef uint32_t qt_kind;
 
 /**
  * Called by `qt_traverse` with each node: its index in the node array (the
@@ -584,6 +634,236 @@ enum qt_status qt_loose_quadtree_params(const struct qt_tree *tree,
                                         struct qt_rect *out_world,
                                         uint32_t *out_max_elements,
                                         uint32_t *out_max_depth);
+
+/**
+ * Makes an empty octree over `world` and writes it to `*out_tree`; free it
+ * with `qt_octree_destroy`. The parameters mean what they mean for
+ * `qt_create` (`QT_DEFAULT_MAX_ELEMENTS` and `QT_OCTREE_DEFAULT_MAX_DEPTH`
+ * suit elements of about 1/100 of the world's side).
+ *
+ * Returns `QT_INVALID_WORLD` unless `world` is finite with `x1 < x2`,
+ * `y1 < y2` and `z1 < z2`; `QT_INVALID_PARAMETER` if `max_elements` is 0 or
+ * `max_depth` is above `QT_MAX_DEPTH_LIMIT`; `QT_NULL_ARGUMENT` if `out_tree`
+ * is NULL.
+ */
+enum qt_status qt_octree_create(struct qt_box world,
+                                uint32_t max_elements,
+                                uint32_t max_depth,
+                                struct qt_octree **out_tree);
+
+/**
+ * Frees an octree. `qt_octree_destroy(NULL)` does nothing.
+ */
+void qt_octree_destroy(struct qt_octree *tree);
+
+/**
+ * Makes an independent copy of an octree (same elements, same handles), as
+ * `qt_clone`.
+ */
+enum qt_status qt_octree_clone(const struct qt_octree *tree, struct qt_octree **out_tree);
+
+/**
+ * Writes the parameters the octree was made with; each out-pointer may be
+ * NULL when that value is not wanted.
+ */
+enum qt_status qt_octree_params(const struct qt_octree *tree,
+                                struct qt_box *out_world,
+                                uint32_t *out_max_elements,
+                                uint32_t *out_max_depth);
+
+/**
+ * Adds an element with the box `b` and your `id`, as `qt_insert`.
+ * Returns `QT_INVALID_RECT` for a NaN or infinite coordinate or an inverted box.
+ */
+enum qt_status qt_octree_insert(struct qt_octree *tree,
+                                struct qt_box b,
+                                uint32_t id,
+                                qt_handle_t *out_handle);
+
+/**
+ * Adds `count` elements, `boxes[i]` with id `ids[i]`, as `qt_insert_many`
+ * (all or nothing, `out_bad_index` on failure).
+ */
+enum qt_status qt_octree_insert_many(struct qt_octree *tree,
+                                     const struct qt_box *boxes,
+                                     const uint32_t *ids,
+                                     size_t count,
+                                     qt_handle_t *out_handles,
+                                     size_t *out_bad_index);
+
+/**
+ * Removes an element, as `qt_remove`.
+ */
+enum qt_status qt_octree_remove(struct qt_octree *tree, qt_handle_t handle);
+
+/**
+ * Removes the `count` elements of `handles`, as `qt_remove_many`.
+ */
+enum qt_status qt_octree_remove_many(struct qt_octree *tree,
+                                     const qt_handle_t *handles,
+                                     size_t count,
+                                     size_t *out_bad_index);
+
+/**
+ * Gives an element a new box, as `qt_move`.
+ */
+enum qt_status qt_octree_move(struct qt_octree *tree, qt_handle_t handle, struct qt_box b);
+
+/**
+ * Moves `handles[i]` to `boxes[i]` for every `i < count`, as `qt_move_many`.
+ */
+enum qt_status qt_octree_move_many(struct qt_octree *tree,
+                                   const qt_handle_t *handles,
+                                   const struct qt_box *boxes,
+                                   size_t count,
+                                   size_t *out_bad_index);
+
+/**
+ * Merges, one level per call, every branch whose eight children are empty
+ * leaves, as `qt_cleanup`.
+ */
+enum qt_status qt_octree_cleanup(struct qt_octree *tree);
+
+/**
+ * Removes every element and every node but the root, as `qt_clear`.
+ */
+enum qt_status qt_octree_clear(struct qt_octree *tree);
+
+/**
+ * Writes the octree's snapshot, as `qt_to_bytes`.
+ */
+enum qt_status qt_octree_to_bytes(const struct qt_octree *tree,
+                                  uint8_t *out_bytes,
+                                  size_t capacity,
+                                  size_t *out_total);
+
+/**
+ * Makes an octree from `qt_octree_to_bytes`'s snapshot, as `qt_from_bytes`
+ * (`QT_INVALID_BYTES` for damaged bytes or a 2D structure's snapshot).
+ */
+enum qt_status qt_octree_from_bytes(const uint8_t *bytes, size_t len, struct qt_octree **out_tree);
+
+/**
+ * Number of elements; 0 for NULL or a poisoned octree.
+ */
+size_t qt_octree_len(const struct qt_octree *tree);
+
+/**
+ * Whether `handle` names an element of the octree now.
+ */
+bool qt_octree_contains(const struct qt_octree *tree, qt_handle_t handle);
+
+/**
+ * Writes the id the element was inserted with, as `qt_element_id`.
+ */
+enum qt_status qt_octree_element_id(const struct qt_octree *tree,
+                                    qt_handle_t handle,
+                                    uint32_t *out_id);
+
+/**
+ * Writes the element's current box, as `qt_element_rect`.
+ */
+enum qt_status qt_octree_element_box(const struct qt_octree *tree,
+                                     qt_handle_t handle,
+                                     struct qt_box *out_box);
+
+/**
+ * Lists the handle of every element, as `qt_elements`.
+ */
+enum qt_status qt_octree_elements(const struct qt_octree *tree,
+                                  qt_handle_t *out_handles,
+                                  size_t capacity,
+                                  size_t *out_total);
+
+/**
+ * Writes the octree's sizes, as `qt_stats`.
+ */
+enum qt_status qt_octree_stats(const struct qt_octree *tree, struct qt_tree_stats *out_stats);
+
+/**
+ * Checks every invariant, as `qt_validate`.
+ */
+enum qt_status qt_octree_validate(const struct qt_octree *tree);
+
+/**
+ * Finds the elements whose closed box meets the closed box `b`, leaving out
+ * `omit`, into a caller buffer, as `qt_query`.
+ */
+enum qt_status qt_octree_query(const struct qt_octree *tree,
+                               struct qt_box b,
+                               qt_handle_t omit,
+                               qt_handle_t *out_handles,
+                               size_t capacity,
+                               size_t *out_total);
+
+/**
+ * Calls `visit` with each element whose closed box meets `b`, as
+ * `qt_query_each`.
+ */
+enum qt_status qt_octree_query_each(const struct qt_octree *tree,
+                                    struct qt_box b,
+                                    qt_handle_t omit,
+                                    qt_visit_fn visit,
+                                    void *user_data);
+
+/**
+ * Finds the elements whose closed box holds `(x, y, z)`, as `qt_query_point`.
+ */
+enum qt_status qt_octree_query_point(const struct qt_octree *tree,
+                                     float x,
+                                     float y,
+                                     float z,
+                                     qt_handle_t omit,
+                                     qt_handle_t *out_handles,
+                                     size_t capacity,
+                                     size_t *out_total);
+
+/**
+ * Calls `visit` with each element whose closed box holds `(x, y, z)`, as
+ * `qt_query_point_each`.
+ */
+enum qt_status qt_octree_query_point_each(const struct qt_octree *tree,
+                                          float x,
+                                          float y,
+                                          float z,
+                                          qt_handle_t omit,
+                                          qt_visit_fn visit,
+                                          void *user_data);
+
+/**
+ * Finds the other elements whose closed box meets this element's, as
+ * `qt_overlapping`.
+ */
+enum qt_status qt_octree_overlapping(const struct qt_octree *tree,
+                                     qt_handle_t handle,
+                                     qt_handle_t *out_handles,
+                                     size_t capacity,
+                                     size_t *out_total);
+
+/**
+ * Calls `visit` with each other element whose closed box meets this
+ * element's, as `qt_overlapping_each`.
+ */
+enum qt_status qt_octree_overlapping_each(const struct qt_octree *tree,
+                                          qt_handle_t handle,
+                                          qt_visit_fn visit,
+                                          void *user_data);
+
+/**
+ * Finds every pair of elements whose closed boxes meet, each unordered pair
+ * once, as `qt_query_pairs`.
+ */
+enum qt_status qt_octree_query_pairs(const struct qt_octree *tree,
+                                     struct qt_pair *out_pairs,
+                                     size_t capacity,
+                                     size_t *out_total);
+
+/**
+ * Calls `visit` with every pair of meeting elements, as `qt_query_pairs_each`.
+ */
+enum qt_status qt_octree_query_pairs_each(const struct qt_octree *tree,
+                                          qt_pair_fn visit,
+                                          void *user_data);
 
 /**
  * Makes an empty structure of the kind `kind` over `world` with that

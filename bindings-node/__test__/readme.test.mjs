@@ -25,6 +25,18 @@ it("the README's Node example runs as written", () => {
   assert.deepEqual(lines.slice(1), ['1', 'Uint32Array(1) [ 2 ]', 'ERR_FLATQUAD_INVALID_HANDLE'])
 })
 
+it("the README's Node 3D example runs as written", () => {
+  const readme = readFileSync(new URL('../README.md', root), 'utf8')
+  const section = readme.match(/<!-- section:node -->([\s\S]*?)<!-- \/section:node -->/)
+  const examples = [...section[1].matchAll(/```js\n([\s\S]*?)```/g)]
+  assert.equal(examples.length, 2, 'the node section has a 2D and a 3D example')
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', examples[1][1]], {
+    cwd: fileURLToPath(root),
+    encoding: 'utf8',
+  })
+  assert.deepEqual(out.trim().split('\n'), ['1', 'Uint32Array(1) [ 2 ]', '2', '2'])
+})
+
 it("the package README's first example runs as written", () => {
   const readme = readFileSync(new URL('README.md', root), 'utf8')
   const example = readme.match(/```js\n([\s\S]*?)```/)

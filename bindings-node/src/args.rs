@@ -4,7 +4,7 @@
 
 use std::ffi::CStr;
 
-use flatquad::{Handle, Rect};
+use flatquad::{Bounds, Box3, Handle, Rect};
 use napi::bindgen_prelude::{FromNapiValue, ToNapiValue, TypedArray, TypedArrayType};
 use napi::{sys, JsValue, Unknown, ValueType};
 
@@ -133,22 +133,37 @@ pub(crate) fn number(value: &Unknown<'_>, name: &str) -> Outcome<f64> {
     Ok(unsafe { f64::from_napi_value(raw.env, raw.value) }?)
 }
 
-/// `(x1, y1, x2, y2)` as a rectangle: numbers rounded to `f32` by the core's
-/// one rule ([`Rect::from_f64`]); the core checks the result (NaN, infinities,
-/// a number beyond `f32` that rounded to one, an inverted rectangle).
-pub(crate) fn rect(coords: [&Unknown<'_>; 4]) -> Outcome<Rect> {
-    Ok(Rect::from_f64(
-        number(coords[0], "x1")?,
-        number(coords[1], "y1")?,
-        number(coords[2], "x2")?,
-        number(coords[3], "y2")?,
-    ))
+/// The names of a box's coordinates, low corner then high corner.
+fn corner_names<B: Bounds>() -> &'static [&'static str] {
+    if B::AXES == 3 {
+        &["x1", "y1", "z1", "x2", "y2", "z2"]
+    } else {
+        &["x1", "y1", "x2", "y2"]
+    }
 }
 
-/// The point `(x, y)` in `f32`, rounded as the corners of a rectangle are.
-pub(crate) fn point(x: &Unknown<'_>, y: &Unknown<'_>) -> Outcome<(f32, f32)> {
-    let p = Rect::from_f64(number(x, "x")?, number(y, "y")?, 0.0, 0.0);
-    Ok((p.x1, p.y1))
+/// A box of either dimension from its `2 * AXES` coordinate arguments, each
+/// rounded to the nearest `f32` by the core's one rule.
+pub(crate) fn any_box<B: Bounds>(coords: &[&Unknown<'_>]) -> Outcome<B> {
+    let values = coords
+        .iter()
+        .zip(corner_names::<B>())
+        .map(|(value, name)| number(value, name))
+        .collect::<Outcome<Vec<f64>>>()?;
+    Ok(B::from_f64_slice(&values).expect("2 * AXES coordinates"))
+}
+
+/// A point `(x, y)` or `(x, y, z)`, rounded as the corners of a box are.
+pub(crate) fn any_point<B: Bounds>(coords: &[&Unknown<'_>]) -> Outcome<B::Point> {
+    let values = coords
+        .iter()
+        .zip(["x", "y", "z"])
+        .map(|(value, name)| number(value, name))
+        .collect::<Outcome<Vec<f64>>>()?;
+    let both: Vec<f64> = values.iter().chain(&values).copied().collect();
+    Ok(B::from_f64_slice(&both)
+        .expect("AXES coordinates")
+        .low_corner())
 }
 
 /// A property of an object argument (`undefined` when it has none).
@@ -186,6 +201,28 @@ fn numbers<const N: usize>(
         *slot = number(&property(object, name)?, &label)?;
     }
     Ok(out)
+}
+
+/// The octree's world: an object `{ x1, y1, z1, x2, y2, z2 }`, and how to show it.
+pub(crate) fn world3(value: &Unknown<'_>) -> Outcome<(Box3, String)> {
+    const FORM: &str = "{ x1, y1, z1, x2, y2, z2 }";
+    if !is_object(value)? {
+        return Err(Fail::wrong_type(format!(
+            "world must be an object {FORM}, received {}",
+            describe(value)
+        )));
+    }
+    let c = numbers(value, "world", [c"x1", c"y1", c"z1", c"x2", c"y2", c"z2"])?;
+    let shown = format!(
+        "{{ x1: {}, y1: {}, z1: {}, x2: {}, y2: {}, z2: {} }}",
+        js_number(c[0]),
+        js_number(c[1]),
+        js_number(c[2]),
+        js_number(c[3]),
+        js_number(c[4]),
+        js_number(c[5])
+    );
+    Ok((Box3::from_f64(c[0], c[1], c[2], c[3], c[4], c[5]), shown))
 }
 
 /// The world rectangle, in either of two forms: corners `{ x1, y1, x2, y2 }`
@@ -414,25 +451,31 @@ fn typed<'env>(
 
 /// Rectangles from a `Float32Array` (read in place) or a `Float64Array`
 /// (rounded to `f32`), 4 numbers `x1, y1, x2, y2` per rectangle.
-pub(crate) enum Rects<'env> {
+pub(crate) enum Rects<'env, B = Rect> {
     InPlace(TypedArray<'env>),
-    Copied(Vec<Rect>),
+    Copied(Vec<B>),
 }
 
-impl Rects<'_> {
-    pub(crate) fn get(&self) -> &[Rect] {
+impl<B: Bounds> Rects<'_, B> {
+    pub(crate) fn get(&self) -> &[B] {
         match self {
             Rects::InPlace(array) => {
                 let floats: &[f32] = bytemuck::try_cast_slice(&array.arraybuffer).unwrap_or(&[]);
-                Rect::cast_slice(floats).unwrap_or(&[])
+                bytemuck::try_cast_slice(floats).unwrap_or(&[])
             }
             Rects::Copied(rects) => rects,
         }
     }
 }
 
-/// The rectangles of a batch argument.
-pub(crate) fn rects<'env>(value: &Unknown<'env>, name: &str) -> Outcome<Rects<'env>> {
+/// The boxes of a batch argument: `2 * AXES` numbers per box.
+pub(crate) fn rects<'env, B: Bounds>(value: &Unknown<'env>, name: &str) -> Outcome<Rects<'env, B>> {
+    let n = 2 * B::AXES;
+    let (fields, what) = if B::AXES == 3 {
+        ("(x1, y1, z1, x2, y2, z2)", "box")
+    } else {
+        ("(x1, y1, x2, y2)", "rectangle")
+    };
     let array = match typed_array(value) {
         Some(array)
             if matches!(
@@ -444,7 +487,7 @@ pub(crate) fn rects<'env>(value: &Unknown<'env>, name: &str) -> Outcome<Rects<'e
         }
         _ => {
             return Err(Fail::wrong_type(format!(
-                "{name} must be a Float32Array or Float64Array of 4 numbers (x1, y1, x2, y2) per rectangle, received {}",
+                "{name} must be a Float32Array or Float64Array of {n} numbers {fields} per {what}, received {}",
                 describe(value)
             )))
         }
@@ -456,14 +499,14 @@ pub(crate) fn rects<'env>(value: &Unknown<'env>, name: &str) -> Outcome<Rects<'e
         8
     };
     let len = bytes.len() / width;
-    if !len.is_multiple_of(4) {
+    if !len.is_multiple_of(n) {
         return Err(Fail::bad_length(format!(
-            "{name} must hold 4 numbers (x1, y1, x2, y2) per rectangle, but its length {len} is not a multiple of 4"
+            "{name} must hold {n} numbers {fields} per {what}, but its length {len} is not a multiple of {n}"
         )));
     }
     if width == 4 {
         if let Ok(floats) = bytemuck::try_cast_slice::<u8, f32>(bytes) {
-            if Rect::cast_slice(floats).is_some() {
+            if bytemuck::try_cast_slice::<f32, B>(floats).is_ok() {
                 return Ok(Rects::InPlace(array));
             }
         }
@@ -474,16 +517,20 @@ pub(crate) fn rects<'env>(value: &Unknown<'env>, name: &str) -> Outcome<Rects<'e
             .collect();
         return Ok(Rects::Copied(
             floats
-                .chunks_exact(4)
-                .map(|c| Rect::new(c[0], c[1], c[2], c[3]))
+                .chunks_exact(n)
+                .map(|c| {
+                    let lo = [c[0], c[1], c[n / 2 - 1]];
+                    let hi = [c[n / 2], c[n / 2 + 1], c[n - 1]];
+                    B::from_corners(lo, hi)
+                })
                 .collect(),
         ));
     }
     let floats = f64s(bytes);
     Ok(Rects::Copied(
         floats
-            .chunks_exact(4)
-            .map(|c| Rect::from_f64(c[0], c[1], c[2], c[3]))
+            .chunks_exact(n)
+            .map(|c| B::from_f64_slice(c).expect("2 * AXES numbers"))
             .collect(),
     ))
 }

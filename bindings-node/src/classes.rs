@@ -14,59 +14,17 @@ use crate::args;
 use crate::index::Index;
 use crate::objects::{BulkResult, JoinResult, Nodes, QueryManyResult, Rectangle, Stats};
 
-/// `shared_methods!(Class, core type, "Class")`: the methods every class has,
-/// declared on `Class` (whose field `index` is the [`Index`]).
-macro_rules! shared_methods {
-    ($class:ident, $core:ty, $kind:tt) => {
-        impl From<Index> for $class {
-            fn from(index: Index) -> $class {
-                $class { index }
-            }
-        }
-
+/// `common_methods!(Class, core type)`: the methods every class has, the
+/// octree included (none takes a box's coordinates one by one), declared on
+/// `Class` (whose field `index` is the [`Index`] of `core type`).
+macro_rules! common_methods {
+    ($class:ident, $core:ty) => {
         #[napi]
         impl $class {
-            /// Which structure this is.
-            #[napi(getter, ts_return_type = $kind)]
-            pub fn kind(&self) -> &'static str {
-                self.index.kind().name()
-            }
-
             /// Number of elements.
             #[napi(getter, catch_unwind)]
             pub fn size(&self, env: &Env) -> napi::Result<u32> {
                 self.index.size(env)
-            }
-
-            /// The world rectangle it was made with, as corners (32-bit floats,
-            /// what it stores): `new Class(index.world, ...)` divides the same world.
-            #[napi(getter, catch_unwind)]
-            pub fn world(&self, env: &Env) -> napi::Result<Rectangle> {
-                self.index.world(env)
-            }
-
-            /// Adds the rectangle `[x1, x2] × [y1, y2]` with an id of yours (an
-            /// integer from 0 to 2^32 - 1; 0 when left out) and returns its handle.
-            /// Coordinates are rounded to the nearest 32-bit float.
-            ///
-            /// Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or
-            /// infinite coordinates (a number beyond the 32-bit range rounds to
-            /// an infinity) or `x1 > x2` / `y1 > y2`; nothing is changed then.
-            #[napi(
-                catch_unwind,
-                ts_args_type = "x1: number, y1: number, x2: number, y2: number, id?: number",
-                ts_return_type = "Handle"
-            )]
-            pub fn insert(
-                &self,
-                env: &Env,
-                x1: Unknown<'_>,
-                y1: Unknown<'_>,
-                x2: Unknown<'_>,
-                y2: Unknown<'_>,
-                id: Option<Unknown<'_>>,
-            ) -> napi::Result<f64> {
-                self.index.insert(env, [&x1, &y1, &x2, &y2], id.as_ref())
             }
 
             /// Removes an element; its handle goes stale. Throws an `Error` with
@@ -75,25 +33,6 @@ macro_rules! shared_methods {
             #[napi(catch_unwind, ts_args_type = "handle: Handle")]
             pub fn remove(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<()> {
                 self.index.remove(env, &handle)
-            }
-
-            /// Gives an element a new rectangle. Throws as `insert` does for a bad
-            /// rectangle and as `remove` does for a bad handle; nothing is changed then.
-            #[napi(
-                js_name = "move",
-                catch_unwind,
-                ts_args_type = "handle: Handle, x1: number, y1: number, x2: number, y2: number"
-            )]
-            pub fn move_to(
-                &self,
-                env: &Env,
-                handle: Unknown<'_>,
-                x1: Unknown<'_>,
-                y1: Unknown<'_>,
-                x2: Unknown<'_>,
-                y2: Unknown<'_>,
-            ) -> napi::Result<()> {
-                self.index.move_to(env, &handle, [&x1, &y1, &x2, &y2])
             }
 
             /// The lazy tidying after moves and removals (a quadtree merges
@@ -110,66 +49,6 @@ macro_rules! shared_methods {
                 self.index.clear(env)
             }
 
-            /// Handles of the elements whose closed rectangle meets the closed
-            /// rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
-            /// live handle; `0`, `null` or `undefined` omit nothing).
-            #[napi(
-                catch_unwind,
-                ts_args_type = "x1: number, y1: number, x2: number, y2: number, omit?: Handle | null",
-                ts_return_type = "Float64Array"
-            )]
-            pub fn query(
-                &self,
-                env: &Env,
-                x1: Unknown<'_>,
-                y1: Unknown<'_>,
-                x2: Unknown<'_>,
-                y2: Unknown<'_>,
-                omit: Option<Unknown<'_>>,
-            ) -> napi::Result<Float64Array> {
-                self.index.query(env, [&x1, &y1, &x2, &y2], omit.as_ref())
-            }
-
-            /// Handles of the elements whose closed rectangle holds the point
-            /// `(x, y)`, leaving out `omit`.
-            #[napi(
-                catch_unwind,
-                ts_args_type = "x: number, y: number, omit?: Handle | null",
-                ts_return_type = "Float64Array"
-            )]
-            pub fn query_point(
-                &self,
-                env: &Env,
-                x: Unknown<'_>,
-                y: Unknown<'_>,
-                omit: Option<Unknown<'_>>,
-            ) -> napi::Result<Float64Array> {
-                self.index.query_point(env, &x, &y, omit.as_ref())
-            }
-
-            /// Calls `callback(handle)` for each element `query` would return,
-            /// until the callback returns `false`. An exception thrown by the
-            /// callback propagates. The callback may read the index; a call that
-            /// changes it throws `ERR_FLATQUAD_BUSY`.
-            #[napi(
-                catch_unwind,
-                ts_args_type = "x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null"
-            )]
-            #[allow(clippy::too_many_arguments)]
-            pub fn query_with(
-                &self,
-                env: &Env,
-                x1: Unknown<'_>,
-                y1: Unknown<'_>,
-                x2: Unknown<'_>,
-                y2: Unknown<'_>,
-                callback: Unknown<'_>,
-                omit: Option<Unknown<'_>>,
-            ) -> napi::Result<()> {
-                self.index
-                    .query_with(env, [&x1, &y1, &x2, &y2], callback, omit.as_ref())
-            }
-
             /// Every pair of elements whose closed rectangles meet, each pair once:
             /// `[a0, b0, a1, b1, ...]`, 2 handles per pair.
             #[napi(catch_unwind, ts_return_type = "Float64Array")]
@@ -180,8 +59,16 @@ macro_rules! shared_methods {
             /// The other elements whose rectangle meets this element's (touching
             /// counts): `query(...rectOf(handle), handle)`, but structures that
             /// know where the element lies start there.
-            #[napi(catch_unwind, ts_args_type = "handle: Handle", ts_return_type = "Float64Array")]
-            pub fn overlapping(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<Float64Array> {
+            #[napi(
+                catch_unwind,
+                ts_args_type = "handle: Handle",
+                ts_return_type = "Float64Array"
+            )]
+            pub fn overlapping(
+                &self,
+                env: &Env,
+                handle: Unknown<'_>,
+            ) -> napi::Result<Float64Array> {
                 self.index.overlapping(env, &handle)
             }
 
@@ -198,7 +85,7 @@ macro_rules! shared_methods {
                 self.index.overlapping_many(env, &handles)
             }
 
-            /// One `query` per rectangle of `rects` (4 numbers each), in one call
+            /// One `query` per rectangle of `rects` (4 numbers each; 6, `x1, y1, z1, x2, y2, z2`, for an `Octree`), in one call
             /// to the core (on several threads for big batches), leaving out
             /// `omit[i]` from query `i` when `omit` is given: then every entry
             /// must be a live handle (the error's `index` says which is not). The
@@ -216,55 +103,10 @@ macro_rules! shared_methods {
                 self.index.query_many(env, &rects, omit.as_ref())
             }
 
-            /// Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
-            /// each; a `Float64Array` is rounded to the nearest `f32` once, which
-            /// never loses a pair whose boxes meet in `f64`) meets the element
-            /// `h`: `rows[k]` is `i`, `hits[k]` the handle. Rows increase; with
-            /// `sort`, the handles of each row too. `queryMany` is the same
-            /// batch in compressed rows.
-            #[napi(
-                catch_unwind,
-                ts_args_type = "rects: Float32Array | Float64Array, sort?: boolean | null"
-            )]
-            pub fn query_bulk(
-                &self,
-                env: &Env,
-                rects: Unknown<'_>,
-                sort: Option<bool>,
-            ) -> napi::Result<BulkResult> {
-                self.index.query_bulk(env, &rects, sort)
-            }
-
-            /// Every pair of an element of this index and an element of
-            /// `other` (any class) whose rectangles meet, each pair once:
-            /// `left[k]` of this index meets `right[k]` of `other`. With `sort`,
-            /// in increasing `(left, right)` order.
-            #[napi(catch_unwind, ts_args_type = "other: Quadtree | Grid | LooseGrid | LooseQuadtree, sort?: boolean | null")]
-            pub fn join(
-                &self,
-                env: &Env,
-                other: Either4<&Quadtree, &Grid, &LooseGrid, &LooseQuadtree>,
-                sort: Option<bool>,
-            ) -> napi::Result<JoinResult> {
-                let other = match other {
-                    Either4::A(o) => &o.index,
-                    Either4::B(o) => &o.index,
-                    Either4::C(o) => &o.index,
-                    Either4::D(o) => &o.index,
-                };
-                self.index.join(env, other, sort)
-            }
-
             /// The id the element was inserted with.
             #[napi(catch_unwind, ts_args_type = "handle: Handle")]
             pub fn id_of(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<u32> {
                 self.index.id_of(env, &handle)
-            }
-
-            /// The element's rectangle (as 32-bit floats: what the index stores).
-            #[napi(catch_unwind, ts_args_type = "handle: Handle")]
-            pub fn rect_of(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<Rectangle> {
-                self.index.rect_of(env, &handle)
             }
 
             /// Whether `handle` names an element of this index now (false for any
@@ -293,26 +135,7 @@ macro_rules! shared_methods {
                 self.index.stats(env)
             }
 
-            /// Calls `callback(node)` for every node of a tree (depth-first,
-            /// parents before children, children in the order top-left, top-right,
-            /// bottom-left, bottom-right) or every cell of a grid (as leaves of
-            /// depth 0); returning `false` stops the walk. An exception thrown by
-            /// the callback propagates. The callback may read the index; a call
-            /// that changes it throws `ERR_FLATQUAD_BUSY`.
-            #[napi(catch_unwind, ts_args_type = "callback: (node: NodeInfo) => boolean | void")]
-            pub fn traverse(&self, env: &Env, callback: Unknown<'_>) -> napi::Result<()> {
-                self.index.traverse(env, callback)
-            }
-
-            /// Every node (or cell) in `traverse` order, as typed arrays ready to
-            /// draw: `rects` (4 numbers per node), `depths`, `isLeaf` (1 or 0) and
-            /// `counts`.
-            #[napi(catch_unwind)]
-            pub fn nodes(&self, env: &Env) -> napi::Result<Nodes> {
-                self.index.nodes(env)
-            }
-
-            /// Adds `n` rectangles at once: `rects` holds `x1, y1, x2, y2` for each
+            /// Adds `n` rectangles at once: `rects` holds `x1, y1, x2, y2` for each (an `Octree`'s `x1, y1, z1, x2, y2, z2`)
             /// (a `Float32Array` is read in place; a `Float64Array` is rounded to
             /// 32-bit floats), `ids` one id each (all 0 when left out). Returns the
             /// `n` handles. Every rectangle is checked first: on error nothing is
@@ -331,7 +154,7 @@ macro_rules! shared_methods {
                 self.index.insert_many(env, &rects, ids.as_ref())
             }
 
-            /// Moves `handles[i]` to rectangle `i` of `rects` (4 numbers each), for
+            /// Moves `handles[i]` to rectangle `i` of `rects` (4 numbers each; 6, `x1, y1, z1, x2, y2, z2`, for an `Octree`), for
             /// every `i`. Everything is checked first: on error nothing moves, and
             /// the error's `index` says which item was refused.
             #[napi(
@@ -374,7 +197,8 @@ macro_rules! shared_methods {
             /// throw `ERR_FLATQUAD_INVALID_BYTES`.
             #[napi(factory, catch_unwind, ts_args_type = "bytes: Uint8Array")]
             pub fn from_bytes(env: &Env, bytes: Unknown<'_>) -> napi::Result<Self> {
-                Index::from_bytes::<$core>(env, &bytes).map(|index| $class { index })
+                Index::decode(env, &bytes, <$core as flatquad::SpatialIndex>::from_bytes)
+                    .map(|index| $class { index })
             }
 
             /// Test hook: panics inside a call that reads (`mutating` false) or
@@ -383,6 +207,206 @@ macro_rules! shared_methods {
             #[napi(js_name = "__panicForTests", skip_typescript, catch_unwind)]
             pub fn panic_for_tests(&self, env: &Env, mutating: bool) -> napi::Result<()> {
                 self.index.panic_for_tests(env, mutating)
+            }
+        }
+    };
+}
+
+pub(crate) use common_methods;
+
+/// `shared_methods!(Class, core type, "Class")`: the methods every 2D class
+/// has, declared on `Class` (whose field `index` is the [`Index`]): the common
+/// ones and those taking a rectangle's four coordinates.
+macro_rules! shared_methods {
+    ($class:ident, $core:ty, $kind:tt) => {
+        impl From<Index> for $class {
+            fn from(index: Index) -> $class {
+                $class { index }
+            }
+        }
+
+        common_methods!($class, $core);
+
+        #[napi]
+        impl $class {
+            /// Which structure this is.
+            #[napi(getter, ts_return_type = $kind)]
+            pub fn kind(&self) -> &'static str {
+                self.index.name()
+            }
+
+            /// The world rectangle it was made with, as corners (32-bit floats,
+            /// what it stores): `new Class(index.world, ...)` divides the same world.
+            #[napi(getter, catch_unwind)]
+            pub fn world(&self, env: &Env) -> napi::Result<Rectangle> {
+                self.index.world_box(env, crate::index::rectangle)
+            }
+
+            /// Adds the rectangle `[x1, x2] × [y1, y2]` with an id of yours (an
+            /// integer from 0 to 2^32 - 1; 0 when left out) and returns its handle.
+            /// Coordinates are rounded to the nearest 32-bit float.
+            ///
+            /// Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or
+            /// infinite coordinates (a number beyond the 32-bit range rounds to
+            /// an infinity) or `x1 > x2` / `y1 > y2`; nothing is changed then.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "x1: number, y1: number, x2: number, y2: number, id?: number",
+                ts_return_type = "Handle"
+            )]
+            pub fn insert(
+                &self,
+                env: &Env,
+                x1: Unknown<'_>,
+                y1: Unknown<'_>,
+                x2: Unknown<'_>,
+                y2: Unknown<'_>,
+                id: Option<Unknown<'_>>,
+            ) -> napi::Result<f64> {
+                self.index.insert(env, &[&x1, &y1, &x2, &y2], id.as_ref())
+            }
+
+            /// Gives an element a new rectangle. Throws as `insert` does for a bad
+            /// rectangle and as `remove` does for a bad handle; nothing is changed then.
+            #[napi(
+                js_name = "move",
+                catch_unwind,
+                ts_args_type = "handle: Handle, x1: number, y1: number, x2: number, y2: number"
+            )]
+            pub fn move_to(
+                &self,
+                env: &Env,
+                handle: Unknown<'_>,
+                x1: Unknown<'_>,
+                y1: Unknown<'_>,
+                x2: Unknown<'_>,
+                y2: Unknown<'_>,
+            ) -> napi::Result<()> {
+                self.index.move_to(env, &handle, &[&x1, &y1, &x2, &y2])
+            }
+
+            /// Handles of the elements whose closed rectangle meets the closed
+            /// rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
+            /// live handle; `0`, `null` or `undefined` omit nothing).
+            #[napi(
+                catch_unwind,
+                ts_args_type = "x1: number, y1: number, x2: number, y2: number, omit?: Handle | null",
+                ts_return_type = "Float64Array"
+            )]
+            pub fn query(
+                &self,
+                env: &Env,
+                x1: Unknown<'_>,
+                y1: Unknown<'_>,
+                x2: Unknown<'_>,
+                y2: Unknown<'_>,
+                omit: Option<Unknown<'_>>,
+            ) -> napi::Result<Float64Array> {
+                self.index.query(env, &[&x1, &y1, &x2, &y2], omit.as_ref())
+            }
+
+            /// Handles of the elements whose closed rectangle holds the point
+            /// `(x, y)`, leaving out `omit`.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "x: number, y: number, omit?: Handle | null",
+                ts_return_type = "Float64Array"
+            )]
+            pub fn query_point(
+                &self,
+                env: &Env,
+                x: Unknown<'_>,
+                y: Unknown<'_>,
+                omit: Option<Unknown<'_>>,
+            ) -> napi::Result<Float64Array> {
+                self.index.query_point(env, &[&x, &y], omit.as_ref())
+            }
+
+            /// Calls `callback(handle)` for each element `query` would return,
+            /// until the callback returns `false`. An exception thrown by the
+            /// callback propagates. The callback may read the index; a call that
+            /// changes it throws `ERR_FLATQUAD_BUSY`.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null"
+            )]
+            #[allow(clippy::too_many_arguments)]
+            pub fn query_with(
+                &self,
+                env: &Env,
+                x1: Unknown<'_>,
+                y1: Unknown<'_>,
+                x2: Unknown<'_>,
+                y2: Unknown<'_>,
+                callback: Unknown<'_>,
+                omit: Option<Unknown<'_>>,
+            ) -> napi::Result<()> {
+                self.index
+                    .query_with(env, &[&x1, &y1, &x2, &y2], callback, omit.as_ref())
+            }
+
+            /// Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
+            /// each; a `Float64Array` is rounded to the nearest `f32` once, which
+            /// never loses a pair whose boxes meet in `f64`) meets the element
+            /// `h`: `rows[k]` is `i`, `hits[k]` the handle. Rows increase; with
+            /// `sort`, the handles of each row too. `queryMany` is the same
+            /// batch in compressed rows.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "rects: Float32Array | Float64Array, sort?: boolean | null"
+            )]
+            pub fn query_bulk(
+                &self,
+                env: &Env,
+                rects: Unknown<'_>,
+                sort: Option<bool>,
+            ) -> napi::Result<BulkResult> {
+                self.index.query_bulk(env, &rects, sort)
+            }
+
+            /// Every pair of an element of this index and an element of
+            /// `other` (any class) whose rectangles meet, each pair once:
+            /// `left[k]` of this index meets `right[k]` of `other`. With `sort`,
+            /// in increasing `(left, right)` order.
+            #[napi(catch_unwind, ts_args_type = "other: Quadtree | Grid | LooseGrid | LooseQuadtree, sort?: boolean | null")]
+            pub fn join(
+                &self,
+                env: &Env,
+                other: Either4<&Quadtree, &Grid, &LooseGrid, &LooseQuadtree>,
+                sort: Option<bool>,
+            ) -> napi::Result<JoinResult> {
+                let other = match other {
+                    Either4::A(o) => &o.index,
+                    Either4::B(o) => &o.index,
+                    Either4::C(o) => &o.index,
+                    Either4::D(o) => &o.index,
+                };
+                self.index.join(env, other, sort)
+            }
+
+            /// The element's rectangle (as 32-bit floats: what the index stores).
+            #[napi(catch_unwind, ts_args_type = "handle: Handle")]
+            pub fn rect_of(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<Rectangle> {
+                self.index.rect_of(env, &handle, crate::index::rectangle)
+            }
+
+            /// Calls `callback(node)` for every node of a tree (depth-first,
+            /// parents before children, children in the order top-left, top-right,
+            /// bottom-left, bottom-right) or every cell of a grid (as leaves of
+            /// depth 0); returning `false` stops the walk. An exception thrown by
+            /// the callback propagates. The callback may read the index; a call
+            /// that changes it throws `ERR_FLATQUAD_BUSY`.
+            #[napi(catch_unwind, ts_args_type = "callback: (node: NodeInfo) => boolean | void")]
+            pub fn traverse(&self, env: &Env, callback: Unknown<'_>) -> napi::Result<()> {
+                self.index.traverse(env, callback)
+            }
+
+            /// Every node (or cell) in `traverse` order, as typed arrays ready to
+            /// draw: `rects` (4 numbers per node), `depths`, `isLeaf` (1 or 0) and
+            /// `counts`.
+            #[napi(catch_unwind)]
+            pub fn nodes(&self, env: &Env) -> napi::Result<Nodes> {
+                self.index.nodes(env)
             }
         }
     };

@@ -10,7 +10,7 @@ use std::cell::{Cell, RefCell};
 use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use flatquad::{AnyIndex, Handle, Kind, NodeInfo as CoreNode, Rect, SpatialIndex};
+use flatquad::{AnyIndex, ErrorKind, Handle, Kind, NodeInfo as CoreNode, Rect, SpatialIndex};
 use napi::bindgen_prelude::{Buffer, Float32Array, Float64Array, This, Uint32Array, Uint8Array};
 use napi::{sys, Env, JsValue, Unknown};
 
@@ -42,17 +42,35 @@ macro_rules! core {
 
 core!(Quadtree, Grid, LooseGrid, LooseQuadtree);
 
-/// An index of any kind, as a JavaScript object holds it.
+/// What an [`Index`] can hold: `AnyIndex` (the 2D classes) or the octree.
+pub(crate) trait Held: SpatialIndex + Sync {
+    /// The class name, for messages.
+    fn name(&self) -> &'static str;
+}
+
+impl Held for AnyIndex {
+    fn name(&self) -> &'static str {
+        self.kind().name()
+    }
+}
+
+impl Held for flatquad::Octree {
+    fn name(&self) -> &'static str {
+        "Octree"
+    }
+}
+
+/// An index of any kind (or the octree), as a JavaScript object holds it.
 ///
 /// - The structure sits in a `RefCell`: a JavaScript callback (`traverse`,
 ///   `queryWith`) may read it, but a call that would change it throws
 ///   `ERR_FLATQUAD_BUSY` instead of changing what the walk is reading.
 /// - Every call catches panics; a panic inside a call that changes the
 ///   structure leaves it unusable ("poisoned") rather than half-changed.
-pub(crate) struct Index {
-    inner: RefCell<AnyIndex>,
-    /// The kind of `inner`, which never changes (readable while it is borrowed).
-    kind: Kind,
+pub(crate) struct Index<T = AnyIndex> {
+    inner: RefCell<T>,
+    /// The class name of `inner`, which never changes (readable while it is borrowed).
+    name: &'static str,
     /// Set when a panic interrupted a call that changes the structure.
     poisoned: Cell<bool>,
     /// Reused by the batch calls, so a frame's `moveMany` allocates nothing.
@@ -91,7 +109,7 @@ fn guarded<T>(on_panic: impl FnOnce(), body: impl FnOnce() -> Outcome<T>) -> Out
 /// Refuses `Quadtree(world)` without `new`, which would otherwise attach an
 /// index to the global object (napi-rs runs the constructor with `this` =
 /// `globalThis`).
-fn called_with_new(env: &Env, this: &This<'_>, kind: Kind) -> Outcome<()> {
+fn called_with_new(env: &Env, this: &This<'_>, name: &str) -> Outcome<()> {
     let global = env.get_global()?;
     let (this, global) = (this.value(), global.value());
     let mut same = false;
@@ -101,8 +119,7 @@ fn called_with_new(env: &Env, this: &This<'_>, kind: Kind) -> Outcome<()> {
         return Ok(());
     }
     Err(Fail::wrong_type(format!(
-        "Class constructor {} cannot be invoked without 'new'",
-        kind.name()
+        "Class constructor {name} cannot be invoked without 'new'"
     )))
 }
 
@@ -123,7 +140,7 @@ fn camel(name: &str) -> String {
     out
 }
 
-fn rectangle(r: Rect) -> Rectangle {
+pub(crate) fn rectangle(r: Rect) -> Rectangle {
     Rectangle {
         x1: r.x1 as f64,
         y1: r.y1 as f64,
@@ -191,20 +208,14 @@ fn walk(index: &AnyIndex, each: impl FnMut(&CoreNode) -> ControlFlow<()>) {
     let _ = index.traverse(|n| (each.borrow_mut())(n), |n| (each.borrow_mut())(n));
 }
 
+fn fail<T>(env: &Env, outcome: Outcome<T>) -> napi::Result<T> {
+    outcome.map_err(|fail| fail.throw(env.raw()))
+}
+
+/// The 2D classes' own: construction, snapshots of any kind, and the calls
+/// the octree does not have (the world as a `Rectangle`, bulk queries, joins,
+/// the node walk).
 impl Index {
-    fn wrap(index: AnyIndex) -> Index {
-        Index {
-            kind: index.kind(),
-            inner: RefCell::new(index),
-            poisoned: Cell::new(false),
-            scratch: RefCell::new(Vec::new()),
-        }
-    }
-
-    fn fail<T>(env: &Env, outcome: Outcome<T>) -> napi::Result<T> {
-        outcome.map_err(|fail| fail.throw(env.raw()))
-    }
-
     /// A new index for a constructor of kind `C`: checks it was called with
     /// `new`, reads the world, and runs `build`, which reads the options and
     /// calls the core's constructor. The core's refusal names the argument.
@@ -214,13 +225,167 @@ impl Index {
         world: &Unknown<'_>,
         build: impl FnOnce(Rect) -> Outcome<Result<C, flatquad::Error>>,
     ) -> napi::Result<Index> {
+        Index::construct_with(env, this, C::KIND.name(), || args::world(world), build)
+    }
+
+    /// An index of whichever kind the snapshot holds.
+    pub(crate) fn from_any_bytes(env: &Env, bytes: &Unknown<'_>) -> napi::Result<Index> {
+        Index::decode(env, bytes, AnyIndex::from_bytes)
+    }
+
+    pub(crate) fn kind(&self) -> Kind {
+        [
+            Kind::Quadtree,
+            Kind::Grid,
+            Kind::LooseGrid,
+            Kind::LooseQuadtree,
+        ]
+        .into_iter()
+        .find(|kind| kind.name() == self.name)
+        .unwrap_or(Kind::Quadtree)
+    }
+
+    /// Runs `body` on the structure of kind `C` inside: for the getters of
+    /// one class.
+    pub(crate) fn read_as<C: Core, R>(
+        &self,
+        env: &Env,
+        body: impl FnOnce(&C) -> R,
+    ) -> napi::Result<R> {
+        self.read(env, |index| {
+            let structure = C::inside(index).ok_or_else(|| {
+                Fail::new(Class::Error, code::OTHER, "the index is of another kind")
+            })?;
+            Ok(body(structure))
+        })
+    }
+
+    pub(crate) fn query_bulk(
+        &self,
+        env: &Env,
+        rects: &Unknown<'_>,
+        sort: Option<bool>,
+    ) -> napi::Result<BulkResult> {
+        self.read(env, |index| {
+            let rects = args::rects(rects, "rects")?;
+            let (mut rows, mut hits) = (Vec::new(), Vec::new());
+            flatquad::join::query_bulk(
+                index,
+                rects.get(),
+                sort.unwrap_or(false),
+                &mut rows,
+                &mut hits,
+            )
+            .map_err(core)?;
+            Ok(BulkResult {
+                rows: positions(rows),
+                hits: raws(hits),
+            })
+        })
+    }
+
+    pub(crate) fn join(
+        &self,
+        env: &Env,
+        other: &Index,
+        sort: Option<bool>,
+    ) -> napi::Result<JoinResult> {
+        self.read(env, |left| {
+            other.usable()?;
+            let right = other.inner.try_borrow().map_err(|_| {
+                Fail::new(Class::Error, code::BUSY, "the other index is being changed")
+            })?;
+            let (mut lefts, mut rights) = (Vec::new(), Vec::new());
+            flatquad::join::join(
+                left,
+                &*right,
+                sort.unwrap_or(false),
+                &mut lefts,
+                &mut rights,
+            );
+            Ok(JoinResult {
+                left: raws(lefts),
+                right: raws(rights),
+            })
+        })
+    }
+
+    pub(crate) fn traverse(&self, env: &Env, callback: Unknown<'_>) -> napi::Result<()> {
+        self.read(env, |index| {
+            let callback = args::function(callback, "callback")?;
+            let mut failure = None;
+            walk(index, |node| {
+                let info = NodeInfo {
+                    index: node.index,
+                    depth: node.depth,
+                    x1: node.rect.x1 as f64,
+                    y1: node.rect.y1 as f64,
+                    x2: node.rect.x2 as f64,
+                    y2: node.rect.y2 as f64,
+                    is_leaf: node.is_leaf,
+                    count: node.count,
+                };
+                visit(&callback, info, &mut failure)
+            });
+            failure.map_or(Ok(()), Err)
+        })
+    }
+
+    pub(crate) fn nodes(&self, env: &Env) -> napi::Result<Nodes> {
+        self.read(env, |index| {
+            let (mut rects, mut depths, mut is_leaf, mut counts) =
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            walk(index, |node| {
+                rects.extend_from_slice(&<[f32; 4]>::from(node.rect));
+                depths.push(node.depth as u8);
+                is_leaf.push(node.is_leaf as u8);
+                counts.push(node.count);
+                ControlFlow::Continue(())
+            });
+            Ok(Nodes {
+                rects: Float32Array::new(rects),
+                depths: Uint8Array::new(depths),
+                is_leaf: Uint8Array::new(is_leaf),
+                counts: Uint32Array::new(counts),
+            })
+        })
+    }
+}
+
+/// Every call the classes share, written once for the 2D classes and the octree.
+impl<T: Held> Index<T> {
+    pub(crate) fn wrap(index: T) -> Index<T> {
+        Index {
+            name: index.name(),
+            inner: RefCell::new(index),
+            poisoned: Cell::new(false),
+            scratch: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The class name.
+    pub(crate) fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// A new index for the constructor of the class `name`: checks it was
+    /// called with `new`, reads the world (`world` gives it and how to show
+    /// it), and runs `build`, which reads the options and calls the core's
+    /// constructor. The core's refusal names the argument.
+    pub(crate) fn construct_with<B, C: Into<T>>(
+        env: &Env,
+        this: &This<'_>,
+        name: &str,
+        world: impl FnOnce() -> Outcome<(B, String)>,
+        build: impl FnOnce(B) -> Outcome<Result<C, flatquad::Error>>,
+    ) -> napi::Result<Index<T>> {
         let outcome = guarded(
             || {},
             || {
-                called_with_new(env, this, C::KIND)?;
-                let (world, shown) = args::world(world)?;
+                called_with_new(env, this, name)?;
+                let (world, shown) = world()?;
                 build(world)?.map_err(|error| match error.root() {
-                    flatquad::Error::InvalidWorld(_) => {
+                    e if e.kind() == ErrorKind::InvalidWorld => {
                         core(error).context(format!("world {shown}"))
                     }
                     flatquad::Error::InvalidParameter { name, .. } => {
@@ -231,36 +396,24 @@ impl Index {
                 })
             },
         );
-        Self::fail(env, outcome).map(|structure| Index::wrap(structure.into()))
+        fail(env, outcome).map(|structure| Index::wrap(structure.into()))
     }
 
-    /// An index of kind `C` from `toBytes()`'s output; the core refuses a
-    /// snapshot of another kind.
-    pub(crate) fn from_bytes<C: Core>(env: &Env, bytes: &Unknown<'_>) -> napi::Result<Index> {
+    /// An index from `toBytes()`'s output, read by `parse` (which refuses a
+    /// snapshot of another kind).
+    pub(crate) fn decode<C: Into<T>>(
+        env: &Env,
+        bytes: &Unknown<'_>,
+        parse: impl FnOnce(&[u8]) -> Result<C, flatquad::Error>,
+    ) -> napi::Result<Index<T>> {
         let outcome = guarded(
             || {},
             || {
                 let array = args::bytes(bytes, "bytes")?;
-                C::from_bytes(&array.arraybuffer).map_err(core)
+                parse(&array.arraybuffer).map_err(core)
             },
         );
-        Self::fail(env, outcome).map(|structure| Index::wrap(structure.into()))
-    }
-
-    /// An index of whichever kind the snapshot holds.
-    pub(crate) fn from_any_bytes(env: &Env, bytes: &Unknown<'_>) -> napi::Result<Index> {
-        let outcome = guarded(
-            || {},
-            || {
-                let array = args::bytes(bytes, "bytes")?;
-                AnyIndex::from_bytes(&array.arraybuffer).map_err(core)
-            },
-        );
-        Self::fail(env, outcome).map(Index::wrap)
-    }
-
-    pub(crate) fn kind(&self) -> Kind {
-        self.kind
+        fail(env, outcome).map(|structure| Index::wrap(structure.into()))
     }
 
     fn usable(&self) -> Outcome<()> {
@@ -270,7 +423,7 @@ impl Index {
                 code::POISONED,
                 format!(
                     "this {} is unusable: an internal error (a Rust panic) interrupted an earlier call that was changing it; build a new one",
-                    self.kind.name()
+                    self.name
                 ),
             ));
         }
@@ -278,7 +431,7 @@ impl Index {
     }
 
     /// Runs `body` on the structure for a call that only reads it.
-    fn read<T>(&self, env: &Env, body: impl FnOnce(&AnyIndex) -> Outcome<T>) -> napi::Result<T> {
+    fn read<R>(&self, env: &Env, body: impl FnOnce(&T) -> Outcome<R>) -> napi::Result<R> {
         let outcome = self.usable().and_then(|()| {
             let index = self
                 .inner
@@ -286,31 +439,16 @@ impl Index {
                 .map_err(|_| Fail::new(Class::Error, code::BUSY, "the index is being changed"))?;
             guarded(|| {}, || body(&index))
         });
-        Self::fail(env, outcome)
-    }
-
-    /// Runs `body` on the structure of kind `C` inside: for the getters of
-    /// one class.
-    pub(crate) fn read_as<C: Core, T>(
-        &self,
-        env: &Env,
-        body: impl FnOnce(&C) -> T,
-    ) -> napi::Result<T> {
-        self.read(env, |index| {
-            let structure = C::inside(index).ok_or_else(|| {
-                Fail::new(Class::Error, code::OTHER, "the index is of another kind")
-            })?;
-            Ok(body(structure))
-        })
+        fail(env, outcome)
     }
 
     /// Runs `body` on the structure for a call named `what` that changes it.
-    fn write<T>(
+    fn write<R>(
         &self,
         env: &Env,
         what: &str,
-        body: impl FnOnce(&mut AnyIndex) -> Outcome<T>,
-    ) -> napi::Result<T> {
+        body: impl FnOnce(&mut T) -> Outcome<R>,
+    ) -> napi::Result<R> {
         let outcome = self.usable().and_then(|()| {
             let mut index = self.inner.try_borrow_mut().map_err(|_| {
                 Fail::new(
@@ -318,40 +456,50 @@ impl Index {
                     code::BUSY,
                     format!(
                         "{what}() cannot change this {} from inside its own traverse() or queryWith() callback; collect the changes and make them after the walk",
-                        self.kind.name()
+                        self.name
                     ),
                 )
             })?;
             guarded(|| self.poisoned.set(true), || body(&mut index))
         });
-        Self::fail(env, outcome)
+        fail(env, outcome)
     }
 
     /// The scratch list of handles, or a fresh one while a batch call above
     /// this one (a callback's caller) holds it.
-    fn with_scratch<T>(&self, body: impl FnOnce(&mut Vec<Handle>) -> Outcome<T>) -> Outcome<T> {
+    fn with_scratch<R>(&self, body: impl FnOnce(&mut Vec<Handle>) -> Outcome<R>) -> Outcome<R> {
         match self.scratch.try_borrow_mut() {
             Ok(mut list) => body(&mut list),
             Err(_) => body(&mut Vec::new()),
         }
     }
 
-    pub(crate) fn size(&self, env: &Env) -> napi::Result<u32> {
-        self.read(env, |index| Ok(index.len() as u32))
+    /// The world, as the class shows it (`show`).
+    pub(crate) fn world_box<B>(
+        &self,
+        env: &Env,
+        show: impl FnOnce(T::Bounds) -> B,
+    ) -> napi::Result<B> {
+        self.read(env, |index| Ok(show(index.world())))
     }
 
-    pub(crate) fn world(&self, env: &Env) -> napi::Result<Rectangle> {
-        self.read(env, |index| Ok(rectangle(index.world())))
+    /// Runs `get` on the core structure: for the getters of one class.
+    pub(crate) fn read_core<R>(&self, env: &Env, get: impl FnOnce(&T) -> R) -> napi::Result<R> {
+        self.read(env, |index| Ok(get(index)))
+    }
+
+    pub(crate) fn size(&self, env: &Env) -> napi::Result<u32> {
+        self.read(env, |index| Ok(index.len() as u32))
     }
 
     pub(crate) fn insert(
         &self,
         env: &Env,
-        coords: [&Unknown<'_>; 4],
+        coords: &[&Unknown<'_>],
         id: Option<&Unknown<'_>>,
     ) -> napi::Result<f64> {
         self.write(env, "insert", |index| {
-            let rect = args::rect(coords)?;
+            let rect = args::any_box::<T::Bounds>(coords)?;
             let id = args::id(id)?;
             index.insert(rect, id).map(raw).map_err(core)
         })
@@ -368,11 +516,11 @@ impl Index {
         &self,
         env: &Env,
         handle: &Unknown<'_>,
-        coords: [&Unknown<'_>; 4],
+        coords: &[&Unknown<'_>],
     ) -> napi::Result<()> {
         self.write(env, "move", |index| {
             let handle = args::handle(handle, "handle")?;
-            let rect = args::rect(coords)?;
+            let rect = args::any_box::<T::Bounds>(coords)?;
             index.update(handle, rect).map_err(core)
         })
     }
@@ -394,11 +542,11 @@ impl Index {
     pub(crate) fn query(
         &self,
         env: &Env,
-        coords: [&Unknown<'_>; 4],
+        coords: &[&Unknown<'_>],
         omit: Option<&Unknown<'_>>,
     ) -> napi::Result<Float64Array> {
         self.read(env, |index| {
-            let rect = args::rect(coords)?;
+            let rect = args::any_box::<T::Bounds>(coords)?;
             let omit = args::optional_handle(omit, "omit")?;
             let mut hits = Vec::new();
             index.query(rect, omit, &mut hits).map_err(core)?;
@@ -406,18 +554,18 @@ impl Index {
         })
     }
 
+    /// `coords`: `[x, y]` or `[x, y, z]`.
     pub(crate) fn query_point(
         &self,
         env: &Env,
-        x: &Unknown<'_>,
-        y: &Unknown<'_>,
+        coords: &[&Unknown<'_>],
         omit: Option<&Unknown<'_>>,
     ) -> napi::Result<Float64Array> {
         self.read(env, |index| {
-            let (x, y) = args::point(x, y)?;
+            let point = args::any_point::<T::Bounds>(coords)?;
             let omit = args::optional_handle(omit, "omit")?;
             let mut hits = Vec::new();
-            index.query_point([x, y], omit, &mut hits).map_err(core)?;
+            index.query_point(point, omit, &mut hits).map_err(core)?;
             Ok(raws(hits))
         })
     }
@@ -425,12 +573,12 @@ impl Index {
     pub(crate) fn query_with(
         &self,
         env: &Env,
-        coords: [&Unknown<'_>; 4],
+        coords: &[&Unknown<'_>],
         callback: Unknown<'_>,
         omit: Option<&Unknown<'_>>,
     ) -> napi::Result<()> {
         self.read(env, |index| {
-            let rect = args::rect(coords)?;
+            let rect = args::any_box::<T::Bounds>(coords)?;
             let callback = args::function(callback, "callback")?;
             let omit = args::optional_handle(omit, "omit")?;
             let mut failure = None;
@@ -516,56 +664,6 @@ impl Index {
         })
     }
 
-    pub(crate) fn query_bulk(
-        &self,
-        env: &Env,
-        rects: &Unknown<'_>,
-        sort: Option<bool>,
-    ) -> napi::Result<BulkResult> {
-        self.read(env, |index| {
-            let rects = args::rects(rects, "rects")?;
-            let (mut rows, mut hits) = (Vec::new(), Vec::new());
-            flatquad::join::query_bulk(
-                index,
-                rects.get(),
-                sort.unwrap_or(false),
-                &mut rows,
-                &mut hits,
-            )
-            .map_err(core)?;
-            Ok(BulkResult {
-                rows: positions(rows),
-                hits: raws(hits),
-            })
-        })
-    }
-
-    pub(crate) fn join(
-        &self,
-        env: &Env,
-        other: &Index,
-        sort: Option<bool>,
-    ) -> napi::Result<JoinResult> {
-        self.read(env, |left| {
-            other.usable()?;
-            let right = other.inner.try_borrow().map_err(|_| {
-                Fail::new(Class::Error, code::BUSY, "the other index is being changed")
-            })?;
-            let (mut lefts, mut rights) = (Vec::new(), Vec::new());
-            flatquad::join::join(
-                left,
-                &*right,
-                sort.unwrap_or(false),
-                &mut lefts,
-                &mut rights,
-            );
-            Ok(JoinResult {
-                left: raws(lefts),
-                right: raws(rights),
-            })
-        })
-    }
-
     pub(crate) fn id_of(&self, env: &Env, handle: &Unknown<'_>) -> napi::Result<u32> {
         self.read(env, |index| {
             let handle = args::handle(handle, "handle")?;
@@ -573,10 +671,16 @@ impl Index {
         })
     }
 
-    pub(crate) fn rect_of(&self, env: &Env, handle: &Unknown<'_>) -> napi::Result<Rectangle> {
+    /// The element's box, as the class shows it (`show`).
+    pub(crate) fn rect_of<B>(
+        &self,
+        env: &Env,
+        handle: &Unknown<'_>,
+        show: impl FnOnce(T::Bounds) -> B,
+    ) -> napi::Result<B> {
         self.read(env, |index| {
             let handle = args::handle(handle, "handle")?;
-            index.rect(handle).map(rectangle).map_err(core)
+            index.rect(handle).map(show).map_err(core)
         })
     }
 
@@ -622,47 +726,6 @@ impl Index {
         })
     }
 
-    pub(crate) fn traverse(&self, env: &Env, callback: Unknown<'_>) -> napi::Result<()> {
-        self.read(env, |index| {
-            let callback = args::function(callback, "callback")?;
-            let mut failure = None;
-            walk(index, |node| {
-                let info = NodeInfo {
-                    index: node.index,
-                    depth: node.depth,
-                    x1: node.rect.x1 as f64,
-                    y1: node.rect.y1 as f64,
-                    x2: node.rect.x2 as f64,
-                    y2: node.rect.y2 as f64,
-                    is_leaf: node.is_leaf,
-                    count: node.count,
-                };
-                visit(&callback, info, &mut failure)
-            });
-            failure.map_or(Ok(()), Err)
-        })
-    }
-
-    pub(crate) fn nodes(&self, env: &Env) -> napi::Result<Nodes> {
-        self.read(env, |index| {
-            let (mut rects, mut depths, mut is_leaf, mut counts) =
-                (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-            walk(index, |node| {
-                rects.extend_from_slice(&<[f32; 4]>::from(node.rect));
-                depths.push(node.depth as u8);
-                is_leaf.push(node.is_leaf as u8);
-                counts.push(node.count);
-                ControlFlow::Continue(())
-            });
-            Ok(Nodes {
-                rects: Float32Array::new(rects),
-                depths: Uint8Array::new(depths),
-                is_leaf: Uint8Array::new(is_leaf),
-                counts: Uint32Array::new(counts),
-            })
-        })
-    }
-
     pub(crate) fn insert_many(
         &self,
         env: &Env,
@@ -670,7 +733,7 @@ impl Index {
         ids: Option<&Unknown<'_>>,
     ) -> napi::Result<Float64Array> {
         self.write(env, "insertMany", |index| {
-            let rects: Rects = args::rects(rects, "rects")?;
+            let rects: Rects<T::Bounds> = args::rects(rects, "rects")?;
             let rects = rects.get();
             let ids = match ids.filter(|v| !args::is_absent(Some(v))) {
                 Some(ids) => Some(args::ids(ids, "ids")?),
@@ -731,7 +794,7 @@ impl Index {
                 Fail::new(
                     Class::Error,
                     code::OTHER,
-                    format!("broken {}: {why}", index.kind().name()),
+                    format!("broken {}: {why}", self.name),
                 )
             })
         })

@@ -1,13 +1,15 @@
 //! The Node.js binding of flatquad, built with napi-rs: the classes
 //! `Quadtree`, `Grid`, `LooseGrid` and `LooseQuadtree`, one per core
-//! structure, with the same methods.
+//! structure, with the same methods, and `Octree` (3D), the same methods over
+//! 6-number boxes.
 //!
 //! Thin by design: every call converts its arguments ([`args`]), forwards to the
 //! core, and converts the result or the error ([`error`]). Nothing here decides
 //! which rectangles are valid or which elements overlap; the core does.
 //!
 //! - One layer serves every structure: [`index::Index`] wraps the core's
-//!   [`flatquad::AnyIndex`] and implements every shared method once;
+//!   [`flatquad::AnyIndex`] (or the octree) and implements every shared
+//!   method once, generic over the core type;
 //!   [`classes`] declares them on each class and adds its constructor and
 //!   parameter getters.
 //! - Handles cross as JavaScript numbers (exact: the core keeps them below 2^53)
@@ -22,6 +24,7 @@ mod classes;
 mod error;
 mod index;
 pub mod objects;
+mod octree;
 
 use napi::bindgen_prelude::Either4;
 use napi::{Env, Unknown};

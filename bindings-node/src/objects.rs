@@ -14,6 +14,28 @@ pub struct Rectangle {
     pub y2: f64,
 }
 
+/// A closed box `[x1, x2] × [y1, y2] × [z1, z2]`: the form of every box the
+/// `Octree` returns, and of the world it takes.
+#[napi(object)]
+pub struct Box3 {
+    pub x1: f64,
+    pub y1: f64,
+    pub z1: f64,
+    pub x2: f64,
+    pub y2: f64,
+    pub z2: f64,
+}
+
+/// `Octree` options; a left-out one takes its default.
+#[napi(object)]
+pub struct OctreeOptions {
+    /// Elements a leaf holds before it splits (default 8, at least 1).
+    pub max_elements: Option<u32>,
+    /// Depth below which leaves no longer split; the root is depth 0 (default
+    /// 6, at most 30): `world / 2^maxDepth ≈ 2 × element size`.
+    pub max_depth: Option<u32>,
+}
+
 /// The other form of the world a constructor takes: top-left corner `(x, y)`,
 /// `width` and `height`. The far corner is added in 64-bit floats, then every
 /// corner rounded once to a 32-bit float.

@@ -4,7 +4,7 @@
 //! `uint32` ids) are read in place; anything else numpy can turn into one is
 //! converted once; the rest is refused with a message saying what was expected.
 
-use flatquad::{Handle, Rect};
+use flatquad::{Bounds, Handle, Rect};
 use numpy::{
     PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
     PyUntypedArray, PyUntypedArrayMethods,
@@ -43,9 +43,16 @@ pub(crate) fn numbers<const N: usize>(
     what: &str,
     fields: &str,
 ) -> PyResult<[f64; N]> {
+    let mut out = [0.0f64; N];
+    out.copy_from_slice(&numbers_vec(obj, what, fields, N)?);
+    Ok(out)
+}
+
+/// `n` numbers from any iterable.
+fn numbers_vec(obj: &Bound<'_, PyAny>, what: &str, fields: &str, n: usize) -> PyResult<Vec<f64>> {
     let not_a_sequence = || {
         PyTypeError::new_err(format!(
-            "{what} must be a sequence of {N} numbers {fields}, got {}",
+            "{what} must be a sequence of {n} numbers {fields}, got {}",
             type_name(obj)
         ))
     };
@@ -54,34 +61,58 @@ pub(crate) fn numbers<const N: usize>(
         return Err(not_a_sequence());
     }
     let mut items = obj.try_iter().map_err(|_| not_a_sequence())?;
-    let mut out = [0.0f64; N];
+    let mut out = Vec::with_capacity(n);
     let mut count = 0;
     for item in &mut items {
         let item = item?;
-        if count < N {
-            out[count] = coordinate(&item, &format!("{what}[{count}]"))?;
+        if count < n {
+            out.push(coordinate(&item, &format!("{what}[{count}]"))?);
         }
         count += 1;
     }
-    if count != N {
+    if count != n {
         return Err(PyValueError::new_err(format!(
-            "{what} must have {N} numbers {fields}, got {count}"
+            "{what} must have {n} numbers {fields}, got {count}"
         )));
     }
     Ok(out)
 }
 
+/// The fields of a box of `B`: `(x1, y1, x2, y2)` or `(x1, y1, z1, x2, y2, z2)`.
+fn box_fields<B: Bounds>() -> &'static str {
+    if B::AXES == 3 {
+        "(x1, y1, z1, x2, y2, z2)"
+    } else {
+        "(x1, y1, x2, y2)"
+    }
+}
+
+/// A box of either dimension (an element, a query or a world), rounded by the
+/// core's one rule; its validity is the core's to check.
+pub(crate) fn any_box<B: Bounds>(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<B> {
+    let coords = numbers_vec(obj, what, box_fields::<B>(), 2 * B::AXES)?;
+    Ok(B::from_f64_slice(&coords).expect("2 * AXES numbers"))
+}
+
+/// A box's coordinates, low corner then high corner, as Python floats.
+pub(crate) fn box_coords<B: Bounds>(b: &B) -> Vec<f64> {
+    let lo = (0..B::AXES).map(|axis| f64::from(b.lo(axis)));
+    lo.chain((0..B::AXES).map(|axis| f64::from(b.hi(axis))))
+        .collect()
+}
+
+/// A point of either dimension, rounded as the box that is just the point would be.
+pub(crate) fn any_point<B: Bounds>(coords: &[f64]) -> B::Point {
+    let both: Vec<f64> = coords.iter().chain(coords).copied().collect();
+    B::from_f64_slice(&both)
+        .expect("AXES coordinates")
+        .low_corner()
+}
+
 /// A rectangle `(x1, y1, x2, y2)` (an element, a query or a world), rounded by
 /// the core's one rule; its validity is the core's to check.
 pub(crate) fn rect(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Rect> {
-    let [x1, y1, x2, y2] = numbers(obj, what, "(x1, y1, x2, y2)")?;
-    Ok(Rect::from_f64(x1, y1, x2, y2))
-}
-
-/// A point, rounded as the rectangle that is just the point would be.
-pub(crate) fn point(x: f64, y: f64) -> (f32, f32) {
-    let p = Rect::from_f64(x, y, x, y);
-    (p.x1, p.y1)
+    any_box(obj, what)
 }
 
 /// A handle's raw value: a Python int. Ints that cannot be a handle (negative,
@@ -219,36 +250,40 @@ fn borrow_error(what: &str) -> impl Fn(numpy::BorrowError) -> PyErr + '_ {
 
 /// Rectangles from an array-like of shape `(n, 4)`: a C-contiguous `float32`
 /// array is read in place; `float64` is read in place too and rounded once by
-/// the core's rule ([`Rect::round_f64s`]); other real dtypes and nested
+/// the core's rule ([`Bounds::from_f64_slice`]); other real dtypes and nested
 /// sequences go through `float64` first.
-pub(crate) enum Rects<'py> {
+/// Generic over the box type: rows of 4 for a `Rect`, of 6 for a `Box3`.
+pub(crate) enum Rects<'py, B = Rect> {
     InPlace(PyReadonlyArray2<'py, f32>),
-    Rounded(Vec<Rect>),
+    Rounded(Vec<B>),
 }
 
-const RECTS_EXPECTED: &str =
-    "an array of shape (n, 4) holding rows (x1, y1, x2, y2), float32 or float64 (both read in place)";
-
-impl<'py> Rects<'py> {
+impl<'py, B: Bounds> Rects<'py, B> {
     pub(crate) fn new(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Self> {
-        let array = ndarray(obj, what, RECTS_EXPECTED)?;
+        let width = 2 * B::AXES;
+        let rects_expected = format!(
+            "an array of shape (n, {width}) holding rows {}, float32 or float64 (both read in place)",
+            box_fields::<B>()
+        );
+        let rects_expected = rects_expected.as_str();
+        let array = ndarray(obj, what, rects_expected)?;
         let shape = array.shape().to_vec();
         let empty = array.len() == 0 && array.ndim() == 1;
         if !empty && !matches!(array.dtype().kind(), b'f' | b'i' | b'u') {
             return Err(PyTypeError::new_err(format!(
-                "{what} must be {RECTS_EXPECTED}; got an array of dtype {}",
+                "{what} must be {rects_expected}; got an array of dtype {}",
                 dtype_text(&array)
             )));
         }
-        let rows_of_four = shape.len() == 2 && shape[1] == 4;
+        let rows_of_four = shape.len() == 2 && shape[1] == width;
         if !empty && !rows_of_four {
-            let hint = if shape == [4] {
+            let hint = if shape == [width] {
                 " (for one rectangle, pass [rect])"
             } else {
                 ""
             };
             return Err(PyValueError::new_err(format!(
-                "{what} must be {RECTS_EXPECTED}; got an array of shape {}{hint}",
+                "{what} must be {rects_expected}; got an array of shape {}{hint}",
                 shape_text(&shape)
             )));
         }
@@ -265,26 +300,26 @@ impl<'py> Rects<'py> {
             None => contiguous::<f64>(&array)?.cast_into::<PyArray2<f64>>()?,
         };
         let wide = wide.try_readonly().map_err(borrow_error(what))?;
-        let flat = wide
-            .as_slice()
-            .map_err(|_| PyValueError::new_err(format!("{what}: not a contiguous (n, 4) array")))?;
-        let mut rects = Vec::new();
-        Rect::round_f64s(flat, &mut rects);
+        let flat = wide.as_slice().map_err(|_| {
+            PyValueError::new_err(format!("{what}: not a contiguous (n, {width}) array"))
+        })?;
+        let rects = flat
+            .chunks_exact(width)
+            .map(|row| B::from_f64_slice(row).expect("rows of 2 * AXES"))
+            .collect();
         Ok(Rects::Rounded(rects))
     }
 
     /// The rows as core rectangles (float32 input without copying).
-    pub(crate) fn as_rects(&self) -> PyResult<&[Rect]> {
+    pub(crate) fn as_rects(&self) -> PyResult<&[B]> {
         match self {
-            Rects::InPlace(array) => {
-                array
-                    .as_slice()
-                    .ok()
-                    .and_then(Rect::cast_slice)
-                    .ok_or_else(|| {
-                        PyValueError::new_err("rectangles: not a contiguous (n, 4) float32 array")
-                    })
-            }
+            Rects::InPlace(array) => array
+                .as_slice()
+                .ok()
+                .and_then(|flat| bytemuck::try_cast_slice(flat).ok())
+                .ok_or_else(|| {
+                    PyValueError::new_err("boxes: not a contiguous float32 array of rows")
+                }),
             Rects::Rounded(rects) => Ok(rects),
         }
     }

@@ -6,61 +6,27 @@
 use std::cell::RefCell;
 use std::ops::ControlFlow;
 
-use flatquad::{AnyIndex, Error, Handle, NodeInfo, SpatialIndex};
+use flatquad::{AnyIndex, NodeInfo, SpatialIndex};
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
-use pyo3::exceptions::{PyAssertionError, PyTypeError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PyTuple, PyType};
 
-use crate::convert::{self, Handles, Ids, Rects};
+use crate::convert::{self, Rects};
 use crate::errors::{self, Args};
 use crate::lock::{IndexLock, Reading};
+use crate::shared::{self, index_methods, raw, Csr};
 use crate::{join, structures};
-
-/// `(offsets, hits)` of a batch query.
-type Csr<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>);
-
-/// The core's compressed rows as the int64 vectors Python gets (runs without the GIL).
-fn csr_vecs(offsets: Vec<usize>, hits: Vec<Handle>) -> (Vec<i64>, Vec<i64>) {
-    (
-        offsets.into_iter().map(|o| o as i64).collect(),
-        hits.into_iter().map(raw).collect(),
-    )
-}
-
-/// Those vectors as numpy arrays, without copying them.
-fn csr_arrays(py: Python<'_>, (offsets, hits): (Vec<i64>, Vec<i64>)) -> Csr<'_> {
-    (
-        PyArray1::from_vec(py, offsets),
-        PyArray1::from_vec(py, hits),
-    )
-}
 
 static NODES: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static ELEMENTS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
-const INSERT_MANY: Args = Args {
-    rects: "rects",
-    handles: "handles",
-    lengths: ("rects", "ids"),
-};
-const MOVE_MANY: Args = Args {
-    rects: "rects",
-    handles: "handles",
-    lengths: ("handles", "rects"),
-};
 const BULK: Args = Args {
     rects: "bounds",
     handles: "handle",
     lengths: ("", ""),
 };
-const QUERY_MANY: Args = Args {
-    rects: "rects",
-    handles: "omit",
-    lengths: ("rects", "omit"),
-};
-
 /// The API every flatquad structure shares: ``Quadtree``, ``Grid`` and
 /// ``LooseGrid`` are its subclasses and differ only in how they are
 /// constructed. Use it for ``isinstance`` checks, type hints, and
@@ -95,20 +61,6 @@ pub(crate) struct Index {
     lock: IndexLock,
 }
 
-fn id_value(id: Option<i64>) -> PyResult<u32> {
-    let id = id.unwrap_or(0);
-    u32::try_from(id).map_err(|_| {
-        pyo3::exceptions::PyValueError::new_err(format!(
-            "id {id} is out of range: ids are unsigned 32-bit integers (0 <= id < 2**32)"
-        ))
-    })
-}
-
-fn raw(handle: Handle) -> i64 {
-    // Handles are below 2^53: exact as int64 (and as float64).
-    handle.to_raw() as i64
-}
-
 fn f64_of(v: f32) -> f64 {
     f64::from(v)
 }
@@ -130,8 +82,7 @@ impl Index {
     }
 }
 
-#[pymethods]
-impl Index {
+index_methods!(Index, "_restore_index", [
     /// The world as ``(x1, y1, x2, y2)``, in float32 precision.
     #[getter]
     fn bounds(&self, py: Python<'_>) -> (f32, f32, f32, f32) {
@@ -143,119 +94,6 @@ impl Index {
     #[getter]
     fn kind(&self, py: Python<'_>) -> &'static str {
         self.lock.read(py).kind().name()
-    }
-
-    /// Add a rectangle and return its handle.
-    ///
-    /// Parameters
-    /// ----------
-    /// rect : (x1, y1, x2, y2)
-    ///     Finite numbers with ``x1 <= x2`` and ``y1 <= y2`` (a point or a
-    ///     segment is fine). Stored as float32.
-    /// id : int, optional
-    ///     Your unsigned 32-bit value for the element, returned by ``id_of``;
-    ///     0 when omitted.
-    ///
-    /// Returns
-    /// -------
-    /// int
-    ///     The handle, never 0 and below 2**53.
-    ///
-    /// Raises
-    /// ------
-    /// ValueError
-    ///     For NaN or infinite coordinates, an inverted rectangle, or an id
-    ///     out of range.
-    #[pyo3(signature = (rect, id = None))]
-    fn insert(&self, py: Python<'_>, rect: &Bound<'_, PyAny>, id: Option<i64>) -> PyResult<u64> {
-        let rect = convert::rect(rect, "rect")?;
-        let id = id_value(id)?;
-        let result = self.lock.write(py)?.insert(rect, id);
-        result
-            .map(Handle::to_raw)
-            .map_err(|e| errors::to_py(py, e, Args::SINGLE))
-    }
-
-    /// Remove an element. Its handle goes stale for good.
-    ///
-    /// Raises
-    /// ------
-    /// KeyError
-    ///     If ``handle`` names no element of this structure (never issued,
-    ///     already removed, or cleared).
-    fn remove(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<()> {
-        let handle = convert::handle(handle, "handle")?;
-        let result = self.lock.write(py)?.remove(handle);
-        result.map_err(|e| errors::to_py(py, e, Args::SINGLE))
-    }
-
-    /// Give an element a new rectangle (the "move" of a collision loop).
-    ///
-    /// Raises
-    /// ------
-    /// KeyError
-    ///     If ``handle`` names no element.
-    /// ValueError
-    ///     For a bad rectangle.
-    #[pyo3(name = "move")]
-    fn move_(
-        &self,
-        py: Python<'_>,
-        handle: &Bound<'_, PyAny>,
-        rect: &Bound<'_, PyAny>,
-    ) -> PyResult<()> {
-        let handle = convert::handle(handle, "handle")?;
-        let rect = convert::rect(rect, "rect")?;
-        let result = self.lock.write(py)?.update(handle, rect);
-        result.map_err(|e| errors::to_py(py, e, Args::SINGLE))
-    }
-
-    /// The lazy tidying after moves and removals (a quadtree merges emptied
-    /// cells, one level per call; a loose grid shrinks its cells' boxes): call
-    /// it once a frame, after the moves.
-    fn cleanup(&self, py: Python<'_>) -> PyResult<()> {
-        self.lock.write_detached(py, |index| index.cleanup())
-    }
-
-    /// Remove every element (all handles go stale); the memory is kept for reuse.
-    fn clear(&self, py: Python<'_>) -> PyResult<()> {
-        self.lock.write_detached(py, |index| index.clear())
-    }
-
-    /// The handles of the elements whose rectangle meets ``rect``.
-    ///
-    /// Parameters
-    /// ----------
-    /// rect : (x1, y1, x2, y2)
-    ///     The closed query rectangle: elements that only touch it are found.
-    /// omit : int, optional
-    ///     A handle to leave out, typically the querying element's own;
-    ///     None or 0 (never a handle) leave out nothing.
-    ///
-    /// Returns
-    /// -------
-    /// list of int
-    ///     Each matching handle once, in no particular order.
-    ///
-    /// Raises
-    /// ------
-    /// ValueError
-    ///     For a bad rectangle.
-    /// KeyError
-    ///     If ``omit`` names no element.
-    #[pyo3(signature = (rect, omit = None))]
-    fn query(
-        &self,
-        py: Python<'_>,
-        rect: &Bound<'_, PyAny>,
-        omit: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Vec<u64>> {
-        let rect = convert::rect(rect, "rect")?;
-        let omit = convert::opt_handle(omit, "omit")?;
-        let mut hits = Vec::new();
-        let result = self.lock.read(py).query(rect, omit, &mut hits);
-        result.map_err(|e| errors::to_py(py, e, Args::QUERY))?;
-        Ok(hits.into_iter().map(Handle::to_raw).collect())
     }
 
     /// The handles of the elements whose rectangle holds the point ``(x, y)``
@@ -275,176 +113,7 @@ impl Index {
         y: f64,
         omit: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<u64>> {
-        let (x, y) = convert::point(x, y);
-        let omit = convert::opt_handle(omit, "omit")?;
-        let mut hits = Vec::new();
-        let result = self.lock.read(py).query_point([x, y], omit, &mut hits);
-        result.map_err(|e| errors::to_py(py, e, Args::QUERY))?;
-        Ok(hits.into_iter().map(Handle::to_raw).collect())
-    }
-
-    /// Every pair of elements whose rectangles overlap, each pair once.
-    ///
-    /// Returns
-    /// -------
-    /// numpy.ndarray
-    ///     int64 handles, shape ``(k, 2)``; the order of the pairs and within a
-    ///     pair is unspecified. Releases the GIL while it works.
-    fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<i64>>> {
-        // The core's pair walk, on all threads where the structure can split it
-        // and the size pays.
-        let flat = self.lock.read_with_gil_released(py, |index| {
-            let mut pairs = Vec::new();
-            index.par_pairs(&mut pairs);
-            pairs
-                .into_iter()
-                .flat_map(|(a, b)| [raw(a), raw(b)])
-                .collect::<Vec<i64>>()
-        });
-        let k = flat.len() / 2;
-        PyArray1::from_vec(py, flat).reshape([k, 2])
-    }
-
-    /// Insert many rectangles at once; return their handles.
-    ///
-    /// Parameters
-    /// ----------
-    /// rects : array_like, shape (n, 4)
-    ///     Rows ``(x1, y1, x2, y2)``. A C-contiguous float32 array is read in
-    ///     place; float64 (or integer) arrays and nested sequences are
-    ///     converted first.
-    /// ids : None, int or array_like of shape (n,), optional
-    ///     Unsigned 32-bit ids: one per row, one for all rows, or 0 for all
-    ///     (the default).
-    ///
-    /// Returns
-    /// -------
-    /// numpy.ndarray
-    ///     The handles, int64, shape ``(n,)``, in row order.
-    ///
-    /// Raises
-    /// ------
-    /// TypeError, ValueError
-    ///     For arrays of the wrong dtype or shape; ``ValueError`` for a bad
-    ///     row (the message names it, ``err.index`` is its position). Every
-    ///     row is checked first: on error nothing is inserted.
-    #[pyo3(signature = (rects, ids = None))]
-    fn insert_many<'py>(
-        &self,
-        py: Python<'py>,
-        rects: &Bound<'py, PyAny>,
-        ids: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-        let rects = Rects::new(rects, "rects")?;
-        let rects = rects.as_rects()?;
-        let ids = Ids::new(ids, rects.len())?;
-        let ids = ids.as_ids()?;
-        let result = self.lock.write_detached(py, |index| {
-            let mut handles = Vec::new();
-            index
-                .insert_many(rects, ids, &mut handles)
-                .map(|()| handles)
-        })?;
-        let handles = result.map_err(|e| errors::to_py(py, e, INSERT_MANY))?;
-        Ok(PyArray1::from_vec(
-            py,
-            handles.into_iter().map(raw).collect::<Vec<i64>>(),
-        ))
-    }
-
-    /// Move many elements at once: ``handles[i]`` gets ``rects[i]``.
-    ///
-    /// Parameters
-    /// ----------
-    /// handles : array_like of int, shape (n,)
-    ///     int64 or uint64 arrays are read in place.
-    /// rects : array_like, shape (n, 4)
-    ///     As for ``insert_many``.
-    ///
-    /// Raises
-    /// ------
-    /// KeyError
-    ///     For a handle that names no element (``err.index`` is its position).
-    /// ValueError
-    ///     For a bad row or different lengths. Every item is checked first:
-    ///     on error nothing moves.
-    fn move_many(
-        &self,
-        py: Python<'_>,
-        handles: &Bound<'_, PyAny>,
-        rects: &Bound<'_, PyAny>,
-    ) -> PyResult<()> {
-        let handles_arg = Handles::new(handles, "handles")?;
-        let handles = handles_arg.as_handles()?;
-        let rects = Rects::new(rects, "rects")?;
-        let rects = rects.as_rects()?;
-        let result = self
-            .lock
-            .write_detached(py, |index| index.update_many(handles, rects))?;
-        result.map_err(|e| errors::to_py_shown(py, e, MOVE_MANY, &|i| handles_arg.show(i)))
-    }
-
-    /// Remove many elements at once.
-    ///
-    /// Raises
-    /// ------
-    /// KeyError
-    ///     For a handle that names no element or appears twice
-    ///     (``err.index`` is its position). On error nothing is removed.
-    fn remove_many(&self, py: Python<'_>, handles: &Bound<'_, PyAny>) -> PyResult<()> {
-        let handles_arg = Handles::new(handles, "handles")?;
-        let handles = handles_arg.as_handles()?;
-        let result = self
-            .lock
-            .write_detached(py, |index| index.remove_many(handles))?;
-        result.map_err(|e| errors::to_py_shown(py, e, MOVE_MANY, &|i| handles_arg.show(i)))
-    }
-
-    /// Query many rectangles at once.
-    ///
-    /// Parameters
-    /// ----------
-    /// rects : array_like, shape (n, 4)
-    ///     As for ``insert_many``.
-    /// omit : array_like of int, shape (n,), optional
-    ///     ``omit[i]`` is left out of query ``i`` (typically the querying
-    ///     element's own handle); each must name an element.
-    ///
-    /// Returns
-    /// -------
-    /// offsets : numpy.ndarray
-    ///     int64, shape ``(n + 1,)``: the hits of query ``i`` are
-    ///     ``hits[offsets[i]:offsets[i + 1]]`` (CSR layout).
-    /// hits : numpy.ndarray
-    ///     int64 handles, shape ``(offsets[-1],)``.
-    ///
-    /// Releases the GIL while it works.
-    #[pyo3(signature = (rects, omit = None))]
-    fn query_many<'py>(
-        &self,
-        py: Python<'py>,
-        rects: &Bound<'py, PyAny>,
-        omit: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Csr<'py>> {
-        let rects = Rects::new(rects, "rects")?;
-        let rects = rects.as_rects()?;
-        let omit_arg = match omit {
-            Some(omit) if !omit.is_none() => Some(Handles::new(omit, "omit")?),
-            _ => None,
-        };
-        let omit = omit_arg.as_ref().map(Handles::as_handles).transpose()?;
-        // The core's batch query, on all threads when the batch is big enough.
-        let result = self.lock.read_with_gil_released(py, |index| {
-            let (mut offsets, mut hits) = (Vec::new(), Vec::new());
-            index.par_query_many(rects, omit, &mut offsets, &mut hits)?;
-            Ok::<_, Error>(csr_vecs(offsets, hits))
-        });
-        let rows = result.map_err(|e| {
-            errors::to_py_shown(py, e, QUERY_MANY, &|i| {
-                omit_arg.as_ref().and_then(|omit| omit.show(i))
-            })
-        })?;
-        Ok(csr_arrays(py, rows))
+        shared::query_point(&self.lock, py, &[x, y], omit)
     }
 
     /// Every pair ``(i, h)`` such that ``bounds[i]`` meets the element ``h``
@@ -531,71 +200,6 @@ impl Index {
         join::two_rows(py, columns, raw, raw)
     }
 
-    /// The handles of the other elements whose rectangle meets this element's
-    /// (touching counts): ``query(rect_of(handle), omit=handle)``, but found
-    /// from where the element lies, without a search from the top.
-    ///
-    /// Raises
-    /// ------
-    /// KeyError
-    ///     If ``handle`` names no element.
-    fn overlapping(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
-        let handle = convert::handle(handle, "handle")?;
-        let mut hits = Vec::new();
-        let result = self.lock.read(py).overlapping(handle, &mut hits);
-        result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
-        Ok(hits.into_iter().map(Handle::to_raw).collect())
-    }
-
-    /// ``overlapping`` for many elements at once: the per-agent query of a
-    /// collision loop in one call.
-    ///
-    /// Parameters
-    /// ----------
-    /// handles : array_like of int, shape (n,)
-    ///     As for ``move_many``.
-    ///
-    /// Returns
-    /// -------
-    /// (offsets, hits)
-    ///     As ``query_many`` gives them: the neighbours of ``handles[i]`` are
-    ///     ``hits[offsets[i]:offsets[i + 1]]``.
-    ///
-    /// Raises
-    /// ------
-    /// KeyError
-    ///     For a handle that names no element (``err.index`` is its position).
-    ///
-    /// Releases the GIL while it works.
-    fn overlapping_many<'py>(
-        &self,
-        py: Python<'py>,
-        handles: &Bound<'py, PyAny>,
-    ) -> PyResult<Csr<'py>> {
-        let handles_arg = Handles::new(handles, "handles")?;
-        let handles = handles_arg.as_handles()?;
-        let result = self.lock.read_with_gil_released(py, |index| {
-            let (mut offsets, mut hits) = (Vec::new(), Vec::new());
-            index.overlapping_many(handles, &mut offsets, &mut hits)?;
-            Ok::<_, Error>(csr_vecs(offsets, hits))
-        });
-        let rows =
-            result.map_err(|e| errors::to_py_shown(py, e, MOVE_MANY, &|i| handles_arg.show(i)))?;
-        Ok(csr_arrays(py, rows))
-    }
-
-    /// The id the element was inserted with.
-    ///
-    /// Raises
-    /// ------
-    /// KeyError
-    ///     If ``handle`` names no element.
-    fn id_of(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<u32> {
-        let handle = convert::handle(handle, "handle")?;
-        let result = self.lock.read(py).id(handle);
-        result.map_err(|e| errors::to_py(py, e, Args::SINGLE))
-    }
-
     /// The element's rectangle ``(x1, y1, x2, y2)``, as stored (float32).
     ///
     /// Raises
@@ -603,21 +207,8 @@ impl Index {
     /// KeyError
     ///     If ``handle`` names no element.
     fn rect_of(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<(f64, f64, f64, f64)> {
-        let handle = convert::handle(handle, "handle")?;
-        let result = self.lock.read(py).rect(handle);
-        let r = result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
-        Ok((f64_of(r.x1), f64_of(r.y1), f64_of(r.x2), f64_of(r.y2)))
-    }
-
-    fn __len__(&self, py: Python<'_>) -> usize {
-        self.lock.read(py).len()
-    }
-
-    fn __contains__(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> bool {
-        match handle.extract::<u64>() {
-            Ok(raw) => self.lock.read(py).contains(Handle::from_raw(raw)),
-            Err(_) => false,
-        }
+        let r = shared::box_of(&self.lock, py, handle)?;
+        Ok((r[0], r[1], r[2], r[3]))
     }
 
     /// Iterate over the live handles (a snapshot taken when iteration starts).
@@ -778,33 +369,6 @@ impl Index {
         }
     }
 
-    /// Sizes of the structure, as a dict: ``elements``, ``nodes``, ``leaves``,
-    /// ``empty_leaves``, ``max_depth_reached``, ``element_links`` (one per
-    /// element per leaf it lies in) and ``bytes`` (memory held, capacity
-    /// included).
-    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let s = self.lock.read_with_gil_released(py, |index| index.stats());
-        let d = PyDict::new(py);
-        d.set_item("elements", s.elements)?;
-        d.set_item("nodes", s.nodes)?;
-        d.set_item("leaves", s.leaves)?;
-        d.set_item("empty_leaves", s.empty_leaves)?;
-        d.set_item("max_depth_reached", s.max_depth_reached)?;
-        d.set_item("element_links", s.element_links)?;
-        d.set_item("bytes", s.bytes)?;
-        Ok(d)
-    }
-
-    /// The whole structure as bytes (versioned, little-endian, tagged with the
-    /// structure's kind); ``from_bytes`` gives back an equal structure, the
-    /// same handles valid.
-    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        let bytes = self
-            .lock
-            .read_with_gil_released(py, |index| index.to_bytes());
-        PyBytes::new(py, &bytes)
-    }
-
     /// A structure from ``to_bytes()``'s output. On ``SpatialIndex``, it is
     /// whichever structure the snapshot holds; on a subclass, the snapshot must
     /// be of that subclass's kind.
@@ -828,10 +392,6 @@ impl Index {
         structures::wrap(py, index)
     }
 
-    fn __getstate__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        self.to_bytes(py)
-    }
-
     /// Replaces the whole structure with a snapshot of the same kind.
     fn __setstate__(&self, py: Python<'_>, state: std::borrow::Cow<'_, [u8]>) -> PyResult<()> {
         let kind = self.lock.read(py).kind();
@@ -841,37 +401,6 @@ impl Index {
             .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
         *self.lock.write(py)? = index;
         Ok(())
-    }
-
-    /// ``(class, (bounds,), state)``: a structure of the class over the same
-    /// world, then the snapshot in place of its contents.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-        let py = slf.py();
-        let this = slf.get();
-        let args = (this.bounds(py),).into_pyobject(py)?;
-        PyTuple::new(
-            py,
-            [
-                slf.get_type().into_any(),
-                args.into_any(),
-                this.__getstate__(py).into_any(),
-            ],
-        )
-    }
-
-    /// Pickle protocol 5 and later: the snapshot as an out-of-band buffer
-    /// (no copy in a pickler that takes buffers; nothing is rebuilt on
-    /// loading, only checked); earlier protocols: ``__reduce__``.
-    fn __reduce_ex__<'py>(slf: &Bound<'py, Self>, protocol: i64) -> PyResult<Bound<'py, PyTuple>> {
-        let py = slf.py();
-        let snapshot = slf
-            .get()
-            .lock
-            .read_with_gil_released(py, |index| index.to_bytes());
-        match join::reduce_out_of_band(py, "_restore_index", snapshot, protocol)? {
-            Some(reduced) => Ok(reduced),
-            None => Self::__reduce__(slf),
-        }
     }
 
     fn __copy__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -900,16 +429,4 @@ impl Index {
             index.len()
         )
     }
-
-    /// Check every invariant of the structure (slow; for tests).
-    ///
-    /// Raises
-    /// ------
-    /// AssertionError
-    ///     Naming the first broken invariant.
-    fn _validate(&self, py: Python<'_>) -> PyResult<()> {
-        self.lock
-            .read_with_gil_released(py, |index| index.validate())
-            .map_err(PyAssertionError::new_err)
-    }
-}
+]);

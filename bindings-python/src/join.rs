@@ -79,7 +79,7 @@ fn kind_named(py: Python<'_>, name: &str) -> PyResult<Kind> {
 /// A snapshot's bytes from any buffer (bytes and bytearray read in place;
 /// memoryview, `pickle.PickleBuffer` and other buffers copied once: the abi3
 /// build has no buffer protocol below Python 3.11).
-fn with_buffer<R>(obj: &Bound<'_, PyAny>, read: impl FnOnce(&[u8]) -> R) -> PyResult<R> {
+pub(crate) fn with_buffer<R>(obj: &Bound<'_, PyAny>, read: impl FnOnce(&[u8]) -> R) -> PyResult<R> {
     if let Ok(bytes) = obj.extract::<std::borrow::Cow<'_, [u8]>>() {
         return Ok(read(&bytes));
     }

@@ -10,6 +10,8 @@ mod errors;
 mod index;
 mod join;
 mod lock;
+mod octree;
+mod shared;
 mod structures;
 
 use pyo3::prelude::*;
@@ -23,9 +25,11 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<structures::Grid>()?;
     m.add_class::<structures::LooseGrid>()?;
     m.add_class::<structures::LooseQuadtree>()?;
+    m.add_class::<octree::Octree>()?;
     m.add_class::<join::BoxIndex>()?;
     m.add_function(wrap_pyfunction!(join::join_bounds, m)?)?;
     m.add_function(wrap_pyfunction!(join::_restore_index, m)?)?;
+    m.add_function(wrap_pyfunction!(octree::_restore_octree, m)?)?;
     m.add_function(wrap_pyfunction!(join::_restore_boxes, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -14,7 +14,7 @@ use std::cell::RefCell;
 use std::marker::PhantomData;
 use std::ops::Deref;
 
-use flatquad::AnyIndex;
+use flatquad::{AnyIndex, Octree};
 use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -24,28 +24,47 @@ thread_local! {
     static READING: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
 }
 
+/// What a lock can hold: a core structure with a name for messages (the
+/// 2D classes hold an `AnyIndex`, `Octree` an `Octree`).
+pub(crate) trait Lockable: Send + Sync + 'static {
+    /// The structure's class name.
+    fn class_name(&self) -> &'static str;
+}
+
+impl Lockable for AnyIndex {
+    fn class_name(&self) -> &'static str {
+        self.kind().name()
+    }
+}
+
+impl Lockable for Octree {
+    fn class_name(&self) -> &'static str {
+        "Octree"
+    }
+}
+
 /// A structure behind a reader-writer lock.
-pub(crate) struct IndexLock {
-    index: RwLock<AnyIndex>,
+pub(crate) struct IndexLock<T = AnyIndex> {
+    index: RwLock<T>,
 }
 
 /// A read lock on a structure, registered as held by this thread until dropped (so it
 /// must be dropped on the thread that took it: it is not `Send`).
-pub(crate) struct Reading<'a> {
-    guard: RwLockReadGuard<'a, AnyIndex>,
+pub(crate) struct Reading<'a, T = AnyIndex> {
+    guard: RwLockReadGuard<'a, T>,
     key: usize,
     _this_thread: PhantomData<*const ()>,
 }
 
-impl Deref for Reading<'_> {
-    type Target = AnyIndex;
+impl<T> Deref for Reading<'_, T> {
+    type Target = T;
 
-    fn deref(&self) -> &AnyIndex {
+    fn deref(&self) -> &T {
         &self.guard
     }
 }
 
-impl Drop for Reading<'_> {
+impl<T> Drop for Reading<'_, T> {
     fn drop(&mut self) {
         READING.with(|held| {
             let mut held = held.borrow_mut();
@@ -56,15 +75,15 @@ impl Drop for Reading<'_> {
     }
 }
 
-impl IndexLock {
-    pub(crate) fn new(index: AnyIndex) -> Self {
+impl<T: Lockable> IndexLock<T> {
+    pub(crate) fn new(index: T) -> Self {
         IndexLock {
             index: RwLock::new(index),
         }
     }
 
     fn key(&self) -> usize {
-        self as *const IndexLock as usize
+        self as *const IndexLock<T> as usize
     }
 
     /// Whether this thread holds a read lock on the structure (it is inside a callback
@@ -74,7 +93,7 @@ impl IndexLock {
         READING.with(|held| held.borrow().contains(&key))
     }
 
-    fn register<'a>(&'a self, guard: RwLockReadGuard<'a, AnyIndex>) -> Reading<'a> {
+    fn register<'a>(&'a self, guard: RwLockReadGuard<'a, T>) -> Reading<'a, T> {
         let key = self.key();
         READING.with(|held| held.borrow_mut().push(key));
         Reading {
@@ -86,7 +105,7 @@ impl IndexLock {
 
     /// A read lock, taken without releasing the GIL when no writer is at work
     /// (the common case: a short query pays no GIL round trip).
-    pub(crate) fn read(&self, py: Python<'_>) -> Reading<'_> {
+    pub(crate) fn read(&self, py: Python<'_>) -> Reading<'_, T> {
         let guard = if self.read_by_this_thread() {
             // Cannot block: this thread holds a read lock already.
             self.index.read_recursive()
@@ -100,7 +119,7 @@ impl IndexLock {
 
     /// A read lock for a call that runs with the GIL released (the caller is
     /// inside `py.detach`): blocks as long as a writer is at work.
-    pub(crate) fn read_detached(&self) -> Reading<'_> {
+    pub(crate) fn read_detached(&self) -> Reading<'_, T> {
         let guard = if self.read_by_this_thread() {
             self.index.read_recursive()
         } else {
@@ -113,7 +132,7 @@ impl IndexLock {
     fn check_writable(&self) -> PyResult<()> {
         if self.read_by_this_thread() {
             // Cannot block: this thread holds a read lock already.
-            let name = self.index.read_recursive().kind().name();
+            let name = self.index.read_recursive().class_name();
             Err(PyRuntimeError::new_err(format!(
                 "cannot modify a {name} from inside one of its own traverse() callbacks; \
                  collect the changes and apply them after traverse() returns",
@@ -125,7 +144,7 @@ impl IndexLock {
 
     /// A write lock for a short call made with the GIL held: taken at once when
     /// the structure is free, else waited for with the GIL released.
-    pub(crate) fn write(&self, py: Python<'_>) -> PyResult<RwLockWriteGuard<'_, AnyIndex>> {
+    pub(crate) fn write(&self, py: Python<'_>) -> PyResult<RwLockWriteGuard<'_, T>> {
         self.check_writable()?;
         Ok(match self.index.try_write() {
             Some(guard) => guard,
@@ -137,7 +156,7 @@ impl IndexLock {
     /// long calls (batches, cleanup, clear).
     pub(crate) fn write_detached<R, F>(&self, py: Python<'_>, op: F) -> PyResult<R>
     where
-        F: FnOnce(&mut AnyIndex) -> R + Send,
+        F: FnOnce(&mut T) -> R + Send,
         R: Send,
     {
         self.check_writable()?;
@@ -148,7 +167,7 @@ impl IndexLock {
     /// long read-only calls (batch queries, pairs, snapshots).
     pub(crate) fn read_with_gil_released<R, F>(&self, py: Python<'_>, op: F) -> R
     where
-        F: FnOnce(&AnyIndex) -> R + Send,
+        F: FnOnce(&T) -> R + Send,
         R: Send,
     {
         py.detach(|| op(&self.read_detached()))

@@ -8,10 +8,8 @@ use std::ops::{ControlFlow, Deref, DerefMut};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
 
-use flatquad_core::AnyIndex;
-
 use crate::status::*;
-use crate::types::qt_tree;
+use crate::types::{qt_tree, Held, Shell};
 
 /// The result of a body that returns a status: `Ok` becomes `QT_OK`.
 pub(crate) type Status = Result<(), qt_status>;
@@ -185,13 +183,13 @@ pub(crate) unsafe fn slice_out<'a, T>(
     ))
 }
 
-/// A tree for reading. Refuses a poisoned tree.
+/// A tree (a `qt_tree` or a `qt_octree`) for reading. Refuses a poisoned tree.
 ///
 /// # Safety
 /// `tree` is NULL or a live tree from this library, not being changed by
 /// anyone for `'a`.
 #[inline(always)]
-pub(crate) unsafe fn tree_ref<'a>(tree: *const qt_tree) -> Result<&'a AnyIndex, qt_status> {
+pub(crate) unsafe fn tree_ref<'a, W: Shell>(tree: *const W) -> Result<&'a W::Index, qt_status> {
     let tree = arg(tree)?;
     if tree.poisoned {
         return Err(QT_POISONED);
@@ -201,14 +199,14 @@ pub(crate) unsafe fn tree_ref<'a>(tree: *const qt_tree) -> Result<&'a AnyIndex, 
 
 /// A tree being changed: it counts as poisoned until the change returns, so a
 /// panic in the middle leaves it poisoned (the way a `Mutex` is).
-pub(crate) struct TreeMut<'a>(&'a mut qt_tree);
+pub(crate) struct TreeMut<'a, W: Shell>(&'a mut W);
 
 /// A tree for changing. Refuses a poisoned tree.
 ///
 /// # Safety
 /// `tree` is NULL or a live tree from this library, used by no one else for `'a`.
 #[inline(always)]
-pub(crate) unsafe fn tree_mut<'a>(tree: *mut qt_tree) -> Result<TreeMut<'a>, qt_status> {
+pub(crate) unsafe fn tree_mut<'a, W: Shell>(tree: *mut W) -> Result<TreeMut<'a, W>, qt_status> {
     let tree = &mut *non_null(tree)?.as_ptr();
     if tree.poisoned {
         return Err(QT_POISONED);
@@ -217,7 +215,7 @@ pub(crate) unsafe fn tree_mut<'a>(tree: *mut qt_tree) -> Result<TreeMut<'a>, qt_
     Ok(TreeMut(tree))
 }
 
-impl Drop for TreeMut<'_> {
+impl<W: Shell> Drop for TreeMut<'_, W> {
     fn drop(&mut self) {
         if !std::thread::panicking() {
             self.0.poisoned = false;
@@ -225,15 +223,15 @@ impl Drop for TreeMut<'_> {
     }
 }
 
-impl Deref for TreeMut<'_> {
-    type Target = qt_tree;
-    fn deref(&self) -> &qt_tree {
+impl<W: Shell> Deref for TreeMut<'_, W> {
+    type Target = Held<W::Index>;
+    fn deref(&self) -> &Held<W::Index> {
         self.0
     }
 }
 
-impl DerefMut for TreeMut<'_> {
-    fn deref_mut(&mut self) -> &mut qt_tree {
+impl<W: Shell> DerefMut for TreeMut<'_, W> {
+    fn deref_mut(&mut self) -> &mut Held<W::Index> {
         self.0
     }
 }
@@ -266,7 +264,7 @@ pub(crate) fn flow(returned: std::ffi::c_int) -> ControlFlow<()> {
 pub unsafe extern "C" fn qt_test_panic(tree: *mut qt_tree) -> qt_status {
     guard(|| -> Status {
         if !tree.is_null() {
-            let _changing = tree_mut(tree)?;
+            let _changing = tree_mut::<qt_tree>(tree)?;
             panic!("qt_test_panic: a deliberate panic while changing a tree (testing only)");
         }
         panic!("qt_test_panic: a deliberate panic (testing only)");

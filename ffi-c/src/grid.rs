@@ -3,8 +3,8 @@
 use flatquad_core::{AnyIndex, Grid, SpatialIndex};
 
 use crate::boundary::*;
+use crate::shared::create;
 use crate::status::*;
-use crate::tree::create;
 use crate::types::*;
 
 /// Makes an empty uniform grid dividing `world` into `columns x rows` equal

@@ -1,15 +1,14 @@
 //! Looking at a tree: its size, its elements, its parameters and its health.
 
-use flatquad_core::{AnyIndex, Handle, SpatialIndex};
-
 use crate::boundary::*;
+use crate::shared::*;
 use crate::status::*;
 use crate::types::*;
 
 /// Number of elements in the tree; 0 for NULL or a poisoned tree.
 #[no_mangle]
 pub unsafe extern "C" fn qt_len(tree: *const qt_tree) -> usize {
-    guard(|| tree_ref(tree).map_or(0, AnyIndex::len))
+    guard(|| len(tree))
 }
 
 /// Which structure the tree is: `QT_KIND_QUADTREE`, `QT_KIND_GRID`,
@@ -24,7 +23,7 @@ pub unsafe extern "C" fn qt_kind_of(tree: *const qt_tree) -> qt_kind {
 /// poisoned tree.
 #[no_mangle]
 pub unsafe extern "C" fn qt_contains(tree: *const qt_tree, handle: qt_handle_t) -> bool {
-    guard(|| tree_ref(tree).is_ok_and(|tree| tree.contains(Handle::from_raw(handle))))
+    guard(|| contains(tree, handle))
 }
 
 /// Writes the id the element was inserted with to `*out_id`.
@@ -35,12 +34,7 @@ pub unsafe extern "C" fn qt_element_id(
     handle: qt_handle_t,
     out_id: *mut u32,
 ) -> qt_status {
-    guard(|| {
-        let tree = tree_ref(tree)?;
-        let out_id = Out::new(out_id)?;
-        out_id.write(tree.id(Handle::from_raw(handle))?);
-        Ok(())
-    })
+    guard(|| element_id(tree, handle, out_id))
 }
 
 /// Writes the element's current rectangle to `*out_rect`.
@@ -51,12 +45,7 @@ pub unsafe extern "C" fn qt_element_rect(
     handle: qt_handle_t,
     out_rect: *mut qt_rect,
 ) -> qt_status {
-    guard(|| {
-        let tree = tree_ref(tree)?;
-        let out_rect = Out::new(out_rect)?;
-        out_rect.write(tree.rect(Handle::from_raw(handle))?.into());
-        Ok(())
-    })
+    guard(|| element_box(tree, handle, out_rect))
 }
 
 /// Lists the handle of every element: `*out_total` is the number of elements,
@@ -69,16 +58,7 @@ pub unsafe extern "C" fn qt_elements(
     capacity: usize,
     out_total: *mut usize,
 ) -> qt_status {
-    guard(|| {
-        let tree = tree_ref(tree)?;
-        let out = slice_out(out_handles, capacity)?;
-        let out_total = Out::new(out_total)?;
-        for (slot, (handle, _, _)) in out.iter_mut().zip(tree.iter()) {
-            slot.write(handle.to_raw());
-        }
-        out_total.write(tree.len());
-        Ok(())
-    })
+    guard(|| elements(tree, out_handles, capacity, out_total))
 }
 
 /// Writes the tree's sizes to `*out_stats`: elements, nodes (or cells),
@@ -89,16 +69,7 @@ pub unsafe extern "C" fn qt_stats(
     tree: *const qt_tree,
     out_stats: *mut qt_tree_stats,
 ) -> qt_status {
-    guard(|| {
-        let wrapper = arg(tree)?;
-        let core = tree_ref(tree)?;
-        let out_stats = Out::new(out_stats)?;
-        let mut stats = qt_tree_stats::from(core.stats());
-        stats.bytes += core::mem::size_of::<qt_tree>() - core::mem::size_of::<AnyIndex>()
-            + wrapper.scratch.capacity() * core::mem::size_of::<Handle>();
-        out_stats.write(stats);
-        Ok(())
-    })
+    guard(|| stats(tree, out_stats))
 }
 
 /// Checks every invariant of the tree: `QT_OK`, or `QT_INTERNAL_ERROR` if one is
@@ -106,5 +77,5 @@ pub unsafe extern "C" fn qt_stats(
 /// allocates: for tests and for debugging.
 #[no_mangle]
 pub unsafe extern "C" fn qt_validate(tree: *const qt_tree) -> qt_status {
-    guard(|| tree_ref(tree)?.validate().map_err(|_| QT_INTERNAL_ERROR))
+    guard(|| validate(tree))
 }

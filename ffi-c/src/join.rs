@@ -12,8 +12,9 @@ use flatquad_core::{join, Rect};
 
 use crate::boundary::*;
 use crate::query::qt_query;
+use crate::shared::batch_error;
 use crate::status::*;
-use crate::tree::{batch_error, qt_insert, qt_move};
+use crate::tree::{qt_insert, qt_move};
 use crate::types::*;
 
 /// `qt_insert` with a `double` rectangle (rounded once to `float`).

@@ -2,10 +2,12 @@
 //! generated header `include/flatquad.h`.
 //!
 //! This crate only converts and maps errors; every algorithm lives in the core
-//! crate. One opaque type, `qt_tree`, holds any structure (the core's
-//! `AnyIndex`): the calls are written once in `tree`, `inspect` and `query`,
-//! and each structure adds only its constructors and parameter getters
-//! (`quadtree`, `grid`, `loose_grid`). The conventions follow rustls-ffi:
+//! crate. One opaque type, `qt_tree`, holds any 2D structure (the core's
+//! `AnyIndex`), and `qt_octree` the octree. The call bodies are written once,
+//! in `shared`, generic over both (`types::Shell`); `tree`, `inspect`,
+//! `query` and `octree` only convert each type's boxes, and each 2D structure
+//! adds its constructors and parameter getters (`quadtree`, `grid`,
+//! `loose_grid`). The conventions follow rustls-ffi:
 //!
 //! - `qt_tree` is opaque; functions that do not change the tree take a `const`
 //!   pointer, and `qt_destroy(NULL)` does nothing.
@@ -35,6 +37,8 @@ mod loose_grid;
 
 mod loose_quadtree;
 
+mod octree;
+
 mod tree;
 
 mod inspect;
@@ -45,11 +49,14 @@ mod join;
 
 mod boundary;
 
+mod shared;
+
 pub use boundary::qt_test_panic;
 pub use grid::*;
 pub use inspect::*;
 pub use join::*;
 pub use loose_grid::*;
+pub use octree::*;
 pub use quadtree::*;
 pub use query::*;
 pub use status::*;

@@ -3,8 +3,8 @@
 use flatquad_core::{AnyIndex, LooseGrid, SpatialIndex};
 
 use crate::boundary::*;
+use crate::shared::create;
 use crate::status::*;
-use crate::tree::create;
 use crate::types::*;
 
 /// Makes an empty loose/tight double grid over `world` and writes it to

@@ -4,8 +4,8 @@ use flatquad_core::{AnyIndex, LooseQuadtree, SpatialIndex};
 
 use crate::boundary::*;
 use crate::quadtree::write_tree_params;
+use crate::shared::create;
 use crate::status::*;
-use crate::tree::create;
 use crate::types::*;
 
 /// Makes an empty loose quadtree over `world` and writes it to `*out_tree`;

@@ -3,8 +3,8 @@
 use flatquad_core::{AnyIndex, Quadtree, SpatialIndex};
 
 use crate::boundary::*;
+use crate::shared::create;
 use crate::status::*;
-use crate::tree::create;
 use crate::types::*;
 
 /// Makes an empty quadtree over `world` and writes it to `*out_tree`; free it

@@ -5,35 +5,14 @@
 //! callback (`qt_query_each`) that can stop the walk by returning nonzero.
 
 use std::ffi::c_void;
-use std::mem::MaybeUninit;
 use std::ops::ControlFlow;
 
-use flatquad_core::{Handle, NodeInfo, SpatialIndex};
+use flatquad_core::{NodeInfo, SpatialIndex};
 
 use crate::boundary::*;
+use crate::shared::*;
 use crate::status::*;
 use crate::types::*;
-
-/// Fills a caller's buffer and counts every item, including those past its end.
-struct Collector<'a, T> {
-    out: &'a mut [MaybeUninit<T>],
-    total: usize,
-}
-
-impl<'a, T> Collector<'a, T> {
-    fn new(out: &'a mut [MaybeUninit<T>]) -> Self {
-        Collector { out, total: 0 }
-    }
-
-    #[inline(always)]
-    fn push(&mut self, item: T) -> ControlFlow<()> {
-        if let Some(slot) = self.out.get_mut(self.total) {
-            slot.write(item);
-        }
-        self.total += 1;
-        ControlFlow::Continue(())
-    }
-}
 
 /// Finds the elements whose closed rectangle intersects the closed rectangle
 /// `rect`, each once, leaving out `omit` (`QT_NO_HANDLE` for none): writes the
@@ -52,17 +31,7 @@ pub unsafe extern "C" fn qt_query(
     capacity: usize,
     out_total: *mut usize,
 ) -> qt_status {
-    guard(|| {
-        let tree = tree_ref(tree)?;
-        let out = slice_out(out_handles, capacity)?;
-        let out_total = Out::new(out_total)?;
-        let mut found = Collector::new(out);
-        let _ = tree.query_with(rect.into(), Handle::optional(omit), |h| {
-            found.push(h.to_raw())
-        })?;
-        out_total.write(found.total);
-        Ok(())
-    })
+    guard(|| query(tree, rect.into(), omit, out_handles, capacity, out_total))
 }
 
 /// Calls `visit(user_data, handle)` with each element whose closed rectangle
@@ -78,13 +47,7 @@ pub unsafe extern "C" fn qt_query_each(
     visit: qt_visit_fn,
     user_data: *mut c_void,
 ) -> qt_status {
-    guard(|| {
-        let tree = tree_ref(tree)?;
-        let visit = visit.ok_or(QT_NULL_ARGUMENT)?;
-        walked(tree.query_with(rect.into(), Handle::optional(omit), |h| {
-            flow(visit(user_data, h.to_raw()))
-        })?)
-    })
+    guard(|| query_each(tree, rect.into(), omit, visit, user_data))
 }
 
 /// Finds the other elements whose closed rectangle intersects this element's:
@@ -101,15 +64,7 @@ pub unsafe extern "C" fn qt_overlapping(
     capacity: usize,
     out_total: *mut usize,
 ) -> qt_status {
-    guard(|| {
-        let tree = tree_ref(tree)?;
-        let out = slice_out(out_handles, capacity)?;
-        let out_total = Out::new(out_total)?;
-        let mut found = Collector::new(out);
-        let _ = tree.overlapping_with(Handle::from_raw(handle), |h| found.push(h.to_raw()))?;
-        out_total.write(found.total);
-        Ok(())
-    })
+    guard(|| overlapping(tree, handle, out_handles, capacity, out_total))
 }
 
 /// Calls `visit(user_data, other)` with each other element whose closed
@@ -124,13 +79,7 @@ pub unsafe extern "C" fn qt_overlapping_each(
     visit: qt_visit_fn,
     user_data: *mut c_void,
 ) -> qt_status {
-    guard(|| {
-        let tree = tree_ref(tree)?;
-        let visit = visit.ok_or(QT_NULL_ARGUMENT)?;
-        walked(tree.overlapping_with(Handle::from_raw(handle), |h| {
-            flow(visit(user_data, h.to_raw()))
-        })?)
-    })
+    guard(|| overlapping_each(tree, handle, visit, user_data))
 }
 
 /// Finds the elements whose closed rectangle holds the point `(x, y)`, leaving
@@ -149,16 +98,7 @@ pub unsafe extern "C" fn qt_query_point(
     capacity: usize,
     out_total: *mut usize,
 ) -> qt_status {
-    guard(|| {
-        let tree = tree_ref(tree)?;
-        let out = slice_out(out_handles, capacity)?;
-        let out_total = Out::new(out_total)?;
-        let mut found = Collector::new(out);
-        let _ =
-            tree.query_point_with([x, y], Handle::optional(omit), |h| found.push(h.to_raw()))?;
-        out_total.write(found.total);
-        Ok(())
-    })
+    guard(|| query_point(tree, [x, y], omit, out_handles, capacity, out_total))
 }
 
 /// Calls `visit(user_data, handle)` with each element whose closed rectangle
@@ -172,13 +112,7 @@ pub unsafe extern "C" fn qt_query_point_each(
     visit: qt_visit_fn,
     user_data: *mut c_void,
 ) -> qt_status {
-    guard(|| {
-        let tree = tree_ref(tree)?;
-        let visit = visit.ok_or(QT_NULL_ARGUMENT)?;
-        walked(tree.query_point_with([x, y], Handle::optional(omit), |h| {
-            flow(visit(user_data, h.to_raw()))
-        })?)
-    })
+    guard(|| query_point_each(tree, [x, y], omit, visit, user_data))
 }
 
 /// Finds every pair of elements whose closed rectangles intersect, each
@@ -194,20 +128,7 @@ pub unsafe extern "C" fn qt_query_pairs(
     capacity: usize,
     out_total: *mut usize,
 ) -> qt_status {
-    guard(|| {
-        let tree = tree_ref(tree)?;
-        let out = slice_out(out_pairs, capacity)?;
-        let out_total = Out::new(out_total)?;
-        let mut found = Collector::new(out);
-        let _ = tree.pairs_with(|a, b| {
-            found.push(qt_pair {
-                a: a.to_raw(),
-                b: b.to_raw(),
-            })
-        });
-        out_total.write(found.total);
-        Ok(())
-    })
+    guard(|| pairs(tree, out_pairs, capacity, out_total))
 }
 
 /// Calls `visit(user_data, a, b)` with every pair of intersecting elements,
@@ -219,11 +140,7 @@ pub unsafe extern "C" fn qt_query_pairs_each(
     visit: qt_pair_fn,
     user_data: *mut c_void,
 ) -> qt_status {
-    guard(|| {
-        let tree = tree_ref(tree)?;
-        let visit = visit.ok_or(QT_NULL_ARGUMENT)?;
-        walked(tree.pairs_with(|a, b| flow(visit(user_data, a.to_raw(), b.to_raw()))))
-    })
+    guard(|| pairs_each(tree, visit, user_data))
 }
 
 /// Visits every node depth-first, parents before children, children in the

@@ -1,25 +1,13 @@
 //! Making (for every kind), changing and freeing trees. The constructors of
-//! each structure are in its own file, on [`create`].
+//! each structure are in its own file, on [`create`]; the bodies are
+//! `shared`'s, which the octree's calls use too.
 
-use flatquad_core::{AnyIndex, Error, Handle, Kind, Rect, SpatialIndex};
+use flatquad_core::{AnyIndex, Kind, Rect};
 
 use crate::boundary::*;
+use crate::shared::*;
 use crate::status::*;
 use crate::types::*;
-
-/// The body of every constructor: checks `out_tree`, makes the structure, and
-/// hands it to the caller.
-///
-/// # Safety
-/// `out_tree` is NULL or valid for writing a pointer.
-pub(crate) unsafe fn create<T: Into<AnyIndex>>(
-    out_tree: *mut *mut qt_tree,
-    make: impl FnOnce() -> Result<T, Error>,
-) -> Status {
-    let out_tree = Out::new(out_tree)?;
-    out_tree.write(qt_tree::into_raw(make()?));
-    Ok(())
-}
 
 /// Makes an empty structure of the kind `kind` over `world` with that
 /// structure's defaults, and writes it to `*out_tree`; free it with
@@ -45,11 +33,7 @@ pub unsafe extern "C" fn qt_create_default(
 /// tree must not be used afterwards, nor destroyed twice.
 #[no_mangle]
 pub unsafe extern "C" fn qt_destroy(tree: *mut qt_tree) {
-    guard(|| {
-        if let Ok(tree) = non_null(tree) {
-            drop(Box::from_raw(tree.as_ptr()));
-        }
-    })
+    guard(|| destroy(tree))
 }
 
 /// Makes an independent copy of a tree (of the same kind), with the same
@@ -57,10 +41,7 @@ pub unsafe extern "C" fn qt_destroy(tree: *mut qt_tree) {
 /// `qt_destroy`.
 #[no_mangle]
 pub unsafe extern "C" fn qt_clone(tree: *const qt_tree, out_tree: *mut *mut qt_tree) -> qt_status {
-    guard(|| {
-        let tree = tree_ref(tree)?;
-        create(out_tree, || Ok(tree.clone()))
-    })
+    guard(|| clone(tree, out_tree))
 }
 
 /// Adds an element with the rectangle `rect` and your `id` (any value; ids
@@ -75,21 +56,7 @@ pub unsafe extern "C" fn qt_insert(
     id: u32,
     out_handle: *mut qt_handle_t,
 ) -> qt_status {
-    guard(|| {
-        let mut tree = tree_mut(tree)?;
-        let out_handle = Out::new(out_handle)?;
-        let handle = tree.tree.insert(rect.into(), id)?;
-        out_handle.write(handle.to_raw());
-        Ok(())
-    })
-}
-
-/// Writes the index of the refused item of a batch call, if the caller asked.
-pub(crate) unsafe fn batch_error(error: Error, out_bad_index: *mut usize) -> qt_status {
-    if let (Some(index), Some(out)) = (error.batch_index(), Out::optional(out_bad_index)) {
-        out.write(index);
-    }
-    error.into()
+    guard(|| insert(tree, rect.into(), id, out_handle))
 }
 
 /// Adds `count` elements: `rects[i]` with id `ids[i]`, writing their handles to
@@ -107,20 +74,14 @@ pub unsafe extern "C" fn qt_insert_many(
     out_bad_index: *mut usize,
 ) -> qt_status {
     guard(|| {
-        let mut tree = tree_mut(tree)?;
-        let rects = slice_in(rects.cast::<Rect>(), count)?;
-        let ids = slice_in(ids, count)?;
-        let out_handles = slice_out(out_handles, count)?;
-        let qt_tree { tree, scratch, .. } = &mut *tree;
-        scratch.clear();
-        if let Err(error) = tree.insert_many(rects, ids, scratch) {
-            return Err(batch_error(error, out_bad_index));
-        }
-        for (out, handle) in out_handles.iter_mut().zip(scratch.iter()) {
-            out.write(handle.to_raw());
-        }
-        scratch.clear();
-        Ok(())
+        insert_many(
+            tree,
+            rects.cast::<Rect>(),
+            ids,
+            count,
+            out_handles,
+            out_bad_index,
+        )
     })
 }
 
@@ -131,11 +92,7 @@ pub unsafe extern "C" fn qt_insert_many(
 /// already removed, or cleared).
 #[no_mangle]
 pub unsafe extern "C" fn qt_remove(tree: *mut qt_tree, handle: qt_handle_t) -> qt_status {
-    guard(|| {
-        let mut tree = tree_mut(tree)?;
-        tree.tree.remove(Handle::from_raw(handle))?;
-        Ok(())
-    })
+    guard(|| remove(tree, handle))
 }
 
 /// Removes the `count` elements of `handles`. Checks them all first: if one is
@@ -149,13 +106,7 @@ pub unsafe extern "C" fn qt_remove_many(
     count: usize,
     out_bad_index: *mut usize,
 ) -> qt_status {
-    guard(|| {
-        let mut tree = tree_mut(tree)?;
-        let handles = Handle::cast_slice(slice_in(handles, count)?);
-        tree.tree
-            .remove_many(handles)
-            .map_err(|error| batch_error(error, out_bad_index))
-    })
+    guard(|| remove_many(tree, handles, count, out_bad_index))
 }
 
 /// Gives an element a new rectangle (the "move" of a collision loop). When the
@@ -169,11 +120,7 @@ pub unsafe extern "C" fn qt_move(
     handle: qt_handle_t,
     rect: qt_rect,
 ) -> qt_status {
-    guard(|| {
-        let mut tree = tree_mut(tree)?;
-        tree.tree.update(Handle::from_raw(handle), rect.into())?;
-        Ok(())
-    })
+    guard(|| move_to(tree, handle, rect.into()))
 }
 
 /// Moves `handles[i]` to `rects[i]` for every `i < count`, in order (a handle
@@ -188,14 +135,7 @@ pub unsafe extern "C" fn qt_move_many(
     count: usize,
     out_bad_index: *mut usize,
 ) -> qt_status {
-    guard(|| {
-        let mut tree = tree_mut(tree)?;
-        let handles = Handle::cast_slice(slice_in(handles, count)?);
-        let rects = slice_in(rects.cast::<Rect>(), count)?;
-        tree.tree
-            .update_many(handles, rects)
-            .map_err(|error| batch_error(error, out_bad_index))
-    })
+    guard(|| move_many(tree, handles, rects.cast::<Rect>(), count, out_bad_index))
 }
 
 /// The structure's lazy tidying, once a frame after the moves: a quadtree
@@ -204,20 +144,14 @@ pub unsafe extern "C" fn qt_move_many(
 /// has nothing to do.
 #[no_mangle]
 pub unsafe extern "C" fn qt_cleanup(tree: *mut qt_tree) -> qt_status {
-    guard(|| {
-        tree_mut(tree)?.tree.cleanup();
-        Ok(())
-    })
+    guard(|| cleanup(tree))
 }
 
 /// Removes every element (all handles go stale) and, from a quadtree, every
 /// node but the root, keeping the memory for reuse.
 #[no_mangle]
 pub unsafe extern "C" fn qt_clear(tree: *mut qt_tree) -> qt_status {
-    guard(|| {
-        tree_mut(tree)?.tree.clear();
-        Ok(())
-    })
+    guard(|| clear(tree))
 }
 
 /// Writes the tree's exact state (little-endian, versioned, tagged with the
@@ -234,17 +168,7 @@ pub unsafe extern "C" fn qt_to_bytes(
     capacity: usize,
     out_total: *mut usize,
 ) -> qt_status {
-    guard(|| {
-        let tree = tree_ref(tree)?;
-        let out = slice_out(out_bytes, capacity)?;
-        let out_total = Out::new(out_total)?;
-        let bytes = tree.to_bytes();
-        for (slot, &byte) in out.iter_mut().zip(&bytes) {
-            slot.write(byte);
-        }
-        out_total.write(bytes.len());
-        Ok(())
-    })
+    guard(|| to_bytes(tree, out_bytes, capacity, out_total))
 }
 
 /// Makes a tree from `qt_to_bytes`'s snapshot of any kind of structure and
@@ -258,8 +182,5 @@ pub unsafe extern "C" fn qt_from_bytes(
     len: usize,
     out_tree: *mut *mut qt_tree,
 ) -> qt_status {
-    guard(|| {
-        let bytes = slice_in(bytes, len)?;
-        create(out_tree, || AnyIndex::from_bytes(bytes))
-    })
+    guard(|| from_bytes::<qt_tree>(bytes, len, out_tree))
 }

@@ -3,7 +3,11 @@
 
 use std::ffi::{c_int, c_void};
 
-use flatquad_core::{AnyIndex, Handle, Kind, Quadtree, Rect, Stats};
+use std::ops::{Deref, DerefMut};
+
+use flatquad_core::{
+    AnyIndex, Bounds, Box3, Handle, Kind, Octree, Quadtree, Rect, SpatialIndex, Stats,
+};
 
 /// An element's handle: an opaque nonzero integer below 2^53 (exact in a
 /// `double`), valid until the element is removed or the tree cleared. A stale
@@ -130,6 +134,52 @@ impl From<Rect> for qt_rect {
     }
 }
 
+/// A closed axis-aligned box `[x1, x2] x [y1, y2] x [z1, z2]`, the octree's
+/// `qt_rect`: touching counts as overlapping, and a point is a box with equal
+/// corners. The octree accepts it when every coordinate is finite and
+/// `x1 <= x2`, `y1 <= y2`, `z1 <= z2`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct qt_box {
+    /// Smallest x.
+    pub x1: f32,
+    /// Smallest y.
+    pub y1: f32,
+    /// Smallest z.
+    pub z1: f32,
+    /// Largest x.
+    pub x2: f32,
+    /// Largest y.
+    pub y2: f32,
+    /// Largest z.
+    pub z2: f32,
+}
+
+// `qt_box` and the core's `Box3` are both six `f32` in the same order.
+const _: () = {
+    assert!(core::mem::size_of::<qt_box>() == core::mem::size_of::<Box3>());
+    assert!(core::mem::align_of::<qt_box>() == core::mem::align_of::<Box3>());
+};
+
+impl From<qt_box> for Box3 {
+    fn from(b: qt_box) -> Box3 {
+        Box3::new(b.x1, b.y1, b.z1, b.x2, b.y2, b.z2)
+    }
+}
+
+impl From<Box3> for qt_box {
+    fn from(b: Box3) -> qt_box {
+        qt_box {
+            x1: b.x1,
+            y1: b.y1,
+            z1: b.z1,
+            x2: b.x2,
+            y2: b.y2,
+            z2: b.z2,
+        }
+    }
+}
+
 /// Two elements whose rectangles overlap, as `qt_query_pairs` reports them.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -182,24 +232,72 @@ impl From<Stats> for qt_tree_stats {
 /// `qt_from_bytes`, freed by `qt_destroy`. Every other call works on every
 /// kind, except the parameter getters of one kind (`qt_params`,
 /// `qt_grid_params`, `qt_loose_grid_params`).
-pub struct qt_tree {
-    pub(crate) tree: AnyIndex,
+pub struct qt_tree(pub(crate) Held<AnyIndex>);
+
+/// The octree: the quadtree in 3D, over `qt_box` boxes. Opaque: made by
+/// `qt_octree_create`, `qt_octree_clone` or `qt_octree_from_bytes`, freed by
+/// `qt_octree_destroy`; its calls are the `qt_` calls of a `qt_tree`, named
+/// `qt_octree_*`, with the same conventions and statuses.
+pub struct qt_octree(pub(crate) Held<Octree>);
+
+/// What an opaque handle holds: the core structure, a scratch vector and the
+/// poison flag. One generic type, so every call's body is written once for
+/// `qt_tree` and `qt_octree` (see [`Shell`]).
+#[doc(hidden)]
+pub struct Held<T> {
+    pub(crate) tree: T,
     /// Reused by the batch insert, so a warm tree allocates nothing there either.
     pub(crate) scratch: Vec<Handle>,
     /// Set while a call changes the tree; left set if that call panics.
     pub(crate) poisoned: bool,
 }
 
-impl qt_tree {
-    /// A new tree on the heap, for the caller to free with `qt_destroy`.
-    pub(crate) fn into_raw(tree: impl Into<AnyIndex>) -> *mut qt_tree {
-        Box::into_raw(Box::new(qt_tree {
+/// An opaque C type over a core structure: `qt_tree` (any 2D structure) or
+/// `qt_octree`. The bodies in `tree`, `inspect` and `query` are generic over
+/// it; each C function only converts its box type.
+pub(crate) trait Shell: DerefMut<Target = Held<Self::Index>> + Sized + 'static {
+    /// The core structure's box: `Rect` or `Box3`.
+    type BoxType: Bounds;
+    /// The core structure.
+    type Index: SpatialIndex<Bounds = Self::BoxType>;
+    /// Wraps a core structure.
+    fn wrap(held: Held<Self::Index>) -> Self;
+
+    /// A new tree on the heap, for the caller to free with its destroy call.
+    fn into_raw(tree: impl Into<Self::Index>) -> *mut Self {
+        Box::into_raw(Box::new(Self::wrap(Held {
             tree: tree.into(),
             scratch: Vec::new(),
             poisoned: false,
-        }))
+        })))
     }
 }
+
+/// `Shell`, `Deref` and `DerefMut` for a C type over one core structure.
+macro_rules! shell {
+    ($c:ident, $index:ty, $box:ty) => {
+        impl Shell for $c {
+            type BoxType = $box;
+            type Index = $index;
+            fn wrap(held: Held<$index>) -> $c {
+                $c(held)
+            }
+        }
+        impl Deref for $c {
+            type Target = Held<$index>;
+            fn deref(&self) -> &Held<$index> {
+                &self.0
+            }
+        }
+        impl DerefMut for $c {
+            fn deref_mut(&mut self) -> &mut Held<$index> {
+                &mut self.0
+            }
+        }
+    };
+}
+shell!(qt_tree, AnyIndex, Rect);
+shell!(qt_octree, Octree, Box3);
 
 /// Called with each element a query finds. Return 0 to go on, nonzero to stop
 /// the walk (the query then returns `QT_STOPPED`). `user_data` is the pointer

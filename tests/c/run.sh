@@ -8,9 +8,9 @@
 #     crate's own Rust tests
 #  3. include/flatquad.h regenerated to a temporary file: any difference fails
 #  4. versions: Cargo.toml = header macros = qt_version(); every function of
-#     the header is called by tests/c/test_api.c
+#     the header is called by tests/c/test_api.c (the octree's: test_octree.c)
 #  5. the header alone, included twice, as C (c99, c11, c17) and C++ (c++11..20)
-#  6. tests/c/*.c and the C++ test with -Wall -Wextra -Werror and ASan/UBSan,
+#  6. tests/c/*.c (test_octree.c among them) and the C++ test with -Wall -Wextra -Werror and ASan/UBSan,
 #     linked with the static library; test_api also under valgrind; the shared
 #     test vectors (tests/vectors/*.json) replayed on every structure they list
 #  7. make install into a temporary prefix (and a DESTDIR staging install), then
@@ -91,13 +91,13 @@ echo "Cargo.toml: $cargo_version, header: $header_version"
 [ "$cargo_version" = "$header_version" ] || fail "header version $header_version is not Cargo.toml's $cargo_version"
 pass "header version = Cargo.toml version ($cargo_version)"
 
-step "every function the header declares is exercised by test_api.c"
+step "every function the header declares is exercised by test_api.c (qt_octree_*: test_octree.c)"
 functions=$(sed -n 's/^[a-z].* \**\(qt_[a-z_]*\)(.*/\1/p' include/flatquad.h)
 [ "$(wc -w <<<"$functions")" -ge 41 ] || fail "found only $(wc -w <<<"$functions") functions in the header"
 for f in $functions; do
-    grep -q "\b$f(" tests/c/test_api.c || fail "tests/c/test_api.c never calls $f"
+    grep -q "\b$f(" tests/c/test_api.c tests/c/test_octree.c || fail "tests/c/test_api.c or test_octree.c never calls $f"
 done
-pass "test_api.c calls all $(wc -w <<<"$functions") functions of flatquad.h"
+pass "test_api.c and test_octree.c call all $(wc -w <<<"$functions") functions of flatquad.h"
 
 step "the header alone, included twice, as C and C++"
 for std in c99 c11 c17; do
@@ -116,6 +116,10 @@ step "C and C++ tests with ASan and UBSan"
     tests/c/test_api.c "$lib_a" "${static_libs[@]}" -o "$tmp/test_api"
 "$tmp/test_api"
 pass "test_api (sanitizers)"
+"$CC" -std=c99 -g -O1 "${WARN[@]}" "${SAN[@]}" -Iinclude \
+    tests/c/test_octree.c "$lib_a" "${static_libs[@]}" -o "$tmp/test_octree"
+"$tmp/test_octree"
+pass "test_octree (sanitizers)"
 "$CC" -std=c99 -g -O1 "${WARN[@]}" "${SAN[@]}" -pthread -Iinclude \
     tests/c/test_threads.c "$lib_a" "${static_libs[@]}" -o "$tmp/test_threads"
 "$tmp/test_threads"
@@ -145,6 +149,11 @@ step "test_api under valgrind (sees the Rust side too, which ASan does not instr
 valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
     --show-leak-kinds=definite "$tmp/test_api_plain"
 pass "test_api (valgrind memcheck)"
+"$CC" -std=c99 -g -O1 "${WARN[@]}" -Iinclude tests/c/test_octree.c "$lib_a" "${static_libs[@]}" \
+    -o "$tmp/test_octree_plain"
+valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+    --show-leak-kinds=definite "$tmp/test_octree_plain"
+pass "test_octree (valgrind memcheck)"
 
 step "make install into a temporary prefix"
 prefix="$tmp/prefix"
@@ -169,19 +178,25 @@ step "the README's C example, built with pkg-config against the installed copy"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 [ "$(pkg-config --modversion flatquad)" = "$cargo_version" ] || fail "flatquad.pc has the wrong version"
 section=$(awk '/<!-- section:c -->/{s=1} /<!-- \/section:c -->/{s=0} s' README.md)
-awk '/^```c$/{f=1; next} /^```$/{if (f) exit} f' <<<"$section" >"$tmp/example.c"
-awk '/^```c$/{c=1} /^```text$/{if (c) {f=1; next}} /^```$/{if (f) exit} f' <<<"$section" >"$tmp/example.expected"
-[ -s "$tmp/example.c" ] && [ -s "$tmp/example.expected" ] || fail "no C example and output in README.md"
-(cd "$tmp" && cc example.c $(pkg-config --cflags --libs flatquad) -o example) # as the README says
-export LD_LIBRARY_PATH="$(pkg-config --variable=libdir flatquad)"
-"$tmp/example" >"$tmp/example.out"
-diff -u "$tmp/example.expected" "$tmp/example.out" || fail "the README example's output differs from README.md"
-ldd "$tmp/example" | grep -q "=> $prefix/lib/$soname" || fail "the example did not load the installed library"
-unset LD_LIBRARY_PATH
-"$CC" -std=c99 -pedantic "${WARN[@]}" "${SAN[@]}" $(pkg-config --cflags flatquad) "$tmp/example.c" \
-    $(pkg-config --libs flatquad) -Wl,-rpath,"$prefix/lib" -o "$tmp/example_strict"
-"$tmp/example_strict" | diff -u "$tmp/example.expected" -
-pass "README example: builds as written, prints what README.md says, clean under -Werror and sanitizers"
+# Each ```c example is followed by the ```text it prints (the 2D one, then the octree's).
+examples=$(grep -c '^```c$' <<<"$section")
+[ "$examples" -ge 2 ] || fail "expected the 2D and the octree C examples in README.md"
+for k in $(seq 1 "$examples"); do
+    awk -v k="$k" '/^```c$/{n++; if (n == k) {f=1; next}} /^```$/{if (f) exit} f' <<<"$section" >"$tmp/example.c"
+    awk -v k="$k" '/^```text$/{n++; if (n == k) {f=1; next}} /^```$/{if (f) exit} f' <<<"$section" >"$tmp/example.expected"
+    [ -s "$tmp/example.c" ] && [ -s "$tmp/example.expected" ] || fail "no C example $k and its output in README.md"
+    (cd "$tmp" && cc example.c $(pkg-config --cflags --libs flatquad) -o example) # as the README says
+    export LD_LIBRARY_PATH="$(pkg-config --variable=libdir flatquad)"
+    "$tmp/example" >"$tmp/example.out"
+    diff -u "$tmp/example.expected" "$tmp/example.out" || fail "README C example $k's output differs from README.md"
+    # grep reads all of ldd's output: with -q it may exit first, and pipefail sees ldd's SIGPIPE.
+    ldd "$tmp/example" | grep "=> $prefix/lib/$soname" >/dev/null || fail "the example did not load the installed library"
+    unset LD_LIBRARY_PATH
+    "$CC" -std=c99 -pedantic "${WARN[@]}" "${SAN[@]}" $(pkg-config --cflags flatquad) "$tmp/example.c" \
+        $(pkg-config --libs flatquad) -Wl,-rpath,"$prefix/lib" -o "$tmp/example_strict"
+    "$tmp/example_strict" | diff -u "$tmp/example.expected" -
+    pass "README C example $k: builds as written, prints what README.md says, clean under -Werror and sanitizers"
+done
 
 step "tests/cmake against the installed copy (find_package and pkg-config; shared and static)"
 cmake -S tests/cmake -B "$tmp/cmake" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release >"$tmp/cmake.log" ||

@@ -205,6 +205,90 @@ class LooseGrid(SpatialIndex):
     def tight_rows(self) -> int:
         """The number of rows of tight cells."""
 
+#: ``(x1, y1, z1, x2, y2, z2)``: any sequence of six real numbers.
+BoxLike = Union[Sequence[SupportsFloat], npt.NDArray[np.floating[Any]]]
+#: Rows ``(x1, y1, z1, x2, y2, z2)``, shape ``(n, 6)``: float32 and float64 are
+#: read in place (float64 rounded once to the nearest float32, as for 2D).
+BoxesLike = npt.ArrayLike
+
+class Octree:
+    """An octree over moving 3-D boxes ``(x1, y1, z1, x2, y2, z2)``: the 2D
+    classes' methods, with 6-number boxes and ``(n, 6)`` batches."""
+
+    def __init__(
+        self,
+        world: BoxLike,
+        max_elements: SupportsIndex = 8,
+        max_depth: SupportsIndex = 6,
+    ) -> None: ...
+    @property
+    def bounds(self) -> Tuple[float, float, float, float, float, float]:
+        """The world ``(x1, y1, z1, x2, y2, z2)``, in float32 precision."""
+    @property
+    def kind(self) -> Literal["Octree"]:
+        """``"Octree"``."""
+    @property
+    def max_elements(self) -> int:
+        """Elements a leaf holds before it splits."""
+    @property
+    def max_depth(self) -> int:
+        """Depth below which leaves no longer split (the root is depth 0)."""
+    def insert(self, rect: BoxLike, id: Optional[SupportsIndex] = None) -> int:
+        """Add a box; return its handle (``ValueError`` for a bad box)."""
+    def remove(self, handle: SupportsIndex) -> None:
+        """Remove an element (``KeyError`` for a stale handle)."""
+    def move(self, handle: SupportsIndex, rect: BoxLike) -> None:
+        """Give an element a new box."""
+    def cleanup(self) -> None:
+        """Merge emptied branches, one level per call."""
+    def clear(self) -> None:
+        """Remove every element (all handles go stale)."""
+    def id_of(self, handle: SupportsIndex) -> int:
+        """The id the element was inserted with."""
+    def rect_of(self, handle: SupportsIndex) -> Tuple[float, float, float, float, float, float]:
+        """The element's box, as stored (float32)."""
+    def query(self, rect: BoxLike, omit: Optional[SupportsIndex] = None) -> list[int]:
+        """The handles whose box meets ``rect`` (closed), leaving out ``omit``."""
+    def query_point(
+        self, x: SupportsFloat, y: SupportsFloat, z: SupportsFloat, omit: Optional[SupportsIndex] = None
+    ) -> list[int]:
+        """The handles whose box holds ``(x, y, z)``, leaving out ``omit``."""
+    def pairs(self) -> npt.NDArray[np.int64]:
+        """Every pair of meeting elements once, int64 of shape ``(k, 2)``."""
+    def insert_many(self, rects: BoxesLike, ids: IdsLike = None) -> npt.NDArray[np.int64]:
+        """Insert the rows of an ``(n, 6)`` array; their handles, in row order."""
+    def move_many(self, handles: HandlesLike, rects: BoxesLike) -> None:
+        """``handles[i]`` gets ``rects[i]``; all or nothing."""
+    def remove_many(self, handles: HandlesLike) -> None:
+        """Remove many elements; all or nothing."""
+    def query_many(
+        self, rects: BoxesLike, omit: Optional[HandlesLike] = None
+    ) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """One query per row: ``(offsets, hits)`` in CSR layout."""
+    def overlapping(self, handle: SupportsIndex) -> list[int]:
+        """The other elements whose box meets this element's."""
+    def overlapping_many(
+        self, handles: HandlesLike
+    ) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """``overlapping`` of each handle: ``(offsets, hits)`` in CSR layout."""
+    def stats(self) -> dict[str, int]:
+        """Sizes of the tree (as the 2D classes' ``stats``)."""
+    def __len__(self) -> int: ...
+    def __contains__(self, handle: object) -> bool: ...
+    def to_bytes(self) -> bytes:
+        """The whole tree as bytes; ``Octree.from_bytes`` gives it back."""
+    @classmethod
+    def from_bytes(cls, data: Union[bytes, bytearray]) -> Octree:
+        """An octree from ``to_bytes()``'s output (``ValueError`` otherwise)."""
+    def __getstate__(self) -> bytes: ...
+    def __setstate__(self, state: Union[bytes, bytearray]) -> None: ...
+    def __reduce__(self) -> Tuple[type, Tuple[Any, ...], bytes]: ...
+    def __reduce_ex__(self, protocol: SupportsIndex) -> Tuple[Any, ...]: ...
+    def __copy__(self) -> Octree: ...
+    def __deepcopy__(self, memo: Any) -> Octree: ...
+    def _validate(self) -> None:
+        """Check every invariant (slow; for tests). ``AssertionError`` if one fails."""
+
 class BoxIndex:
     """A static index of boxes answering in positions, like shapely's ``STRtree``."""
 

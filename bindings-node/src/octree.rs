@@ -1,0 +1,192 @@
+//! The JavaScript `Octree`: the core's octree in an [`Index`]. The methods
+//! every class has come from `common_methods!`; here are only the constructor,
+//! the getters and the calls that take a box's six coordinates, each one call
+//! to the [`Index`] method the 2D classes call.
+
+use napi::bindgen_prelude::{Buffer, Float64Array, This, Uint32Array};
+use napi::{Env, Unknown};
+use napi_derive::napi;
+
+use crate::args;
+use crate::classes::common_methods;
+use crate::index::Index;
+use crate::objects::{Box3, QueryManyResult, Stats};
+
+fn box3(b: flatquad::Box3) -> Box3 {
+    Box3 {
+        x1: b.x1 as f64,
+        y1: b.y1 as f64,
+        z1: b.z1 as f64,
+        x2: b.x2 as f64,
+        y2: b.y2 as f64,
+        z2: b.z2 as f64,
+    }
+}
+
+/// An octree over boxes `[x1, x2] × [y1, y2] × [z1, z2]`: the quadtree in 3D,
+/// with the same methods, each taking 6 coordinates per box (batches: 6
+/// numbers per box in a `Float32Array`, read in place, or a `Float64Array`).
+/// Results are exact for 32-bit floats; touching counts.
+#[napi]
+pub struct Octree {
+    index: Index<flatquad::Octree>,
+}
+
+#[napi]
+impl Octree {
+    /// An empty octree over `world`, `{ x1, y1, z1, x2, y2, z2 }` with
+    /// `x1 < x2`, `y1 < y2`, `z1 < z2`. Options left out take their defaults
+    /// (`maxElements` 8, `maxDepth` 6). Throws a `RangeError` for a bad world
+    /// or options out of range, a `TypeError` for arguments of the wrong type.
+    #[napi(
+        constructor,
+        catch_unwind,
+        ts_args_type = "world: Box3, options?: OctreeOptions"
+    )]
+    pub fn new(
+        env: &Env,
+        this: This<'_>,
+        world: Unknown<'_>,
+        options: Option<Unknown<'_>>,
+    ) -> napi::Result<Self> {
+        let index = Index::construct_with(
+            env,
+            &this,
+            "Octree",
+            || args::world3(&world),
+            |world| {
+                use flatquad::Octree as Defaults;
+                let (mut max_elements, mut max_depth) = (None, None);
+                if let Some(options) = args::options(options.as_ref(), "{ maxElements, maxDepth }")?
+                {
+                    max_elements = args::option_u32(options, c"maxElements")?;
+                    max_depth = args::option_u32(options, c"maxDepth")?;
+                }
+                Ok(flatquad::Octree::new(
+                    world,
+                    max_elements.unwrap_or(Defaults::DEFAULT_MAX_ELEMENTS),
+                    max_depth.unwrap_or(Defaults::DEFAULT_MAX_DEPTH),
+                ))
+            },
+        )?;
+        Ok(Octree { index })
+    }
+
+    /// `'Octree'`.
+    #[napi(getter, ts_return_type = "'Octree'")]
+    pub fn kind(&self) -> &'static str {
+        self.index.name()
+    }
+
+    /// The world box it was made with (32-bit floats, what it stores).
+    #[napi(getter, catch_unwind)]
+    pub fn world(&self, env: &Env) -> napi::Result<Box3> {
+        self.index.world_box(env, box3)
+    }
+
+    /// Elements a leaf holds before it splits.
+    #[napi(getter, catch_unwind)]
+    pub fn max_elements(&self, env: &Env) -> napi::Result<u32> {
+        self.index.read_core(env, flatquad::Octree::max_elements)
+    }
+
+    /// Depth below which leaves no longer split.
+    #[napi(getter, catch_unwind)]
+    pub fn max_depth(&self, env: &Env) -> napi::Result<u32> {
+        self.index.read_core(env, flatquad::Octree::max_depth)
+    }
+
+    /// Adds the box with an id of yours (0 when left out) and returns its
+    /// handle. Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or
+    /// infinite coordinates or an inverted box; nothing is changed then.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, id?: number",
+        ts_return_type = "Handle"
+    )]
+    #[allow(clippy::too_many_arguments)]
+    pub fn insert(
+        &self,
+        env: &Env,
+        x1: Unknown<'_>,
+        y1: Unknown<'_>,
+        z1: Unknown<'_>,
+        x2: Unknown<'_>,
+        y2: Unknown<'_>,
+        z2: Unknown<'_>,
+        id: Option<Unknown<'_>>,
+    ) -> napi::Result<f64> {
+        self.index
+            .insert(env, &[&x1, &y1, &z1, &x2, &y2, &z2], id.as_ref())
+    }
+
+    /// Gives an element a new box.
+    #[napi(
+        js_name = "move",
+        catch_unwind,
+        ts_args_type = "handle: Handle, x1: number, y1: number, z1: number, x2: number, y2: number, z2: number"
+    )]
+    #[allow(clippy::too_many_arguments)]
+    pub fn move_to(
+        &self,
+        env: &Env,
+        handle: Unknown<'_>,
+        x1: Unknown<'_>,
+        y1: Unknown<'_>,
+        z1: Unknown<'_>,
+        x2: Unknown<'_>,
+        y2: Unknown<'_>,
+        z2: Unknown<'_>,
+    ) -> napi::Result<()> {
+        self.index
+            .move_to(env, &handle, &[&x1, &y1, &z1, &x2, &y2, &z2])
+    }
+
+    /// Handles of the elements whose closed box meets the closed query box,
+    /// each once, leaving out `omit`.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, omit?: Handle | null",
+        ts_return_type = "Float64Array"
+    )]
+    #[allow(clippy::too_many_arguments)]
+    pub fn query(
+        &self,
+        env: &Env,
+        x1: Unknown<'_>,
+        y1: Unknown<'_>,
+        z1: Unknown<'_>,
+        x2: Unknown<'_>,
+        y2: Unknown<'_>,
+        z2: Unknown<'_>,
+        omit: Option<Unknown<'_>>,
+    ) -> napi::Result<Float64Array> {
+        self.index
+            .query(env, &[&x1, &y1, &z1, &x2, &y2, &z2], omit.as_ref())
+    }
+
+    /// Handles of the elements whose closed box holds `(x, y, z)`, leaving out `omit`.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "x: number, y: number, z: number, omit?: Handle | null",
+        ts_return_type = "Float64Array"
+    )]
+    pub fn query_point(
+        &self,
+        env: &Env,
+        x: Unknown<'_>,
+        y: Unknown<'_>,
+        z: Unknown<'_>,
+        omit: Option<Unknown<'_>>,
+    ) -> napi::Result<Float64Array> {
+        self.index.query_point(env, &[&x, &y, &z], omit.as_ref())
+    }
+
+    /// The element's box (as 32-bit floats: what the octree stores).
+    #[napi(catch_unwind, ts_args_type = "handle: Handle")]
+    pub fn rect_of(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<Box3> {
+        self.index.rect_of(env, &handle, box3)
+    }
+}
+
+common_methods!(Octree, flatquad::Octree);

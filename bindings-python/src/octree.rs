@@ -1,0 +1,176 @@
+//! `flatquad.Octree`: the core's octree behind the same lock. The methods
+//! every class has come from `shared::index_methods!`; here are only its
+//! constructor, getters, `query_point(x, y, z)`, `rect_of` and the snapshot
+//! and copy protocol (boxes are 6-tuples, batches `(n, 6)` arrays).
+
+use flatquad::{Box3, SpatialIndex};
+use numpy::{PyArray1, PyArray2};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyTuple, PyType};
+
+use crate::convert;
+use crate::errors::{self, Args};
+use crate::join;
+use crate::lock::IndexLock;
+use crate::shared::{self, index_methods, Csr};
+
+type Box6 = (f64, f64, f64, f64, f64, f64);
+
+/// An octree: the quadtree in 3D, over axis-aligned boxes
+/// ``(x1, y1, z1, x2, y2, z2)`` (closed: touching counts), stored as float32.
+///
+/// Parameters
+/// ----------
+/// world : (x1, y1, z1, x2, y2, z2)
+///     Where the tree divides space (``x1 < x2``, ``y1 < y2``, ``z1 < z2``);
+///     elements and queries outside it are still stored and found.
+/// max_elements : int
+///     A leaf splits when it holds more (default 8).
+/// max_depth : int
+///     The deepest level, at most 30 (default 6: 64**3 cells).
+///
+/// Every method is the 2D classes' with 6-number boxes: ``insert``,
+/// ``insert_many`` (an ``(n, 6)`` float32 or float64 array, read in place),
+/// ``move``, ``move_many``, ``remove``, ``remove_many``, ``cleanup``,
+/// ``clear``, ``query``, ``query_many``, ``query_point(x, y, z)``,
+/// ``overlapping``, ``overlapping_many``, ``pairs``, ``id_of``, ``rect_of``,
+/// ``stats``, ``to_bytes``/``from_bytes``, pickling, ``len`` and ``in``.
+/// Errors are the same exceptions.
+#[pyclass(frozen, weakref, name = "Octree", module = "flatquad")]
+pub(crate) struct Octree {
+    lock: IndexLock<flatquad::Octree>,
+}
+
+impl Octree {
+    fn wrap(tree: flatquad::Octree) -> Octree {
+        Octree {
+            lock: IndexLock::new(tree),
+        }
+    }
+}
+
+fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Octree> {
+    let tree = py
+        .detach(|| flatquad::Octree::from_bytes(data))
+        .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
+    Ok(Octree::wrap(tree))
+}
+
+/// Unpickles an ``Octree`` from its snapshot (pickle protocol 5).
+#[pyfunction]
+pub(crate) fn _restore_octree(data: &Bound<'_, PyAny>) -> PyResult<Octree> {
+    let py = data.py();
+    let tree = join::with_buffer(data, |bytes| {
+        py.detach(|| flatquad::Octree::from_bytes(bytes))
+    })?
+    .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
+    Ok(Octree::wrap(tree))
+}
+
+fn count(py: Python<'_>, value: i64, name: &str) -> PyResult<u32> {
+    u32::try_from(value).map_err(|_| {
+        errors::invalid_parameter(
+            py,
+            format!("invalid parameter {name} = {value}: expected an unsigned 32-bit integer"),
+        )
+    })
+}
+
+fn six(v: Vec<f64>) -> Box6 {
+    (v[0], v[1], v[2], v[3], v[4], v[5])
+}
+
+index_methods!(Octree, "_restore_octree", [
+    #[new]
+    #[pyo3(signature = (world, max_elements = 8, max_depth = 6))]
+    fn new(
+        py: Python<'_>,
+        world: &Bound<'_, PyAny>,
+        max_elements: i64,
+        max_depth: i64,
+    ) -> PyResult<Self> {
+        let world = convert::any_box::<Box3>(world, "world")?;
+        let max_elements = count(py, max_elements, "max_elements")?;
+        let max_depth = count(py, max_depth, "max_depth")?;
+        let tree = flatquad::Octree::new(world, max_elements, max_depth)
+            .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
+        Ok(Octree::wrap(tree))
+    }
+
+    /// The world as ``(x1, y1, z1, x2, y2, z2)``, in float32 precision.
+    #[getter]
+    fn bounds(&self, py: Python<'_>) -> Box6 {
+        six(convert::box_coords(&self.lock.read(py).world()))
+    }
+
+    /// ``"Octree"``.
+    #[getter]
+    fn kind(&self) -> &'static str {
+        "Octree"
+    }
+
+    /// Elements a leaf holds before it splits.
+    #[getter]
+    fn max_elements(&self, py: Python<'_>) -> u32 {
+        self.lock.read(py).max_elements()
+    }
+
+    /// Depth below which leaves no longer split (the root is depth 0).
+    #[getter]
+    fn max_depth(&self, py: Python<'_>) -> u32 {
+        self.lock.read(py).max_depth()
+    }
+
+    /// The handles of the elements whose box holds ``(x, y, z)``, leaving out ``omit``.
+    #[pyo3(signature = (x, y, z, omit = None))]
+    fn query_point(
+        &self,
+        py: Python<'_>,
+        x: f64,
+        y: f64,
+        z: f64,
+        omit: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<u64>> {
+        shared::query_point(&self.lock, py, &[x, y, z], omit)
+    }
+
+    /// The element's box ``(x1, y1, z1, x2, y2, z2)``, as stored (float32).
+    fn rect_of(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<Box6> {
+        shared::box_of(&self.lock, py, handle).map(six)
+    }
+
+    /// An octree from ``to_bytes()``'s output (``ValueError`` for anything else).
+    #[classmethod]
+    fn from_bytes(cls: &Bound<'_, PyType>, data: std::borrow::Cow<'_, [u8]>) -> PyResult<Octree> {
+        from_bytes(cls.py(), &data)
+    }
+
+    fn __setstate__(&self, py: Python<'_>, state: std::borrow::Cow<'_, [u8]>) -> PyResult<()> {
+        let data: &[u8] = &state;
+        let tree = py
+            .detach(|| flatquad::Octree::from_bytes(data))
+            .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
+        *self.lock.write(py)? = tree;
+        Ok(())
+    }
+
+    fn __copy__(&self, py: Python<'_>) -> Octree {
+        Octree::wrap(self.lock.read_with_gil_released(py, |tree| tree.clone()))
+    }
+
+    fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> Octree {
+        self.__copy__(py)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let tree = self.lock.read(py);
+        let w = tree.world();
+        format!(
+            "<flatquad.Octree world=({:?}, {:?}, {:?}, {:?}, {:?}, {:?}) max_elements={} max_depth={} len={}>",
+            w.x1, w.y1, w.z1, w.x2, w.y2, w.z2,
+            tree.max_elements(),
+            tree.max_depth(),
+            tree.len()
+        )
+    }
+]);

@@ -1,0 +1,671 @@
+//! The bodies of the methods every class has, written once over the core
+//! structure a class locks: `SpatialIndex` (and its 2D subclasses) locks an
+//! `AnyIndex`, `Octree` an `Octree`. Each `#[pymethods]` method is its
+//! signature, its docstring and one call here; only the box width differs
+//! (`convert::any_box`, `convert::Rects<B>`).
+
+use flatquad::{Error, Handle, SpatialIndex};
+use numpy::{PyArray1, PyArray2, PyArrayMethods};
+use pyo3::exceptions::{PyAssertionError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+
+use crate::convert::{self, Handles, Ids, Rects};
+use crate::errors::{self, Args};
+use crate::lock::{IndexLock, Lockable};
+
+/// `(offsets, hits)` of a batch query.
+pub(crate) type Csr<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<i64>>);
+
+pub(crate) const INSERT_MANY: Args = Args {
+    rects: "rects",
+    handles: "handles",
+    lengths: ("rects", "ids"),
+};
+pub(crate) const MOVE_MANY: Args = Args {
+    rects: "rects",
+    handles: "handles",
+    lengths: ("handles", "rects"),
+};
+pub(crate) const QUERY_MANY: Args = Args {
+    rects: "rects",
+    handles: "omit",
+    lengths: ("rects", "omit"),
+};
+
+/// What a class's lock holds: a core structure, shared between threads.
+pub(crate) trait Core: SpatialIndex + Lockable + Clone + Sync {}
+impl<T: SpatialIndex + Lockable + Clone + Sync> Core for T {}
+
+pub(crate) fn raw(handle: Handle) -> i64 {
+    // Handles are below 2^53: exact as int64 (and as float64).
+    handle.to_raw() as i64
+}
+
+fn raws(hits: Vec<Handle>) -> Vec<u64> {
+    hits.into_iter().map(Handle::to_raw).collect()
+}
+
+/// The core's compressed rows as the int64 vectors Python gets (runs without the GIL).
+pub(crate) fn csr_vecs(offsets: Vec<usize>, hits: Vec<Handle>) -> (Vec<i64>, Vec<i64>) {
+    (
+        offsets.into_iter().map(|o| o as i64).collect(),
+        hits.into_iter().map(raw).collect(),
+    )
+}
+
+/// Those vectors as numpy arrays, without copying them.
+pub(crate) fn csr_arrays(py: Python<'_>, (offsets, hits): (Vec<i64>, Vec<i64>)) -> Csr<'_> {
+    (
+        PyArray1::from_vec(py, offsets),
+        PyArray1::from_vec(py, hits),
+    )
+}
+
+fn id_value(id: Option<i64>) -> PyResult<u32> {
+    let id = id.unwrap_or(0);
+    u32::try_from(id).map_err(|_| {
+        PyValueError::new_err(format!(
+            "id {id} is out of range: ids are unsigned 32-bit integers (0 <= id < 2**32)"
+        ))
+    })
+}
+
+pub(crate) fn insert<T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'_>,
+    rect: &Bound<'_, PyAny>,
+    id: Option<i64>,
+) -> PyResult<u64> {
+    let rect = convert::any_box::<T::Bounds>(rect, "rect")?;
+    let id = id_value(id)?;
+    let result = lock.write(py)?.insert(rect, id);
+    result
+        .map(Handle::to_raw)
+        .map_err(|e| errors::to_py(py, e, Args::SINGLE))
+}
+
+pub(crate) fn remove<T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'_>,
+    handle: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let handle = convert::handle(handle, "handle")?;
+    let result = lock.write(py)?.remove(handle);
+    result.map_err(|e| errors::to_py(py, e, Args::SINGLE))
+}
+
+pub(crate) fn move_to<T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'_>,
+    handle: &Bound<'_, PyAny>,
+    rect: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let handle = convert::handle(handle, "handle")?;
+    let rect = convert::any_box::<T::Bounds>(rect, "rect")?;
+    let result = lock.write(py)?.update(handle, rect);
+    result.map_err(|e| errors::to_py(py, e, Args::SINGLE))
+}
+
+pub(crate) fn cleanup<T: Core>(lock: &IndexLock<T>, py: Python<'_>) -> PyResult<()> {
+    lock.write_detached(py, |index| index.cleanup())
+}
+
+pub(crate) fn clear<T: Core>(lock: &IndexLock<T>, py: Python<'_>) -> PyResult<()> {
+    lock.write_detached(py, |index| index.clear())
+}
+
+pub(crate) fn query<T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'_>,
+    rect: &Bound<'_, PyAny>,
+    omit: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<u64>> {
+    let rect = convert::any_box::<T::Bounds>(rect, "rect")?;
+    let omit = convert::opt_handle(omit, "omit")?;
+    let mut hits = Vec::new();
+    let result = lock.read(py).query(rect, omit, &mut hits);
+    result.map_err(|e| errors::to_py(py, e, Args::QUERY))?;
+    Ok(raws(hits))
+}
+
+/// `coords`: `[x, y]` or `[x, y, z]`.
+pub(crate) fn query_point<T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'_>,
+    coords: &[f64],
+    omit: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<u64>> {
+    let point = convert::any_point::<T::Bounds>(coords);
+    let omit = convert::opt_handle(omit, "omit")?;
+    let mut hits = Vec::new();
+    let result = lock.read(py).query_point(point, omit, &mut hits);
+    result.map_err(|e| errors::to_py(py, e, Args::QUERY))?;
+    Ok(raws(hits))
+}
+
+pub(crate) fn pairs<'py, T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'py>,
+) -> PyResult<Bound<'py, PyArray2<i64>>> {
+    // The core's pair walk, on all threads where the structure can split it
+    // and the size pays.
+    let flat = lock.read_with_gil_released(py, |index| {
+        let mut pairs = Vec::new();
+        index.par_pairs(&mut pairs);
+        pairs
+            .into_iter()
+            .flat_map(|(a, b)| [raw(a), raw(b)])
+            .collect::<Vec<i64>>()
+    });
+    let k = flat.len() / 2;
+    PyArray1::from_vec(py, flat).reshape([k, 2])
+}
+
+pub(crate) fn insert_many<'py, T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'py>,
+    rects: &Bound<'py, PyAny>,
+    ids: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let rects = Rects::<T::Bounds>::new(rects, "rects")?;
+    let rects = rects.as_rects()?;
+    let ids = Ids::new(ids, rects.len())?;
+    let ids = ids.as_ids()?;
+    let result = lock.write_detached(py, |index| {
+        let mut handles = Vec::new();
+        index
+            .insert_many(rects, ids, &mut handles)
+            .map(|()| handles)
+    })?;
+    let handles = result.map_err(|e| errors::to_py(py, e, INSERT_MANY))?;
+    Ok(PyArray1::from_vec(
+        py,
+        handles.into_iter().map(raw).collect::<Vec<i64>>(),
+    ))
+}
+
+pub(crate) fn move_many<T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'_>,
+    handles: &Bound<'_, PyAny>,
+    rects: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let handles_arg = Handles::new(handles, "handles")?;
+    let handles = handles_arg.as_handles()?;
+    let rects = Rects::<T::Bounds>::new(rects, "rects")?;
+    let rects = rects.as_rects()?;
+    let result = lock.write_detached(py, |index| index.update_many(handles, rects))?;
+    result.map_err(|e| errors::to_py_shown(py, e, MOVE_MANY, &|i| handles_arg.show(i)))
+}
+
+pub(crate) fn remove_many<T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'_>,
+    handles: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let handles_arg = Handles::new(handles, "handles")?;
+    let handles = handles_arg.as_handles()?;
+    let result = lock.write_detached(py, |index| index.remove_many(handles))?;
+    result.map_err(|e| errors::to_py_shown(py, e, MOVE_MANY, &|i| handles_arg.show(i)))
+}
+
+pub(crate) fn query_many<'py, T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'py>,
+    rects: &Bound<'py, PyAny>,
+    omit: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Csr<'py>> {
+    let rects = Rects::<T::Bounds>::new(rects, "rects")?;
+    let rects = rects.as_rects()?;
+    let omit_arg = match omit {
+        Some(omit) if !omit.is_none() => Some(Handles::new(omit, "omit")?),
+        _ => None,
+    };
+    let omit = omit_arg.as_ref().map(Handles::as_handles).transpose()?;
+    // The core's batch query, on all threads when the batch is big enough.
+    let result = lock.read_with_gil_released(py, |index| {
+        let (mut offsets, mut hits) = (Vec::new(), Vec::new());
+        index.par_query_many(rects, omit, &mut offsets, &mut hits)?;
+        Ok::<_, Error>(csr_vecs(offsets, hits))
+    });
+    let rows = result.map_err(|e| {
+        errors::to_py_shown(py, e, QUERY_MANY, &|i| {
+            omit_arg.as_ref().and_then(|omit| omit.show(i))
+        })
+    })?;
+    Ok(csr_arrays(py, rows))
+}
+
+pub(crate) fn overlapping<T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'_>,
+    handle: &Bound<'_, PyAny>,
+) -> PyResult<Vec<u64>> {
+    let handle = convert::handle(handle, "handle")?;
+    let mut hits = Vec::new();
+    let result = lock.read(py).overlapping(handle, &mut hits);
+    result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
+    Ok(raws(hits))
+}
+
+pub(crate) fn overlapping_many<'py, T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'py>,
+    handles: &Bound<'py, PyAny>,
+) -> PyResult<Csr<'py>> {
+    let handles_arg = Handles::new(handles, "handles")?;
+    let handles = handles_arg.as_handles()?;
+    let result = lock.read_with_gil_released(py, |index| {
+        let (mut offsets, mut hits) = (Vec::new(), Vec::new());
+        index.overlapping_many(handles, &mut offsets, &mut hits)?;
+        Ok::<_, Error>(csr_vecs(offsets, hits))
+    });
+    let rows =
+        result.map_err(|e| errors::to_py_shown(py, e, MOVE_MANY, &|i| handles_arg.show(i)))?;
+    Ok(csr_arrays(py, rows))
+}
+
+pub(crate) fn id_of<T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'_>,
+    handle: &Bound<'_, PyAny>,
+) -> PyResult<u32> {
+    let handle = convert::handle(handle, "handle")?;
+    let result = lock.read(py).id(handle);
+    result.map_err(|e| errors::to_py(py, e, Args::SINGLE))
+}
+
+/// The element's box: low corner then high corner.
+pub(crate) fn box_of<T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'_>,
+    handle: &Bound<'_, PyAny>,
+) -> PyResult<Vec<f64>> {
+    let handle = convert::handle(handle, "handle")?;
+    let result = lock.read(py).rect(handle);
+    let b = result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
+    Ok(convert::box_coords(&b))
+}
+
+pub(crate) fn contains<T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'_>,
+    handle: &Bound<'_, PyAny>,
+) -> bool {
+    match handle.extract::<u64>() {
+        Ok(raw) => lock.read(py).contains(Handle::from_raw(raw)),
+        Err(_) => false,
+    }
+}
+
+pub(crate) fn stats<'py, T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'py>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let s = lock.read_with_gil_released(py, |index| index.stats());
+    let d = PyDict::new(py);
+    d.set_item("elements", s.elements)?;
+    d.set_item("nodes", s.nodes)?;
+    d.set_item("leaves", s.leaves)?;
+    d.set_item("empty_leaves", s.empty_leaves)?;
+    d.set_item("max_depth_reached", s.max_depth_reached)?;
+    d.set_item("element_links", s.element_links)?;
+    d.set_item("bytes", s.bytes)?;
+    Ok(d)
+}
+
+pub(crate) fn to_bytes<'py, T: Core>(lock: &IndexLock<T>, py: Python<'py>) -> Bound<'py, PyBytes> {
+    let bytes = lock.read_with_gil_released(py, |index| index.to_bytes());
+    PyBytes::new(py, &bytes)
+}
+
+pub(crate) fn validate<T: Core>(lock: &IndexLock<T>, py: Python<'_>) -> PyResult<()> {
+    lock.read_with_gil_released(py, |index| index.validate())
+        .map_err(PyAssertionError::new_err)
+}
+
+/// `index_methods!(Class, "_restore_function", [own methods])`: the
+/// `#[pymethods]` of a class whose field `lock` is an [`IndexLock`] and which
+/// has a `bounds` getter: its own methods, then every method all classes share
+/// (the 2D ones and `Octree`), each one call above, and the pickle protocol
+/// (`_restore_function` unpickles protocol 5's out-of-band snapshot).
+macro_rules! index_methods {
+    ($class:ident, $restore:literal, [$($own:tt)*]) => {
+        #[pymethods]
+        impl $class {
+            $($own)*
+
+            /// ``(class, (bounds,), state)``: an index of the class over the same
+            /// world, then the snapshot in place of its contents.
+            fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+                let py = slf.py();
+                let this = slf.get();
+                let args = (this.bounds(py),).into_pyobject(py)?;
+                PyTuple::new(
+                    py,
+                    [
+                        slf.get_type().into_any(),
+                        args.into_any(),
+                        this.__getstate__(py).into_any(),
+                    ],
+                )
+            }
+
+            /// Pickle protocol 5 and later: the snapshot as an out-of-band buffer
+            /// (no copy in a pickler that takes buffers; nothing is rebuilt on
+            /// loading, only checked); earlier protocols: ``__reduce__``.
+            fn __reduce_ex__<'py>(slf: &Bound<'py, Self>, protocol: i64) -> PyResult<Bound<'py, PyTuple>> {
+                let py = slf.py();
+                let snapshot = slf
+                    .get()
+                    .lock
+                    .read_with_gil_released(py, |index| index.to_bytes());
+                match crate::join::reduce_out_of_band(py, $restore, snapshot, protocol)? {
+                    Some(reduced) => Ok(reduced),
+                    None => Self::__reduce__(slf),
+                }
+            }
+
+            /// Add a rectangle and return its handle.
+            ///
+            /// Parameters
+            /// ----------
+            /// rect : (x1, y1, x2, y2)
+            ///     Or ``(x1, y1, z1, x2, y2, z2)`` for an ``Octree``.
+            ///     Finite numbers with ``x1 <= x2`` and ``y1 <= y2`` (a point or a
+            ///     segment is fine). Stored as float32.
+            /// id : int, optional
+            ///     Your unsigned 32-bit value for the element, returned by ``id_of``;
+            ///     0 when omitted.
+            ///
+            /// Returns
+            /// -------
+            /// int
+            ///     The handle, never 0 and below 2**53.
+            ///
+            /// Raises
+            /// ------
+            /// ValueError
+            ///     For NaN or infinite coordinates, an inverted rectangle, or an id
+            ///     out of range.
+            #[pyo3(signature = (rect, id = None))]
+            fn insert(&self, py: Python<'_>, rect: &Bound<'_, PyAny>, id: Option<i64>) -> PyResult<u64> {
+                shared::insert(&self.lock, py, rect, id)
+            }
+
+            /// Remove an element. Its handle goes stale for good.
+            ///
+            /// Raises
+            /// ------
+            /// KeyError
+            ///     If ``handle`` names no element of this structure (never issued,
+            ///     already removed, or cleared).
+            fn remove(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<()> {
+                shared::remove(&self.lock, py, handle)
+            }
+
+            /// Give an element a new rectangle (the "move" of a collision loop).
+            ///
+            /// Raises
+            /// ------
+            /// KeyError
+            ///     If ``handle`` names no element.
+            /// ValueError
+            ///     For a bad rectangle.
+            #[pyo3(name = "move")]
+            fn move_(
+                &self,
+                py: Python<'_>,
+                handle: &Bound<'_, PyAny>,
+                rect: &Bound<'_, PyAny>,
+            ) -> PyResult<()> {
+                shared::move_to(&self.lock, py, handle, rect)
+            }
+
+            /// The lazy tidying after moves and removals (a quadtree merges emptied
+            /// cells, one level per call; a loose grid shrinks its cells' boxes): call
+            /// it once a frame, after the moves.
+            fn cleanup(&self, py: Python<'_>) -> PyResult<()> {
+                shared::cleanup(&self.lock, py)
+            }
+
+            /// Remove every element (all handles go stale); the memory is kept for reuse.
+            fn clear(&self, py: Python<'_>) -> PyResult<()> {
+                shared::clear(&self.lock, py)
+            }
+
+            /// The handles of the elements whose rectangle meets ``rect``.
+            ///
+            /// Parameters
+            /// ----------
+            /// rect : (x1, y1, x2, y2)
+            ///     Or ``(x1, y1, z1, x2, y2, z2)`` for an ``Octree``.
+            ///     The closed query rectangle: elements that only touch it are found.
+            /// omit : int, optional
+            ///     A handle to leave out, typically the querying element's own;
+            ///     None or 0 (never a handle) leave out nothing.
+            ///
+            /// Returns
+            /// -------
+            /// list of int
+            ///     Each matching handle once, in no particular order.
+            ///
+            /// Raises
+            /// ------
+            /// ValueError
+            ///     For a bad rectangle.
+            /// KeyError
+            ///     If ``omit`` names no element.
+            #[pyo3(signature = (rect, omit = None))]
+            fn query(
+                &self,
+                py: Python<'_>,
+                rect: &Bound<'_, PyAny>,
+                omit: Option<&Bound<'_, PyAny>>,
+            ) -> PyResult<Vec<u64>> {
+                shared::query(&self.lock, py, rect, omit)
+            }
+
+            /// Every pair of elements whose rectangles overlap, each pair once.
+            ///
+            /// Returns
+            /// -------
+            /// numpy.ndarray
+            ///     int64 handles, shape ``(k, 2)``; the order of the pairs and within a
+            ///     pair is unspecified. Releases the GIL while it works.
+            fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<i64>>> {
+                shared::pairs(&self.lock, py)
+            }
+
+            /// Insert many rectangles at once; return their handles.
+            ///
+            /// Parameters
+            /// ----------
+            /// rects : array_like, shape (n, 4)
+            ///     Or ``(n, 6)`` for an ``Octree``.
+            ///     Rows ``(x1, y1, x2, y2)``. A C-contiguous float32 array is read in
+            ///     place; float64 (or integer) arrays and nested sequences are
+            ///     converted first.
+            /// ids : None, int or array_like of shape (n,), optional
+            ///     Unsigned 32-bit ids: one per row, one for all rows, or 0 for all
+            ///     (the default).
+            ///
+            /// Returns
+            /// -------
+            /// numpy.ndarray
+            ///     The handles, int64, shape ``(n,)``, in row order.
+            ///
+            /// Raises
+            /// ------
+            /// TypeError, ValueError
+            ///     For arrays of the wrong dtype or shape; ``ValueError`` for a bad
+            ///     row (the message names it, ``err.index`` is its position). Every
+            ///     row is checked first: on error nothing is inserted.
+            #[pyo3(signature = (rects, ids = None))]
+            fn insert_many<'py>(
+                &self,
+                py: Python<'py>,
+                rects: &Bound<'py, PyAny>,
+                ids: Option<&Bound<'py, PyAny>>,
+            ) -> PyResult<Bound<'py, PyArray1<i64>>> {
+                shared::insert_many(&self.lock, py, rects, ids)
+            }
+
+            /// Move many elements at once: ``handles[i]`` gets ``rects[i]``.
+            ///
+            /// Parameters
+            /// ----------
+            /// handles : array_like of int, shape (n,)
+            ///     int64 or uint64 arrays are read in place.
+            /// rects : array_like, shape (n, 4)
+            ///     Or ``(n, 6)`` for an ``Octree``.
+            ///     As for ``insert_many``.
+            ///
+            /// Raises
+            /// ------
+            /// KeyError
+            ///     For a handle that names no element (``err.index`` is its position).
+            /// ValueError
+            ///     For a bad row or different lengths. Every item is checked first:
+            ///     on error nothing moves.
+            fn move_many(
+                &self,
+                py: Python<'_>,
+                handles: &Bound<'_, PyAny>,
+                rects: &Bound<'_, PyAny>,
+            ) -> PyResult<()> {
+                shared::move_many(&self.lock, py, handles, rects)
+            }
+
+            /// Remove many elements at once.
+            ///
+            /// Raises
+            /// ------
+            /// KeyError
+            ///     For a handle that names no element or appears twice
+            ///     (``err.index`` is its position). On error nothing is removed.
+            fn remove_many(&self, py: Python<'_>, handles: &Bound<'_, PyAny>) -> PyResult<()> {
+                shared::remove_many(&self.lock, py, handles)
+            }
+
+            /// Query many rectangles at once.
+            ///
+            /// Parameters
+            /// ----------
+            /// rects : array_like, shape (n, 4)
+            ///     Or ``(n, 6)`` for an ``Octree``.
+            ///     As for ``insert_many``.
+            /// omit : array_like of int, shape (n,), optional
+            ///     ``omit[i]`` is left out of query ``i`` (typically the querying
+            ///     element's own handle); each must name an element.
+            ///
+            /// Returns
+            /// -------
+            /// offsets : numpy.ndarray
+            ///     int64, shape ``(n + 1,)``: the hits of query ``i`` are
+            ///     ``hits[offsets[i]:offsets[i + 1]]`` (CSR layout).
+            /// hits : numpy.ndarray
+            ///     int64 handles, shape ``(offsets[-1],)``.
+            ///
+            /// Releases the GIL while it works.
+            #[pyo3(signature = (rects, omit = None))]
+            fn query_many<'py>(
+                &self,
+                py: Python<'py>,
+                rects: &Bound<'py, PyAny>,
+                omit: Option<&Bound<'py, PyAny>>,
+            ) -> PyResult<Csr<'py>> {
+                shared::query_many(&self.lock, py, rects, omit)
+            }
+
+            /// The handles of the other elements whose rectangle meets this element's
+            /// (touching counts): ``query(rect_of(handle), omit=handle)``, but found
+            /// from where the element lies, without a search from the top.
+            ///
+            /// Raises
+            /// ------
+            /// KeyError
+            ///     If ``handle`` names no element.
+            fn overlapping(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
+                shared::overlapping(&self.lock, py, handle)
+            }
+
+            /// ``overlapping`` for many elements at once: the per-agent query of a
+            /// collision loop in one call.
+            ///
+            /// Parameters
+            /// ----------
+            /// handles : array_like of int, shape (n,)
+            ///     As for ``move_many``.
+            ///
+            /// Returns
+            /// -------
+            /// (offsets, hits)
+            ///     As ``query_many`` gives them: the neighbours of ``handles[i]`` are
+            ///     ``hits[offsets[i]:offsets[i + 1]]``.
+            ///
+            /// Raises
+            /// ------
+            /// KeyError
+            ///     For a handle that names no element (``err.index`` is its position).
+            ///
+            /// Releases the GIL while it works.
+            fn overlapping_many<'py>(
+                &self,
+                py: Python<'py>,
+                handles: &Bound<'py, PyAny>,
+            ) -> PyResult<Csr<'py>> {
+                shared::overlapping_many(&self.lock, py, handles)
+            }
+
+            /// The id the element was inserted with.
+            ///
+            /// Raises
+            /// ------
+            /// KeyError
+            ///     If ``handle`` names no element.
+            fn id_of(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<u32> {
+                shared::id_of(&self.lock, py, handle)
+            }
+
+            fn __len__(&self, py: Python<'_>) -> usize {
+                self.lock.read(py).len()
+            }
+
+            fn __contains__(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> bool {
+                shared::contains(&self.lock, py, handle)
+            }
+
+            /// Sizes of the structure, as a dict: ``elements``, ``nodes``, ``leaves``,
+            /// ``empty_leaves``, ``max_depth_reached``, ``element_links`` (one per
+            /// element per leaf it lies in) and ``bytes`` (memory held, capacity
+            /// included).
+            fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+                shared::stats(&self.lock, py)
+            }
+
+            /// The whole structure as bytes (versioned, little-endian, tagged with the
+            /// structure's kind); ``from_bytes`` gives back an equal structure, the
+            /// same handles valid.
+            fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+                shared::to_bytes(&self.lock, py)
+            }
+
+            fn __getstate__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+                self.to_bytes(py)
+            }
+
+            /// Check every invariant of the structure (slow; for tests).
+            ///
+            /// Raises
+            /// ------
+            /// AssertionError
+            ///     Naming the first broken invariant.
+            fn _validate(&self, py: Python<'_>) -> PyResult<()> {
+                shared::validate(&self.lock, py)
+            }
+        }
+    };
+}
+pub(crate) use index_methods;

@@ -1,0 +1,396 @@
+//! The bodies of the calls every tree type has, written once over [`Shell`]:
+//! `qt_tree` (any 2D structure, `qt_rect`) and `qt_octree` (`qt_box`). Each C
+//! function checks nothing itself: it converts its box type and calls one of
+//! these inside `guard`.
+
+use std::ffi::c_void;
+use std::mem::MaybeUninit;
+use std::ops::ControlFlow;
+
+use flatquad_core::{Bounds, Error, Handle, SpatialIndex};
+
+use crate::boundary::*;
+use crate::status::*;
+use crate::types::*;
+
+/// The box type of a tree type's core structure.
+pub(crate) type BoxOf<W> = <W as Shell>::BoxType;
+/// The point type of a tree type's core structure.
+pub(crate) type PointOf<W> = <BoxOf<W> as Bounds>::Point;
+
+/// The body of every constructor: checks `out_tree`, makes the structure, and
+/// hands it to the caller.
+///
+/// # Safety
+/// `out_tree` is NULL or valid for writing a pointer.
+pub(crate) unsafe fn create<W: Shell, T: Into<W::Index>>(
+    out_tree: *mut *mut W,
+    make: impl FnOnce() -> Result<T, Error>,
+) -> Status {
+    let out_tree = Out::new(out_tree)?;
+    out_tree.write(W::into_raw(make()?));
+    Ok(())
+}
+
+pub(crate) unsafe fn destroy<W: Shell>(tree: *mut W) {
+    if let Ok(tree) = non_null(tree) {
+        drop(Box::from_raw(tree.as_ptr()));
+    }
+}
+
+pub(crate) unsafe fn clone<W: Shell>(tree: *const W, out_tree: *mut *mut W) -> Status
+where
+    W::Index: Clone,
+{
+    let tree = tree_ref(tree)?;
+    create(out_tree, || Ok(tree.clone()))
+}
+
+pub(crate) unsafe fn insert<W: Shell>(
+    tree: *mut W,
+    rect: BoxOf<W>,
+    id: u32,
+    out_handle: *mut qt_handle_t,
+) -> Status {
+    let mut tree = tree_mut(tree)?;
+    let out_handle = Out::new(out_handle)?;
+    let handle = tree.tree.insert(rect, id)?;
+    out_handle.write(handle.to_raw());
+    Ok(())
+}
+
+/// Writes the index of the refused item of a batch call, if the caller asked.
+pub(crate) unsafe fn batch_error(error: Error, out_bad_index: *mut usize) -> qt_status {
+    if let (Some(index), Some(out)) = (error.batch_index(), Out::optional(out_bad_index)) {
+        out.write(index);
+    }
+    error.into()
+}
+
+pub(crate) unsafe fn insert_many<W: Shell>(
+    tree: *mut W,
+    rects: *const BoxOf<W>,
+    ids: *const u32,
+    count: usize,
+    out_handles: *mut qt_handle_t,
+    out_bad_index: *mut usize,
+) -> Status {
+    let mut tree = tree_mut(tree)?;
+    let rects = slice_in(rects, count)?;
+    let ids = slice_in(ids, count)?;
+    let out_handles = slice_out(out_handles, count)?;
+    let Held { tree, scratch, .. } = &mut *tree;
+    scratch.clear();
+    if let Err(error) = tree.insert_many(rects, ids, scratch) {
+        return Err(batch_error(error, out_bad_index));
+    }
+    for (out, handle) in out_handles.iter_mut().zip(scratch.iter()) {
+        out.write(handle.to_raw());
+    }
+    scratch.clear();
+    Ok(())
+}
+
+pub(crate) unsafe fn remove<W: Shell>(tree: *mut W, handle: qt_handle_t) -> Status {
+    let mut tree = tree_mut(tree)?;
+    tree.tree.remove(Handle::from_raw(handle))?;
+    Ok(())
+}
+
+pub(crate) unsafe fn remove_many<W: Shell>(
+    tree: *mut W,
+    handles: *const qt_handle_t,
+    count: usize,
+    out_bad_index: *mut usize,
+) -> Status {
+    let mut tree = tree_mut(tree)?;
+    let handles = Handle::cast_slice(slice_in(handles, count)?);
+    tree.tree
+        .remove_many(handles)
+        .map_err(|error| batch_error(error, out_bad_index))
+}
+
+pub(crate) unsafe fn move_to<W: Shell>(
+    tree: *mut W,
+    handle: qt_handle_t,
+    rect: BoxOf<W>,
+) -> Status {
+    let mut tree = tree_mut(tree)?;
+    tree.tree.update(Handle::from_raw(handle), rect)?;
+    Ok(())
+}
+
+pub(crate) unsafe fn move_many<W: Shell>(
+    tree: *mut W,
+    handles: *const qt_handle_t,
+    rects: *const BoxOf<W>,
+    count: usize,
+    out_bad_index: *mut usize,
+) -> Status {
+    let mut tree = tree_mut(tree)?;
+    let handles = Handle::cast_slice(slice_in(handles, count)?);
+    let rects = slice_in(rects, count)?;
+    tree.tree
+        .update_many(handles, rects)
+        .map_err(|error| batch_error(error, out_bad_index))
+}
+
+pub(crate) unsafe fn cleanup<W: Shell>(tree: *mut W) -> Status {
+    tree_mut(tree)?.tree.cleanup();
+    Ok(())
+}
+
+pub(crate) unsafe fn clear<W: Shell>(tree: *mut W) -> Status {
+    tree_mut(tree)?.tree.clear();
+    Ok(())
+}
+
+pub(crate) unsafe fn to_bytes<W: Shell>(
+    tree: *const W,
+    out_bytes: *mut u8,
+    capacity: usize,
+    out_total: *mut usize,
+) -> Status {
+    let tree = tree_ref(tree)?;
+    let out = slice_out(out_bytes, capacity)?;
+    let out_total = Out::new(out_total)?;
+    let bytes = tree.to_bytes();
+    for (slot, &byte) in out.iter_mut().zip(&bytes) {
+        slot.write(byte);
+    }
+    out_total.write(bytes.len());
+    Ok(())
+}
+
+pub(crate) unsafe fn from_bytes<W: Shell>(
+    bytes: *const u8,
+    len: usize,
+    out_tree: *mut *mut W,
+) -> Status {
+    let bytes = slice_in(bytes, len)?;
+    create(out_tree, || W::Index::from_bytes(bytes))
+}
+
+pub(crate) unsafe fn len<W: Shell>(tree: *const W) -> usize {
+    tree_ref(tree).map_or(0, |tree| tree.len())
+}
+
+pub(crate) unsafe fn contains<W: Shell>(tree: *const W, handle: qt_handle_t) -> bool {
+    tree_ref(tree).is_ok_and(|tree| tree.contains(Handle::from_raw(handle)))
+}
+
+pub(crate) unsafe fn element_id<W: Shell>(
+    tree: *const W,
+    handle: qt_handle_t,
+    out_id: *mut u32,
+) -> Status {
+    let tree = tree_ref(tree)?;
+    let out_id = Out::new(out_id)?;
+    out_id.write(tree.id(Handle::from_raw(handle))?);
+    Ok(())
+}
+
+/// The element's box, as the C type `C` (`qt_rect` or `qt_box`).
+pub(crate) unsafe fn element_box<W: Shell, C: From<BoxOf<W>>>(
+    tree: *const W,
+    handle: qt_handle_t,
+    out_box: *mut C,
+) -> Status {
+    let tree = tree_ref(tree)?;
+    let out_box = Out::new(out_box)?;
+    out_box.write(tree.rect(Handle::from_raw(handle))?.into());
+    Ok(())
+}
+
+pub(crate) unsafe fn elements<W: Shell>(
+    tree: *const W,
+    out_handles: *mut qt_handle_t,
+    capacity: usize,
+    out_total: *mut usize,
+) -> Status {
+    let tree = tree_ref(tree)?;
+    let out = slice_out(out_handles, capacity)?;
+    let out_total = Out::new(out_total)?;
+    for (slot, (handle, _, _)) in out.iter_mut().zip(tree.iter()) {
+        slot.write(handle.to_raw());
+    }
+    out_total.write(tree.len());
+    Ok(())
+}
+
+/// The structure's stats, its C wrapper's bytes included.
+pub(crate) unsafe fn stats<W: Shell>(tree: *const W, out_stats: *mut qt_tree_stats) -> Status {
+    let wrapper = arg(tree)?;
+    let core = tree_ref(tree)?;
+    let out_stats = Out::new(out_stats)?;
+    let mut stats = qt_tree_stats::from(core.stats());
+    stats.bytes += core::mem::size_of::<W>() - core::mem::size_of::<W::Index>()
+        + wrapper.scratch.capacity() * core::mem::size_of::<Handle>();
+    out_stats.write(stats);
+    Ok(())
+}
+
+pub(crate) unsafe fn validate<W: Shell>(tree: *const W) -> Status {
+    tree_ref(tree)?.validate().map_err(|_| QT_INTERNAL_ERROR)
+}
+
+/// Fills a caller's buffer and counts every item, including those past its end.
+pub(crate) struct Collector<'a, T> {
+    out: &'a mut [MaybeUninit<T>],
+    total: usize,
+}
+
+impl<'a, T> Collector<'a, T> {
+    pub(crate) fn new(out: &'a mut [MaybeUninit<T>]) -> Self {
+        Collector { out, total: 0 }
+    }
+
+    #[inline(always)]
+    pub(crate) fn push(&mut self, item: T) -> ControlFlow<()> {
+        if let Some(slot) = self.out.get_mut(self.total) {
+            slot.write(item);
+        }
+        self.total += 1;
+        ControlFlow::Continue(())
+    }
+}
+
+/// A query into a caller buffer: `walk` visits every handle found (through
+/// the core's `*_with` call); the total and the first `capacity` handles are
+/// written.
+pub(crate) unsafe fn collect<W: Shell>(
+    tree: *const W,
+    out_handles: *mut qt_handle_t,
+    capacity: usize,
+    out_total: *mut usize,
+    walk: impl FnOnce(&W::Index, &mut dyn FnMut(Handle) -> ControlFlow<()>) -> Result<(), Error>,
+) -> Status {
+    let tree = tree_ref(tree)?;
+    let out = slice_out(out_handles, capacity)?;
+    let out_total = Out::new(out_total)?;
+    let mut found = Collector::new(out);
+    walk(tree, &mut |h| found.push(h.to_raw()))?;
+    out_total.write(found.total);
+    Ok(())
+}
+
+/// A query through a callback: `QT_STOPPED` when `visit` returned nonzero.
+pub(crate) unsafe fn each<W: Shell>(
+    tree: *const W,
+    visit: qt_visit_fn,
+    user_data: *mut c_void,
+    walk: impl FnOnce(
+        &W::Index,
+        &mut dyn FnMut(Handle) -> ControlFlow<()>,
+    ) -> Result<ControlFlow<()>, Error>,
+) -> Status {
+    let tree = tree_ref(tree)?;
+    let visit = visit.ok_or(QT_NULL_ARGUMENT)?;
+    walked(walk(tree, &mut |h| flow(visit(user_data, h.to_raw())))?)
+}
+
+pub(crate) unsafe fn query<W: Shell>(
+    tree: *const W,
+    rect: BoxOf<W>,
+    omit: qt_handle_t,
+    out_handles: *mut qt_handle_t,
+    capacity: usize,
+    out_total: *mut usize,
+) -> Status {
+    collect(tree, out_handles, capacity, out_total, |tree, push| {
+        tree.query_with(rect, Handle::optional(omit), push)
+            .map(drop)
+    })
+}
+
+pub(crate) unsafe fn query_each<W: Shell>(
+    tree: *const W,
+    rect: BoxOf<W>,
+    omit: qt_handle_t,
+    visit: qt_visit_fn,
+    user_data: *mut c_void,
+) -> Status {
+    each(tree, visit, user_data, |tree, visit| {
+        tree.query_with(rect, Handle::optional(omit), visit)
+    })
+}
+
+pub(crate) unsafe fn query_point<W: Shell>(
+    tree: *const W,
+    point: PointOf<W>,
+    omit: qt_handle_t,
+    out_handles: *mut qt_handle_t,
+    capacity: usize,
+    out_total: *mut usize,
+) -> Status {
+    collect(tree, out_handles, capacity, out_total, |tree, push| {
+        tree.query_point_with(point, Handle::optional(omit), push)
+            .map(drop)
+    })
+}
+
+pub(crate) unsafe fn query_point_each<W: Shell>(
+    tree: *const W,
+    point: PointOf<W>,
+    omit: qt_handle_t,
+    visit: qt_visit_fn,
+    user_data: *mut c_void,
+) -> Status {
+    each(tree, visit, user_data, |tree, visit| {
+        tree.query_point_with(point, Handle::optional(omit), visit)
+    })
+}
+
+pub(crate) unsafe fn overlapping<W: Shell>(
+    tree: *const W,
+    handle: qt_handle_t,
+    out_handles: *mut qt_handle_t,
+    capacity: usize,
+    out_total: *mut usize,
+) -> Status {
+    collect(tree, out_handles, capacity, out_total, |tree, push| {
+        tree.overlapping_with(Handle::from_raw(handle), push)
+            .map(drop)
+    })
+}
+
+pub(crate) unsafe fn overlapping_each<W: Shell>(
+    tree: *const W,
+    handle: qt_handle_t,
+    visit: qt_visit_fn,
+    user_data: *mut c_void,
+) -> Status {
+    each(tree, visit, user_data, |tree, visit| {
+        tree.overlapping_with(Handle::from_raw(handle), visit)
+    })
+}
+
+pub(crate) unsafe fn pairs<W: Shell>(
+    tree: *const W,
+    out_pairs: *mut qt_pair,
+    capacity: usize,
+    out_total: *mut usize,
+) -> Status {
+    let tree = tree_ref(tree)?;
+    let out = slice_out(out_pairs, capacity)?;
+    let out_total = Out::new(out_total)?;
+    let mut found = Collector::new(out);
+    let _ = tree.pairs_with(|a, b| {
+        found.push(qt_pair {
+            a: a.to_raw(),
+            b: b.to_raw(),
+        })
+    });
+    out_total.write(found.total);
+    Ok(())
+}
+
+pub(crate) unsafe fn pairs_each<W: Shell>(
+    tree: *const W,
+    visit: qt_pair_fn,
+    user_data: *mut c_void,
+) -> Status {
+    let tree = tree_ref(tree)?;
+    let visit = visit.ok_or(QT_NULL_ARGUMENT)?;
+    walked(tree.pairs_with(|a, b| flow(visit(user_data, a.to_raw(), b.to_raw()))))
+}
