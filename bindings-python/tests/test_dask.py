@@ -1,7 +1,7 @@
 """flatquad.dask on a real distributed.LocalCluster (worker processes): the
 distributed joins give exactly the single-machine answer (the same pairs, none
-missing, none twice), with empty partitions, and after a worker holding
-intermediate results is lost; indexes travel between processes by pickle with
+missing, none twice), with empty partitions, after a worker holding
+intermediate results is lost, and when a worker process dies mid-join; indexes travel between processes by pickle with
 out-of-band buffers."""
 
 import pickle
@@ -136,6 +136,36 @@ def test_a_lost_worker_changes_nothing(client):
     victim = max(holders, key=holders.get)
     client.restart_workers([victim])
     assert pair_list(pairs.compute()) == want
+
+
+def _die_once(block, marker):
+    """The identity, except that the first call anywhere kills its worker
+    process (as a crash or an OOM kill would), leaving a marker so that the
+    retry lives."""
+    import os
+
+    from distributed import get_worker
+
+    get_worker()  # raises outside a worker: never kill the test's own process
+    if not os.path.exists(marker):
+        open(marker, "w").close()
+        os._exit(1)
+    return block
+
+
+def test_a_worker_dying_mid_join_changes_nothing(client, tmp_path):
+    """A worker process dies while it runs a task of the join's graph: the
+    nanny starts a new one, the scheduler runs the task again, and the answer
+    is still exact."""
+    rng = np.random.default_rng(7)
+    left, right = boxes(rng, 3000), boxes(rng, 3000)
+    want = pair_list(flatquad.join_bounds(left, right))
+    marker = str(tmp_path / "died")
+    dying = da.from_array(left, chunks=(500, 4)).map_blocks(_die_once, marker, meta=np.empty((0, 4), left.dtype))
+    got = fqd.join_bounds(dying, da.from_array(right, chunks=(500, 4)), cells=4).compute()
+    assert (tmp_path / "died").exists(), "no worker died: the test tested nothing"
+    assert pair_list(got) == want
+    client.wait_for_workers(3, timeout=60)
 
 
 def test_indexes_travel_by_pickle_out_of_band():
