@@ -3,24 +3,16 @@
 //! converted and forwarded. No algorithm lives here; the subclasses
 //! (`structures`) only construct themselves.
 
-use std::cell::RefCell;
-use std::ops::ControlFlow;
-
-use flatquad::{AnyIndex, NodeInfo, SpatialIndex};
-use numpy::{PyArray1, PyArray2, PyArrayMethods};
-use pyo3::exceptions::PyTypeError;
+use flatquad::{AnyIndex, SpatialIndex};
+use numpy::{PyArray1, PyArray2};
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PyTuple, PyType};
+use pyo3::types::{PyBytes, PyDict, PyTuple, PyType};
 
-use crate::convert::{self, Rects};
+use crate::convert::Rects;
 use crate::errors::{self, Args};
 use crate::lock::{IndexLock, Reading};
 use crate::shared::{self, index_methods, raw, Csr};
 use crate::{join, structures};
-
-static NODES: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-static ELEMENTS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 const BULK: Args = Args {
     rects: "bounds",
@@ -59,10 +51,6 @@ const BULK: Args = Args {
 #[pyclass(frozen, weakref, subclass, name = "SpatialIndex", module = "flatquad")]
 pub(crate) struct Index {
     lock: IndexLock,
-}
-
-fn f64_of(v: f32) -> f64 {
-    f64::from(v)
 }
 
 impl Index {
@@ -209,164 +197,6 @@ index_methods!(Index, "_restore_index", [
     fn rect_of(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<(f64, f64, f64, f64)> {
         let r = shared::box_of(&self.lock, py, handle)?;
         Ok((r[0], r[1], r[2], r[3]))
-    }
-
-    /// Iterate over the live handles (a snapshot taken when iteration starts).
-    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let handles: Vec<u64> = {
-            let index = self.lock.read(py);
-            index.iter().map(|(h, _, _)| h.to_raw()).collect()
-        };
-        PyList::new(py, handles)?.try_iter().map(Bound::into_any)
-    }
-
-    /// Every element, as arrays: ``Elements(handles, rects, ids)``.
-    ///
-    /// Returns
-    /// -------
-    /// Elements
-    ///     A named tuple of ``handles`` (int64, shape (n,)), ``rects``
-    ///     (float32, shape (n, 4)) and ``ids`` (int64, shape (n,)), in
-    ///     storage order.
-    fn elements<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let (handles, flat, ids) = self.lock.read_with_gil_released(py, |index| {
-            let n = index.len();
-            let (mut handles, mut flat, mut ids) = (
-                Vec::with_capacity(n),
-                Vec::with_capacity(4 * n),
-                Vec::with_capacity(n),
-            );
-            for (handle, rect, id) in index.iter() {
-                handles.push(raw(handle));
-                flat.extend_from_slice(&<[f32; 4]>::from(rect));
-                ids.push(i64::from(id));
-            }
-            (handles, flat, ids)
-        });
-        let n = handles.len();
-        let rects = PyArray1::from_vec(py, flat).reshape([n, 4])?;
-        ELEMENTS.import(py, "flatquad._types", "Elements")?.call1((
-            PyArray1::from_vec(py, handles),
-            rects,
-            PyArray1::from_vec(py, ids),
-        ))
-    }
-
-    /// Every node (of a tree) or cell (of a grid), as arrays ready to plot.
-    ///
-    /// Returns
-    /// -------
-    /// Nodes
-    ///     A named tuple of ``indices`` (int64, the node's index, as
-    ///     ``traverse`` gives it), ``rects`` (float32, shape (m, 4), the
-    ///     rectangle of each), ``depths`` (int64), ``is_leaf`` (bool) and
-    ///     ``counts`` (int64, elements linked in each leaf, 0 for branches),
-    ///     in depth-first order, parents before children.
-    fn nodes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let nodes: Vec<NodeInfo> = self.lock.read_with_gil_released(py, |index| {
-            let nodes = RefCell::new(Vec::new());
-            let visit = |info: &NodeInfo| {
-                nodes.borrow_mut().push(*info);
-                ControlFlow::Continue(())
-            };
-            let _ = index.traverse(visit, visit);
-            nodes.into_inner()
-        });
-        let m = nodes.len();
-        let indices: Vec<i64> = nodes.iter().map(|n| i64::from(n.index)).collect();
-        let flat: Vec<f32> = nodes
-            .iter()
-            .flat_map(|n| <[f32; 4]>::from(n.rect))
-            .collect();
-        let depths: Vec<i64> = nodes.iter().map(|n| i64::from(n.depth)).collect();
-        let is_leaf: Vec<bool> = nodes.iter().map(|n| n.is_leaf).collect();
-        let counts: Vec<i64> = nodes.iter().map(|n| i64::from(n.count)).collect();
-        NODES.import(py, "flatquad._types", "Nodes")?.call1((
-            PyArray1::from_vec(py, indices),
-            PyArray1::from_vec(py, flat).reshape([m, 4])?,
-            PyArray1::from_vec(py, depths),
-            PyArray1::from_vec(py, is_leaf),
-            PyArray1::from_vec(py, counts),
-        ))
-    }
-
-    /// Walk the nodes depth-first, parents before children, calling
-    /// ``branch(index, depth, x1, y1, x2, y2)`` for each branch and
-    /// ``leaf(index, depth, x1, y1, x2, y2, count)`` for each leaf (``count``:
-    /// the elements linked in it). Either may be None. A grid shows its cells
-    /// as leaves of depth 0 (a loose grid's cell rectangle is the box around
-    /// its elements).
-    ///
-    /// A callback that returns ``False`` (exactly) stops the walk; an exception
-    /// it raises stops the walk and propagates. The structure cannot be modified
-    /// from inside a callback: that raises ``RuntimeError``. Queries are fine.
-    #[pyo3(signature = (branch = None, leaf = None))]
-    fn traverse(
-        &self,
-        py: Python<'_>,
-        branch: Option<Bound<'_, PyAny>>,
-        leaf: Option<Bound<'_, PyAny>>,
-    ) -> PyResult<()> {
-        for (name, callback) in [("branch", &branch), ("leaf", &leaf)] {
-            if let Some(callback) = callback {
-                if !callback.is_none() && !callback.is_callable() {
-                    return Err(PyTypeError::new_err(format!(
-                        "{name} must be callable or None, got {}",
-                        convert::type_name(callback)
-                    )));
-                }
-            }
-        }
-        let branch = branch.filter(|b| !b.is_none());
-        let leaf = leaf.filter(|l| !l.is_none());
-        let failure: RefCell<Option<PyErr>> = RefCell::new(None);
-        let call = |callback: &Option<Bound<'_, PyAny>>, info: &NodeInfo, with_count: bool| {
-            let Some(callback) = callback else {
-                return ControlFlow::Continue(());
-            };
-            let r = info.rect;
-            let result = if with_count {
-                callback.call1((
-                    info.index,
-                    info.depth,
-                    f64_of(r.x1),
-                    f64_of(r.y1),
-                    f64_of(r.x2),
-                    f64_of(r.y2),
-                    info.count,
-                ))
-            } else {
-                callback.call1((
-                    info.index,
-                    info.depth,
-                    f64_of(r.x1),
-                    f64_of(r.y1),
-                    f64_of(r.x2),
-                    f64_of(r.y2),
-                ))
-            };
-            match result {
-                Ok(value) => match value.cast::<PyBool>() {
-                    Ok(flag) if !flag.is_true() => ControlFlow::Break(()),
-                    _ => ControlFlow::Continue(()),
-                },
-                Err(e) => {
-                    *failure.borrow_mut() = Some(e);
-                    ControlFlow::Break(())
-                }
-            }
-        };
-        {
-            let index = self.lock.read(py);
-            let _ = index.traverse(
-                |info| call(&branch, info, false),
-                |info| call(&leaf, info, true),
-            );
-        }
-        match failure.into_inner() {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
     }
 
     /// A structure from ``to_bytes()``'s output. On ``SpatialIndex``, it is

@@ -34,7 +34,8 @@ type Box6 = (f64, f64, f64, f64, f64, f64);
 /// ``move``, ``move_many``, ``remove``, ``remove_many``, ``cleanup``,
 /// ``clear``, ``query``, ``query_many``, ``query_point(x, y, z)``,
 /// ``overlapping``, ``overlapping_many``, ``pairs``, ``id_of``, ``rect_of``,
-/// ``stats``, ``to_bytes``/``from_bytes``, pickling, ``len`` and ``in``.
+/// ``stats``, ``traverse``, ``nodes``, ``elements``, ``to_bytes``/``from_bytes``,
+/// pickling, ``len``, ``in`` and iteration over the handles.
 /// Errors are the same exceptions.
 #[pyclass(frozen, weakref, name = "Octree", module = "flatquad")]
 pub(crate) struct Octree {

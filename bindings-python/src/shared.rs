@@ -4,11 +4,14 @@
 //! signature, its docstring and one call here; only the box width differs
 //! (`convert::any_box`, `convert::Rects<B>`).
 
-use flatquad::{Error, Handle, SpatialIndex};
+use std::cell::RefCell;
+use std::ops::ControlFlow;
+
+use flatquad::{Bounds, Error, Handle, NodeInfo, SpatialIndex};
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
-use pyo3::exceptions::{PyAssertionError, PyValueError};
+use pyo3::exceptions::{PyAssertionError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyTuple};
 
 use crate::convert::{self, Handles, Ids, Rects};
 use crate::errors::{self, Args};
@@ -637,6 +640,59 @@ macro_rules! index_methods {
                 shared::contains(&self.lock, py, handle)
             }
 
+            /// Iterate over the live handles (a snapshot taken when iteration starts).
+            fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                shared::iter(&self.lock, py)
+            }
+
+            /// Every element, as arrays: ``Elements(handles, rects, ids)``.
+            ///
+            /// Returns
+            /// -------
+            /// Elements
+            ///     A named tuple of ``handles`` (int64, shape (n,)), ``rects``
+            ///     (float32, shape (n, 4), or (n, 6) for an ``Octree``) and ``ids``
+            ///     (int64, shape (n,)), in storage order.
+            fn elements<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                shared::elements(&self.lock, py)
+            }
+
+            /// Every node (of a tree) or cell (of a grid), as arrays ready to plot.
+            ///
+            /// Returns
+            /// -------
+            /// Nodes
+            ///     A named tuple of ``indices`` (int64, the node's index, as
+            ///     ``traverse`` gives it), ``rects`` (float32, shape (m, 4), or
+            ///     (m, 6) for an ``Octree``: the box of each), ``depths`` (int64),
+            ///     ``is_leaf`` (bool) and ``counts`` (int64, elements linked in each
+            ///     leaf, 0 for branches), in depth-first order, parents before
+            ///     children.
+            fn nodes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                shared::nodes(&self.lock, py)
+            }
+
+            /// Walk the nodes depth-first, parents before children, calling
+            /// ``branch(index, depth, x1, y1, x2, y2)`` for each branch and
+            /// ``leaf(index, depth, x1, y1, x2, y2, count)`` for each leaf (``count``:
+            /// the elements linked in it; an ``Octree`` passes its 6 numbers
+            /// ``x1, y1, z1, x2, y2, z2``). Either may be None. A grid shows its
+            /// cells as leaves of depth 0 (a loose grid's cell rectangle is the box
+            /// around its elements).
+            ///
+            /// A callback that returns ``False`` (exactly) stops the walk; an exception
+            /// it raises stops the walk and propagates. The structure cannot be modified
+            /// from inside a callback: that raises ``RuntimeError``. Queries are fine.
+            #[pyo3(signature = (branch = None, leaf = None))]
+            fn traverse(
+                &self,
+                py: Python<'_>,
+                branch: Option<Bound<'_, PyAny>>,
+                leaf: Option<Bound<'_, PyAny>>,
+            ) -> PyResult<()> {
+                shared::traverse(&self.lock, py, branch, leaf)
+            }
+
             /// Sizes of the structure, as a dict: ``elements``, ``nodes``, ``leaves``,
             /// ``empty_leaves``, ``max_depth_reached``, ``element_links`` (one per
             /// element per leaf it lies in) and ``bytes`` (memory held, capacity
@@ -669,3 +725,147 @@ macro_rules! index_methods {
     };
 }
 pub(crate) use index_methods;
+
+static NODES: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+static ELEMENTS: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+
+/// A box's float32 coordinates, lows then highs: 4 for a rectangle, 6 for a 3D box.
+fn f32_coords<B: Bounds>(b: &B) -> impl Iterator<Item = f32> + '_ {
+    (0..B::AXES)
+        .map(|axis| b.lo(axis))
+        .chain((0..B::AXES).map(|axis| b.hi(axis)))
+}
+
+/// The live handles (a snapshot), as an iterator.
+pub(crate) fn iter<'py, T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'py>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let handles: Vec<u64> = {
+        let index = lock.read(py);
+        index.iter().map(|(h, _, _)| h.to_raw()).collect()
+    };
+    PyList::new(py, handles)?.try_iter().map(Bound::into_any)
+}
+
+/// Every element as arrays: `Elements(handles, rects, ids)`.
+pub(crate) fn elements<'py, T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'py>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let width = 2 * <T::Bounds as Bounds>::AXES;
+    let (handles, flat, ids) = lock.read_with_gil_released(py, |index| {
+        let n = index.len();
+        let (mut handles, mut flat, mut ids) = (
+            Vec::with_capacity(n),
+            Vec::with_capacity(width * n),
+            Vec::with_capacity(n),
+        );
+        for (handle, rect, id) in index.iter() {
+            handles.push(raw(handle));
+            flat.extend(f32_coords(&rect));
+            ids.push(i64::from(id));
+        }
+        (handles, flat, ids)
+    });
+    let n = handles.len();
+    let rects = PyArray1::from_vec(py, flat).reshape([n, width])?;
+    ELEMENTS.import(py, "flatquad._types", "Elements")?.call1((
+        PyArray1::from_vec(py, handles),
+        rects,
+        PyArray1::from_vec(py, ids),
+    ))
+}
+
+/// Every node as arrays: `Nodes(indices, rects, depths, is_leaf, counts)`.
+pub(crate) fn nodes<'py, T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'py>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let width = 2 * <T::Bounds as Bounds>::AXES;
+    let nodes: Vec<NodeInfo<T::Bounds>> = lock.read_with_gil_released(py, |index| {
+        let nodes = RefCell::new(Vec::new());
+        let visit = |info: &NodeInfo<T::Bounds>| {
+            nodes.borrow_mut().push(*info);
+            ControlFlow::Continue(())
+        };
+        let _ = index.traverse(visit, visit);
+        nodes.into_inner()
+    });
+    let m = nodes.len();
+    let indices: Vec<i64> = nodes.iter().map(|n| i64::from(n.index)).collect();
+    let flat: Vec<f32> = nodes.iter().flat_map(|n| f32_coords(&n.rect)).collect();
+    let depths: Vec<i64> = nodes.iter().map(|n| i64::from(n.depth)).collect();
+    let is_leaf: Vec<bool> = nodes.iter().map(|n| n.is_leaf).collect();
+    let counts: Vec<i64> = nodes.iter().map(|n| i64::from(n.count)).collect();
+    NODES.import(py, "flatquad._types", "Nodes")?.call1((
+        PyArray1::from_vec(py, indices),
+        PyArray1::from_vec(py, flat).reshape([m, width])?,
+        PyArray1::from_vec(py, depths),
+        PyArray1::from_vec(py, is_leaf),
+        PyArray1::from_vec(py, counts),
+    ))
+}
+
+/// The depth-first walk: `branch(index, depth, *box)` and
+/// `leaf(index, depth, *box, count)`; `False` stops, an exception propagates.
+pub(crate) fn traverse<T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'_>,
+    branch: Option<Bound<'_, PyAny>>,
+    leaf: Option<Bound<'_, PyAny>>,
+) -> PyResult<()> {
+    for (name, callback) in [("branch", &branch), ("leaf", &leaf)] {
+        if let Some(callback) = callback {
+            if !callback.is_none() && !callback.is_callable() {
+                return Err(PyTypeError::new_err(format!(
+                    "{name} must be callable or None, got {}",
+                    convert::type_name(callback)
+                )));
+            }
+        }
+    }
+    let branch = branch.filter(|b| !b.is_none());
+    let leaf = leaf.filter(|l| !l.is_none());
+    let failure: RefCell<Option<PyErr>> = RefCell::new(None);
+    let call =
+        |callback: &Option<Bound<'_, PyAny>>, info: &NodeInfo<T::Bounds>, with_count: bool| {
+            let Some(callback) = callback else {
+                return ControlFlow::Continue(());
+            };
+            let args = (|| -> PyResult<Bound<'_, PyTuple>> {
+                let mut args: Vec<Bound<'_, PyAny>> = vec![
+                    info.index.into_pyobject(py)?.into_any(),
+                    info.depth.into_pyobject(py)?.into_any(),
+                ];
+                for c in f32_coords(&info.rect) {
+                    args.push(PyFloat::new(py, f64::from(c)).into_any());
+                }
+                if with_count {
+                    args.push(info.count.into_pyobject(py)?.into_any());
+                }
+                PyTuple::new(py, args)
+            })();
+            match args.and_then(|args| callback.call1(args)) {
+                Ok(value) => match value.cast::<PyBool>() {
+                    Ok(flag) if !flag.is_true() => ControlFlow::Break(()),
+                    _ => ControlFlow::Continue(()),
+                },
+                Err(e) => {
+                    *failure.borrow_mut() = Some(e);
+                    ControlFlow::Break(())
+                }
+            }
+        };
+    {
+        let index = lock.read(py);
+        let _ = index.traverse(
+            |info| call(&branch, info, false),
+            |info| call(&leaf, info, true),
+        );
+    }
+    match failure.into_inner() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}

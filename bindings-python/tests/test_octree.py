@@ -215,3 +215,72 @@ def test_touching_counts_and_the_clear():
     assert sorted(tree.query((0, 0, 0, 10, 10, 10))) == sorted([a, b, c])
     tree.clear()
     assert len(tree) == 0 and a not in tree
+
+
+def filled_tree():
+    rng = np.random.default_rng(7)
+    lo = rng.uniform(0, 90, size=(300, 3)).astype(np.float32)
+    rects = np.hstack([lo, lo + rng.uniform(0, 10, size=(300, 3)).astype(np.float32)])
+    tree = flatquad.Octree(WORLD, max_elements=4, max_depth=6)
+    handles = tree.insert_many(rects, ids=np.arange(300, dtype=np.int64) + 1000)
+    tree.remove_many(handles[::7])
+    return tree
+
+
+def test_iteration_and_elements_give_every_element_once():
+    tree = filled_tree()
+    handles = list(tree)
+    assert len(handles) == len(tree) == len(set(handles))
+    elements = tree.elements()
+    assert elements.rects.shape == (len(tree), 6) and elements.rects.dtype == np.float32
+    assert sorted(elements.handles.tolist()) == sorted(handles)
+    for handle, rect, id_ in zip(elements.handles.tolist(), elements.rects.tolist(), elements.ids.tolist()):
+        assert handle in tree
+        assert tuple(rect) == tree.rect_of(handle)
+        assert id_ == tree.id_of(handle)
+
+
+def test_nodes_and_traverse_agree_and_hold_their_elements():
+    tree = filled_tree()
+    nodes = tree.nodes()
+    assert nodes.rects.shape == (len(nodes.indices), 6)
+    assert nodes.depths[0] == 0 and tuple(nodes.rects[0].tolist()) == tree.bounds
+    assert nodes.depths.max() <= tree.max_depth
+    assert nodes.counts[nodes.is_leaf].sum() == tree.stats()["element_links"]
+    assert (nodes.counts[~nodes.is_leaf] == 0).all()
+    walked = []
+    tree.traverse(
+        lambda i, d, *box: walked.append((i, d, box, False, 0)),
+        lambda i, d, *rest: walked.append((i, d, tuple(rest[:6]), True, rest[6])),
+    )
+    assert [w[0] for w in walked] == nodes.indices.tolist()
+    assert [w[1] for w in walked] == nodes.depths.tolist()
+    assert [w[2] for w in walked] == [tuple(r) for r in nodes.rects.tolist()]
+    assert [w[3] for w in walked] == nodes.is_leaf.tolist()
+    assert [w[4] for w in walked] == nodes.counts.tolist()
+    # Every element lies in a leaf whose box meets its own: the leaf's box
+    # queried from the tree finds it.
+    found = set()
+    for box, leaf in zip(nodes.rects.tolist(), nodes.is_leaf.tolist()):
+        if leaf:
+            for h in tree.query(tuple(box)):
+                if meets(tree.rect_of(h), box):
+                    found.add(h)
+    assert found == set(tree)
+    # Children lie inside their parent's box, one level deeper.
+    stack = []
+    for box, depth in zip(nodes.rects.tolist(), nodes.depths.tolist()):
+        del stack[depth:]
+        if stack:
+            parent = stack[-1]
+            assert all(parent[i] <= box[i] and box[i + 3] <= parent[i + 3] for i in range(3))
+        stack.append(box)
+    # False stops; exceptions propagate; None callbacks are fine.
+    seen = []
+    tree.traverse(leaf=lambda *a: seen.append(a) or False)
+    assert len(seen) == 1 and len(seen[0]) == 9
+    tree.traverse(None, None)
+    with pytest.raises(ZeroDivisionError):
+        tree.traverse(lambda *a: 1 / 0)
+    with pytest.raises(TypeError):
+        tree.traverse(3)

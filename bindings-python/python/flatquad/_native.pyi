@@ -25,6 +25,10 @@ IdsLike = Union[None, int, npt.ArrayLike]
 
 BranchCallback = Callable[[int, int, float, float, float, float], Optional[bool]]
 LeafCallback = Callable[[int, int, float, float, float, float, int], Optional[bool]]
+#: ``branch(index, depth, x1, y1, z1, x2, y2, z2)`` of ``Octree.traverse``.
+BranchCallback3 = Callable[[int, int, float, float, float, float, float, float], Optional[bool]]
+#: ``leaf(index, depth, x1, y1, z1, x2, y2, z2, count)`` of ``Octree.traverse``.
+LeafCallback3 = Callable[[int, int, float, float, float, float, float, float, int], Optional[bool]]
 
 _S = TypeVar("_S", bound="SpatialIndex")
 
@@ -273,8 +277,19 @@ class Octree:
         """``overlapping`` of each handle: ``(offsets, hits)`` in CSR layout."""
     def stats(self) -> dict[str, int]:
         """Sizes of the tree (as the 2D classes' ``stats``)."""
+    def traverse(
+        self,
+        branch: Optional[BranchCallback3] = None,
+        leaf: Optional[LeafCallback3] = None,
+    ) -> None:
+        """Call ``branch``/``leaf`` on every node with its 6-number box; ``False`` stops."""
+    def nodes(self) -> Nodes:
+        """Every node as arrays: ``Nodes(indices, rects, depths, is_leaf, counts)``, ``rects`` (m, 6)."""
+    def elements(self) -> Elements:
+        """Every element as arrays: ``Elements(handles, rects, ids)``, ``rects`` (n, 6)."""
     def __len__(self) -> int: ...
     def __contains__(self, handle: object) -> bool: ...
+    def __iter__(self) -> Iterator[int]: ...
     def to_bytes(self) -> bytes:
         """The whole tree as bytes; ``Octree.from_bytes`` gives it back."""
     @classmethod

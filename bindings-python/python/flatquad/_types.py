@@ -22,7 +22,8 @@ class Nodes(NamedTuple):
     indices: "npt.NDArray[np.int64]"
     """The node's index (as ``traverse`` gives it), shape (m,)."""
     rects: "npt.NDArray[np.float32]"
-    """The node's cell ``(x1, y1, x2, y2)``, shape (m, 4)."""
+    """The node's cell ``(x1, y1, x2, y2)``, shape (m, 4); an ``Octree``'s
+    ``(x1, y1, z1, x2, y2, z2)``, shape (m, 6)."""
     depths: "npt.NDArray[np.int64]"
     """Depth, 0 for the root and for a grid's cells, shape (m,)."""
     is_leaf: "npt.NDArray[np.bool_]"
@@ -37,6 +38,7 @@ class Elements(NamedTuple):
     handles: "npt.NDArray[np.int64]"
     """The handles, shape (n,)."""
     rects: "npt.NDArray[np.float32]"
-    """The rectangles ``(x1, y1, x2, y2)``, shape (n, 4)."""
+    """The rectangles ``(x1, y1, x2, y2)``, shape (n, 4); an ``Octree``'s
+    boxes ``(x1, y1, z1, x2, y2, z2)``, shape (n, 6)."""
     ids: "npt.NDArray[np.int64]"
     """The ids, shape (n,)."""
