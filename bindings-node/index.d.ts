@@ -89,6 +89,12 @@ export declare class Grid {
   get cellWidth(): number
   /** Height of a cell. */
   get cellHeight(): number
+  /**
+   * Every node (or cell) in `traverse` order, as typed arrays ready to
+   * draw: `rects` (4 numbers per node; an octree's 6), `depths`,
+   * `isLeaf` (1 or 0) and `counts`.
+   */
+  nodes(): Nodes
   /** Number of elements. */
   get size(): number
   /**
@@ -250,12 +256,6 @@ export declare class Grid {
    * that changes it throws `ERR_FLATQUAD_BUSY`.
    */
   traverse(callback: (node: NodeInfo) => boolean | void): void
-  /**
-   * Every node (or cell) in `traverse` order, as typed arrays ready to
-   * draw: `rects` (4 numbers per node), `depths`, `isLeaf` (1 or 0) and
-   * `counts`.
-   */
-  nodes(): Nodes
 }
 
 /**
@@ -282,6 +282,12 @@ export declare class LooseGrid {
   get tightColumns(): number
   /** Rows of tight cells. */
   get tightRows(): number
+  /**
+   * Every node (or cell) in `traverse` order, as typed arrays ready to
+   * draw: `rects` (4 numbers per node; an octree's 6), `depths`,
+   * `isLeaf` (1 or 0) and `counts`.
+   */
+  nodes(): Nodes
   /** Number of elements. */
   get size(): number
   /**
@@ -443,12 +449,6 @@ export declare class LooseGrid {
    * that changes it throws `ERR_FLATQUAD_BUSY`.
    */
   traverse(callback: (node: NodeInfo) => boolean | void): void
-  /**
-   * Every node (or cell) in `traverse` order, as typed arrays ready to
-   * draw: `rects` (4 numbers per node), `depths`, `isLeaf` (1 or 0) and
-   * `counts`.
-   */
-  nodes(): Nodes
 }
 
 /**
@@ -481,6 +481,12 @@ export declare class LooseQuadtree {
   get maxElements(): number
   /** Depth below which leaves no longer split. */
   get maxDepth(): number
+  /**
+   * Every node (or cell) in `traverse` order, as typed arrays ready to
+   * draw: `rects` (4 numbers per node; an octree's 6), `depths`,
+   * `isLeaf` (1 or 0) and `counts`.
+   */
+  nodes(): Nodes
   /** Number of elements. */
   get size(): number
   /**
@@ -642,12 +648,6 @@ export declare class LooseQuadtree {
    * that changes it throws `ERR_FLATQUAD_BUSY`.
    */
   traverse(callback: (node: NodeInfo) => boolean | void): void
-  /**
-   * Every node (or cell) in `traverse` order, as typed arrays ready to
-   * draw: `rects` (4 numbers per node), `depths`, `isLeaf` (1 or 0) and
-   * `counts`.
-   */
-  nodes(): Nodes
 }
 
 /**
@@ -685,10 +685,31 @@ export declare class Octree {
    * each once, leaving out `omit`.
    */
   query(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, omit?: Handle | null): Float64Array
+  /**
+   * Calls `callback(handle)` for each element `query` would return, until
+   * the callback returns `false`. An exception thrown by the callback
+   * propagates. The callback may read the tree; a call that changes it
+   * throws `ERR_FLATQUAD_BUSY`.
+   */
+  queryWith(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null): void
+  /**
+   * Calls `callback(node)` for every node (depth-first, parents before
+   * children), each with its box `x1, y1, z1, x2, y2, z2`; returning
+   * `false` stops the walk. An exception thrown by the callback
+   * propagates; a call that changes the tree from inside it throws
+   * `ERR_FLATQUAD_BUSY`.
+   */
+  traverse(callback: (node: NodeInfo3) => boolean | void): void
   /** Handles of the elements whose closed box holds `(x, y, z)`, leaving out `omit`. */
   queryPoint(x: number, y: number, z: number, omit?: Handle | null): Float64Array
   /** The element's box (as 32-bit floats: what the octree stores). */
   rectOf(handle: Handle): Box3
+  /**
+   * Every node (or cell) in `traverse` order, as typed arrays ready to
+   * draw: `rects` (4 numbers per node; an octree's 6), `depths`,
+   * `isLeaf` (1 or 0) and `counts`.
+   */
+  nodes(): Nodes
   /** Number of elements. */
   get size(): number
   /**
@@ -808,6 +829,12 @@ export declare class Quadtree {
   get maxElements(): number
   /** Depth below which leaves no longer split. */
   get maxDepth(): number
+  /**
+   * Every node (or cell) in `traverse` order, as typed arrays ready to
+   * draw: `rects` (4 numbers per node; an octree's 6), `depths`,
+   * `isLeaf` (1 or 0) and `counts`.
+   */
+  nodes(): Nodes
   /** Number of elements. */
   get size(): number
   /**
@@ -969,12 +996,6 @@ export declare class Quadtree {
    * that changes it throws `ERR_FLATQUAD_BUSY`.
    */
   traverse(callback: (node: NodeInfo) => boolean | void): void
-  /**
-   * Every node (or cell) in `traverse` order, as typed arrays ready to
-   * draw: `rects` (4 numbers per node), `depths`, `isLeaf` (1 or 0) and
-   * `counts`.
-   */
-  nodes(): Nodes
 }
 
 /**
@@ -1106,9 +1127,31 @@ export interface NodeInfo {
   count: number
 }
 
+/** One node of an octree, as `Octree.traverse` visits it. */
+export interface NodeInfo3 {
+  /** The node's index in the tree (the root is 0). */
+  index: number
+  /** Depth: 0 for the root. */
+  depth: number
+  /** The node's box. */
+  x1: number
+  y1: number
+  z1: number
+  x2: number
+  y2: number
+  z2: number
+  /** Whether it holds elements directly (else a branch with eight children). */
+  isLeaf: boolean
+  /** Elements it holds directly; 0 for a branch. */
+  count: number
+}
+
 /** Every node (or cell) in `traverse` order, as arrays ready to draw. */
 export interface Nodes {
-  /** `x1, y1, x2, y2` of each node's cell: 4 numbers per node. */
+  /**
+   * `x1, y1, x2, y2` of each node's cell: 4 numbers per node (an octree's
+   * `x1, y1, z1, x2, y2, z2`: 6).
+   */
   rects: Float32Array
   /** Depth of each node (0 for a tree's root and for a grid's cells). */
   depths: Uint8Array

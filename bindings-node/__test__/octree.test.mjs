@@ -165,3 +165,75 @@ test('Octree: touching counts, a point, omit, clear', () => {
   assert.equal(tree.size, 0)
   assert.equal(tree.has(a), false)
 })
+
+test('Octree queryWith visits what query returns, stops on false, rethrows', () => {
+  const tree = new Octree(WORLD, { maxElements: 2, maxDepth: 6 })
+  const boxes = []
+  for (let i = 0; i < 200; i++) {
+    const x = (i * 37) % 90, y = (i * 53) % 90, z = (i * 71) % 90
+    boxes.push([x, y, z, x + (i % 9), y + (i % 7), z + (i % 5)])
+  }
+  const handles = boxes.map((b) => tree.insert(...b))
+  const q = [10, 20, 5, 60, 70, 50]
+  const seen = []
+  tree.queryWith(...q, (h) => { seen.push(h) })
+  assert.deepEqual(sorted(seen), sorted(tree.query(...q)))
+  const want = handles.filter((h, i) => meets(boxes[i], q))
+  assert.deepEqual(sorted(seen), sorted(want))
+  const omitted = []
+  tree.queryWith(...q, (h) => { omitted.push(h) }, want[0])
+  assert.deepEqual(sorted(omitted), sorted(want.slice(1)))
+  let calls = 0
+  tree.queryWith(...q, () => { calls++; return false })
+  assert.equal(calls, 1)
+  assert.throws(() => tree.queryWith(...q, () => { throw new Error('boom') }), /boom/)
+  throwsLike(() => tree.queryWith(...q, () => { tree.remove(want[0]) }), { code: 'ERR_FLATQUAD_BUSY' })
+  assert.equal(tree.size, 200)
+})
+
+test('Octree traverse and nodes: 6-number boxes that hold their elements', () => {
+  const tree = new Octree(WORLD, { maxElements: 3, maxDepth: 6 })
+  const boxes = []
+  for (let i = 0; i < 150; i++) {
+    const x = (i * 41) % 95, y = (i * 29) % 95, z = (i * 13) % 95
+    boxes.push([x, y, z, x + 1 + (i % 4), y + 1 + (i % 3), z + 1 + (i % 2)])
+  }
+  for (const b of boxes) tree.insert(...b)
+  const walked = []
+  tree.traverse((node) => { walked.push(node) })
+  const nodes = tree.nodes()
+  const m = walked.length
+  assert.ok(m > 1)
+  assert.equal(nodes.rects.length, 6 * m)
+  assert.deepEqual({ ...walked[0], index: 0 }, { index: 0, depth: 0, ...WORLD, isLeaf: false, count: 0 })
+  let links = 0
+  walked.forEach((n, i) => {
+    assert.deepEqual([n.x1, n.y1, n.z1, n.x2, n.y2, n.z2], [...nodes.rects.subarray(6 * i, 6 * i + 6)])
+    assert.equal(n.depth, nodes.depths[i])
+    assert.equal(n.isLeaf, nodes.isLeaf[i] === 1)
+    assert.equal(n.count, nodes.counts[i])
+    if (n.isLeaf) links += n.count
+    else assert.equal(n.count, 0)
+  })
+  assert.equal(links, tree.stats().elementLinks)
+  // Children lie in their parent's box, one level deeper.
+  const stack = []
+  for (const n of walked) {
+    stack.length = n.depth
+    const b = [n.x1, n.y1, n.z1, n.x2, n.y2, n.z2]
+    if (stack.length) {
+      const p = stack[stack.length - 1]
+      assert.ok([0, 1, 2].every((a) => p[a] <= b[a] && b[a + 3] <= p[a + 3]))
+    }
+    stack.push(b)
+  }
+  // Each element meets some leaf's box.
+  const leaves = walked.filter((n) => n.isLeaf).map((n) => [n.x1, n.y1, n.z1, n.x2, n.y2, n.z2])
+  for (const b of boxes) assert.ok(leaves.some((l) => meets(b, l)))
+  let calls = 0
+  tree.traverse(() => { calls++; return false })
+  assert.equal(calls, 1)
+  assert.throws(() => tree.traverse(() => { throw new Error('boom') }), /boom/)
+  throwsLike(() => tree.traverse(() => { tree.clear() }), { code: 'ERR_FLATQUAD_BUSY' })
+  throwsLike(() => tree.traverse(3), { type: TypeError })
+})

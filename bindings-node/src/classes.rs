@@ -21,6 +21,14 @@ macro_rules! common_methods {
     ($class:ident, $core:ty) => {
         #[napi]
         impl $class {
+            /// Every node (or cell) in `traverse` order, as typed arrays ready to
+            /// draw: `rects` (4 numbers per node; an octree's 6), `depths`,
+            /// `isLeaf` (1 or 0) and `counts`.
+            #[napi(catch_unwind)]
+            pub fn nodes(&self, env: &Env) -> napi::Result<Nodes> {
+                self.index.nodes(env)
+            }
+
             /// Number of elements.
             #[napi(getter, catch_unwind)]
             pub fn size(&self, env: &Env) -> napi::Result<u32> {
@@ -398,15 +406,7 @@ macro_rules! shared_methods {
             /// that changes it throws `ERR_FLATQUAD_BUSY`.
             #[napi(catch_unwind, ts_args_type = "callback: (node: NodeInfo) => boolean | void")]
             pub fn traverse(&self, env: &Env, callback: Unknown<'_>) -> napi::Result<()> {
-                self.index.traverse(env, callback)
-            }
-
-            /// Every node (or cell) in `traverse` order, as typed arrays ready to
-            /// draw: `rects` (4 numbers per node), `depths`, `isLeaf` (1 or 0) and
-            /// `counts`.
-            #[napi(catch_unwind)]
-            pub fn nodes(&self, env: &Env) -> napi::Result<Nodes> {
-                self.index.nodes(env)
+                self.index.traverse(env, callback, crate::objects::NodeInfo::of)
             }
         }
     };

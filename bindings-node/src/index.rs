@@ -16,7 +16,7 @@ use napi::{sys, Env, JsValue, Unknown};
 
 use crate::args::{self, Rects};
 use crate::error::{code, Class, Fail, Outcome};
-use crate::objects::{BulkResult, JoinResult, NodeInfo, Nodes, QueryManyResult, Rectangle, Stats};
+use crate::objects::{BulkResult, JoinResult, Nodes, QueryManyResult, Rectangle, Stats};
 
 /// A core structure one of the classes wraps.
 pub(crate) trait Core: SpatialIndex + Into<AnyIndex> {
@@ -202,10 +202,17 @@ fn visit<A: napi::bindgen_prelude::ToNapiValue>(
 }
 
 /// Calls `each` with every node (or cell) in `traverse` order.
-fn walk(index: &AnyIndex, each: impl FnMut(&CoreNode) -> ControlFlow<()>) {
+fn walk<S: SpatialIndex>(index: &S, each: impl FnMut(&CoreNode<S::Bounds>) -> ControlFlow<()>) {
     // One closure serves both kinds of node; the core calls them in turn.
     let each = RefCell::new(each);
     let _ = index.traverse(|n| (each.borrow_mut())(n), |n| (each.borrow_mut())(n));
+}
+
+/// A box's 32-bit coordinates, lows then highs.
+fn box_f32<B: flatquad::Bounds>(b: &B) -> impl Iterator<Item = f32> + '_ {
+    (0..B::AXES)
+        .map(|axis| b.lo(axis))
+        .chain((0..B::AXES).map(|axis| b.hi(axis)))
 }
 
 fn fail<T>(env: &Env, outcome: Outcome<T>) -> napi::Result<T> {
@@ -306,47 +313,6 @@ impl Index {
             Ok(JoinResult {
                 left: raws(lefts),
                 right: raws(rights),
-            })
-        })
-    }
-
-    pub(crate) fn traverse(&self, env: &Env, callback: Unknown<'_>) -> napi::Result<()> {
-        self.read(env, |index| {
-            let callback = args::function(callback, "callback")?;
-            let mut failure = None;
-            walk(index, |node| {
-                let info = NodeInfo {
-                    index: node.index,
-                    depth: node.depth,
-                    x1: node.rect.x1 as f64,
-                    y1: node.rect.y1 as f64,
-                    x2: node.rect.x2 as f64,
-                    y2: node.rect.y2 as f64,
-                    is_leaf: node.is_leaf,
-                    count: node.count,
-                };
-                visit(&callback, info, &mut failure)
-            });
-            failure.map_or(Ok(()), Err)
-        })
-    }
-
-    pub(crate) fn nodes(&self, env: &Env) -> napi::Result<Nodes> {
-        self.read(env, |index| {
-            let (mut rects, mut depths, mut is_leaf, mut counts) =
-                (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-            walk(index, |node| {
-                rects.extend_from_slice(&<[f32; 4]>::from(node.rect));
-                depths.push(node.depth as u8);
-                is_leaf.push(node.is_leaf as u8);
-                counts.push(node.count);
-                ControlFlow::Continue(())
-            });
-            Ok(Nodes {
-                rects: Float32Array::new(rects),
-                depths: Uint8Array::new(depths),
-                is_leaf: Uint8Array::new(is_leaf),
-                counts: Uint32Array::new(counts),
             })
         })
     }
@@ -586,6 +552,43 @@ impl<T: Held> Index<T> {
                 .query_with(rect, omit, |h| visit(&callback, raw(h), &mut failure))
                 .map_err(core)?;
             failure.map_or(Ok(()), Err)
+        })
+    }
+
+    /// Calls `callback(info(node))` for every node in depth-first order
+    /// until it returns `false` (`info` makes the 2D or the 3D node object).
+    pub(crate) fn traverse<A: napi::bindgen_prelude::ToNapiValue>(
+        &self,
+        env: &Env,
+        callback: Unknown<'_>,
+        info: impl Fn(&CoreNode<T::Bounds>) -> A,
+    ) -> napi::Result<()> {
+        self.read(env, |index| {
+            let callback = args::function(callback, "callback")?;
+            let mut failure = None;
+            walk(index, |node| visit(&callback, info(node), &mut failure));
+            failure.map_or(Ok(()), Err)
+        })
+    }
+
+    /// Every node in `traverse` order, as typed arrays (4 or 6 numbers per box).
+    pub(crate) fn nodes(&self, env: &Env) -> napi::Result<Nodes> {
+        self.read(env, |index| {
+            let (mut rects, mut depths, mut is_leaf, mut counts) =
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            walk(index, |node| {
+                rects.extend(box_f32(&node.rect));
+                depths.push(node.depth as u8);
+                is_leaf.push(node.is_leaf as u8);
+                counts.push(node.count);
+                ControlFlow::Continue(())
+            });
+            Ok(Nodes {
+                rects: Float32Array::new(rects),
+                depths: Uint8Array::new(depths),
+                is_leaf: Uint8Array::new(is_leaf),
+                counts: Uint32Array::new(counts),
+            })
         })
     }
 

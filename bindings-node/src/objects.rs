@@ -125,10 +125,66 @@ pub struct NodeInfo {
     pub count: u32,
 }
 
+impl NodeInfo {
+    /// The object `traverse` passes for a node of a 2D structure.
+    pub(crate) fn of(node: &flatquad::NodeInfo) -> NodeInfo {
+        NodeInfo {
+            index: node.index,
+            depth: node.depth,
+            x1: node.rect.x1 as f64,
+            y1: node.rect.y1 as f64,
+            x2: node.rect.x2 as f64,
+            y2: node.rect.y2 as f64,
+            is_leaf: node.is_leaf,
+            count: node.count,
+        }
+    }
+}
+
+/// One node of an octree, as `Octree.traverse` visits it.
+#[napi(object)]
+pub struct NodeInfo3 {
+    /// The node's index in the tree (the root is 0).
+    pub index: u32,
+    /// Depth: 0 for the root.
+    pub depth: u32,
+    /// The node's box.
+    pub x1: f64,
+    pub y1: f64,
+    pub z1: f64,
+    pub x2: f64,
+    pub y2: f64,
+    pub z2: f64,
+    /// Whether it holds elements directly (else a branch with eight children).
+    pub is_leaf: bool,
+    /// Elements it holds directly; 0 for a branch.
+    pub count: u32,
+}
+
+impl NodeInfo3 {
+    /// The object `Octree.traverse` passes for a node.
+    pub(crate) fn of(node: &flatquad::NodeInfo<flatquad::Box3>) -> NodeInfo3 {
+        let r = node.rect;
+        NodeInfo3 {
+            index: node.index,
+            depth: node.depth,
+            x1: r.x1 as f64,
+            y1: r.y1 as f64,
+            z1: r.z1 as f64,
+            x2: r.x2 as f64,
+            y2: r.y2 as f64,
+            z2: r.z2 as f64,
+            is_leaf: node.is_leaf,
+            count: node.count,
+        }
+    }
+}
+
 /// Every node (or cell) in `traverse` order, as arrays ready to draw.
 #[napi(object, object_from_js = false)]
 pub struct Nodes {
-    /// `x1, y1, x2, y2` of each node's cell: 4 numbers per node.
+    /// `x1, y1, x2, y2` of each node's cell: 4 numbers per node (an octree's
+    /// `x1, y1, z1, x2, y2, z2`: 6).
     pub rects: Float32Array,
     /// Depth of each node (0 for a tree's root and for a grid's cells).
     pub depths: Uint8Array,

@@ -10,7 +10,7 @@ use napi_derive::napi;
 use crate::args;
 use crate::classes::common_methods;
 use crate::index::Index;
-use crate::objects::{Box3, QueryManyResult, Stats};
+use crate::objects::{Box3, NodeInfo3, Nodes, QueryManyResult, Stats};
 
 fn box3(b: flatquad::Box3) -> Box3 {
     Box3 {
@@ -163,6 +163,48 @@ impl Octree {
     ) -> napi::Result<Float64Array> {
         self.index
             .query(env, &[&x1, &y1, &z1, &x2, &y2, &z2], omit.as_ref())
+    }
+
+    /// Calls `callback(handle)` for each element `query` would return, until
+    /// the callback returns `false`. An exception thrown by the callback
+    /// propagates. The callback may read the tree; a call that changes it
+    /// throws `ERR_FLATQUAD_BUSY`.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null"
+    )]
+    #[allow(clippy::too_many_arguments)]
+    pub fn query_with(
+        &self,
+        env: &Env,
+        x1: Unknown<'_>,
+        y1: Unknown<'_>,
+        z1: Unknown<'_>,
+        x2: Unknown<'_>,
+        y2: Unknown<'_>,
+        z2: Unknown<'_>,
+        callback: Unknown<'_>,
+        omit: Option<Unknown<'_>>,
+    ) -> napi::Result<()> {
+        self.index.query_with(
+            env,
+            &[&x1, &y1, &z1, &x2, &y2, &z2],
+            callback,
+            omit.as_ref(),
+        )
+    }
+
+    /// Calls `callback(node)` for every node (depth-first, parents before
+    /// children), each with its box `x1, y1, z1, x2, y2, z2`; returning
+    /// `false` stops the walk. An exception thrown by the callback
+    /// propagates; a call that changes the tree from inside it throws
+    /// `ERR_FLATQUAD_BUSY`.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "callback: (node: NodeInfo3) => boolean | void"
+    )]
+    pub fn traverse(&self, env: &Env, callback: Unknown<'_>) -> napi::Result<()> {
+        self.index.traverse(env, callback, NodeInfo3::of)
     }
 
     /// Handles of the elements whose closed box holds `(x, y, z)`, leaving out `omit`.
