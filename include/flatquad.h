@@ -357,6 +357,18 @@ typedef struct qt_pair {
 typedef int (*qt_pair_fn)(void *user_data, qt_handle_t a, qt_handle_t b);
 
 /**
+ * Called by `qt_octree_traverse` with each node: its index in the node array
+ * (the root is 0), its depth (the root's is 0), its box in world coordinates,
+ * and the number of elements linked in it (always 0 for a branch). Return 0
+ * to go on, nonzero to stop.
+ */
+typedef int (*qt_node3_fn)(void *user_data,
+                           uint32_t node,
+                           uint32_t depth,
+                           struct qt_box b,
+                           uint32_t count);
+
+/**
  * Which structure a `qt_tree` is: one of the `QT_KIND_*` values, as
  * `qt_kind_of` returns them and `qt_create_default` takes them. A plain
  * integer rather than a C enum, so that any value a caller passes is safe:
@@ -864,6 +876,17 @@ enum qt_status qt_octree_query_pairs(const struct qt_octree *tree,
 enum qt_status qt_octree_query_pairs_each(const struct qt_octree *tree,
                                           qt_pair_fn visit,
                                           void *user_data);
+
+/**
+ * Visits every node depth-first, parents before children, as `qt_traverse`:
+ * calls `branch` for each branch and `leaf` for each leaf (either may be
+ * NULL), each with the node's index, depth, box and element count. Returns
+ * `QT_OK`, or `QT_STOPPED` when a callback returned nonzero.
+ */
+enum qt_status qt_octree_traverse(const struct qt_octree *tree,
+                                  qt_node3_fn branch,
+                                  qt_node3_fn leaf,
+                                  void *user_data);
 
 /**
  * Makes an empty structure of the kind `kind` over `world` with that

@@ -4,7 +4,7 @@
 
 use std::ffi::c_void;
 
-use flatquad_core::{Box3, Octree};
+use flatquad_core::{Box3, NodeInfo, Octree};
 
 use crate::boundary::*;
 use crate::shared::*;
@@ -351,4 +351,28 @@ pub unsafe extern "C" fn qt_octree_query_pairs_each(
     user_data: *mut c_void,
 ) -> qt_status {
     guard(|| pairs_each(tree, visit, user_data))
+}
+
+/// Visits every node depth-first, parents before children, as `qt_traverse`:
+/// calls `branch` for each branch and `leaf` for each leaf (either may be
+/// NULL), each with the node's index, depth, box and element count. Returns
+/// `QT_OK`, or `QT_STOPPED` when a callback returned nonzero.
+#[no_mangle]
+pub unsafe extern "C" fn qt_octree_traverse(
+    tree: *const qt_octree,
+    branch: qt_node3_fn,
+    leaf: qt_node3_fn,
+    user_data: *mut c_void,
+) -> qt_status {
+    guard(|| {
+        traverse(tree, branch, leaf, |f, info: &NodeInfo<Box3>| {
+            f(
+                user_data,
+                info.index,
+                info.depth,
+                info.rect.into(),
+                info.count,
+            )
+        })
+    })
 }

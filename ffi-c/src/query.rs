@@ -5,9 +5,8 @@
 //! callback (`qt_query_each`) that can stop the walk by returning nonzero.
 
 use std::ffi::c_void;
-use std::ops::ControlFlow;
 
-use flatquad_core::{NodeInfo, SpatialIndex};
+use flatquad_core::NodeInfo;
 
 use crate::boundary::*;
 use crate::shared::*;
@@ -158,16 +157,11 @@ pub unsafe extern "C" fn qt_traverse(
     user_data: *mut c_void,
 ) -> qt_status {
     guard(|| {
-        let tree = tree_ref(tree)?;
-        let call = |callback: qt_node_fn, info: &NodeInfo| match callback {
-            Some(f) => {
-                let r = info.rect;
-                flow(f(
-                    user_data, info.index, info.depth, r.x1, r.y1, r.x2, r.y2, info.count,
-                ))
-            }
-            None => ControlFlow::Continue(()),
-        };
-        walked(tree.traverse(|info| call(branch, info), |info| call(leaf, info)))
+        traverse(tree, branch, leaf, |f, info: &NodeInfo| {
+            let r = info.rect;
+            f(
+                user_data, info.index, info.depth, r.x1, r.y1, r.x2, r.y2, info.count,
+            )
+        })
     })
 }

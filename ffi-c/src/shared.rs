@@ -7,7 +7,7 @@ use std::ffi::c_void;
 use std::mem::MaybeUninit;
 use std::ops::ControlFlow;
 
-use flatquad_core::{Bounds, Error, Handle, SpatialIndex};
+use flatquad_core::{Bounds, Error, Handle, NodeInfo, SpatialIndex};
 
 use crate::boundary::*;
 use crate::status::*;
@@ -393,4 +393,21 @@ pub(crate) unsafe fn pairs_each<W: Shell>(
     let tree = tree_ref(tree)?;
     let visit = visit.ok_or(QT_NULL_ARGUMENT)?;
     walked(tree.pairs_with(|a, b| flow(visit(user_data, a.to_raw(), b.to_raw()))))
+}
+
+/// The body of `qt_traverse` and `qt_octree_traverse`: `branch` and `leaf`
+/// (either may be NULL) get each node through `call`, which passes the node's
+/// index, depth, box and count in the C callback's own form.
+pub(crate) unsafe fn traverse<W: Shell, F: Copy>(
+    tree: *const W,
+    branch: Option<F>,
+    leaf: Option<F>,
+    call: impl Fn(F, &NodeInfo<BoxOf<W>>) -> std::ffi::c_int,
+) -> Status {
+    let tree = tree_ref(tree)?;
+    let visit = |callback: Option<F>, info: &NodeInfo<BoxOf<W>>| match callback {
+        Some(f) => flow(call(f, info)),
+        None => ControlFlow::Continue(()),
+    };
+    walked(tree.traverse(|info| visit(branch, info), |info| visit(leaf, info)))
 }

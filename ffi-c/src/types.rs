@@ -309,6 +309,20 @@ pub type qt_visit_fn =
 pub type qt_pair_fn =
     Option<unsafe extern "C" fn(user_data: *mut c_void, a: qt_handle_t, b: qt_handle_t) -> c_int>;
 
+/// Called by `qt_octree_traverse` with each node: its index in the node array
+/// (the root is 0), its depth (the root's is 0), its box in world coordinates,
+/// and the number of elements linked in it (always 0 for a branch). Return 0
+/// to go on, nonzero to stop.
+pub type qt_node3_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        node: u32,
+        depth: u32,
+        b: qt_box,
+        count: u32,
+    ) -> c_int,
+>;
+
 /// Called by `qt_traverse` with each node: its index in the node array (the
 /// root is 0), its depth (the root's is 0), its cell `(x1, y1)..(x2, y2)` in
 /// world coordinates, and the number of elements linked in it (always 0 for a

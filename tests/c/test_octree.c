@@ -380,9 +380,99 @@ static void test_refusals(void) {
     qt_octree_destroy(tree);
 }
 
+/* ------------------------------------------------------------ traverse */
+
+#define MAX_NODES 4096
+
+typedef struct {
+    size_t n, calls, stop_after;
+    uint32_t index[MAX_NODES], depth[MAX_NODES], count[MAX_NODES];
+    int leaf[MAX_NODES];
+    qt_box b[MAX_NODES];
+} walk3;
+
+static int record3(walk3 *w, uint32_t node, uint32_t depth, qt_box b, uint32_t count, int leaf) {
+    w->calls++;
+    if (w->n < MAX_NODES) {
+        w->index[w->n] = node;
+        w->depth[w->n] = depth;
+        w->b[w->n] = b;
+        w->count[w->n] = count;
+        w->leaf[w->n] = leaf;
+        w->n++;
+    }
+    return w->stop_after != 0 && w->calls >= w->stop_after;
+}
+
+static int on_branch3(void *user, uint32_t node, uint32_t depth, qt_box b, uint32_t count) {
+    return record3((walk3 *)user, node, depth, b, count, 0);
+}
+
+static int on_leaf3(void *user, uint32_t node, uint32_t depth, qt_box b, uint32_t count) {
+    return record3((walk3 *)user, node, depth, b, count, 1);
+}
+
+static int inside(qt_box inner, qt_box outer) {
+    return outer.x1 <= inner.x1 && outer.y1 <= inner.y1 && outer.z1 <= inner.z1 &&
+           inner.x2 <= outer.x2 && inner.y2 <= outer.y2 && inner.z2 <= outer.z2;
+}
+
+static void test_traverse(void) {
+    static walk3 w;
+    qt_octree *tree = NULL;
+    qt_box world = box(0, 0, 0, 100, 100, 100), stack[64];
+    qt_tree_stats stats;
+    size_t i, links = 0, leaves = 0;
+    REQUIRE_OK(qt_octree_create(world, 3, 6, &tree));
+    for (i = 0; i < 200; i++) {
+        float x = rnd() * 90.0f, y = rnd() * 90.0f, z = rnd() * 90.0f;
+        qt_handle_t h;
+        CHECK_OK(qt_octree_insert(tree, box(x, y, z, x + rnd() * 8.0f, y + rnd() * 8.0f, z + rnd() * 8.0f),
+                                  (uint32_t)i, &h));
+    }
+    memset(&w, 0, sizeof w);
+    CHECK_OK(qt_octree_traverse(tree, on_branch3, on_leaf3, &w));
+    CHECK_OK(qt_octree_stats(tree, &stats));
+    CHECK(w.n > 1 && w.n < MAX_NODES && w.n == w.calls);
+    CHECK(w.index[0] == 0 && w.depth[0] == 0 && !w.leaf[0]);
+    CHECK(memcmp(&w.b[0], &world, sizeof world) == 0);
+    for (i = 0; i < w.n; i++) {
+        CHECK(w.depth[i] < 64);
+        if (w.depth[i] >= 64) break;
+        if (i > 0) {
+            CHECK(w.depth[i] >= 1 && w.depth[i] <= w.depth[i - 1] + 1);
+            /* Inside its parent, the last node one level up. */
+            CHECK(inside(w.b[i], stack[w.depth[i] - 1]));
+        }
+        stack[w.depth[i]] = w.b[i];
+        if (w.leaf[i]) {
+            leaves++;
+            links += w.count[i];
+        } else {
+            CHECK(w.count[i] == 0);
+        }
+    }
+    CHECK(leaves == stats.leaves);
+    CHECK(w.n == stats.nodes);
+    CHECK(links == stats.element_links);
+    /* NULL callbacks skip; nonzero stops. */
+    memset(&w, 0, sizeof w);
+    CHECK_OK(qt_octree_traverse(tree, NULL, on_leaf3, &w));
+    CHECK(w.n == leaves);
+    memset(&w, 0, sizeof w);
+    CHECK_OK(qt_octree_traverse(tree, NULL, NULL, &w));
+    CHECK(w.n == 0);
+    w.stop_after = 2;
+    CHECK_STATUS(qt_octree_traverse(tree, on_branch3, on_leaf3, &w), QT_STOPPED);
+    CHECK(w.calls == 2);
+    CHECK_STATUS(qt_octree_traverse(NULL, on_branch3, on_leaf3, &w), QT_NULL_ARGUMENT);
+    qt_octree_destroy(tree);
+}
+
 int main(void) {
     test_create();
     test_model();
     test_refusals();
+    test_traverse();
     return check_summary("test_octree");
 }
