@@ -88,7 +88,6 @@ impl LooseQuadtree {
     where
         F: FnMut(Handle, Handle) -> ControlFlow<()>,
     {
-        let slots = &self.slots.slots;
         let mut chunk = Chunk::new();
         let mut start = first;
         while start != NONE {
@@ -100,18 +99,39 @@ impl LooseQuadtree {
                     }
                 }
             }
-            let mut b = rest;
-            while b != NONE {
-                let slot_b = &slots[b as usize];
+            self.list_against_chunk(rest, &chunk, |_| true, visit)?;
+            start = rest;
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The pairs of a gathered chunk and the elements of the list from `start`
+    /// that `keep` lets through (each list element read once, the chunk's
+    /// rectangles from the contiguous array).
+    fn list_against_chunk<K, F>(
+        &self,
+        start: u32,
+        chunk: &Chunk,
+        keep: K,
+        visit: &mut F,
+    ) -> ControlFlow<()>
+    where
+        K: Fn(&Rect) -> bool,
+        F: FnMut(Handle, Handle) -> ControlFlow<()>,
+    {
+        let slots = &self.slots.slots;
+        let mut b = start;
+        while b != NONE {
+            let slot_b = &slots[b as usize];
+            if keep(&slot_b.rect) {
                 let handle_b = self.slots.handle(b);
-                for (rect_a, a) in &chunk {
+                for (rect_a, a) in chunk {
                     if meets(rect_a, &slot_b.rect) {
                         visit(*a, handle_b)?;
                     }
                 }
-                b = slot_b.next;
             }
-            start = rest;
+            b = slot_b.next;
         }
         ControlFlow::Continue(())
     }
@@ -124,7 +144,6 @@ impl LooseQuadtree {
     where
         F: FnMut(Handle, Handle) -> ControlFlow<()>,
     {
-        let slots = &self.slots.slots;
         let (one, other) = (
             self.nodes.nodes[one as usize],
             self.nodes.nodes[other as usize],
@@ -138,19 +157,7 @@ impl LooseQuadtree {
             if chunk.is_empty() {
                 break;
             }
-            let mut b = other.first;
-            while b != NONE {
-                let slot_b = &slots[b as usize];
-                if meets(&slot_b.rect, &one.rect) {
-                    let handle_b = self.slots.handle(b);
-                    for (rect_a, a) in &chunk {
-                        if meets(rect_a, &slot_b.rect) {
-                            visit(*a, handle_b)?;
-                        }
-                    }
-                }
-                b = slot_b.next;
-            }
+            self.list_against_chunk(other.first, &chunk, |rect| meets(rect, &one.rect), visit)?;
             start = rest;
         }
         ControlFlow::Continue(())
