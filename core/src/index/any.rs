@@ -7,7 +7,7 @@ use core::ops::ControlFlow;
 use super::raw::{Slots, Structure};
 use super::snapshot::Reader;
 use super::{NodeInfo, SpatialIndex, Stats};
-use crate::{Error, Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Rect};
+use crate::{Error, Filter, Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Rect};
 
 /// Which structure an [`AnyIndex`] (or a snapshot) holds. The values are
 /// stable: they are written into snapshots and passed across the C ABI.
@@ -179,6 +179,15 @@ impl Slots for AnyIndex {
     fn element_at(&self, slot: u32) -> Option<(Handle, Rect, u32)> {
         dispatch!(self, s => s.element_at(slot))
     }
+    fn filtered(&self) -> bool {
+        dispatch!(self, s => s.filtered())
+    }
+    fn filter_at(&self, slot: u32) -> Filter {
+        dispatch!(self, s => s.filter_at(slot))
+    }
+    fn set_filter_at(&mut self, slot: u32, filter: Filter) {
+        dispatch!(self, s => s.set_filter_at(slot, filter))
+    }
 }
 
 impl Structure for AnyIndex {
@@ -196,6 +205,16 @@ impl Structure for AnyIndex {
     }
     fn relocate(&mut self, slot: u32, rect: Rect) {
         dispatch!(self, s => s.relocate(slot, rect))
+    }
+    fn pairs_checked<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle, Handle) -> ControlFlow<()>,
+    {
+        dispatch!(self, s => s.pairs_checked(visit))
+    }
+    #[cfg(feature = "rayon")]
+    fn par_pairs_checked(&self, pairs: &mut Vec<(Handle, Handle)>) {
+        dispatch!(self, s => s.par_pairs_checked(pairs))
     }
     fn relocate_many(&mut self, handles: &[Handle], rects: &[Rect]) {
         dispatch!(self, s => s.relocate_many(handles, rects))
@@ -232,12 +251,6 @@ impl SpatialIndex for AnyIndex {
     }
     fn clear(&mut self) {
         dispatch!(self, s => s.clear())
-    }
-    fn pairs_with<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Handle, Handle) -> ControlFlow<()>,
-    {
-        dispatch!(self, s => s.pairs_with(visit))
     }
     fn traverse<B, L>(&self, branch: B, leaf: L) -> ControlFlow<()>
     where
@@ -287,9 +300,5 @@ impl SpatialIndex for AnyIndex {
         hits: &mut Vec<Handle>,
     ) -> Result<(), Error> {
         dispatch!(self, s => s.query_many(rects, omit, offsets, hits))
-    }
-    #[cfg(feature = "rayon")]
-    fn par_pairs(&self, pairs: &mut Vec<(Handle, Handle)>) {
-        dispatch!(self, s => s.par_pairs(pairs))
     }
 }

@@ -4,7 +4,7 @@
 
 use core::ops::ControlFlow;
 
-use crate::{Bounds, Error, Handle, Rect};
+use crate::{Bounds, Error, Filter, Handle, Rect};
 
 mod any;
 pub mod join;
@@ -128,12 +128,6 @@ pub trait SpatialIndex: Structure + Sized {
     /// Removes every element (all handles go stale); keeps the memory for reuse.
     fn clear(&mut self);
 
-    /// Calls `visit` with every pair of intersecting elements, each unordered
-    /// pair once, until `visit` breaks; returns how the walk ended.
-    fn pairs_with<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Handle, Handle) -> ControlFlow<()>;
-
     /// Visits every node (or cell) depth-first, parents before children,
     /// calling `branch` or `leaf`; either returns [`ControlFlow::Break`] to stop.
     /// A grid shows its cells as leaves of depth 0, so drawing code written for
@@ -166,6 +160,66 @@ pub trait SpatialIndex: Structure + Sized {
     /// [`Error::InvalidBytes`] saying what is wrong (a snapshot of another
     /// structure included).
     fn from_bytes(bytes: &[u8]) -> Result<Self, Error>;
+
+    /// Calls `visit` with every pair of intersecting elements, each unordered
+    /// pair once, until `visit` breaks; returns how the walk ended. Pairs
+    /// whose [`Filter`]s do not collide are left out.
+    fn pairs_with<F>(&self, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle, Handle) -> ControlFlow<()>,
+    {
+        if !self.filtered() {
+            return self.pairs_checked(visit);
+        }
+        self.pairs_checked(|a, b| {
+            if self.filter_at(a.slot()).collides(self.filter_at(b.slot())) {
+                visit(a, b)
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+    }
+
+    /// The element's collision filter ([`Filter::DEFAULT`] unless set).
+    ///
+    /// # Errors
+    /// [`Error::InvalidHandle`] if `handle` is not live.
+    fn filter(&self, handle: Handle) -> Result<Filter, Error> {
+        Ok(self.filter_at(self.lookup(handle)?))
+    }
+
+    /// Sets the element's collision filter: from now on [`pairs`](SpatialIndex::pairs)
+    /// and [`overlapping`](SpatialIndex::overlapping) report it with another
+    /// element only when their filters [collide](Filter::collides), and a
+    /// query with a mask reports it only when its category is in the mask.
+    /// The first filter other than the default costs 8 bytes per slot;
+    /// removing the element (or [`clear`](SpatialIndex::clear)) resets it.
+    ///
+    /// # Errors
+    /// [`Error::InvalidHandle`] if `handle` is not live.
+    fn set_filter(&mut self, handle: Handle, filter: Filter) -> Result<(), Error> {
+        let slot = self.lookup(handle)?;
+        self.set_filter_at(slot, filter);
+        Ok(())
+    }
+
+    /// [`set_filter`](SpatialIndex::set_filter) of `handles[i]` to
+    /// `filters[i]` for every `i`. Checks every handle first: on error
+    /// nothing changes.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`], or the first handle that is not live inside
+    /// [`Error::InBatch`].
+    fn set_filter_many(&mut self, handles: &[Handle], filters: &[Filter]) -> Result<(), Error> {
+        check_lengths(handles.len(), filters.len())?;
+        for (index, &handle) in handles.iter().enumerate() {
+            self.lookup(handle).map_err(|e| e.in_batch(index))?;
+        }
+        for (&handle, &filter) in handles.iter().zip(filters) {
+            self.set_filter_at(handle.slot(), filter);
+        }
+        Ok(())
+    }
 
     /// Number of elements.
     fn len(&self) -> usize {
@@ -351,6 +405,43 @@ pub trait SpatialIndex: Structure + Sized {
         Ok(self.query_checked(rect, omit, visit))
     }
 
+    /// [`query`](SpatialIndex::query) reporting only the elements whose
+    /// [`Filter`] category is in `mask` ([`Filter::ALL`]: every element).
+    ///
+    /// # Errors
+    /// As [`query`](SpatialIndex::query).
+    fn query_masked(
+        &self,
+        rect: Self::Bounds,
+        omit: Option<Handle>,
+        mask: u32,
+        hits: &mut Vec<Handle>,
+    ) -> Result<(), Error> {
+        hits.clear();
+        self.query_masked_with(rect, omit, mask, collect_into(hits))
+            .map(|_| ())
+    }
+
+    /// [`query_with`](SpatialIndex::query_with) visiting only the elements
+    /// whose [`Filter`] category is in `mask`.
+    ///
+    /// # Errors
+    /// As [`query`](SpatialIndex::query).
+    fn query_masked_with<F>(
+        &self,
+        rect: Self::Bounds,
+        omit: Option<Handle>,
+        mask: u32,
+        visit: F,
+    ) -> Result<ControlFlow<()>, Error>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        check_rect(rect)?;
+        let omit = self.omit_slot(omit)?;
+        Ok(self.query_checked(rect, omit, self.masked(mask, visit)))
+    }
+
     /// Fills `hits` (cleared first) with the elements whose closed rectangle holds
     /// the point (`[x, y]`, or `[x, y, z]` in 3D), leaving out `omit`.
     ///
@@ -387,6 +478,43 @@ pub trait SpatialIndex: Structure + Sized {
         Ok(self.query_point_checked(point, omit, visit))
     }
 
+    /// [`query_point_with`](SpatialIndex::query_point_with) visiting only the
+    /// elements whose [`Filter`] category is in `mask`.
+    ///
+    /// # Errors
+    /// As [`query_point`](SpatialIndex::query_point).
+    fn query_point_masked_with<F>(
+        &self,
+        point: <Self::Bounds as Bounds>::Point,
+        omit: Option<Handle>,
+        mask: u32,
+        visit: F,
+    ) -> Result<ControlFlow<()>, Error>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        check_point::<Self::Bounds>(point)?;
+        let omit = self.omit_slot(omit)?;
+        Ok(self.query_point_checked(point, omit, self.masked(mask, visit)))
+    }
+
+    /// `visit` behind a query mask: elements whose category is not in `mask`
+    /// are skipped (nothing is read when no filter was ever set).
+    #[doc(hidden)]
+    fn masked<F>(&self, mask: u32, mut visit: F) -> impl FnMut(Handle) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        let all = mask == Filter::ALL || !self.filtered();
+        move |handle| {
+            if all || self.filter_at(handle.slot()).passes(mask) {
+                visit(handle)
+            } else {
+                ControlFlow::Continue(())
+            }
+        }
+    }
+
     /// Fills `hits` (cleared first) with the other elements whose closed
     /// rectangle intersects this element's: the same as a query with the
     /// element's rectangle omitting it, but structures that know where the
@@ -410,7 +538,26 @@ pub trait SpatialIndex: Structure + Sized {
         F: FnMut(Handle) -> ControlFlow<()>,
     {
         let slot = self.lookup(handle)?;
-        Ok(self.overlapping_checked(slot, visit))
+        Ok(self.overlapping_filtered(slot, visit))
+    }
+
+    /// The neighbours of a live slot whose filters collide with its own.
+    #[doc(hidden)]
+    fn overlapping_filtered<F>(&self, slot: u32, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        if !self.filtered() {
+            return self.overlapping_checked(slot, visit);
+        }
+        let own = self.filter_at(slot);
+        self.overlapping_checked(slot, |other| {
+            if own.collides(self.filter_at(other.slot())) {
+                visit(other)
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
     }
 
     /// [`overlapping`](SpatialIndex::overlapping) for each handle, in compressed
@@ -445,7 +592,7 @@ pub trait SpatialIndex: Structure + Sized {
         for (index, &handle) in handles.iter().enumerate() {
             self.prefetch_overlapping(handles, index);
             // Checked above: no second look-up per element.
-            let _ = self.overlapping_checked(handle.slot(), collect_into(hits));
+            let _ = self.overlapping_filtered(handle.slot(), collect_into(hits));
             offsets.push(hits.len());
         }
         Ok(())
@@ -516,7 +663,10 @@ pub trait SpatialIndex: Structure + Sized {
     where
         Self: Sync,
     {
-        self.pairs(pairs)
+        self.par_pairs_checked(pairs);
+        if self.filtered() {
+            pairs.retain(|(a, b)| self.filter_at(a.slot()).collides(self.filter_at(b.slot())));
+        }
     }
 
     /// [`query_many`](SpatialIndex::query_many) on all of rayon's threads, with
@@ -638,6 +788,16 @@ pub(crate) fn count_walk<T: SpatialIndex>(index: &T, mut stats: Stats) -> Stats 
     stats.nodes = stats.leaves + branches;
     stats.max_depth_reached = stats.max_depth_reached.max(deepest_branch);
     stats
+}
+
+/// Every pair of `index` into `pairs` (cleared first), whatever the filters.
+#[cfg(feature = "rayon")]
+pub(crate) fn pairs_into<T: Structure>(index: &T, pairs: &mut Vec<(Handle, Handle)>) {
+    pairs.clear();
+    let _ = index.pairs_checked(|a, b| {
+        pairs.push((a, b));
+        ControlFlow::Continue(())
+    });
 }
 
 /// [`Error::LengthMismatch`] unless two batch slices are equally long.

@@ -7,7 +7,7 @@ use core::ops::ControlFlow;
 
 use crate::index::{check_lengths, check_rect, collect_into};
 use crate::slots::{SlotPool, SlotRecord, NONE};
-use crate::{Bounds, Error, Handle};
+use crate::{Bounds, Error, Filter, Handle};
 
 /// How many handles ahead a batch call asks for slots.
 pub(crate) const PREFETCH_AHEAD: usize = 32;
@@ -50,6 +50,12 @@ pub trait Slots {
     fn slot_count(&self) -> usize;
     /// The element in slot `slot` as `(handle, rectangle, id)`, if it is live.
     fn element_at(&self, slot: u32) -> Option<(Handle, Self::Bounds, u32)>;
+    /// Whether any element may have a filter other than the default.
+    fn filtered(&self) -> bool;
+    /// The collision filter of a live slot.
+    fn filter_at(&self, slot: u32) -> Filter;
+    /// Sets the collision filter of a live slot.
+    fn set_filter_at(&mut self, slot: u32, filter: Filter);
 }
 
 impl<T: HasSlots> Slots for T {
@@ -104,6 +110,17 @@ impl<T: HasSlots> Slots for T {
         pool.is_live(slot)
             .then(|| (pool.handle(slot), s.rect(), s.id()))
     }
+    #[inline]
+    fn filtered(&self) -> bool {
+        self.slot_pool().filtered()
+    }
+    #[inline]
+    fn filter_at(&self, slot: u32) -> Filter {
+        self.slot_pool().filter(slot)
+    }
+    fn set_filter_at(&mut self, slot: u32, filter: Filter) {
+        self.slot_pool_mut().set_filter(slot, filter)
+    }
 }
 
 /// The operations a structure implements on checked arguments: slots that are
@@ -150,6 +167,23 @@ pub trait Structure: Slots {
             self.prefetch_relocate(handles, rects, index);
             self.relocate(handle.slot(), rect);
         }
+    }
+
+    /// Visits every pair of intersecting elements once, whatever their
+    /// filters, until `visit` breaks.
+    fn pairs_checked<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle, Handle) -> ControlFlow<()>;
+
+    /// [`pairs_checked`](Structure::pairs_checked) into `pairs` (cleared
+    /// first), on rayon's threads where the structure can split its walk.
+    #[cfg(feature = "rayon")]
+    fn par_pairs_checked(&self, pairs: &mut Vec<(Handle, Handle)>) {
+        pairs.clear();
+        let _ = self.pairs_checked(|a, b| {
+            pairs.push((a, b));
+            ControlFlow::Continue(())
+        });
     }
 
     /// Visits each element whose closed rectangle meets the valid `rect`, once,
@@ -253,7 +287,8 @@ pub trait Structure: Slots {
 /// `insert_batch`, `remove_slot`, `remove_batch`, `relocate`, `query_rect`,
 /// `query_at` — plus the optional hooks it names after a `;`
 /// (`overlapping_checked => neighbours`, `prefetch_overlapping => ...`,
-/// `prefetch_relocate => ...`, `relocate_many => ...`). One line per structure instead of a copy of
+/// `prefetch_relocate => ...`, `relocate_many => ...`, `par_pairs_checked => ...`);
+/// every structure has an `all_pairs` walk. One line per structure instead of a copy of
 /// the same delegations in each.
 macro_rules! impl_structure {
     ($t:ident $(; $($hook:ident => $method:ident),+ $(,)?)?) => {
@@ -293,6 +328,12 @@ macro_rules! impl_structure {
             fn relocate(&mut self, slot: u32, rect: Self::Bounds) {
                 <$t>::relocate(self, slot, rect)
             }
+            fn pairs_checked<F>(&self, visit: F) -> core::ops::ControlFlow<()>
+            where
+                F: FnMut($crate::Handle, $crate::Handle) -> core::ops::ControlFlow<()>,
+            {
+                self.all_pairs(visit)
+            }
             fn query_checked<F>(
                 &self,
                 rect: Self::Bounds,
@@ -329,6 +370,12 @@ macro_rules! structure_hook {
             F: FnMut($crate::Handle) -> core::ops::ControlFlow<()>,
         {
             self.$method(slot, visit)
+        }
+    };
+    (par_pairs_checked => $method:ident) => {
+        #[cfg(feature = "rayon")]
+        fn par_pairs_checked(&self, pairs: &mut Vec<($crate::Handle, $crate::Handle)>) {
+            self.$method(pairs)
         }
     };
     (prefetch_overlapping => $method:ident) => {
