@@ -17,6 +17,7 @@
 //! `static-1m-queries`. `agents --png PATH` (and `--gif PATH`) draws the agents and
 //! the tree's leaves with the [`picture`] module.
 
+pub mod figures;
 pub mod flatquad_index;
 pub mod grid;
 pub mod machine;
