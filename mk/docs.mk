@@ -42,10 +42,11 @@ docs-rust:
 docs-node: docs-tools
 	cd docs/site && ./node_modules/.bin/typedoc --options typedoc.json
 
+# Not --quiet: it hides the warnings --strict counts.
 docs: docs-tools docs-rust
 	$(DOCS_BIN)/python docs/site/assemble.py $(CURDIR) $(DOCS_SRC)
 	cp -r $(DOCS_TARGET)/doc $(DOCS_SRC)/api/rust
 	$(MAKE) --no-print-directory docs-node
-	NO_MKDOCS_2_WARNING=1 $(DOCS_BIN)/mkdocs build --quiet --strict --config-file docs/site/mkdocs.yml
+	NO_MKDOCS_2_WARNING=1 $(DOCS_BIN)/mkdocs build --strict --config-file docs/site/mkdocs.yml
 	$(DOCS_BIN)/linkchecker --config docs/site/linkcheckerrc $(DOCS_SITE)/index.html
 	@echo "make docs: $(DOCS_SITE)/index.html"
