@@ -1,8 +1,8 @@
 """Assembles the documentation site's pages (`make docs`) in OUT:
 
-- docs/ (without docs/site/, the site's tooling) and README.md as the home page,
-  their relative links rewritten for the site: the pages link to each other and to
-  ../README.md as files in the repository (so the links work on the forge too);
+- docs/ (without docs/site/, the site's tooling), README.md as the home page and
+  CONTRIBUTING.md, their relative links rewritten for the site: the pages link to
+  each other as files of the repository (so the links work on the forge too);
 - api/c.md, the C API, from include/flatquad.h: every declaration with the doc
   comment cbindgen wrote above it.
 
@@ -18,25 +18,31 @@ import sys
 from pathlib import Path
 
 
+# Repository files outside docs/ that the site holds, and where.
+OUTSIDE = {"README.md": "index.md", "CONTRIBUTING.md": "contributing.md", "include/flatquad.h": "api/c.md"}
+
+
+def staged_path(source: Path, root: Path, out: Path) -> Path:
+    """Where the site holds the repository file `source`."""
+    docs = root / "docs"
+    if source.is_relative_to(docs):
+        return out / source.relative_to(docs)
+    name = source.relative_to(root).as_posix()
+    if name not in OUTSIDE:
+        sys.exit(f"assemble.py: the site does not hold {name}: link to it from the docs some other way")
+    return out / OUTSIDE[name]
+
+
 def relink(text: str, source: Path, root: Path, out: Path) -> str:
-    """`text` of the repository file `source`, staged at the matching place in
-    `out`: its relative links to README.md point at the home page, to
-    include/flatquad.h at the C API page; links into docs/ stay relative."""
-    staged = out / (source.relative_to(root / "docs") if source.is_relative_to(root / "docs") else "index.md")
+    """`text` of the repository file `source` with its relative links pointing at
+    the pages the site makes of their targets."""
+    staged = staged_path(source, root, out)
 
     def link(m: re.Match) -> str:
         target, _, anchor = m.group(1).partition("#")
         if not target or re.match(r"^[a-z]+:", target):
             return m.group(0)
-        resolved = (source.parent / target).resolve()
-        if resolved == (root / "README.md").resolve():
-            goal = out / "index.md"
-        elif resolved == (root / "include" / "flatquad.h").resolve():
-            goal = out / "api" / "c.md"
-        elif resolved.is_relative_to((root / "docs").resolve()):
-            goal = out / resolved.relative_to((root / "docs").resolve())
-        else:
-            sys.exit(f"assemble.py: {source.relative_to(root)} links to {target!r}, outside docs/")
+        goal = staged_path((source.parent / target).resolve(), root, out)
         rel = os.path.relpath(goal, staged.parent)
         return f"]({rel}{'#' + anchor if anchor else ''})"
 
@@ -122,8 +128,9 @@ def main() -> None:
     for page in out.rglob("*.md"):
         source = root / "docs" / page.relative_to(out)
         page.write_text(relink(source.read_text(), source, root, out))
-    readme = root / "README.md"
-    (out / "index.md").write_text(relink(readme.read_text(), readme, root, out))
+    for name in ("README.md", "CONTRIBUTING.md"):
+        source = root / name
+        staged_path(source, root, out).write_text(relink(source.read_text(), source, root, out))
     (out / "api").mkdir(exist_ok=True)
     (out / "api" / "c.md").write_text(c_api((root / "include" / "flatquad.h").read_text()))
 
