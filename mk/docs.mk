@@ -48,5 +48,5 @@ docs: docs-tools docs-rust
 	cp -r $(DOCS_TARGET)/doc $(DOCS_SRC)/api/rust
 	$(MAKE) --no-print-directory docs-node
 	NO_MKDOCS_2_WARNING=1 $(DOCS_BIN)/mkdocs build --strict --config-file docs/site/mkdocs.yml
-	$(DOCS_BIN)/linkchecker --config docs/site/linkcheckerrc $(DOCS_SITE)/index.html
+	$(DOCS_BIN)/python docs/site/check_links.py $(DOCS_SITE) docs/site/linkcheckerrc
 	@echo "make docs: $(DOCS_SITE)/index.html"
