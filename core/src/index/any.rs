@@ -4,7 +4,7 @@
 
 use core::ops::ControlFlow;
 
-use super::raw::{Slots, Structure};
+use super::raw::{SearchItem, Slots, Structure};
 use super::snapshot::Reader;
 use super::{NodeInfo, SpatialIndex, Stats};
 use crate::{Error, Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Rect};
@@ -179,6 +179,9 @@ impl Slots for AnyIndex {
     fn element_at(&self, slot: u32) -> Option<(Handle, Rect, u32)> {
         dispatch!(self, s => s.element_at(slot))
     }
+    fn passes_mask(&self, slot: u32, mask: u32) -> bool {
+        dispatch!(self, s => s.passes_mask(slot, mask))
+    }
 }
 
 impl Structure for AnyIndex {
@@ -196,6 +199,12 @@ impl Structure for AnyIndex {
     }
     fn relocate(&mut self, slot: u32, rect: Rect) {
         dispatch!(self, s => s.relocate(slot, rect))
+    }
+    fn search_roots(&self, push: &mut impl FnMut(SearchItem<Rect>)) {
+        dispatch!(self, s => s.search_roots(push))
+    }
+    fn search_expand(&self, node: u128, push: &mut impl FnMut(SearchItem<Rect>)) {
+        dispatch!(self, s => s.search_expand(node, push))
     }
     fn relocate_many(&mut self, handles: &[Handle], rects: &[Rect]) {
         dispatch!(self, s => s.relocate_many(handles, rects))
