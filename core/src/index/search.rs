@@ -489,3 +489,58 @@ impl CellRanges<'_> {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{point_node_key, walk, Heap, Walk};
+    use crate::{AnyIndex, Bounds, Kind, Rect, SpatialIndex};
+
+    /// Never a scan: a nearest query (k = 1) over 100,000 uniform elements
+    /// computes the key of a few dozen elements (17 to 50 when written), not of
+    /// all of them.
+    #[test]
+    fn nearest_examines_few_elements() {
+        let world = Rect::new(0.0, 0.0, 1000.0, 1000.0);
+        let mut seed = 11u32;
+        let mut next = move || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1 << 24) as f32 * 1000.0
+        };
+        let rects: Vec<Rect> = (0..100_000)
+            .map(|_| {
+                let (x, y) = (next(), next());
+                Rect::new(x, y, x + 1.0, y + 1.0)
+            })
+            .collect();
+        let ids: Vec<u32> = (0..rects.len() as u32).collect();
+        for kind in Kind::ALL {
+            let mut index = AnyIndex::for_world(kind, world).unwrap();
+            index.insert_many(&rects, &ids, &mut Vec::new()).unwrap();
+            let mut heap = Heap::new();
+            let mut most = 0;
+            for _ in 0..100 {
+                let point = [next(), next()];
+                let examined = core::cell::Cell::new(0);
+                let mut found = 0;
+                walk(
+                    &index,
+                    &mut heap,
+                    u32::MAX,
+                    f64::INFINITY,
+                    point_node_key::<Rect>(point),
+                    |b: &Rect| {
+                        examined.set(examined.get() + 1);
+                        Some(b.distance_to_point(point))
+                    },
+                    |_, _| {
+                        found += 1;
+                        Walk::Stop
+                    },
+                );
+                assert_eq!(found, 1);
+                most = most.max(examined.get());
+            }
+            assert!(most < 200, "{kind:?}: {most} elements examined");
+        }
+    }
+}
