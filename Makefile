@@ -40,6 +40,7 @@ agents-check:
 # regenerates them from the committed table).
 bench:
 	$(CARGO) run --release -p flatquad-bench --features peers --bin peers -- all --markdown docs/benchmarks.md
+	$(CARGO) run --release -p flatquad-bench --features peers --bin searches -- --markdown docs/benchmarks.md
 	$(MAKE) figures
 
 figures:

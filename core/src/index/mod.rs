@@ -758,7 +758,17 @@ pub trait SpatialIndex: Structure + Sized {
         mask: u32,
         out: &mut Vec<Neighbor>,
     ) -> Result<(), Error> {
-        self.nearest_with(point, k, max_distance, mask, |_| true, out)
+        out.clear();
+        check_point::<Self::Bounds>(point)?;
+        let max_distance = check_max_distance(max_distance)?;
+        let query = search::Nearest {
+            point,
+            k,
+            max_distance,
+            mask,
+        };
+        search::nearest_bounded(self, &mut search::NodeStack::with_capacity(64), query, out);
+        Ok(())
     }
 
     /// [`nearest`](SpatialIndex::nearest) with a filter: `accept` is called
@@ -816,7 +826,7 @@ pub trait SpatialIndex: Structure + Sized {
         out.clear();
         offsets.reserve(points.len() + 1);
         offsets.push(0);
-        let mut heap = search::Heap::new();
+        let mut heap = search::NodeStack::with_capacity(64);
         for &point in points {
             let query = search::Nearest {
                 point,
@@ -824,7 +834,7 @@ pub trait SpatialIndex: Structure + Sized {
                 max_distance,
                 mask,
             };
-            search::nearest(self, &mut heap, query, |_| true, out);
+            search::nearest_bounded(self, &mut heap, query, out);
             offsets.push(out.len());
         }
         Ok(())
@@ -856,12 +866,8 @@ pub trait SpatialIndex: Structure + Sized {
         ray: &Ray<<Self::Bounds as Bounds>::Point>,
         mask: u32,
     ) -> Result<Option<RayHit>, Error> {
-        let mut first = None;
-        self.ray_cast_with(ray, mask, |hit| {
-            first = Some(*hit);
-            RayControl::Stop
-        })?;
-        Ok(first)
+        check_ray::<Self::Bounds>(ray)?;
+        Ok(search::ray_first(self, ray, mask))
     }
 
     /// Fills `hits` (cleared first) with every element passing `mask` that

@@ -544,3 +544,169 @@ mod tests {
         }
     }
 }
+
+/// A node waiting in a [`bounded`] search: its key and id.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NodeKey {
+    key: f64,
+    node: u128,
+}
+
+/// The node stack of a [`bounded`] search; batch calls reuse one.
+pub(crate) type NodeStack = Vec<NodeKey>;
+
+/// The `k` smallest elements passing `mask` by `element_key`, at most `limit`,
+/// appended to `out` in ascending `(key, id, handle)` order (the order of
+/// [`walk`]) with the key in `distance`. A depth-first branch and bound
+/// rather than [`walk`]'s best-first heap: a node's children go on a stack
+/// nearest last (so the nearest is expanded next), the elements of an
+/// expanded node are tested at once against a sorted list of the best `k` so
+/// far, whose last key then bounds the search, and a node whose key is above
+/// the bound is dropped. Exact all the same: no node that could hold one of
+/// the `k` is ever dropped. The answers of `nearest` and of a ray cast's
+/// first hit, without the ordered visits that callbacks need.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn bounded<T, N, E>(
+    index: &T,
+    stack: &mut NodeStack,
+    k: usize,
+    mask: u32,
+    limit: f64,
+    node_key: N,
+    element_key: E,
+    out: &mut Vec<Neighbor>,
+) where
+    T: Structure + ?Sized,
+    N: Fn(&T::Bounds) -> Option<f64>,
+    E: Fn(&T::Bounds) -> Option<f64>,
+{
+    stack.clear();
+    if k == 0 || mask == 0 {
+        return;
+    }
+    let base = out.len();
+    let mut bound = limit;
+    let offer = |item: SearchItem<T::Bounds>,
+                 stack: &mut NodeStack,
+                 out: &mut Vec<Neighbor>,
+                 bound: &mut f64| match item {
+        SearchItem::Node(node, b) => {
+            if (0..T::Bounds::AXES).any(|axis| b.lo(axis) > b.hi(axis)) {
+                return;
+            }
+            if let Some(key) = node_key(&b) {
+                let key = key * (1.0 - NODE_MARGIN) + 0.0;
+                if key <= *bound {
+                    stack.push(NodeKey { key, node });
+                }
+            }
+        }
+        SearchItem::Element(slot) => {
+            let Some(key) = element_key(&index.rect_at(slot)) else {
+                return;
+            };
+            if key > *bound || !index.passes_mask(slot, mask) {
+                return;
+            }
+            let (id, handle) = (index.id_at(slot), index.handle_at(slot));
+            let order = (key, id, handle.to_raw());
+            let best = &out[base..];
+            let at = best.partition_point(|n| (n.distance, n.id, n.handle.to_raw()) <= order);
+            // An element met again (listed in several leaves) sorts right
+            // after itself; one pushed out before sorts past the k-th.
+            if (at > 0 && best[at - 1].handle == handle) || at == k {
+                return;
+            }
+            out.insert(
+                base + at,
+                Neighbor {
+                    handle,
+                    id,
+                    distance: key,
+                },
+            );
+            if out.len() - base > k {
+                out.pop();
+            }
+            if out.len() - base == k {
+                *bound = out[out.len() - 1].distance;
+            }
+        }
+    };
+    // The children an expansion pushed, nearest on top.
+    let order_pushed = |stack: &mut NodeStack, from: usize| {
+        stack[from..].sort_unstable_by(|a, b| b.key.total_cmp(&a.key));
+    };
+    index.search_roots(&mut |item| offer(item, stack, out, &mut bound));
+    order_pushed(stack, 0);
+    while let Some(top) = stack.pop() {
+        if top.key > bound {
+            continue;
+        }
+        let from = stack.len();
+        index.search_expand(top.node, &mut |item| offer(item, stack, out, &mut bound));
+        order_pushed(stack, from);
+    }
+}
+
+/// The `k` nearest elements passing the mask within the maximum distance,
+/// appended to `out` ([`bounded`] by distance).
+pub(crate) fn nearest_bounded<T>(
+    index: &T,
+    stack: &mut NodeStack,
+    query: Nearest<<T::Bounds as Bounds>::Point>,
+    out: &mut Vec<Neighbor>,
+) where
+    T: Structure + ?Sized,
+{
+    let point = query.point;
+    bounded(
+        index,
+        stack,
+        query.k,
+        query.mask,
+        query.max_distance,
+        point_node_key::<T::Bounds>(point),
+        |b: &T::Bounds| Some(b.distance_to_point(point)),
+        out,
+    );
+}
+
+/// The first hit of a checked ray ([`bounded`] by entry distance, `k` = 1).
+pub(crate) fn ray_first<T>(
+    index: &T,
+    ray: &Ray<<T::Bounds as Bounds>::Point>,
+    mask: u32,
+) -> Option<RayHit>
+where
+    T: Structure + ?Sized,
+{
+    let origin = ray.origin_f64();
+    let direction = ray.unit_direction();
+    let max_length = ray.max_length;
+    let relaxed = 1.0 + NODE_MARGIN;
+    let mut best = Vec::with_capacity(1);
+    bounded(
+        index,
+        &mut NodeStack::with_capacity(64),
+        1,
+        mask,
+        max_length,
+        |b: &T::Bounds| {
+            let (enter, exit) = slab(b, &origin, &direction, max_length)?;
+            (enter * (1.0 - NODE_MARGIN) <= exit * relaxed).then_some(enter)
+        },
+        |b: &T::Bounds| b.ray_entry(&origin, &direction, max_length),
+        &mut best,
+    );
+    best.first().map(|n| RayHit {
+        handle: n.handle,
+        id: n.id,
+        distance: n.distance,
+        fraction: if max_length > 0.0 {
+            n.distance / max_length
+        } else {
+            0.0
+        },
+    })
+}
