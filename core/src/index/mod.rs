@@ -642,7 +642,7 @@ pub trait SpatialIndex: Structure + Sized {
             max_distance,
             mask,
         };
-        search::nearest(self, &mut search::Heap::new(), query, accept, out);
+        search::nearest(self, &mut search::heap(), query, accept, out);
         Ok(())
     }
 
@@ -670,7 +670,7 @@ pub trait SpatialIndex: Structure + Sized {
         out.clear();
         offsets.reserve(points.len() + 1);
         offsets.push(0);
-        let mut heap = search::Heap::new();
+        let mut heap = search::heap();
         for &point in points {
             let query = search::Nearest {
                 point,

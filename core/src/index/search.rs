@@ -162,6 +162,12 @@ impl Ord for Entry {
 /// The heap a walk uses; batch calls reuse one across their queries.
 pub(crate) type Heap = BinaryHeap<Entry>;
 
+/// A heap with room for a typical walk's entries (a few dozen), so that a
+/// single query allocates once.
+pub(crate) fn heap() -> Heap {
+    Heap::with_capacity(64)
+}
+
 /// What a walk's visitor says: go on, ending the walk at keys above the
 /// given limit, or stop.
 pub(crate) enum Walk {
@@ -324,7 +330,7 @@ pub(crate) fn ray_cast<T, V>(
     let max_length = ray.max_length;
     let relaxed = 1.0 + NODE_MARGIN;
     let mut current = max_length;
-    let mut heap = Heap::new();
+    let mut heap = heap();
     walk(
         index,
         &mut heap,
