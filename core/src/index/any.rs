@@ -350,6 +350,18 @@ impl SpatialIndex for AnyIndex {
     ) -> Result<(), Error> {
         dispatch!(self, s => s.nearest_many(points, k, max_distance, mask, offsets, out))
     }
+    #[cfg(feature = "rayon")]
+    fn par_nearest_many(
+        &self,
+        points: &[[f32; 2]],
+        k: usize,
+        max_distance: Option<f64>,
+        mask: u32,
+        offsets: &mut Vec<usize>,
+        out: &mut Vec<Neighbor>,
+    ) -> Result<(), Error> {
+        dispatch!(self, s => s.par_nearest_many(points, k, max_distance, mask, offsets, out))
+    }
     fn ray_cast_with<F>(&self, ray: &Ray<[f32; 2]>, mask: u32, visit: F) -> Result<(), Error>
     where
         F: FnMut(&RayHit) -> RayControl,

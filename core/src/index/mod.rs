@@ -784,6 +784,28 @@ pub trait SpatialIndex: Structure + Sized {
         self.pairs(pairs)
     }
 
+    /// [`nearest_many`](SpatialIndex::nearest_many) on all of rayon's
+    /// threads, with the same result (batches under 1,000 points stay on the
+    /// calling thread).
+    ///
+    /// # Errors
+    /// As [`nearest_many`](SpatialIndex::nearest_many).
+    #[cfg(feature = "rayon")]
+    fn par_nearest_many(
+        &self,
+        points: &[<Self::Bounds as Bounds>::Point],
+        k: usize,
+        max_distance: Option<f64>,
+        mask: u32,
+        offsets: &mut Vec<usize>,
+        out: &mut Vec<Neighbor>,
+    ) -> Result<(), Error>
+    where
+        Self: Sync,
+    {
+        parallel::nearest_many(self, points, k, max_distance, mask, offsets, out)
+    }
+
     /// [`query_many`](SpatialIndex::query_many) on all of rayon's threads, with
     /// the same result (batches under 1,000 rectangles stay on the calling thread).
     ///
@@ -916,7 +938,7 @@ pub(crate) fn check_distance(name: &'static str, value: f64) -> Result<f64, Erro
 }
 
 /// An optional maximum distance, +∞ for none.
-fn check_max_distance(max_distance: Option<f64>) -> Result<f64, Error> {
+pub(crate) fn check_max_distance(max_distance: Option<f64>) -> Result<f64, Error> {
     max_distance.map_or(Ok(f64::INFINITY), |d| check_distance("max_distance", d))
 }
 
