@@ -227,7 +227,11 @@ pub(crate) fn walk<T, N, E, V>(
         };
         (entry.key <= limit).then_some(entry)
     };
-    index.search_roots(&mut |item| heap.extend(entry(item, limit)));
+    index.search_roots(&mut |item| {
+        if let Some(e) = entry(item, limit) {
+            heap.push(e);
+        }
+    });
     // The last element popped, duplicates included: anything not above it
     // was popped before (see the module's comment).
     let mut last: Option<Entry> = None;
@@ -236,7 +240,11 @@ pub(crate) fn walk<T, N, E, V>(
             break;
         }
         if !popped.element {
-            index.search_expand(popped.node, &mut |item| heap.extend(entry(item, limit)));
+            index.search_expand(popped.node, &mut |item| {
+                if let Some(e) = entry(item, limit) {
+                    heap.push(e);
+                }
+            });
             continue;
         }
         // Reversed order: `>=` means "not above".
