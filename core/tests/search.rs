@@ -718,6 +718,39 @@ fn ties_by_id_then_handle() {
     assert!(out.iter().all(|n| n.distance == 32f64.sqrt()));
 }
 
+/// `par_nearest_many` gives `nearest_many`'s rows, on a batch big enough to
+/// be cut into chunks; and refuses a bad point anywhere in it.
+#[cfg(feature = "rayon")]
+#[test]
+fn par_nearest_many_matches_nearest_many() {
+    let world = Rect::new(0.0, 0.0, 1000.0, 1000.0);
+    let mut rng = Lcg(3);
+    let mut grid = Grid::for_world(world).unwrap();
+    for i in 0..5000 {
+        let (x, y) = (rng.unit() * 1000.0, rng.unit() * 1000.0);
+        grid.insert(Rect::new(x, y, x + 2.0, y + 2.0), i).unwrap();
+    }
+    let mut points: Vec<[f32; 2]> = (0..5000)
+        .map(|_| [rng.unit() * 1200.0 - 100.0, rng.unit() * 1200.0 - 100.0])
+        .collect();
+    let (mut offsets, mut out, mut par_offsets, mut par_out) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (k, max) in [(1, None), (4, Some(20.0)), (0, None)] {
+        grid.nearest_many(&points, k, max, u32::MAX, &mut offsets, &mut out)
+            .unwrap();
+        grid.par_nearest_many(&points, k, max, u32::MAX, &mut par_offsets, &mut par_out)
+            .unwrap();
+        assert_eq!(par_offsets, offsets);
+        assert_eq!(neighbor_bits(&par_out), neighbor_bits(&out));
+    }
+    points[4321] = [f32::NAN, 0.0];
+    let e = grid
+        .par_nearest_many(&points, 1, None, u32::MAX, &mut par_offsets, &mut par_out)
+        .unwrap_err();
+    assert_eq!(e.batch_index(), Some(4321));
+    assert_eq!(par_offsets.len(), points.len() + 1, "nothing written");
+}
+
 // ---------------------------------------------------------------------------
 // Bad input: refused with the right error, the structure unchanged
 

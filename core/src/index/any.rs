@@ -5,6 +5,7 @@
 use core::ops::ControlFlow;
 
 use super::raw::{SearchItem, Slots, Structure};
+use super::search::{Neighbor, Ray, RayControl, RayHit};
 use super::snapshot::Reader;
 use super::{NodeInfo, SpatialIndex, Stats};
 use crate::{Error, Filter, Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Rect};
@@ -306,5 +307,84 @@ impl SpatialIndex for AnyIndex {
         hits: &mut Vec<Handle>,
     ) -> Result<(), Error> {
         dispatch!(self, s => s.query_many(rects, omit, offsets, hits))
+    }
+    // The searches dispatch once per call, not once per node and element.
+    fn query_circle_with<F>(
+        &self,
+        center: [f32; 2],
+        radius: f64,
+        mask: u32,
+        visit: F,
+    ) -> Result<ControlFlow<()>, Error>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        dispatch!(self, s => s.query_circle_with(center, radius, mask, visit))
+    }
+    fn query_circle_many(
+        &self,
+        centers: &[[f32; 2]],
+        radii: &[f64],
+        mask: u32,
+        offsets: &mut Vec<usize>,
+        hits: &mut Vec<Handle>,
+    ) -> Result<(), Error> {
+        dispatch!(self, s => s.query_circle_many(centers, radii, mask, offsets, hits))
+    }
+    fn nearest_with<A>(
+        &self,
+        point: [f32; 2],
+        k: usize,
+        max_distance: Option<f64>,
+        mask: u32,
+        accept: A,
+        out: &mut Vec<Neighbor>,
+    ) -> Result<(), Error>
+    where
+        A: FnMut(Handle) -> bool,
+    {
+        dispatch!(self, s => s.nearest_with(point, k, max_distance, mask, accept, out))
+    }
+    fn nearest_many(
+        &self,
+        points: &[[f32; 2]],
+        k: usize,
+        max_distance: Option<f64>,
+        mask: u32,
+        offsets: &mut Vec<usize>,
+        out: &mut Vec<Neighbor>,
+    ) -> Result<(), Error> {
+        dispatch!(self, s => s.nearest_many(points, k, max_distance, mask, offsets, out))
+    }
+    #[cfg(feature = "rayon")]
+    fn par_nearest_many(
+        &self,
+        points: &[[f32; 2]],
+        k: usize,
+        max_distance: Option<f64>,
+        mask: u32,
+        offsets: &mut Vec<usize>,
+        out: &mut Vec<Neighbor>,
+    ) -> Result<(), Error> {
+        dispatch!(self, s => s.par_nearest_many(points, k, max_distance, mask, offsets, out))
+    }
+    fn ray_cast_with<F>(&self, ray: &Ray<[f32; 2]>, mask: u32, visit: F) -> Result<(), Error>
+    where
+        F: FnMut(&RayHit) -> RayControl,
+    {
+        dispatch!(self, s => s.ray_cast_with(ray, mask, visit))
+    }
+    fn nearest(
+        &self,
+        point: [f32; 2],
+        k: usize,
+        max_distance: Option<f64>,
+        mask: u32,
+        out: &mut Vec<Neighbor>,
+    ) -> Result<(), Error> {
+        dispatch!(self, s => s.nearest(point, k, max_distance, mask, out))
+    }
+    fn ray_cast(&self, ray: &Ray<[f32; 2]>, mask: u32) -> Result<Option<RayHit>, Error> {
+        dispatch!(self, s => s.ray_cast(ray, mask))
     }
 }

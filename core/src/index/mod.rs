@@ -798,7 +798,7 @@ pub trait SpatialIndex: Structure + Sized {
             max_distance,
             mask,
         };
-        search::nearest(self, &mut search::Heap::new(), query, accept, out);
+        search::nearest(self, &mut search::heap(), query, accept, out);
         Ok(())
     }
 
@@ -937,6 +937,28 @@ pub trait SpatialIndex: Structure + Sized {
         if self.filtered() {
             pairs.retain(|(a, b)| self.filter_at(a.slot()).collides(self.filter_at(b.slot())));
         }
+    }
+
+    /// [`nearest_many`](SpatialIndex::nearest_many) on all of rayon's
+    /// threads, with the same result (batches under 1,000 points stay on the
+    /// calling thread).
+    ///
+    /// # Errors
+    /// As [`nearest_many`](SpatialIndex::nearest_many).
+    #[cfg(feature = "rayon")]
+    fn par_nearest_many(
+        &self,
+        points: &[<Self::Bounds as Bounds>::Point],
+        k: usize,
+        max_distance: Option<f64>,
+        mask: u32,
+        offsets: &mut Vec<usize>,
+        out: &mut Vec<Neighbor>,
+    ) -> Result<(), Error>
+    where
+        Self: Sync,
+    {
+        parallel::nearest_many(self, points, k, max_distance, mask, offsets, out)
     }
 
     /// [`query_many`](SpatialIndex::query_many) on all of rayon's threads, with
@@ -1081,7 +1103,7 @@ pub(crate) fn check_distance(name: &'static str, value: f64) -> Result<f64, Erro
 }
 
 /// An optional maximum distance, +∞ for none.
-fn check_max_distance(max_distance: Option<f64>) -> Result<f64, Error> {
+pub(crate) fn check_max_distance(max_distance: Option<f64>) -> Result<f64, Error> {
     max_distance.map_or(Ok(f64::INFINITY), |d| check_distance("max_distance", d))
 }
 

@@ -162,6 +162,12 @@ impl Ord for Entry {
 /// The heap a walk uses; batch calls reuse one across their queries.
 pub(crate) type Heap = BinaryHeap<Entry>;
 
+/// A heap with room for a typical walk's entries (a few dozen), so that a
+/// single query allocates once.
+pub(crate) fn heap() -> Heap {
+    Heap::with_capacity(64)
+}
+
 /// What a walk's visitor says: go on, ending the walk at keys above the
 /// given limit, or stop.
 pub(crate) enum Walk {
@@ -221,7 +227,11 @@ pub(crate) fn walk<T, N, E, V>(
         };
         (entry.key <= limit).then_some(entry)
     };
-    index.search_roots(&mut |item| heap.extend(entry(item, limit)));
+    index.search_roots(&mut |item| {
+        if let Some(e) = entry(item, limit) {
+            heap.push(e);
+        }
+    });
     // The last element popped, duplicates included: anything not above it
     // was popped before (see the module's comment).
     let mut last: Option<Entry> = None;
@@ -230,7 +240,11 @@ pub(crate) fn walk<T, N, E, V>(
             break;
         }
         if !popped.element {
-            index.search_expand(popped.node, &mut |item| heap.extend(entry(item, limit)));
+            index.search_expand(popped.node, &mut |item| {
+                if let Some(e) = entry(item, limit) {
+                    heap.push(e);
+                }
+            });
             continue;
         }
         // Reversed order: `>=` means "not above".
@@ -324,7 +338,7 @@ pub(crate) fn ray_cast<T, V>(
     let max_length = ray.max_length;
     let relaxed = 1.0 + NODE_MARGIN;
     let mut current = max_length;
-    let mut heap = Heap::new();
+    let mut heap = heap();
     walk(
         index,
         &mut heap,
