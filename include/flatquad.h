@@ -19,6 +19,11 @@
  * - The octree (3D) is its own opaque type, qt_octree, over qt_box boxes:
  *   qt_octree_create, and the calls of a qt_tree named qt_octree_* (the
  *   point query takes x, y, z), with the same conventions and statuses.
+ * - Collision filters (Box2D's rule): qt_set_filter gives an element a 32-bit
+ *   category and mask (both QT_MASK_ALL at first); qt_query_pairs and
+ *   qt_overlapping report two elements only when each one's category is in
+ *   the other's mask, and the _masked queries report only the elements whose
+ *   category is in the query's mask.
  *
  * Conventions
  *
@@ -119,6 +124,12 @@
  * at the deepest level (an octree's nodes multiply by eight a level).
  */
 #define QT_OCTREE_DEFAULT_MAX_DEPTH 6
+
+/**
+ * Every bit: the filter every element starts with (category and mask), and
+ * as a query mask, every element whatever its category.
+ */
+#define QT_MASK_ALL UINT32_MAX
 
 /**
  * What a call did. `QT_OK` is 0; every other value says why the call did
@@ -1266,6 +1277,162 @@ enum qt_status qt_join(const struct qt_tree *left,
                        struct qt_pair *out_pairs,
                        size_t capacity,
                        size_t *out_total);
+
+/**
+ * Sets an element's collision filter: from now on `qt_query_pairs` and
+ * `qt_overlapping` report it with another element only when each one's
+ * `category` is in the other's `mask` (`a.category & b.mask` and
+ * `b.category & a.mask` both nonzero), and a `_masked` query reports it only
+ * when `category & mask` of the query is nonzero. Every element starts with
+ * `QT_MASK_ALL` for both; removing it (or `qt_clear`) resets its filter.
+ *
+ * Returns `QT_INVALID_HANDLE` if `handle` is not live.
+ */
+enum qt_status qt_set_filter(struct qt_tree *tree,
+                             qt_handle_t handle,
+                             uint32_t category,
+                             uint32_t mask);
+
+/**
+ * Writes an element's collision filter to `*out_category` and `*out_mask`
+ * (both `QT_MASK_ALL` unless set). Returns `QT_INVALID_HANDLE` if `handle` is
+ * not live, `QT_NULL_ARGUMENT` if an out-pointer is NULL.
+ */
+enum qt_status qt_get_filter(const struct qt_tree *tree,
+                             qt_handle_t handle,
+                             uint32_t *out_category,
+                             uint32_t *out_mask);
+
+/**
+ * Sets the filter of `handles[i]` to `categories[i]` and `masks[i]` for every
+ * `i < count` (a handle given twice keeps its last filter). Checks every
+ * handle first: if one is not live, nothing changes and its index is written
+ * to `*out_bad_index` (when not NULL). The arrays may be NULL when `count` is 0.
+ */
+enum qt_status qt_set_filters(struct qt_tree *tree,
+                              const qt_handle_t *handles,
+                              const uint32_t *categories,
+                              const uint32_t *masks,
+                              size_t count,
+                              size_t *out_bad_index);
+
+/**
+ * `qt_query` reporting only the elements whose category is in `mask`
+ * (`category & mask` nonzero; `QT_MASK_ALL` reports every element, 0 none).
+ */
+enum qt_status qt_query_masked(const struct qt_tree *tree,
+                               struct qt_rect rect,
+                               qt_handle_t omit,
+                               uint32_t mask,
+                               qt_handle_t *out_handles,
+                               size_t capacity,
+                               size_t *out_total);
+
+/**
+ * `qt_query_each` visiting only the elements whose category is in `mask`.
+ */
+enum qt_status qt_query_masked_each(const struct qt_tree *tree,
+                                    struct qt_rect rect,
+                                    qt_handle_t omit,
+                                    uint32_t mask,
+                                    qt_visit_fn visit,
+                                    void *user_data);
+
+/**
+ * `qt_query_point` reporting only the elements whose category is in `mask`.
+ */
+enum qt_status qt_query_point_masked(const struct qt_tree *tree,
+                                     float x,
+                                     float y,
+                                     qt_handle_t omit,
+                                     uint32_t mask,
+                                     qt_handle_t *out_handles,
+                                     size_t capacity,
+                                     size_t *out_total);
+
+/**
+ * `qt_query_point_each` visiting only the elements whose category is in `mask`.
+ */
+enum qt_status qt_query_point_masked_each(const struct qt_tree *tree,
+                                          float x,
+                                          float y,
+                                          qt_handle_t omit,
+                                          uint32_t mask,
+                                          qt_visit_fn visit,
+                                          void *user_data);
+
+/**
+ * Sets an octree element's collision filter, as `qt_set_filter`.
+ */
+enum qt_status qt_octree_set_filter(struct qt_octree *tree,
+                                    qt_handle_t handle,
+                                    uint32_t category,
+                                    uint32_t mask);
+
+/**
+ * Writes an octree element's collision filter, as `qt_get_filter`.
+ */
+enum qt_status qt_octree_get_filter(const struct qt_octree *tree,
+                                    qt_handle_t handle,
+                                    uint32_t *out_category,
+                                    uint32_t *out_mask);
+
+/**
+ * Sets the filters of `count` octree elements, as `qt_set_filters`.
+ */
+enum qt_status qt_octree_set_filters(struct qt_octree *tree,
+                                     const qt_handle_t *handles,
+                                     const uint32_t *categories,
+                                     const uint32_t *masks,
+                                     size_t count,
+                                     size_t *out_bad_index);
+
+/**
+ * `qt_octree_query` reporting only the elements whose category is in `mask`.
+ */
+enum qt_status qt_octree_query_masked(const struct qt_octree *tree,
+                                      struct qt_box b,
+                                      qt_handle_t omit,
+                                      uint32_t mask,
+                                      qt_handle_t *out_handles,
+                                      size_t capacity,
+                                      size_t *out_total);
+
+/**
+ * `qt_octree_query_each` visiting only the elements whose category is in `mask`.
+ */
+enum qt_status qt_octree_query_masked_each(const struct qt_octree *tree,
+                                           struct qt_box b,
+                                           qt_handle_t omit,
+                                           uint32_t mask,
+                                           qt_visit_fn visit,
+                                           void *user_data);
+
+/**
+ * `qt_octree_query_point` reporting only the elements whose category is in `mask`.
+ */
+enum qt_status qt_octree_query_point_masked(const struct qt_octree *tree,
+                                            float x,
+                                            float y,
+                                            float z,
+                                            qt_handle_t omit,
+                                            uint32_t mask,
+                                            qt_handle_t *out_handles,
+                                            size_t capacity,
+                                            size_t *out_total);
+
+/**
+ * `qt_octree_query_point_each` visiting only the elements whose category is
+ * in `mask`.
+ */
+enum qt_status qt_octree_query_point_masked_each(const struct qt_octree *tree,
+                                                 float x,
+                                                 float y,
+                                                 float z,
+                                                 qt_handle_t omit,
+                                                 uint32_t mask,
+                                                 qt_visit_fn visit,
+                                                 void *user_data);
 
 /**
  * **Testing only**: panics inside the boundary, to prove that a Rust panic

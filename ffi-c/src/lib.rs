@@ -47,11 +47,14 @@ mod query;
 
 mod join;
 
+mod filter;
+
 mod boundary;
 
 mod shared;
 
 pub use boundary::qt_test_panic;
+pub use filter::*;
 pub use grid::*;
 pub use inspect::*;
 pub use join::*;

@@ -7,7 +7,7 @@ use std::ffi::c_void;
 use std::mem::MaybeUninit;
 use std::ops::ControlFlow;
 
-use flatquad_core::{Bounds, Error, Handle, NodeInfo, SpatialIndex};
+use flatquad_core::{Bounds, Error, Filter, Handle, NodeInfo, SpatialIndex};
 
 use crate::boundary::*;
 use crate::status::*;
@@ -410,4 +410,111 @@ pub(crate) unsafe fn traverse<W: Shell, F: Copy>(
         None => ControlFlow::Continue(()),
     };
     walked(tree.traverse(|info| visit(branch, info), |info| visit(leaf, info)))
+}
+
+pub(crate) unsafe fn set_filter<W: Shell>(
+    tree: *mut W,
+    handle: qt_handle_t,
+    category: u32,
+    mask: u32,
+) -> Status {
+    let mut tree = tree_mut(tree)?;
+    tree.tree
+        .set_filter(Handle::from_raw(handle), Filter::new(category, mask))?;
+    Ok(())
+}
+
+pub(crate) unsafe fn get_filter<W: Shell>(
+    tree: *const W,
+    handle: qt_handle_t,
+    out_category: *mut u32,
+    out_mask: *mut u32,
+) -> Status {
+    let tree = tree_ref(tree)?;
+    let out_category = Out::new(out_category)?;
+    let out_mask = Out::new(out_mask)?;
+    let filter = tree.filter(Handle::from_raw(handle))?;
+    out_category.write(filter.category);
+    out_mask.write(filter.mask);
+    Ok(())
+}
+
+pub(crate) unsafe fn set_filters<W: Shell>(
+    tree: *mut W,
+    handles: *const qt_handle_t,
+    categories: *const u32,
+    masks: *const u32,
+    count: usize,
+    out_bad_index: *mut usize,
+) -> Status {
+    let mut tree = tree_mut(tree)?;
+    let handles = Handle::cast_slice(slice_in(handles, count)?);
+    let categories = slice_in(categories, count)?;
+    let masks = slice_in(masks, count)?;
+    // C passes the two halves as separate arrays (the layout a caller's
+    // struct-of-arrays already has); the core takes `Filter`s.
+    let filters: Vec<Filter> = categories
+        .iter()
+        .zip(masks)
+        .map(|(&category, &mask)| Filter::new(category, mask))
+        .collect();
+    tree.tree
+        .set_filter_many(handles, &filters)
+        .map_err(|error| batch_error(error, out_bad_index))
+}
+
+pub(crate) unsafe fn query_masked<W: Shell>(
+    tree: *const W,
+    rect: BoxOf<W>,
+    omit: qt_handle_t,
+    mask: u32,
+    out_handles: *mut qt_handle_t,
+    capacity: usize,
+    out_total: *mut usize,
+) -> Status {
+    collect(tree, out_handles, capacity, out_total, |tree, push| {
+        tree.query_masked_with(rect, Handle::optional(omit), mask, push)
+            .map(drop)
+    })
+}
+
+pub(crate) unsafe fn query_masked_each<W: Shell>(
+    tree: *const W,
+    rect: BoxOf<W>,
+    omit: qt_handle_t,
+    mask: u32,
+    visit: qt_visit_fn,
+    user_data: *mut c_void,
+) -> Status {
+    each(tree, visit, user_data, |tree, visit| {
+        tree.query_masked_with(rect, Handle::optional(omit), mask, visit)
+    })
+}
+
+pub(crate) unsafe fn query_point_masked<W: Shell>(
+    tree: *const W,
+    point: PointOf<W>,
+    omit: qt_handle_t,
+    mask: u32,
+    out_handles: *mut qt_handle_t,
+    capacity: usize,
+    out_total: *mut usize,
+) -> Status {
+    collect(tree, out_handles, capacity, out_total, |tree, push| {
+        tree.query_point_masked_with(point, Handle::optional(omit), mask, push)
+            .map(drop)
+    })
+}
+
+pub(crate) unsafe fn query_point_masked_each<W: Shell>(
+    tree: *const W,
+    point: PointOf<W>,
+    omit: qt_handle_t,
+    mask: u32,
+    visit: qt_visit_fn,
+    user_data: *mut c_void,
+) -> Status {
+    each(tree, visit, user_data, |tree, visit| {
+        tree.query_point_masked_with(point, Handle::optional(omit), mask, visit)
+    })
 }
