@@ -49,6 +49,8 @@ mod join;
 
 mod filter;
 
+mod search;
+
 mod boundary;
 
 mod shared;
@@ -62,6 +64,7 @@ pub use loose_grid::*;
 pub use octree::*;
 pub use quadtree::*;
 pub use query::*;
+pub use search::*;
 pub use status::*;
 pub use tree::*;
 pub use types::*;

@@ -1,9 +1,13 @@
-/* Collision filters and masked queries, on every 2D structure and the
- * octree, against a brute-force model written here: random boxes (some
- * degenerate, some outside the world) with random filters; pairs,
- * overlapping and masked queries compared with the model; filters carried
- * by qt_clone and the byte snapshot; bad input refused with the state
- * unchanged (the snapshot bytes compared).
+/* Collision filters, masked queries and the searches (circles, nearest
+ * neighbours, ray casts), on every 2D structure and the octree, against a
+ * brute-force model written here: random boxes (some degenerate, some outside
+ * the world) with random filters; pairs, overlapping and masked queries
+ * compared with the model; filters carried by qt_clone and the byte
+ * snapshot; nearest results and ray hits compared in order (ascending
+ * distance, id, handle) with distances to the bit (the oracle computes them
+ * in double the way the core documents); bad input refused with nothing
+ * written, no callback called and the state unchanged (the snapshot bytes
+ * compared).
  *
  * The 2D and 3D calls are reached through one small dispatch layer (`ix_*`),
  * so every check is written once and runs on all six structures.
@@ -301,7 +305,8 @@ static void build(ix *x) {
     size_t i, n = 0;
     for (i = 0; i < N; i++) {
         element *e = &model[i];
-        e->b = random_box(x->dims);
+        /* Every 11th a copy of the one before: exact ties in every search. */
+        e->b = i % 11 == 10 ? model[i - 1].b : random_box(x->dims);
         e->id = (uint32_t)(rnd_u32() % 50); /* repeated ids: ties are broken by handle */
         REQUIRE_OK(ix_insert(x, e->b, e->id, &e->handle));
         e->live = 1;
@@ -520,6 +525,575 @@ static void check_reuse_resets(ix *x) {
     model[1].live = 1;
 }
 
+/* ---------------------------------------------------------------- searches: oracle */
+
+/* The distance from a point to a closed box, in double, the core's way
+ * (per-axis gap, squares summed in axis order, one square root). */
+static double distance_to(bx b, const float *p, int dims) {
+    double sum = 0.0;
+    int a;
+    for (a = 0; a < dims; a++) {
+        double v = (double)p[a], gap = (double)b.lo[a] - v, above = v - (double)b.hi[a];
+        if (above > gap) gap = above;
+        if (gap < 0.0) gap = 0.0;
+        sum += gap * gap;
+    }
+    return sqrt(sum) + 0.0;
+}
+
+/* The direction scaled to length 1 in double. */
+static void unit(const float *d, int dims, double *u) {
+    double length = 0.0;
+    int a;
+    for (a = 0; a < dims; a++) length += (double)d[a] * (double)d[a];
+    length = sqrt(length);
+    for (a = 0; a < dims; a++) u[a] = (double)d[a] / length;
+}
+
+/* Where the segment first touches the closed box (the slab method in
+ * double): 1 and *t, or 0 for a miss. */
+static int ray_entry(bx b, const float *origin, const double *u, double max_length, int dims,
+                     double *t) {
+    double enter = 0.0, exit = max_length;
+    int a;
+    for (a = 0; a < dims; a++) {
+        double o = (double)origin[a], lo = (double)b.lo[a], hi = (double)b.hi[a], t1, t2;
+        if (u[a] == 0.0) {
+            if (o < lo || o > hi) return 0;
+            continue;
+        }
+        t1 = (lo - o) / u[a];
+        t2 = (hi - o) / u[a];
+        if (t1 > t2) {
+            double s = t1;
+            t1 = t2;
+            t2 = s;
+        }
+        if (t1 > enter) enter = t1;
+        if (t2 < exit) exit = t2;
+    }
+    if (!(enter <= exit)) return 0;
+    *t = enter + 0.0;
+    return 1;
+}
+
+typedef struct found {
+    qt_handle_t handle;
+    uint32_t id;
+    double distance;
+} found;
+
+/* The documented order: ascending distance, then id, then handle. */
+static int cmp_found(const void *x, const void *y) {
+    const found *p = (const found *)x, *q = (const found *)y;
+    if (p->distance != q->distance) return (p->distance > q->distance) - (p->distance < q->distance);
+    if (p->id != q->id) return (p->id > q->id) - (p->id < q->id);
+    return (p->handle > q->handle) - (p->handle < q->handle);
+}
+
+/* Every live element passing `mask` (and `keep`, when not NULL) by distance
+ * to `p`, at most `max_distance`, sorted. */
+static size_t brute_nearest(const float *p, double max_distance, uint32_t mask, int dims,
+                            int (*keep)(qt_handle_t), found *out) {
+    size_t i, n = 0;
+    for (i = 0; i < N; i++) {
+        double d;
+        if (!model[i].live || !passes(&model[i], mask)) continue;
+        if (keep && !keep(model[i].handle)) continue;
+        d = distance_to(model[i].b, p, dims);
+        if (d <= max_distance) {
+            out[n].handle = model[i].handle;
+            out[n].id = model[i].id;
+            out[n].distance = d;
+            n++;
+        }
+    }
+    qsort(out, n, sizeof *out, cmp_found);
+    return n;
+}
+
+static size_t brute_ray(const float *origin, const float *direction, double max_length,
+                        uint32_t mask, int dims, found *out) {
+    double u[3] = {0, 0, 0}, t;
+    size_t i, n = 0;
+    unit(direction, dims, u);
+    for (i = 0; i < N; i++) {
+        if (!model[i].live || !passes(&model[i], mask)) continue;
+        if (ray_entry(model[i].b, origin, u, max_length, dims, &t)) {
+            out[n].handle = model[i].handle;
+            out[n].id = model[i].id;
+            out[n].distance = t;
+            n++;
+        }
+    }
+    qsort(out, n, sizeof *out, cmp_found);
+    return n;
+}
+
+/* ---------------------------------------------------------------- searches: dispatch */
+
+static size_t ix_len(const ix *x) { return x->t ? qt_len(x->t) : qt_octree_len(x->o); }
+
+static qt_status ix_circle(const ix *x, const float *p, double r, uint32_t mask, qt_handle_t *out,
+                           size_t cap, size_t *total) {
+    return x->t ? qt_query_circle(x->t, p[0], p[1], r, mask, out, cap, total)
+                : qt_octree_query_circle(x->o, p[0], p[1], p[2], r, mask, out, cap, total);
+}
+
+static qt_status ix_circle_each(const ix *x, const float *p, double r, uint32_t mask,
+                                qt_visit_fn visit, void *user) {
+    return x->t ? qt_query_circle_each(x->t, p[0], p[1], r, mask, visit, user)
+                : qt_octree_query_circle_each(x->o, p[0], p[1], p[2], r, mask, visit, user);
+}
+
+static qt_status ix_circle_many(const ix *x, const float *centers, const double *radii,
+                                size_t count, uint32_t mask, size_t *offsets, qt_handle_t *out,
+                                size_t cap, size_t *total, size_t *bad) {
+    return x->t ? qt_query_circle_many(x->t, centers, radii, count, mask, offsets, out, cap, total,
+                                       bad)
+                : qt_octree_query_circle_many(x->o, centers, radii, count, mask, offsets, out, cap,
+                                              total, bad);
+}
+
+static qt_status ix_nearest(const ix *x, const float *p, size_t k, double max_distance,
+                            uint32_t mask, qt_handle_t *out, double *distances, size_t *count) {
+    return x->t ? qt_nearest(x->t, p[0], p[1], k, max_distance, mask, out, distances, count)
+                : qt_octree_nearest(x->o, p[0], p[1], p[2], k, max_distance, mask, out, distances,
+                                    count);
+}
+
+static qt_status ix_nearest_with(const ix *x, const float *p, size_t k, double max_distance,
+                                 uint32_t mask, qt_accept_fn accept, void *user, qt_handle_t *out,
+                                 double *distances, size_t *count) {
+    return x->t ? qt_nearest_with(x->t, p[0], p[1], k, max_distance, mask, accept, user, out,
+                                  distances, count)
+                : qt_octree_nearest_with(x->o, p[0], p[1], p[2], k, max_distance, mask, accept,
+                                         user, out, distances, count);
+}
+
+static qt_status ix_nearest_many(const ix *x, const float *points, size_t count, size_t k,
+                                 double max_distance, uint32_t mask, size_t *offsets,
+                                 qt_handle_t *out, double *distances, size_t cap, size_t *total,
+                                 size_t *bad) {
+    return x->t ? qt_nearest_many(x->t, points, count, k, max_distance, mask, offsets, out,
+                                  distances, cap, total, bad)
+                : qt_octree_nearest_many(x->o, points, count, k, max_distance, mask, offsets, out,
+                                         distances, cap, total, bad);
+}
+
+static qt_ray ray2(const float *o, const float *d, double max_length) {
+    qt_ray r;
+    r.x = o[0];
+    r.y = o[1];
+    r.dx = d[0];
+    r.dy = d[1];
+    r.max_length = max_length;
+    return r;
+}
+
+static qt_ray3 ray3(const float *o, const float *d, double max_length) {
+    qt_ray3 r;
+    r.x = o[0];
+    r.y = o[1];
+    r.z = o[2];
+    r.dx = d[0];
+    r.dy = d[1];
+    r.dz = d[2];
+    r.max_length = max_length;
+    return r;
+}
+
+static qt_status ix_ray(const ix *x, const float *o, const float *d, double max_length,
+                        uint32_t mask, qt_ray_hit *hit, bool *hit_found) {
+    return x->t ? qt_ray_cast(x->t, ray2(o, d, max_length), mask, hit, hit_found)
+                : qt_octree_ray_cast(x->o, ray3(o, d, max_length), mask, hit, hit_found);
+}
+
+static qt_status ix_ray_all(const ix *x, const float *o, const float *d, double max_length,
+                            uint32_t mask, qt_ray_hit *hits, size_t cap, size_t *total) {
+    return x->t ? qt_ray_cast_all(x->t, ray2(o, d, max_length), mask, hits, cap, total)
+                : qt_octree_ray_cast_all(x->o, ray3(o, d, max_length), mask, hits, cap, total);
+}
+
+static qt_status ix_ray_each(const ix *x, const float *o, const float *d, double max_length,
+                             uint32_t mask, qt_ray_fn visit, void *user) {
+    return x->t ? qt_ray_cast_each(x->t, ray2(o, d, max_length), mask, visit, user)
+                : qt_octree_ray_cast_each(x->o, ray3(o, d, max_length), mask, visit, user);
+}
+
+/* ---------------------------------------------------------------- searches: callbacks */
+
+static int even_handle(qt_handle_t h) { return (int)(h % 2 == 0); }
+
+/* Accepts even handles, and records the order it was asked in. */
+typedef struct asked {
+    found seen[N];
+    size_t n;
+    int (*keep)(qt_handle_t);
+} asked;
+
+static int accept_even(void *user_data, qt_handle_t handle) {
+    asked *a = (asked *)user_data;
+    if (a->n < N) a->seen[a->n].handle = handle;
+    a->n++;
+    return even_handle(handle);
+}
+
+static int accept_never_called(void *user_data, qt_handle_t handle) {
+    (void)user_data;
+    (void)handle;
+    CHECK(!"a refused nearest search called its filter");
+    return 1;
+}
+
+/* What a ray callback returns: `first` for the first hit, `rest` after. A
+ * `first` of 2 (no such fraction) means "the hit's own fraction". */
+typedef struct steer {
+    double first, rest;
+    qt_ray_hit hits[N];
+    size_t n;
+} steer;
+
+static double steer_ray(void *user_data, qt_ray_hit hit) {
+    steer *s = (steer *)user_data;
+    if (s->n < N) s->hits[s->n] = hit;
+    s->n++;
+    if (s->n > 1) return s->rest;
+    return s->first == 2.0 ? hit.fraction : s->first;
+}
+
+static double ray_never_called(void *user_data, qt_ray_hit hit) {
+    (void)user_data;
+    (void)hit;
+    CHECK(!"a refused ray cast called its callback");
+    return 1.0;
+}
+
+/* ---------------------------------------------------------------- searches: checks */
+
+static const uint32_t SEARCH_MASKS[] = {QT_MASK_ALL, 1, 2 | 4, 16, 0};
+#define N_SEARCH_MASKS (sizeof SEARCH_MASKS / sizeof *SEARCH_MASKS)
+
+static void random_point(int dims, float *p) {
+    int a;
+    p[0] = p[1] = p[2] = 0;
+    for (a = 0; a < dims; a++) p[a] = rnd_u32() % 3 ? lattice(-20, 120) : rnd() * 140 - 20;
+}
+
+/* How many compared results tied with the one before (equal distances): the
+ * order's tie-breaks were exercised when this is not 0. */
+static size_t ties_seen;
+
+static int same_found(const found *want, size_t n, const qt_handle_t *handles,
+                      const double *distances) {
+    size_t i;
+    for (i = 1; i < n; i++) ties_seen += want[i].distance == want[i - 1].distance;
+    for (i = 0; i < n; i++)
+        if (want[i].handle != handles[i] || (distances && want[i].distance != distances[i]))
+            return 0;
+    return 1;
+}
+
+static void check_circles(const ix *x) {
+    static qt_handle_t got[N], expect[N];
+    static float centers[40 * 3];
+    static double radii[40];
+    static size_t offsets[41];
+    static qt_handle_t rows[40 * N];
+    size_t q, m, i, total, bad;
+    for (m = 0; m < N_SEARCH_MASKS; m++) {
+        uint32_t mask = SEARCH_MASKS[m];
+        for (q = 0; q < 40; q++) {
+            float *p = centers + q * (size_t)x->dims;
+            double r = q == 0 ? INFINITY : q == 1 ? 0.0 : q % 5 == 0 ? (double)lattice(0, 10)
+                                                                      : rnd() * 30.0;
+            size_t n = 0;
+            gathered g;
+            random_point(x->dims, p);
+            radii[q] = r;
+            for (i = 0; i < N; i++)
+                if (model[i].live && passes(&model[i], mask) &&
+                    distance_to(model[i].b, p, x->dims) <= r)
+                    expect[n++] = model[i].handle;
+            qsort(expect, n, sizeof *expect, cmp_u64);
+            CHECK_OK(ix_circle(x, p, r, mask, got, N, &total));
+            qsort(got, total < N ? total : N, sizeof *got, cmp_u64);
+            CHECK(total == n && memcmp(got, expect, n * sizeof *got) == 0);
+            g.n = 0;
+            CHECK_OK(ix_circle_each(x, p, r, mask, gather, &g));
+            qsort(g.handles, g.n, sizeof *g.handles, cmp_u64);
+            CHECK(g.n == n && memcmp(g.handles, expect, n * sizeof *got) == 0);
+        }
+        /* The batch, in compressed rows: each row the single query's. */
+        CHECK_OK(ix_circle_many(x, centers, radii, 40, mask, offsets, rows, 40 * N, &total, NULL));
+        CHECK(offsets[0] == 0 && offsets[40] == total);
+        for (q = 0; q < 40; q++) {
+            size_t n = offsets[q + 1] - offsets[q];
+            CHECK_OK(ix_circle(x, centers + q * (size_t)x->dims, radii[q], mask, got, N, &total));
+            qsort(got, total, sizeof *got, cmp_u64);
+            qsort(rows + offsets[q], n, sizeof *rows, cmp_u64);
+            CHECK(n == total && memcmp(rows + offsets[q], got, n * sizeof *got) == 0);
+        }
+        /* Counting first (capacity 0), then a buffer too small. */
+        {
+            size_t all = offsets[40];
+            CHECK_OK(ix_circle_many(x, centers, radii, 40, mask, offsets, NULL, 0, &total, NULL));
+            CHECK(total == all);
+        }
+    }
+    /* A bad radius or center in the batch: its index, nothing written. */
+    {
+        size_t offsets_before = offsets[3] = 777;
+        radii[3] = -1.0;
+        bad = 99;
+        CHECK_STATUS(ix_circle_many(x, centers, radii, 40, 1, offsets, rows, 40 * N, &total, &bad),
+                     QT_INVALID_PARAMETER);
+        CHECK(bad == 3 && offsets[3] == offsets_before);
+        radii[3] = 1.0;
+        centers[5 * (size_t)x->dims + 1] = NAN;
+        CHECK_STATUS(ix_circle_many(x, centers, radii, 40, 1, offsets, rows, 40 * N, &total, &bad),
+                     QT_INVALID_POINT);
+        CHECK(bad == 5 && offsets[3] == offsets_before);
+        CHECK_STATUS(ix_circle_many(x, centers, radii, 40, 1, NULL, rows, 40 * N, &total, &bad),
+                     QT_NULL_ARGUMENT);
+        CHECK_STATUS(ix_circle_many(x, centers, radii, 0, 1, NULL, NULL, 0, &total, NULL),
+                     QT_NULL_ARGUMENT); /* offsets hold count + 1 = 1 item */
+        CHECK_OK(ix_circle_many(x, NULL, NULL, 0, 1, offsets, NULL, 0, &total, NULL));
+        CHECK(offsets[0] == 0 && total == 0);
+    }
+}
+
+static void check_nearest(const ix *x) {
+    static found want[N];
+    static qt_handle_t got[N], rows[30 * 12];
+    static double distances[N], row_distances[30 * 12];
+    static float points[30 * 3];
+    static size_t offsets[31];
+    const size_t ks[] = {1, 3, 12, 0, N + 5};
+    size_t q, m, total, count;
+    for (m = 0; m < N_SEARCH_MASKS; m++) {
+        uint32_t mask = SEARCH_MASKS[m];
+        for (q = 0; q < 30; q++) {
+            float *p = points + q * (size_t)x->dims;
+            size_t k = ks[q % 5];
+            double max_distance = q % 3 == 0 ? INFINITY : q % 3 == 1 ? 12.5 : 0.0;
+            size_t n;
+            asked a;
+            random_point(x->dims, p);
+            n = brute_nearest(p, max_distance, mask, x->dims, NULL, want);
+            if (n > k) n = k;
+            count = 12345;
+            CHECK_OK(ix_nearest(x, p, k, max_distance, mask, got, distances, &count));
+            CHECK(count == n && same_found(want, n, got, distances));
+            CHECK_OK(ix_nearest(x, p, k, max_distance, mask, got, NULL, &count));
+            CHECK(count == n && same_found(want, n, got, NULL));
+            /* The filter: only even handles count towards k, asked in order. */
+            n = brute_nearest(p, max_distance, mask, x->dims, even_handle, want);
+            if (n > k) n = k;
+            a.n = 0;
+            CHECK_OK(ix_nearest_with(x, p, k, max_distance, mask, accept_even, &a, got, distances,
+                                     &count));
+            CHECK(count == n && same_found(want, n, got, distances));
+            if (n == k && n > 0) CHECK(a.n >= n && a.seen[a.n - 1].handle == got[n - 1]);
+        }
+        /* The batch: each row is the single search's. */
+        CHECK_OK(ix_nearest_many(x, points, 30, 12, 40.0, mask, offsets, rows, row_distances,
+                                 30 * 12, &total, NULL));
+        CHECK(offsets[0] == 0 && offsets[30] == total);
+        for (q = 0; q < 30; q++) {
+            size_t n = offsets[q + 1] - offsets[q];
+            CHECK_OK(ix_nearest(x, points + q * (size_t)x->dims, 12, 40.0, mask, got, distances,
+                                &count));
+            CHECK(n == count && memcmp(rows + offsets[q], got, n * sizeof *got) == 0 &&
+                  memcmp(row_distances + offsets[q], distances, n * sizeof *distances) == 0);
+        }
+    }
+    {
+        size_t bad = 99;
+        float keep = points[4 * (size_t)x->dims];
+        offsets[0] = 777;
+        points[4 * (size_t)x->dims] = INFINITY;
+        CHECK_STATUS(ix_nearest_many(x, points, 30, 2, INFINITY, QT_MASK_ALL, offsets, rows, NULL,
+                                     30 * 12, &total, &bad),
+                     QT_INVALID_POINT);
+        CHECK(bad == 4 && offsets[0] == 777);
+        points[4 * (size_t)x->dims] = keep;
+        bad = 99;
+        CHECK_STATUS(ix_nearest_many(x, points, 30, 2, NAN, QT_MASK_ALL, offsets, rows, NULL,
+                                     30 * 12, &total, &bad),
+                     QT_INVALID_PARAMETER);
+        CHECK(bad == 99 && offsets[0] == 777);
+        CHECK_STATUS(ix_nearest_many(x, points, 30, 2, -1.0, QT_MASK_ALL, offsets, rows, NULL,
+                                     30 * 12, &total, NULL),
+                     QT_INVALID_PARAMETER);
+        /* Rows past the capacity are counted, not written. */
+        CHECK_OK(ix_nearest_many(x, points, 30, 2, INFINITY, QT_MASK_ALL, offsets, rows, NULL, 3,
+                                 &total, NULL));
+        CHECK(total == offsets[30] && total > 3);
+    }
+}
+
+static void check_rays(const ix *x) {
+    static found want[N];
+    static qt_ray_hit hits[N];
+    size_t q, m, i, total;
+    for (m = 0; m < N_SEARCH_MASKS; m++) {
+        uint32_t mask = SEARCH_MASKS[m];
+        for (q = 0; q < 60; q++) {
+            float o[3], d[3] = {0, 0, 0};
+            double max_length = q % 7 == 0 ? 0.0 : q % 2 ? 200.0 : rnd() * 80.0;
+            size_t n;
+            qt_ray_hit first;
+            bool hit_found = false;
+            steer s;
+            int a;
+            random_point(x->dims, o);
+            if (q % 10 == 3 && model[q].live) /* from inside an element */
+                for (a = 0; a < x->dims; a++) o[a] = model[q].b.lo[a];
+            if (q % 4 == 0) { /* along an axis (exact, and often along edges) */
+                d[rnd_u32() % (uint32_t)x->dims] = rnd_u32() % 2 ? 1.0f : -3.0f;
+            } else if (q % 4 == 1) { /* a diagonal */
+                for (a = 0; a < x->dims; a++) d[a] = rnd_u32() % 2 ? 1.0f : -1.0f;
+            } else {
+                for (a = 0; a < x->dims; a++) d[a] = rnd() * 2 - 1;
+                d[0] += 0.01f;
+            }
+            n = brute_ray(o, d, max_length, mask, x->dims, want);
+            CHECK_OK(ix_ray_all(x, o, d, max_length, mask, hits, N, &total));
+            CHECK(total == n);
+            for (i = 0; i < n && i < total; i++) {
+                ties_seen += i > 0 && want[i].distance == want[i - 1].distance;
+                CHECK(hits[i].handle == want[i].handle && hits[i].id == want[i].id &&
+                      hits[i].distance == want[i].distance &&
+                      hits[i].fraction == (max_length > 0 ? want[i].distance / max_length : 0.0));
+            }
+            CHECK_OK(ix_ray(x, o, d, max_length, mask, &first, &hit_found));
+            CHECK(hit_found == (n > 0));
+            if (n > 0) CHECK(first.handle == want[0].handle && first.distance == want[0].distance);
+            /* The callback: go on (1 and -1), stop (0), clip at the first hit. */
+            s.first = 1.0, s.rest = 1.0, s.n = 0;
+            CHECK_OK(ix_ray_each(x, o, d, max_length, mask, steer_ray, &s));
+            CHECK(s.n == n);
+            for (i = 0; i < n; i++) CHECK(s.hits[i].handle == want[i].handle);
+            s.first = -1.0, s.rest = -1.0, s.n = 0;
+            CHECK_OK(ix_ray_each(x, o, d, max_length, mask, steer_ray, &s));
+            CHECK(s.n == n);
+            s.first = 0.0, s.n = 0;
+            CHECK_STATUS(ix_ray_each(x, o, d, max_length, mask, steer_ray, &s),
+                         n > 0 ? QT_STOPPED : QT_OK);
+            CHECK(s.n == (n > 0));
+            if (n > 0) {
+                size_t expect = 1;
+                /* Clip at the hit: its ties still come. A hit at fraction 0
+                 * returns 0, which stops (Box2D's convention). */
+                s.first = 2.0, s.rest = 1.0, s.n = 0;
+                if (want[0].distance > 0 && max_length > 0) {
+                    CHECK_OK(ix_ray_each(x, o, d, max_length, mask, steer_ray, &s));
+                    while (expect < n && want[expect].distance <= want[0].distance) expect++;
+                } else {
+                    CHECK_STATUS(ix_ray_each(x, o, d, max_length, mask, steer_ray, &s), QT_STOPPED);
+                }
+                CHECK(s.n == expect);
+                if (max_length > 0) {
+                    double length = 0.5 * max_length;
+                    s.first = 0.5, s.n = 0; /* clip halfway */
+                    CHECK_OK(ix_ray_each(x, o, d, max_length, mask, steer_ray, &s));
+                    expect = 1;
+                    while (expect < n && want[expect].distance <= length) expect++;
+                    CHECK(s.n == expect);
+                }
+            }
+        }
+    }
+}
+
+static void check_search_refusals(const ix *x) {
+    bytes before = ix_bytes(x);
+    float p[3] = {50, 50, 50}, nan_p[3] = {50, NAN, 50}, inf_p[3] = {INFINITY, 0, 0};
+    float d[3] = {1, 0, 0}, zero[3] = {0, 0, 0}, nan_d[3] = {1, NAN, 0}, inf_d[3] = {0, -INFINITY, 0};
+    qt_handle_t out[4] = {SENTINEL, SENTINEL, SENTINEL, SENTINEL};
+    double distances[4] = {-7, -7, -7, -7};
+    size_t total = 77, count = 77, offsets[2] = {77, 77};
+    qt_ray_hit hit;
+    bool hit_found = true;
+    asked a;
+    memset(&hit, 0xAB, sizeof hit);
+    a.n = 0;
+    /* Circles. */
+    CHECK_STATUS(ix_circle(x, nan_p, 1, QT_MASK_ALL, out, 4, &total), QT_INVALID_POINT);
+    CHECK_STATUS(ix_circle(x, inf_p, 1, QT_MASK_ALL, out, 4, &total), QT_INVALID_POINT);
+    CHECK_STATUS(ix_circle(x, p, NAN, QT_MASK_ALL, out, 4, &total), QT_INVALID_PARAMETER);
+    CHECK_STATUS(ix_circle(x, p, -1, QT_MASK_ALL, out, 4, &total), QT_INVALID_PARAMETER);
+    CHECK_STATUS(ix_circle(x, p, 1, QT_MASK_ALL, out, 4, NULL), QT_NULL_ARGUMENT);
+    CHECK_STATUS(ix_circle(x, p, 1, QT_MASK_ALL, NULL, 4, &total), QT_NULL_ARGUMENT);
+    CHECK_STATUS(ix_circle_each(x, p, -0.5, QT_MASK_ALL, never_called, NULL), QT_INVALID_PARAMETER);
+    CHECK_STATUS(ix_circle_each(x, p, 1, QT_MASK_ALL, NULL, NULL), QT_NULL_ARGUMENT);
+    {
+        float c[3] = {1, 2, 3};
+        double r = NAN;
+        size_t bad = 99;
+        CHECK_STATUS(ix_circle_many(x, c, &r, 1, QT_MASK_ALL, offsets, out, 4, &total, &bad),
+                     QT_INVALID_PARAMETER);
+        CHECK(bad == 0);
+        CHECK_STATUS(ix_circle_many(x, NULL, &r, 1, QT_MASK_ALL, offsets, out, 4, &total, NULL),
+                     QT_NULL_ARGUMENT);
+    }
+    /* Nearest. */
+    CHECK_STATUS(ix_nearest(x, nan_p, 1, INFINITY, QT_MASK_ALL, out, distances, &count),
+                 QT_INVALID_POINT);
+    CHECK_STATUS(ix_nearest(x, p, 1, NAN, QT_MASK_ALL, out, distances, &count),
+                 QT_INVALID_PARAMETER);
+    CHECK_STATUS(ix_nearest(x, p, 1, -2, QT_MASK_ALL, out, distances, &count),
+                 QT_INVALID_PARAMETER);
+    CHECK_STATUS(ix_nearest(x, p, (size_t)-1, INFINITY, QT_MASK_ALL, out, distances, &count),
+                 QT_INVALID_PARAMETER); /* k = -1 */
+    CHECK_STATUS(ix_nearest(x, p, 2, INFINITY, QT_MASK_ALL, NULL, distances, &count),
+                 QT_NULL_ARGUMENT);
+    CHECK_STATUS(ix_nearest(x, p, 2, INFINITY, QT_MASK_ALL, out, distances, NULL),
+                 QT_NULL_ARGUMENT);
+    CHECK_STATUS(ix_nearest_with(x, p, 2, INFINITY, QT_MASK_ALL, NULL, NULL, out, distances, &count),
+                 QT_NULL_ARGUMENT);
+    CHECK_STATUS(ix_nearest_with(x, p, 2, -1, QT_MASK_ALL, accept_never_called, &a, out, distances,
+                                 &count),
+                 QT_INVALID_PARAMETER);
+    CHECK_STATUS(ix_nearest_with(x, inf_p, 2, 1, QT_MASK_ALL, accept_never_called, &a, out,
+                                 distances, &count),
+                 QT_INVALID_POINT);
+    CHECK_OK(ix_nearest(x, p, 0, INFINITY, QT_MASK_ALL, NULL, NULL, &count));
+    CHECK(count == 0);
+    count = 77;
+    CHECK_STATUS(ix_nearest_many(x, p, 1, (size_t)-1 / 2, INFINITY, QT_MASK_ALL, offsets, out,
+                                 NULL, 4, &total, NULL),
+                 QT_OK); /* k is only a bound per row: the output has its own capacity */
+    CHECK(offsets[0] == 0 && offsets[1] == total && total == ix_len(x));
+    offsets[0] = offsets[1] = total = 77;
+    out[0] = out[1] = out[2] = out[3] = SENTINEL;
+    /* Rays. */
+    CHECK_STATUS(ix_ray(x, nan_p, d, 10, QT_MASK_ALL, &hit, &hit_found), QT_INVALID_POINT);
+    CHECK_STATUS(ix_ray(x, p, zero, 10, QT_MASK_ALL, &hit, &hit_found), QT_INVALID_PARAMETER);
+    CHECK_STATUS(ix_ray(x, p, nan_d, 10, QT_MASK_ALL, &hit, &hit_found), QT_INVALID_PARAMETER);
+    CHECK_STATUS(ix_ray(x, p, inf_d, 10, QT_MASK_ALL, &hit, &hit_found), QT_INVALID_PARAMETER);
+    CHECK_STATUS(ix_ray(x, p, d, -1, QT_MASK_ALL, &hit, &hit_found), QT_INVALID_PARAMETER);
+    CHECK_STATUS(ix_ray(x, p, d, NAN, QT_MASK_ALL, &hit, &hit_found), QT_INVALID_PARAMETER);
+    CHECK_STATUS(ix_ray(x, p, d, INFINITY, QT_MASK_ALL, &hit, &hit_found), QT_INVALID_PARAMETER);
+    CHECK_STATUS(ix_ray(x, p, d, 10, QT_MASK_ALL, NULL, &hit_found), QT_NULL_ARGUMENT);
+    CHECK_STATUS(ix_ray(x, p, d, 10, QT_MASK_ALL, &hit, NULL), QT_NULL_ARGUMENT);
+    CHECK_STATUS(ix_ray_all(x, p, zero, 10, QT_MASK_ALL, (qt_ray_hit *)&hit, 1, &total),
+                 QT_INVALID_PARAMETER);
+    CHECK_STATUS(ix_ray_all(x, p, d, 10, QT_MASK_ALL, NULL, 1, &total), QT_NULL_ARGUMENT);
+    CHECK_STATUS(ix_ray_each(x, p, zero, 10, QT_MASK_ALL, ray_never_called, NULL),
+                 QT_INVALID_PARAMETER);
+    CHECK_STATUS(ix_ray_each(x, p, d, -3, QT_MASK_ALL, ray_never_called, NULL),
+                 QT_INVALID_PARAMETER);
+    CHECK_STATUS(ix_ray_each(x, p, d, 10, QT_MASK_ALL, NULL, NULL), QT_NULL_ARGUMENT);
+    /* Nothing written, nothing called, nothing changed. */
+    CHECK(out[0] == SENTINEL && distances[0] == -7 && total == 77 && count == 77);
+    CHECK(offsets[0] == 77 && offsets[1] == 77 && hit_found && hit.id == 0xABABABABu);
+    CHECK(a.n == 0);
+    CHECK(unchanged(x, &before));
+    free(before.data);
+}
+
 /* ---------------------------------------------------------------- main */
 
 int main(void) {
@@ -537,6 +1111,12 @@ int main(void) {
         check_filter_refusals(&x);
         check_reuse_resets(&x);
         check_pairs(&x);
+        ties_seen = 0;
+        check_circles(&x);
+        check_nearest(&x);
+        check_rays(&x);
+        CHECK(ties_seen > 0); /* the tie-breaks were exercised */
+        check_search_refusals(&x);
         ix_destroy(&x);
     }
     check_context = "";
