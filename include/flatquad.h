@@ -24,6 +24,11 @@
  *   qt_overlapping report two elements only when each one's category is in
  *   the other's mask, and the _masked queries report only the elements whose
  *   category is in the query's mask.
+ * - Searches, each with a mask: qt_query_circle (a sphere for the octree),
+ *   qt_nearest (the k nearest, nearest first, with double distances to the
+ *   closed boxes) and the ray casts qt_ray_cast, qt_ray_cast_all and
+ *   qt_ray_cast_each (Box2D's callback convention). Ordered results come in
+ *   ascending (distance, id, handle).
  *
  * Conventions
  *
@@ -187,8 +192,10 @@ typedef enum qt_status {
      * A number is out of range: a construction parameter the structure
      * refuses (`max_elements` 0, `max_depth` above `QT_MAX_DEPTH_LIMIT`, 0 or
      * too many columns or rows, a cell size that is not positive and finite,
-     * a tight grid finer than its loose grid), an unknown `qt_kind`, or an
-     * array length that is impossibly large.
+     * a tight grid finer than its loose grid), an unknown `qt_kind`, a
+     * search's radius or `max_distance` that is NaN or negative, a ray whose
+     * direction is zero or not finite or whose `max_length` is NaN, negative
+     * or infinite, or an array length (or a `k`) that is impossibly large.
      */
     QT_INVALID_PARAMETER = 8,
     /**
@@ -494,8 +501,9 @@ typedef struct qt_ray_hit {
  * do next, as Box2D's ray-cast callbacks do: -1 (any negative value) to go
  * on, 0 (or NaN) to stop (the call then returns `QT_STOPPED`), a fraction
  * between 0 and 1 to clip the ray there (only hits at most that far along
- * it come next; return `hit.fraction` to keep the hits as near as this one),
- * 1 (or more) to go on unclipped.
+ * it come next; return `hit.fraction` to keep the hits as near as this one,
+ * which stops at a hit of fraction 0), 1 (or more) to go on unclipped. The
+ * fraction is of the `max_length` the ray was cast with.
  */
 typedef double (*qt_ray_fn)(void *user_data, struct qt_ray_hit hit);
 

@@ -5,7 +5,7 @@
 //! crate. One opaque type, `qt_tree`, holds any 2D structure (the core's
 //! `AnyIndex`), and `qt_octree` the octree. The call bodies are written once,
 //! in `shared`, generic over both (`types::Shell`); `tree`, `inspect`,
-//! `query` and `octree` only convert each type's boxes, and each 2D structure
+//! `query`, `filter`, `search` and `octree` only convert each type's boxes, and each 2D structure
 //! adds its constructors and parameter getters (`quadtree`, `grid`,
 //! `loose_grid`). The conventions follow rustls-ffi:
 //!

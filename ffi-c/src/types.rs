@@ -430,8 +430,9 @@ impl From<&RayHit> for qt_ray_hit {
 /// do next, as Box2D's ray-cast callbacks do: -1 (any negative value) to go
 /// on, 0 (or NaN) to stop (the call then returns `QT_STOPPED`), a fraction
 /// between 0 and 1 to clip the ray there (only hits at most that far along
-/// it come next; return `hit.fraction` to keep the hits as near as this one),
-/// 1 (or more) to go on unclipped.
+/// it come next; return `hit.fraction` to keep the hits as near as this one,
+/// which stops at a hit of fraction 0), 1 (or more) to go on unclipped. The
+/// fraction is of the `max_length` the ray was cast with.
 pub type qt_ray_fn = Option<unsafe extern "C" fn(user_data: *mut c_void, hit: qt_ray_hit) -> f64>;
 
 /// Called by `qt_nearest_with` with each candidate, nearest first: return

@@ -189,9 +189,9 @@ step "the README's C example, built with pkg-config against the installed copy"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 [ "$(pkg-config --modversion flatquad)" = "$cargo_version" ] || fail "flatquad.pc has the wrong version"
 section=$(awk '/<!-- section:c -->/{s=1} /<!-- \/section:c -->/{s=0} s' README.md)
-# Each ```c example is followed by the ```text it prints (the 2D one, then the octree's).
+# Each ```c example is followed by the ```text it prints (the 2D one, the octree's, the searches').
 examples=$(grep -c '^```c$' <<<"$section")
-[ "$examples" -ge 2 ] || fail "expected the 2D and the octree C examples in README.md"
+[ "$examples" -ge 3 ] || fail "expected the 2D, the octree and the searches' C examples in README.md"
 for k in $(seq 1 "$examples"); do
     awk -v k="$k" '/^```c$/{n++; if (n == k) {f=1; next}} /^```$/{if (f) exit} f' <<<"$section" >"$tmp/example.c"
     awk -v k="$k" '/^```text$/{n++; if (n == k) {f=1; next}} /^```$/{if (f) exit} f' <<<"$section" >"$tmp/example.expected"
