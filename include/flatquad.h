@@ -1640,8 +1640,10 @@ enum qt_status qt_nearest_with(const struct qt_tree *tree,
  * points[2 i + 1])`), in compressed rows as `qt_query_circle_many`: the
  * neighbours of point `i`, nearest first, are `out_handles[out_offsets[i] ..
  * out_offsets[i + 1]]` (and their distances the same range of
- * `out_distances`, which may be NULL). Returns as `qt_nearest`, the index of
- * the first bad point written to `*out_bad_index` when that is not NULL.
+ * `out_distances`, which may be NULL). `k` bounds each row, the output's
+ * capacity is `capacity`; a `k` that `qt_nearest` refuses is refused here too.
+ * Returns as `qt_nearest`, the index of the first bad point written to
+ * `*out_bad_index` when that is not NULL.
  */
 enum qt_status qt_nearest_many(const struct qt_tree *tree,
                                const float *points,

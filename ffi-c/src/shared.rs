@@ -714,6 +714,9 @@ pub(crate) unsafe fn nearest_many<W: Shell>(
 ) -> Status {
     let tree = tree_ref(tree)?;
     let points = slice_in(points, count)?;
+    // The `k` rule of `nearest`, whose arrays hold `k` items: -1 as `size_t`
+    // is refused, not read as "every element".
+    check_len::<qt_handle_t>(args.k)?;
     out.fill(
         count,
         out_bad_index,

@@ -1062,9 +1062,12 @@ static void check_search_refusals(const ix *x) {
     CHECK_OK(ix_nearest(x, p, 0, INFINITY, QT_MASK_ALL, NULL, NULL, &count));
     CHECK(count == 0);
     count = 77;
-    CHECK_STATUS(ix_nearest_many(x, p, 1, (size_t)-1 / 2, INFINITY, QT_MASK_ALL, offsets, out,
-                                 NULL, 4, &total, NULL),
-                 QT_OK); /* k is only a bound per row: the output has its own capacity */
+    CHECK_STATUS(ix_nearest_many(x, p, 1, (size_t)-1, INFINITY, QT_MASK_ALL, offsets, out, NULL,
+                                 4, &total, NULL),
+                 QT_INVALID_PARAMETER); /* k = -1, as qt_nearest */
+    CHECK_STATUS(ix_nearest_many(x, p, 1, N + 5, INFINITY, QT_MASK_ALL, offsets, out, NULL, 4,
+                                 &total, NULL),
+                 QT_OK); /* k only bounds a row: the output has its own capacity */
     CHECK(offsets[0] == 0 && offsets[1] == total && total == ix_len(x));
     offsets[0] = offsets[1] = total = 77;
     out[0] = out[1] = out[2] = out[3] = SENTINEL;
