@@ -85,23 +85,25 @@ index_methods!(Index, "_restore_index", [
     }
 
     /// The handles of the elements whose rectangle holds the point ``(x, y)``
-    /// (its border included), leaving out ``omit``.
+    /// (its border included), leaving out ``omit``; with ``mask``, only those
+    /// whose filter category has a bit in it (as for ``query``).
     ///
     /// Raises
     /// ------
     /// ValueError
-    ///     For a NaN or infinite coordinate.
+    ///     For a NaN or infinite coordinate, or a mask out of range.
     /// KeyError
     ///     If ``omit`` names no element.
-    #[pyo3(signature = (x, y, omit = None))]
+    #[pyo3(signature = (x, y, omit = None, mask = None))]
     fn query_point(
         &self,
         py: Python<'_>,
         x: f64,
         y: f64,
         omit: Option<&Bound<'_, PyAny>>,
+        mask: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<u64>> {
-        shared::query_point(&self.lock, py, &[x, y], omit)
+        shared::query_point(&self.lock, py, &[x, y], omit, mask)
     }
 
     /// Every pair ``(i, h)`` such that ``bounds[i]`` meets the element ``h``

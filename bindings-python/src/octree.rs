@@ -33,7 +33,8 @@ type Box6 = (f64, f64, f64, f64, f64, f64);
 /// ``insert_many`` (an ``(n, 6)`` float32 or float64 array, read in place),
 /// ``move``, ``move_many``, ``remove``, ``remove_many``, ``cleanup``,
 /// ``clear``, ``query``, ``query_many``, ``query_point(x, y, z)``,
-/// ``overlapping``, ``overlapping_many``, ``pairs``, ``id_of``, ``rect_of``,
+/// ``overlapping``, ``overlapping_many``, ``pairs``, ``set_filter``,
+/// ``filter``, ``set_filters``, ``id_of``, ``rect_of``,
 /// ``stats``, ``traverse``, ``nodes``, ``elements``, ``to_bytes``/``from_bytes``,
 /// pickling, ``len``, ``in`` and iteration over the handles.
 /// Errors are the same exceptions.
@@ -122,8 +123,9 @@ index_methods!(Octree, "_restore_octree", [
         self.lock.read(py).max_depth()
     }
 
-    /// The handles of the elements whose box holds ``(x, y, z)``, leaving out ``omit``.
-    #[pyo3(signature = (x, y, z, omit = None))]
+    /// The handles of the elements whose box holds ``(x, y, z)``, leaving out
+    /// ``omit``; with ``mask``, only those whose filter category has a bit in it.
+    #[pyo3(signature = (x, y, z, omit = None, mask = None))]
     fn query_point(
         &self,
         py: Python<'_>,
@@ -131,8 +133,9 @@ index_methods!(Octree, "_restore_octree", [
         y: f64,
         z: f64,
         omit: Option<&Bound<'_, PyAny>>,
+        mask: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<u64>> {
-        shared::query_point(&self.lock, py, &[x, y, z], omit)
+        shared::query_point(&self.lock, py, &[x, y, z], omit, mask)
     }
 
     /// The element's box ``(x1, y1, z1, x2, y2, z2)``, as stored (float32).

@@ -7,7 +7,7 @@
 use std::cell::RefCell;
 use std::ops::ControlFlow;
 
-use flatquad::{Bounds, Error, Handle, NodeInfo, SpatialIndex};
+use flatquad::{Bounds, Error, Filter, Handle, NodeInfo, SpatialIndex};
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::{PyAssertionError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -29,6 +29,11 @@ pub(crate) const MOVE_MANY: Args = Args {
     rects: "rects",
     handles: "handles",
     lengths: ("handles", "rects"),
+};
+pub(crate) const SET_FILTERS: Args = Args {
+    rects: "handles",
+    handles: "handles",
+    lengths: ("handles", "filters"),
 };
 pub(crate) const QUERY_MANY: Args = Args {
     rects: "rects",
@@ -118,16 +123,27 @@ pub(crate) fn clear<T: Core>(lock: &IndexLock<T>, py: Python<'_>) -> PyResult<()
     lock.write_detached(py, |index| index.clear())
 }
 
+/// A query mask: `None` reports every element ([`Filter::ALL`], which the
+/// core skips at no cost), else the categories to report.
+pub(crate) fn mask(mask: Option<&Bound<'_, PyAny>>) -> PyResult<u32> {
+    match mask {
+        Some(mask) if !mask.is_none() => convert::u32_value(mask, "mask"),
+        _ => Ok(Filter::ALL),
+    }
+}
+
 pub(crate) fn query<T: Core>(
     lock: &IndexLock<T>,
     py: Python<'_>,
     rect: &Bound<'_, PyAny>,
     omit: Option<&Bound<'_, PyAny>>,
+    mask: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Vec<u64>> {
     let rect = convert::any_box::<T::Bounds>(rect, "rect")?;
     let omit = convert::opt_handle(omit, "omit")?;
+    let mask = self::mask(mask)?;
     let mut hits = Vec::new();
-    let result = lock.read(py).query(rect, omit, &mut hits);
+    let result = lock.read(py).query_masked(rect, omit, mask, &mut hits);
     result.map_err(|e| errors::to_py(py, e, Args::QUERY))?;
     Ok(raws(hits))
 }
@@ -138,13 +154,84 @@ pub(crate) fn query_point<T: Core>(
     py: Python<'_>,
     coords: &[f64],
     omit: Option<&Bound<'_, PyAny>>,
+    mask: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Vec<u64>> {
     let point = convert::any_point::<T::Bounds>(coords);
     let omit = convert::opt_handle(omit, "omit")?;
+    let mask = self::mask(mask)?;
     let mut hits = Vec::new();
-    let result = lock.read(py).query_point(point, omit, &mut hits);
-    result.map_err(|e| errors::to_py(py, e, Args::QUERY))?;
+    let result = lock
+        .read(py)
+        .query_point_masked_with(point, omit, mask, |handle| {
+            hits.push(handle);
+            ControlFlow::Continue(())
+        });
+    // The walk never breaks: it ran to the end.
+    let _finished = result.map_err(|e| errors::to_py(py, e, Args::QUERY))?;
     Ok(raws(hits))
+}
+
+pub(crate) fn set_filter<T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'_>,
+    handle: &Bound<'_, PyAny>,
+    category: &Bound<'_, PyAny>,
+    mask: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let handle = convert::handle(handle, "handle")?;
+    let filter = Filter::new(
+        convert::u32_value(category, "category")?,
+        convert::u32_value(mask, "mask")?,
+    );
+    let result = lock.write(py)?.set_filter(handle, filter);
+    result.map_err(|e| errors::to_py(py, e, Args::SINGLE))
+}
+
+/// `(category, mask)`.
+pub(crate) fn filter<T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'_>,
+    handle: &Bound<'_, PyAny>,
+) -> PyResult<(u32, u32)> {
+    let handle = convert::handle(handle, "handle")?;
+    let result = lock.read(py).filter(handle);
+    let filter = result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
+    Ok((filter.category, filter.mask))
+}
+
+pub(crate) fn set_filters<T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'_>,
+    handles: &Bound<'_, PyAny>,
+    categories: &Bound<'_, PyAny>,
+    masks: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let handles_arg = Handles::new(handles, "handles")?;
+    let handles = handles_arg.as_handles()?;
+    let n = handles.len();
+    let categories = Ids::named(categories, n, ("categories", "category"))?;
+    let categories = categories.as_ids()?;
+    let masks = Ids::named(masks, n, ("masks", "mask"))?;
+    let masks = masks.as_ids()?;
+    // The two columns become the core's one slice of filters; their lengths
+    // are refused as the core refuses a slice of the wrong length.
+    for (name, found) in [("categories", categories.len()), ("masks", masks.len())] {
+        if found != n {
+            let mismatch = Error::LengthMismatch { expected: n, found };
+            let args = Args {
+                lengths: ("handles", name),
+                ..SET_FILTERS
+            };
+            return Err(errors::to_py(py, mismatch, args));
+        }
+    }
+    let filters: Vec<Filter> = categories
+        .iter()
+        .zip(masks)
+        .map(|(&category, &mask)| Filter::new(category, mask))
+        .collect();
+    let result = lock.write_detached(py, |index| index.set_filter_many(handles, &filters))?;
+    result.map_err(|e| errors::to_py_shown(py, e, SET_FILTERS, &|i| handles_arg.show(i)))
 }
 
 pub(crate) fn pairs<'py, T: Core>(
@@ -448,6 +535,10 @@ macro_rules! index_methods {
             /// omit : int, optional
             ///     A handle to leave out, typically the querying element's own;
             ///     None or 0 (never a handle) leave out nothing.
+            /// mask : int, optional
+            ///     Report only the elements whose filter category has a bit in
+            ///     ``mask`` (see ``set_filter``); None (or ``0xFFFFFFFF``): every
+            ///     element.
             ///
             /// Returns
             /// -------
@@ -457,17 +548,89 @@ macro_rules! index_methods {
             /// Raises
             /// ------
             /// ValueError
-            ///     For a bad rectangle.
+            ///     For a bad rectangle or a mask out of range.
             /// KeyError
             ///     If ``omit`` names no element.
-            #[pyo3(signature = (rect, omit = None))]
+            #[pyo3(signature = (rect, omit = None, mask = None))]
             fn query(
                 &self,
                 py: Python<'_>,
                 rect: &Bound<'_, PyAny>,
                 omit: Option<&Bound<'_, PyAny>>,
+                mask: Option<&Bound<'_, PyAny>>,
             ) -> PyResult<Vec<u64>> {
-                shared::query(&self.lock, py, rect, omit)
+                shared::query(&self.lock, py, rect, omit, mask)
+            }
+
+            /// Give an element a collision filter (Box2D's rule): ``pairs``,
+            /// ``overlapping`` and ``overlapping_many`` report two elements only
+            /// when each one's ``category`` has a bit in the other's ``mask``, and a
+            /// query with ``mask=m`` reports an element only when its category has a
+            /// bit in ``m``. Every element starts with category and mask
+            /// ``0xFFFFFFFF`` (everything collides). Filters are kept by ``move``,
+            /// snapshots, pickling and copies.
+            ///
+            /// Parameters
+            /// ----------
+            /// handle : int
+            /// category : int
+            ///     The categories the element belongs to (unsigned 32-bit bits).
+            /// mask : int
+            ///     The categories it collides with (unsigned 32-bit bits).
+            ///
+            /// Raises
+            /// ------
+            /// KeyError
+            ///     If ``handle`` names no element.
+            /// ValueError
+            ///     For a category or mask out of range.
+            fn set_filter(
+                &self,
+                py: Python<'_>,
+                handle: &Bound<'_, PyAny>,
+                category: &Bound<'_, PyAny>,
+                mask: &Bound<'_, PyAny>,
+            ) -> PyResult<()> {
+                shared::set_filter(&self.lock, py, handle, category, mask)
+            }
+
+            /// The element's collision filter ``(category, mask)``
+            /// (``(0xFFFFFFFF, 0xFFFFFFFF)`` unless set).
+            ///
+            /// Raises
+            /// ------
+            /// KeyError
+            ///     If ``handle`` names no element.
+            fn filter(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<(u32, u32)> {
+                shared::filter(&self.lock, py, handle)
+            }
+
+            /// ``set_filter`` for many elements at once: ``handles[i]`` gets
+            /// ``(categories[i], masks[i])``.
+            ///
+            /// Parameters
+            /// ----------
+            /// handles : array_like of int, shape (n,)
+            ///     As for ``move_many``.
+            /// categories, masks : int or array_like of int, shape (n,)
+            ///     Unsigned 32-bit values, one per handle or one int for all (uint32
+            ///     arrays are read in place).
+            ///
+            /// Raises
+            /// ------
+            /// KeyError
+            ///     For a handle that names no element (``err.index`` is its position).
+            /// ValueError
+            ///     For a value out of range or arrays of different lengths. Every
+            ///     item is checked first: on error no filter changes.
+            fn set_filters(
+                &self,
+                py: Python<'_>,
+                handles: &Bound<'_, PyAny>,
+                categories: &Bound<'_, PyAny>,
+                masks: &Bound<'_, PyAny>,
+            ) -> PyResult<()> {
+                shared::set_filters(&self.lock, py, handles, categories, masks)
             }
 
             /// Every pair of elements whose rectangles overlap, each pair once.

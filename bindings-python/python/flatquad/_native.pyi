@@ -22,6 +22,8 @@ RectsLike = npt.ArrayLike
 HandlesLike = npt.ArrayLike
 #: Ids: None (all 0), one int for all, or shape ``(n,)`` (uint32 is read in place).
 IdsLike = Union[None, int, npt.ArrayLike]
+#: Filter categories or masks: one int for all, or shape ``(n,)`` (uint32 is read in place).
+U32sLike = Union[int, npt.ArrayLike]
 
 BranchCallback = Callable[[int, int, float, float, float, float], Optional[bool]]
 LeafCallback = Callable[[int, int, float, float, float, float, int], Optional[bool]]
@@ -59,14 +61,29 @@ class SpatialIndex:
         """The element's rectangle ``(x1, y1, x2, y2)``, as stored (float32)."""
 
     # Queries.
-    def query(self, rect: RectLike, omit: Optional[SupportsIndex] = None) -> list[int]:
-        """Handles of the elements whose rectangle meets ``rect``, leaving out ``omit`` (0: none)."""
+    def query(
+        self, rect: RectLike, omit: Optional[SupportsIndex] = None, mask: Optional[SupportsIndex] = None
+    ) -> list[int]:
+        """Handles of the elements whose rectangle meets ``rect``, leaving out ``omit`` (0: none);
+        with ``mask``, only those whose filter category has a bit in it."""
     def query_point(
-        self, x: SupportsFloat, y: SupportsFloat, omit: Optional[SupportsIndex] = None
+        self,
+        x: SupportsFloat,
+        y: SupportsFloat,
+        omit: Optional[SupportsIndex] = None,
+        mask: Optional[SupportsIndex] = None,
     ) -> list[int]:
         """Handles of the elements whose rectangle holds the point ``(x, y)``."""
     def pairs(self) -> npt.NDArray[np.int64]:
-        """Every overlapping pair of handles once, shape ``(k, 2)``."""
+        """Every overlapping pair of handles once, shape ``(k, 2)`` (filters applied)."""
+
+    # Collision filters (Box2D's rule; every element starts with 0xFFFFFFFF, 0xFFFFFFFF).
+    def set_filter(self, handle: SupportsIndex, category: SupportsIndex, mask: SupportsIndex) -> None:
+        """Two elements pair only when each one's category has a bit in the other's mask."""
+    def filter(self, handle: SupportsIndex) -> Tuple[int, int]:
+        """The element's ``(category, mask)``."""
+    def set_filters(self, handles: HandlesLike, categories: U32sLike, masks: U32sLike) -> None:
+        """``handles[i]`` gets ``(categories[i], masks[i])``; all checked first."""
 
     # Batches on numpy arrays (the GIL is released while the core works).
     def insert_many(self, rects: RectsLike, ids: IdsLike = None) -> npt.NDArray[np.int64]:
@@ -251,14 +268,27 @@ class Octree:
         """The id the element was inserted with."""
     def rect_of(self, handle: SupportsIndex) -> Tuple[float, float, float, float, float, float]:
         """The element's box, as stored (float32)."""
-    def query(self, rect: BoxLike, omit: Optional[SupportsIndex] = None) -> list[int]:
-        """The handles whose box meets ``rect`` (closed), leaving out ``omit``."""
+    def query(
+        self, rect: BoxLike, omit: Optional[SupportsIndex] = None, mask: Optional[SupportsIndex] = None
+    ) -> list[int]:
+        """The handles whose box meets ``rect`` (closed), leaving out ``omit``; ``mask`` as in 2D."""
     def query_point(
-        self, x: SupportsFloat, y: SupportsFloat, z: SupportsFloat, omit: Optional[SupportsIndex] = None
+        self,
+        x: SupportsFloat,
+        y: SupportsFloat,
+        z: SupportsFloat,
+        omit: Optional[SupportsIndex] = None,
+        mask: Optional[SupportsIndex] = None,
     ) -> list[int]:
         """The handles whose box holds ``(x, y, z)``, leaving out ``omit``."""
     def pairs(self) -> npt.NDArray[np.int64]:
-        """Every pair of meeting elements once, int64 of shape ``(k, 2)``."""
+        """Every pair of meeting elements once, int64 of shape ``(k, 2)`` (filters applied)."""
+    def set_filter(self, handle: SupportsIndex, category: SupportsIndex, mask: SupportsIndex) -> None:
+        """The element's collision filter, as in 2D."""
+    def filter(self, handle: SupportsIndex) -> Tuple[int, int]:
+        """The element's ``(category, mask)``."""
+    def set_filters(self, handles: HandlesLike, categories: U32sLike, masks: U32sLike) -> None:
+        """``handles[i]`` gets ``(categories[i], masks[i])``; all checked first."""
     def insert_many(self, rects: BoxesLike, ids: IdsLike = None) -> npt.NDArray[np.int64]:
         """Insert the rows of an ``(n, 6)`` array; their handles, in row order."""
     def move_many(self, handles: HandlesLike, rects: BoxesLike) -> None:
