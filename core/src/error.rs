@@ -56,7 +56,7 @@ pub enum Error {
     },
     /// The structure cannot hold more elements or element links (2^32 - 1 of each).
     CapacityExceeded,
-    /// Bytes given to [`Quadtree::from_bytes`](crate::Quadtree::from_bytes) are not
+    /// Bytes given to [`SpatialIndex::from_bytes`](crate::SpatialIndex::from_bytes) are not
     /// a consistent snapshot; the reason says what is wrong.
     InvalidBytes(String),
     /// An item of a batch call was refused; `index` is its position in the batch.
