@@ -103,10 +103,90 @@ pub(crate) fn box_coords<B: Bounds>(b: &B) -> Vec<f64> {
 
 /// A point of either dimension, rounded as the box that is just the point would be.
 pub(crate) fn any_point<B: Bounds>(coords: &[f64]) -> B::Point {
-    let both: Vec<f64> = coords.iter().chain(coords).copied().collect();
-    B::from_f64_slice(&both)
+    let n = coords.len();
+    let mut both = [0.0f64; 6];
+    both[..n].copy_from_slice(coords);
+    both[n..2 * n].copy_from_slice(coords);
+    B::from_f64_slice(&both[..2 * n])
         .expect("AXES coordinates")
         .low_corner()
+}
+
+/// The fields of a point of `B`: `(x, y)` or `(x, y, z)`.
+fn point_fields<B: Bounds>() -> &'static str {
+    if B::AXES == 3 {
+        "(x, y, z)"
+    } else {
+        "(x, y)"
+    }
+}
+
+/// Points from an array-like of shape `(n, AXES)` (any real dtype, read through
+/// float64), each rounded as [`any_point`] rounds one; their validity is the
+/// core's to check.
+pub(crate) fn points<B: Bounds>(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<B::Point>> {
+    let axes = B::AXES;
+    let expected = format!(
+        "an array of shape (n, {axes}) holding rows {}",
+        point_fields::<B>()
+    );
+    let array = ndarray(obj, what, &expected)?;
+    if array.len() == 0 && array.ndim() == 1 {
+        return Ok(Vec::new());
+    }
+    if !matches!(array.dtype().kind(), b'f' | b'i' | b'u') {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be {expected}; got an array of dtype {}",
+            dtype_text(&array)
+        )));
+    }
+    let shape = array.shape();
+    if !(shape.len() == 2 && shape[1] == axes) {
+        let hint = if shape == [axes] {
+            " (for one point, pass [point])"
+        } else {
+            ""
+        };
+        return Err(PyValueError::new_err(format!(
+            "{what} must be {expected}; got an array of shape {}{hint}",
+            shape_text(shape)
+        )));
+    }
+    let wide = contiguous::<f64>(&array)?.cast_into::<PyArray2<f64>>()?;
+    let wide = wide.try_readonly().map_err(borrow_error(what))?;
+    let flat = wide
+        .as_slice()
+        .map_err(|_| PyValueError::new_err(format!("{what}: not a contiguous array")))?;
+    Ok(flat.chunks_exact(axes).map(any_point::<B>).collect())
+}
+
+/// `n` lengths (radii): one real number for all, or a 1-D array-like of `n`
+/// (a different length is the core's to refuse).
+pub(crate) fn lengths(obj: &Bound<'_, PyAny>, n: usize, what: &str) -> PyResult<Vec<f64>> {
+    let expected = "a number, or a 1-D array of numbers";
+    let array = ndarray(obj, what, expected)?;
+    if array.ndim() == 0 {
+        return Ok(vec![coordinate(obj, what)?; n]);
+    }
+    let empty = array.len() == 0 && array.ndim() == 1;
+    if !empty && !matches!(array.dtype().kind(), b'f' | b'i' | b'u') {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be {expected}; got an array of dtype {}",
+            dtype_text(&array)
+        )));
+    }
+    if array.ndim() != 1 {
+        return Err(PyValueError::new_err(format!(
+            "{what} must be {expected}; got an array of shape {}",
+            shape_text(array.shape())
+        )));
+    }
+    let wide = contiguous::<f64>(&array)?.cast_into::<PyArray1<f64>>()?;
+    let wide = wide.try_readonly().map_err(borrow_error(what))?;
+    Ok(wide
+        .as_slice()
+        .map_err(|_| PyValueError::new_err(format!("{what}: not a contiguous array")))?
+        .to_vec())
 }
 
 /// A rectangle `(x1, y1, x2, y2)` (an element, a query or a world), rounded by
