@@ -27,6 +27,7 @@ def test_readme_example_runs(capsys):
     out = capsys.readouterr().out
     assert "names no element" in out
     assert "overlapping pairs" in out
+    assert "first hit: True" in out
 
 
 def test_package_readme_example_runs():
