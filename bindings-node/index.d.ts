@@ -137,6 +137,27 @@ export declare class Grid {
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
    */
   queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
+  /**
+   * Sets the element's collision filter: from now on `pairs`,
+   * `overlapping` and `overlappingMany` report it with another element
+   * only when each one's `category` has a bit in the other's `mask`
+   * (Box2D's rule), and a query given a `mask` reports it only when
+   * its `category` has a bit in that mask. Each is 32 bits: an integer
+   * from 0 to 2^32 - 1, or a negative one as `~` gives (read as
+   * `x >>> 0`). Every element starts with all bits set (everything
+   * collides); removing it resets its filter. Throws as `remove` does
+   * for a bad handle; nothing is changed then.
+   */
+  setFilter(handle: Handle, category: number, mask: number): void
+  /** The element's collision filter (`setFilter`), as unsigned numbers. */
+  filter(handle: Handle): Filter
+  /**
+   * `setFilter(handles[i], categories[i], masks[i])` for every `i`.
+   * Everything is checked first: on error (a stale handle, lengths
+   * that differ) nothing changes, and the error's `index` says which
+   * handle was refused.
+   */
+  setFilters(handles: Float64Array, categories: Uint32Array, masks: Uint32Array): void
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
   /**
@@ -214,21 +235,24 @@ export declare class Grid {
   /**
    * Handles of the elements whose closed rectangle meets the closed
    * rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
-   * live handle; `0`, `null` or `undefined` omit nothing).
+   * live handle; `0`, `null` or `undefined` omit nothing) and, with a
+   * `mask`, the elements whose filter category has no bit in it (see
+   * `setFilter`; left out, every element).
    */
-  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null): Float64Array
+  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null, mask?: number | null): Float64Array
   /**
    * Handles of the elements whose closed rectangle holds the point
-   * `(x, y)`, leaving out `omit`.
+   * `(x, y)`, leaving out `omit` and, with a `mask`, the elements
+   * whose category has no bit in it.
    */
-  queryPoint(x: number, y: number, omit?: Handle | null): Float64Array
+  queryPoint(x: number, y: number, omit?: Handle | null, mask?: number | null): Float64Array
   /**
    * Calls `callback(handle)` for each element `query` would return,
    * until the callback returns `false`. An exception thrown by the
    * callback propagates. The callback may read the index; a call that
    * changes it throws `ERR_FLATQUAD_BUSY`.
    */
-  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null): void
+  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null, mask?: number | null): void
   /**
    * Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
    * each; a `Float64Array` is rounded to the nearest `f32` once, which
@@ -330,6 +354,27 @@ export declare class LooseGrid {
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
    */
   queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
+  /**
+   * Sets the element's collision filter: from now on `pairs`,
+   * `overlapping` and `overlappingMany` report it with another element
+   * only when each one's `category` has a bit in the other's `mask`
+   * (Box2D's rule), and a query given a `mask` reports it only when
+   * its `category` has a bit in that mask. Each is 32 bits: an integer
+   * from 0 to 2^32 - 1, or a negative one as `~` gives (read as
+   * `x >>> 0`). Every element starts with all bits set (everything
+   * collides); removing it resets its filter. Throws as `remove` does
+   * for a bad handle; nothing is changed then.
+   */
+  setFilter(handle: Handle, category: number, mask: number): void
+  /** The element's collision filter (`setFilter`), as unsigned numbers. */
+  filter(handle: Handle): Filter
+  /**
+   * `setFilter(handles[i], categories[i], masks[i])` for every `i`.
+   * Everything is checked first: on error (a stale handle, lengths
+   * that differ) nothing changes, and the error's `index` says which
+   * handle was refused.
+   */
+  setFilters(handles: Float64Array, categories: Uint32Array, masks: Uint32Array): void
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
   /**
@@ -407,21 +452,24 @@ export declare class LooseGrid {
   /**
    * Handles of the elements whose closed rectangle meets the closed
    * rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
-   * live handle; `0`, `null` or `undefined` omit nothing).
+   * live handle; `0`, `null` or `undefined` omit nothing) and, with a
+   * `mask`, the elements whose filter category has no bit in it (see
+   * `setFilter`; left out, every element).
    */
-  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null): Float64Array
+  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null, mask?: number | null): Float64Array
   /**
    * Handles of the elements whose closed rectangle holds the point
-   * `(x, y)`, leaving out `omit`.
+   * `(x, y)`, leaving out `omit` and, with a `mask`, the elements
+   * whose category has no bit in it.
    */
-  queryPoint(x: number, y: number, omit?: Handle | null): Float64Array
+  queryPoint(x: number, y: number, omit?: Handle | null, mask?: number | null): Float64Array
   /**
    * Calls `callback(handle)` for each element `query` would return,
    * until the callback returns `false`. An exception thrown by the
    * callback propagates. The callback may read the index; a call that
    * changes it throws `ERR_FLATQUAD_BUSY`.
    */
-  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null): void
+  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null, mask?: number | null): void
   /**
    * Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
    * each; a `Float64Array` is rounded to the nearest `f32` once, which
@@ -529,6 +577,27 @@ export declare class LooseQuadtree {
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
    */
   queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
+  /**
+   * Sets the element's collision filter: from now on `pairs`,
+   * `overlapping` and `overlappingMany` report it with another element
+   * only when each one's `category` has a bit in the other's `mask`
+   * (Box2D's rule), and a query given a `mask` reports it only when
+   * its `category` has a bit in that mask. Each is 32 bits: an integer
+   * from 0 to 2^32 - 1, or a negative one as `~` gives (read as
+   * `x >>> 0`). Every element starts with all bits set (everything
+   * collides); removing it resets its filter. Throws as `remove` does
+   * for a bad handle; nothing is changed then.
+   */
+  setFilter(handle: Handle, category: number, mask: number): void
+  /** The element's collision filter (`setFilter`), as unsigned numbers. */
+  filter(handle: Handle): Filter
+  /**
+   * `setFilter(handles[i], categories[i], masks[i])` for every `i`.
+   * Everything is checked first: on error (a stale handle, lengths
+   * that differ) nothing changes, and the error's `index` says which
+   * handle was refused.
+   */
+  setFilters(handles: Float64Array, categories: Uint32Array, masks: Uint32Array): void
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
   /**
@@ -606,21 +675,24 @@ export declare class LooseQuadtree {
   /**
    * Handles of the elements whose closed rectangle meets the closed
    * rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
-   * live handle; `0`, `null` or `undefined` omit nothing).
+   * live handle; `0`, `null` or `undefined` omit nothing) and, with a
+   * `mask`, the elements whose filter category has no bit in it (see
+   * `setFilter`; left out, every element).
    */
-  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null): Float64Array
+  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null, mask?: number | null): Float64Array
   /**
    * Handles of the elements whose closed rectangle holds the point
-   * `(x, y)`, leaving out `omit`.
+   * `(x, y)`, leaving out `omit` and, with a `mask`, the elements
+   * whose category has no bit in it.
    */
-  queryPoint(x: number, y: number, omit?: Handle | null): Float64Array
+  queryPoint(x: number, y: number, omit?: Handle | null, mask?: number | null): Float64Array
   /**
    * Calls `callback(handle)` for each element `query` would return,
    * until the callback returns `false`. An exception thrown by the
    * callback propagates. The callback may read the index; a call that
    * changes it throws `ERR_FLATQUAD_BUSY`.
    */
-  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null): void
+  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null, mask?: number | null): void
   /**
    * Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
    * each; a `Float64Array` is rounded to the nearest `f32` once, which
@@ -682,16 +754,17 @@ export declare class Octree {
   move(handle: Handle, x1: number, y1: number, z1: number, x2: number, y2: number, z2: number): void
   /**
    * Handles of the elements whose closed box meets the closed query box,
-   * each once, leaving out `omit`.
+   * each once, leaving out `omit` and, with a `mask`, the elements whose
+   * filter category has no bit in it (see `setFilter`).
    */
-  query(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, omit?: Handle | null): Float64Array
+  query(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, omit?: Handle | null, mask?: number | null): Float64Array
   /**
    * Calls `callback(handle)` for each element `query` would return, until
    * the callback returns `false`. An exception thrown by the callback
    * propagates. The callback may read the tree; a call that changes it
    * throws `ERR_FLATQUAD_BUSY`.
    */
-  queryWith(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null): void
+  queryWith(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null, mask?: number | null): void
   /**
    * Calls `callback(node)` for every node (depth-first, parents before
    * children), each with its box `x1, y1, z1, x2, y2, z2`; returning
@@ -700,8 +773,11 @@ export declare class Octree {
    * `ERR_FLATQUAD_BUSY`.
    */
   traverse(callback: (node: NodeInfo3) => boolean | void): void
-  /** Handles of the elements whose closed box holds `(x, y, z)`, leaving out `omit`. */
-  queryPoint(x: number, y: number, z: number, omit?: Handle | null): Float64Array
+  /**
+   * Handles of the elements whose closed box holds `(x, y, z)`, leaving out
+   * `omit` and, with a `mask`, the elements whose category has no bit in it.
+   */
+  queryPoint(x: number, y: number, z: number, omit?: Handle | null, mask?: number | null): Float64Array
   /** The element's box (as 32-bit floats: what the octree stores). */
   rectOf(handle: Handle): Box3
   /**
@@ -752,6 +828,27 @@ export declare class Octree {
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
    */
   queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
+  /**
+   * Sets the element's collision filter: from now on `pairs`,
+   * `overlapping` and `overlappingMany` report it with another element
+   * only when each one's `category` has a bit in the other's `mask`
+   * (Box2D's rule), and a query given a `mask` reports it only when
+   * its `category` has a bit in that mask. Each is 32 bits: an integer
+   * from 0 to 2^32 - 1, or a negative one as `~` gives (read as
+   * `x >>> 0`). Every element starts with all bits set (everything
+   * collides); removing it resets its filter. Throws as `remove` does
+   * for a bad handle; nothing is changed then.
+   */
+  setFilter(handle: Handle, category: number, mask: number): void
+  /** The element's collision filter (`setFilter`), as unsigned numbers. */
+  filter(handle: Handle): Filter
+  /**
+   * `setFilter(handles[i], categories[i], masks[i])` for every `i`.
+   * Everything is checked first: on error (a stale handle, lengths
+   * that differ) nothing changes, and the error's `index` says which
+   * handle was refused.
+   */
+  setFilters(handles: Float64Array, categories: Uint32Array, masks: Uint32Array): void
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
   /**
@@ -877,6 +974,27 @@ export declare class Quadtree {
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
    */
   queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
+  /**
+   * Sets the element's collision filter: from now on `pairs`,
+   * `overlapping` and `overlappingMany` report it with another element
+   * only when each one's `category` has a bit in the other's `mask`
+   * (Box2D's rule), and a query given a `mask` reports it only when
+   * its `category` has a bit in that mask. Each is 32 bits: an integer
+   * from 0 to 2^32 - 1, or a negative one as `~` gives (read as
+   * `x >>> 0`). Every element starts with all bits set (everything
+   * collides); removing it resets its filter. Throws as `remove` does
+   * for a bad handle; nothing is changed then.
+   */
+  setFilter(handle: Handle, category: number, mask: number): void
+  /** The element's collision filter (`setFilter`), as unsigned numbers. */
+  filter(handle: Handle): Filter
+  /**
+   * `setFilter(handles[i], categories[i], masks[i])` for every `i`.
+   * Everything is checked first: on error (a stale handle, lengths
+   * that differ) nothing changes, and the error's `index` says which
+   * handle was refused.
+   */
+  setFilters(handles: Float64Array, categories: Uint32Array, masks: Uint32Array): void
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
   /**
@@ -954,21 +1072,24 @@ export declare class Quadtree {
   /**
    * Handles of the elements whose closed rectangle meets the closed
    * rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
-   * live handle; `0`, `null` or `undefined` omit nothing).
+   * live handle; `0`, `null` or `undefined` omit nothing) and, with a
+   * `mask`, the elements whose filter category has no bit in it (see
+   * `setFilter`; left out, every element).
    */
-  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null): Float64Array
+  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null, mask?: number | null): Float64Array
   /**
    * Handles of the elements whose closed rectangle holds the point
-   * `(x, y)`, leaving out `omit`.
+   * `(x, y)`, leaving out `omit` and, with a `mask`, the elements
+   * whose category has no bit in it.
    */
-  queryPoint(x: number, y: number, omit?: Handle | null): Float64Array
+  queryPoint(x: number, y: number, omit?: Handle | null, mask?: number | null): Float64Array
   /**
    * Calls `callback(handle)` for each element `query` would return,
    * until the callback returns `false`. An exception thrown by the
    * callback propagates. The callback may read the index; a call that
    * changes it throws `ERR_FLATQUAD_BUSY`.
    */
-  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null): void
+  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null, mask?: number | null): void
   /**
    * Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
    * each; a `Float64Array` is rounded to the nearest `f32` once, which
@@ -1021,6 +1142,20 @@ export interface BulkResult {
   rows: Float64Array
   /** What each row meets: handles (`queryBulk`) or positions (`joinBounds`). */
   hits: Float64Array
+}
+
+/**
+ * An element's collision filter, as `filter(handle)` gives it: two
+ * elements collide (`pairs`, `overlapping`) only when each one's `category`
+ * has a bit in the other's `mask` (Box2D's rule); a query with a `mask`
+ * reports an element only when its `category` has a bit in it. Both are
+ * unsigned 32-bit integers; every element starts with all bits set.
+ */
+export interface Filter {
+  /** The categories the element belongs to (bits). */
+  category: number
+  /** The categories it collides with (bits). */
+  mask: number
 }
 
 /**

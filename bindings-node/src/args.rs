@@ -400,6 +400,23 @@ pub(crate) fn id(value: Option<&Unknown<'_>>) -> Outcome<u32> {
     }
 }
 
+/// 32 filter bits (a category or a mask): an integer from -2^31 to 2^32 - 1,
+/// a negative one (what `~` gives in JavaScript) read as its two's complement
+/// bits, as `x >>> 0` does.
+pub(crate) fn bits(value: &Unknown<'_>, name: &str) -> Outcome<u32> {
+    let n = integer(value, name, -2_147_483_648.0, u32::MAX as f64)?;
+    Ok(n as i64 as u32)
+}
+
+/// An optional query mask: every element ([`flatquad::Filter::ALL`]) when
+/// left out (`undefined` or `null`).
+pub(crate) fn optional_mask(value: Option<&Unknown<'_>>) -> Outcome<u32> {
+    match value {
+        Some(value) if !is_absent(Some(value)) => bits(value, "mask"),
+        _ => Ok(flatquad::Filter::ALL),
+    }
+}
+
 /// A raw handle from a number, or why it cannot be one. Integers in `[0, 2^53)`
 /// are passed to the core, which decides whether they name a live element.
 fn raw_handle(n: f64) -> Result<u64, String> {
@@ -572,10 +589,10 @@ pub(crate) fn handles(value: &Unknown<'_>, name: &str, out: &mut Vec<Handle>) ->
     Ok(())
 }
 
-/// Ids of a batch argument: a `Uint32Array`, read in place.
-pub(crate) struct Ids<'env>(TypedArray<'env>);
+/// A `Uint32Array` batch argument (ids, filter bits), read in place.
+pub(crate) struct Words<'env>(TypedArray<'env>);
 
-impl Ids<'_> {
+impl Words<'_> {
     pub(crate) fn get(&self) -> std::borrow::Cow<'_, [u32]> {
         let bytes: &[u8] = &self.0.arraybuffer;
         match bytemuck::try_cast_slice::<u8, u32>(bytes) {
@@ -590,8 +607,19 @@ impl Ids<'_> {
     }
 }
 
-pub(crate) fn ids<'env>(value: &Unknown<'env>, name: &str) -> Outcome<Ids<'env>> {
-    typed(value, name, TypedArrayType::Uint32, "one id per rectangle").map(Ids)
+pub(crate) fn ids<'env>(value: &Unknown<'env>, name: &str) -> Outcome<Words<'env>> {
+    typed(value, name, TypedArrayType::Uint32, "one id per rectangle").map(Words)
+}
+
+/// Filter bits of a batch argument (categories or masks): a `Uint32Array`, read in place.
+pub(crate) fn bit_array<'env>(value: &Unknown<'env>, name: &str) -> Outcome<Words<'env>> {
+    typed(
+        value,
+        name,
+        TypedArrayType::Uint32,
+        "32 filter bits per handle",
+    )
+    .map(Words)
 }
 
 /// Bytes of a `Uint8Array` (a `Buffer` is one), read in place.

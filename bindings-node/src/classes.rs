@@ -12,7 +12,7 @@ use napi_derive::napi;
 
 use crate::args;
 use crate::index::Index;
-use crate::objects::{BulkResult, JoinResult, Nodes, QueryManyResult, Rectangle, Stats};
+use crate::objects::{BulkResult, Filter, JoinResult, Nodes, QueryManyResult, Rectangle, Stats};
 
 /// `common_methods!(Class, core type)`: the methods every class has, the
 /// octree included (none takes a box's coordinates one by one), declared on
@@ -109,6 +109,53 @@ macro_rules! common_methods {
                 omit: Option<Unknown<'_>>,
             ) -> napi::Result<QueryManyResult> {
                 self.index.query_many(env, &rects, omit.as_ref())
+            }
+
+            /// Sets the element's collision filter: from now on `pairs`,
+            /// `overlapping` and `overlappingMany` report it with another element
+            /// only when each one's `category` has a bit in the other's `mask`
+            /// (Box2D's rule), and a query given a `mask` reports it only when
+            /// its `category` has a bit in that mask. Each is 32 bits: an integer
+            /// from 0 to 2^32 - 1, or a negative one as `~` gives (read as
+            /// `x >>> 0`). Every element starts with all bits set (everything
+            /// collides); removing it resets its filter. Throws as `remove` does
+            /// for a bad handle; nothing is changed then.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "handle: Handle, category: number, mask: number"
+            )]
+            pub fn set_filter(
+                &self,
+                env: &Env,
+                handle: Unknown<'_>,
+                category: Unknown<'_>,
+                mask: Unknown<'_>,
+            ) -> napi::Result<()> {
+                self.index.set_filter(env, &handle, &category, &mask)
+            }
+
+            /// The element's collision filter (`setFilter`), as unsigned numbers.
+            #[napi(catch_unwind, ts_args_type = "handle: Handle")]
+            pub fn filter(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<Filter> {
+                self.index.filter(env, &handle)
+            }
+
+            /// `setFilter(handles[i], categories[i], masks[i])` for every `i`.
+            /// Everything is checked first: on error (a stale handle, lengths
+            /// that differ) nothing changes, and the error's `index` says which
+            /// handle was refused.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "handles: Float64Array, categories: Uint32Array, masks: Uint32Array"
+            )]
+            pub fn set_filters(
+                &self,
+                env: &Env,
+                handles: Unknown<'_>,
+                categories: Unknown<'_>,
+                masks: Unknown<'_>,
+            ) -> napi::Result<()> {
+                self.index.set_filters(env, &handles, &categories, &masks)
             }
 
             /// The id the element was inserted with.
@@ -295,12 +342,15 @@ macro_rules! shared_methods {
 
             /// Handles of the elements whose closed rectangle meets the closed
             /// rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
-            /// live handle; `0`, `null` or `undefined` omit nothing).
+            /// live handle; `0`, `null` or `undefined` omit nothing) and, with a
+            /// `mask`, the elements whose filter category has no bit in it (see
+            /// `setFilter`; left out, every element).
             #[napi(
                 catch_unwind,
-                ts_args_type = "x1: number, y1: number, x2: number, y2: number, omit?: Handle | null",
+                ts_args_type = "x1: number, y1: number, x2: number, y2: number, omit?: Handle | null, mask?: number | null",
                 ts_return_type = "Float64Array"
             )]
+            #[allow(clippy::too_many_arguments)]
             pub fn query(
                 &self,
                 env: &Env,
@@ -309,15 +359,18 @@ macro_rules! shared_methods {
                 x2: Unknown<'_>,
                 y2: Unknown<'_>,
                 omit: Option<Unknown<'_>>,
+                mask: Option<Unknown<'_>>,
             ) -> napi::Result<Float64Array> {
-                self.index.query(env, &[&x1, &y1, &x2, &y2], omit.as_ref())
+                self.index
+                    .query(env, &[&x1, &y1, &x2, &y2], omit.as_ref(), mask.as_ref())
             }
 
             /// Handles of the elements whose closed rectangle holds the point
-            /// `(x, y)`, leaving out `omit`.
+            /// `(x, y)`, leaving out `omit` and, with a `mask`, the elements
+            /// whose category has no bit in it.
             #[napi(
                 catch_unwind,
-                ts_args_type = "x: number, y: number, omit?: Handle | null",
+                ts_args_type = "x: number, y: number, omit?: Handle | null, mask?: number | null",
                 ts_return_type = "Float64Array"
             )]
             pub fn query_point(
@@ -326,8 +379,10 @@ macro_rules! shared_methods {
                 x: Unknown<'_>,
                 y: Unknown<'_>,
                 omit: Option<Unknown<'_>>,
+                mask: Option<Unknown<'_>>,
             ) -> napi::Result<Float64Array> {
-                self.index.query_point(env, &[&x, &y], omit.as_ref())
+                self.index
+                    .query_point(env, &[&x, &y], omit.as_ref(), mask.as_ref())
             }
 
             /// Calls `callback(handle)` for each element `query` would return,
@@ -336,7 +391,7 @@ macro_rules! shared_methods {
             /// changes it throws `ERR_FLATQUAD_BUSY`.
             #[napi(
                 catch_unwind,
-                ts_args_type = "x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null"
+                ts_args_type = "x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null, mask?: number | null"
             )]
             #[allow(clippy::too_many_arguments)]
             pub fn query_with(
@@ -348,9 +403,15 @@ macro_rules! shared_methods {
                 y2: Unknown<'_>,
                 callback: Unknown<'_>,
                 omit: Option<Unknown<'_>>,
+                mask: Option<Unknown<'_>>,
             ) -> napi::Result<()> {
-                self.index
-                    .query_with(env, &[&x1, &y1, &x2, &y2], callback, omit.as_ref())
+                self.index.query_with(
+                    env,
+                    &[&x1, &y1, &x2, &y2],
+                    callback,
+                    omit.as_ref(),
+                    mask.as_ref(),
+                )
             }
 
             /// Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers

@@ -10,13 +10,17 @@ use std::cell::{Cell, RefCell};
 use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use flatquad::{AnyIndex, ErrorKind, Handle, Kind, NodeInfo as CoreNode, Rect, SpatialIndex};
+use flatquad::{
+    AnyIndex, ErrorKind, Filter, Handle, Kind, NodeInfo as CoreNode, Rect, SpatialIndex,
+};
 use napi::bindgen_prelude::{Buffer, Float32Array, Float64Array, This, Uint32Array, Uint8Array};
 use napi::{sys, Env, JsValue, Unknown};
 
 use crate::args::{self, Rects};
 use crate::error::{code, Class, Fail, Outcome};
-use crate::objects::{BulkResult, JoinResult, Nodes, QueryManyResult, Rectangle, Stats};
+use crate::objects::{
+    BulkResult, Filter as FilterObject, JoinResult, Nodes, QueryManyResult, Rectangle, Stats,
+};
 
 /// A core structure one of the classes wraps.
 pub(crate) trait Core: SpatialIndex + Into<AnyIndex> {
@@ -510,12 +514,16 @@ impl<T: Held> Index<T> {
         env: &Env,
         coords: &[&Unknown<'_>],
         omit: Option<&Unknown<'_>>,
+        mask: Option<&Unknown<'_>>,
     ) -> napi::Result<Float64Array> {
         self.read(env, |index| {
             let rect = args::any_box::<T::Bounds>(coords)?;
             let omit = args::optional_handle(omit, "omit")?;
+            let mask = args::optional_mask(mask)?;
             let mut hits = Vec::new();
-            index.query(rect, omit, &mut hits).map_err(core)?;
+            index
+                .query_masked(rect, omit, mask, &mut hits)
+                .map_err(core)?;
             Ok(raws(hits))
         })
     }
@@ -526,12 +534,19 @@ impl<T: Held> Index<T> {
         env: &Env,
         coords: &[&Unknown<'_>],
         omit: Option<&Unknown<'_>>,
+        mask: Option<&Unknown<'_>>,
     ) -> napi::Result<Float64Array> {
         self.read(env, |index| {
             let point = args::any_point::<T::Bounds>(coords)?;
             let omit = args::optional_handle(omit, "omit")?;
+            let mask = args::optional_mask(mask)?;
             let mut hits = Vec::new();
-            index.query_point(point, omit, &mut hits).map_err(core)?;
+            let _ = index
+                .query_point_masked_with(point, omit, mask, |h| {
+                    hits.push(h);
+                    ControlFlow::Continue(())
+                })
+                .map_err(core)?;
             Ok(raws(hits))
         })
     }
@@ -542,14 +557,16 @@ impl<T: Held> Index<T> {
         coords: &[&Unknown<'_>],
         callback: Unknown<'_>,
         omit: Option<&Unknown<'_>>,
+        mask: Option<&Unknown<'_>>,
     ) -> napi::Result<()> {
         self.read(env, |index| {
             let rect = args::any_box::<T::Bounds>(coords)?;
             let callback = args::function(callback, "callback")?;
             let omit = args::optional_handle(omit, "omit")?;
+            let mask = args::optional_mask(mask)?;
             let mut failure = None;
             let _ = index
-                .query_with(rect, omit, |h| visit(&callback, raw(h), &mut failure))
+                .query_masked_with(rect, omit, mask, |h| visit(&callback, raw(h), &mut failure))
                 .map_err(core)?;
             failure.map_or(Ok(()), Err)
         })
@@ -663,6 +680,63 @@ impl<T: Held> Index<T> {
                     .par_query_many(rects, omit, &mut offsets, &mut hits)
                     .map_err(core)?;
                 rows(offsets, hits, "queryMany")
+            })
+        })
+    }
+
+    pub(crate) fn set_filter(
+        &self,
+        env: &Env,
+        handle: &Unknown<'_>,
+        category: &Unknown<'_>,
+        mask: &Unknown<'_>,
+    ) -> napi::Result<()> {
+        self.write(env, "setFilter", |index| {
+            let handle = args::handle(handle, "handle")?;
+            let filter = Filter::new(args::bits(category, "category")?, args::bits(mask, "mask")?);
+            index.set_filter(handle, filter).map_err(core)
+        })
+    }
+
+    pub(crate) fn filter(&self, env: &Env, handle: &Unknown<'_>) -> napi::Result<FilterObject> {
+        self.read(env, |index| {
+            let handle = args::handle(handle, "handle")?;
+            let filter = index.filter(handle).map_err(core)?;
+            Ok(FilterObject {
+                category: filter.category,
+                mask: filter.mask,
+            })
+        })
+    }
+
+    pub(crate) fn set_filters(
+        &self,
+        env: &Env,
+        handles: &Unknown<'_>,
+        categories: &Unknown<'_>,
+        masks: &Unknown<'_>,
+    ) -> napi::Result<()> {
+        self.write(env, "setFilters", |index| {
+            self.with_scratch(|list| {
+                args::handles(handles, "handles", list)?;
+                let categories = args::bit_array(categories, "categories")?;
+                let masks = args::bit_array(masks, "masks")?;
+                let (categories, masks) = (categories.get(), masks.get());
+                if categories.len() != masks.len() {
+                    return Err(Fail::bad_length(format!(
+                        "categories holds {} numbers but masks holds {}: give one category and one mask per handle",
+                        categories.len(),
+                        masks.len()
+                    )));
+                }
+                let filters: Vec<Filter> = categories
+                    .iter()
+                    .zip(masks.iter())
+                    .map(|(&category, &mask)| Filter::new(category, mask))
+                    .collect();
+                // The core checks the handles against the filters' count, and
+                // every handle before it changes anything.
+                index.set_filter_many(list, &filters).map_err(core)
             })
         })
     }

@@ -230,6 +230,19 @@ pub struct JoinResult {
     pub right: Float64Array,
 }
 
+/// An element's collision filter, as `filter(handle)` gives it: two
+/// elements collide (`pairs`, `overlapping`) only when each one's `category`
+/// has a bit in the other's `mask` (Box2D's rule); a query with a `mask`
+/// reports an element only when its `category` has a bit in it. Both are
+/// unsigned 32-bit integers; every element starts with all bits set.
+#[napi(object)]
+pub struct Filter {
+    /// The categories the element belongs to (bits).
+    pub category: u32,
+    /// The categories it collides with (bits).
+    pub mask: u32,
+}
+
 /// Counts of what an index holds.
 #[napi(object)]
 pub struct Stats {

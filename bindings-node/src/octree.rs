@@ -10,7 +10,7 @@ use napi_derive::napi;
 use crate::args;
 use crate::classes::common_methods;
 use crate::index::Index;
-use crate::objects::{Box3, NodeInfo3, Nodes, QueryManyResult, Stats};
+use crate::objects::{Box3, Filter, NodeInfo3, Nodes, QueryManyResult, Stats};
 
 fn box3(b: flatquad::Box3) -> Box3 {
     Box3 {
@@ -143,10 +143,11 @@ impl Octree {
     }
 
     /// Handles of the elements whose closed box meets the closed query box,
-    /// each once, leaving out `omit`.
+    /// each once, leaving out `omit` and, with a `mask`, the elements whose
+    /// filter category has no bit in it (see `setFilter`).
     #[napi(
         catch_unwind,
-        ts_args_type = "x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, omit?: Handle | null",
+        ts_args_type = "x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, omit?: Handle | null, mask?: number | null",
         ts_return_type = "Float64Array"
     )]
     #[allow(clippy::too_many_arguments)]
@@ -160,9 +161,14 @@ impl Octree {
         y2: Unknown<'_>,
         z2: Unknown<'_>,
         omit: Option<Unknown<'_>>,
+        mask: Option<Unknown<'_>>,
     ) -> napi::Result<Float64Array> {
-        self.index
-            .query(env, &[&x1, &y1, &z1, &x2, &y2, &z2], omit.as_ref())
+        self.index.query(
+            env,
+            &[&x1, &y1, &z1, &x2, &y2, &z2],
+            omit.as_ref(),
+            mask.as_ref(),
+        )
     }
 
     /// Calls `callback(handle)` for each element `query` would return, until
@@ -171,7 +177,7 @@ impl Octree {
     /// throws `ERR_FLATQUAD_BUSY`.
     #[napi(
         catch_unwind,
-        ts_args_type = "x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null"
+        ts_args_type = "x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null, mask?: number | null"
     )]
     #[allow(clippy::too_many_arguments)]
     pub fn query_with(
@@ -185,12 +191,14 @@ impl Octree {
         z2: Unknown<'_>,
         callback: Unknown<'_>,
         omit: Option<Unknown<'_>>,
+        mask: Option<Unknown<'_>>,
     ) -> napi::Result<()> {
         self.index.query_with(
             env,
             &[&x1, &y1, &z1, &x2, &y2, &z2],
             callback,
             omit.as_ref(),
+            mask.as_ref(),
         )
     }
 
@@ -207,10 +215,11 @@ impl Octree {
         self.index.traverse(env, callback, NodeInfo3::of)
     }
 
-    /// Handles of the elements whose closed box holds `(x, y, z)`, leaving out `omit`.
+    /// Handles of the elements whose closed box holds `(x, y, z)`, leaving out
+    /// `omit` and, with a `mask`, the elements whose category has no bit in it.
     #[napi(
         catch_unwind,
-        ts_args_type = "x: number, y: number, z: number, omit?: Handle | null",
+        ts_args_type = "x: number, y: number, z: number, omit?: Handle | null, mask?: number | null",
         ts_return_type = "Float64Array"
     )]
     pub fn query_point(
@@ -220,8 +229,10 @@ impl Octree {
         y: Unknown<'_>,
         z: Unknown<'_>,
         omit: Option<Unknown<'_>>,
+        mask: Option<Unknown<'_>>,
     ) -> napi::Result<Float64Array> {
-        self.index.query_point(env, &[&x, &y, &z], omit.as_ref())
+        self.index
+            .query_point(env, &[&x, &y, &z], omit.as_ref(), mask.as_ref())
     }
 
     /// The element's box (as 32-bit floats: what the octree stores).

@@ -5,6 +5,7 @@ import {
   LooseGrid,
   Quadtree,
   fromBytes,
+  type Filter,
   type Handle,
   type FlatquadError,
   type NodeInfo,
@@ -78,6 +79,17 @@ if (any.kind === 'Grid') {
 }
 void [cells, tight, gridCopy, looseCopy]
 
+// Collision filters: one element, a batch, and a mask on the queries.
+const h0: Handle = grids[0].insert(0, 0, 1, 1)
+grids[0].setFilter(h0, 1 << 0, ~(1 << 1))
+const filter: Filter = grids[0].filter(h0)
+const bits: number = filter.category | filter.mask
+grids[0].setFilters(new Float64Array([h0]), new Uint32Array([1]), new Uint32Array([2]))
+const masked: Float64Array = grids[0].query(0, 0, 1, 1, null, 1)
+grids[0].queryPoint(0, 0, undefined, 1)
+grids[0].queryWith(0, 0, 1, 1, () => {}, null, 1)
+void [bits, masked]
+
 // @ts-expect-error: coordinates are numbers
 tree.insert('1', 2, 3, 4)
 // @ts-expect-error: batch rectangles are typed arrays
@@ -94,5 +106,7 @@ new LooseGrid(corners, { cellSize: [4, 2] })
 new Grid(corners, { maxDepth: 3 })
 // @ts-expect-error: no such option
 new Quadtree({ x: 0, y: 0, width: 1, height: 1 }, { maxLeaf: 3 })
+// @ts-expect-error: a batch's filter bits are a Uint32Array
+tree.setFilters(new Float64Array(1), [1], new Uint32Array(1))
 // @ts-expect-error: the test hooks are not part of the API
 tree.__panicForTests(true)
