@@ -1,4 +1,4 @@
-// The agents workload of shared/bench/AGENTS.md from Node, in batch form:
+// The agents workload of docs/workload.md from Node, in batch form:
 // one moveMany + cleanup per frame, then one pairs() (all-pairs mode) or one
 // overlappingMany() (per-agent mode: each agent's own rectangle, itself left
 // out, as the Rust demo queries it). The same RNG, scenarios and f32 arithmetic as
@@ -7,7 +7,7 @@
 //   node examples/agents.mjs [SCENARIO] [--mode all-pairs|per-agent|both] [--runs N] [--no-peers]
 //
 // With --runs N every index runs N times, round-robin, and the medians are shown
-// (AGENTS.md: quote medians of several runs, and ratios to a peer of the same run).
+// (docs/workload.md: quote medians of several runs, and ratios to a peer of the same run).
 //
 // flatbush (static: rebuilt every frame, then one search per agent) and rbush
 // (dynamic: remove + insert per moved agent, then one search per agent) run in
@@ -102,7 +102,7 @@ function makeAgents({ layout, n, world, size }) {
 }
 
 // One frame's movement: every agent moves by its velocity and bounces off the
-// world's edges (f32 arithmetic, in the order of AGENTS.md).
+// world's edges (f32 arithmetic, in the order of docs/workload.md).
 function step(a) {
   const { n, world, x: xs, y: ys, vx, vy, side } = a
   for (let i = 0; i < n; i++) {

@@ -74,7 +74,9 @@ pub use error::{Error, ErrorKind};
 pub use filter::Filter;
 pub use grid::Grid;
 pub use handle::Handle;
-pub use index::{join, AnyIndex, Kind, NodeInfo, SpatialIndex, Stats};
+pub use index::{
+    join, AnyIndex, Kind, Neighbor, NodeInfo, Ray, RayControl, RayHit, SpatialIndex, Stats,
+};
 pub use loose_grid::LooseGrid;
 pub use loose_quadtree::LooseQuadtree;
 pub use quadtree::dimension::{Dim2, Dim3, Dimension};

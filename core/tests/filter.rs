@@ -11,8 +11,8 @@ use std::ops::ControlFlow;
 
 use common::{meets, snapshot, Lcg, Subject};
 use flatquad::{
-    Box3, Error, Filter, Grid, Handle, LooseGrid, LooseQuadtree, Octree, Quadtree, Rect,
-    SpatialIndex,
+    Bounds, Box3, Error, Filter, Grid, Handle, LooseGrid, LooseQuadtree, Octree, Quadtree, Ray,
+    Rect, SpatialIndex,
 };
 
 /// A few categories and masks, the default, and "collides with nothing".
@@ -137,7 +137,52 @@ fn check<T: Subject>(index: &T, model: &Model, rng: &mut Lcg) {
             .unwrap();
         at.sort_unstable();
         assert_eq!(at, model.query(Rect::point(p[0], p[1]), mask), "point");
+        check_searches(index, model, p, mask, world);
     }
+}
+
+/// Circle, nearest and ray casts with a mask: the brute force over the
+/// elements whose category is in the mask (orders by the documented rule).
+fn check_searches<T: Subject>(index: &T, model: &Model, p: [f32; 2], mask: u32, world: Rect) {
+    let passing: Vec<&(Handle, Rect, Filter)> =
+        model.live.iter().filter(|e| e.2.passes(mask)).collect();
+    let ids: std::collections::HashMap<Handle, u32> =
+        index.iter().map(|(h, _, id)| (h, id)).collect();
+    let radius = 0.05 * f64::from(world.width());
+    let mut hits = Vec::new();
+    index.query_circle(p, radius, mask, &mut hits).unwrap();
+    hits.sort_unstable();
+    let mut expected: Vec<Handle> = (passing.iter())
+        .filter(|e| e.1.distance_to_point(p) <= radius)
+        .map(|e| e.0)
+        .collect();
+    expected.sort_unstable();
+    assert_eq!(hits, expected, "query_circle mask {mask:#x}");
+
+    let mut by_distance: Vec<(f64, u32, Handle)> = (passing.iter())
+        .map(|e| (e.1.distance_to_point(p), ids[&e.0], e.0))
+        .collect();
+    by_distance.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    let mut near = Vec::new();
+    index.nearest(p, 5, None, mask, &mut near).unwrap();
+    let got: Vec<Handle> = near.iter().map(|n| n.handle).collect();
+    let want: Vec<Handle> = by_distance.iter().take(5).map(|e| e.2).collect();
+    assert_eq!(got, want, "nearest mask {mask:#x}");
+
+    let ray = Ray {
+        origin: p,
+        direction: [1.0, 0.25],
+        max_length: f64::from(world.width()),
+    };
+    let mut cast = Vec::new();
+    index.ray_cast_all(&ray, mask, &mut cast).unwrap();
+    let got: Vec<Handle> = cast.iter().map(|h| h.handle).collect();
+    let mut by_entry: Vec<(f64, u32, Handle)> = (passing.iter())
+        .filter_map(|e| ray.entry_into(&e.1).map(|t| (t, ids[&e.0], e.0)))
+        .collect();
+    by_entry.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+    let want: Vec<Handle> = by_entry.iter().map(|e| e.2).collect();
+    assert_eq!(got, want, "ray_cast_all mask {mask:#x}");
 }
 
 fn filters_obey_the_collision_rule<T: Subject>(make: fn(Rect) -> T) {

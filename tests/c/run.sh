@@ -16,7 +16,7 @@
 #  7. make install into a temporary prefix (and a DESTDIR staging install), then
 #     the README's C example built with pkg-config, and tests/cmake built against
 #     the installed copy (find_package and pkg-config) and run by ctest
-#  8. the agents workload in C: both checksums of AGENTS.md in both modes (-O2)
+#  8. the agents workload in C: both checksums of docs/workload.md in both modes (-O2)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -205,7 +205,7 @@ cmake --build "$tmp/cmake" -j 2 >>"$tmp/cmake.log" || { cat "$tmp/cmake.log"; fa
 (cd "$tmp/cmake" && ctest --output-on-failure)
 pass "CMake project: shared, static and pkg-config consumers"
 
-step "the agents workload in C (-O2, release library): checksums of AGENTS.md"
+step "the agents workload in C (-O2, release library): checksums of docs/workload.md"
 "$CC" -std=c99 -D_POSIX_C_SOURCE=199309L -O2 "${WARN[@]}" -Iinclude tests/c/agents.c "$lib_a" \
     "${static_libs[@]}" -o "$tmp/agents"
 "$tmp/agents" uniform-20k

@@ -98,8 +98,8 @@ impl Span {
 /// **Big elements.** An element whose rectangle meets more than
 /// [`Grid::MAX_CELLS_PER_ELEMENT`] cells (32 × 32), or more than a quarter of
 /// all the cells, is not linked into the cells but kept in a list of big
-/// elements (seed 002's "dragons"), which every query and the pair walk test
-/// directly. So an element never costs more than 1,024 links (8 KiB), a
+/// elements (the "dragons" of `docs/design.md`), which every query and the
+/// pair walk test directly. So an element never costs more than 1,024 links (8 KiB), a
 /// world-sized one costs one entry, and memory stays O(elements + cells). The
 /// rule depends on the rectangle and the grid's dimensions alone. Every query
 /// tests every big element, so the list should stay short: the limit is high

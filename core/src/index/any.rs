@@ -4,7 +4,7 @@
 
 use core::ops::ControlFlow;
 
-use super::raw::{Slots, Structure};
+use super::raw::{SearchItem, Slots, Structure};
 use super::snapshot::Reader;
 use super::{NodeInfo, SpatialIndex, Stats};
 use crate::{Error, Filter, Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Rect};
@@ -215,6 +215,12 @@ impl Structure for AnyIndex {
     #[cfg(feature = "rayon")]
     fn par_pairs_checked(&self, pairs: &mut Vec<(Handle, Handle)>) {
         dispatch!(self, s => s.par_pairs_checked(pairs))
+    }
+    fn search_roots(&self, push: &mut impl FnMut(SearchItem<Rect>)) {
+        dispatch!(self, s => s.search_roots(push))
+    }
+    fn search_expand(&self, node: u128, push: &mut impl FnMut(SearchItem<Rect>)) {
+        dispatch!(self, s => s.search_expand(node, push))
     }
     fn relocate_many(&mut self, handles: &[Handle], rects: &[Rect]) {
         dispatch!(self, s => s.relocate_many(handles, rects))

@@ -11,10 +11,12 @@ pub mod join;
 #[cfg(feature = "rayon")]
 pub(crate) mod parallel;
 pub(crate) mod raw;
+pub(crate) mod search;
 pub(crate) mod snapshot;
 
 pub use any::{AnyIndex, Kind};
 use raw::{Structure, PREFETCH_AHEAD};
+pub use search::{Neighbor, Ray, RayControl, RayHit};
 
 /// A box the structures accept, or [`Error::InvalidRect`] ([`Error::InvalidBox`] in 3D).
 pub(crate) fn check_rect<B: Bounds>(rect: B) -> Result<B, Error> {
@@ -505,9 +507,8 @@ pub trait SpatialIndex: Structure + Sized {
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {
-        let all = mask == Filter::ALL || !self.filtered();
         move |handle| {
-            if all || self.filter_at(handle.slot()).passes(mask) {
+            if self.passes_mask(handle.slot(), mask) {
                 visit(handle)
             } else {
                 ControlFlow::Continue(())
@@ -642,6 +643,269 @@ pub trait SpatialIndex: Structure + Sized {
             counts[i] += counts[i - 1];
         }
         *offsets = counts;
+        Ok(())
+    }
+
+    /// Fills `hits` (cleared first) with every element passing `mask` whose
+    /// closed box is within `radius` of `center` (closed: at distance `<=
+    /// radius`, measured by [`Bounds::distance_to_point`]), in no particular
+    /// order. In 3D the circle is a sphere. `mask` is a collision mask: an
+    /// element is reported only if its category `& mask != 0` (so `mask` 0
+    /// reports nothing, `u32::MAX` everything).
+    ///
+    /// # Errors
+    /// [`Error::InvalidPoint`] ([`Error::InvalidPoint3`]) for a NaN or
+    /// infinite `center`; [`Error::InvalidDistance`] for a NaN or negative
+    /// `radius` (+∞ is fine: everything). `hits` is then left empty.
+    fn query_circle(
+        &self,
+        center: <Self::Bounds as Bounds>::Point,
+        radius: f64,
+        mask: u32,
+        hits: &mut Vec<Handle>,
+    ) -> Result<(), Error> {
+        hits.clear();
+        self.query_circle_with(center, radius, mask, collect_into(hits))
+            .map(|_| ())
+    }
+
+    /// Calls `visit` with each element [`query_circle`](SpatialIndex::query_circle)
+    /// would report, until `visit` breaks; returns how the walk ended.
+    ///
+    /// # Errors
+    /// As [`query_circle`](SpatialIndex::query_circle); `visit` is then never called.
+    fn query_circle_with<F>(
+        &self,
+        center: <Self::Bounds as Bounds>::Point,
+        radius: f64,
+        mask: u32,
+        visit: F,
+    ) -> Result<ControlFlow<()>, Error>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        check_point::<Self::Bounds>(center)?;
+        check_distance("radius", radius)?;
+        Ok(search::circle(self, center, radius, mask, visit))
+    }
+
+    /// [`query_circle`](SpatialIndex::query_circle) for each `(centers[i],
+    /// radii[i])`, in compressed rows: the hits of circle `i` are
+    /// `hits[offsets[i]..offsets[i + 1]]`. Both vectors are cleared first.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] if `radii` is not as long as `centers`; the
+    /// first bad center or radius inside [`Error::InBatch`]. Nothing is
+    /// written then.
+    fn query_circle_many(
+        &self,
+        centers: &[<Self::Bounds as Bounds>::Point],
+        radii: &[f64],
+        mask: u32,
+        offsets: &mut Vec<usize>,
+        hits: &mut Vec<Handle>,
+    ) -> Result<(), Error> {
+        check_lengths(centers.len(), radii.len())?;
+        for (index, (&center, &radius)) in centers.iter().zip(radii).enumerate() {
+            check_point::<Self::Bounds>(center)
+                .and_then(|_| check_distance("radius", radius))
+                .map_err(|e| e.in_batch(index))?;
+        }
+        offsets.clear();
+        hits.clear();
+        offsets.reserve(centers.len() + 1);
+        offsets.push(0);
+        for (&center, &radius) in centers.iter().zip(radii) {
+            let _ = search::circle(self, center, radius, mask, collect_into(hits));
+            offsets.push(hits.len());
+        }
+        Ok(())
+    }
+
+    /// Fills `out` (cleared first) with the `k` elements passing `mask`
+    /// nearest to `point` (fewer if there are fewer), nearest first, at most
+    /// `max_distance` away if given (closed). The distance is to the
+    /// element's closed box ([`Bounds::distance_to_point`], in `f64`; 0 when
+    /// the box holds the point). Ties are broken by id, then by the handle's
+    /// raw value: the order is ascending `(distance, id, handle)`, the same
+    /// as a brute-force sort. The walk is best-first over the structure's
+    /// nodes and visits only what can beat the `k`-th result, never every
+    /// element. `k` = 0 gives nothing.
+    ///
+    /// ```
+    /// use flatquad::{Quadtree, Rect, SpatialIndex};
+    /// let mut tree = Quadtree::for_world(Rect::new(0.0, 0.0, 100.0, 100.0))?;
+    /// let a = tree.insert(Rect::new(10.0, 10.0, 20.0, 20.0), 1)?;
+    /// let b = tree.insert(Rect::new(50.0, 10.0, 60.0, 20.0), 2)?;
+    /// let mut near = Vec::new();
+    /// tree.nearest([25.0, 15.0], 2, None, u32::MAX, &mut near)?;
+    /// assert_eq!((near[0].handle, near[0].distance), (a, 5.0));
+    /// assert_eq!((near[1].handle, near[1].distance), (b, 25.0));
+    /// tree.nearest([25.0, 15.0], 2, Some(10.0), u32::MAX, &mut near)?;
+    /// assert_eq!(near.len(), 1);
+    /// # Ok::<(), flatquad::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidPoint`] ([`Error::InvalidPoint3`]) for a NaN or
+    /// infinite `point`; [`Error::InvalidDistance`] for a NaN or negative
+    /// `max_distance`. `out` is then left empty.
+    fn nearest(
+        &self,
+        point: <Self::Bounds as Bounds>::Point,
+        k: usize,
+        max_distance: Option<f64>,
+        mask: u32,
+        out: &mut Vec<Neighbor>,
+    ) -> Result<(), Error> {
+        self.nearest_with(point, k, max_distance, mask, |_| true, out)
+    }
+
+    /// [`nearest`](SpatialIndex::nearest) with a filter: `accept` is called
+    /// with candidates in ascending order, each once, and the elements it
+    /// rejects do not count towards `k`.
+    ///
+    /// # Errors
+    /// As [`nearest`](SpatialIndex::nearest); `accept` is then never called.
+    fn nearest_with<A>(
+        &self,
+        point: <Self::Bounds as Bounds>::Point,
+        k: usize,
+        max_distance: Option<f64>,
+        mask: u32,
+        accept: A,
+        out: &mut Vec<Neighbor>,
+    ) -> Result<(), Error>
+    where
+        A: FnMut(Handle) -> bool,
+    {
+        out.clear();
+        check_point::<Self::Bounds>(point)?;
+        let max_distance = check_max_distance(max_distance)?;
+        let query = search::Nearest {
+            point,
+            k,
+            max_distance,
+            mask,
+        };
+        search::nearest(self, &mut search::Heap::new(), query, accept, out);
+        Ok(())
+    }
+
+    /// [`nearest`](SpatialIndex::nearest) for each point, in compressed rows:
+    /// the neighbours of `points[i]` are `out[offsets[i]..offsets[i + 1]]`,
+    /// nearest first. Both vectors are cleared first.
+    ///
+    /// # Errors
+    /// [`Error::InvalidDistance`] for a bad `max_distance`; the first bad
+    /// point inside [`Error::InBatch`]. Nothing is written then.
+    fn nearest_many(
+        &self,
+        points: &[<Self::Bounds as Bounds>::Point],
+        k: usize,
+        max_distance: Option<f64>,
+        mask: u32,
+        offsets: &mut Vec<usize>,
+        out: &mut Vec<Neighbor>,
+    ) -> Result<(), Error> {
+        let max_distance = check_max_distance(max_distance)?;
+        for (index, &point) in points.iter().enumerate() {
+            check_point::<Self::Bounds>(point).map_err(|e| e.in_batch(index))?;
+        }
+        offsets.clear();
+        out.clear();
+        offsets.reserve(points.len() + 1);
+        offsets.push(0);
+        let mut heap = search::Heap::new();
+        for &point in points {
+            let query = search::Nearest {
+                point,
+                k,
+                max_distance,
+                mask,
+            };
+            search::nearest(self, &mut heap, query, |_| true, out);
+            offsets.push(out.len());
+        }
+        Ok(())
+    }
+
+    /// The first element passing `mask` that the segment `ray` hits, in the
+    /// order of [`ray_cast_all`](SpatialIndex::ray_cast_all), or `None`.
+    ///
+    /// ```
+    /// use flatquad::{Grid, Ray, Rect, SpatialIndex};
+    /// let mut grid = Grid::for_world(Rect::new(0.0, 0.0, 100.0, 100.0))?;
+    /// let wall = grid.insert(Rect::new(40.0, 0.0, 45.0, 100.0), 7)?;
+    /// grid.insert(Rect::new(60.0, 0.0, 65.0, 100.0), 8)?;
+    /// let ray = Ray { origin: [10.0, 50.0], direction: [2.0, 0.0], max_length: 80.0 };
+    /// let hit = grid.ray_cast(&ray, u32::MAX)?.unwrap();
+    /// assert_eq!((hit.handle, hit.distance, hit.fraction), (wall, 30.0, 0.375));
+    /// let short = Ray { max_length: 20.0, ..ray };
+    /// assert!(grid.ray_cast(&short, u32::MAX)?.is_none());
+    /// # Ok::<(), flatquad::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidPoint`] ([`Error::InvalidPoint3`]) for a NaN or
+    /// infinite origin; [`Error::InvalidDirection`] for a zero or non-finite
+    /// direction; [`Error::InvalidDistance`] for a `max_length` that is NaN,
+    /// negative or infinite.
+    fn ray_cast(
+        &self,
+        ray: &Ray<<Self::Bounds as Bounds>::Point>,
+        mask: u32,
+    ) -> Result<Option<RayHit>, Error> {
+        let mut first = None;
+        self.ray_cast_with(ray, mask, |hit| {
+            first = Some(*hit);
+            RayControl::Stop
+        })?;
+        Ok(first)
+    }
+
+    /// Fills `hits` (cleared first) with every element passing `mask` that
+    /// the segment from `ray.origin` along `ray.direction` for
+    /// `ray.max_length` touches, in ascending order of `(distance, id,
+    /// handle)`. Boxes are closed: a ray grazing a corner or running along
+    /// an edge hits (where it first touches), a ray starting inside or on a
+    /// box hits it at distance 0, and a ray of length 0 hits the boxes
+    /// holding its origin. Exact for rays parallel to an axis (see
+    /// [`Bounds::ray_entry`]).
+    ///
+    /// # Errors
+    /// As [`ray_cast`](SpatialIndex::ray_cast); `hits` is then left empty.
+    fn ray_cast_all(
+        &self,
+        ray: &Ray<<Self::Bounds as Bounds>::Point>,
+        mask: u32,
+        hits: &mut Vec<RayHit>,
+    ) -> Result<(), Error> {
+        hits.clear();
+        self.ray_cast_with(ray, mask, |hit| {
+            hits.push(*hit);
+            RayControl::Continue
+        })
+    }
+
+    /// Calls `visit` with each hit of [`ray_cast_all`](SpatialIndex::ray_cast_all)
+    /// in that order; `visit` says whether to go on, to stop, or to shorten
+    /// the ray ([`RayControl::Clip`], the Box2D / parry pattern: clip to a
+    /// hit's distance to keep only the hits that are as near).
+    ///
+    /// # Errors
+    /// As [`ray_cast`](SpatialIndex::ray_cast); `visit` is then never called.
+    fn ray_cast_with<F>(
+        &self,
+        ray: &Ray<<Self::Bounds as Bounds>::Point>,
+        mask: u32,
+        visit: F,
+    ) -> Result<(), Error>
+    where
+        F: FnMut(&RayHit) -> RayControl,
+    {
+        check_ray::<Self::Bounds>(ray)?;
+        search::ray_cast(self, ray, mask, visit);
         Ok(())
     }
 
@@ -798,6 +1062,40 @@ pub(crate) fn pairs_into<T: Structure>(index: &T, pairs: &mut Vec<(Handle, Handl
         pairs.push((a, b));
         ControlFlow::Continue(())
     });
+}
+
+/// A radius or maximum distance the searches accept (`>= 0`, +∞ included),
+/// or [`Error::InvalidDistance`].
+pub(crate) fn check_distance(name: &'static str, value: f64) -> Result<f64, Error> {
+    if value >= 0.0 {
+        Ok(value)
+    } else {
+        Err(Error::InvalidDistance { name, found: value })
+    }
+}
+
+/// An optional maximum distance, +∞ for none.
+fn check_max_distance(max_distance: Option<f64>) -> Result<f64, Error> {
+    max_distance.map_or(Ok(f64::INFINITY), |d| check_distance("max_distance", d))
+}
+
+/// A ray the casts accept: finite origin, finite non-zero direction, finite
+/// `max_length >= 0`.
+pub(crate) fn check_ray<B: Bounds>(ray: &Ray<B::Point>) -> Result<(), Error> {
+    check_point::<B>(ray.origin)?;
+    let d = ray.direction.as_ref();
+    if !d.iter().all(|v| v.is_finite()) || d.iter().all(|&v| v == 0.0) {
+        let mut direction = [0.0; 3];
+        direction[..d.len()].copy_from_slice(d);
+        return Err(Error::InvalidDirection(direction));
+    }
+    if !(ray.max_length >= 0.0 && ray.max_length.is_finite()) {
+        return Err(Error::InvalidDistance {
+            name: "max_length",
+            found: ray.max_length,
+        });
+    }
+    Ok(())
 }
 
 /// [`Error::LengthMismatch`] unless two batch slices are equally long.

@@ -179,8 +179,8 @@ impl LooseQuadtree {
     }
 
     /// An empty tree over `world` for elements mostly no wider and no taller
-    /// than `max_extent` (after seed 002's "uniform upper-bound size"): the
-    /// elements over the bound — a few large ones among many small — are kept
+    /// than `max_extent` (after the "uniform upper-bound size" of the design
+    /// notes, `docs/design.md`): the elements over the bound — a few large ones among many small — are kept
     /// apart, in a plain loose quadtree of their own (see
     /// [`over_bound_len`](LooseQuadtree::over_bound_len)), so that they do
     /// not widen the boxes the small ones share. Any size is fine either way,
