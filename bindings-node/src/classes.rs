@@ -12,7 +12,10 @@ use napi_derive::napi;
 
 use crate::args;
 use crate::index::Index;
-use crate::objects::{BulkResult, Filter, JoinResult, Nodes, QueryManyResult, Rectangle, Stats};
+use crate::objects::{
+    BulkResult, Filter, JoinResult, NearestManyResult, Neighbor, Nodes, QueryManyResult, RayHit,
+    Rectangle, Stats,
+};
 
 /// `common_methods!(Class, core type)`: the methods every class has, the
 /// octree included (none takes a box's coordinates one by one), declared on
@@ -156,6 +159,47 @@ macro_rules! common_methods {
                 masks: Unknown<'_>,
             ) -> napi::Result<()> {
                 self.index.set_filters(env, &handles, &categories, &masks)
+            }
+
+            /// `queryCircle` for every `(centers[i], radii[i])` in one call: `centers`
+            /// holds 2 numbers `x, y` per center (an `Octree`'s 3, `x, y, z`),
+            /// `radii` one radius each; the hits of circle `i` are
+            /// `hits.subarray(offsets[i], offsets[i + 1])`. A bad center or radius
+            /// is refused (the error's `index` says which) and nothing is returned.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null"
+            )]
+            pub fn query_circle_many(
+                &self,
+                env: &Env,
+                centers: Unknown<'_>,
+                radii: Unknown<'_>,
+                mask: Option<Unknown<'_>>,
+            ) -> napi::Result<QueryManyResult> {
+                self.index
+                    .query_circle_many(env, &centers, &radii, mask.as_ref())
+            }
+
+            /// `nearest` for every point of `points` (2 numbers `x, y` each; an
+            /// `Octree`'s 3) in one call, with the same `k` and options (no
+            /// `filter` callback): the neighbours of point `i` are at positions
+            /// `offsets[i]` to `offsets[i + 1]` of `handles`, `ids` and
+            /// `distances`, nearest first. A bad point is refused (the error's
+            /// `index` says which) and nothing is returned.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "points: Float32Array | Float64Array, k?: number | null, options?: NearestManyOptions | null"
+            )]
+            pub fn nearest_many(
+                &self,
+                env: &Env,
+                points: Unknown<'_>,
+                k: Option<Unknown<'_>>,
+                options: Option<Unknown<'_>>,
+            ) -> napi::Result<NearestManyResult> {
+                self.index
+                    .nearest_many(env, &points, k.as_ref(), options.as_ref())
             }
 
             /// The id the element was inserted with.
@@ -383,6 +427,134 @@ macro_rules! shared_methods {
             ) -> napi::Result<Float64Array> {
                 self.index
                     .query_point(env, &[&x, &y], omit.as_ref(), mask.as_ref())
+            }
+
+            /// Handles of the elements whose closed rectangle is within `radius`
+            /// of `(x, y)` (at distance `<= radius`, in 64-bit floats from the
+            /// 32-bit coordinates), in no particular order, leaving out, with a
+            /// `mask`, the elements whose category has no bit in it. Throws a
+            /// `RangeError` for a NaN or infinite center or a NaN or negative
+            /// `radius` (`Infinity` is fine: everything).
+            #[napi(
+                catch_unwind,
+                ts_args_type = "x: number, y: number, radius: number, mask?: number | null",
+                ts_return_type = "Float64Array"
+            )]
+            pub fn query_circle(
+                &self,
+                env: &Env,
+                x: Unknown<'_>,
+                y: Unknown<'_>,
+                radius: Unknown<'_>,
+                mask: Option<Unknown<'_>>,
+            ) -> napi::Result<Float64Array> {
+                self.index
+                    .query_circle(env, &[&x, &y], &radius, mask.as_ref())
+            }
+
+            /// The `k` (default 1; an integer `>= 0`) elements nearest to `(x, y)`,
+            /// nearest first, fewer if there are fewer: `[{ handle, id, distance }]`,
+            /// the distance to the element's closed rectangle (0 inside it).
+            /// Ties go to the smaller id, then the smaller handle. Options:
+            /// `maxDistance` (closed), `mask` (only the categories in it) and
+            /// `filter(handle)`, called nearest first, which leaves out the
+            /// elements it returns a falsy value for (they do not count towards
+            /// `k`); an exception it throws propagates. Throws a `RangeError` for
+            /// a NaN or infinite point, a negative or non-integer `k`, or a NaN
+            /// or negative `maxDistance`.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "x: number, y: number, k?: number | null, options?: NearestOptions | null"
+            )]
+            pub fn nearest(
+                &self,
+                env: &Env,
+                x: Unknown<'_>,
+                y: Unknown<'_>,
+                k: Option<Unknown<'_>>,
+                options: Option<Unknown<'_>>,
+            ) -> napi::Result<Vec<Neighbor>> {
+                self.index
+                    .nearest(env, &[&x, &y], k.as_ref(), options.as_ref())
+            }
+
+            /// The first element the segment from `(ox, oy)` along `(dx, dy)` (any
+            /// length but 0; normalised in 64-bit floats) for `maxLength` hits:
+            /// `{ handle, id, distance, fraction }` or `null`. Closed boxes: a ray
+            /// starting inside one hits it at distance 0; ties go to the smaller
+            /// id, then handle. With a `mask`, only the categories in it. Throws
+            /// a `RangeError` for a NaN or infinite origin, a zero or non-finite
+            /// direction, or a `maxLength` that is NaN, negative or infinite.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "ox: number, oy: number, dx: number, dy: number, maxLength: number, mask?: number | null"
+            )]
+            #[allow(clippy::too_many_arguments)]
+            pub fn ray_cast(
+                &self,
+                env: &Env,
+                ox: Unknown<'_>,
+                oy: Unknown<'_>,
+                dx: Unknown<'_>,
+                dy: Unknown<'_>,
+                max_length: Unknown<'_>,
+                mask: Option<Unknown<'_>>,
+            ) -> napi::Result<Option<RayHit>> {
+                self.index
+                    .ray_cast(env, &[&ox, &oy], &[&dx, &dy], &max_length, mask.as_ref())
+            }
+
+            /// Every element the ray hits, nearest first (ties: id, then handle).
+            #[napi(
+                catch_unwind,
+                ts_args_type = "ox: number, oy: number, dx: number, dy: number, maxLength: number, mask?: number | null"
+            )]
+            #[allow(clippy::too_many_arguments)]
+            pub fn ray_cast_all(
+                &self,
+                env: &Env,
+                ox: Unknown<'_>,
+                oy: Unknown<'_>,
+                dx: Unknown<'_>,
+                dy: Unknown<'_>,
+                max_length: Unknown<'_>,
+                mask: Option<Unknown<'_>>,
+            ) -> napi::Result<Vec<RayHit>> {
+                self.index
+                    .ray_cast_all(env, &[&ox, &oy], &[&dx, &dy], &max_length, mask.as_ref())
+            }
+
+            /// Calls `callback(hit)` for each hit of `rayCastAll`, in its order; the
+            /// callback returns nothing or `true` to go on, `false` to stop, or a
+            /// number to shorten the ray to that length (only hits at most that
+            /// far are visited from then on: return `hit.distance` to keep the
+            /// nearest). An exception thrown by the callback propagates. The
+            /// callback may read the index; a call that changes it throws
+            /// `ERR_FLATQUAD_BUSY`.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "ox: number, oy: number, dx: number, dy: number, maxLength: number, callback: (hit: RayHit) => boolean | number | void, mask?: number | null"
+            )]
+            #[allow(clippy::too_many_arguments)]
+            pub fn ray_cast_with(
+                &self,
+                env: &Env,
+                ox: Unknown<'_>,
+                oy: Unknown<'_>,
+                dx: Unknown<'_>,
+                dy: Unknown<'_>,
+                max_length: Unknown<'_>,
+                callback: Unknown<'_>,
+                mask: Option<Unknown<'_>>,
+            ) -> napi::Result<()> {
+                self.index.ray_cast_with(
+                    env,
+                    &[&ox, &oy],
+                    &[&dx, &dy],
+                    &max_length,
+                    callback,
+                    mask.as_ref(),
+                )
             }
 
             /// Calls `callback(handle)` for each element `query` would return,

@@ -10,7 +10,9 @@ use napi_derive::napi;
 use crate::args;
 use crate::classes::common_methods;
 use crate::index::Index;
-use crate::objects::{Box3, Filter, NodeInfo3, Nodes, QueryManyResult, Stats};
+use crate::objects::{
+    Box3, Filter, NearestManyResult, Neighbor, NodeInfo3, Nodes, QueryManyResult, RayHit, Stats,
+};
 
 fn box3(b: flatquad::Box3) -> Box3 {
     Box3 {
@@ -233,6 +235,133 @@ impl Octree {
     ) -> napi::Result<Float64Array> {
         self.index
             .query_point(env, &[&x, &y, &z], omit.as_ref(), mask.as_ref())
+    }
+
+    /// Handles of the elements whose closed box is within `radius` of
+    /// `(x, y, z)` (a sphere), in no particular order; with a `mask`, only
+    /// the categories in it. Throws as the 2D classes' `queryCircle` does.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "x: number, y: number, z: number, radius: number, mask?: number | null",
+        ts_return_type = "Float64Array"
+    )]
+    pub fn query_circle(
+        &self,
+        env: &Env,
+        x: Unknown<'_>,
+        y: Unknown<'_>,
+        z: Unknown<'_>,
+        radius: Unknown<'_>,
+        mask: Option<Unknown<'_>>,
+    ) -> napi::Result<Float64Array> {
+        self.index
+            .query_circle(env, &[&x, &y, &z], &radius, mask.as_ref())
+    }
+
+    /// The `k` (default 1) elements nearest to `(x, y, z)`, nearest first:
+    /// `[{ handle, id, distance }]`; options and errors as the 2D classes'
+    /// `nearest`.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "x: number, y: number, z: number, k?: number | null, options?: NearestOptions | null"
+    )]
+    pub fn nearest(
+        &self,
+        env: &Env,
+        x: Unknown<'_>,
+        y: Unknown<'_>,
+        z: Unknown<'_>,
+        k: Option<Unknown<'_>>,
+        options: Option<Unknown<'_>>,
+    ) -> napi::Result<Vec<Neighbor>> {
+        self.index
+            .nearest(env, &[&x, &y, &z], k.as_ref(), options.as_ref())
+    }
+
+    /// The first element the segment from `(ox, oy, oz)` along `(dx, dy, dz)`
+    /// for `maxLength` hits, or `null`; as the 2D classes' `rayCast`.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, maxLength: number, mask?: number | null"
+    )]
+    #[allow(clippy::too_many_arguments)]
+    pub fn ray_cast(
+        &self,
+        env: &Env,
+        ox: Unknown<'_>,
+        oy: Unknown<'_>,
+        oz: Unknown<'_>,
+        dx: Unknown<'_>,
+        dy: Unknown<'_>,
+        dz: Unknown<'_>,
+        max_length: Unknown<'_>,
+        mask: Option<Unknown<'_>>,
+    ) -> napi::Result<Option<RayHit>> {
+        self.index.ray_cast(
+            env,
+            &[&ox, &oy, &oz],
+            &[&dx, &dy, &dz],
+            &max_length,
+            mask.as_ref(),
+        )
+    }
+
+    /// Every element the ray hits, nearest first.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, maxLength: number, mask?: number | null"
+    )]
+    #[allow(clippy::too_many_arguments)]
+    pub fn ray_cast_all(
+        &self,
+        env: &Env,
+        ox: Unknown<'_>,
+        oy: Unknown<'_>,
+        oz: Unknown<'_>,
+        dx: Unknown<'_>,
+        dy: Unknown<'_>,
+        dz: Unknown<'_>,
+        max_length: Unknown<'_>,
+        mask: Option<Unknown<'_>>,
+    ) -> napi::Result<Vec<RayHit>> {
+        self.index.ray_cast_all(
+            env,
+            &[&ox, &oy, &oz],
+            &[&dx, &dy, &dz],
+            &max_length,
+            mask.as_ref(),
+        )
+    }
+
+    /// Calls `callback(hit)` for each hit in `rayCastAll`'s order: nothing or
+    /// `true` goes on, `false` stops, a number shortens the ray to that length.
+    /// An exception thrown by the callback propagates.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, maxLength: number, callback: (hit: RayHit) => boolean | number | void, mask?: number | null"
+    )]
+    #[allow(clippy::too_many_arguments)]
+    pub fn ray_cast_with(
+        &self,
+        env: &Env,
+        ox: Unknown<'_>,
+        oy: Unknown<'_>,
+        oz: Unknown<'_>,
+        dx: Unknown<'_>,
+        dy: Unknown<'_>,
+        dz: Unknown<'_>,
+        max_length: Unknown<'_>,
+        callback: Unknown<'_>,
+        mask: Option<Unknown<'_>>,
+    ) -> napi::Result<()> {
+        self.index.ray_cast_with(
+            env,
+            &[&ox, &oy, &oz],
+            &[&dx, &dy, &dz],
+            &max_length,
+            callback,
+            mask.as_ref(),
+        )
     }
 
     /// The element's box (as 32-bit floats: what the octree stores).
