@@ -110,4 +110,5 @@ function main() {
   }
 }
 
-main()
+module.exports = { platformKey }
+if (require.main === module) main()
