@@ -35,6 +35,12 @@ pub use workload::{scenario, Aabb, Agents, Layout, Queries, Scenario, SCENARIOS}
 
 use std::fmt;
 
+/// The repository README's Rust examples, compiled and run as doc tests (here,
+/// not in the published core crate, whose package does not hold that README).
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
+
 /// What a run measures: how a frame's collisions are found (docs/workload.md "Collide")
 /// in a moving scenario, or which queries a static scenario's index answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -83,7 +83,9 @@ pub use quadtree::dimension::{Dim2, Dim3, Dimension};
 pub use quadtree::{FlatTree, Octree, Quadtree};
 pub use rect::Rect;
 
-/// The README's examples, compiled and run as doc tests.
+/// The crate README's examples, compiled and run as doc tests (the README is
+/// inside the package, so the published crate's doc tests pass too; the
+/// repository's README is tested by flatquad-bench).
 #[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
+#[doc = include_str!("../README.md")]
 struct ReadmeDoctests;

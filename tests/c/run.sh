@@ -197,14 +197,13 @@ for k in $(seq 1 "$examples"); do
     awk -v k="$k" '/^```text$/{n++; if (n == k) {f=1; next}} /^```$/{if (f) exit} f' <<<"$section" >"$tmp/example.expected"
     [ -s "$tmp/example.c" ] && [ -s "$tmp/example.expected" ] || fail "no C example $k and its output in README.md"
     (cd "$tmp" && cc example.c $(pkg-config --cflags --libs flatquad) -o example) # as the README says
-    export LD_LIBRARY_PATH="$(pkg-config --variable=libdir flatquad)"
-    "$tmp/example" >"$tmp/example.out"
+    # No LD_LIBRARY_PATH: the rpath in flatquad.pc's Libs finds the installed library.
+    env -u LD_LIBRARY_PATH "$tmp/example" >"$tmp/example.out"
     diff -u "$tmp/example.expected" "$tmp/example.out" || fail "README C example $k's output differs from README.md"
     # grep reads all of ldd's output: with -q it may exit first, and pipefail sees ldd's SIGPIPE.
-    ldd "$tmp/example" | grep "=> $prefix/lib/$soname" >/dev/null || fail "the example did not load the installed library"
-    unset LD_LIBRARY_PATH
+    env -u LD_LIBRARY_PATH ldd "$tmp/example" | grep "=> $prefix/lib/$soname" >/dev/null || fail "the example did not load the installed library"
     "$CC" -std=c99 -pedantic "${WARN[@]}" "${SAN[@]}" $(pkg-config --cflags flatquad) "$tmp/example.c" \
-        $(pkg-config --libs flatquad) -Wl,-rpath,"$prefix/lib" -o "$tmp/example_strict"
+        $(pkg-config --libs flatquad) -o "$tmp/example_strict"
     "$tmp/example_strict" | diff -u "$tmp/example.expected" -
     pass "README C example $k: builds as written, prints what README.md says, clean under -Werror and sanitizers"
 done
