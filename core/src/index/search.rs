@@ -323,6 +323,35 @@ pub(crate) fn nearest<T, A>(
     );
 }
 
+impl RayHit {
+    /// The hit at `distance` along a ray of `max_length`.
+    fn new(handle: Handle, id: u32, distance: f64, max_length: f64) -> RayHit {
+        let fraction = if max_length > 0.0 {
+            distance / max_length
+        } else {
+            0.0
+        };
+        RayHit {
+            handle,
+            id,
+            distance,
+            fraction,
+        }
+    }
+}
+
+/// A ray's key for a node: where it enters the box, if it meets the box up
+/// to rounding (both ends widened by the node margin).
+fn ray_node_key<B: Bounds>(
+    b: &B,
+    origin: &[f64],
+    direction: &[f64],
+    max_length: f64,
+) -> Option<f64> {
+    let (enter, exit) = slab(b, origin, direction, max_length)?;
+    (enter * (1.0 - NODE_MARGIN) <= exit * (1.0 + NODE_MARGIN)).then_some(enter)
+}
+
 /// Casts a checked ray, calling `visit` with each hit in ascending order.
 pub(crate) fn ray_cast<T, V>(
     index: &T,
@@ -336,7 +365,6 @@ pub(crate) fn ray_cast<T, V>(
     let origin = ray.origin_f64();
     let direction = ray.unit_direction();
     let max_length = ray.max_length;
-    let relaxed = 1.0 + NODE_MARGIN;
     let mut current = max_length;
     let mut heap = heap();
     walk(
@@ -344,23 +372,15 @@ pub(crate) fn ray_cast<T, V>(
         &mut heap,
         mask,
         max_length,
-        // A node is kept if the ray meets its box up to rounding.
-        |b: &T::Bounds| {
-            let (enter, exit) = slab(b, &origin, &direction, max_length)?;
-            (enter * (1.0 - NODE_MARGIN) <= exit * relaxed).then_some(enter)
-        },
+        |b: &T::Bounds| ray_node_key(b, &origin, &direction, max_length),
         |b: &T::Bounds| b.ray_entry(&origin, &direction, max_length),
         |slot, distance| {
-            let hit = RayHit {
-                handle: index.handle_at(slot),
-                id: index.id_at(slot),
+            let hit = RayHit::new(
+                index.handle_at(slot),
+                index.id_at(slot),
                 distance,
-                fraction: if max_length > 0.0 {
-                    distance / max_length
-                } else {
-                    0.0
-                },
-            };
+                max_length,
+            );
             match visit(&hit) {
                 RayControl::Continue => Walk::Continue(current),
                 RayControl::Clip(length) if length >= 0.0 => {
@@ -698,7 +718,6 @@ where
     let origin = ray.origin_f64();
     let direction = ray.unit_direction();
     let max_length = ray.max_length;
-    let relaxed = 1.0 + NODE_MARGIN;
     let mut best = Vec::with_capacity(1);
     bounded(
         index,
@@ -706,21 +725,10 @@ where
         1,
         mask,
         max_length,
-        |b: &T::Bounds| {
-            let (enter, exit) = slab(b, &origin, &direction, max_length)?;
-            (enter * (1.0 - NODE_MARGIN) <= exit * relaxed).then_some(enter)
-        },
+        |b: &T::Bounds| ray_node_key(b, &origin, &direction, max_length),
         |b: &T::Bounds| b.ray_entry(&origin, &direction, max_length),
         &mut best,
     );
-    best.first().map(|n| RayHit {
-        handle: n.handle,
-        id: n.id,
-        distance: n.distance,
-        fraction: if max_length > 0.0 {
-            n.distance / max_length
-        } else {
-            0.0
-        },
-    })
+    best.first()
+        .map(|n| RayHit::new(n.handle, n.id, n.distance, max_length))
 }
