@@ -297,6 +297,18 @@ pub(crate) fn nearest<T, A>(
     if k == 0 {
         return;
     }
+    if scans(index, k) {
+        let mut candidates = Vec::new();
+        scan_sorted(
+            index,
+            mask,
+            max_distance,
+            &|b: &T::Bounds| Some(b.distance_to_point(point)),
+            &mut candidates,
+        );
+        out.extend(candidates.into_iter().filter(|n| accept(n.handle)).take(k));
+        return;
+    }
     let mut found = 0;
     walk(
         index,
@@ -618,6 +630,12 @@ pub(crate) fn bounded<T, N, E>(
     if k == 0 || mask == 0 {
         return;
     }
+    if scans(index, k) {
+        let base = out.len();
+        scan_sorted(index, mask, limit, &element_key, out);
+        out.truncate(base + k);
+        return;
+    }
     let base = out.len();
     let mut bound = limit;
     let offer = |item: SearchItem<T::Bounds>,
@@ -681,6 +699,51 @@ pub(crate) fn bounded<T, N, E>(
         index.search_expand(top.node, &mut |item| offer(item, stack, out, &mut bound));
         order_pushed(stack, from);
     }
+}
+
+/// Whether a search for `k` elements should scan every element and sort
+/// rather than walk: keeping the `k` best in order costs up to `k` moves an
+/// element met, and a walk for many elements visits most of the structure
+/// anyway (on a fine grid, every cell, however few the elements), where a
+/// scan and one sort cost `n log n`. Measured on 100,000 elements in a
+/// loose quadtree: the walk wins below about `n / 30` (k = 2,000: 1.2 ms
+/// against 8.6), the scan above (k = 10,000: 14 ms against 63; k = n: 6 ms
+/// against 2.3 s). Small `k` always walk: it costs little, and the tests'
+/// small indexes then check the walk against brute force too.
+fn scans<T: Structure + ?Sized>(index: &T, k: usize) -> bool {
+    k > 32 && k.saturating_mul(32) >= index.live()
+}
+
+/// Every live element passing `mask` whose key is within `limit`, appended
+/// to `out` in ascending `(key, id, handle)`: the answer of a search with
+/// `k` at least the number of elements, by brute force.
+fn scan_sorted<T, E>(index: &T, mask: u32, limit: f64, element_key: &E, out: &mut Vec<Neighbor>)
+where
+    T: Structure + ?Sized,
+    E: Fn(&T::Bounds) -> Option<f64>,
+{
+    let base = out.len();
+    for slot in 0..index.slot_count() as u32 {
+        let Some((handle, b, id)) = index.element_at(slot) else {
+            continue;
+        };
+        match element_key(&b) {
+            Some(distance) if distance <= limit && index.passes_mask(slot, mask) => {
+                out.push(Neighbor {
+                    handle,
+                    id,
+                    distance,
+                })
+            }
+            _ => {}
+        }
+    }
+    out[base..].sort_unstable_by(|a, b| {
+        a.distance
+            .total_cmp(&b.distance)
+            .then(a.id.cmp(&b.id))
+            .then(a.handle.cmp(&b.handle))
+    });
 }
 
 /// The `k` nearest elements passing the mask within the maximum distance,
