@@ -174,7 +174,7 @@ pub trait SpatialIndex: Structure + Sized {
             return self.pairs_checked(visit);
         }
         self.pairs_checked(|a, b| {
-            if self.filter_at(a.slot()).collides(self.filter_at(b.slot())) {
+            if self.collide(a, b) {
                 visit(a, b)
             } else {
                 ControlFlow::Continue(())
@@ -935,7 +935,7 @@ pub trait SpatialIndex: Structure + Sized {
     {
         self.par_pairs_checked(pairs);
         if self.filtered() {
-            pairs.retain(|(a, b)| self.filter_at(a.slot()).collides(self.filter_at(b.slot())));
+            pairs.retain(|&(a, b)| self.collide(a, b));
         }
     }
 

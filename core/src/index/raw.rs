@@ -66,6 +66,11 @@ pub trait Slots {
             Filter::DEFAULT.passes(mask)
         }
     }
+    /// Whether two live elements' filters let them collide (Box2D's rule).
+    #[inline]
+    fn collide(&self, a: Handle, b: Handle) -> bool {
+        self.filter_at(a.slot()).collides(self.filter_at(b.slot()))
+    }
 }
 
 impl<T: HasSlots> Slots for T {
