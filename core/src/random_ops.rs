@@ -8,43 +8,93 @@
 use std::collections::BTreeMap;
 
 use crate::index::SpatialIndex;
-use crate::{Bounds, Error, Handle, Rect};
+use crate::{Bounds, Box3, Error, Grid, Handle, LooseGrid, LooseQuadtree, Octree, Quadtree, Rect};
+
+/// Where the harness's choices come from: a seeded [`Lcg`] in the tests and
+/// the soak, the fuzzer's bytes ([`Bytes`]) in the fuzz targets, so both drive
+/// the same operations against the same model.
+pub trait Draw {
+    /// A raw 32-bit draw.
+    fn next(&mut self) -> u32;
+    /// In `[0, 1)`.
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 8) as f32 / 16_777_216.0
+    }
+    /// In `[0, n)`.
+    fn below(&mut self, n: u32) -> u32 {
+        self.next() % n
+    }
+    /// True `percent` times in a hundred.
+    fn chance(&mut self, percent: u32) -> bool {
+        self.below(100) < percent
+    }
+    /// Nothing left to draw: a run stops at the next operation.
+    fn exhausted(&self) -> bool {
+        false
+    }
+}
 
 /// A small LCG, so the tests need no dependency and replay exactly.
-pub(crate) struct Lcg(pub u64);
+pub struct Lcg(pub u64);
 
-impl Lcg {
-    pub(crate) fn next(&mut self) -> u32 {
+impl Draw for Lcg {
+    fn next(&mut self) -> u32 {
         self.0 = self
             .0
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1_442_695_040_888_963_407);
         (self.0 >> 33) as u32
     }
-    /// In `[0, 1)`.
-    pub(crate) fn unit(&mut self) -> f32 {
-        (self.next() >> 8) as f32 / 16_777_216.0
+}
+
+/// A fuzzer's input read as the harness's choices: one byte for a small
+/// choice (an operation, a chance), four for anything else, zeros once used up.
+pub struct Bytes<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Bytes<'a> {
+    /// Choices read from `data`, front to back.
+    pub fn new(data: &'a [u8]) -> Bytes<'a> {
+        Bytes { data, at: 0 }
     }
-    pub(crate) fn below(&mut self, n: u32) -> u32 {
-        self.next() % n
+
+    fn take(&mut self, n: usize) -> u32 {
+        let mut word = [0u8; 4];
+        let start = self.at.min(self.data.len());
+        let end = (self.at + n).min(self.data.len());
+        word[..end - start].copy_from_slice(&self.data[start..end]);
+        self.at += n;
+        u32::from_le_bytes(word)
     }
-    pub(crate) fn chance(&mut self, percent: u32) -> bool {
-        self.below(100) < percent
+}
+
+impl Draw for Bytes<'_> {
+    fn next(&mut self) -> u32 {
+        self.take(4)
+    }
+    fn below(&mut self, n: u32) -> u32 {
+        let raw = if n <= 256 { self.take(1) } else { self.take(4) };
+        raw % n
+    }
+    fn exhausted(&self) -> bool {
+        self.at >= self.data.len()
     }
 }
 
 /// The model: every live element, by handle.
-pub(crate) type Model<B = Rect> = BTreeMap<Handle, (B, u32)>;
+pub type Model<B = Rect> = BTreeMap<Handle, (B, u32)>;
 
 /// Closed-box intersection, written out axis by axis (touching counts), so
 /// the oracle does not lean on the structures' own test.
-pub(crate) fn meets<B: Bounds>(a: &B, b: &B) -> bool {
+pub fn meets<B: Bounds>(a: &B, b: &B) -> bool {
     (0..B::AXES).all(|axis| a.lo(axis) <= b.hi(axis) && b.lo(axis) <= a.hi(axis))
 }
 
 /// A box generator for one world (2D or 3D): coordinates drawn near the
 /// world, often exactly on the structures' borders, of every awkward kind.
-pub(crate) struct Shapes<B: Bounds = Rect> {
+pub struct Shapes<B: Bounds = Rect> {
     world: B,
     /// Per axis, values that sit exactly on (or next to) cell borders.
     borders: Vec<Vec<f32>>,
@@ -56,7 +106,7 @@ pub(crate) struct Shapes<B: Bounds = Rect> {
     spot: Vec<f32>,
 }
 
-pub(crate) fn borders(origin: f32, size: f32, counts: &[u32]) -> Vec<f32> {
+pub fn borders(origin: f32, size: f32, counts: &[u32]) -> Vec<f32> {
     let mut values = Vec::new();
     for &n in counts {
         for k in 0..=n {
@@ -67,7 +117,7 @@ pub(crate) fn borders(origin: f32, size: f32, counts: &[u32]) -> Vec<f32> {
     values
 }
 
-pub(crate) fn next_up(x: f32) -> f32 {
+pub fn next_up(x: f32) -> f32 {
     if x == 0.0 {
         f32::from_bits(1)
     } else if x > 0.0 {
@@ -77,7 +127,7 @@ pub(crate) fn next_up(x: f32) -> f32 {
     }
 }
 
-pub(crate) fn next_down(x: f32) -> f32 {
+pub fn next_down(x: f32) -> f32 {
     -next_up(-x)
 }
 
@@ -85,13 +135,13 @@ impl Shapes<Rect> {
     /// Shapes for a 2D `world`: coordinates on (and next to) the borders of
     /// `x_counts` and `y_counts` cells, sizes around `cell`, some `wide`
     /// cells wide (a structure's threshold for large elements).
-    pub(crate) fn new(
+    pub fn new(
         world: Rect,
         x_counts: &[u32],
         y_counts: &[u32],
         cell: (f32, f32),
         wide: f32,
-        rng: &mut Lcg,
+        rng: &mut impl Draw,
     ) -> Shapes {
         Shapes::for_axes(world, &[x_counts, y_counts], &[cell.0, cell.1], wide, rng)
     }
@@ -99,12 +149,12 @@ impl Shapes<Rect> {
 
 impl<B: Bounds> Shapes<B> {
     /// [`Shapes::new`] in any dimension: `counts[axis]` and `cell[axis]` per axis.
-    pub(crate) fn for_axes(
+    pub fn for_axes(
         world: B,
         counts: &[&[u32]],
         cell: &[f32],
         wide: f32,
-        rng: &mut Lcg,
+        rng: &mut impl Draw,
     ) -> Shapes<B> {
         let borders = (0..B::AXES)
             .map(|axis| borders(world.lo(axis), size(&world, axis), counts[axis]))
@@ -121,7 +171,7 @@ impl<B: Bounds> Shapes<B> {
         }
     }
 
-    pub(crate) fn coordinate(&self, rng: &mut Lcg, axis: usize) -> f32 {
+    pub fn coordinate(&self, rng: &mut impl Draw, axis: usize) -> f32 {
         let (lo, size, values) = (
             self.world.lo(axis),
             size(&self.world, axis),
@@ -135,7 +185,7 @@ impl<B: Bounds> Shapes<B> {
         }
     }
 
-    pub(crate) fn extent(&self, rng: &mut Lcg, cell: f32, world: f32) -> f32 {
+    pub fn extent(&self, rng: &mut impl Draw, cell: f32, world: f32) -> f32 {
         match rng.below(12) {
             0..=1 => 0.0,                                      // points and segments
             2 => cell * self.wide,                             // right at the threshold
@@ -146,7 +196,7 @@ impl<B: Bounds> Shapes<B> {
         }
     }
 
-    pub(crate) fn rect(&self, rng: &mut Lcg) -> B {
+    pub fn rect(&self, rng: &mut impl Draw) -> B {
         let (mut lo, mut hi) = ([0.0; 3], [0.0; 3]);
         if rng.chance(8) {
             for axis in 0..B::AXES {
@@ -173,7 +223,7 @@ impl<B: Bounds> Shapes<B> {
     }
 
     /// A box near `r` (a small move), or anywhere.
-    pub(crate) fn moved(&self, rng: &mut Lcg, r: &B) -> B {
+    pub fn moved(&self, rng: &mut impl Draw, r: &B) -> B {
         if rng.chance(30) {
             return self.rect(rng);
         }
@@ -191,7 +241,7 @@ impl<B: Bounds> Shapes<B> {
         }
     }
 
-    pub(crate) fn point(&self, rng: &mut Lcg) -> B::Point {
+    pub fn point(&self, rng: &mut impl Draw) -> B::Point {
         let mut at = [0.0; 3];
         for (axis, v) in at.iter_mut().enumerate().take(B::AXES) {
             *v = self.coordinate(rng, axis);
@@ -213,12 +263,12 @@ fn bits<B: Bounds>(b: &B) -> Vec<u32> {
         .collect()
 }
 
-pub(crate) fn sorted(mut v: Vec<Handle>) -> Vec<Handle> {
+pub fn sorted(mut v: Vec<Handle>) -> Vec<Handle> {
     v.sort_unstable();
     v
 }
 
-pub(crate) fn ordered((a, b): (Handle, Handle)) -> (Handle, Handle) {
+pub fn ordered((a, b): (Handle, Handle)) -> (Handle, Handle) {
     if a < b {
         (a, b)
     } else {
@@ -227,11 +277,11 @@ pub(crate) fn ordered((a, b): (Handle, Handle)) -> (Handle, Handle) {
 }
 
 /// Every query kind against brute force.
-pub(crate) fn check_queries<T: SpatialIndex>(
+pub fn check_queries<T: SpatialIndex>(
     index: &T,
     model: &Model<T::Bounds>,
     shapes: &Shapes<T::Bounds>,
-    rng: &mut Lcg,
+    rng: &mut impl Draw,
 ) {
     let mut hits = Vec::new();
     for _ in 0..4 {
@@ -292,7 +342,7 @@ pub(crate) fn check_queries<T: SpatialIndex>(
 }
 
 /// The model's elements and the index's agree, ids and rectangles bit for bit.
-pub(crate) fn check_elements<T: SpatialIndex>(index: &T, model: &Model<T::Bounds>) {
+pub fn check_elements<T: SpatialIndex>(index: &T, model: &Model<T::Bounds>) {
     assert_eq!(index.len(), model.len());
     let elements = index.iter().collect::<Vec<_>>();
     assert_eq!(elements.len(), model.len());
@@ -305,7 +355,7 @@ pub(crate) fn check_elements<T: SpatialIndex>(index: &T, model: &Model<T::Bounds
 
 /// One random run of `steps` operations on `index`, with the structure's
 /// `shapes` and its own check of `traverse`.
-pub(crate) fn run<T>(
+pub fn run<T>(
     index: T,
     seed: u64,
     steps: usize,
@@ -314,13 +364,60 @@ pub(crate) fn run<T>(
 ) where
     T: SpatialIndex + Clone + core::fmt::Debug,
 {
+    run_with(
+        index,
+        &mut Lcg(seed),
+        steps,
+        &Checks::EVERY,
+        shapes,
+        check_traverse,
+    );
+}
+
+/// How much a run checks, and how many elements it keeps live.
+#[derive(Clone, Copy, Debug)]
+pub struct Checks {
+    /// At most about this many elements live: inserts turn into removes at
+    /// the cap, so brute force stays cheap in long runs.
+    pub cap: usize,
+    /// `validate` after every this many operations.
+    pub validate_every: usize,
+    /// Elements and every query kind against the model after every this many.
+    pub compare_every: usize,
+    /// Snapshots round-tripped and damaged, `traverse` checked, every this many.
+    pub snapshot_every: usize,
+}
+
+impl Checks {
+    /// The tests' and fuzz targets' checks: `validate` after every operation,
+    /// queries every 8, snapshots every 64; no cap.
+    pub const EVERY: Checks = Checks {
+        cap: usize::MAX,
+        validate_every: 1,
+        compare_every: 8,
+        snapshot_every: 64,
+    };
+}
+
+/// [`run`] with its choices from `rng`, stopping early when `rng` is used up,
+/// and the `checks` asked for. Returns the operations done.
+pub fn run_with<T, R: Draw>(
+    index: T,
+    rng: &mut R,
+    steps: usize,
+    checks: &Checks,
+    shapes: impl FnOnce(&T, &mut R) -> Shapes<T::Bounds>,
+    check_traverse: impl Fn(&T),
+) -> usize
+where
+    T: SpatialIndex + Clone + core::fmt::Debug,
+{
     let mut index = index;
-    let mut rng = Lcg(seed);
-    let shapes = shapes(&index, &mut rng);
+    let shapes = shapes(&index, rng);
     let mut model = Model::<T::Bounds>::new();
     let mut next_id = 0u32;
     let mut handles = Vec::new();
-    let pick = |model: &Model<T::Bounds>, rng: &mut Lcg| -> Option<Handle> {
+    fn pick<B>(model: &Model<B>, rng: &mut impl Draw) -> Option<Handle> {
         if model.is_empty() {
             None
         } else {
@@ -329,11 +426,18 @@ pub(crate) fn run<T>(
                 .nth(rng.below(model.len() as u32) as usize)
                 .copied()
         }
-    };
+    }
     for step in 0..steps {
-        match rng.below(100) {
+        if rng.exhausted() {
+            return step;
+        }
+        let mut choice = rng.below(100);
+        if model.len() >= checks.cap && choice <= 33 {
+            choice = 34;
+        }
+        match choice {
             0..=29 => {
-                let r = shapes.rect(&mut rng);
+                let r = shapes.rect(rng);
                 let h = index.insert(r, next_id).unwrap();
                 model.insert(h, (r, next_id));
                 next_id += 1;
@@ -343,8 +447,9 @@ pub(crate) fn run<T>(
                     300
                 } else {
                     rng.below(20) as usize
-                };
-                let rects: Vec<T::Bounds> = (0..n).map(|_| shapes.rect(&mut rng)).collect();
+                }
+                .min(checks.cap - model.len());
+                let rects: Vec<T::Bounds> = (0..n).map(|_| shapes.rect(rng)).collect();
                 let ids: Vec<u32> = (0..n as u32).map(|i| next_id + i).collect();
                 handles.clear();
                 index.insert_many(&rects, &ids, &mut handles).unwrap();
@@ -354,7 +459,7 @@ pub(crate) fn run<T>(
                 next_id += n as u32;
             }
             34..=43 => {
-                if let Some(h) = pick(&model, &mut rng) {
+                if let Some(h) = pick(&model, rng) {
                     index.remove(h).unwrap();
                     model.remove(&h);
                 }
@@ -383,8 +488,8 @@ pub(crate) fn run<T>(
                 }
             }
             47..=76 => {
-                if let Some(h) = pick(&model, &mut rng) {
-                    let r = shapes.moved(&mut rng, &model[&h].0);
+                if let Some(h) = pick(&model, rng) {
+                    let r = shapes.moved(rng, &model[&h].0);
                     index.update(h, r).unwrap();
                     model.get_mut(&h).unwrap().0 = r;
                 }
@@ -394,7 +499,7 @@ pub(crate) fn run<T>(
                     model.keys().copied().filter(|_| rng.chance(50)).collect();
                 let rects: Vec<T::Bounds> = chosen
                     .iter()
-                    .map(|h| shapes.moved(&mut rng, &model[h].0))
+                    .map(|h| shapes.moved(rng, &model[h].0))
                     .collect();
                 index.update_many(&chosen, &rects).unwrap();
                 for (h, r) in chosen.iter().zip(&rects) {
@@ -408,25 +513,28 @@ pub(crate) fn run<T>(
                     model.clear();
                 }
             }
-            _ => check_refusals(&mut index, &model, &mut rng),
+            _ => check_refusals(&mut index, &model, rng),
         }
-        if let Err(reason) = index.validate() {
-            panic!("step {step} (seed {seed}): {reason}\n{index:?}");
+        if step % checks.validate_every == 0 || step + 1 == steps {
+            if let Err(reason) = index.validate() {
+                panic!("step {step}: {reason}\n{index:?}");
+            }
         }
-        if step % 8 == 0 || step + 1 == steps {
+        if step % checks.compare_every == 0 || step + 1 == steps {
             check_elements(&index, &model);
-            check_queries(&index, &model, &shapes, &mut rng);
+            check_queries(&index, &model, &shapes, rng);
         }
-        if step % 64 == 0 {
+        if step % checks.snapshot_every == 0 {
             check_snapshot(&index);
             check_traverse(&index);
         }
     }
+    steps
 }
 
 /// Every node `traverse` shows, in its order, each checked to come through
 /// the right callback; the walk must not stop early.
-pub(crate) fn traverse_all<T: SpatialIndex>(index: &T) -> Vec<crate::NodeInfo<T::Bounds>> {
+pub fn traverse_all<T: SpatialIndex>(index: &T) -> Vec<crate::NodeInfo<T::Bounds>> {
     let infos = core::cell::RefCell::new(Vec::new());
     let flow = index.traverse(
         |info| {
@@ -445,10 +553,10 @@ pub(crate) fn traverse_all<T: SpatialIndex>(index: &T) -> Vec<crate::NodeInfo<T:
 }
 
 /// Bad arguments are refused and change nothing.
-pub(crate) fn check_refusals<T: SpatialIndex + Clone>(
+pub fn check_refusals<T: SpatialIndex + Clone>(
     index: &mut T,
     model: &Model<T::Bounds>,
-    rng: &mut Lcg,
+    rng: &mut impl Draw,
 ) {
     let before = index.to_bytes();
     let make = T::Bounds::from_corners;
@@ -508,7 +616,7 @@ pub(crate) fn check_refusals<T: SpatialIndex + Clone>(
 
 /// A snapshot gives back the same index; truncated or damaged ones are refused
 /// (or, if a damaged one happens to be consistent, give a valid index).
-pub(crate) fn check_snapshot<T: SpatialIndex>(index: &T) {
+pub fn check_snapshot<T: SpatialIndex>(index: &T) {
     let bytes = index.to_bytes();
     let copy = T::from_bytes(&bytes).unwrap();
     assert_eq!(copy.to_bytes(), bytes);
@@ -546,4 +654,281 @@ pub(crate) fn check_snapshot<T: SpatialIndex>(index: &T) {
             back.validate().unwrap();
         }
     }
+}
+
+// ---------------------------------------------------------------------------
+// Every structure, built and run from draws: the soak and the fuzz targets.
+
+/// A structure (and configuration) [`Subject::run`] can build and check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Subject {
+    /// [`Quadtree`].
+    Quadtree,
+    /// [`Grid`].
+    Grid,
+    /// [`LooseGrid`].
+    LooseGrid,
+    /// [`LooseQuadtree::new`].
+    LooseQuadtree,
+    /// [`LooseQuadtree::with_max_extent`].
+    BoundedLooseQuadtree,
+    /// [`Octree`] (3D).
+    Octree,
+}
+
+/// Awkward 2D worlds: unit, large, huge, thin, subnormal-ish, past 2^24.
+pub const WORLDS: [Rect; 6] = [
+    Rect::new(0.0, 0.0, 1.0, 1.0),
+    Rect::new(0.0, 0.0, 4096.0, 4096.0),
+    Rect::new(-1e6, -1e6, 1e6, 1e6),
+    Rect::new(-3.0, 10.0, 5.0, 10.5),
+    Rect::new(1e-30, 1e-30, 3e-29, 7e-30),
+    Rect::new(16_777_216.0, 16_777_216.0, 16_777_220.0, 16_777_230.0),
+];
+
+/// The same kinds of world in 3D.
+pub const WORLDS_3D: [Box3; 5] = [
+    Box3::new(0.0, 0.0, 0.0, 1.0, 1.0, 1.0),
+    Box3::new(0.0, 0.0, 0.0, 1024.0, 1024.0, 1024.0),
+    Box3::new(-1e6, -1e6, -1e6, 1e6, 1e6, 1e6),
+    Box3::new(-3.0, 10.0, 0.25, 5.0, 10.5, 0.5),
+    Box3::new(1e-30, 1e-30, 1e-30, 3e-29, 7e-30, 2e-29),
+];
+
+fn pick_of<T: Copy>(rng: &mut impl Draw, items: &[T]) -> T {
+    items[rng.below(items.len() as u32) as usize]
+}
+
+impl Subject {
+    /// Every subject, each structure once and the bounded loose quadtree.
+    pub const ALL: [Subject; 6] = [
+        Subject::Quadtree,
+        Subject::Grid,
+        Subject::LooseGrid,
+        Subject::LooseQuadtree,
+        Subject::BoundedLooseQuadtree,
+        Subject::Octree,
+    ];
+
+    /// Builds this structure in a world and with parameters drawn from `rng`,
+    /// then runs [`run_with`] on it: up to `steps` operations with `checks`. Returns the operations done (0 if the drawn parameters are
+    /// refused, which the lists below avoid).
+    pub fn run(self, rng: &mut impl Draw, steps: usize, checks: &Checks) -> usize {
+        let world = pick_of(rng, &WORLDS);
+        match self {
+            Subject::Quadtree => {
+                let (max_elements, max_depth) =
+                    pick_of(rng, &[(1, 0), (1, 3), (2, 5), (3, 12), (8, 8), (1, 30)]);
+                match Quadtree::new(world, max_elements, max_depth) {
+                    Ok(tree) => {
+                        run_with(tree, rng, steps, checks, tree_shapes, check_tree_traverse)
+                    }
+                    Err(_) => 0,
+                }
+            }
+            Subject::Grid => {
+                let (columns, rows) = pick_of(rng, &[(1, 1), (7, 5), (16, 16), (32, 8), (3, 40)]);
+                match Grid::new(world, columns, rows) {
+                    Ok(grid) => run_with(grid, rng, steps, checks, grid_shapes, check_any_traverse),
+                    Err(_) => 0,
+                }
+            }
+            Subject::LooseGrid => {
+                let (columns, rows, tight_columns, tight_rows) = pick_of(
+                    rng,
+                    &[
+                        (1, 1, 1, 1),
+                        (7, 5, 7, 5),
+                        (16, 16, 8, 8),
+                        (13, 9, 4, 3),
+                        (32, 8, 1, 2),
+                    ],
+                );
+                match LooseGrid::new(world, columns, rows, tight_columns, tight_rows) {
+                    Ok(grid) => run_with(
+                        grid,
+                        rng,
+                        steps,
+                        checks,
+                        loose_grid_shapes,
+                        check_loose_grid_traverse,
+                    ),
+                    Err(_) => 0,
+                }
+            }
+            Subject::LooseQuadtree | Subject::BoundedLooseQuadtree => {
+                let (max_elements, max_depth) =
+                    pick_of(rng, &[(1, 0), (1, 3), (2, 5), (3, 12), (1, 30)]);
+                let tree = if self == Subject::LooseQuadtree {
+                    LooseQuadtree::new(world, max_elements, max_depth)
+                } else {
+                    let fraction = pick_of(rng, &[0.5, 0.1, 0.02, 0.3]);
+                    let side = world.width().min(world.height());
+                    LooseQuadtree::with_max_extent(world, max_elements, max_depth, side * fraction)
+                };
+                match tree {
+                    Ok(tree) => run_with(
+                        tree,
+                        rng,
+                        steps,
+                        checks,
+                        loose_quadtree_shapes,
+                        check_loose_quadtree_traverse,
+                    ),
+                    Err(_) => 0,
+                }
+            }
+            Subject::Octree => {
+                let world = pick_of(rng, &WORLDS_3D);
+                let (max_elements, max_depth) = pick_of(rng, &[(1, 3), (4, 5), (8, 12), (2, 20)]);
+                match Octree::new(world, max_elements, max_depth) {
+                    Ok(tree) => {
+                        run_with(tree, rng, steps, checks, tree_shapes, check_tree_traverse)
+                    }
+                    Err(_) => 0,
+                }
+            }
+        }
+    }
+}
+
+/// Shapes on the split lines (planes) of a quadtree's or octree's first
+/// levels, up to a few cells wide.
+pub fn tree_shapes<D: crate::Dimension>(
+    tree: &crate::FlatTree<D>,
+    rng: &mut impl Draw,
+) -> Shapes<D::Bounds>
+where
+    crate::FlatTree<D>: SpatialIndex<Bounds = D::Bounds>,
+{
+    let world = tree.world();
+    let levels = 1u32 << tree.max_depth().min(5);
+    let counts = [2, 4, levels];
+    let cell: Vec<f32> = (0..D::Bounds::AXES)
+        .map(|axis| size(&world, axis) / levels as f32)
+        .collect();
+    let per_axis: Vec<&[u32]> = (0..D::Bounds::AXES).map(|_| &counts[..]).collect();
+    Shapes::for_axes(world, &per_axis, &cell, 2.0, rng)
+}
+
+/// Shapes on a uniform grid's cell borders, some a few cells wide.
+pub fn grid_shapes(grid: &Grid, rng: &mut impl Draw) -> Shapes {
+    let world = grid.world();
+    let cell = (
+        world.width() / grid.columns() as f32,
+        world.height() / grid.rows() as f32,
+    );
+    Shapes::new(world, &[grid.columns()], &[grid.rows()], cell, 2.0, rng)
+}
+
+/// Shapes on the loose and tight borders, some near the big threshold.
+pub fn loose_grid_shapes(grid: &LooseGrid, rng: &mut impl Draw) -> Shapes {
+    Shapes::new(
+        grid.world(),
+        &[grid.columns(), grid.tight_columns()],
+        &[grid.rows(), grid.tight_rows()],
+        grid.cell_size(),
+        LooseGrid::BIG_CELLS as f32,
+        rng,
+    )
+}
+
+/// Shapes on the split lines of the first levels, a few cells wide or more.
+pub fn loose_quadtree_shapes(tree: &LooseQuadtree, rng: &mut impl Draw) -> Shapes {
+    let world = tree.world();
+    let levels = 1u32 << tree.max_depth().min(6);
+    let counts = [2, 4, levels];
+    let cell = (
+        world.width() / levels as f32,
+        world.height() / levels as f32,
+    );
+    Shapes::new(world, &counts, &counts, cell, 8.0, rng)
+}
+
+/// What holds for every structure's `traverse`: one callback per node, valid
+/// boxes, and `stats` counting the same nodes, leaves and elements.
+pub fn check_any_traverse<T: SpatialIndex>(index: &T) {
+    let infos = traverse_all(index);
+    let stats = index.stats();
+    assert_eq!(stats.elements, index.len());
+    assert_eq!(stats.nodes, infos.len());
+    assert_eq!(stats.leaves, infos.iter().filter(|n| n.is_leaf).count());
+    assert!(infos.iter().all(|n| n.rect.is_valid()));
+    assert!(stats.bytes > 0);
+}
+
+/// A quadtree's or octree's `traverse`: pre-order from the world, 2^AXES
+/// children a branch, leaves counting the element links `stats` reports.
+pub fn check_tree_traverse<D: crate::Dimension>(tree: &crate::FlatTree<D>)
+where
+    crate::FlatTree<D>: SpatialIndex<Bounds = D::Bounds>,
+{
+    check_any_traverse(tree);
+    let infos = traverse_all(tree);
+    assert_eq!(
+        (infos[0].index, infos[0].depth, bits(&infos[0].rect)),
+        (0, 0, bits(&tree.world()))
+    );
+    let branches = infos.iter().filter(|n| !n.is_leaf).count();
+    assert_eq!(infos.len(), 1 + (1 << D::Bounds::AXES) * branches);
+    assert!(infos.iter().all(|n| n.depth <= tree.max_depth()));
+    let links: u32 = infos.iter().filter(|n| n.is_leaf).map(|l| l.count).sum();
+    assert_eq!(tree.stats().element_links, links as usize);
+    assert!(tree.stats().element_links >= tree.len());
+}
+
+/// A loose grid's `traverse` shows every loose cell once as a leaf of depth 0
+/// with its count.
+pub fn check_loose_grid_traverse(grid: &LooseGrid) {
+    let mut leaves: Vec<crate::NodeInfo> = Vec::new();
+    let flow = grid.traverse(
+        |_| panic!("a loose grid has no branches"),
+        |info| {
+            leaves.push(*info);
+            core::ops::ControlFlow::Continue(())
+        },
+    );
+    assert_eq!(flow, core::ops::ControlFlow::Continue(()));
+    assert_eq!(leaves.len(), (grid.columns() * grid.rows()) as usize);
+    let total: u32 = leaves.iter().map(|l| l.count).sum();
+    assert_eq!(total as usize, grid.len() - grid.big_len());
+    for (i, leaf) in leaves.iter().enumerate() {
+        assert_eq!((leaf.index, leaf.depth, leaf.is_leaf), (i as u32, 0, true));
+        assert!(leaf.rect.is_valid());
+    }
+    let stats = grid.stats();
+    assert_eq!(stats.elements, grid.len());
+    assert_eq!(stats.nodes, leaves.len());
+    assert_eq!(stats.leaves, leaves.len());
+    assert_eq!(
+        stats.empty_leaves,
+        leaves.iter().filter(|l| l.count == 0).count()
+    );
+    assert!(stats.element_links >= total as usize);
+    assert!(stats.bytes > 0);
+}
+
+/// A loose quadtree's `traverse` shows the tree in pre-order, each leaf with
+/// its count, and `stats` agrees.
+pub fn check_loose_quadtree_traverse(tree: &LooseQuadtree) {
+    let infos = traverse_all(tree);
+    assert_eq!((infos[0].index, infos[0].depth), (0, 0));
+    let leaves: Vec<&crate::NodeInfo> = infos.iter().filter(|n| n.is_leaf).collect();
+    let total: u32 = leaves.iter().map(|l| l.count).sum();
+    // Elements over a `max_extent` are kept apart, in no leaf of the tree.
+    assert_eq!(total as usize + tree.over_bound_len(), tree.len());
+    for info in &infos {
+        assert!(info.rect.is_valid(), "{info:?}");
+        assert!(info.depth <= tree.max_depth());
+    }
+    let stats = tree.stats();
+    assert_eq!(stats.elements, tree.len());
+    assert_eq!(stats.nodes, infos.len());
+    assert_eq!(stats.leaves, leaves.len());
+    assert_eq!(
+        stats.empty_leaves,
+        leaves.iter().filter(|l| l.count == 0).count()
+    );
+    assert_eq!(stats.element_links + tree.over_bound_len(), tree.len());
+    assert!(stats.bytes > 0);
 }
