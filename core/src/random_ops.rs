@@ -429,6 +429,10 @@ where
     }
     for step in 0..steps {
         if rng.exhausted() {
+            // The input is used up: the state it left is checked in full.
+            index.validate().unwrap();
+            check_elements(&index, &model);
+            check_queries(&index, &model, &shapes, rng);
             return step;
         }
         let mut choice = rng.below(100);
@@ -931,4 +935,150 @@ pub fn check_loose_quadtree_traverse(tree: &LooseQuadtree) {
     );
     assert_eq!(stats.element_links + tree.over_bound_len(), tree.len());
     assert!(stats.bytes > 0);
+}
+
+// ---------------------------------------------------------------------------
+// Churn: a steady population under many mixed operations, memory sampled.
+
+/// A box in `world` of up to `side` a side (a point now and then).
+fn churn_box<B: Bounds>(world: &B, side: f32, rng: &mut impl Draw) -> B {
+    let (mut lo, mut hi) = ([0.0; 3], [0.0; 3]);
+    for axis in 0..B::AXES {
+        let extent = if rng.chance(5) {
+            0.0
+        } else {
+            rng.unit() * side
+        };
+        lo[axis] = world.lo(axis) + rng.unit() * (size(world, axis) - extent);
+        hi[axis] = lo[axis] + extent;
+    }
+    B::from_corners(lo, hi)
+}
+
+/// `ops` mixed operations on `index` around a steady `population` (inserts,
+/// removes, moves, queries, a `cleanup` every 1024 as a frame would), the
+/// population first filled in; `sample(done, index)` every `ops / samples`.
+pub fn churn<T: SpatialIndex>(
+    index: &mut T,
+    rng: &mut impl Draw,
+    ops: u64,
+    population: usize,
+    samples: u64,
+    mut sample: impl FnMut(u64, &T),
+) {
+    let world = index.world();
+    let side = (0..T::Bounds::AXES)
+        .map(|axis| size(&world, axis))
+        .fold(f32::INFINITY, f32::min);
+    let small = side / 256.0;
+    let mut live: Vec<(Handle, T::Bounds)> = Vec::with_capacity(population * 2);
+    let mut hits = Vec::new();
+    for id in 0..population as u32 {
+        let b = churn_box(&world, small, rng);
+        live.push((index.insert(b, id).unwrap(), b));
+    }
+    let (low, high) = (population - population / 20, population + population / 20);
+    let every = (ops / samples).max(1);
+    for done in 0..ops {
+        let choice = rng.below(100);
+        let insert = match choice {
+            0..=19 => live.len() < high,
+            20..=39 => live.len() <= low,
+            _ => false,
+        };
+        if insert {
+            // One in a hundred is large: it spans many cells or nodes.
+            let size = if rng.chance(1) { side / 4.0 } else { small };
+            let b = churn_box(&world, size, rng);
+            live.push((index.insert(b, done as u32).unwrap(), b));
+        } else if choice < 40 {
+            let at = rng.below(live.len() as u32) as usize;
+            index.remove(live.swap_remove(at).0).unwrap();
+        } else if choice < 90 {
+            let at = rng.below(live.len() as u32) as usize;
+            let (h, b) = live[at];
+            let moved = if rng.chance(2) {
+                churn_box(&world, small, rng)
+            } else {
+                // A small step, kept inside the world.
+                let (mut lo, mut hi) = ([0.0; 3], [0.0; 3]);
+                for axis in 0..T::Bounds::AXES {
+                    let extent = b.hi(axis) - b.lo(axis);
+                    let room = size(&world, axis) - extent;
+                    let step = (rng.unit() - 0.5) * small * 0.5;
+                    lo[axis] = (b.lo(axis) + step).clamp(world.lo(axis), world.lo(axis) + room);
+                    hi[axis] = lo[axis] + extent;
+                }
+                T::Bounds::from_corners(lo, hi)
+            };
+            index.update(h, moved).unwrap();
+            live[at].1 = moved;
+        } else {
+            index
+                .query(churn_box(&world, small * 4.0, rng), None, &mut hits)
+                .unwrap();
+        }
+        if done % 1024 == 1023 {
+            index.cleanup();
+        }
+        if done % every == 0 || done + 1 == ops {
+            sample(done + 1, index);
+        }
+    }
+}
+
+/// Each later value at most 5% (plus `slack`) over the value at the end of
+/// warm-up (the first fifth of the samples); the first offender if not.
+pub fn flat_after_warm_up(values: &[(u64, usize)], slack: usize) -> Result<(), String> {
+    let warm = values[values.len() / 5].1;
+    let limit = warm + warm / 20 + slack;
+    match values[values.len() / 5..].iter().find(|(_, v)| *v > limit) {
+        Some((done, v)) => Err(format!(
+            "{v} after {done} operations, over {limit} (warm-up end {warm})"
+        )),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The short churn: `stats().bytes` stays flat after warm-up on every
+    /// structure (`make churn` runs 10^7 operations each and watches RSS too).
+    #[test]
+    fn memory_stays_flat_under_churn() {
+        fn check<T: SpatialIndex>(mut index: T) {
+            let mut bytes = Vec::new();
+            churn(&mut index, &mut Lcg(5), 500_000, 10_000, 20, |done, t| {
+                bytes.push((done, t.stats().bytes))
+            });
+            index.validate().unwrap();
+            if let Err(e) = flat_after_warm_up(&bytes, 4096) {
+                panic!("{}: {e}\n{bytes:?}", core::any::type_name::<T>());
+            }
+        }
+        let world = Rect::new(0.0, 0.0, 1024.0, 1024.0);
+        check(Quadtree::for_world(world).unwrap());
+        check(Grid::new(world, 64, 64).unwrap());
+        check(LooseGrid::for_world(world).unwrap());
+        check(LooseQuadtree::for_world(world).unwrap());
+        check(LooseQuadtree::with_max_extent(world, 8, 8, 64.0).unwrap());
+        check(Octree::for_world(Box3::new(0.0, 0.0, 0.0, 1024.0, 1024.0, 1024.0)).unwrap());
+    }
+
+    /// A fuzzer's bytes decode the same way every time, and running out of
+    /// them ends the run.
+    #[test]
+    fn bytes_decode_as_choices() {
+        let mut d = Bytes::new(&[7, 1, 0, 0, 0, 9]);
+        assert_eq!(d.below(5), 2);
+        assert_eq!(d.next(), 1);
+        assert!(!d.exhausted());
+        assert_eq!(d.next(), 9);
+        assert!(d.exhausted());
+        assert_eq!(d.below(3), 0);
+        let steps = Subject::Grid.run(&mut Bytes::new(&[0; 40]), 1000, &Checks::EVERY);
+        assert!(steps > 0 && steps < 40, "{steps}");
+    }
 }

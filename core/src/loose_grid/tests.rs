@@ -5,9 +5,9 @@ use std::ops::ControlFlow;
 
 use crate::index::SpatialIndex;
 use crate::loose_grid::LooseGrid;
-use crate::{Error, NodeInfo, Rect};
+use crate::{Error, Rect};
 
-use crate::random_ops::{self, check_queries, ordered, Draw, Lcg, Model, Shapes};
+use crate::random_ops::{self, check_queries, ordered, Draw, Lcg, Model};
 
 /// One random run of `steps` operations.
 fn run(grid: LooseGrid, seed: u64, steps: usize) {

@@ -5,9 +5,9 @@ use std::ops::ControlFlow;
 
 use crate::index::SpatialIndex;
 use crate::loose_quadtree::LooseQuadtree;
-use crate::{Error, Handle, NodeInfo, Rect};
+use crate::{Error, Handle, Rect};
 
-use crate::random_ops::{self, check_queries, Draw, Lcg, Model, Shapes};
+use crate::random_ops::{self, check_queries, Draw, Lcg, Model};
 
 /// One random run of `steps` operations.
 fn run(tree: LooseQuadtree, seed: u64, steps: usize) {

@@ -134,7 +134,7 @@ fn places_pack_and_unpack_in_both_dimensions() {
 // The octree against brute force (the quadtree's are in `tests/`).
 
 use crate::index::SpatialIndex;
-use crate::random_ops::{self, Draw, Lcg};
+use crate::random_ops;
 use crate::Octree;
 
 fn octree_worlds() -> Vec<Box3> {
@@ -206,7 +206,7 @@ fn octree_snapshots_are_tagged_apart_from_the_2d_structures() {
 fn octree_parallel_variants_match() {
     let world = Box3::new(0.0, 0.0, 0.0, 64.0, 64.0, 64.0);
     let mut tree = Octree::new(world, 4, 5).unwrap();
-    let mut rng = Lcg(9);
+    let mut rng = random_ops::Lcg(9);
     let shapes = random_ops::tree_shapes(&tree, &mut rng);
     let boxes: Vec<Box3> = (0..3000).map(|_| shapes.rect(&mut rng)).collect();
     let ids: Vec<u32> = (0..boxes.len() as u32).collect();
