@@ -4,7 +4,7 @@
 CARGO ?= cargo
 SCENARIO ?= uniform-100k
 
-.PHONY: demo test lint fmt-check rust-test agents-check bench doc
+.PHONY: demo test lint fmt-check rust-test agents-check bench figures doc
 
 INDEX ?= all
 
@@ -36,8 +36,15 @@ agents-check:
 	$(CARGO) run --release -p flatquad-bench --bin agents -- uniform-100k --index all
 	$(CARGO) run --release -p flatquad-bench --bin agents -- uniform3d-100k --index octree
 
+# The table, then the README's figures generated from it (`make figures` alone
+# regenerates them from the committed table).
 bench:
 	$(CARGO) run --release -p flatquad-bench --features peers --bin peers -- all --markdown docs/benchmarks.md
+	$(CARGO) run --release -p flatquad-bench --features peers --bin searches -- --markdown docs/benchmarks.md
+	$(MAKE) figures
+
+figures:
+	$(CARGO) run --release -p flatquad-bench --bin figures
 
 doc:
 	$(CARGO) doc --no-deps -p flatquad

@@ -137,6 +137,44 @@ export declare class Grid {
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
    */
   queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
+  /**
+   * Sets the element's collision filter: from now on `pairs`,
+   * `overlapping` and `overlappingMany` report it with another element
+   * only when each one's `category` has a bit in the other's `mask`
+   * (Box2D's rule), and a query given a `mask` reports it only when
+   * its `category` has a bit in that mask. Each is 32 bits: an integer
+   * from 0 to 2^32 - 1, or a negative one as `~` gives (read as
+   * `x >>> 0`). Every element starts with all bits set (everything
+   * collides); removing it resets its filter. Throws as `remove` does
+   * for a bad handle; nothing is changed then.
+   */
+  setFilter(handle: Handle, category: number, mask: number): void
+  /** The element's collision filter (`setFilter`), as unsigned numbers. */
+  filter(handle: Handle): Filter
+  /**
+   * `setFilter(handles[i], categories[i], masks[i])` for every `i`.
+   * Everything is checked first: on error (a stale handle, lengths
+   * that differ) nothing changes, and the error's `index` says which
+   * handle was refused.
+   */
+  setFilters(handles: Float64Array, categories: Uint32Array, masks: Uint32Array): void
+  /**
+   * `queryCircle` for every `(centers[i], radii[i])` in one call: `centers`
+   * holds 2 numbers `x, y` per center (an `Octree`'s 3, `x, y, z`),
+   * `radii` one radius each; the hits of circle `i` are
+   * `hits.subarray(offsets[i], offsets[i + 1])`. A bad center or radius
+   * is refused (the error's `index` says which) and nothing is returned.
+   */
+  queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null): QueryManyResult
+  /**
+   * `nearest` for every point of `points` (2 numbers `x, y` each; an
+   * `Octree`'s 3) in one call, with the same `k` and options (no
+   * `filter` callback): the neighbours of point `i` are at positions
+   * `offsets[i]` to `offsets[i + 1]` of `handles`, `ids` and
+   * `distances`, nearest first. A bad point is refused (the error's
+   * `index` says which) and nothing is returned.
+   */
+  nearestMany(points: Float32Array | Float64Array, k?: number | null, options?: NearestManyOptions | null): NearestManyResult
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
   /**
@@ -214,21 +252,68 @@ export declare class Grid {
   /**
    * Handles of the elements whose closed rectangle meets the closed
    * rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
-   * live handle; `0`, `null` or `undefined` omit nothing).
+   * live handle; `0`, `null` or `undefined` omit nothing) and, with a
+   * `mask`, the elements whose filter category has no bit in it (see
+   * `setFilter`; left out, every element).
    */
-  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null): Float64Array
+  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null, mask?: number | null): Float64Array
   /**
    * Handles of the elements whose closed rectangle holds the point
-   * `(x, y)`, leaving out `omit`.
+   * `(x, y)`, leaving out `omit` and, with a `mask`, the elements
+   * whose category has no bit in it.
    */
-  queryPoint(x: number, y: number, omit?: Handle | null): Float64Array
+  queryPoint(x: number, y: number, omit?: Handle | null, mask?: number | null): Float64Array
+  /**
+   * Handles of the elements whose closed rectangle is within `radius`
+   * of `(x, y)` (at distance `<= radius`, in 64-bit floats from the
+   * 32-bit coordinates), in no particular order, leaving out, with a
+   * `mask`, the elements whose category has no bit in it. Throws a
+   * `RangeError` for a NaN or infinite center or a NaN or negative
+   * `radius` (`Infinity` is fine: everything).
+   */
+  queryCircle(x: number, y: number, radius: number, mask?: number | null): Float64Array
+  /**
+   * The `k` (default 1; an integer `>= 0`) elements nearest to `(x, y)`,
+   * nearest first, fewer if there are fewer: `[{ handle, id, distance }]`,
+   * the distance to the element's closed rectangle (0 inside it).
+   * Ties go to the smaller id, then the smaller handle. Options:
+   * `maxDistance` (closed), `mask` (only the categories in it) and
+   * `filter(handle)`, called nearest first, which leaves out the
+   * elements it returns a falsy value for (they do not count towards
+   * `k`); an exception it throws propagates. Throws a `RangeError` for
+   * a NaN or infinite point, a negative or non-integer `k`, or a NaN
+   * or negative `maxDistance`.
+   */
+  nearest(x: number, y: number, k?: number | null, options?: NearestOptions | null): Array<Neighbor>
+  /**
+   * The first element the segment from `(ox, oy)` along `(dx, dy)` (any
+   * length but 0; normalised in 64-bit floats) for `maxLength` hits:
+   * `{ handle, id, distance, fraction }` or `null`. Closed boxes: a ray
+   * starting inside one hits it at distance 0; ties go to the smaller
+   * id, then handle. With a `mask`, only the categories in it. Throws
+   * a `RangeError` for a NaN or infinite origin, a zero or non-finite
+   * direction, or a `maxLength` that is NaN, negative or infinite.
+   */
+  rayCast(ox: number, oy: number, dx: number, dy: number, maxLength: number, mask?: number | null): RayHit | null
+  /** Every element the ray hits, nearest first (ties: id, then handle). */
+  rayCastAll(ox: number, oy: number, dx: number, dy: number, maxLength: number, mask?: number | null): Array<RayHit>
+  /**
+   * Calls `callback(hit)` for each hit of `rayCastAll`, in its order; the
+   * callback returns nothing or `true` to go on, `false` to stop, or a
+   * number to shorten the ray to that length (only hits at most that
+   * far are visited from then on: return `hit.distance` to keep the
+   * nearest). An exception thrown by the callback propagates. The
+   * callback may read the index; a call that changes it throws
+   * `ERR_FLATQUAD_BUSY`.
+   */
+  rayCastWith(ox: number, oy: number, dx: number, dy: number, maxLength: number, callback: (hit: RayHit) => boolean | number | void, mask?: number | null): void
   /**
    * Calls `callback(handle)` for each element `query` would return,
    * until the callback returns `false`. An exception thrown by the
    * callback propagates. The callback may read the index; a call that
    * changes it throws `ERR_FLATQUAD_BUSY`.
    */
-  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null): void
+  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null, mask?: number | null): void
   /**
    * Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
    * each; a `Float64Array` is rounded to the nearest `f32` once, which
@@ -330,6 +415,44 @@ export declare class LooseGrid {
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
    */
   queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
+  /**
+   * Sets the element's collision filter: from now on `pairs`,
+   * `overlapping` and `overlappingMany` report it with another element
+   * only when each one's `category` has a bit in the other's `mask`
+   * (Box2D's rule), and a query given a `mask` reports it only when
+   * its `category` has a bit in that mask. Each is 32 bits: an integer
+   * from 0 to 2^32 - 1, or a negative one as `~` gives (read as
+   * `x >>> 0`). Every element starts with all bits set (everything
+   * collides); removing it resets its filter. Throws as `remove` does
+   * for a bad handle; nothing is changed then.
+   */
+  setFilter(handle: Handle, category: number, mask: number): void
+  /** The element's collision filter (`setFilter`), as unsigned numbers. */
+  filter(handle: Handle): Filter
+  /**
+   * `setFilter(handles[i], categories[i], masks[i])` for every `i`.
+   * Everything is checked first: on error (a stale handle, lengths
+   * that differ) nothing changes, and the error's `index` says which
+   * handle was refused.
+   */
+  setFilters(handles: Float64Array, categories: Uint32Array, masks: Uint32Array): void
+  /**
+   * `queryCircle` for every `(centers[i], radii[i])` in one call: `centers`
+   * holds 2 numbers `x, y` per center (an `Octree`'s 3, `x, y, z`),
+   * `radii` one radius each; the hits of circle `i` are
+   * `hits.subarray(offsets[i], offsets[i + 1])`. A bad center or radius
+   * is refused (the error's `index` says which) and nothing is returned.
+   */
+  queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null): QueryManyResult
+  /**
+   * `nearest` for every point of `points` (2 numbers `x, y` each; an
+   * `Octree`'s 3) in one call, with the same `k` and options (no
+   * `filter` callback): the neighbours of point `i` are at positions
+   * `offsets[i]` to `offsets[i + 1]` of `handles`, `ids` and
+   * `distances`, nearest first. A bad point is refused (the error's
+   * `index` says which) and nothing is returned.
+   */
+  nearestMany(points: Float32Array | Float64Array, k?: number | null, options?: NearestManyOptions | null): NearestManyResult
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
   /**
@@ -407,21 +530,68 @@ export declare class LooseGrid {
   /**
    * Handles of the elements whose closed rectangle meets the closed
    * rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
-   * live handle; `0`, `null` or `undefined` omit nothing).
+   * live handle; `0`, `null` or `undefined` omit nothing) and, with a
+   * `mask`, the elements whose filter category has no bit in it (see
+   * `setFilter`; left out, every element).
    */
-  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null): Float64Array
+  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null, mask?: number | null): Float64Array
   /**
    * Handles of the elements whose closed rectangle holds the point
-   * `(x, y)`, leaving out `omit`.
+   * `(x, y)`, leaving out `omit` and, with a `mask`, the elements
+   * whose category has no bit in it.
    */
-  queryPoint(x: number, y: number, omit?: Handle | null): Float64Array
+  queryPoint(x: number, y: number, omit?: Handle | null, mask?: number | null): Float64Array
+  /**
+   * Handles of the elements whose closed rectangle is within `radius`
+   * of `(x, y)` (at distance `<= radius`, in 64-bit floats from the
+   * 32-bit coordinates), in no particular order, leaving out, with a
+   * `mask`, the elements whose category has no bit in it. Throws a
+   * `RangeError` for a NaN or infinite center or a NaN or negative
+   * `radius` (`Infinity` is fine: everything).
+   */
+  queryCircle(x: number, y: number, radius: number, mask?: number | null): Float64Array
+  /**
+   * The `k` (default 1; an integer `>= 0`) elements nearest to `(x, y)`,
+   * nearest first, fewer if there are fewer: `[{ handle, id, distance }]`,
+   * the distance to the element's closed rectangle (0 inside it).
+   * Ties go to the smaller id, then the smaller handle. Options:
+   * `maxDistance` (closed), `mask` (only the categories in it) and
+   * `filter(handle)`, called nearest first, which leaves out the
+   * elements it returns a falsy value for (they do not count towards
+   * `k`); an exception it throws propagates. Throws a `RangeError` for
+   * a NaN or infinite point, a negative or non-integer `k`, or a NaN
+   * or negative `maxDistance`.
+   */
+  nearest(x: number, y: number, k?: number | null, options?: NearestOptions | null): Array<Neighbor>
+  /**
+   * The first element the segment from `(ox, oy)` along `(dx, dy)` (any
+   * length but 0; normalised in 64-bit floats) for `maxLength` hits:
+   * `{ handle, id, distance, fraction }` or `null`. Closed boxes: a ray
+   * starting inside one hits it at distance 0; ties go to the smaller
+   * id, then handle. With a `mask`, only the categories in it. Throws
+   * a `RangeError` for a NaN or infinite origin, a zero or non-finite
+   * direction, or a `maxLength` that is NaN, negative or infinite.
+   */
+  rayCast(ox: number, oy: number, dx: number, dy: number, maxLength: number, mask?: number | null): RayHit | null
+  /** Every element the ray hits, nearest first (ties: id, then handle). */
+  rayCastAll(ox: number, oy: number, dx: number, dy: number, maxLength: number, mask?: number | null): Array<RayHit>
+  /**
+   * Calls `callback(hit)` for each hit of `rayCastAll`, in its order; the
+   * callback returns nothing or `true` to go on, `false` to stop, or a
+   * number to shorten the ray to that length (only hits at most that
+   * far are visited from then on: return `hit.distance` to keep the
+   * nearest). An exception thrown by the callback propagates. The
+   * callback may read the index; a call that changes it throws
+   * `ERR_FLATQUAD_BUSY`.
+   */
+  rayCastWith(ox: number, oy: number, dx: number, dy: number, maxLength: number, callback: (hit: RayHit) => boolean | number | void, mask?: number | null): void
   /**
    * Calls `callback(handle)` for each element `query` would return,
    * until the callback returns `false`. An exception thrown by the
    * callback propagates. The callback may read the index; a call that
    * changes it throws `ERR_FLATQUAD_BUSY`.
    */
-  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null): void
+  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null, mask?: number | null): void
   /**
    * Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
    * each; a `Float64Array` is rounded to the nearest `f32` once, which
@@ -529,6 +699,44 @@ export declare class LooseQuadtree {
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
    */
   queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
+  /**
+   * Sets the element's collision filter: from now on `pairs`,
+   * `overlapping` and `overlappingMany` report it with another element
+   * only when each one's `category` has a bit in the other's `mask`
+   * (Box2D's rule), and a query given a `mask` reports it only when
+   * its `category` has a bit in that mask. Each is 32 bits: an integer
+   * from 0 to 2^32 - 1, or a negative one as `~` gives (read as
+   * `x >>> 0`). Every element starts with all bits set (everything
+   * collides); removing it resets its filter. Throws as `remove` does
+   * for a bad handle; nothing is changed then.
+   */
+  setFilter(handle: Handle, category: number, mask: number): void
+  /** The element's collision filter (`setFilter`), as unsigned numbers. */
+  filter(handle: Handle): Filter
+  /**
+   * `setFilter(handles[i], categories[i], masks[i])` for every `i`.
+   * Everything is checked first: on error (a stale handle, lengths
+   * that differ) nothing changes, and the error's `index` says which
+   * handle was refused.
+   */
+  setFilters(handles: Float64Array, categories: Uint32Array, masks: Uint32Array): void
+  /**
+   * `queryCircle` for every `(centers[i], radii[i])` in one call: `centers`
+   * holds 2 numbers `x, y` per center (an `Octree`'s 3, `x, y, z`),
+   * `radii` one radius each; the hits of circle `i` are
+   * `hits.subarray(offsets[i], offsets[i + 1])`. A bad center or radius
+   * is refused (the error's `index` says which) and nothing is returned.
+   */
+  queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null): QueryManyResult
+  /**
+   * `nearest` for every point of `points` (2 numbers `x, y` each; an
+   * `Octree`'s 3) in one call, with the same `k` and options (no
+   * `filter` callback): the neighbours of point `i` are at positions
+   * `offsets[i]` to `offsets[i + 1]` of `handles`, `ids` and
+   * `distances`, nearest first. A bad point is refused (the error's
+   * `index` says which) and nothing is returned.
+   */
+  nearestMany(points: Float32Array | Float64Array, k?: number | null, options?: NearestManyOptions | null): NearestManyResult
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
   /**
@@ -606,21 +814,68 @@ export declare class LooseQuadtree {
   /**
    * Handles of the elements whose closed rectangle meets the closed
    * rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
-   * live handle; `0`, `null` or `undefined` omit nothing).
+   * live handle; `0`, `null` or `undefined` omit nothing) and, with a
+   * `mask`, the elements whose filter category has no bit in it (see
+   * `setFilter`; left out, every element).
    */
-  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null): Float64Array
+  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null, mask?: number | null): Float64Array
   /**
    * Handles of the elements whose closed rectangle holds the point
-   * `(x, y)`, leaving out `omit`.
+   * `(x, y)`, leaving out `omit` and, with a `mask`, the elements
+   * whose category has no bit in it.
    */
-  queryPoint(x: number, y: number, omit?: Handle | null): Float64Array
+  queryPoint(x: number, y: number, omit?: Handle | null, mask?: number | null): Float64Array
+  /**
+   * Handles of the elements whose closed rectangle is within `radius`
+   * of `(x, y)` (at distance `<= radius`, in 64-bit floats from the
+   * 32-bit coordinates), in no particular order, leaving out, with a
+   * `mask`, the elements whose category has no bit in it. Throws a
+   * `RangeError` for a NaN or infinite center or a NaN or negative
+   * `radius` (`Infinity` is fine: everything).
+   */
+  queryCircle(x: number, y: number, radius: number, mask?: number | null): Float64Array
+  /**
+   * The `k` (default 1; an integer `>= 0`) elements nearest to `(x, y)`,
+   * nearest first, fewer if there are fewer: `[{ handle, id, distance }]`,
+   * the distance to the element's closed rectangle (0 inside it).
+   * Ties go to the smaller id, then the smaller handle. Options:
+   * `maxDistance` (closed), `mask` (only the categories in it) and
+   * `filter(handle)`, called nearest first, which leaves out the
+   * elements it returns a falsy value for (they do not count towards
+   * `k`); an exception it throws propagates. Throws a `RangeError` for
+   * a NaN or infinite point, a negative or non-integer `k`, or a NaN
+   * or negative `maxDistance`.
+   */
+  nearest(x: number, y: number, k?: number | null, options?: NearestOptions | null): Array<Neighbor>
+  /**
+   * The first element the segment from `(ox, oy)` along `(dx, dy)` (any
+   * length but 0; normalised in 64-bit floats) for `maxLength` hits:
+   * `{ handle, id, distance, fraction }` or `null`. Closed boxes: a ray
+   * starting inside one hits it at distance 0; ties go to the smaller
+   * id, then handle. With a `mask`, only the categories in it. Throws
+   * a `RangeError` for a NaN or infinite origin, a zero or non-finite
+   * direction, or a `maxLength` that is NaN, negative or infinite.
+   */
+  rayCast(ox: number, oy: number, dx: number, dy: number, maxLength: number, mask?: number | null): RayHit | null
+  /** Every element the ray hits, nearest first (ties: id, then handle). */
+  rayCastAll(ox: number, oy: number, dx: number, dy: number, maxLength: number, mask?: number | null): Array<RayHit>
+  /**
+   * Calls `callback(hit)` for each hit of `rayCastAll`, in its order; the
+   * callback returns nothing or `true` to go on, `false` to stop, or a
+   * number to shorten the ray to that length (only hits at most that
+   * far are visited from then on: return `hit.distance` to keep the
+   * nearest). An exception thrown by the callback propagates. The
+   * callback may read the index; a call that changes it throws
+   * `ERR_FLATQUAD_BUSY`.
+   */
+  rayCastWith(ox: number, oy: number, dx: number, dy: number, maxLength: number, callback: (hit: RayHit) => boolean | number | void, mask?: number | null): void
   /**
    * Calls `callback(handle)` for each element `query` would return,
    * until the callback returns `false`. An exception thrown by the
    * callback propagates. The callback may read the index; a call that
    * changes it throws `ERR_FLATQUAD_BUSY`.
    */
-  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null): void
+  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null, mask?: number | null): void
   /**
    * Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
    * each; a `Float64Array` is rounded to the nearest `f32` once, which
@@ -682,16 +937,17 @@ export declare class Octree {
   move(handle: Handle, x1: number, y1: number, z1: number, x2: number, y2: number, z2: number): void
   /**
    * Handles of the elements whose closed box meets the closed query box,
-   * each once, leaving out `omit`.
+   * each once, leaving out `omit` and, with a `mask`, the elements whose
+   * filter category has no bit in it (see `setFilter`).
    */
-  query(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, omit?: Handle | null): Float64Array
+  query(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, omit?: Handle | null, mask?: number | null): Float64Array
   /**
    * Calls `callback(handle)` for each element `query` would return, until
    * the callback returns `false`. An exception thrown by the callback
    * propagates. The callback may read the tree; a call that changes it
    * throws `ERR_FLATQUAD_BUSY`.
    */
-  queryWith(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null): void
+  queryWith(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null, mask?: number | null): void
   /**
    * Calls `callback(node)` for every node (depth-first, parents before
    * children), each with its box `x1, y1, z1, x2, y2, z2`; returning
@@ -700,8 +956,36 @@ export declare class Octree {
    * `ERR_FLATQUAD_BUSY`.
    */
   traverse(callback: (node: NodeInfo3) => boolean | void): void
-  /** Handles of the elements whose closed box holds `(x, y, z)`, leaving out `omit`. */
-  queryPoint(x: number, y: number, z: number, omit?: Handle | null): Float64Array
+  /**
+   * Handles of the elements whose closed box holds `(x, y, z)`, leaving out
+   * `omit` and, with a `mask`, the elements whose category has no bit in it.
+   */
+  queryPoint(x: number, y: number, z: number, omit?: Handle | null, mask?: number | null): Float64Array
+  /**
+   * Handles of the elements whose closed box is within `radius` of
+   * `(x, y, z)` (a sphere), in no particular order; with a `mask`, only
+   * the categories in it. Throws as the 2D classes' `queryCircle` does.
+   */
+  queryCircle(x: number, y: number, z: number, radius: number, mask?: number | null): Float64Array
+  /**
+   * The `k` (default 1) elements nearest to `(x, y, z)`, nearest first:
+   * `[{ handle, id, distance }]`; options and errors as the 2D classes'
+   * `nearest`.
+   */
+  nearest(x: number, y: number, z: number, k?: number | null, options?: NearestOptions | null): Array<Neighbor>
+  /**
+   * The first element the segment from `(ox, oy, oz)` along `(dx, dy, dz)`
+   * for `maxLength` hits, or `null`; as the 2D classes' `rayCast`.
+   */
+  rayCast(ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, maxLength: number, mask?: number | null): RayHit | null
+  /** Every element the ray hits, nearest first. */
+  rayCastAll(ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, maxLength: number, mask?: number | null): Array<RayHit>
+  /**
+   * Calls `callback(hit)` for each hit in `rayCastAll`'s order: nothing or
+   * `true` goes on, `false` stops, a number shortens the ray to that length.
+   * An exception thrown by the callback propagates.
+   */
+  rayCastWith(ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, maxLength: number, callback: (hit: RayHit) => boolean | number | void, mask?: number | null): void
   /** The element's box (as 32-bit floats: what the octree stores). */
   rectOf(handle: Handle): Box3
   /**
@@ -752,6 +1036,44 @@ export declare class Octree {
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
    */
   queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
+  /**
+   * Sets the element's collision filter: from now on `pairs`,
+   * `overlapping` and `overlappingMany` report it with another element
+   * only when each one's `category` has a bit in the other's `mask`
+   * (Box2D's rule), and a query given a `mask` reports it only when
+   * its `category` has a bit in that mask. Each is 32 bits: an integer
+   * from 0 to 2^32 - 1, or a negative one as `~` gives (read as
+   * `x >>> 0`). Every element starts with all bits set (everything
+   * collides); removing it resets its filter. Throws as `remove` does
+   * for a bad handle; nothing is changed then.
+   */
+  setFilter(handle: Handle, category: number, mask: number): void
+  /** The element's collision filter (`setFilter`), as unsigned numbers. */
+  filter(handle: Handle): Filter
+  /**
+   * `setFilter(handles[i], categories[i], masks[i])` for every `i`.
+   * Everything is checked first: on error (a stale handle, lengths
+   * that differ) nothing changes, and the error's `index` says which
+   * handle was refused.
+   */
+  setFilters(handles: Float64Array, categories: Uint32Array, masks: Uint32Array): void
+  /**
+   * `queryCircle` for every `(centers[i], radii[i])` in one call: `centers`
+   * holds 2 numbers `x, y` per center (an `Octree`'s 3, `x, y, z`),
+   * `radii` one radius each; the hits of circle `i` are
+   * `hits.subarray(offsets[i], offsets[i + 1])`. A bad center or radius
+   * is refused (the error's `index` says which) and nothing is returned.
+   */
+  queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null): QueryManyResult
+  /**
+   * `nearest` for every point of `points` (2 numbers `x, y` each; an
+   * `Octree`'s 3) in one call, with the same `k` and options (no
+   * `filter` callback): the neighbours of point `i` are at positions
+   * `offsets[i]` to `offsets[i + 1]` of `handles`, `ids` and
+   * `distances`, nearest first. A bad point is refused (the error's
+   * `index` says which) and nothing is returned.
+   */
+  nearestMany(points: Float32Array | Float64Array, k?: number | null, options?: NearestManyOptions | null): NearestManyResult
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
   /**
@@ -877,6 +1199,44 @@ export declare class Quadtree {
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
    */
   queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
+  /**
+   * Sets the element's collision filter: from now on `pairs`,
+   * `overlapping` and `overlappingMany` report it with another element
+   * only when each one's `category` has a bit in the other's `mask`
+   * (Box2D's rule), and a query given a `mask` reports it only when
+   * its `category` has a bit in that mask. Each is 32 bits: an integer
+   * from 0 to 2^32 - 1, or a negative one as `~` gives (read as
+   * `x >>> 0`). Every element starts with all bits set (everything
+   * collides); removing it resets its filter. Throws as `remove` does
+   * for a bad handle; nothing is changed then.
+   */
+  setFilter(handle: Handle, category: number, mask: number): void
+  /** The element's collision filter (`setFilter`), as unsigned numbers. */
+  filter(handle: Handle): Filter
+  /**
+   * `setFilter(handles[i], categories[i], masks[i])` for every `i`.
+   * Everything is checked first: on error (a stale handle, lengths
+   * that differ) nothing changes, and the error's `index` says which
+   * handle was refused.
+   */
+  setFilters(handles: Float64Array, categories: Uint32Array, masks: Uint32Array): void
+  /**
+   * `queryCircle` for every `(centers[i], radii[i])` in one call: `centers`
+   * holds 2 numbers `x, y` per center (an `Octree`'s 3, `x, y, z`),
+   * `radii` one radius each; the hits of circle `i` are
+   * `hits.subarray(offsets[i], offsets[i + 1])`. A bad center or radius
+   * is refused (the error's `index` says which) and nothing is returned.
+   */
+  queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null): QueryManyResult
+  /**
+   * `nearest` for every point of `points` (2 numbers `x, y` each; an
+   * `Octree`'s 3) in one call, with the same `k` and options (no
+   * `filter` callback): the neighbours of point `i` are at positions
+   * `offsets[i]` to `offsets[i + 1]` of `handles`, `ids` and
+   * `distances`, nearest first. A bad point is refused (the error's
+   * `index` says which) and nothing is returned.
+   */
+  nearestMany(points: Float32Array | Float64Array, k?: number | null, options?: NearestManyOptions | null): NearestManyResult
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
   /**
@@ -954,21 +1314,68 @@ export declare class Quadtree {
   /**
    * Handles of the elements whose closed rectangle meets the closed
    * rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
-   * live handle; `0`, `null` or `undefined` omit nothing).
+   * live handle; `0`, `null` or `undefined` omit nothing) and, with a
+   * `mask`, the elements whose filter category has no bit in it (see
+   * `setFilter`; left out, every element).
    */
-  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null): Float64Array
+  query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null, mask?: number | null): Float64Array
   /**
    * Handles of the elements whose closed rectangle holds the point
-   * `(x, y)`, leaving out `omit`.
+   * `(x, y)`, leaving out `omit` and, with a `mask`, the elements
+   * whose category has no bit in it.
    */
-  queryPoint(x: number, y: number, omit?: Handle | null): Float64Array
+  queryPoint(x: number, y: number, omit?: Handle | null, mask?: number | null): Float64Array
+  /**
+   * Handles of the elements whose closed rectangle is within `radius`
+   * of `(x, y)` (at distance `<= radius`, in 64-bit floats from the
+   * 32-bit coordinates), in no particular order, leaving out, with a
+   * `mask`, the elements whose category has no bit in it. Throws a
+   * `RangeError` for a NaN or infinite center or a NaN or negative
+   * `radius` (`Infinity` is fine: everything).
+   */
+  queryCircle(x: number, y: number, radius: number, mask?: number | null): Float64Array
+  /**
+   * The `k` (default 1; an integer `>= 0`) elements nearest to `(x, y)`,
+   * nearest first, fewer if there are fewer: `[{ handle, id, distance }]`,
+   * the distance to the element's closed rectangle (0 inside it).
+   * Ties go to the smaller id, then the smaller handle. Options:
+   * `maxDistance` (closed), `mask` (only the categories in it) and
+   * `filter(handle)`, called nearest first, which leaves out the
+   * elements it returns a falsy value for (they do not count towards
+   * `k`); an exception it throws propagates. Throws a `RangeError` for
+   * a NaN or infinite point, a negative or non-integer `k`, or a NaN
+   * or negative `maxDistance`.
+   */
+  nearest(x: number, y: number, k?: number | null, options?: NearestOptions | null): Array<Neighbor>
+  /**
+   * The first element the segment from `(ox, oy)` along `(dx, dy)` (any
+   * length but 0; normalised in 64-bit floats) for `maxLength` hits:
+   * `{ handle, id, distance, fraction }` or `null`. Closed boxes: a ray
+   * starting inside one hits it at distance 0; ties go to the smaller
+   * id, then handle. With a `mask`, only the categories in it. Throws
+   * a `RangeError` for a NaN or infinite origin, a zero or non-finite
+   * direction, or a `maxLength` that is NaN, negative or infinite.
+   */
+  rayCast(ox: number, oy: number, dx: number, dy: number, maxLength: number, mask?: number | null): RayHit | null
+  /** Every element the ray hits, nearest first (ties: id, then handle). */
+  rayCastAll(ox: number, oy: number, dx: number, dy: number, maxLength: number, mask?: number | null): Array<RayHit>
+  /**
+   * Calls `callback(hit)` for each hit of `rayCastAll`, in its order; the
+   * callback returns nothing or `true` to go on, `false` to stop, or a
+   * number to shorten the ray to that length (only hits at most that
+   * far are visited from then on: return `hit.distance` to keep the
+   * nearest). An exception thrown by the callback propagates. The
+   * callback may read the index; a call that changes it throws
+   * `ERR_FLATQUAD_BUSY`.
+   */
+  rayCastWith(ox: number, oy: number, dx: number, dy: number, maxLength: number, callback: (hit: RayHit) => boolean | number | void, mask?: number | null): void
   /**
    * Calls `callback(handle)` for each element `query` would return,
    * until the callback returns `false`. An exception thrown by the
    * callback propagates. The callback may read the index; a call that
    * changes it throws `ERR_FLATQUAD_BUSY`.
    */
-  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null): void
+  queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null, mask?: number | null): void
   /**
    * Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
    * each; a `Float64Array` is rounded to the nearest `f32` once, which
@@ -1021,6 +1428,20 @@ export interface BulkResult {
   rows: Float64Array
   /** What each row meets: handles (`queryBulk`) or positions (`joinBounds`). */
   hits: Float64Array
+}
+
+/**
+ * An element's collision filter, as `filter(handle)` gives it: two
+ * elements collide (`pairs`, `overlapping`) only when each one's `category`
+ * has a bit in the other's `mask` (Box2D's rule); a query with a `mask`
+ * reports an element only when its `category` has a bit in it. Both are
+ * unsigned 32-bit integers; every element starts with all bits set.
+ */
+export interface Filter {
+  /** The categories the element belongs to (bits). */
+  category: number
+  /** The categories it collides with (bits). */
+  mask: number
 }
 
 /**
@@ -1102,6 +1523,62 @@ export interface LooseQuadtreeOptions {
    * out, no bound). Any size is fine either way, and results are as exact.
    */
   maxExtent?: number
+}
+
+/** Options of `nearestMany`: those of `nearest` but the callback. */
+export interface NearestManyOptions {
+  /** Only elements at most this far (closed); left out, any distance. */
+  maxDistance?: number
+  /** Only elements whose filter category has a bit in it; left out, every element. */
+  mask?: number
+}
+
+/**
+ * The neighbours of `nearestMany`: those of point `i` are at positions
+ * `offsets[i]` to `offsets[i + 1]` of `handles`, `ids` and `distances`,
+ * nearest first.
+ */
+export interface NearestManyResult {
+  /** `n + 1` offsets, for `n` points; `offsets[0]` is 0. */
+  offsets: Uint32Array
+  /** The neighbours found, point after point. */
+  handles: Float64Array
+  /** Their ids. */
+  ids: Uint32Array
+  /** Their distances. */
+  distances: Float64Array
+}
+
+/** Options of `nearest`; a left-out one takes its default. */
+export interface NearestOptions {
+  /**
+   * Only elements at most this far (closed); left out, any distance. A
+   * number `>= 0` (`Infinity` included).
+   */
+  maxDistance?: number
+  /**
+   * Only elements whose filter category has a bit in it (see `setFilter`);
+   * left out, every element.
+   */
+  mask?: number
+  /**
+   * Called with candidates nearest first, each once: those for which it
+   * returns a falsy value are left out and do not count towards `k`.
+   */
+  filter?: (handle: Handle) => unknown
+}
+
+/** One neighbour `nearest` found. */
+export interface Neighbor {
+  /** The element. */
+  handle: Handle
+  /** Its id. */
+  id: number
+  /**
+   * The distance from the query point to its closed box (64-bit, from the
+   * 32-bit coordinates); 0 when the box holds the point.
+   */
+  distance: number
 }
 
 /** One node of a tree or one cell of a grid, as `traverse` visits it. */
@@ -1193,6 +1670,21 @@ export interface QueryManyResult {
   offsets: Uint32Array
   /** The handles found, item after item. */
   hits: Float64Array
+}
+
+/** One element a ray cast hit. */
+export interface RayHit {
+  /** The element. */
+  handle: Handle
+  /** Its id. */
+  id: number
+  /**
+   * How far along the ray it first touches the element's closed box (0
+   * when the origin is inside or on it).
+   */
+  distance: number
+  /** `distance / maxLength` (0 when `maxLength` is 0). */
+  fraction: number
 }
 
 /**

@@ -19,6 +19,16 @@
  * - The octree (3D) is its own opaque type, qt_octree, over qt_box boxes:
  *   qt_octree_create, and the calls of a qt_tree named qt_octree_* (the
  *   point query takes x, y, z), with the same conventions and statuses.
+ * - Collision filters (Box2D's rule): qt_set_filter gives an element a 32-bit
+ *   category and mask (both QT_MASK_ALL at first); qt_query_pairs and
+ *   qt_overlapping report two elements only when each one's category is in
+ *   the other's mask, and the _masked queries report only the elements whose
+ *   category is in the query's mask.
+ * - Searches, each with a mask: qt_query_circle (a sphere for the octree),
+ *   qt_nearest (the k nearest, nearest first, with double distances to the
+ *   closed boxes) and the ray casts qt_ray_cast, qt_ray_cast_all and
+ *   qt_ray_cast_each (Box2D's callback convention). Ordered results come in
+ *   ascending (distance, id, handle).
  *
  * Conventions
  *
@@ -121,6 +131,12 @@
 #define QT_OCTREE_DEFAULT_MAX_DEPTH 6
 
 /**
+ * Every bit: the filter every element starts with (category and mask), and
+ * as a query mask, every element whatever its category.
+ */
+#define QT_MASK_ALL UINT32_MAX
+
+/**
  * What a call did. `QT_OK` is 0; every other value says why the call did
  * nothing. Values are explicit and never reused: a status added later gets a
  * new number.
@@ -176,8 +192,10 @@ typedef enum qt_status {
      * A number is out of range: a construction parameter the structure
      * refuses (`max_elements` 0, `max_depth` above `QT_MAX_DEPTH_LIMIT`, 0 or
      * too many columns or rows, a cell size that is not positive and finite,
-     * a tight grid finer than its loose grid), an unknown `qt_kind`, or an
-     * array length that is impossibly large.
+     * a tight grid finer than its loose grid), an unknown `qt_kind`, a
+     * search's radius or `max_distance` that is NaN or negative, a ray whose
+     * direction is zero or not finite or whose `max_length` is NaN, negative
+     * or infinite, or an array length (or a `k`) that is impossibly large.
      */
     QT_INVALID_PARAMETER = 8,
     /**
@@ -420,6 +438,108 @@ typedef struct qt_rect_d {
      */
     double y2;
 } qt_rect_d;
+
+/**
+ * Called by `qt_nearest_with` with each candidate, nearest first: return
+ * nonzero to accept it (it counts towards `k`), 0 to pass over it.
+ */
+typedef int (*qt_accept_fn)(void *user_data, qt_handle_t handle);
+
+/**
+ * A segment to cast in 2D: from `(x, y)` along `(dx, dy)` (any length but
+ * zero; it is normalised in `double`) for `max_length` (finite, `>= 0`; 0
+ * hits the elements holding the origin).
+ */
+typedef struct qt_ray {
+    /**
+     * Origin x.
+     */
+    float x;
+    /**
+     * Origin y.
+     */
+    float y;
+    /**
+     * Direction x.
+     */
+    float dx;
+    /**
+     * Direction y.
+     */
+    float dy;
+    /**
+     * How far the ray goes, in the units of the coordinates.
+     */
+    double max_length;
+} qt_ray;
+
+/**
+ * One element a ray hit.
+ */
+typedef struct qt_ray_hit {
+    /**
+     * The element.
+     */
+    qt_handle_t handle;
+    /**
+     * Its id.
+     */
+    uint32_t id;
+    /**
+     * The distance along the ray from the origin to where the ray first
+     * touches the element's closed box (0 when the origin is in it).
+     */
+    double distance;
+    /**
+     * `distance / max_length` (0 when `max_length` is 0).
+     */
+    double fraction;
+} qt_ray_hit;
+
+/**
+ * Called by `qt_ray_cast_each` with each hit, nearest first. Returns what to
+ * do next, as Box2D's ray-cast callbacks do: -1 (any negative value) to go
+ * on, 0 (or NaN) to stop (the call then returns `QT_STOPPED`), a fraction
+ * between 0 and 1 to clip the ray there (only hits at most that far along
+ * it come next; return `hit.fraction` to keep the hits as near as this one,
+ * which stops at a hit of fraction 0), 1 (or more) to go on unclipped. The
+ * fraction is of the `max_length` the ray was cast with.
+ */
+typedef double (*qt_ray_fn)(void *user_data, struct qt_ray_hit hit);
+
+/**
+ * A segment to cast in 3D, as `qt_ray`.
+ */
+typedef struct qt_ray3 {
+    /**
+     * Origin x.
+     */
+    float x;
+    /**
+     * Origin y.
+     */
+    float y;
+    /**
+     * Origin z.
+     */
+    float z;
+    /**
+     * Direction x.
+     */
+    float dx;
+    /**
+     * Direction y.
+     */
+    float dy;
+    /**
+     * Direction z.
+     */
+    float dz;
+    /**
+     * How far the ray goes, in the units of the coordinates.
+     */
+    double max_length;
+} qt_ray3;
 
 /**
  * Never a handle: pass it as `omit` to leave nothing out of a query.
@@ -1266,6 +1386,435 @@ enum qt_status qt_join(const struct qt_tree *left,
                        struct qt_pair *out_pairs,
                        size_t capacity,
                        size_t *out_total);
+
+/**
+ * Sets an element's collision filter: from now on `qt_query_pairs` and
+ * `qt_overlapping` report it with another element only when each one's
+ * `category` is in the other's `mask` (`a.category & b.mask` and
+ * `b.category & a.mask` both nonzero), and a `_masked` query reports it only
+ * when `category & mask` of the query is nonzero. Every element starts with
+ * `QT_MASK_ALL` for both; removing it (or `qt_clear`) resets its filter.
+ *
+ * Returns `QT_INVALID_HANDLE` if `handle` is not live.
+ */
+enum qt_status qt_set_filter(struct qt_tree *tree,
+                             qt_handle_t handle,
+                             uint32_t category,
+                             uint32_t mask);
+
+/**
+ * Writes an element's collision filter to `*out_category` and `*out_mask`
+ * (both `QT_MASK_ALL` unless set). Returns `QT_INVALID_HANDLE` if `handle` is
+ * not live, `QT_NULL_ARGUMENT` if an out-pointer is NULL.
+ */
+enum qt_status qt_get_filter(const struct qt_tree *tree,
+                             qt_handle_t handle,
+                             uint32_t *out_category,
+                             uint32_t *out_mask);
+
+/**
+ * Sets the filter of `handles[i]` to `categories[i]` and `masks[i]` for every
+ * `i < count` (a handle given twice keeps its last filter). Checks every
+ * handle first: if one is not live, nothing changes and its index is written
+ * to `*out_bad_index` (when not NULL). The arrays may be NULL when `count` is 0.
+ */
+enum qt_status qt_set_filters(struct qt_tree *tree,
+                              const qt_handle_t *handles,
+                              const uint32_t *categories,
+                              const uint32_t *masks,
+                              size_t count,
+                              size_t *out_bad_index);
+
+/**
+ * `qt_query` reporting only the elements whose category is in `mask`
+ * (`category & mask` nonzero; `QT_MASK_ALL` reports every element, 0 none).
+ */
+enum qt_status qt_query_masked(const struct qt_tree *tree,
+                               struct qt_rect rect,
+                               qt_handle_t omit,
+                               uint32_t mask,
+                               qt_handle_t *out_handles,
+                               size_t capacity,
+                               size_t *out_total);
+
+/**
+ * `qt_query_each` visiting only the elements whose category is in `mask`.
+ */
+enum qt_status qt_query_masked_each(const struct qt_tree *tree,
+                                    struct qt_rect rect,
+                                    qt_handle_t omit,
+                                    uint32_t mask,
+                                    qt_visit_fn visit,
+                                    void *user_data);
+
+/**
+ * `qt_query_point` reporting only the elements whose category is in `mask`.
+ */
+enum qt_status qt_query_point_masked(const struct qt_tree *tree,
+                                     float x,
+                                     float y,
+                                     qt_handle_t omit,
+                                     uint32_t mask,
+                                     qt_handle_t *out_handles,
+                                     size_t capacity,
+                                     size_t *out_total);
+
+/**
+ * `qt_query_point_each` visiting only the elements whose category is in `mask`.
+ */
+enum qt_status qt_query_point_masked_each(const struct qt_tree *tree,
+                                          float x,
+                                          float y,
+                                          qt_handle_t omit,
+                                          uint32_t mask,
+                                          qt_visit_fn visit,
+                                          void *user_data);
+
+/**
+ * Sets an octree element's collision filter, as `qt_set_filter`.
+ */
+enum qt_status qt_octree_set_filter(struct qt_octree *tree,
+                                    qt_handle_t handle,
+                                    uint32_t category,
+                                    uint32_t mask);
+
+/**
+ * Writes an octree element's collision filter, as `qt_get_filter`.
+ */
+enum qt_status qt_octree_get_filter(const struct qt_octree *tree,
+                                    qt_handle_t handle,
+                                    uint32_t *out_category,
+                                    uint32_t *out_mask);
+
+/**
+ * Sets the filters of `count` octree elements, as `qt_set_filters`.
+ */
+enum qt_status qt_octree_set_filters(struct qt_octree *tree,
+                                     const qt_handle_t *handles,
+                                     const uint32_t *categories,
+                                     const uint32_t *masks,
+                                     size_t count,
+                                     size_t *out_bad_index);
+
+/**
+ * `qt_octree_query` reporting only the elements whose category is in `mask`.
+ */
+enum qt_status qt_octree_query_masked(const struct qt_octree *tree,
+                                      struct qt_box b,
+                                      qt_handle_t omit,
+                                      uint32_t mask,
+                                      qt_handle_t *out_handles,
+                                      size_t capacity,
+                                      size_t *out_total);
+
+/**
+ * `qt_octree_query_each` visiting only the elements whose category is in `mask`.
+ */
+enum qt_status qt_octree_query_masked_each(const struct qt_octree *tree,
+                                           struct qt_box b,
+                                           qt_handle_t omit,
+                                           uint32_t mask,
+                                           qt_visit_fn visit,
+                                           void *user_data);
+
+/**
+ * `qt_octree_query_point` reporting only the elements whose category is in `mask`.
+ */
+enum qt_status qt_octree_query_point_masked(const struct qt_octree *tree,
+                                            float x,
+                                            float y,
+                                            float z,
+                                            qt_handle_t omit,
+                                            uint32_t mask,
+                                            qt_handle_t *out_handles,
+                                            size_t capacity,
+                                            size_t *out_total);
+
+/**
+ * `qt_octree_query_point_each` visiting only the elements whose category is
+ * in `mask`.
+ */
+enum qt_status qt_octree_query_point_masked_each(const struct qt_octree *tree,
+                                                 float x,
+                                                 float y,
+                                                 float z,
+                                                 qt_handle_t omit,
+                                                 uint32_t mask,
+                                                 qt_visit_fn visit,
+                                                 void *user_data);
+
+/**
+ * Finds the elements passing `mask` whose closed rectangle is within
+ * `radius` of `(x, y)` (distance `<= radius`), into a caller buffer as
+ * `qt_query` (in no particular order).
+ *
+ * Returns `QT_INVALID_POINT` for a NaN or infinite coordinate,
+ * `QT_INVALID_PARAMETER` for a NaN or negative `radius` (`INFINITY` is
+ * fine: every element passing the mask).
+ */
+enum qt_status qt_query_circle(const struct qt_tree *tree,
+                               float x,
+                               float y,
+                               double radius,
+                               uint32_t mask,
+                               qt_handle_t *out_handles,
+                               size_t capacity,
+                               size_t *out_total);
+
+/**
+ * Calls `visit(user_data, handle)` with each element `qt_query_circle` finds;
+ * returns as `qt_query_each`.
+ */
+enum qt_status qt_query_circle_each(const struct qt_tree *tree,
+                                    float x,
+                                    float y,
+                                    double radius,
+                                    uint32_t mask,
+                                    qt_visit_fn visit,
+                                    void *user_data);
+
+/**
+ * `qt_query_circle` for `count` circles at once, in compressed rows: circle
+ * `i` has center `(centers[2 i], centers[2 i + 1])` and radius `radii[i]`,
+ * and its hits are `out_handles[out_offsets[i] .. out_offsets[i + 1]]`.
+ * `out_offsets` holds `count + 1` items and is always filled; `*out_total`
+ * is the number of hits (`out_offsets[count]`), and the first
+ * min(total, capacity) are written (size the buffer and call again).
+ *
+ * Returns `QT_INVALID_POINT` or `QT_INVALID_PARAMETER` for the first bad
+ * center or radius, whose index is written to `*out_bad_index` when that is
+ * not NULL; nothing else is written then.
+ */
+enum qt_status qt_query_circle_many(const struct qt_tree *tree,
+                                    const float *centers,
+                                    const double *radii,
+                                    size_t count,
+                                    uint32_t mask,
+                                    size_t *out_offsets,
+                                    qt_handle_t *out_handles,
+                                    size_t capacity,
+                                    size_t *out_total,
+                                    size_t *out_bad_index);
+
+/**
+ * Finds the `k` elements passing `mask` nearest to `(x, y)` (fewer if there
+ * are fewer), at most `max_distance` away (`INFINITY`: no limit), nearest
+ * first, ties in ascending id, then handle: writes their handles to
+ * `out_handles[0..*out_count]` and, when `out_distances` is not NULL, their
+ * distances (to the closed rectangle, 0 inside it) to `out_distances`. Both
+ * arrays hold `k` items (may be NULL when `k` is 0).
+ *
+ * Returns `QT_INVALID_POINT` for a NaN or infinite coordinate,
+ * `QT_INVALID_PARAMETER` for a NaN or negative `max_distance`, or a `k` no
+ * array can hold (a negative number passed as `size_t`).
+ */
+enum qt_status qt_nearest(const struct qt_tree *tree,
+                          float x,
+                          float y,
+                          size_t k,
+                          double max_distance,
+                          uint32_t mask,
+                          qt_handle_t *out_handles,
+                          double *out_distances,
+                          size_t *out_count);
+
+/**
+ * `qt_nearest` with a filter: `accept(user_data, handle)` is called with the
+ * candidates in order, each once, and those it returns 0 for do not count
+ * towards `k`. Returns `QT_NULL_ARGUMENT` for a NULL `accept`.
+ */
+enum qt_status qt_nearest_with(const struct qt_tree *tree,
+                               float x,
+                               float y,
+                               size_t k,
+                               double max_distance,
+                               uint32_t mask,
+                               qt_accept_fn accept,
+                               void *user_data,
+                               qt_handle_t *out_handles,
+                               double *out_distances,
+                               size_t *out_count);
+
+/**
+ * `qt_nearest` for `count` points at once (point `i` is `(points[2 i],
+ * points[2 i + 1])`), in compressed rows as `qt_query_circle_many`: the
+ * neighbours of point `i`, nearest first, are `out_handles[out_offsets[i] ..
+ * out_offsets[i + 1]]` (and their distances the same range of
+ * `out_distances`, which may be NULL). `k` bounds each row, the output's
+ * capacity is `capacity`; a `k` that `qt_nearest` refuses is refused here too.
+ * Returns as `qt_nearest`, the index of the first bad point written to
+ * `*out_bad_index` when that is not NULL.
+ */
+enum qt_status qt_nearest_many(const struct qt_tree *tree,
+                               const float *points,
+                               size_t count,
+                               size_t k,
+                               double max_distance,
+                               uint32_t mask,
+                               size_t *out_offsets,
+                               qt_handle_t *out_handles,
+                               double *out_distances,
+                               size_t capacity,
+                               size_t *out_total,
+                               size_t *out_bad_index);
+
+/**
+ * Casts `ray` and writes the first element passing `mask` that it hits (the
+ * nearest along it; ties in ascending id, then handle) to `*out_hit`, and
+ * whether there was one to `*out_found` (`*out_hit` is written only then).
+ *
+ * Returns `QT_INVALID_POINT` for a NaN or infinite origin,
+ * `QT_INVALID_PARAMETER` for a zero or non-finite direction or a
+ * `max_length` that is NaN, negative or infinite.
+ */
+enum qt_status qt_ray_cast(const struct qt_tree *tree,
+                           struct qt_ray ray,
+                           uint32_t mask,
+                           struct qt_ray_hit *out_hit,
+                           bool *out_found);
+
+/**
+ * Every element passing `mask` that `ray` hits, in ascending `(distance, id,
+ * handle)`: writes the number of hits to `*out_total` and the first
+ * min(total, capacity) to `out_hits` (may be NULL when `capacity` is 0).
+ * Returns as `qt_ray_cast`.
+ */
+enum qt_status qt_ray_cast_all(const struct qt_tree *tree,
+                               struct qt_ray ray,
+                               uint32_t mask,
+                               struct qt_ray_hit *out_hits,
+                               size_t capacity,
+                               size_t *out_total);
+
+/**
+ * Calls `visit(user_data, hit)` with each hit of `qt_ray_cast_all`, in that
+ * order; `visit` says whether to go on, stop or clip the ray (`qt_ray_fn`).
+ * Returns `QT_OK`, or `QT_STOPPED` when `visit` returned 0, and (without
+ * calling `visit`) the statuses of `qt_ray_cast` or `QT_NULL_ARGUMENT` for
+ * a NULL `visit`.
+ */
+enum qt_status qt_ray_cast_each(const struct qt_tree *tree,
+                                struct qt_ray ray,
+                                uint32_t mask,
+                                qt_ray_fn visit,
+                                void *user_data);
+
+/**
+ * Finds the elements passing `mask` whose closed box is within `radius` of
+ * `(x, y, z)` (a sphere), as `qt_query_circle`.
+ */
+enum qt_status qt_octree_query_circle(const struct qt_octree *tree,
+                                      float x,
+                                      float y,
+                                      float z,
+                                      double radius,
+                                      uint32_t mask,
+                                      qt_handle_t *out_handles,
+                                      size_t capacity,
+                                      size_t *out_total);
+
+/**
+ * Calls `visit` with each element `qt_octree_query_circle` finds, as
+ * `qt_query_circle_each`.
+ */
+enum qt_status qt_octree_query_circle_each(const struct qt_octree *tree,
+                                           float x,
+                                           float y,
+                                           float z,
+                                           double radius,
+                                           uint32_t mask,
+                                           qt_visit_fn visit,
+                                           void *user_data);
+
+/**
+ * `qt_octree_query_circle` for `count` spheres, as `qt_query_circle_many`
+ * (center `i` is `centers[3 i .. 3 i + 3]`).
+ */
+enum qt_status qt_octree_query_circle_many(const struct qt_octree *tree,
+                                           const float *centers,
+                                           const double *radii,
+                                           size_t count,
+                                           uint32_t mask,
+                                           size_t *out_offsets,
+                                           qt_handle_t *out_handles,
+                                           size_t capacity,
+                                           size_t *out_total,
+                                           size_t *out_bad_index);
+
+/**
+ * The `k` elements nearest to `(x, y, z)`, as `qt_nearest`.
+ */
+enum qt_status qt_octree_nearest(const struct qt_octree *tree,
+                                 float x,
+                                 float y,
+                                 float z,
+                                 size_t k,
+                                 double max_distance,
+                                 uint32_t mask,
+                                 qt_handle_t *out_handles,
+                                 double *out_distances,
+                                 size_t *out_count);
+
+/**
+ * `qt_octree_nearest` with a filter, as `qt_nearest_with`.
+ */
+enum qt_status qt_octree_nearest_with(const struct qt_octree *tree,
+                                      float x,
+                                      float y,
+                                      float z,
+                                      size_t k,
+                                      double max_distance,
+                                      uint32_t mask,
+                                      qt_accept_fn accept,
+                                      void *user_data,
+                                      qt_handle_t *out_handles,
+                                      double *out_distances,
+                                      size_t *out_count);
+
+/**
+ * `qt_octree_nearest` for `count` points (point `i` is `points[3 i .. 3 i +
+ * 3]`), as `qt_nearest_many`.
+ */
+enum qt_status qt_octree_nearest_many(const struct qt_octree *tree,
+                                      const float *points,
+                                      size_t count,
+                                      size_t k,
+                                      double max_distance,
+                                      uint32_t mask,
+                                      size_t *out_offsets,
+                                      qt_handle_t *out_handles,
+                                      double *out_distances,
+                                      size_t capacity,
+                                      size_t *out_total,
+                                      size_t *out_bad_index);
+
+/**
+ * The first element `ray` hits, as `qt_ray_cast`.
+ */
+enum qt_status qt_octree_ray_cast(const struct qt_octree *tree,
+                                  struct qt_ray3 ray,
+                                  uint32_t mask,
+                                  struct qt_ray_hit *out_hit,
+                                  bool *out_found);
+
+/**
+ * Every element `ray` hits, as `qt_ray_cast_all`.
+ */
+enum qt_status qt_octree_ray_cast_all(const struct qt_octree *tree,
+                                      struct qt_ray3 ray,
+                                      uint32_t mask,
+                                      struct qt_ray_hit *out_hits,
+                                      size_t capacity,
+                                      size_t *out_total);
+
+/**
+ * Calls `visit` with each hit of `ray`, as `qt_ray_cast_each`.
+ */
+enum qt_status qt_octree_ray_cast_each(const struct qt_octree *tree,
+                                       struct qt_ray3 ray,
+                                       uint32_t mask,
+                                       qt_ray_fn visit,
+                                       void *user_data);
 
 /**
  * **Testing only**: panics inside the boundary, to prove that a Rust panic

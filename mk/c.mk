@@ -47,8 +47,33 @@ c-cbindgen:
 c-header: c-cbindgen
 	"$(CBINDGEN)" --quiet --config ffi-c/cbindgen.toml --crate flatquad-ffi --output include/flatquad.h ffi-c
 
-C_SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(C_VERSION)|g' \
+# The paths written into flatquad.pc and the CMake package: absolute for an
+# install, relative to the files themselves with C_RELOCATABLE=1 (the C tarball
+# of `make dist`, which may be unpacked anywhere).
+ifdef C_RELOCATABLE
+C_PC_PREFIX = $${pcfiledir}/../..
+C_PC_LIBDIR = $${prefix}/lib
+C_PC_INCLUDEDIR = $${prefix}/include
+C_CMAKE_LIBDIR = $${_flatquad_prefix}/lib
+C_CMAKE_INCLUDEDIR = $${_flatquad_prefix}/include
+else
+C_PC_PREFIX = $(PREFIX)
+C_PC_LIBDIR = $(LIBDIR)
+C_PC_INCLUDEDIR = $(INCLUDEDIR)
+C_CMAKE_LIBDIR = $(LIBDIR)
+C_CMAKE_INCLUDEDIR = $(INCLUDEDIR)
+endif
+
+# Directories the dynamic loader searches by itself (ldconfig's cache): only an
+# install there needs ldconfig; elsewhere the rpath of pkg-config's flags (and of
+# CMake's link) finds the library.
+C_SYSTEM_LIBDIRS := /lib /lib64 /usr/lib /usr/lib64 /usr/local/lib /usr/local/lib64 \
+	$(addprefix /usr/lib/,$(shell $(CC) -print-multiarch 2>/dev/null)) \
+	$(addprefix /lib/,$(shell $(CC) -print-multiarch 2>/dev/null))
+
+C_SUBST = sed -e 's|@PC_PREFIX@|$(C_PC_PREFIX)|g' -e 's|@PC_LIBDIR@|$(C_PC_LIBDIR)|g' \
+	-e 's|@PC_INCLUDEDIR@|$(C_PC_INCLUDEDIR)|g' -e 's|@CMAKE_LIBDIR@|$(C_CMAKE_LIBDIR)|g' \
+	-e 's|@CMAKE_INCLUDEDIR@|$(C_CMAKE_INCLUDEDIR)|g' -e 's|@VERSION@|$(C_VERSION)|g' \
 	-e 's|@VERSION_MAJOR@|$(C_VERSION_MAJOR)|g' -e 's|@VERSION_MINOR@|$(C_VERSION_MINOR)|g' \
 	-e 's|@SOVERSION@|$(C_SOVERSION)|g' -e 's|@STATIC_LIBS@|$(C_STATIC_LIBS)|g' \
 	-e "s|@SIZEOF_VOID_P@|$$(( $$(getconf LONG_BIT) / 8 ))|g"
@@ -63,7 +88,13 @@ install: c-lib
 	$(C_SUBST) ffi-c/install/flatquad.pc.in > "$(DESTDIR)$(LIBDIR)/pkgconfig/flatquad.pc"
 	$(C_SUBST) ffi-c/install/flatquadConfig.cmake.in > "$(DESTDIR)$(LIBDIR)/cmake/flatquad/flatquadConfig.cmake"
 	$(C_SUBST) ffi-c/install/flatquadConfigVersion.cmake.in > "$(DESTDIR)$(LIBDIR)/cmake/flatquad/flatquadConfigVersion.cmake"
-	@echo "installed flatquad $(C_VERSION) under $(DESTDIR)$(PREFIX) (into a system prefix: run ldconfig)"
+	@echo "installed flatquad $(C_VERSION) under $(DESTDIR)$(PREFIX)"
+	@if [ -z "$(DESTDIR)" ] && [ -z "$(C_RELOCATABLE)" ]; then \
+	  case " $(C_SYSTEM_LIBDIRS) " in \
+	    *" $(patsubst %/,%,$(LIBDIR)) "*) echo "$(LIBDIR) is a system library directory: run ldconfig (as root) to refresh the loader's cache";; \
+	    *) echo "link with \$$(pkg-config --cflags --libs flatquad) (PKG_CONFIG_PATH=$(LIBDIR)/pkgconfig) or CMake (CMAKE_PREFIX_PATH=$(PREFIX)): both put $(LIBDIR) in the program's rpath";; \
+	  esac; \
+	fi
 
 uninstall:
 	rm -f "$(DESTDIR)$(INCLUDEDIR)/flatquad.h" \

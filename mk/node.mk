@@ -7,7 +7,7 @@
 NPM ?= npm
 NODE ?= node
 
-.PHONY: test-node bench-node
+.PHONY: test-node bench-node bench-node-nearest
 
 test-node:
 	cd bindings-node && $(NPM) ci --no-audit --no-fund
@@ -23,5 +23,10 @@ test-node:
 # The agents workload from Node beside flatbush and rbush (SCENARIO as for `make demo`).
 bench-node:
 	cd bindings-node && $(NPM) run bench -- $(SCENARIO)
+
+# Nearest-neighbour queries (k = 1 and 10, 1M points) over a scenario's static
+# agents, beside flatbush's neighbors(), answers checked equal. Not in `make test`.
+bench-node-nearest:
+	cd bindings-node && $(NPM) run bench:nearest -- $(SCENARIO)
 
 TEST_TARGETS += test-node

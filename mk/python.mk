@@ -7,6 +7,8 @@
 #   make bench-python    the agents workload from Python, beside the Rust demo and shapely (SCENARIO=...)
 #   make bench-join      bulk box joins (1M x 1M) beside shapely's STRtree and geoindex-rs, and the
 #                        GeoPandas and Dask joins beside geopandas.sjoin and dask-geopandas (not in make test)
+#   make bench-nearest   1,000,000 nearest queries (k=1, k=10) over the static 100k agents beside
+#                        shapely's STRtree.query_nearest, answers checked (not in make test)
 #
 # Needs only python3 (>= 3.9, with venv and pip) and cargo; everything else
 # comes from PyPI into bindings-python/.venv (gitignored). PYTHON=... picks the
@@ -22,7 +24,7 @@ PY_PIP := $(PY_BIN)/python -m pip --disable-pip-version-check --quiet
 # Rebuilt when the pinned requirements change.
 PY_STAMP := $(PY_VENV)/.requirements-dev.stamp
 
-.PHONY: test-python python-venv python-wheel bench-python bench-join
+.PHONY: test-python python-venv python-wheel bench-python bench-join bench-nearest
 
 TEST_TARGETS += test-python
 
@@ -56,3 +58,8 @@ JOIN_N ?= 1000000
 bench-join: python-wheel
 	$(PY_PIP) install -r $(PY_DIR)/requirements-bench.txt
 	$(PY_BIN)/python $(PY_DIR)/bench/join.py --n $(JOIN_N)
+
+# Nearest-neighbour queries beside shapely's STRtree.query_nearest (k=1 answers compared).
+bench-nearest: python-wheel
+	$(PY_PIP) install -r $(PY_DIR)/requirements-bench.txt
+	$(PY_BIN)/python $(PY_DIR)/bench/nearest.py

@@ -1,4 +1,4 @@
-//! The agents benchmark of flatquad (`shared/bench/AGENTS.md`): the workload, an
+//! The agents benchmark of flatquad (`docs/workload.md`): the workload, an
 //! exact oracle for its checksums, a runner that times any [`Index`] on it, the
 //! flatquad adapter, a uniform-grid baseline and, behind the `peers` feature, the
 //! peer libraries flatquad is measured against.
@@ -12,11 +12,12 @@
 //!
 //! `agents` is the project demo (flatquad alone); `peers` runs flatquad, the grid
 //! baseline and every peer in one process and prints one table. Both check every
-//! run against the scenario's checksum: AGENTS.md's for the `uniform-*` scenarios,
+//! run against the scenario's checksum: docs/workload.md's for the `uniform-*` scenarios,
 //! the [`oracle`]'s for `clustered-100k`, `mixed-100k` and the query totals of
 //! `static-1m-queries`. `agents --png PATH` (and `--gif PATH`) draws the agents and
 //! the tree's leaves with the [`picture`] module.
 
+pub mod figures;
 pub mod flatquad_index;
 pub mod grid;
 pub mod machine;
@@ -34,7 +35,13 @@ pub use workload::{scenario, Aabb, Agents, Layout, Queries, Scenario, SCENARIOS}
 
 use std::fmt;
 
-/// What a run measures: how a frame's collisions are found (AGENTS.md "Collide")
+/// The repository README's Rust examples, compiled and run as doc tests (here,
+/// not in the published core crate, whose package does not hold that README).
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
+
+/// What a run measures: how a frame's collisions are found (docs/workload.md "Collide")
 /// in a moving scenario, or which queries a static scenario's index answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Mode {

@@ -1,6 +1,6 @@
 //! The exact oracle: counts overlapping pairs by sort-and-sweep on x, with the
 //! closed-rectangle test of [`Aabb::overlaps`]. It gives the same count as the
-//! O(n²) scan of AGENTS.md in O(n log n + n k) time, k being the number of agents
+//! O(n²) scan of docs/workload.md in O(n log n + n k) time, k being the number of agents
 //! whose left edge lies within one agent's x extent. For static scenarios,
 //! [`QueryOracle`] counts the hits of rectangle and point queries the same exact way.
 
@@ -137,7 +137,7 @@ pub fn query_checksums(scenario: &Scenario) -> Option<(u64, u64)> {
 }
 
 /// The checksum of every mode of `scenario` ([`Scenario::modes`]), computed once:
-/// for a moving scenario AGENTS.md's or, where it states none, the oracle's (the
+/// for a moving scenario docs/workload.md's or, where it states none, the oracle's (the
 /// same for both collide modes); for a static one the [`query_checksums`].
 pub fn expected_checksums(scenario: &Scenario) -> Vec<(Mode, u64)> {
     match query_checksums(scenario) {

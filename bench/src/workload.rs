@@ -1,4 +1,4 @@
-//! The agents workload of `shared/bench/AGENTS.md`: the RNG, the scenarios and the
+//! The agents workload of `docs/workload.md`: the RNG, the scenarios and the
 //! agents themselves, with every computation in `f32` in the order the spec states.
 
 use crate::Mode;
@@ -40,7 +40,7 @@ impl Default for Lcg {
 /// 12345, in agent order, with `f32` arithmetic in the order written here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Layout {
-    /// AGENTS.md: agent `i` draws `x = f() * (world - size)`, `y = f() * (world - size)`,
+    /// docs/workload.md: agent `i` draws `x = f() * (world - size)`, `y = f() * (world - size)`,
     /// `vx = f() * 2 - 1`, `vy = f() * 2 - 1`; every agent has side `size`.
     Uniform,
     /// Most agents inside a few small discs, a share of them stacked on one point.
@@ -69,7 +69,7 @@ pub enum Layout {
     /// `y = f() * (world - s)`, `vx = f() * 2 - 1`, `vy = f() * 2 - 1`. Its rectangle
     /// is `(x, y, x + s, y + s)` and it bounces off `world - s`.
     Mixed,
-    /// AGENTS.md's uniform layout in 3D, for the octree: agent `i = 0..n`, in
+    /// docs/workload.md's uniform layout in 3D, for the octree: agent `i = 0..n`, in
     /// order, draws `x = f() * (world - size)`, `y = f() * (world - size)`,
     /// `z = f() * (world - size)`, then `vx = f() * 2 - 1`, `vy = f() * 2 - 1`,
     /// `vz = f() * 2 - 1`. Its box is `(x, y, z, x + size, y + size, z + size)`,
@@ -98,12 +98,12 @@ pub struct Scenario {
     pub size: f32,
     /// Number of measured frames `F` (after the two warm-up frames).
     pub frames: usize,
-    /// The checksum of AGENTS.md (ordered pairs per measured frame), where it
+    /// The checksum of docs/workload.md (ordered pairs per measured frame), where it
     /// states one; `None` for scenarios whose checksum the [`crate::oracle`] computes.
     pub checksum: Option<u64>,
     /// `Some` for a *static* scenario: the agents never move, and the index built
     /// over their initial rectangles answers these queries instead of playing frames
-    /// (see [`Queries`]). `None` for the moving scenarios of AGENTS.md.
+    /// (see [`Queries`]). `None` for the moving scenarios of docs/workload.md.
     pub queries: Option<QuerySpec>,
 }
 
@@ -146,7 +146,7 @@ impl Scenario {
 /// Number of warm-up frames before the measured ones.
 pub const WARMUP_FRAMES: usize = 2;
 
-/// Every scenario, AGENTS.md's first.
+/// Every scenario, docs/workload.md's first.
 pub const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "uniform-100k",

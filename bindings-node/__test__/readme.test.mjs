@@ -29,12 +29,25 @@ it("the README's Node 3D example runs as written", () => {
   const readme = readFileSync(new URL('../README.md', root), 'utf8')
   const section = readme.match(/<!-- section:node -->([\s\S]*?)<!-- \/section:node -->/)
   const examples = [...section[1].matchAll(/```js\n([\s\S]*?)```/g)]
-  assert.equal(examples.length, 2, 'the node section has a 2D and a 3D example')
+  assert.equal(examples.length, 3, 'the node section has a 2D, a 3D and a search example')
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', examples[1][1]], {
     cwd: fileURLToPath(root),
     encoding: 'utf8',
   })
   assert.deepEqual(out.trim().split('\n'), ['1', 'Uint32Array(1) [ 2 ]', '2', '2'])
+})
+
+it("the README's Node nearest-neighbour and ray-cast example runs as written", () => {
+  const readme = readFileSync(new URL('../README.md', root), 'utf8')
+  const section = readme.match(/<!-- section:node -->([\s\S]*?)<!-- \/section:node -->/)
+  const example = [...section[1].matchAll(/```js\n([\s\S]*?)```/g)][2][1]
+  assert.match(example, /\.nearest\(/)
+  assert.match(example, /\.rayCast\(/)
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', example], {
+    cwd: fileURLToPath(root),
+    encoding: 'utf8',
+  })
+  assert.deepEqual(out.trim().split('\n'), ['1@5 2@10', '1 30 0.3', 'true'])
 })
 
 it("the package README's first example runs as written", () => {

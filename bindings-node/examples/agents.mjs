@@ -1,4 +1,4 @@
-// The agents workload of shared/bench/AGENTS.md from Node, in batch form:
+// The agents workload of docs/workload.md from Node, in batch form:
 // one moveMany + cleanup per frame, then one pairs() (all-pairs mode) or one
 // overlappingMany() (per-agent mode: each agent's own rectangle, itself left
 // out, as the Rust demo queries it). The same RNG, scenarios and f32 arithmetic as
@@ -7,7 +7,7 @@
 //   node examples/agents.mjs [SCENARIO] [--mode all-pairs|per-agent|both] [--runs N] [--no-peers]
 //
 // With --runs N every index runs N times, round-robin, and the medians are shown
-// (AGENTS.md: quote medians of several runs, and ratios to a peer of the same run).
+// (docs/workload.md: quote medians of several runs, and ratios to a peer of the same run).
 //
 // flatbush (static: rebuilt every frame, then one search per agent) and rbush
 // (dynamic: remove + insert per moved agent, then one search per agent) run in
@@ -15,94 +15,12 @@
 // do per-agent mode, having no all-pairs call. Exits 1 if a checksum is wrong.
 
 import { Quadtree } from 'flatquad'
+import { MAX_ELEMENTS, SCENARIOS, defaultMaxDepth, f32, makeAgents } from './workload.mjs'
 
-const SCENARIOS = {
-  'uniform-100k': { layout: 'uniform', n: 100_000, world: 4096, size: 4, frames: 10, checksum: 38442 },
-  'uniform-1m': { layout: 'uniform', n: 1_000_000, world: 12288, size: 4, frames: 3, checksum: 422580 },
-  'uniform-20k': { layout: 'uniform', n: 20_000, world: 2048, size: 4, frames: 10, checksum: 6257 },
-  'clustered-100k': { layout: 'clustered', n: 100_000, world: 4096, size: 4, frames: 10, checksum: null },
-  'mixed-100k': { layout: 'mixed', n: 100_000, world: 4096, size: 4, frames: 10, checksum: null },
-}
 const WARMUP_FRAMES = 2
-const CLUSTER_DISCS = 8
-const CLUSTER_RADIUS = 128
-
-const f32 = Math.fround
-
-// The workload's 32-bit LCG; one draw is (state >> 8) / 2^24, exact in f32.
-function lcg() {
-  let state = 12345
-  return () => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0
-    return (state >>> 8) * (1 / 16777216)
-  }
-}
-
-// The initial agents: x, y, vx, vy and side, in f32, as workload.rs draws them.
-function makeAgents({ layout, n, world, size }) {
-  const a = {
-    n,
-    world,
-    x: new Float32Array(n),
-    y: new Float32Array(n),
-    vx: new Float32Array(n),
-    vy: new Float32Array(n),
-    side: new Float32Array(n),
-  }
-  const f = lcg()
-  const uniform = (i, s) => {
-    a.x[i] = f32(f() * f32(world - s))
-    a.y[i] = f32(f() * f32(world - s))
-    a.vx[i] = f32(f32(f() * 2) - 1)
-    a.vy[i] = f32(f32(f() * 2) - 1)
-    a.side[i] = s
-  }
-  if (layout === 'uniform') {
-    for (let i = 0; i < n; i++) uniform(i, size)
-  } else if (layout === 'mixed') {
-    for (let i = 0; i < n; i++) {
-      const s = i % 100 === 0 ? f32(size * f32(32 + f32(f() * 32))) : size
-      uniform(i, s)
-    }
-  } else {
-    const r = CLUSTER_RADIUS
-    const span = f32(f32(world - size) - 2 * r)
-    const centres = []
-    for (let k = 0; k < CLUSTER_DISCS; k++) {
-      const cx = f32(r + f32(f() * span))
-      const cy = f32(r + f32(f() * span))
-      centres.push([cx, cy])
-    }
-    for (let i = 0; i < n; i++) {
-      const m = i % 100
-      if (m === 0) {
-        a.x[i] = centres[0][0]
-        a.y[i] = centres[0][1]
-        a.vx[i] = 0
-        a.vy[i] = 0
-        a.side[i] = size
-      } else if (m < 90) {
-        const [cx, cy] = centres[i % CLUSTER_DISCS]
-        let dx, dy
-        do {
-          dx = f32(f32(f() * 2) - 1)
-          dy = f32(f32(f() * 2) - 1)
-        } while (f32(f32(dx * dx) + f32(dy * dy)) > 1)
-        a.vx[i] = f32(f32(f() * 2) - 1)
-        a.vy[i] = f32(f32(f() * 2) - 1)
-        a.x[i] = f32(cx + f32(dx * r))
-        a.y[i] = f32(cy + f32(dy * r))
-        a.side[i] = size
-      } else {
-        uniform(i, size)
-      }
-    }
-  }
-  return a
-}
 
 // One frame's movement: every agent moves by its velocity and bounces off the
-// world's edges (f32 arithmetic, in the order of AGENTS.md).
+// world's edges (f32 arithmetic, in the order of docs/workload.md).
 function step(a) {
   const { n, world, x: xs, y: ys, vx, vy, side } = a
   for (let i = 0; i < n; i++) {
@@ -127,21 +45,6 @@ function writeRects(a, out) {
     out[j + 2] = x[i] + side[i] // rounded to f32 by the store
     out[j + 3] = y[i] + side[i]
   }
-}
-
-// The Rust demo's tree parameters (bench/src/flatquad_index.rs), chosen by
-// measurement: 16 per leaf, and the deepest level whose cells are still at
-// least four agent sides.
-const MAX_ELEMENTS = 16
-
-function defaultMaxDepth(world, size) {
-  let depth = 0
-  let cell = world
-  while (depth < 30 && cell * 0.5 >= 4 * size) {
-    cell *= 0.5
-    depth++
-  }
-  return depth
 }
 
 // Runs one index through the warm-up and measured frames; `index` has

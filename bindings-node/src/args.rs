@@ -155,15 +155,102 @@ pub(crate) fn any_box<B: Bounds>(coords: &[&Unknown<'_>]) -> Outcome<B> {
 
 /// A point `(x, y)` or `(x, y, z)`, rounded as the corners of a box are.
 pub(crate) fn any_point<B: Bounds>(coords: &[&Unknown<'_>]) -> Outcome<B::Point> {
+    named_point::<B>(coords, &["x", "y", "z"])
+}
+
+/// A point (or a vector: a ray's direction) from `AXES` number arguments
+/// named `names` in messages.
+pub(crate) fn named_point<B: Bounds>(coords: &[&Unknown<'_>], names: &[&str]) -> Outcome<B::Point> {
     let values = coords
         .iter()
-        .zip(["x", "y", "z"])
+        .zip(names)
         .map(|(value, name)| number(value, name))
         .collect::<Outcome<Vec<f64>>>()?;
-    let both: Vec<f64> = values.iter().chain(&values).copied().collect();
-    Ok(B::from_f64_slice(&both)
+    Ok(point_of::<B>(&values))
+}
+
+/// `AXES` `f64` coordinates as a point, each rounded to the nearest `f32` by
+/// the core's one rule (the low corner of the degenerate box).
+fn point_of<B: Bounds>(values: &[f64]) -> B::Point {
+    let both: Vec<f64> = values.iter().chain(values).copied().collect();
+    B::from_f64_slice(&both)
         .expect("AXES coordinates")
-        .low_corner())
+        .low_corner()
+}
+
+/// The points of a batch argument: a `Float32Array` or `Float64Array` of
+/// `AXES` numbers per point (a `Float64Array` rounded to `f32` as single
+/// coordinates are).
+pub(crate) fn points<B: Bounds>(value: &Unknown<'_>, name: &str) -> Outcome<Vec<B::Point>> {
+    let n = B::AXES;
+    let fields = if n == 3 { "(x, y, z)" } else { "(x, y)" };
+    let floats = float_array(value, name, &format!("{n} numbers {fields} per point"))?;
+    if !floats.len().is_multiple_of(n) {
+        return Err(Fail::bad_length(format!(
+            "{name} must hold {n} numbers {fields} per point, but its length {} is not a multiple of {n}",
+            floats.len()
+        )));
+    }
+    Ok(floats.chunks_exact(n).map(point_of::<B>).collect())
+}
+
+/// The numbers of a `Float64Array` or a `Float32Array`, in `f64` (copied:
+/// the batches that take them convert every item anyway); `what` says what it
+/// holds, for the message.
+pub(crate) fn float_array(value: &Unknown<'_>, name: &str, what: &str) -> Outcome<Vec<f64>> {
+    match typed_array(value) {
+        Some(array) if array.typed_array_type == TypedArrayType::Float64 => {
+            Ok(f64s(&array.arraybuffer).into_owned())
+        }
+        Some(array) if array.typed_array_type == TypedArrayType::Float32 => Ok(array
+            .arraybuffer
+            .chunks_exact(4)
+            .map(|b| f64::from(f32::from_ne_bytes([b[0], b[1], b[2], b[3]])))
+            .collect()),
+        _ => Err(Fail::wrong_type(format!(
+            "{name} must be a Float32Array or Float64Array ({what}), received {}",
+            describe(value)
+        ))),
+    }
+}
+
+/// An optional count (`k`): an integer from 0 to 2^32 - 1, `default` when
+/// left out.
+pub(crate) fn count(value: Option<&Unknown<'_>>, name: &str, default: usize) -> Outcome<usize> {
+    match value {
+        Some(value) if !is_absent(Some(value)) => {
+            Ok(integer(value, name, 0.0, u32::MAX as f64)? as usize)
+        }
+        _ => Ok(default),
+    }
+}
+
+/// JavaScript truthiness (`Boolean(value)`), as `Array.prototype.filter` reads
+/// its callback's result.
+pub(crate) fn truthy(value: &Unknown<'_>) -> Outcome<bool> {
+    let raw = value.value();
+    let mut coerced = std::ptr::null_mut();
+    // SAFETY: a live value of the current call; coercing to a boolean runs no user code.
+    let status = unsafe { sys::napi_coerce_to_bool(raw.env, raw.value, &mut coerced) };
+    if status != sys::Status::napi_ok {
+        return Err(
+            napi::Error::new(napi::Status::from(status), "reading a boolean failed").into(),
+        );
+    }
+    // SAFETY: `coerced` is a boolean just produced for this call.
+    Ok(unsafe { bool::from_napi_value(raw.env, coerced) }?)
+}
+
+/// What a `rayCastWith` callback's return value asks for: `false` stops, a
+/// number clips the ray to that length, anything else (`undefined`, `true`)
+/// goes on.
+pub(crate) fn ray_control(returned: &Unknown<'_>) -> Outcome<flatquad::RayControl> {
+    use flatquad::RayControl;
+    Ok(match returned.get_type()? {
+        ValueType::Number => RayControl::Clip(number(returned, "the callback's result")?),
+        ValueType::Boolean if stops(returned)? => RayControl::Stop,
+        _ => RayControl::Continue,
+    })
 }
 
 /// A property of an object argument (`undefined` when it has none).
@@ -400,6 +487,23 @@ pub(crate) fn id(value: Option<&Unknown<'_>>) -> Outcome<u32> {
     }
 }
 
+/// 32 filter bits (a category or a mask): an integer from -2^31 to 2^32 - 1,
+/// a negative one (what `~` gives in JavaScript) read as its two's complement
+/// bits, as `x >>> 0` does.
+pub(crate) fn bits(value: &Unknown<'_>, name: &str) -> Outcome<u32> {
+    let n = integer(value, name, -2_147_483_648.0, u32::MAX as f64)?;
+    Ok(n as i64 as u32)
+}
+
+/// An optional query mask: every element ([`flatquad::Filter::ALL`]) when
+/// left out (`undefined` or `null`).
+pub(crate) fn optional_mask(value: Option<&Unknown<'_>>) -> Outcome<u32> {
+    match value {
+        Some(value) if !is_absent(Some(value)) => bits(value, "mask"),
+        _ => Ok(flatquad::Filter::ALL),
+    }
+}
+
 /// A raw handle from a number, or why it cannot be one. Integers in `[0, 2^53)`
 /// are passed to the core, which decides whether they name a live element.
 fn raw_handle(n: f64) -> Result<u64, String> {
@@ -572,10 +676,10 @@ pub(crate) fn handles(value: &Unknown<'_>, name: &str, out: &mut Vec<Handle>) ->
     Ok(())
 }
 
-/// Ids of a batch argument: a `Uint32Array`, read in place.
-pub(crate) struct Ids<'env>(TypedArray<'env>);
+/// A `Uint32Array` batch argument (ids, filter bits), read in place.
+pub(crate) struct Words<'env>(TypedArray<'env>);
 
-impl Ids<'_> {
+impl Words<'_> {
     pub(crate) fn get(&self) -> std::borrow::Cow<'_, [u32]> {
         let bytes: &[u8] = &self.0.arraybuffer;
         match bytemuck::try_cast_slice::<u8, u32>(bytes) {
@@ -590,8 +694,19 @@ impl Ids<'_> {
     }
 }
 
-pub(crate) fn ids<'env>(value: &Unknown<'env>, name: &str) -> Outcome<Ids<'env>> {
-    typed(value, name, TypedArrayType::Uint32, "one id per rectangle").map(Ids)
+pub(crate) fn ids<'env>(value: &Unknown<'env>, name: &str) -> Outcome<Words<'env>> {
+    typed(value, name, TypedArrayType::Uint32, "one id per rectangle").map(Words)
+}
+
+/// Filter bits of a batch argument (categories or masks): a `Uint32Array`, read in place.
+pub(crate) fn bit_array<'env>(value: &Unknown<'env>, name: &str) -> Outcome<Words<'env>> {
+    typed(
+        value,
+        name,
+        TypedArrayType::Uint32,
+        "32 filter bits per handle",
+    )
+    .map(Words)
 }
 
 /// Bytes of a `Uint8Array` (a `Buffer` is one), read in place.
@@ -653,4 +768,50 @@ pub(crate) fn stops(returned: &Unknown<'_>) -> Outcome<bool> {
     let raw = returned.value();
     // SAFETY: checked to be a boolean of the current call.
     Ok(!unsafe { bool::from_napi_value(raw.env, raw.value) }?)
+}
+
+/// The options of `nearest` and `nearestMany`, read.
+pub(crate) struct SearchOptions<'env> {
+    pub max_distance: Option<f64>,
+    pub mask: u32,
+    pub filter: Option<Unknown<'env>>,
+}
+
+/// `{ maxDistance, mask, filter }` (`filter` only where `callbacks` allows it);
+/// defaults when left out. The core decides which distances make sense.
+pub(crate) fn search_options<'env>(
+    value: Option<&Unknown<'env>>,
+    callbacks: bool,
+) -> Outcome<SearchOptions<'env>> {
+    let forms = if callbacks {
+        "{ maxDistance, mask, filter }"
+    } else {
+        "{ maxDistance, mask }"
+    };
+    let mut out = SearchOptions {
+        max_distance: None,
+        mask: flatquad::Filter::ALL,
+        filter: None,
+    };
+    let Some(options) = options(value, forms)? else {
+        return Ok(out);
+    };
+    let max_distance = property(options, c"maxDistance")?;
+    if !is_absent(Some(&max_distance)) {
+        out.max_distance = Some(number(&max_distance, "options.maxDistance")?);
+    }
+    let mask = property(options, c"mask")?;
+    if !is_absent(Some(&mask)) {
+        out.mask = bits(&mask, "options.mask")?;
+    }
+    let filter = property(options, c"filter")?;
+    if !is_absent(Some(&filter)) {
+        if !callbacks {
+            return Err(Fail::wrong_type(format!(
+                "options must be an object {forms}: a batch takes no filter callback (call nearest() per point for one)"
+            )));
+        }
+        out.filter = Some(function(filter, "options.filter")?);
+    }
+    Ok(out)
 }

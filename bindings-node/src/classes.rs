@@ -12,7 +12,10 @@ use napi_derive::napi;
 
 use crate::args;
 use crate::index::Index;
-use crate::objects::{BulkResult, JoinResult, Nodes, QueryManyResult, Rectangle, Stats};
+use crate::objects::{
+    BulkResult, Filter, JoinResult, NearestManyResult, Neighbor, Nodes, QueryManyResult, RayHit,
+    Rectangle, Stats,
+};
 
 /// `common_methods!(Class, core type)`: the methods every class has, the
 /// octree included (none takes a box's coordinates one by one), declared on
@@ -109,6 +112,94 @@ macro_rules! common_methods {
                 omit: Option<Unknown<'_>>,
             ) -> napi::Result<QueryManyResult> {
                 self.index.query_many(env, &rects, omit.as_ref())
+            }
+
+            /// Sets the element's collision filter: from now on `pairs`,
+            /// `overlapping` and `overlappingMany` report it with another element
+            /// only when each one's `category` has a bit in the other's `mask`
+            /// (Box2D's rule), and a query given a `mask` reports it only when
+            /// its `category` has a bit in that mask. Each is 32 bits: an integer
+            /// from 0 to 2^32 - 1, or a negative one as `~` gives (read as
+            /// `x >>> 0`). Every element starts with all bits set (everything
+            /// collides); removing it resets its filter. Throws as `remove` does
+            /// for a bad handle; nothing is changed then.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "handle: Handle, category: number, mask: number"
+            )]
+            pub fn set_filter(
+                &self,
+                env: &Env,
+                handle: Unknown<'_>,
+                category: Unknown<'_>,
+                mask: Unknown<'_>,
+            ) -> napi::Result<()> {
+                self.index.set_filter(env, &handle, &category, &mask)
+            }
+
+            /// The element's collision filter (`setFilter`), as unsigned numbers.
+            #[napi(catch_unwind, ts_args_type = "handle: Handle")]
+            pub fn filter(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<Filter> {
+                self.index.filter(env, &handle)
+            }
+
+            /// `setFilter(handles[i], categories[i], masks[i])` for every `i`.
+            /// Everything is checked first: on error (a stale handle, lengths
+            /// that differ) nothing changes, and the error's `index` says which
+            /// handle was refused.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "handles: Float64Array, categories: Uint32Array, masks: Uint32Array"
+            )]
+            pub fn set_filters(
+                &self,
+                env: &Env,
+                handles: Unknown<'_>,
+                categories: Unknown<'_>,
+                masks: Unknown<'_>,
+            ) -> napi::Result<()> {
+                self.index.set_filters(env, &handles, &categories, &masks)
+            }
+
+            /// `queryCircle` for every `(centers[i], radii[i])` in one call: `centers`
+            /// holds 2 numbers `x, y` per center (an `Octree`'s 3, `x, y, z`),
+            /// `radii` one radius each; the hits of circle `i` are
+            /// `hits.subarray(offsets[i], offsets[i + 1])`. A bad center or radius
+            /// is refused (the error's `index` says which) and nothing is returned.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null"
+            )]
+            pub fn query_circle_many(
+                &self,
+                env: &Env,
+                centers: Unknown<'_>,
+                radii: Unknown<'_>,
+                mask: Option<Unknown<'_>>,
+            ) -> napi::Result<QueryManyResult> {
+                self.index
+                    .query_circle_many(env, &centers, &radii, mask.as_ref())
+            }
+
+            /// `nearest` for every point of `points` (2 numbers `x, y` each; an
+            /// `Octree`'s 3) in one call, with the same `k` and options (no
+            /// `filter` callback): the neighbours of point `i` are at positions
+            /// `offsets[i]` to `offsets[i + 1]` of `handles`, `ids` and
+            /// `distances`, nearest first. A bad point is refused (the error's
+            /// `index` says which) and nothing is returned.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "points: Float32Array | Float64Array, k?: number | null, options?: NearestManyOptions | null"
+            )]
+            pub fn nearest_many(
+                &self,
+                env: &Env,
+                points: Unknown<'_>,
+                k: Option<Unknown<'_>>,
+                options: Option<Unknown<'_>>,
+            ) -> napi::Result<NearestManyResult> {
+                self.index
+                    .nearest_many(env, &points, k.as_ref(), options.as_ref())
             }
 
             /// The id the element was inserted with.
@@ -295,12 +386,15 @@ macro_rules! shared_methods {
 
             /// Handles of the elements whose closed rectangle meets the closed
             /// rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
-            /// live handle; `0`, `null` or `undefined` omit nothing).
+            /// live handle; `0`, `null` or `undefined` omit nothing) and, with a
+            /// `mask`, the elements whose filter category has no bit in it (see
+            /// `setFilter`; left out, every element).
             #[napi(
                 catch_unwind,
-                ts_args_type = "x1: number, y1: number, x2: number, y2: number, omit?: Handle | null",
+                ts_args_type = "x1: number, y1: number, x2: number, y2: number, omit?: Handle | null, mask?: number | null",
                 ts_return_type = "Float64Array"
             )]
+            #[allow(clippy::too_many_arguments)]
             pub fn query(
                 &self,
                 env: &Env,
@@ -309,15 +403,18 @@ macro_rules! shared_methods {
                 x2: Unknown<'_>,
                 y2: Unknown<'_>,
                 omit: Option<Unknown<'_>>,
+                mask: Option<Unknown<'_>>,
             ) -> napi::Result<Float64Array> {
-                self.index.query(env, &[&x1, &y1, &x2, &y2], omit.as_ref())
+                self.index
+                    .query(env, &[&x1, &y1, &x2, &y2], omit.as_ref(), mask.as_ref())
             }
 
             /// Handles of the elements whose closed rectangle holds the point
-            /// `(x, y)`, leaving out `omit`.
+            /// `(x, y)`, leaving out `omit` and, with a `mask`, the elements
+            /// whose category has no bit in it.
             #[napi(
                 catch_unwind,
-                ts_args_type = "x: number, y: number, omit?: Handle | null",
+                ts_args_type = "x: number, y: number, omit?: Handle | null, mask?: number | null",
                 ts_return_type = "Float64Array"
             )]
             pub fn query_point(
@@ -326,8 +423,138 @@ macro_rules! shared_methods {
                 x: Unknown<'_>,
                 y: Unknown<'_>,
                 omit: Option<Unknown<'_>>,
+                mask: Option<Unknown<'_>>,
             ) -> napi::Result<Float64Array> {
-                self.index.query_point(env, &[&x, &y], omit.as_ref())
+                self.index
+                    .query_point(env, &[&x, &y], omit.as_ref(), mask.as_ref())
+            }
+
+            /// Handles of the elements whose closed rectangle is within `radius`
+            /// of `(x, y)` (at distance `<= radius`, in 64-bit floats from the
+            /// 32-bit coordinates), in no particular order, leaving out, with a
+            /// `mask`, the elements whose category has no bit in it. Throws a
+            /// `RangeError` for a NaN or infinite center or a NaN or negative
+            /// `radius` (`Infinity` is fine: everything).
+            #[napi(
+                catch_unwind,
+                ts_args_type = "x: number, y: number, radius: number, mask?: number | null",
+                ts_return_type = "Float64Array"
+            )]
+            pub fn query_circle(
+                &self,
+                env: &Env,
+                x: Unknown<'_>,
+                y: Unknown<'_>,
+                radius: Unknown<'_>,
+                mask: Option<Unknown<'_>>,
+            ) -> napi::Result<Float64Array> {
+                self.index
+                    .query_circle(env, &[&x, &y], &radius, mask.as_ref())
+            }
+
+            /// The `k` (default 1; an integer `>= 0`) elements nearest to `(x, y)`,
+            /// nearest first, fewer if there are fewer: `[{ handle, id, distance }]`,
+            /// the distance to the element's closed rectangle (0 inside it).
+            /// Ties go to the smaller id, then the smaller handle. Options:
+            /// `maxDistance` (closed), `mask` (only the categories in it) and
+            /// `filter(handle)`, called nearest first, which leaves out the
+            /// elements it returns a falsy value for (they do not count towards
+            /// `k`); an exception it throws propagates. Throws a `RangeError` for
+            /// a NaN or infinite point, a negative or non-integer `k`, or a NaN
+            /// or negative `maxDistance`.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "x: number, y: number, k?: number | null, options?: NearestOptions | null"
+            )]
+            pub fn nearest(
+                &self,
+                env: &Env,
+                x: Unknown<'_>,
+                y: Unknown<'_>,
+                k: Option<Unknown<'_>>,
+                options: Option<Unknown<'_>>,
+            ) -> napi::Result<Vec<Neighbor>> {
+                self.index
+                    .nearest(env, &[&x, &y], k.as_ref(), options.as_ref())
+            }
+
+            /// The first element the segment from `(ox, oy)` along `(dx, dy)` (any
+            /// length but 0; normalised in 64-bit floats) for `maxLength` hits:
+            /// `{ handle, id, distance, fraction }` or `null`. Closed boxes: a ray
+            /// starting inside one hits it at distance 0; ties go to the smaller
+            /// id, then handle. With a `mask`, only the categories in it. Throws
+            /// a `RangeError` for a NaN or infinite origin, a zero or non-finite
+            /// direction, or a `maxLength` that is NaN, negative or infinite.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "ox: number, oy: number, dx: number, dy: number, maxLength: number, mask?: number | null"
+            )]
+            #[allow(clippy::too_many_arguments)]
+            pub fn ray_cast(
+                &self,
+                env: &Env,
+                ox: Unknown<'_>,
+                oy: Unknown<'_>,
+                dx: Unknown<'_>,
+                dy: Unknown<'_>,
+                max_length: Unknown<'_>,
+                mask: Option<Unknown<'_>>,
+            ) -> napi::Result<Option<RayHit>> {
+                self.index
+                    .ray_cast(env, &[&ox, &oy], &[&dx, &dy], &max_length, mask.as_ref())
+            }
+
+            /// Every element the ray hits, nearest first (ties: id, then handle).
+            #[napi(
+                catch_unwind,
+                ts_args_type = "ox: number, oy: number, dx: number, dy: number, maxLength: number, mask?: number | null"
+            )]
+            #[allow(clippy::too_many_arguments)]
+            pub fn ray_cast_all(
+                &self,
+                env: &Env,
+                ox: Unknown<'_>,
+                oy: Unknown<'_>,
+                dx: Unknown<'_>,
+                dy: Unknown<'_>,
+                max_length: Unknown<'_>,
+                mask: Option<Unknown<'_>>,
+            ) -> napi::Result<Vec<RayHit>> {
+                self.index
+                    .ray_cast_all(env, &[&ox, &oy], &[&dx, &dy], &max_length, mask.as_ref())
+            }
+
+            /// Calls `callback(hit)` for each hit of `rayCastAll`, in its order; the
+            /// callback returns nothing or `true` to go on, `false` to stop, or a
+            /// number to shorten the ray to that length (only hits at most that
+            /// far are visited from then on: return `hit.distance` to keep the
+            /// nearest). An exception thrown by the callback propagates. The
+            /// callback may read the index; a call that changes it throws
+            /// `ERR_FLATQUAD_BUSY`.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "ox: number, oy: number, dx: number, dy: number, maxLength: number, callback: (hit: RayHit) => boolean | number | void, mask?: number | null"
+            )]
+            #[allow(clippy::too_many_arguments)]
+            pub fn ray_cast_with(
+                &self,
+                env: &Env,
+                ox: Unknown<'_>,
+                oy: Unknown<'_>,
+                dx: Unknown<'_>,
+                dy: Unknown<'_>,
+                max_length: Unknown<'_>,
+                callback: Unknown<'_>,
+                mask: Option<Unknown<'_>>,
+            ) -> napi::Result<()> {
+                self.index.ray_cast_with(
+                    env,
+                    &[&ox, &oy],
+                    &[&dx, &dy],
+                    &max_length,
+                    callback,
+                    mask.as_ref(),
+                )
             }
 
             /// Calls `callback(handle)` for each element `query` would return,
@@ -336,7 +563,7 @@ macro_rules! shared_methods {
             /// changes it throws `ERR_FLATQUAD_BUSY`.
             #[napi(
                 catch_unwind,
-                ts_args_type = "x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null"
+                ts_args_type = "x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null, mask?: number | null"
             )]
             #[allow(clippy::too_many_arguments)]
             pub fn query_with(
@@ -348,9 +575,15 @@ macro_rules! shared_methods {
                 y2: Unknown<'_>,
                 callback: Unknown<'_>,
                 omit: Option<Unknown<'_>>,
+                mask: Option<Unknown<'_>>,
             ) -> napi::Result<()> {
-                self.index
-                    .query_with(env, &[&x1, &y1, &x2, &y2], callback, omit.as_ref())
+                self.index.query_with(
+                    env,
+                    &[&x1, &y1, &x2, &y2],
+                    callback,
+                    omit.as_ref(),
+                    mask.as_ref(),
+                )
             }
 
             /// Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers

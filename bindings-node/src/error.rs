@@ -20,7 +20,8 @@ pub(crate) mod code {
     pub const INVALID_POINT: &str = "ERR_FLATQUAD_INVALID_POINT";
     /// A world rectangle no index can be built on.
     pub const INVALID_WORLD: &str = "ERR_FLATQUAD_INVALID_WORLD";
-    /// A construction option out of range (`maxElements`, `columns`, `cellSize`, ...).
+    /// A construction option out of range (`maxElements`, `columns`, `cellSize`, ...),
+    /// or a search argument the core refuses (a radius, `maxDistance`, a ray).
     pub const INVALID_OPTION: &str = "ERR_FLATQUAD_INVALID_OPTION";
     /// A handle that names no element of the index (never issued, removed, cleared).
     pub const INVALID_HANDLE: &str = "ERR_FLATQUAD_INVALID_HANDLE";

@@ -10,13 +10,19 @@ use std::cell::{Cell, RefCell};
 use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use flatquad::{AnyIndex, ErrorKind, Handle, Kind, NodeInfo as CoreNode, Rect, SpatialIndex};
+use flatquad::{
+    AnyIndex, ErrorKind, Filter, Handle, Kind, NodeInfo as CoreNode, Ray, RayControl, Rect,
+    SpatialIndex,
+};
 use napi::bindgen_prelude::{Buffer, Float32Array, Float64Array, This, Uint32Array, Uint8Array};
 use napi::{sys, Env, JsValue, Unknown};
 
 use crate::args::{self, Rects};
 use crate::error::{code, Class, Fail, Outcome};
-use crate::objects::{BulkResult, JoinResult, Nodes, QueryManyResult, Rectangle, Stats};
+use crate::objects::{
+    BulkResult, Filter as FilterObject, JoinResult, NearestManyResult, Neighbor, Nodes,
+    QueryManyResult, RayHit as RayHitObject, Rectangle, Stats,
+};
 
 /// A core structure one of the classes wraps.
 pub(crate) trait Core: SpatialIndex + Into<AnyIndex> {
@@ -151,6 +157,23 @@ pub(crate) fn rectangle(r: Rect) -> Rectangle {
 
 fn raw(handle: Handle) -> f64 {
     handle.to_raw() as f64
+}
+
+fn neighbor(n: flatquad::Neighbor) -> Neighbor {
+    Neighbor {
+        handle: raw(n.handle),
+        id: n.id,
+        distance: n.distance,
+    }
+}
+
+fn ray_hit(hit: flatquad::RayHit) -> RayHitObject {
+    RayHitObject {
+        handle: raw(hit.handle),
+        id: hit.id,
+        distance: hit.distance,
+        fraction: hit.fraction,
+    }
 }
 
 fn raws(handles: impl IntoIterator<Item = Handle>) -> Float64Array {
@@ -421,7 +444,7 @@ impl<T: Held> Index<T> {
                     Class::Error,
                     code::BUSY,
                     format!(
-                        "{what}() cannot change this {} from inside its own traverse() or queryWith() callback; collect the changes and make them after the walk",
+                        "{what}() cannot change this {} from inside one of its own callbacks (traverse, queryWith, rayCastWith, a nearest filter); collect the changes and make them after the walk",
                         self.name
                     ),
                 )
@@ -510,12 +533,16 @@ impl<T: Held> Index<T> {
         env: &Env,
         coords: &[&Unknown<'_>],
         omit: Option<&Unknown<'_>>,
+        mask: Option<&Unknown<'_>>,
     ) -> napi::Result<Float64Array> {
         self.read(env, |index| {
             let rect = args::any_box::<T::Bounds>(coords)?;
             let omit = args::optional_handle(omit, "omit")?;
+            let mask = args::optional_mask(mask)?;
             let mut hits = Vec::new();
-            index.query(rect, omit, &mut hits).map_err(core)?;
+            index
+                .query_masked(rect, omit, mask, &mut hits)
+                .map_err(core)?;
             Ok(raws(hits))
         })
     }
@@ -526,12 +553,19 @@ impl<T: Held> Index<T> {
         env: &Env,
         coords: &[&Unknown<'_>],
         omit: Option<&Unknown<'_>>,
+        mask: Option<&Unknown<'_>>,
     ) -> napi::Result<Float64Array> {
         self.read(env, |index| {
             let point = args::any_point::<T::Bounds>(coords)?;
             let omit = args::optional_handle(omit, "omit")?;
+            let mask = args::optional_mask(mask)?;
             let mut hits = Vec::new();
-            index.query_point(point, omit, &mut hits).map_err(core)?;
+            let _ = index
+                .query_point_masked_with(point, omit, mask, |h| {
+                    hits.push(h);
+                    ControlFlow::Continue(())
+                })
+                .map_err(core)?;
             Ok(raws(hits))
         })
     }
@@ -542,14 +576,16 @@ impl<T: Held> Index<T> {
         coords: &[&Unknown<'_>],
         callback: Unknown<'_>,
         omit: Option<&Unknown<'_>>,
+        mask: Option<&Unknown<'_>>,
     ) -> napi::Result<()> {
         self.read(env, |index| {
             let rect = args::any_box::<T::Bounds>(coords)?;
             let callback = args::function(callback, "callback")?;
             let omit = args::optional_handle(omit, "omit")?;
+            let mask = args::optional_mask(mask)?;
             let mut failure = None;
             let _ = index
-                .query_with(rect, omit, |h| visit(&callback, raw(h), &mut failure))
+                .query_masked_with(rect, omit, mask, |h| visit(&callback, raw(h), &mut failure))
                 .map_err(core)?;
             failure.map_or(Ok(()), Err)
         })
@@ -664,6 +700,255 @@ impl<T: Held> Index<T> {
                     .map_err(core)?;
                 rows(offsets, hits, "queryMany")
             })
+        })
+    }
+
+    pub(crate) fn set_filter(
+        &self,
+        env: &Env,
+        handle: &Unknown<'_>,
+        category: &Unknown<'_>,
+        mask: &Unknown<'_>,
+    ) -> napi::Result<()> {
+        self.write(env, "setFilter", |index| {
+            let handle = args::handle(handle, "handle")?;
+            let filter = Filter::new(args::bits(category, "category")?, args::bits(mask, "mask")?);
+            index.set_filter(handle, filter).map_err(core)
+        })
+    }
+
+    pub(crate) fn filter(&self, env: &Env, handle: &Unknown<'_>) -> napi::Result<FilterObject> {
+        self.read(env, |index| {
+            let handle = args::handle(handle, "handle")?;
+            let filter = index.filter(handle).map_err(core)?;
+            Ok(FilterObject {
+                category: filter.category,
+                mask: filter.mask,
+            })
+        })
+    }
+
+    pub(crate) fn set_filters(
+        &self,
+        env: &Env,
+        handles: &Unknown<'_>,
+        categories: &Unknown<'_>,
+        masks: &Unknown<'_>,
+    ) -> napi::Result<()> {
+        self.write(env, "setFilters", |index| {
+            self.with_scratch(|list| {
+                args::handles(handles, "handles", list)?;
+                let categories = args::bit_array(categories, "categories")?;
+                let masks = args::bit_array(masks, "masks")?;
+                let (categories, masks) = (categories.get(), masks.get());
+                if categories.len() != masks.len() {
+                    return Err(Fail::bad_length(format!(
+                        "categories holds {} numbers but masks holds {}: give one category and one mask per handle",
+                        categories.len(),
+                        masks.len()
+                    )));
+                }
+                let filters: Vec<Filter> = categories
+                    .iter()
+                    .zip(masks.iter())
+                    .map(|(&category, &mask)| Filter::new(category, mask))
+                    .collect();
+                // The core checks the handles against the filters' count, and
+                // every handle before it changes anything.
+                index.set_filter_many(list, &filters).map_err(core)
+            })
+        })
+    }
+
+    /// `coords`: the center, `[x, y]` or `[x, y, z]`.
+    pub(crate) fn query_circle(
+        &self,
+        env: &Env,
+        coords: &[&Unknown<'_>],
+        radius: &Unknown<'_>,
+        mask: Option<&Unknown<'_>>,
+    ) -> napi::Result<Float64Array> {
+        self.read(env, |index| {
+            let center = args::any_point::<T::Bounds>(coords)?;
+            let radius = args::number(radius, "radius")?;
+            let mask = args::optional_mask(mask)?;
+            let mut hits = Vec::new();
+            index
+                .query_circle(center, radius, mask, &mut hits)
+                .map_err(core)?;
+            Ok(raws(hits))
+        })
+    }
+
+    pub(crate) fn query_circle_many(
+        &self,
+        env: &Env,
+        centers: &Unknown<'_>,
+        radii: &Unknown<'_>,
+        mask: Option<&Unknown<'_>>,
+    ) -> napi::Result<QueryManyResult> {
+        self.read(env, |index| {
+            let centers = args::points::<T::Bounds>(centers, "centers")?;
+            let radii = args::float_array(radii, "radii", "one radius per center")?;
+            let mask = args::optional_mask(mask)?;
+            let (mut offsets, mut hits) = (Vec::new(), Vec::new());
+            index
+                .query_circle_many(&centers, &radii, mask, &mut offsets, &mut hits)
+                .map_err(core)?;
+            rows(offsets, hits, "queryCircleMany")
+        })
+    }
+
+    /// `coords`: the point, `[x, y]` or `[x, y, z]`.
+    pub(crate) fn nearest(
+        &self,
+        env: &Env,
+        coords: &[&Unknown<'_>],
+        k: Option<&Unknown<'_>>,
+        options: Option<&Unknown<'_>>,
+    ) -> napi::Result<Vec<Neighbor>> {
+        self.read(env, |index| {
+            let point = args::any_point::<T::Bounds>(coords)?;
+            let k = args::count(k, "k", 1)?;
+            let options = args::search_options(options, true)?;
+            let mut found = Vec::new();
+            let mut failure = None;
+            index
+                .nearest_with(
+                    point,
+                    k,
+                    options.max_distance,
+                    options.mask,
+                    |handle| match (&options.filter, &failure) {
+                        (None, _) => true,
+                        // After a throw the exception is pending: no more calls.
+                        (Some(_), Some(_)) => false,
+                        (Some(filter), None) => {
+                            match args::call(filter, raw(handle)).and_then(|r| args::truthy(&r)) {
+                                Ok(keep) => keep,
+                                Err(fail) => {
+                                    failure = Some(fail);
+                                    false
+                                }
+                            }
+                        }
+                    },
+                    &mut found,
+                )
+                .map_err(core)?;
+            if let Some(fail) = failure {
+                return Err(fail);
+            }
+            Ok(found.into_iter().map(neighbor).collect())
+        })
+    }
+
+    pub(crate) fn nearest_many(
+        &self,
+        env: &Env,
+        points: &Unknown<'_>,
+        k: Option<&Unknown<'_>>,
+        options: Option<&Unknown<'_>>,
+    ) -> napi::Result<NearestManyResult> {
+        self.read(env, |index| {
+            let points = args::points::<T::Bounds>(points, "points")?;
+            let k = args::count(k, "k", 1)?;
+            let options = args::search_options(options, false)?;
+            let (mut offsets, mut found) = (Vec::new(), Vec::new());
+            index
+                .nearest_many(
+                    &points,
+                    k,
+                    options.max_distance,
+                    options.mask,
+                    &mut offsets,
+                    &mut found,
+                )
+                .map_err(core)?;
+            let handles = raws(found.iter().map(|n| n.handle));
+            let ids = Uint32Array::new(found.iter().map(|n| n.id).collect());
+            let distances = Float64Array::new(found.iter().map(|n| n.distance).collect());
+            let QueryManyResult { offsets, .. } = rows(offsets, Vec::new(), "nearestMany")?;
+            Ok(NearestManyResult {
+                offsets,
+                handles,
+                ids,
+                distances,
+            })
+        })
+    }
+
+    /// The ray of `origin` and `direction` (`AXES` numbers each) and `max_length`.
+    fn ray(
+        origin: &[&Unknown<'_>],
+        direction: &[&Unknown<'_>],
+        max_length: &Unknown<'_>,
+    ) -> Outcome<Ray<<T::Bounds as flatquad::Bounds>::Point>> {
+        Ok(Ray {
+            origin: args::named_point::<T::Bounds>(origin, &["ox", "oy", "oz"])?,
+            direction: args::named_point::<T::Bounds>(direction, &["dx", "dy", "dz"])?,
+            max_length: args::number(max_length, "maxLength")?,
+        })
+    }
+
+    pub(crate) fn ray_cast(
+        &self,
+        env: &Env,
+        origin: &[&Unknown<'_>],
+        direction: &[&Unknown<'_>],
+        max_length: &Unknown<'_>,
+        mask: Option<&Unknown<'_>>,
+    ) -> napi::Result<Option<RayHitObject>> {
+        self.read(env, |index| {
+            let ray = Self::ray(origin, direction, max_length)?;
+            let mask = args::optional_mask(mask)?;
+            Ok(index.ray_cast(&ray, mask).map_err(core)?.map(ray_hit))
+        })
+    }
+
+    pub(crate) fn ray_cast_all(
+        &self,
+        env: &Env,
+        origin: &[&Unknown<'_>],
+        direction: &[&Unknown<'_>],
+        max_length: &Unknown<'_>,
+        mask: Option<&Unknown<'_>>,
+    ) -> napi::Result<Vec<RayHitObject>> {
+        self.read(env, |index| {
+            let ray = Self::ray(origin, direction, max_length)?;
+            let mask = args::optional_mask(mask)?;
+            let mut hits = Vec::new();
+            index.ray_cast_all(&ray, mask, &mut hits).map_err(core)?;
+            Ok(hits.into_iter().map(ray_hit).collect())
+        })
+    }
+
+    pub(crate) fn ray_cast_with(
+        &self,
+        env: &Env,
+        origin: &[&Unknown<'_>],
+        direction: &[&Unknown<'_>],
+        max_length: &Unknown<'_>,
+        callback: Unknown<'_>,
+        mask: Option<&Unknown<'_>>,
+    ) -> napi::Result<()> {
+        self.read(env, |index| {
+            let ray = Self::ray(origin, direction, max_length)?;
+            let callback = args::function(callback, "callback")?;
+            let mask = args::optional_mask(mask)?;
+            let mut failure = None;
+            index
+                .ray_cast_with(&ray, mask, |hit| {
+                    match args::call(&callback, ray_hit(*hit)).and_then(|r| args::ray_control(&r)) {
+                        Ok(control) => control,
+                        Err(fail) => {
+                            failure = Some(fail);
+                            RayControl::Stop
+                        }
+                    }
+                })
+                .map_err(core)?;
+            failure.map_or(Ok(()), Err)
         })
     }
 

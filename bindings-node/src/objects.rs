@@ -230,6 +230,19 @@ pub struct JoinResult {
     pub right: Float64Array,
 }
 
+/// An element's collision filter, as `filter(handle)` gives it: two
+/// elements collide (`pairs`, `overlapping`) only when each one's `category`
+/// has a bit in the other's `mask` (Box2D's rule); a query with a `mask`
+/// reports an element only when its `category` has a bit in it. Both are
+/// unsigned 32-bit integers; every element starts with all bits set.
+#[napi(object)]
+pub struct Filter {
+    /// The categories the element belongs to (bits).
+    pub category: u32,
+    /// The categories it collides with (bits).
+    pub mask: u32,
+}
+
 /// Counts of what an index holds.
 #[napi(object)]
 pub struct Stats {
@@ -247,4 +260,73 @@ pub struct Stats {
     pub element_links: f64,
     /// Bytes the index holds, the capacity of its pools included.
     pub bytes: f64,
+}
+
+/// One neighbour `nearest` found.
+#[napi(object, object_from_js = false)]
+pub struct Neighbor {
+    /// The element.
+    #[napi(ts_type = "Handle")]
+    pub handle: f64,
+    /// Its id.
+    pub id: u32,
+    /// The distance from the query point to its closed box (64-bit, from the
+    /// 32-bit coordinates); 0 when the box holds the point.
+    pub distance: f64,
+}
+
+/// One element a ray cast hit.
+#[napi(object, object_from_js = false)]
+pub struct RayHit {
+    /// The element.
+    #[napi(ts_type = "Handle")]
+    pub handle: f64,
+    /// Its id.
+    pub id: u32,
+    /// How far along the ray it first touches the element's closed box (0
+    /// when the origin is inside or on it).
+    pub distance: f64,
+    /// `distance / maxLength` (0 when `maxLength` is 0).
+    pub fraction: f64,
+}
+
+/// The neighbours of `nearestMany`: those of point `i` are at positions
+/// `offsets[i]` to `offsets[i + 1]` of `handles`, `ids` and `distances`,
+/// nearest first.
+#[napi(object, object_from_js = false)]
+pub struct NearestManyResult {
+    /// `n + 1` offsets, for `n` points; `offsets[0]` is 0.
+    pub offsets: Uint32Array,
+    /// The neighbours found, point after point.
+    #[napi(ts_type = "Float64Array")]
+    pub handles: Float64Array,
+    /// Their ids.
+    pub ids: Uint32Array,
+    /// Their distances.
+    #[napi(ts_type = "Float64Array")]
+    pub distances: Float64Array,
+}
+
+/// Options of `nearest`; a left-out one takes its default.
+#[napi(object, object_to_js = false)]
+pub struct NearestOptions {
+    /// Only elements at most this far (closed); left out, any distance. A
+    /// number `>= 0` (`Infinity` included).
+    pub max_distance: Option<f64>,
+    /// Only elements whose filter category has a bit in it (see `setFilter`);
+    /// left out, every element.
+    pub mask: Option<u32>,
+    /// Called with candidates nearest first, each once: those for which it
+    /// returns a falsy value are left out and do not count towards `k`.
+    #[napi(ts_type = "(handle: Handle) => unknown")]
+    pub filter: Option<bool>,
+}
+
+/// Options of `nearestMany`: those of `nearest` but the callback.
+#[napi(object, object_to_js = false)]
+pub struct NearestManyOptions {
+    /// Only elements at most this far (closed); left out, any distance.
+    pub max_distance: Option<f64>,
+    /// Only elements whose filter category has a bit in it; left out, every element.
+    pub mask: Option<u32>,
 }

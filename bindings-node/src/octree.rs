@@ -10,7 +10,9 @@ use napi_derive::napi;
 use crate::args;
 use crate::classes::common_methods;
 use crate::index::Index;
-use crate::objects::{Box3, NodeInfo3, Nodes, QueryManyResult, Stats};
+use crate::objects::{
+    Box3, Filter, NearestManyResult, Neighbor, NodeInfo3, Nodes, QueryManyResult, RayHit, Stats,
+};
 
 fn box3(b: flatquad::Box3) -> Box3 {
     Box3 {
@@ -143,10 +145,11 @@ impl Octree {
     }
 
     /// Handles of the elements whose closed box meets the closed query box,
-    /// each once, leaving out `omit`.
+    /// each once, leaving out `omit` and, with a `mask`, the elements whose
+    /// filter category has no bit in it (see `setFilter`).
     #[napi(
         catch_unwind,
-        ts_args_type = "x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, omit?: Handle | null",
+        ts_args_type = "x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, omit?: Handle | null, mask?: number | null",
         ts_return_type = "Float64Array"
     )]
     #[allow(clippy::too_many_arguments)]
@@ -160,9 +163,14 @@ impl Octree {
         y2: Unknown<'_>,
         z2: Unknown<'_>,
         omit: Option<Unknown<'_>>,
+        mask: Option<Unknown<'_>>,
     ) -> napi::Result<Float64Array> {
-        self.index
-            .query(env, &[&x1, &y1, &z1, &x2, &y2, &z2], omit.as_ref())
+        self.index.query(
+            env,
+            &[&x1, &y1, &z1, &x2, &y2, &z2],
+            omit.as_ref(),
+            mask.as_ref(),
+        )
     }
 
     /// Calls `callback(handle)` for each element `query` would return, until
@@ -171,7 +179,7 @@ impl Octree {
     /// throws `ERR_FLATQUAD_BUSY`.
     #[napi(
         catch_unwind,
-        ts_args_type = "x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null"
+        ts_args_type = "x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null, mask?: number | null"
     )]
     #[allow(clippy::too_many_arguments)]
     pub fn query_with(
@@ -185,12 +193,14 @@ impl Octree {
         z2: Unknown<'_>,
         callback: Unknown<'_>,
         omit: Option<Unknown<'_>>,
+        mask: Option<Unknown<'_>>,
     ) -> napi::Result<()> {
         self.index.query_with(
             env,
             &[&x1, &y1, &z1, &x2, &y2, &z2],
             callback,
             omit.as_ref(),
+            mask.as_ref(),
         )
     }
 
@@ -207,10 +217,11 @@ impl Octree {
         self.index.traverse(env, callback, NodeInfo3::of)
     }
 
-    /// Handles of the elements whose closed box holds `(x, y, z)`, leaving out `omit`.
+    /// Handles of the elements whose closed box holds `(x, y, z)`, leaving out
+    /// `omit` and, with a `mask`, the elements whose category has no bit in it.
     #[napi(
         catch_unwind,
-        ts_args_type = "x: number, y: number, z: number, omit?: Handle | null",
+        ts_args_type = "x: number, y: number, z: number, omit?: Handle | null, mask?: number | null",
         ts_return_type = "Float64Array"
     )]
     pub fn query_point(
@@ -220,8 +231,137 @@ impl Octree {
         y: Unknown<'_>,
         z: Unknown<'_>,
         omit: Option<Unknown<'_>>,
+        mask: Option<Unknown<'_>>,
     ) -> napi::Result<Float64Array> {
-        self.index.query_point(env, &[&x, &y, &z], omit.as_ref())
+        self.index
+            .query_point(env, &[&x, &y, &z], omit.as_ref(), mask.as_ref())
+    }
+
+    /// Handles of the elements whose closed box is within `radius` of
+    /// `(x, y, z)` (a sphere), in no particular order; with a `mask`, only
+    /// the categories in it. Throws as the 2D classes' `queryCircle` does.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "x: number, y: number, z: number, radius: number, mask?: number | null",
+        ts_return_type = "Float64Array"
+    )]
+    pub fn query_circle(
+        &self,
+        env: &Env,
+        x: Unknown<'_>,
+        y: Unknown<'_>,
+        z: Unknown<'_>,
+        radius: Unknown<'_>,
+        mask: Option<Unknown<'_>>,
+    ) -> napi::Result<Float64Array> {
+        self.index
+            .query_circle(env, &[&x, &y, &z], &radius, mask.as_ref())
+    }
+
+    /// The `k` (default 1) elements nearest to `(x, y, z)`, nearest first:
+    /// `[{ handle, id, distance }]`; options and errors as the 2D classes'
+    /// `nearest`.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "x: number, y: number, z: number, k?: number | null, options?: NearestOptions | null"
+    )]
+    pub fn nearest(
+        &self,
+        env: &Env,
+        x: Unknown<'_>,
+        y: Unknown<'_>,
+        z: Unknown<'_>,
+        k: Option<Unknown<'_>>,
+        options: Option<Unknown<'_>>,
+    ) -> napi::Result<Vec<Neighbor>> {
+        self.index
+            .nearest(env, &[&x, &y, &z], k.as_ref(), options.as_ref())
+    }
+
+    /// The first element the segment from `(ox, oy, oz)` along `(dx, dy, dz)`
+    /// for `maxLength` hits, or `null`; as the 2D classes' `rayCast`.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, maxLength: number, mask?: number | null"
+    )]
+    #[allow(clippy::too_many_arguments)]
+    pub fn ray_cast(
+        &self,
+        env: &Env,
+        ox: Unknown<'_>,
+        oy: Unknown<'_>,
+        oz: Unknown<'_>,
+        dx: Unknown<'_>,
+        dy: Unknown<'_>,
+        dz: Unknown<'_>,
+        max_length: Unknown<'_>,
+        mask: Option<Unknown<'_>>,
+    ) -> napi::Result<Option<RayHit>> {
+        self.index.ray_cast(
+            env,
+            &[&ox, &oy, &oz],
+            &[&dx, &dy, &dz],
+            &max_length,
+            mask.as_ref(),
+        )
+    }
+
+    /// Every element the ray hits, nearest first.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, maxLength: number, mask?: number | null"
+    )]
+    #[allow(clippy::too_many_arguments)]
+    pub fn ray_cast_all(
+        &self,
+        env: &Env,
+        ox: Unknown<'_>,
+        oy: Unknown<'_>,
+        oz: Unknown<'_>,
+        dx: Unknown<'_>,
+        dy: Unknown<'_>,
+        dz: Unknown<'_>,
+        max_length: Unknown<'_>,
+        mask: Option<Unknown<'_>>,
+    ) -> napi::Result<Vec<RayHit>> {
+        self.index.ray_cast_all(
+            env,
+            &[&ox, &oy, &oz],
+            &[&dx, &dy, &dz],
+            &max_length,
+            mask.as_ref(),
+        )
+    }
+
+    /// Calls `callback(hit)` for each hit in `rayCastAll`'s order: nothing or
+    /// `true` goes on, `false` stops, a number shortens the ray to that length.
+    /// An exception thrown by the callback propagates.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, maxLength: number, callback: (hit: RayHit) => boolean | number | void, mask?: number | null"
+    )]
+    #[allow(clippy::too_many_arguments)]
+    pub fn ray_cast_with(
+        &self,
+        env: &Env,
+        ox: Unknown<'_>,
+        oy: Unknown<'_>,
+        oz: Unknown<'_>,
+        dx: Unknown<'_>,
+        dy: Unknown<'_>,
+        dz: Unknown<'_>,
+        max_length: Unknown<'_>,
+        callback: Unknown<'_>,
+        mask: Option<Unknown<'_>>,
+    ) -> napi::Result<()> {
+        self.index.ray_cast_with(
+            env,
+            &[&ox, &oy, &oz],
+            &[&dx, &dy, &dz],
+            &max_length,
+            callback,
+            mask.as_ref(),
+        )
     }
 
     /// The element's box (as 32-bit floats: what the octree stores).

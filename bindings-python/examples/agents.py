@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""The agents workload of AGENTS.md (shared/bench/) from Python, in batch form.
+"""The agents workload of docs/workload.md from Python, in batch form.
 
-Every frame moves all agents with numpy (float32, in the order AGENTS.md states),
+Every frame moves all agents with numpy (float32, in the order docs/workload.md states),
 tells the structure (``--index quadtree|grid|loose-grid``, with the Rust demo's
 parameters) with one ``move_many``, calls ``cleanup``, and collides with one
 ``pairs()`` (all-pairs mode) or one ``overlapping_many(handles)`` (per-agent
 mode: each agent's own rectangle, itself left out, as the Rust demo queries
-it). The pair counts must reproduce the AGENTS.md checksums; the script exits
+it). The pair counts must reproduce the docs/workload.md checksums; the script exits
 with 1 if they do not.
 
 When shapely is installed, its STRtree runs the same frames in the same run
@@ -42,7 +42,7 @@ INDEXES = ("quadtree", "grid", "loose-grid")
 
 
 def lcg_draws(count, seed=12345):
-    """The first ``count`` draws of AGENTS.md's LCG, as float32.
+    """The first ``count`` draws of docs/workload.md's LCG, as float32.
 
     ``state = state * 1664525 + 1013904223 (mod 2**32)``, advanced before each
     draw; a draw is ``(state >> 8) * 2**-24``. Computed in blocks: ``block``

@@ -103,10 +103,90 @@ pub(crate) fn box_coords<B: Bounds>(b: &B) -> Vec<f64> {
 
 /// A point of either dimension, rounded as the box that is just the point would be.
 pub(crate) fn any_point<B: Bounds>(coords: &[f64]) -> B::Point {
-    let both: Vec<f64> = coords.iter().chain(coords).copied().collect();
-    B::from_f64_slice(&both)
+    let n = coords.len();
+    let mut both = [0.0f64; 6];
+    both[..n].copy_from_slice(coords);
+    both[n..2 * n].copy_from_slice(coords);
+    B::from_f64_slice(&both[..2 * n])
         .expect("AXES coordinates")
         .low_corner()
+}
+
+/// The fields of a point of `B`: `(x, y)` or `(x, y, z)`.
+fn point_fields<B: Bounds>() -> &'static str {
+    if B::AXES == 3 {
+        "(x, y, z)"
+    } else {
+        "(x, y)"
+    }
+}
+
+/// Points from an array-like of shape `(n, AXES)` (any real dtype, read through
+/// float64), each rounded as [`any_point`] rounds one; their validity is the
+/// core's to check.
+pub(crate) fn points<B: Bounds>(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<B::Point>> {
+    let axes = B::AXES;
+    let expected = format!(
+        "an array of shape (n, {axes}) holding rows {}",
+        point_fields::<B>()
+    );
+    let array = ndarray(obj, what, &expected)?;
+    if array.len() == 0 && array.ndim() == 1 {
+        return Ok(Vec::new());
+    }
+    if !matches!(array.dtype().kind(), b'f' | b'i' | b'u') {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be {expected}; got an array of dtype {}",
+            dtype_text(&array)
+        )));
+    }
+    let shape = array.shape();
+    if !(shape.len() == 2 && shape[1] == axes) {
+        let hint = if shape == [axes] {
+            " (for one point, pass [point])"
+        } else {
+            ""
+        };
+        return Err(PyValueError::new_err(format!(
+            "{what} must be {expected}; got an array of shape {}{hint}",
+            shape_text(shape)
+        )));
+    }
+    let wide = contiguous::<f64>(&array)?.cast_into::<PyArray2<f64>>()?;
+    let wide = wide.try_readonly().map_err(borrow_error(what))?;
+    let flat = wide
+        .as_slice()
+        .map_err(|_| PyValueError::new_err(format!("{what}: not a contiguous array")))?;
+    Ok(flat.chunks_exact(axes).map(any_point::<B>).collect())
+}
+
+/// `n` lengths (radii): one real number for all, or a 1-D array-like of `n`
+/// (a different length is the core's to refuse).
+pub(crate) fn lengths(obj: &Bound<'_, PyAny>, n: usize, what: &str) -> PyResult<Vec<f64>> {
+    let expected = "a number, or a 1-D array of numbers";
+    let array = ndarray(obj, what, expected)?;
+    if array.ndim() == 0 {
+        return Ok(vec![coordinate(obj, what)?; n]);
+    }
+    let empty = array.len() == 0 && array.ndim() == 1;
+    if !empty && !matches!(array.dtype().kind(), b'f' | b'i' | b'u') {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be {expected}; got an array of dtype {}",
+            dtype_text(&array)
+        )));
+    }
+    if array.ndim() != 1 {
+        return Err(PyValueError::new_err(format!(
+            "{what} must be {expected}; got an array of shape {}",
+            shape_text(array.shape())
+        )));
+    }
+    let wide = contiguous::<f64>(&array)?.cast_into::<PyArray1<f64>>()?;
+    let wide = wide.try_readonly().map_err(borrow_error(what))?;
+    Ok(wide
+        .as_slice()
+        .map_err(|_| PyValueError::new_err(format!("{what}: not a contiguous array")))?
+        .to_vec())
 }
 
 /// A rectangle `(x1, y1, x2, y2)` (an element, a query or a world), rounded by
@@ -395,8 +475,9 @@ impl<'py> Handles<'py> {
     }
 }
 
-/// The ids of a batch insert: read in place from a `uint32` array, else
-/// converted (and range-checked) once.
+/// Unsigned 32-bit values of a batch (the ids of an insert, the categories
+/// and masks of filters): read in place from a `uint32` array, else converted
+/// (and range-checked) once.
 pub(crate) enum Ids<'py> {
     Borrowed(PyReadonlyArray1<'py, u32>),
     Owned(Vec<u32>),
@@ -408,58 +489,68 @@ const IDS_EXPECTED: &str =
 impl<'py> Ids<'py> {
     /// `obj` for `n` rectangles: `None` gives id 0 to each, an int gives it to each.
     pub(crate) fn new(obj: Option<&Bound<'py, PyAny>>, n: usize) -> PyResult<Self> {
-        let obj = match obj {
-            Some(obj) if !obj.is_none() => obj,
-            _ => return Ok(Ids::Owned(vec![0; n])),
-        };
+        match obj {
+            Some(obj) if !obj.is_none() => Self::named(obj, n, ("ids", "id")),
+            _ => Ok(Ids::Owned(vec![0; n])),
+        }
+    }
+
+    /// `obj` for `n` items: an int (or numpy scalar) for each, or one per item.
+    /// `(plural, singular)` name the argument in messages.
+    pub(crate) fn named(
+        obj: &Bound<'py, PyAny>,
+        n: usize,
+        (plural, singular): (&str, &str),
+    ) -> PyResult<Self> {
         if obj.is_instance_of::<pyo3::types::PyInt>() {
-            return Ok(Ids::Owned(vec![u32_value(obj, "id")?; n]));
+            return Ok(Ids::Owned(vec![u32_value(obj, singular)?; n]));
         }
-        let array = ndarray(obj, "ids", IDS_EXPECTED)?;
+        let array = ndarray(obj, plural, IDS_EXPECTED)?;
         if array.ndim() == 0 {
-            // A numpy scalar or 0-d array: one id for every rectangle.
-            return Ok(Ids::Owned(vec![u32_value(obj, "id")?; n]));
+            // A numpy scalar or 0-d array: one value for every item.
+            return Ok(Ids::Owned(vec![u32_value(obj, singular)?; n]));
         }
-        let kind = integer_vector(&array, "ids", IDS_EXPECTED)?;
+        let kind = integer_vector(&array, plural, IDS_EXPECTED)?;
         if let Some(typed) = readable_in_place::<u32, numpy::Ix1>(&array) {
             return Ok(Ids::Borrowed(
-                typed.try_readonly().map_err(borrow_error("ids"))?,
+                typed.try_readonly().map_err(borrow_error(plural))?,
             ));
         }
         let out_of_range = |index: usize, shown: String| {
             let err = PyValueError::new_err(format!(
-                "ids[{index}]: id {shown} is out of range: ids are unsigned 32-bit integers (0 <= id < 2**32)"
+                "{plural}[{index}]: {singular} {shown} is out of range: it must be an unsigned 32-bit integer (0 <= {singular} < 2**32)"
             ));
             let _ = err.value(obj.py()).setattr("index", index);
             err
         };
-        let ids = if kind == b'u' {
+        let not_contiguous = || PyValueError::new_err(format!("{plural}: not contiguous"));
+        let values = if kind == b'u' {
             let wide = contiguous::<u64>(&array)?.cast_into::<PyArray1<u64>>()?;
-            let wide = wide.try_readonly().map_err(borrow_error("ids"))?;
+            let wide = wide.try_readonly().map_err(borrow_error(plural))?;
             wide.as_slice()
-                .map_err(|_| PyValueError::new_err("ids: not contiguous"))?
+                .map_err(|_| not_contiguous())?
                 .iter()
                 .enumerate()
                 .map(|(i, &v)| u32::try_from(v).map_err(|_| out_of_range(i, v.to_string())))
                 .collect::<PyResult<Vec<u32>>>()?
         } else {
             let wide = contiguous::<i64>(&array)?.cast_into::<PyArray1<i64>>()?;
-            let wide = wide.try_readonly().map_err(borrow_error("ids"))?;
+            let wide = wide.try_readonly().map_err(borrow_error(plural))?;
             wide.as_slice()
-                .map_err(|_| PyValueError::new_err("ids: not contiguous"))?
+                .map_err(|_| not_contiguous())?
                 .iter()
                 .enumerate()
                 .map(|(i, &v)| u32::try_from(v).map_err(|_| out_of_range(i, v.to_string())))
                 .collect::<PyResult<Vec<u32>>>()?
         };
-        Ok(Ids::Owned(ids))
+        Ok(Ids::Owned(values))
     }
 
     pub(crate) fn as_ids(&self) -> PyResult<&[u32]> {
         match self {
             Ids::Borrowed(a) => a
                 .as_slice()
-                .map_err(|_| PyValueError::new_err("ids: not contiguous")),
+                .map_err(|_| PyValueError::new_err("not a contiguous uint32 array")),
             Ids::Owned(v) => Ok(v),
         }
     }

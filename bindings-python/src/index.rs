@@ -85,23 +85,181 @@ index_methods!(Index, "_restore_index", [
     }
 
     /// The handles of the elements whose rectangle holds the point ``(x, y)``
-    /// (its border included), leaving out ``omit``.
+    /// (its border included), leaving out ``omit``; with ``mask``, only those
+    /// whose filter category has a bit in it (as for ``query``).
     ///
     /// Raises
     /// ------
     /// ValueError
-    ///     For a NaN or infinite coordinate.
+    ///     For a NaN or infinite coordinate, or a mask out of range.
     /// KeyError
     ///     If ``omit`` names no element.
-    #[pyo3(signature = (x, y, omit = None))]
+    #[pyo3(signature = (x, y, omit = None, mask = None))]
     fn query_point(
         &self,
         py: Python<'_>,
         x: f64,
         y: f64,
         omit: Option<&Bound<'_, PyAny>>,
+        mask: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<u64>> {
-        shared::query_point(&self.lock, py, &[x, y], omit)
+        shared::query_point(&self.lock, py, &[x, y], omit, mask)
+    }
+
+    /// The handles of the elements whose rectangle is within ``radius`` of
+    /// ``(x, y)`` (closed: at distance ``<= radius`` from the rectangle; 0
+    /// for a rectangle holding the point), in no particular order; with
+    /// ``mask``, only those whose filter category has a bit in it.
+    ///
+    /// Raises
+    /// ------
+    /// ValueError
+    ///     For a NaN or infinite coordinate, a NaN or negative radius (``inf``
+    ///     is fine: every element), or a mask out of range.
+    #[pyo3(signature = (x, y, radius, mask = None))]
+    fn query_circle(
+        &self,
+        py: Python<'_>,
+        x: f64,
+        y: f64,
+        radius: f64,
+        mask: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<u64>> {
+        shared::query_circle(&self.lock, py, &[x, y], radius, mask)
+    }
+
+    /// The ``k`` elements nearest to ``(x, y)`` (fewer if there are fewer),
+    /// nearest first. The distance is to the element's closed rectangle, in
+    /// float64 (0 when the rectangle holds the point); ties go to the smaller
+    /// id, then the smaller handle, the order of a brute-force sort. The
+    /// search is best-first: it reads only what can beat the ``k``-th result.
+    ///
+    /// Parameters
+    /// ----------
+    /// x, y : float
+    /// k : int
+    ///     How many, ``>= 0`` (default 1).
+    /// max_distance : float, optional
+    ///     Only elements at most this far (closed).
+    /// return_distance : bool
+    ///     Also return the distances.
+    /// mask : int, optional
+    ///     Only elements whose filter category has a bit in it.
+    /// filter : callable, optional
+    ///     ``filter(handle) -> bool``, called on candidates in ascending order,
+    ///     each once; the ones it rejects do not count towards ``k``. An
+    ///     exception it raises propagates; it cannot modify the structure
+    ///     (``RuntimeError``).
+    ///
+    /// Returns
+    /// -------
+    /// list of int, or (list of int, list of float)
+    ///     The handles, and with ``return_distance`` their distances.
+    ///
+    /// Raises
+    /// ------
+    /// ValueError
+    ///     For a NaN or infinite coordinate, a negative ``k``, a NaN or negative
+    ///     ``max_distance``, or a mask out of range.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (x, y, k = 1, max_distance = None, return_distance = false, mask = None, filter = None))]
+    fn nearest<'py>(
+        &self,
+        py: Python<'py>,
+        x: f64,
+        y: f64,
+        k: i64,
+        max_distance: Option<f64>,
+        return_distance: bool,
+        mask: Option<&Bound<'py, PyAny>>,
+        filter: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        shared::nearest(&self.lock, py, &[x, y], k, max_distance, return_distance, mask, filter)
+    }
+
+    /// The first element the segment from ``(ox, oy)`` along ``(dx, dy)`` for
+    /// ``max_length`` touches, or None: the first of ``ray_cast_all``.
+    ///
+    /// Returns
+    /// -------
+    /// RayHit or None
+    ///     ``RayHit(handle, id, distance, fraction)``: ``distance`` along the ray
+    ///     to where it first touches the element's closed rectangle (0 when the
+    ///     origin is in it), ``fraction`` that over ``max_length``.
+    ///
+    /// Raises
+    /// ------
+    /// ValueError
+    ///     For a NaN or infinite origin, a zero or non-finite direction, a NaN,
+    ///     negative or infinite ``max_length``, or a mask out of range.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (ox, oy, dx, dy, max_length, mask = None))]
+    fn ray_cast<'py>(
+        &self,
+        py: Python<'py>,
+        ox: f64,
+        oy: f64,
+        dx: f64,
+        dy: f64,
+        max_length: f64,
+        mask: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        shared::ray_cast(&self.lock, py, &[ox, oy], &[dx, dy], max_length, mask)
+    }
+
+    /// Every element the segment from ``(ox, oy)`` along ``(dx, dy)`` (any
+    /// length but 0) for ``max_length`` touches, as ``RayHit``s in ascending
+    /// ``(distance, id, handle)`` order. Rectangles are closed: grazing a
+    /// corner or running along an edge hits, and a ray of length 0 hits the
+    /// rectangles holding its origin. Exact for rays parallel to an axis.
+    ///
+    /// Raises
+    /// ------
+    /// ValueError
+    ///     As ``ray_cast``.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (ox, oy, dx, dy, max_length, mask = None))]
+    fn ray_cast_all<'py>(
+        &self,
+        py: Python<'py>,
+        ox: f64,
+        oy: f64,
+        dx: f64,
+        dy: f64,
+        max_length: f64,
+        mask: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        shared::ray_cast_all(&self.lock, py, &[ox, oy], &[dx, dy], max_length, mask)
+    }
+
+    /// Calls ``callback(hit)`` with each hit of ``ray_cast_all``, in that order.
+    /// It returns None or True to go on, False to stop, or a number to clip the
+    /// ray to that length (kept if longer than the current one; a hit at exactly
+    /// that distance is still visited; NaN or negative stops): return
+    /// ``hit.distance`` to keep only the hits as near as this one. An exception
+    /// it raises stops the cast and propagates; it cannot modify the structure
+    /// (``RuntimeError``).
+    ///
+    /// Raises
+    /// ------
+    /// ValueError
+    ///     As ``ray_cast`` (``callback`` is then never called).
+    /// TypeError
+    ///     If ``callback`` is not callable or returns anything else.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (ox, oy, dx, dy, max_length, callback, mask = None))]
+    fn ray_cast_with(
+        &self,
+        py: Python<'_>,
+        ox: f64,
+        oy: f64,
+        dx: f64,
+        dy: f64,
+        max_length: f64,
+        callback: &Bound<'_, PyAny>,
+        mask: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        shared::ray_cast_with(&self.lock, py, &[ox, oy], &[dx, dy], max_length, callback, mask)
     }
 
     /// Every pair ``(i, h)`` such that ``bounds[i]`` meets the element ``h``

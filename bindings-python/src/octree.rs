@@ -33,7 +33,11 @@ type Box6 = (f64, f64, f64, f64, f64, f64);
 /// ``insert_many`` (an ``(n, 6)`` float32 or float64 array, read in place),
 /// ``move``, ``move_many``, ``remove``, ``remove_many``, ``cleanup``,
 /// ``clear``, ``query``, ``query_many``, ``query_point(x, y, z)``,
-/// ``overlapping``, ``overlapping_many``, ``pairs``, ``id_of``, ``rect_of``,
+/// ``query_circle(x, y, z, radius)`` (a sphere), ``query_circle_many``,
+/// ``nearest(x, y, z, k)``, ``nearest_many``, ``ray_cast``, ``ray_cast_all`` and
+/// ``ray_cast_with`` (origin ``ox, oy, oz``, direction ``dx, dy, dz``),
+/// ``overlapping``, ``overlapping_many``, ``pairs``, ``set_filter``,
+/// ``filter``, ``set_filters``, ``id_of``, ``rect_of``,
 /// ``stats``, ``traverse``, ``nodes``, ``elements``, ``to_bytes``/``from_bytes``,
 /// pickling, ``len``, ``in`` and iteration over the handles.
 /// Errors are the same exceptions.
@@ -122,8 +126,9 @@ index_methods!(Octree, "_restore_octree", [
         self.lock.read(py).max_depth()
     }
 
-    /// The handles of the elements whose box holds ``(x, y, z)``, leaving out ``omit``.
-    #[pyo3(signature = (x, y, z, omit = None))]
+    /// The handles of the elements whose box holds ``(x, y, z)``, leaving out
+    /// ``omit``; with ``mask``, only those whose filter category has a bit in it.
+    #[pyo3(signature = (x, y, z, omit = None, mask = None))]
     fn query_point(
         &self,
         py: Python<'_>,
@@ -131,8 +136,109 @@ index_methods!(Octree, "_restore_octree", [
         y: f64,
         z: f64,
         omit: Option<&Bound<'_, PyAny>>,
+        mask: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<u64>> {
-        shared::query_point(&self.lock, py, &[x, y, z], omit)
+        shared::query_point(&self.lock, py, &[x, y, z], omit, mask)
+    }
+
+    /// The handles of the elements whose box is within ``radius`` of
+    /// ``(x, y, z)`` (a sphere; closed), as the 2D ``query_circle``.
+    #[pyo3(signature = (x, y, z, radius, mask = None))]
+    fn query_circle(
+        &self,
+        py: Python<'_>,
+        x: f64,
+        y: f64,
+        z: f64,
+        radius: f64,
+        mask: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<u64>> {
+        shared::query_circle(&self.lock, py, &[x, y, z], radius, mask)
+    }
+
+    /// The ``k`` elements nearest to ``(x, y, z)``, nearest first (ties: id, then
+    /// handle), as the 2D ``nearest``.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (x, y, z, k = 1, max_distance = None, return_distance = false, mask = None, filter = None))]
+    fn nearest<'py>(
+        &self,
+        py: Python<'py>,
+        x: f64,
+        y: f64,
+        z: f64,
+        k: i64,
+        max_distance: Option<f64>,
+        return_distance: bool,
+        mask: Option<&Bound<'py, PyAny>>,
+        filter: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        shared::nearest(&self.lock, py, &[x, y, z], k, max_distance, return_distance, mask, filter)
+    }
+
+    /// The first box the segment from ``(ox, oy, oz)`` along ``(dx, dy, dz)``
+    /// for ``max_length`` touches, as a ``RayHit``, or None.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (ox, oy, oz, dx, dy, dz, max_length, mask = None))]
+    fn ray_cast<'py>(
+        &self,
+        py: Python<'py>,
+        ox: f64,
+        oy: f64,
+        oz: f64,
+        dx: f64,
+        dy: f64,
+        dz: f64,
+        max_length: f64,
+        mask: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        shared::ray_cast(&self.lock, py, &[ox, oy, oz], &[dx, dy, dz], max_length, mask)
+    }
+
+    /// Every box the segment touches, as ``RayHit``s in ascending
+    /// ``(distance, id, handle)`` order, as the 2D ``ray_cast_all``.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (ox, oy, oz, dx, dy, dz, max_length, mask = None))]
+    fn ray_cast_all<'py>(
+        &self,
+        py: Python<'py>,
+        ox: f64,
+        oy: f64,
+        oz: f64,
+        dx: f64,
+        dy: f64,
+        dz: f64,
+        max_length: f64,
+        mask: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        shared::ray_cast_all(&self.lock, py, &[ox, oy, oz], &[dx, dy, dz], max_length, mask)
+    }
+
+    /// ``callback(hit)`` with each hit in order: None or True go on, False
+    /// stops, a number clips the ray, as the 2D ``ray_cast_with``.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (ox, oy, oz, dx, dy, dz, max_length, callback, mask = None))]
+    fn ray_cast_with(
+        &self,
+        py: Python<'_>,
+        ox: f64,
+        oy: f64,
+        oz: f64,
+        dx: f64,
+        dy: f64,
+        dz: f64,
+        max_length: f64,
+        callback: &Bound<'_, PyAny>,
+        mask: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        shared::ray_cast_with(
+            &self.lock,
+            py,
+            &[ox, oy, oz],
+            &[dx, dy, dz],
+            max_length,
+            callback,
+            mask,
+        )
     }
 
     /// The element's box ``(x1, y1, z1, x2, y2, z2)``, as stored (float32).

@@ -7,7 +7,7 @@
 use std::cell::RefCell;
 use std::ops::ControlFlow;
 
-use flatquad::{Bounds, Error, Handle, NodeInfo, SpatialIndex};
+use flatquad::{Bounds, Error, Filter, Handle, NodeInfo, Ray, RayControl, RayHit, SpatialIndex};
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::{PyAssertionError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -29,6 +29,11 @@ pub(crate) const MOVE_MANY: Args = Args {
     rects: "rects",
     handles: "handles",
     lengths: ("handles", "rects"),
+};
+pub(crate) const SET_FILTERS: Args = Args {
+    rects: "handles",
+    handles: "handles",
+    lengths: ("handles", "filters"),
 };
 pub(crate) const QUERY_MANY: Args = Args {
     rects: "rects",
@@ -118,16 +123,27 @@ pub(crate) fn clear<T: Core>(lock: &IndexLock<T>, py: Python<'_>) -> PyResult<()
     lock.write_detached(py, |index| index.clear())
 }
 
+/// A query mask: `None` reports every element ([`Filter::ALL`], which the
+/// core skips at no cost), else the categories to report.
+pub(crate) fn mask(mask: Option<&Bound<'_, PyAny>>) -> PyResult<u32> {
+    match mask {
+        Some(mask) if !mask.is_none() => convert::u32_value(mask, "mask"),
+        _ => Ok(Filter::ALL),
+    }
+}
+
 pub(crate) fn query<T: Core>(
     lock: &IndexLock<T>,
     py: Python<'_>,
     rect: &Bound<'_, PyAny>,
     omit: Option<&Bound<'_, PyAny>>,
+    mask: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Vec<u64>> {
     let rect = convert::any_box::<T::Bounds>(rect, "rect")?;
     let omit = convert::opt_handle(omit, "omit")?;
+    let mask = self::mask(mask)?;
     let mut hits = Vec::new();
-    let result = lock.read(py).query(rect, omit, &mut hits);
+    let result = lock.read(py).query_masked(rect, omit, mask, &mut hits);
     result.map_err(|e| errors::to_py(py, e, Args::QUERY))?;
     Ok(raws(hits))
 }
@@ -138,13 +154,84 @@ pub(crate) fn query_point<T: Core>(
     py: Python<'_>,
     coords: &[f64],
     omit: Option<&Bound<'_, PyAny>>,
+    mask: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Vec<u64>> {
     let point = convert::any_point::<T::Bounds>(coords);
     let omit = convert::opt_handle(omit, "omit")?;
+    let mask = self::mask(mask)?;
     let mut hits = Vec::new();
-    let result = lock.read(py).query_point(point, omit, &mut hits);
-    result.map_err(|e| errors::to_py(py, e, Args::QUERY))?;
+    let result = lock
+        .read(py)
+        .query_point_masked_with(point, omit, mask, |handle| {
+            hits.push(handle);
+            ControlFlow::Continue(())
+        });
+    // The walk never breaks: it ran to the end.
+    let _finished = result.map_err(|e| errors::to_py(py, e, Args::QUERY))?;
     Ok(raws(hits))
+}
+
+pub(crate) fn set_filter<T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'_>,
+    handle: &Bound<'_, PyAny>,
+    category: &Bound<'_, PyAny>,
+    mask: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let handle = convert::handle(handle, "handle")?;
+    let filter = Filter::new(
+        convert::u32_value(category, "category")?,
+        convert::u32_value(mask, "mask")?,
+    );
+    let result = lock.write(py)?.set_filter(handle, filter);
+    result.map_err(|e| errors::to_py(py, e, Args::SINGLE))
+}
+
+/// `(category, mask)`.
+pub(crate) fn filter<T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'_>,
+    handle: &Bound<'_, PyAny>,
+) -> PyResult<(u32, u32)> {
+    let handle = convert::handle(handle, "handle")?;
+    let result = lock.read(py).filter(handle);
+    let filter = result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
+    Ok((filter.category, filter.mask))
+}
+
+pub(crate) fn set_filters<T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'_>,
+    handles: &Bound<'_, PyAny>,
+    categories: &Bound<'_, PyAny>,
+    masks: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let handles_arg = Handles::new(handles, "handles")?;
+    let handles = handles_arg.as_handles()?;
+    let n = handles.len();
+    let categories = Ids::named(categories, n, ("categories", "category"))?;
+    let categories = categories.as_ids()?;
+    let masks = Ids::named(masks, n, ("masks", "mask"))?;
+    let masks = masks.as_ids()?;
+    // The two columns become the core's one slice of filters; their lengths
+    // are refused as the core refuses a slice of the wrong length.
+    for (name, found) in [("categories", categories.len()), ("masks", masks.len())] {
+        if found != n {
+            let mismatch = Error::LengthMismatch { expected: n, found };
+            let args = Args {
+                lengths: ("handles", name),
+                ..SET_FILTERS
+            };
+            return Err(errors::to_py(py, mismatch, args));
+        }
+    }
+    let filters: Vec<Filter> = categories
+        .iter()
+        .zip(masks)
+        .map(|(&category, &mask)| Filter::new(category, mask))
+        .collect();
+    let result = lock.write_detached(py, |index| index.set_filter_many(handles, &filters))?;
+    result.map_err(|e| errors::to_py_shown(py, e, SET_FILTERS, &|i| handles_arg.show(i)))
 }
 
 pub(crate) fn pairs<'py, T: Core>(
@@ -448,6 +535,10 @@ macro_rules! index_methods {
             /// omit : int, optional
             ///     A handle to leave out, typically the querying element's own;
             ///     None or 0 (never a handle) leave out nothing.
+            /// mask : int, optional
+            ///     Report only the elements whose filter category has a bit in
+            ///     ``mask`` (see ``set_filter``); None (or ``0xFFFFFFFF``): every
+            ///     element.
             ///
             /// Returns
             /// -------
@@ -457,17 +548,89 @@ macro_rules! index_methods {
             /// Raises
             /// ------
             /// ValueError
-            ///     For a bad rectangle.
+            ///     For a bad rectangle or a mask out of range.
             /// KeyError
             ///     If ``omit`` names no element.
-            #[pyo3(signature = (rect, omit = None))]
+            #[pyo3(signature = (rect, omit = None, mask = None))]
             fn query(
                 &self,
                 py: Python<'_>,
                 rect: &Bound<'_, PyAny>,
                 omit: Option<&Bound<'_, PyAny>>,
+                mask: Option<&Bound<'_, PyAny>>,
             ) -> PyResult<Vec<u64>> {
-                shared::query(&self.lock, py, rect, omit)
+                shared::query(&self.lock, py, rect, omit, mask)
+            }
+
+            /// Give an element a collision filter (Box2D's rule): ``pairs``,
+            /// ``overlapping`` and ``overlapping_many`` report two elements only
+            /// when each one's ``category`` has a bit in the other's ``mask``, and a
+            /// query with ``mask=m`` reports an element only when its category has a
+            /// bit in ``m``. Every element starts with category and mask
+            /// ``0xFFFFFFFF`` (everything collides). Filters are kept by ``move``,
+            /// snapshots, pickling and copies.
+            ///
+            /// Parameters
+            /// ----------
+            /// handle : int
+            /// category : int
+            ///     The categories the element belongs to (unsigned 32-bit bits).
+            /// mask : int
+            ///     The categories it collides with (unsigned 32-bit bits).
+            ///
+            /// Raises
+            /// ------
+            /// KeyError
+            ///     If ``handle`` names no element.
+            /// ValueError
+            ///     For a category or mask out of range.
+            fn set_filter(
+                &self,
+                py: Python<'_>,
+                handle: &Bound<'_, PyAny>,
+                category: &Bound<'_, PyAny>,
+                mask: &Bound<'_, PyAny>,
+            ) -> PyResult<()> {
+                shared::set_filter(&self.lock, py, handle, category, mask)
+            }
+
+            /// The element's collision filter ``(category, mask)``
+            /// (``(0xFFFFFFFF, 0xFFFFFFFF)`` unless set).
+            ///
+            /// Raises
+            /// ------
+            /// KeyError
+            ///     If ``handle`` names no element.
+            fn filter(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<(u32, u32)> {
+                shared::filter(&self.lock, py, handle)
+            }
+
+            /// ``set_filter`` for many elements at once: ``handles[i]`` gets
+            /// ``(categories[i], masks[i])``.
+            ///
+            /// Parameters
+            /// ----------
+            /// handles : array_like of int, shape (n,)
+            ///     As for ``move_many``.
+            /// categories, masks : int or array_like of int, shape (n,)
+            ///     Unsigned 32-bit values, one per handle or one int for all (uint32
+            ///     arrays are read in place).
+            ///
+            /// Raises
+            /// ------
+            /// KeyError
+            ///     For a handle that names no element (``err.index`` is its position).
+            /// ValueError
+            ///     For a value out of range or arrays of different lengths. Every
+            ///     item is checked first: on error no filter changes.
+            fn set_filters(
+                &self,
+                py: Python<'_>,
+                handles: &Bound<'_, PyAny>,
+                categories: &Bound<'_, PyAny>,
+                masks: &Bound<'_, PyAny>,
+            ) -> PyResult<()> {
+                shared::set_filters(&self.lock, py, handles, categories, masks)
             }
 
             /// Every pair of elements whose rectangles overlap, each pair once.
@@ -580,6 +743,78 @@ macro_rules! index_methods {
                 omit: Option<&Bound<'py, PyAny>>,
             ) -> PyResult<Csr<'py>> {
                 shared::query_many(&self.lock, py, rects, omit)
+            }
+
+            /// ``query_circle`` for many circles at once (spheres for an ``Octree``).
+            ///
+            /// Parameters
+            /// ----------
+            /// centers : array_like, shape (n, 2)
+            ///     Or ``(n, 3)`` for an ``Octree``; any real dtype.
+            /// radii : float or array_like, shape (n,)
+            ///     One radius for all, or one per center.
+            /// mask : int, optional
+            ///     As for ``query``.
+            ///
+            /// Returns
+            /// -------
+            /// (offsets, hits)
+            ///     As ``query_many`` gives them: circle ``i`` holds
+            ///     ``hits[offsets[i]:offsets[i + 1]]``.
+            ///
+            /// Raises
+            /// ------
+            /// ValueError
+            ///     For a bad center or radius (``err.index`` is its row) or different
+            ///     lengths; nothing is returned then.
+            ///
+            /// Releases the GIL while it works.
+            #[pyo3(signature = (centers, radii, mask = None))]
+            fn query_circle_many<'py>(
+                &self,
+                py: Python<'py>,
+                centers: &Bound<'py, PyAny>,
+                radii: &Bound<'py, PyAny>,
+                mask: Option<&Bound<'py, PyAny>>,
+            ) -> PyResult<Csr<'py>> {
+                shared::query_circle_many(&self.lock, py, centers, radii, mask)
+            }
+
+            /// ``nearest`` for many points at once (no ``filter``: the GIL is
+            /// released while it works).
+            ///
+            /// Parameters
+            /// ----------
+            /// points : array_like, shape (n, 2)
+            ///     Or ``(n, 3)`` for an ``Octree``; any real dtype.
+            /// k, max_distance, mask
+            ///     As for ``nearest``.
+            ///
+            /// Returns
+            /// -------
+            /// offsets : numpy.ndarray
+            ///     int64, shape ``(n + 1,)``: the neighbours of ``points[i]`` are
+            ///     ``handles[offsets[i]:offsets[i + 1]]``, nearest first.
+            /// handles : numpy.ndarray
+            ///     int64.
+            /// distances : numpy.ndarray
+            ///     float64, the distance of each of ``handles``.
+            ///
+            /// Raises
+            /// ------
+            /// ValueError
+            ///     For a bad point (``err.index`` is its row), a negative ``k`` or a
+            ///     bad ``max_distance``.
+            #[pyo3(signature = (points, k = 1, max_distance = None, mask = None))]
+            fn nearest_many<'py>(
+                &self,
+                py: Python<'py>,
+                points: &Bound<'py, PyAny>,
+                k: i64,
+                max_distance: Option<f64>,
+                mask: Option<&Bound<'py, PyAny>>,
+            ) -> PyResult<shared::NearestRows<'py>> {
+                shared::nearest_many(&self.lock, py, points, k, max_distance, mask)
             }
 
             /// The handles of the other elements whose rectangle meets this element's
@@ -868,4 +1103,269 @@ pub(crate) fn traverse<T: Core>(
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+// Nearest neighbours, circles (spheres) and ray casts: conversions around the
+// core's searches, written once for 2D and 3D (`coords`: 2 or 3 numbers).
+
+const CIRCLES: Args = Args {
+    rects: "centers",
+    handles: "",
+    lengths: ("centers", "radii"),
+};
+const POINTS: Args = Args {
+    rects: "points",
+    handles: "",
+    lengths: ("", ""),
+};
+
+static RAY_HIT: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+
+/// `k` for the core: refused when negative, as the core refuses a bad distance.
+fn k_value(py: Python<'_>, k: i64) -> PyResult<usize> {
+    usize::try_from(k).map_err(|_| {
+        errors::invalid_parameter(py, format!("invalid k {k}: it must be an integer >= 0"))
+    })
+}
+
+/// A callback argument: callable, or a `TypeError` naming it.
+fn callable<'a, 'py>(obj: &'a Bound<'py, PyAny>, what: &str) -> PyResult<&'a Bound<'py, PyAny>> {
+    if obj.is_callable() {
+        Ok(obj)
+    } else {
+        Err(PyTypeError::new_err(format!(
+            "{what} must be callable, got {}",
+            convert::type_name(obj)
+        )))
+    }
+}
+
+pub(crate) fn query_circle<T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'_>,
+    center: &[f64],
+    radius: f64,
+    mask: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<u64>> {
+    let center = convert::any_point::<T::Bounds>(center);
+    let mask = self::mask(mask)?;
+    let mut hits = Vec::new();
+    let result = lock.read(py).query_circle(center, radius, mask, &mut hits);
+    result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
+    Ok(raws(hits))
+}
+
+pub(crate) fn query_circle_many<'py, T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'py>,
+    centers: &Bound<'py, PyAny>,
+    radii: &Bound<'py, PyAny>,
+    mask: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Csr<'py>> {
+    let centers = convert::points::<T::Bounds>(centers, "centers")?;
+    let radii = convert::lengths(radii, centers.len(), "radii")?;
+    let mask = self::mask(mask)?;
+    let result = lock.read_with_gil_released(py, |index| {
+        let (mut offsets, mut hits) = (Vec::new(), Vec::new());
+        index.query_circle_many(&centers, &radii, mask, &mut offsets, &mut hits)?;
+        Ok::<_, Error>(csr_vecs(offsets, hits))
+    });
+    let rows = result.map_err(|e| errors::to_py(py, e, CIRCLES))?;
+    Ok(csr_arrays(py, rows))
+}
+
+/// `handles`, or `(handles, distances)` with `return_distance`. (The
+/// arguments are the Python signature's, converted here once for 2D and 3D.)
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn nearest<'py, T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'py>,
+    point: &[f64],
+    k: i64,
+    max_distance: Option<f64>,
+    return_distance: bool,
+    mask: Option<&Bound<'py, PyAny>>,
+    filter: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let point = convert::any_point::<T::Bounds>(point);
+    let k = k_value(py, k)?;
+    let mask = self::mask(mask)?;
+    let filter = filter
+        .filter(|f| !f.is_none())
+        .map(|f| callable(f, "filter"))
+        .transpose()?;
+    let failure: RefCell<Option<PyErr>> = RefCell::new(None);
+    let mut out = Vec::new();
+    let result = {
+        let index = lock.read(py);
+        match filter {
+            None => index.nearest(point, k, max_distance, mask, &mut out),
+            Some(filter) => {
+                // After an exception nothing more is accepted or called; the
+                // exception is raised once the walk is over.
+                let accept = |handle: Handle| {
+                    if failure.borrow().is_some() {
+                        return false;
+                    }
+                    match filter.call1((raw(handle),)).and_then(|v| v.is_truthy()) {
+                        Ok(accepted) => accepted,
+                        Err(e) => {
+                            *failure.borrow_mut() = Some(e);
+                            false
+                        }
+                    }
+                };
+                index.nearest_with(point, k, max_distance, mask, accept, &mut out)
+            }
+        }
+    };
+    result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
+    if let Some(e) = failure.into_inner() {
+        return Err(e);
+    }
+    let handles: Vec<u64> = out.iter().map(|n| n.handle.to_raw()).collect();
+    let handles = PyList::new(py, handles)?.into_any();
+    if return_distance {
+        let distances = PyList::new(py, out.iter().map(|n| n.distance))?;
+        Ok(PyTuple::new(py, [handles, distances.into_any()])?.into_any())
+    } else {
+        Ok(handles)
+    }
+}
+
+/// `(offsets, handles, distances)` of a batch of nearest queries.
+pub(crate) type NearestRows<'py> = (
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<f64>>,
+);
+
+pub(crate) fn nearest_many<'py, T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'py>,
+    points: &Bound<'py, PyAny>,
+    k: i64,
+    max_distance: Option<f64>,
+    mask: Option<&Bound<'py, PyAny>>,
+) -> PyResult<NearestRows<'py>> {
+    let points = convert::points::<T::Bounds>(points, "points")?;
+    let k = k_value(py, k)?;
+    let mask = self::mask(mask)?;
+    let result = lock.read_with_gil_released(py, |index| {
+        let (mut offsets, mut out) = (Vec::new(), Vec::new());
+        index.nearest_many(&points, k, max_distance, mask, &mut offsets, &mut out)?;
+        let offsets: Vec<i64> = offsets.into_iter().map(|o| o as i64).collect();
+        let handles: Vec<i64> = out.iter().map(|n| raw(n.handle)).collect();
+        let distances: Vec<f64> = out.iter().map(|n| n.distance).collect();
+        Ok::<_, Error>((offsets, handles, distances))
+    });
+    let (offsets, handles, distances) = result.map_err(|e| errors::to_py(py, e, POINTS))?;
+    Ok((
+        PyArray1::from_vec(py, offsets),
+        PyArray1::from_vec(py, handles),
+        PyArray1::from_vec(py, distances),
+    ))
+}
+
+/// The ray `origin + t * direction`, `0 <= t <= max_length`, rounded as points
+/// are; its validity is the core's to check.
+fn ray<B: Bounds>(origin: &[f64], direction: &[f64], max_length: f64) -> Ray<B::Point> {
+    Ray {
+        origin: convert::any_point::<B>(origin),
+        direction: convert::any_point::<B>(direction),
+        max_length,
+    }
+}
+
+/// A `flatquad.RayHit(handle, id, distance, fraction)`.
+fn ray_hit<'py>(py: Python<'py>, hit: &RayHit) -> PyResult<Bound<'py, PyAny>> {
+    RAY_HIT.import(py, "flatquad._types", "RayHit")?.call1((
+        hit.handle.to_raw(),
+        hit.id,
+        hit.distance,
+        hit.fraction,
+    ))
+}
+
+pub(crate) fn ray_cast<'py, T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'py>,
+    origin: &[f64],
+    direction: &[f64],
+    max_length: f64,
+    mask: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let ray = ray::<T::Bounds>(origin, direction, max_length);
+    let mask = self::mask(mask)?;
+    let result = lock.read(py).ray_cast(&ray, mask);
+    let hit = result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
+    hit.map(|hit| ray_hit(py, &hit)).transpose()
+}
+
+pub(crate) fn ray_cast_all<'py, T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'py>,
+    origin: &[f64],
+    direction: &[f64],
+    max_length: f64,
+    mask: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let ray = ray::<T::Bounds>(origin, direction, max_length);
+    let mask = self::mask(mask)?;
+    let mut hits = Vec::new();
+    let result = lock.read(py).ray_cast_all(&ray, mask, &mut hits);
+    result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
+    hits.iter().map(|hit| ray_hit(py, hit)).collect()
+}
+
+/// What a `ray_cast_with` callback's return value asks for: None or True go
+/// on, False stops, a number clips the ray there.
+fn ray_control(value: &Bound<'_, PyAny>) -> PyResult<RayControl> {
+    if value.is_none() {
+        return Ok(RayControl::Continue);
+    }
+    if let Ok(flag) = value.cast::<PyBool>() {
+        return Ok(if flag.is_true() {
+            RayControl::Continue
+        } else {
+            RayControl::Stop
+        });
+    }
+    match value.extract::<f64>() {
+        Ok(length) => Ok(RayControl::Clip(length)),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "the ray_cast_with callback must return None, True, False or a number \
+             (the new max_length), got {}",
+            convert::type_name(value)
+        ))),
+    }
+}
+
+pub(crate) fn ray_cast_with<T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'_>,
+    origin: &[f64],
+    direction: &[f64],
+    max_length: f64,
+    callback: &Bound<'_, PyAny>,
+    mask: Option<&Bound<'_, PyAny>>,
+) -> PyResult<()> {
+    let callback = callable(callback, "callback")?;
+    let ray = ray::<T::Bounds>(origin, direction, max_length);
+    let mask = self::mask(mask)?;
+    let mut failure: Option<PyErr> = None;
+    let result = {
+        let index = lock.read(py);
+        index.ray_cast_with(&ray, mask, |hit| {
+            let control = ray_hit(py, hit)
+                .and_then(|hit| callback.call1((hit,)))
+                .and_then(|value| ray_control(&value));
+            control.unwrap_or_else(|e| {
+                failure = Some(e);
+                RayControl::Stop
+            })
+        })
+    };
+    result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
+    failure.map_or(Ok(()), Err)
 }

@@ -1,4 +1,4 @@
-"""examples/agents.py reproduces the AGENTS.md checksums (the small scenario
+"""examples/agents.py reproduces the docs/workload.md checksums (the small scenario
 here; `make bench-python` runs uniform-100k)."""
 
 import importlib.util
@@ -22,7 +22,7 @@ def agents():
 
 
 def test_rng_matches_the_spec(agents):
-    # A plain sequential LCG, as AGENTS.md writes it.
+    # A plain sequential LCG, as docs/workload.md writes it.
     state, expect = 12345, []
     for _ in range(10_000):
         state = (state * 1664525 + 1013904223) % 2**32

@@ -27,9 +27,18 @@ def test_readme_example_runs(capsys):
     out = capsys.readouterr().out
     assert "names no element" in out
     assert "overlapping pairs" in out
+    assert "first hit: True" in out
 
 
 def test_package_readme_example_runs():
     blocks = python_blocks(PACKAGE_README.read_text())
     assert blocks, "bindings-python/README.md has no python code block"
     run(blocks, PACKAGE_README)
+
+
+def test_guide_examples_run():
+    """The documentation site's GIS page (docs/guide/gis.md) shows working code."""
+    page = ROOT / "docs" / "guide" / "gis.md"
+    blocks = python_blocks(page.read_text())
+    assert len(blocks) == 3, "docs/guide/gis.md: expected its three python examples"
+    run(blocks, page)

@@ -36,7 +36,7 @@ def test_stub_and_py_typed_ship_with_the_package():
 def test_the_classes_and_their_bases():
     classes = stub_classes()
     assert sorted(classes) == sorted(CLASSES)
-    assert sorted(flatquad.__all__) == sorted(CLASSES + ["Elements", "Nodes", "__version__", "join_bounds"])
+    assert sorted(flatquad.__all__) == sorted(CLASSES + ["Elements", "Nodes", "RayHit", "__version__", "join_bounds"])
     for name, node in classes.items():
         runtime = getattr(_native, name)
         assert getattr(flatquad, name) is runtime

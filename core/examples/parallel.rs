@@ -1,5 +1,5 @@
 //! How the rayon-backed calls scale: all pairs and batch queries over the
-//! uniform-100k (or, with the argument `1m`, uniform-1m) positions of AGENTS.md,
+//! uniform-100k (or, with the argument `1m`, uniform-1m) positions of docs/workload.md,
 //! on 1 thread and on all.
 //!
 //! `cargo run --release -p flatquad --features rayon --example parallel [1m]`
@@ -40,7 +40,7 @@ fn main() {
     let rects: Vec<Rect> = (0..n)
         .map(|_| {
             let (x, y) = (f() * (world - size), f() * (world - size));
-            let _ = (f(), f()); // the velocities of AGENTS.md
+            let _ = (f(), f()); // the velocities of docs/workload.md
             Rect::new(x, y, x + size, y + size)
         })
         .collect();

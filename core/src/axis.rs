@@ -79,6 +79,12 @@ impl Axis {
         }
     }
 
+    /// Border `k` (0 to `cells()`): -∞ for 0, +∞ for `cells()`.
+    #[inline]
+    pub fn border(&self, k: u32) -> f32 {
+        self.borders[k as usize]
+    }
+
     /// Whether cell `c` owns `v`.
     #[inline]
     pub fn owns(&self, c: u32, v: f32) -> bool {

@@ -1,6 +1,7 @@
-//! Elements too large for a grid's cells, kept apart (seed 002's advice for its
-//! "dragons"): linked into a grid, an element as big as the world would cost a
-//! link in every cell; here it costs one entry, and is tested on its own.
+//! Elements too large for a grid's cells, kept apart (the grids write-up's
+//! advice for its "dragons", `docs/design.md`): linked into a grid, an element
+//! as big as the world would cost a link in every cell; here it costs one
+//! entry, and is tested on its own.
 
 use core::ops::ControlFlow;
 

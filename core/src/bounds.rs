@@ -57,6 +57,69 @@ pub trait Bounds:
     fn invalid_world(self) -> Error;
     /// [`Error::InvalidPoint`] or [`Error::InvalidPoint3`] for this point.
     fn invalid_point(point: Self::Point) -> Error;
+
+    /// The Euclidean distance from `point` to the closed box, in `f64` from
+    /// the `f32` coordinates: 0 when the box holds the point. Every distance
+    /// the searches report ([`nearest`](crate::SpatialIndex::nearest),
+    /// [`query_circle`](crate::SpatialIndex::query_circle)) is this value, so
+    /// a brute-force scan calling it gets the same bits.
+    #[inline]
+    fn distance_to_point(&self, point: Self::Point) -> f64 {
+        let p = point.as_ref();
+        let mut sum = 0.0f64;
+        for (axis, &v) in p.iter().enumerate().take(Self::AXES) {
+            let v = f64::from(v);
+            let gap = (f64::from(self.lo(axis)) - v)
+                .max(v - f64::from(self.hi(axis)))
+                .max(0.0);
+            sum += gap * gap;
+        }
+        // `+ 0.0` turns a -0.0 into 0.0, so equal distances are equal bits.
+        sum.sqrt() + 0.0
+    }
+
+    /// Where the segment `origin + t · direction`, `0 <= t <= max_length`,
+    /// first touches the closed box: that `t`, or `None` if it misses. The
+    /// slab method in `f64`; an axis on which `direction` is 0 is inside the
+    /// slab (`lo <= origin <= hi`) or a miss, so rays parallel to an axis and
+    /// rays running along an edge are exact. The ray casts report this value
+    /// with `direction` the [`Ray`](crate::Ray)'s
+    /// [`unit_direction`](crate::Ray::unit_direction) (see
+    /// [`Ray::entry_into`](crate::Ray::entry_into)).
+    #[inline]
+    fn ray_entry(&self, origin: &[f64], direction: &[f64], max_length: f64) -> Option<f64> {
+        let (enter, exit) = slab(self, origin, direction, max_length)?;
+        (enter <= exit).then_some(enter)
+    }
+}
+
+/// The interval of `t` (clamped to `[0, max_length]`) over which the line
+/// `origin + t · direction` is inside every slab of `b`, possibly empty
+/// (`enter > exit`); `None` when an axis the line is parallel to misses.
+#[inline]
+pub(crate) fn slab<B: Bounds>(
+    b: &B,
+    origin: &[f64],
+    direction: &[f64],
+    max_length: f64,
+) -> Option<(f64, f64)> {
+    let (mut enter, mut exit) = (0.0f64, max_length);
+    for axis in 0..B::AXES {
+        let (o, d) = (origin[axis], direction[axis]);
+        let (lo, hi) = (f64::from(b.lo(axis)), f64::from(b.hi(axis)));
+        if d == 0.0 {
+            if o < lo || o > hi {
+                return None;
+            }
+            continue;
+        }
+        let (t1, t2) = ((lo - o) / d, (hi - o) / d);
+        let (near, far) = if t1 <= t2 { (t1, t2) } else { (t2, t1) };
+        enter = enter.max(near);
+        exit = exit.min(far);
+    }
+    // `+ 0.0` turns a -0.0 into 0.0, so equal entries are equal bits.
+    Some((enter + 0.0, exit))
 }
 
 impl Bounds for Rect {

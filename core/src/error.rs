@@ -54,9 +54,21 @@ pub enum Error {
         /// The value given (counts are exact; sizes are the `f32` given).
         found: f64,
     },
+    /// A distance argument of a search is out of range: a radius or a
+    /// maximum distance that is NaN or negative, a ray's `max_length` that is
+    /// NaN, negative or infinite (kind [`ErrorKind::InvalidParameter`]).
+    InvalidDistance {
+        /// The argument's name (`"radius"`, `"max_distance"`, `"max_length"`).
+        name: &'static str,
+        /// The value given.
+        found: f64,
+    },
+    /// A ray's direction is zero or not finite (kind
+    /// [`ErrorKind::InvalidParameter`]); the third coordinate is 0 in 2D.
+    InvalidDirection([f32; 3]),
     /// The structure cannot hold more elements or element links (2^32 - 1 of each).
     CapacityExceeded,
-    /// Bytes given to [`Quadtree::from_bytes`](crate::Quadtree::from_bytes) are not
+    /// Bytes given to [`SpatialIndex::from_bytes`](crate::SpatialIndex::from_bytes) are not
     /// a consistent snapshot; the reason says what is wrong.
     InvalidBytes(String),
     /// An item of a batch call was refused; `index` is its position in the batch.
@@ -86,7 +98,8 @@ pub enum ErrorKind {
     DuplicateHandle = 6,
     /// [`Error::InvalidWorld`].
     InvalidWorld = 7,
-    /// [`Error::InvalidParameter`].
+    /// [`Error::InvalidParameter`], [`Error::InvalidDistance`],
+    /// [`Error::InvalidDirection`].
     InvalidParameter = 8,
     /// [`Error::CapacityExceeded`].
     CapacityExceeded = 9,
@@ -130,7 +143,9 @@ impl Error {
             Error::DuplicateHandle(_) => ErrorKind::DuplicateHandle,
             Error::LengthMismatch { .. } => ErrorKind::LengthMismatch,
             Error::InvalidWorld(_) | Error::InvalidWorldBox(_) => ErrorKind::InvalidWorld,
-            Error::InvalidParameter { .. } => ErrorKind::InvalidParameter,
+            Error::InvalidParameter { .. }
+            | Error::InvalidDistance { .. }
+            | Error::InvalidDirection(_) => ErrorKind::InvalidParameter,
             Error::CapacityExceeded => ErrorKind::CapacityExceeded,
             Error::InvalidBytes(_) => ErrorKind::InvalidBytes,
             Error::InBatch { .. } => unreachable!("root() looks through InBatch"),
@@ -200,6 +215,15 @@ impl core::fmt::Display for Error {
                 expected,
                 found,
             } => write!(f, "invalid parameter {name} = {found}: expected {expected}"),
+            Error::InvalidDistance { name, found } => write!(
+                f,
+                "invalid {name} {found}: it must be a number >= 0{}",
+                if *name == "max_length" { ", finite" } else { "" }
+            ),
+            Error::InvalidDirection([x, y, z]) => write!(
+                f,
+                "invalid ray direction ({x}, {y}, {z}): it must be finite and not zero"
+            ),
             Error::CapacityExceeded => write!(f, "the index is full (2^32 - 1 elements or links)"),
             Error::InvalidBytes(reason) => write!(f, "invalid snapshot bytes: {reason}"),
             Error::InBatch { index, error } => write!(f, "item {index} of the batch: {error}"),

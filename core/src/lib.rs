@@ -55,6 +55,7 @@ mod blocks;
 mod bounds;
 mod box3;
 mod error;
+mod filter;
 mod grid;
 mod handle;
 mod index;
@@ -73,16 +74,21 @@ mod slots;
 pub use bounds::Bounds;
 pub use box3::Box3;
 pub use error::{Error, ErrorKind};
+pub use filter::Filter;
 pub use grid::Grid;
 pub use handle::Handle;
-pub use index::{join, AnyIndex, Kind, NodeInfo, SpatialIndex, Stats};
+pub use index::{
+    join, AnyIndex, Kind, Neighbor, NodeInfo, Ray, RayControl, RayHit, SpatialIndex, Stats,
+};
 pub use loose_grid::LooseGrid;
 pub use loose_quadtree::LooseQuadtree;
 pub use quadtree::dimension::{Dim2, Dim3, Dimension};
 pub use quadtree::{FlatTree, Octree, Quadtree};
 pub use rect::Rect;
 
-/// The README's examples, compiled and run as doc tests.
+/// The crate README's examples, compiled and run as doc tests (the README is
+/// inside the package, so the published crate's doc tests pass too; the
+/// repository's README is tested by flatquad-bench).
 #[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
+#[doc = include_str!("../README.md")]
 struct ReadmeDoctests;

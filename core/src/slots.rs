@@ -6,7 +6,7 @@
 //! free list and the handle checks are written once, here.
 
 use crate::handle::{Handle, MAX_GENERATION};
-use crate::{Bounds, Error};
+use crate::{Bounds, Error, Filter};
 
 /// Asks the CPU to start loading the cache line of `value`; does nothing else.
 #[inline(always)]
@@ -92,6 +92,9 @@ pub struct SlotPool<S> {
     pub(crate) stamps: Vec<u32>,
     pub(crate) free: u32,
     pub(crate) live: usize,
+    /// Each slot's collision filter, or empty while every element has
+    /// [`Filter::DEFAULT`]: the unfiltered frame reads nothing more.
+    pub(crate) filters: Vec<Filter>,
 }
 
 impl<S: SlotRecord> SlotPool<S> {
@@ -101,6 +104,7 @@ impl<S: SlotRecord> SlotPool<S> {
             stamps: Vec::new(),
             free: NONE,
             live: 0,
+            filters: Vec::new(),
         }
     }
 
@@ -121,6 +125,9 @@ impl<S: SlotRecord> SlotPool<S> {
         let fresh = additional.saturating_sub(self.slots.len() - self.live);
         self.slots.reserve_exact(fresh);
         self.stamps.reserve_exact(fresh);
+        if self.filtered() {
+            self.filters.reserve_exact(fresh);
+        }
     }
 
     /// Appends a slot with its stamp (snapshots).
@@ -128,6 +135,9 @@ impl<S: SlotRecord> SlotPool<S> {
         self.live += (stamp & LIVE != 0) as usize;
         self.slots.push(slot);
         self.stamps.push(stamp);
+        if !self.filters.is_empty() {
+            self.filters.push(Filter::DEFAULT);
+        }
     }
 
     /// A live slot for the element; the caller checked room.
@@ -140,13 +150,46 @@ impl<S: SlotRecord> SlotPool<S> {
             *slot = S::fresh(rect, id);
             let stamp = &mut self.stamps[index as usize];
             *stamp = LIVE | (*stamp & GENERATION_MASK);
+            if let Some(filter) = self.filters.get_mut(index as usize) {
+                *filter = Filter::DEFAULT;
+            }
             index
         } else {
             let index = self.slots.len() as u32;
             self.slots.push(S::fresh(rect, id));
             self.stamps.push(LIVE | 1);
+            if !self.filters.is_empty() {
+                self.filters.push(Filter::DEFAULT);
+            }
             index
         }
+    }
+
+    /// Whether any element may have a filter other than [`Filter::DEFAULT`].
+    #[inline]
+    pub(crate) fn filtered(&self) -> bool {
+        !self.filters.is_empty()
+    }
+
+    /// The filter of slot `index`.
+    #[inline]
+    pub(crate) fn filter(&self, index: u32) -> Filter {
+        self.filters
+            .get(index as usize)
+            .copied()
+            .unwrap_or(Filter::DEFAULT)
+    }
+
+    /// Sets the filter of live slot `index` (the first filter other than the
+    /// default makes room for all).
+    pub(crate) fn set_filter(&mut self, index: u32, filter: Filter) {
+        if self.filters.is_empty() {
+            if filter == Filter::DEFAULT {
+                return;
+            }
+            self.filters = vec![Filter::DEFAULT; self.slots.len()];
+        }
+        self.filters[index as usize] = filter;
     }
 
     /// Frees a live slot: bumps its generation so its handle goes stale, and
@@ -221,8 +264,10 @@ impl<S: SlotRecord> SlotPool<S> {
         *stamp = if on { *stamp | MARK } else { *stamp & !MARK };
     }
 
-    /// Frees every live slot (handles go stale) and keeps the capacity.
+    /// Frees every live slot (handles go stale) and keeps the capacity; the
+    /// filters go back to the default.
     pub(crate) fn free_all(&mut self) {
+        self.filters.clear();
         for index in (0..self.slots.len() as u32).rev() {
             if self.is_live(index) {
                 self.free(index);
@@ -234,6 +279,7 @@ impl<S: SlotRecord> SlotPool<S> {
     pub(crate) fn bytes(&self) -> usize {
         self.slots.capacity() * core::mem::size_of::<S>()
             + self.stamps.capacity() * core::mem::size_of::<u32>()
+            + self.filters.capacity() * core::mem::size_of::<Filter>()
     }
 
     /// Checks the free list, the marks and the live count; whatever else a
@@ -242,6 +288,13 @@ impl<S: SlotRecord> SlotPool<S> {
         let (slots, stamps) = (&self.slots, &self.stamps);
         if stamps.len() != slots.len() {
             return Err(format!("{} stamps for {} slots", stamps.len(), slots.len()));
+        }
+        if self.filtered() && self.filters.len() != slots.len() {
+            return Err(format!(
+                "{} filters for {} slots",
+                self.filters.len(),
+                slots.len()
+            ));
         }
         let mut live = 0;
         for (index, (slot, &stamp)) in slots.iter().zip(stamps).enumerate() {

@@ -52,7 +52,7 @@ struct Agent {
 const N: usize = 20_000;
 const SIZE: f32 = 4.0;
 
-/// The agents workload of `shared/bench/AGENTS.md` at 20,000 agents, in 2D
+/// The agents workload of `docs/workload.md` at 20,000 agents, in 2D
 /// (a 2048 world) or 3D (256³, about as crowded): moves (one by one, or all
 /// at once every other frame), cleanup, all pairs into a reused `Vec`, every
 /// agent's neighbours by `overlapping_many` into reused `Vec`s, and a query
@@ -61,7 +61,7 @@ fn a_warm_frame_allocates_nothing<T: SpatialIndex>(make: fn(T::Bounds) -> T) {
     let axes = <T::Bounds as Bounds>::AXES;
     let world = if axes == 2 { 2048.0 } else { 256.0 };
     let mut tree = make(T::Bounds::from_corners([0.0; 3], [world; 3]));
-    let mut rng = Lcg(12345); // AGENTS.md's generator and seed
+    let mut rng = Lcg(12345); // docs/workload.md's generator and seed
     let mut f = || rng.unit();
     let cube = |at: &[f32; 3]| T::Bounds::from_corners(*at, at.map(|v| v + SIZE));
     let mut agents: Vec<Agent> = (0..N)

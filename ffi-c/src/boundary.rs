@@ -140,7 +140,7 @@ impl<T> Out<T> {
 }
 
 /// Checks a caller's length: a slice of `len` items of `T` must fit in `isize`.
-fn check_len<T>(len: usize) -> Result<(), qt_status> {
+pub(crate) fn check_len<T>(len: usize) -> Result<(), qt_status> {
     match len.checked_mul(core::mem::size_of::<T>()) {
         Some(bytes) if bytes <= isize::MAX as usize => Ok(()),
         _ => Err(QT_INVALID_PARAMETER),

@@ -5,7 +5,7 @@
 //! crate. One opaque type, `qt_tree`, holds any 2D structure (the core's
 //! `AnyIndex`), and `qt_octree` the octree. The call bodies are written once,
 //! in `shared`, generic over both (`types::Shell`); `tree`, `inspect`,
-//! `query` and `octree` only convert each type's boxes, and each 2D structure
+//! `query`, `filter`, `search` and `octree` only convert each type's boxes, and each 2D structure
 //! adds its constructors and parameter getters (`quadtree`, `grid`,
 //! `loose_grid`). The conventions follow rustls-ffi:
 //!
@@ -47,11 +47,16 @@ mod query;
 
 mod join;
 
+mod filter;
+
+mod search;
+
 mod boundary;
 
 mod shared;
 
 pub use boundary::qt_test_panic;
+pub use filter::*;
 pub use grid::*;
 pub use inspect::*;
 pub use join::*;
@@ -60,6 +65,7 @@ pub use loose_quadtree::*;
 pub use octree::*;
 pub use quadtree::*;
 pub use query::*;
+pub use search::*;
 pub use status::*;
 pub use tree::*;
 pub use types::*;

@@ -7,7 +7,9 @@ use std::ffi::c_void;
 use std::mem::MaybeUninit;
 use std::ops::ControlFlow;
 
-use flatquad_core::{Bounds, Error, Handle, NodeInfo, SpatialIndex};
+use flatquad_core::{
+    Bounds, Error, Filter, Handle, Neighbor, NodeInfo, Ray, RayControl, RayHit, SpatialIndex,
+};
 
 use crate::boundary::*;
 use crate::status::*;
@@ -410,4 +412,395 @@ pub(crate) unsafe fn traverse<W: Shell, F: Copy>(
         None => ControlFlow::Continue(()),
     };
     walked(tree.traverse(|info| visit(branch, info), |info| visit(leaf, info)))
+}
+
+pub(crate) unsafe fn set_filter<W: Shell>(
+    tree: *mut W,
+    handle: qt_handle_t,
+    category: u32,
+    mask: u32,
+) -> Status {
+    let mut tree = tree_mut(tree)?;
+    tree.tree
+        .set_filter(Handle::from_raw(handle), Filter::new(category, mask))?;
+    Ok(())
+}
+
+pub(crate) unsafe fn get_filter<W: Shell>(
+    tree: *const W,
+    handle: qt_handle_t,
+    out_category: *mut u32,
+    out_mask: *mut u32,
+) -> Status {
+    let tree = tree_ref(tree)?;
+    let out_category = Out::new(out_category)?;
+    let out_mask = Out::new(out_mask)?;
+    let filter = tree.filter(Handle::from_raw(handle))?;
+    out_category.write(filter.category);
+    out_mask.write(filter.mask);
+    Ok(())
+}
+
+pub(crate) unsafe fn set_filters<W: Shell>(
+    tree: *mut W,
+    handles: *const qt_handle_t,
+    categories: *const u32,
+    masks: *const u32,
+    count: usize,
+    out_bad_index: *mut usize,
+) -> Status {
+    let mut tree = tree_mut(tree)?;
+    let handles = Handle::cast_slice(slice_in(handles, count)?);
+    let categories = slice_in(categories, count)?;
+    let masks = slice_in(masks, count)?;
+    // C passes the two halves as separate arrays (the layout a caller's
+    // struct-of-arrays already has); the core takes `Filter`s.
+    let filters: Vec<Filter> = categories
+        .iter()
+        .zip(masks)
+        .map(|(&category, &mask)| Filter::new(category, mask))
+        .collect();
+    tree.tree
+        .set_filter_many(handles, &filters)
+        .map_err(|error| batch_error(error, out_bad_index))
+}
+
+pub(crate) unsafe fn query_masked<W: Shell>(
+    tree: *const W,
+    rect: BoxOf<W>,
+    omit: qt_handle_t,
+    mask: u32,
+    out_handles: *mut qt_handle_t,
+    capacity: usize,
+    out_total: *mut usize,
+) -> Status {
+    collect(tree, out_handles, capacity, out_total, |tree, push| {
+        tree.query_masked_with(rect, Handle::optional(omit), mask, push)
+            .map(drop)
+    })
+}
+
+pub(crate) unsafe fn query_masked_each<W: Shell>(
+    tree: *const W,
+    rect: BoxOf<W>,
+    omit: qt_handle_t,
+    mask: u32,
+    visit: qt_visit_fn,
+    user_data: *mut c_void,
+) -> Status {
+    each(tree, visit, user_data, |tree, visit| {
+        tree.query_masked_with(rect, Handle::optional(omit), mask, visit)
+    })
+}
+
+pub(crate) unsafe fn query_point_masked<W: Shell>(
+    tree: *const W,
+    point: PointOf<W>,
+    omit: qt_handle_t,
+    mask: u32,
+    out_handles: *mut qt_handle_t,
+    capacity: usize,
+    out_total: *mut usize,
+) -> Status {
+    collect(tree, out_handles, capacity, out_total, |tree, push| {
+        tree.query_point_masked_with(point, Handle::optional(omit), mask, push)
+            .map(drop)
+    })
+}
+
+pub(crate) unsafe fn query_point_masked_each<W: Shell>(
+    tree: *const W,
+    point: PointOf<W>,
+    omit: qt_handle_t,
+    mask: u32,
+    visit: qt_visit_fn,
+    user_data: *mut c_void,
+) -> Status {
+    each(tree, visit, user_data, |tree, visit| {
+        tree.query_point_masked_with(point, Handle::optional(omit), mask, visit)
+    })
+}
+
+pub(crate) unsafe fn query_circle<W: Shell>(
+    tree: *const W,
+    center: PointOf<W>,
+    radius: f64,
+    mask: u32,
+    out_handles: *mut qt_handle_t,
+    capacity: usize,
+    out_total: *mut usize,
+) -> Status {
+    collect(tree, out_handles, capacity, out_total, |tree, push| {
+        tree.query_circle_with(center, radius, mask, push).map(drop)
+    })
+}
+
+pub(crate) unsafe fn query_circle_each<W: Shell>(
+    tree: *const W,
+    center: PointOf<W>,
+    radius: f64,
+    mask: u32,
+    visit: qt_visit_fn,
+    user_data: *mut c_void,
+) -> Status {
+    each(tree, visit, user_data, |tree, visit| {
+        tree.query_circle_with(center, radius, mask, visit)
+    })
+}
+
+/// The output of a batch search in compressed rows, as the caller passed it:
+/// `count + 1` offsets, and handles (and distances, when not NULL) with a
+/// capacity and the total.
+pub(crate) struct CsrOut {
+    offsets: *mut usize,
+    handles: *mut qt_handle_t,
+    distances: *mut f64,
+    capacity: usize,
+    total: *mut usize,
+}
+
+impl CsrOut {
+    pub(crate) fn new(
+        offsets: *mut usize,
+        handles: *mut qt_handle_t,
+        distances: *mut f64,
+        capacity: usize,
+        total: *mut usize,
+    ) -> CsrOut {
+        CsrOut {
+            offsets,
+            handles,
+            distances,
+            capacity,
+            total,
+        }
+    }
+
+    /// Checks every pointer first, then runs `search` (the core's batch call)
+    /// and writes what it found; on error only `out_bad_index` is written.
+    unsafe fn fill<T>(
+        self,
+        count: usize,
+        out_bad_index: *mut usize,
+        search: impl FnOnce(&mut Vec<usize>, &mut Vec<T>) -> Result<(), Error>,
+        handle: impl Fn(&T) -> Handle,
+        distance: impl Fn(&T) -> f64,
+    ) -> Status {
+        let rows = count.checked_add(1).ok_or(QT_INVALID_PARAMETER)?;
+        let offsets_out = slice_out(self.offsets, rows)?;
+        let handles_out = slice_out(self.handles, self.capacity)?;
+        let distances_out = match self.distances.is_null() {
+            true => None,
+            false => Some(slice_out(self.distances, self.capacity)?),
+        };
+        let total = Out::new(self.total)?;
+        let (mut offsets, mut found) = (Vec::new(), Vec::new());
+        search(&mut offsets, &mut found).map_err(|error| batch_error(error, out_bad_index))?;
+        for (slot, &offset) in offsets_out.iter_mut().zip(&offsets) {
+            slot.write(offset);
+        }
+        for (slot, item) in handles_out.iter_mut().zip(&found) {
+            slot.write(handle(item).to_raw());
+        }
+        if let Some(out) = distances_out {
+            for (slot, item) in out.iter_mut().zip(&found) {
+                slot.write(distance(item));
+            }
+        }
+        total.write(found.len());
+        Ok(())
+    }
+}
+
+pub(crate) unsafe fn query_circle_many<W: Shell>(
+    tree: *const W,
+    centers: *const PointOf<W>,
+    radii: *const f64,
+    count: usize,
+    mask: u32,
+    out: CsrOut,
+    out_bad_index: *mut usize,
+) -> Status {
+    let tree = tree_ref(tree)?;
+    let centers = slice_in(centers, count)?;
+    let radii = slice_in(radii, count)?;
+    out.fill(
+        count,
+        out_bad_index,
+        |offsets, hits| tree.query_circle_many(centers, radii, mask, offsets, hits),
+        |&h| h,
+        |_| 0.0,
+    )
+}
+
+/// The arguments of a nearest search as C gives them: `max_distance` is
+/// `INFINITY` for no limit (the core's `None`).
+pub(crate) struct NearestArgs {
+    pub(crate) k: usize,
+    pub(crate) max_distance: f64,
+    pub(crate) mask: u32,
+}
+
+/// Where a nearest search writes: `k` handles, `k` distances (NULL: not
+/// wanted) and the count found.
+pub(crate) struct NearestOut {
+    handles: *mut qt_handle_t,
+    distances: *mut f64,
+    count: *mut usize,
+}
+
+impl NearestOut {
+    pub(crate) fn new(
+        handles: *mut qt_handle_t,
+        distances: *mut f64,
+        count: *mut usize,
+    ) -> NearestOut {
+        NearestOut {
+            handles,
+            distances,
+            count,
+        }
+    }
+}
+
+pub(crate) unsafe fn nearest<W: Shell>(
+    tree: *const W,
+    point: PointOf<W>,
+    args: NearestArgs,
+    accept: Option<(AcceptFn, *mut c_void)>,
+    out: NearestOut,
+) -> Status {
+    let tree = tree_ref(tree)?;
+    // The arrays hold `k` items: a `k` no array can hold (-1 as `size_t`)
+    // is refused here with `QT_INVALID_PARAMETER`.
+    let handles_out = slice_out(out.handles, args.k)?;
+    let distances_out = match out.distances.is_null() {
+        true => None,
+        false => Some(slice_out(out.distances, args.k)?),
+    };
+    let count = Out::new(out.count)?;
+    let mut found = Vec::new();
+    let max_distance = Some(args.max_distance);
+    match accept {
+        Some((accept, user_data)) => tree.nearest_with(
+            point,
+            args.k,
+            max_distance,
+            args.mask,
+            |h| accept(user_data, h.to_raw()) != 0,
+            &mut found,
+        )?,
+        None => tree.nearest(point, args.k, max_distance, args.mask, &mut found)?,
+    }
+    for (slot, n) in handles_out.iter_mut().zip(&found) {
+        slot.write(n.handle.to_raw());
+    }
+    if let Some(distances_out) = distances_out {
+        for (slot, n) in distances_out.iter_mut().zip(&found) {
+            slot.write(n.distance);
+        }
+    }
+    count.write(found.len());
+    Ok(())
+}
+
+pub(crate) unsafe fn nearest_many<W: Shell>(
+    tree: *const W,
+    points: *const PointOf<W>,
+    count: usize,
+    args: NearestArgs,
+    out: CsrOut,
+    out_bad_index: *mut usize,
+) -> Status {
+    let tree = tree_ref(tree)?;
+    let points = slice_in(points, count)?;
+    // The `k` rule of `nearest`, whose arrays hold `k` items: -1 as `size_t`
+    // is refused, not read as "every element".
+    check_len::<qt_handle_t>(args.k)?;
+    out.fill(
+        count,
+        out_bad_index,
+        |offsets, found| {
+            let max_distance = Some(args.max_distance);
+            tree.nearest_many(points, args.k, max_distance, args.mask, offsets, found)
+        },
+        |n: &Neighbor| n.handle,
+        |n: &Neighbor| n.distance,
+    )
+}
+
+pub(crate) unsafe fn ray_cast<W: Shell>(
+    tree: *const W,
+    ray: Ray<PointOf<W>>,
+    mask: u32,
+    out_hit: *mut qt_ray_hit,
+    out_found: *mut bool,
+) -> Status {
+    let tree = tree_ref(tree)?;
+    let out_hit = Out::new(out_hit)?;
+    let out_found = Out::new(out_found)?;
+    let hit = tree.ray_cast(&ray, mask)?;
+    if let Some(hit) = &hit {
+        out_hit.write(hit.into());
+    }
+    out_found.write(hit.is_some());
+    Ok(())
+}
+
+pub(crate) unsafe fn ray_cast_all<W: Shell>(
+    tree: *const W,
+    ray: Ray<PointOf<W>>,
+    mask: u32,
+    out_hits: *mut qt_ray_hit,
+    capacity: usize,
+    out_total: *mut usize,
+) -> Status {
+    let tree = tree_ref(tree)?;
+    let out = slice_out(out_hits, capacity)?;
+    let out_total = Out::new(out_total)?;
+    let mut found = Collector::new(out);
+    tree.ray_cast_with(&ray, mask, |hit| {
+        let _ = found.push(hit.into());
+        RayControl::Continue
+    })?;
+    out_total.write(found.total);
+    Ok(())
+}
+
+/// What a `qt_ray_fn`'s return value (Box2D's convention) asks the core for.
+fn ray_control(returned: f64, hit: &RayHit, max_length: f64) -> RayControl {
+    if returned.is_nan() || returned == 0.0 {
+        RayControl::Stop
+    } else if (0.0..1.0).contains(&returned) {
+        // The hit's own fraction clips at its exact distance: the product
+        // could round below it and lose the hits tied with this one.
+        RayControl::Clip(if returned == hit.fraction {
+            hit.distance
+        } else {
+            returned * max_length
+        })
+    } else {
+        RayControl::Continue // negative: ignore this hit; 1 or more: unclipped
+    }
+}
+
+pub(crate) unsafe fn ray_cast_each<W: Shell>(
+    tree: *const W,
+    ray: Ray<PointOf<W>>,
+    mask: u32,
+    visit: qt_ray_fn,
+    user_data: *mut c_void,
+) -> Status {
+    let tree = tree_ref(tree)?;
+    let visit = visit.ok_or(QT_NULL_ARGUMENT)?;
+    let mut stopped = false;
+    tree.ray_cast_with(&ray, mask, |hit| {
+        let control = ray_control(visit(user_data, hit.into()), hit, ray.max_length);
+        stopped = control == RayControl::Stop;
+        control
+    })?;
+    walked(match stopped {
+        true => ControlFlow::Break(()),
+        false => ControlFlow::Continue(()),
+    })
 }

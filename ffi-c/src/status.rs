@@ -45,8 +45,10 @@ pub enum qt_status {
     /// A number is out of range: a construction parameter the structure
     /// refuses (`max_elements` 0, `max_depth` above `QT_MAX_DEPTH_LIMIT`, 0 or
     /// too many columns or rows, a cell size that is not positive and finite,
-    /// a tight grid finer than its loose grid), an unknown `qt_kind`, or an
-    /// array length that is impossibly large.
+    /// a tight grid finer than its loose grid), an unknown `qt_kind`, a
+    /// search's radius or `max_distance` that is NaN or negative, a ray whose
+    /// direction is zero or not finite or whose `max_length` is NaN, negative
+    /// or infinite, or an array length (or a `k`) that is impossibly large.
     QT_INVALID_PARAMETER = 8,
     /// The tree cannot hold more elements (2^32 - 1 at most).
     QT_CAPACITY_EXCEEDED = 9,
@@ -122,7 +124,7 @@ impl qt_status {
             QT_INVALID_HANDLE => c"invalid handle: it names no element of this tree (never issued, removed, or cleared)",
             QT_DUPLICATE_HANDLE => c"the same handle appears twice in one batch",
             QT_INVALID_WORLD => c"invalid world: it must be finite with x1 < x2 and y1 < y2",
-            QT_INVALID_PARAMETER => c"invalid parameter: a construction parameter or qt_kind the structure refuses, or an impossible length",
+            QT_INVALID_PARAMETER => c"invalid parameter: a construction parameter or qt_kind the structure refuses, a search's NaN or negative radius or distance, a zero ray direction, or an impossible length",
             QT_CAPACITY_EXCEEDED => c"the tree is full (2^32 - 1 elements)",
             QT_INVALID_BYTES => c"invalid snapshot bytes",
             QT_PANIC => c"flatquad panicked inside the call (a bug; please report it)",

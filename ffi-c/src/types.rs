@@ -6,7 +6,7 @@ use std::ffi::{c_int, c_void};
 use std::ops::{Deref, DerefMut};
 
 use flatquad_core::{
-    AnyIndex, Bounds, Box3, Handle, Kind, Octree, Quadtree, Rect, SpatialIndex, Stats,
+    AnyIndex, Bounds, Box3, Handle, Kind, Octree, Quadtree, Ray, RayHit, Rect, SpatialIndex, Stats,
 };
 
 /// An element's handle: an opaque nonzero integer below 2^53 (exact in a
@@ -341,3 +341,105 @@ pub type qt_node_fn = Option<
         count: u32,
     ) -> c_int,
 >;
+
+/// A segment to cast in 2D: from `(x, y)` along `(dx, dy)` (any length but
+/// zero; it is normalised in `double`) for `max_length` (finite, `>= 0`; 0
+/// hits the elements holding the origin).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct qt_ray {
+    /// Origin x.
+    pub x: f32,
+    /// Origin y.
+    pub y: f32,
+    /// Direction x.
+    pub dx: f32,
+    /// Direction y.
+    pub dy: f32,
+    /// How far the ray goes, in the units of the coordinates.
+    pub max_length: f64,
+}
+
+/// A segment to cast in 3D, as `qt_ray`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct qt_ray3 {
+    /// Origin x.
+    pub x: f32,
+    /// Origin y.
+    pub y: f32,
+    /// Origin z.
+    pub z: f32,
+    /// Direction x.
+    pub dx: f32,
+    /// Direction y.
+    pub dy: f32,
+    /// Direction z.
+    pub dz: f32,
+    /// How far the ray goes, in the units of the coordinates.
+    pub max_length: f64,
+}
+
+impl From<qt_ray> for Ray<[f32; 2]> {
+    fn from(r: qt_ray) -> Self {
+        Ray {
+            origin: [r.x, r.y],
+            direction: [r.dx, r.dy],
+            max_length: r.max_length,
+        }
+    }
+}
+
+impl From<qt_ray3> for Ray<[f32; 3]> {
+    fn from(r: qt_ray3) -> Self {
+        Ray {
+            origin: [r.x, r.y, r.z],
+            direction: [r.dx, r.dy, r.dz],
+            max_length: r.max_length,
+        }
+    }
+}
+
+/// One element a ray hit.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct qt_ray_hit {
+    /// The element.
+    pub handle: qt_handle_t,
+    /// Its id.
+    pub id: u32,
+    /// The distance along the ray from the origin to where the ray first
+    /// touches the element's closed box (0 when the origin is in it).
+    pub distance: f64,
+    /// `distance / max_length` (0 when `max_length` is 0).
+    pub fraction: f64,
+}
+
+impl From<&RayHit> for qt_ray_hit {
+    fn from(hit: &RayHit) -> qt_ray_hit {
+        qt_ray_hit {
+            handle: hit.handle.to_raw(),
+            id: hit.id,
+            distance: hit.distance,
+            fraction: hit.fraction,
+        }
+    }
+}
+
+/// Called by `qt_ray_cast_each` with each hit, nearest first. Returns what to
+/// do next, as Box2D's ray-cast callbacks do: -1 (any negative value) to go
+/// on, 0 (or NaN) to stop (the call then returns `QT_STOPPED`), a fraction
+/// between 0 and 1 to clip the ray there (only hits at most that far along
+/// it come next; return `hit.fraction` to keep the hits as near as this one,
+/// which stops at a hit of fraction 0), 1 (or more) to go on unclipped. The
+/// fraction is of the `max_length` the ray was cast with.
+pub type qt_ray_fn = Option<unsafe extern "C" fn(user_data: *mut c_void, hit: qt_ray_hit) -> f64>;
+
+/// Called by `qt_nearest_with` with each candidate, nearest first: return
+/// nonzero to accept it (it counts towards `k`), 0 to pass over it.
+pub type qt_accept_fn =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, handle: qt_handle_t) -> c_int>;
+
+/// The function a `qt_accept_fn` holds.
+pub(crate) type AcceptFn =
+    unsafe extern "C" fn(user_data: *mut c_void, handle: qt_handle_t) -> c_int;

@@ -1,4 +1,4 @@
-/* The agents workload of shared/bench/AGENTS.md in C, on libflatquad: the
+/* The agents workload of docs/workload.md in C, on libflatquad: the
  * same agents, frames and checksums as the Rust demo
  * (cargo run --release -p flatquad-bench --bin agents), with the same tree
  * parameters, so the two can be compared line by line.
@@ -14,7 +14,7 @@
  * structure: the quadtree (default) with the Rust demo's parameters, or a grid
  * or loose grid with its defaults (qt_create_default). Exits 1 when a checksum
  * does not match, 2 on a usage or library error. All arithmetic in float, in
- * the order AGENTS.md gives: build without -ffast-math. */
+ * the order docs/workload.md gives: build without -ffast-math. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,15 +8,16 @@
 #     crate's own Rust tests
 #  3. include/flatquad.h regenerated to a temporary file: any difference fails
 #  4. versions: Cargo.toml = header macros = qt_version(); every function of
-#     the header is called by tests/c/test_api.c (the octree's: test_octree.c)
+#     the header is called by tests/c/test_api.c (the octree's: test_octree.c;
+#     filters and searches, 2D and 3D: test_search.c)
 #  5. the header alone, included twice, as C (c99, c11, c17) and C++ (c++11..20)
 #  6. tests/c/*.c (test_octree.c among them) and the C++ test with -Wall -Wextra -Werror and ASan/UBSan,
-#     linked with the static library; test_api also under valgrind; the shared
+#     linked with the static library; test_api, test_octree and test_search also under valgrind; the shared
 #     test vectors (tests/vectors/*.json) replayed on every structure they list
 #  7. make install into a temporary prefix (and a DESTDIR staging install), then
 #     the README's C example built with pkg-config, and tests/cmake built against
 #     the installed copy (find_package and pkg-config) and run by ctest
-#  8. the agents workload in C: both checksums of AGENTS.md in both modes (-O2)
+#  8. the agents workload in C: both checksums of docs/workload.md in both modes (-O2)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -91,13 +92,14 @@ echo "Cargo.toml: $cargo_version, header: $header_version"
 [ "$cargo_version" = "$header_version" ] || fail "header version $header_version is not Cargo.toml's $cargo_version"
 pass "header version = Cargo.toml version ($cargo_version)"
 
-step "every function the header declares is exercised by test_api.c (qt_octree_*: test_octree.c)"
+step "every function the header declares is exercised by test_api.c, test_octree.c or test_search.c"
 functions=$(sed -n 's/^[a-z].* \**\(qt_[a-z_]*\)(.*/\1/p' include/flatquad.h)
 [ "$(wc -w <<<"$functions")" -ge 41 ] || fail "found only $(wc -w <<<"$functions") functions in the header"
 for f in $functions; do
-    grep -q "\b$f(" tests/c/test_api.c tests/c/test_octree.c || fail "tests/c/test_api.c or test_octree.c never calls $f"
+    grep -q "\b$f(" tests/c/test_api.c tests/c/test_octree.c tests/c/test_search.c ||
+        fail "tests/c/test_api.c, test_octree.c or test_search.c never calls $f"
 done
-pass "test_api.c and test_octree.c call all $(wc -w <<<"$functions") functions of flatquad.h"
+pass "test_api.c, test_octree.c and test_search.c call all $(wc -w <<<"$functions") functions of flatquad.h"
 
 step "the header alone, included twice, as C and C++"
 for std in c99 c11 c17; do
@@ -120,6 +122,10 @@ pass "test_api (sanitizers)"
     tests/c/test_octree.c "$lib_a" "${static_libs[@]}" -o "$tmp/test_octree"
 "$tmp/test_octree"
 pass "test_octree (sanitizers)"
+"$CC" -std=c99 -g -O1 "${WARN[@]}" "${SAN[@]}" -Iinclude \
+    tests/c/test_search.c "$lib_a" "${static_libs[@]}" -o "$tmp/test_search"
+"$tmp/test_search"
+pass "test_search: filters and searches on every structure and the octree (sanitizers)"
 "$CC" -std=c99 -g -O1 "${WARN[@]}" "${SAN[@]}" -pthread -Iinclude \
     tests/c/test_threads.c "$lib_a" "${static_libs[@]}" -o "$tmp/test_threads"
 "$tmp/test_threads"
@@ -154,6 +160,11 @@ pass "test_api (valgrind memcheck)"
 valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
     --show-leak-kinds=definite "$tmp/test_octree_plain"
 pass "test_octree (valgrind memcheck)"
+"$CC" -std=c99 -g -O1 "${WARN[@]}" -Iinclude tests/c/test_search.c "$lib_a" "${static_libs[@]}" \
+    -o "$tmp/test_search_plain"
+valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+    --show-leak-kinds=definite "$tmp/test_search_plain"
+pass "test_search (valgrind memcheck)"
 
 step "make install into a temporary prefix"
 prefix="$tmp/prefix"
@@ -178,22 +189,21 @@ step "the README's C example, built with pkg-config against the installed copy"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 [ "$(pkg-config --modversion flatquad)" = "$cargo_version" ] || fail "flatquad.pc has the wrong version"
 section=$(awk '/<!-- section:c -->/{s=1} /<!-- \/section:c -->/{s=0} s' README.md)
-# Each ```c example is followed by the ```text it prints (the 2D one, then the octree's).
+# Each ```c example is followed by the ```text it prints (the 2D one, the octree's, the searches').
 examples=$(grep -c '^```c$' <<<"$section")
-[ "$examples" -ge 2 ] || fail "expected the 2D and the octree C examples in README.md"
+[ "$examples" -ge 3 ] || fail "expected the 2D, the octree and the searches' C examples in README.md"
 for k in $(seq 1 "$examples"); do
     awk -v k="$k" '/^```c$/{n++; if (n == k) {f=1; next}} /^```$/{if (f) exit} f' <<<"$section" >"$tmp/example.c"
     awk -v k="$k" '/^```text$/{n++; if (n == k) {f=1; next}} /^```$/{if (f) exit} f' <<<"$section" >"$tmp/example.expected"
     [ -s "$tmp/example.c" ] && [ -s "$tmp/example.expected" ] || fail "no C example $k and its output in README.md"
     (cd "$tmp" && cc example.c $(pkg-config --cflags --libs flatquad) -o example) # as the README says
-    export LD_LIBRARY_PATH="$(pkg-config --variable=libdir flatquad)"
-    "$tmp/example" >"$tmp/example.out"
+    # No LD_LIBRARY_PATH: the rpath in flatquad.pc's Libs finds the installed library.
+    env -u LD_LIBRARY_PATH "$tmp/example" >"$tmp/example.out"
     diff -u "$tmp/example.expected" "$tmp/example.out" || fail "README C example $k's output differs from README.md"
     # grep reads all of ldd's output: with -q it may exit first, and pipefail sees ldd's SIGPIPE.
-    ldd "$tmp/example" | grep "=> $prefix/lib/$soname" >/dev/null || fail "the example did not load the installed library"
-    unset LD_LIBRARY_PATH
+    env -u LD_LIBRARY_PATH ldd "$tmp/example" | grep "=> $prefix/lib/$soname" >/dev/null || fail "the example did not load the installed library"
     "$CC" -std=c99 -pedantic "${WARN[@]}" "${SAN[@]}" $(pkg-config --cflags flatquad) "$tmp/example.c" \
-        $(pkg-config --libs flatquad) -Wl,-rpath,"$prefix/lib" -o "$tmp/example_strict"
+        $(pkg-config --libs flatquad) -o "$tmp/example_strict"
     "$tmp/example_strict" | diff -u "$tmp/example.expected" -
     pass "README C example $k: builds as written, prints what README.md says, clean under -Werror and sanitizers"
 done
@@ -205,7 +215,7 @@ cmake --build "$tmp/cmake" -j 2 >>"$tmp/cmake.log" || { cat "$tmp/cmake.log"; fa
 (cd "$tmp/cmake" && ctest --output-on-failure)
 pass "CMake project: shared, static and pkg-config consumers"
 
-step "the agents workload in C (-O2, release library): checksums of AGENTS.md"
+step "the agents workload in C (-O2, release library): checksums of docs/workload.md"
 "$CC" -std=c99 -D_POSIX_C_SOURCE=199309L -O2 "${WARN[@]}" -Iinclude tests/c/agents.c "$lib_a" \
     "${static_libs[@]}" -o "$tmp/agents"
 "$tmp/agents" uniform-20k

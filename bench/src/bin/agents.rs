@@ -1,4 +1,4 @@
-//! The project demo: flatquad on the agents workload of `shared/bench/AGENTS.md`.
+//! The project demo: flatquad on the agents workload of `docs/workload.md`.
 //!
 //! ```text
 //! cargo run --release -p flatquad-bench --bin agents -- [SCENARIO] \

@@ -10,7 +10,7 @@
 //! with the median frame time (for the static scenario's query modes, the median
 //! query time), the bytes per agent the index holds where it tells, and the
 //! process's peak RSS at the end. Every run's count is checked against the
-//! scenario's checksum (AGENTS.md's, or the oracle's). Exits with 1 when a checksum
+//! scenario's checksum (docs/workload.md's, or the oracle's). Exits with 1 when a checksum
 //! does not match or an index fails, 2 on a usage error.
 
 use std::fmt::Write as _;
@@ -309,7 +309,7 @@ fn markdown(rows: &[Row], args: &Args) -> String {
         "Median of {} runs (by frame time), single-threaded. Ratio: frame ms over \
          the fastest flatquad structure's frame ms in the same scenario and mode \
          (above 1 is slower). Checksum: OK when every run reproduced the scenario's count \
-         (AGENTS.md's, or the exact sort-and-sweep oracle's). flatquad (the quadtree): \
+         (the [workload's](workload.md), or the exact sort-and-sweep oracle's). flatquad (the quadtree): \
          max_elements {}, max_depth by scenario: {}; flatquad grid: cells of {} agent \
          sides; flatquad loose-grid: cells of {} agent sides; flatquad loose-quadtree: \
          max_depth by scenario: {}.\n",
@@ -334,7 +334,7 @@ fn markdown(rows: &[Row], args: &Args) -> String {
     if args.scenarios.iter().any(|s| s.dimensions() == 3) {
         let _ = writeln!(
             md,
-            "`uniform3d-100k`: 100,000 cubes of side 4 moving in a 1024³ world (AGENTS.md's \
+            "`uniform3d-100k`: 100,000 cubes of side 4 moving in a 1024³ world ([the workload's](workload.md) \
              LCG and bouncing rule with z, `bench/src/workload.rs`, `Layout::Uniform3d`), \
              on the octree (max_elements as above, max_depth {}) beside parry3d's `Bvh` and \
              rstar with 3D envelopes.\n",

@@ -3,8 +3,12 @@
 import {
   Grid,
   LooseGrid,
+  Octree,
   Quadtree,
   fromBytes,
+  type Filter,
+  type Neighbor,
+  type RayHit,
   type Handle,
   type FlatquadError,
   type NodeInfo,
@@ -78,6 +82,37 @@ if (any.kind === 'Grid') {
 }
 void [cells, tight, gridCopy, looseCopy]
 
+// Collision filters: one element, a batch, and a mask on the queries.
+const h0: Handle = grids[0].insert(0, 0, 1, 1)
+grids[0].setFilter(h0, 1 << 0, ~(1 << 1))
+const filter: Filter = grids[0].filter(h0)
+const bits: number = filter.category | filter.mask
+grids[0].setFilters(new Float64Array([h0]), new Uint32Array([1]), new Uint32Array([2]))
+const masked: Float64Array = grids[0].query(0, 0, 1, 1, null, 1)
+grids[0].queryPoint(0, 0, undefined, 1)
+grids[0].queryWith(0, 0, 1, 1, () => {}, null, 1)
+void [bits, masked]
+
+// Nearest neighbours, circles and rays.
+const near: Neighbor[] = grids[0].nearest(1, 1)
+const within: Neighbor[] = grids[0].nearest(1, 1, 3, { maxDistance: 5, mask: 1, filter: (h: Handle) => h !== h0 })
+const { handle: nh, id: nid, distance: nd } = near[0]
+const batchNear: { offsets: Uint32Array; handles: Float64Array; ids: Uint32Array; distances: Float64Array } = grids[0].nearestMany(new Float32Array(4), 2, { maxDistance: 1 })
+const circle: Float64Array = grids[0].queryCircle(1, 1, 2, 1)
+const circles: { offsets: Uint32Array; hits: Float64Array } = grids[0].queryCircleMany(new Float64Array(4), new Float64Array(2))
+const hit: RayHit | null = grids[0].rayCast(0, 0, 1, 0, 10)
+const hitAll: RayHit[] = grids[0].rayCastAll(0, 0, 1, 0, 10, 1)
+grids[0].rayCastWith(0, 0, 1, 0, 10, (h: RayHit) => h.distance)
+grids[0].rayCastWith(0, 0, 1, 0, 10, (h: RayHit) => h.fraction < 0.5)
+grids[0].rayCastWith(0, 0, 1, 0, 10, () => {})
+void [within, nh, nid, nd, batchNear, circle, circles, hit, hitAll]
+const octree = new Octree({ x1: 0, y1: 0, z1: 0, x2: 1, y2: 1, z2: 1 })
+const near3: Neighbor[] = octree.nearest(0, 0, 0, 2, { maxDistance: 1 })
+const sphere: Float64Array = octree.queryCircle(0, 0, 0, 1)
+const hit3: RayHit | null = octree.rayCast(0, 0, 0, 1, 1, 1, 2, 1)
+octree.rayCastWith(0, 0, 0, 1, 0, 0, 2, () => false)
+void [near3, sphere, hit3, octree.nearestMany(new Float64Array(3)), octree.queryCircleMany(new Float64Array(3), new Float64Array(1))]
+
 // @ts-expect-error: coordinates are numbers
 tree.insert('1', 2, 3, 4)
 // @ts-expect-error: batch rectangles are typed arrays
@@ -94,5 +129,11 @@ new LooseGrid(corners, { cellSize: [4, 2] })
 new Grid(corners, { maxDepth: 3 })
 // @ts-expect-error: no such option
 new Quadtree({ x: 0, y: 0, width: 1, height: 1 }, { maxLeaf: 3 })
+// @ts-expect-error: a batch's filter bits are a Uint32Array
+tree.setFilters(new Float64Array(1), [1], new Uint32Array(1))
+// @ts-expect-error: the batch takes no filter callback
+tree.nearestMany(new Float64Array(2), 1, { filter: () => true })
+// @ts-expect-error: a ray has a length
+tree.rayCast(0, 0, 1, 0)
 // @ts-expect-error: the test hooks are not part of the API
 tree.__panicForTests(true)

@@ -41,7 +41,7 @@ from ._native import (
     __version__,
     join_bounds,
 )
-from ._types import Elements, Nodes
+from ._types import Elements, Nodes, RayHit
 
 __all__ = [
     "BoxIndex",
@@ -52,6 +52,7 @@ __all__ = [
     "Nodes",
     "Octree",
     "Quadtree",
+    "RayHit",
     "SpatialIndex",
     "__version__",
     "join_bounds",

@@ -6,7 +6,7 @@ from typing import Any, Literal, Optional, SupportsFloat, SupportsIndex, Tuple, 
 import numpy as np
 import numpy.typing as npt
 
-from ._types import Elements, Nodes
+from ._types import Elements, Nodes, RayHit
 
 __version__: str
 
@@ -22,12 +22,24 @@ RectsLike = npt.ArrayLike
 HandlesLike = npt.ArrayLike
 #: Ids: None (all 0), one int for all, or shape ``(n,)`` (uint32 is read in place).
 IdsLike = Union[None, int, npt.ArrayLike]
+#: Filter categories or masks: one int for all, or shape ``(n,)`` (uint32 is read in place).
+U32sLike = Union[int, npt.ArrayLike]
 
 BranchCallback = Callable[[int, int, float, float, float, float], Optional[bool]]
 LeafCallback = Callable[[int, int, float, float, float, float, int], Optional[bool]]
 #: ``branch(index, depth, x1, y1, z1, x2, y2, z2)`` of ``Octree.traverse``.
 BranchCallback3 = Callable[[int, int, float, float, float, float, float, float], Optional[bool]]
 #: ``leaf(index, depth, x1, y1, z1, x2, y2, z2, count)`` of ``Octree.traverse``.
+#: ``filter(handle)`` of ``nearest``: whether the candidate counts.
+NearestFilter = Callable[[int], bool]
+#: ``callback(hit)`` of ``ray_cast_with``: None/True go on, False stops, a number clips the ray.
+RayCallback = Callable[[RayHit], Union[None, bool, float]]
+#: Points, shape ``(n, 2)`` (``(n, 3)`` for an ``Octree``), any real dtype.
+PointsLike = npt.ArrayLike
+#: One radius for all, or shape ``(n,)``.
+RadiiLike = Union[SupportsFloat, npt.ArrayLike]
+_CSR = Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]
+_NearestRows = Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]
 LeafCallback3 = Callable[[int, int, float, float, float, float, float, float, int], Optional[bool]]
 
 _S = TypeVar("_S", bound="SpatialIndex")
@@ -59,14 +71,89 @@ class SpatialIndex:
         """The element's rectangle ``(x1, y1, x2, y2)``, as stored (float32)."""
 
     # Queries.
-    def query(self, rect: RectLike, omit: Optional[SupportsIndex] = None) -> list[int]:
-        """Handles of the elements whose rectangle meets ``rect``, leaving out ``omit`` (0: none)."""
+    def query(
+        self, rect: RectLike, omit: Optional[SupportsIndex] = None, mask: Optional[SupportsIndex] = None
+    ) -> list[int]:
+        """Handles of the elements whose rectangle meets ``rect``, leaving out ``omit`` (0: none);
+        with ``mask``, only those whose filter category has a bit in it."""
     def query_point(
-        self, x: SupportsFloat, y: SupportsFloat, omit: Optional[SupportsIndex] = None
+        self,
+        x: SupportsFloat,
+        y: SupportsFloat,
+        omit: Optional[SupportsIndex] = None,
+        mask: Optional[SupportsIndex] = None,
     ) -> list[int]:
         """Handles of the elements whose rectangle holds the point ``(x, y)``."""
     def pairs(self) -> npt.NDArray[np.int64]:
-        """Every overlapping pair of handles once, shape ``(k, 2)``."""
+        """Every overlapping pair of handles once, shape ``(k, 2)`` (filters applied)."""
+
+    # Collision filters (Box2D's rule; every element starts with 0xFFFFFFFF, 0xFFFFFFFF).
+    def set_filter(self, handle: SupportsIndex, category: SupportsIndex, mask: SupportsIndex) -> None:
+        """Two elements pair only when each one's category has a bit in the other's mask."""
+    def filter(self, handle: SupportsIndex) -> Tuple[int, int]:
+        """The element's ``(category, mask)``."""
+    def set_filters(self, handles: HandlesLike, categories: U32sLike, masks: U32sLike) -> None:
+        """``handles[i]`` gets ``(categories[i], masks[i])``; all checked first."""
+
+    # Nearest neighbours, circles and ray casts (distances in float64 to closed boxes).
+    def query_circle(
+        self, x: SupportsFloat, y: SupportsFloat, radius: SupportsFloat, mask: Optional[SupportsIndex] = None
+    ) -> list[int]:
+        """Handles of the elements within ``radius`` of ``(x, y)`` (closed)."""
+    def query_circle_many(
+        self, centers: PointsLike, radii: RadiiLike, mask: Optional[SupportsIndex] = None
+    ) -> _CSR:
+        """``query_circle`` per row of ``centers``: ``(offsets, hits)``."""
+    def nearest(
+        self,
+        x: SupportsFloat,
+        y: SupportsFloat,
+        k: SupportsIndex = 1,
+        max_distance: Optional[SupportsFloat] = None,
+        return_distance: bool = False,
+        mask: Optional[SupportsIndex] = None,
+        filter: Optional[NearestFilter] = None,
+    ) -> Union[list[int], Tuple[list[int], list[float]]]:
+        """The ``k`` nearest handles, nearest first; with ``return_distance``, ``(handles, distances)``."""
+    def nearest_many(
+        self,
+        points: PointsLike,
+        k: SupportsIndex = 1,
+        max_distance: Optional[SupportsFloat] = None,
+        mask: Optional[SupportsIndex] = None,
+    ) -> _NearestRows:
+        """``(offsets, handles, distances)``: point ``i``'s neighbours, nearest first."""
+    def ray_cast(
+        self,
+        ox: SupportsFloat,
+        oy: SupportsFloat,
+        dx: SupportsFloat,
+        dy: SupportsFloat,
+        max_length: SupportsFloat,
+        mask: Optional[SupportsIndex] = None,
+    ) -> Optional[RayHit]:
+        """The first element the segment touches, or None."""
+    def ray_cast_all(
+        self,
+        ox: SupportsFloat,
+        oy: SupportsFloat,
+        dx: SupportsFloat,
+        dy: SupportsFloat,
+        max_length: SupportsFloat,
+        mask: Optional[SupportsIndex] = None,
+    ) -> list[RayHit]:
+        """Every element the segment touches, in ``(distance, id, handle)`` order."""
+    def ray_cast_with(
+        self,
+        ox: SupportsFloat,
+        oy: SupportsFloat,
+        dx: SupportsFloat,
+        dy: SupportsFloat,
+        max_length: SupportsFloat,
+        callback: RayCallback,
+        mask: Optional[SupportsIndex] = None,
+    ) -> None:
+        """``callback(hit)`` per hit in order: None/True go on, False stops, a number clips."""
 
     # Batches on numpy arrays (the GIL is released while the core works).
     def insert_many(self, rects: RectsLike, ids: IdsLike = None) -> npt.NDArray[np.int64]:
@@ -251,14 +338,97 @@ class Octree:
         """The id the element was inserted with."""
     def rect_of(self, handle: SupportsIndex) -> Tuple[float, float, float, float, float, float]:
         """The element's box, as stored (float32)."""
-    def query(self, rect: BoxLike, omit: Optional[SupportsIndex] = None) -> list[int]:
-        """The handles whose box meets ``rect`` (closed), leaving out ``omit``."""
+    def query(
+        self, rect: BoxLike, omit: Optional[SupportsIndex] = None, mask: Optional[SupportsIndex] = None
+    ) -> list[int]:
+        """The handles whose box meets ``rect`` (closed), leaving out ``omit``; ``mask`` as in 2D."""
     def query_point(
-        self, x: SupportsFloat, y: SupportsFloat, z: SupportsFloat, omit: Optional[SupportsIndex] = None
+        self,
+        x: SupportsFloat,
+        y: SupportsFloat,
+        z: SupportsFloat,
+        omit: Optional[SupportsIndex] = None,
+        mask: Optional[SupportsIndex] = None,
     ) -> list[int]:
         """The handles whose box holds ``(x, y, z)``, leaving out ``omit``."""
     def pairs(self) -> npt.NDArray[np.int64]:
-        """Every pair of meeting elements once, int64 of shape ``(k, 2)``."""
+        """Every pair of meeting elements once, int64 of shape ``(k, 2)`` (filters applied)."""
+    def set_filter(self, handle: SupportsIndex, category: SupportsIndex, mask: SupportsIndex) -> None:
+        """The element's collision filter, as in 2D."""
+    def filter(self, handle: SupportsIndex) -> Tuple[int, int]:
+        """The element's ``(category, mask)``."""
+    def set_filters(self, handles: HandlesLike, categories: U32sLike, masks: U32sLike) -> None:
+        """``handles[i]`` gets ``(categories[i], masks[i])``; all checked first."""
+    def query_circle(
+        self,
+        x: SupportsFloat,
+        y: SupportsFloat,
+        z: SupportsFloat,
+        radius: SupportsFloat,
+        mask: Optional[SupportsIndex] = None,
+    ) -> list[int]:
+        """Handles of the elements within ``radius`` of ``(x, y, z)`` (a closed sphere)."""
+    def query_circle_many(
+        self, centers: PointsLike, radii: RadiiLike, mask: Optional[SupportsIndex] = None
+    ) -> _CSR:
+        """``query_circle`` per row of ``centers`` (shape ``(n, 3)``): ``(offsets, hits)``."""
+    def nearest(
+        self,
+        x: SupportsFloat,
+        y: SupportsFloat,
+        z: SupportsFloat,
+        k: SupportsIndex = 1,
+        max_distance: Optional[SupportsFloat] = None,
+        return_distance: bool = False,
+        mask: Optional[SupportsIndex] = None,
+        filter: Optional[NearestFilter] = None,
+    ) -> Union[list[int], Tuple[list[int], list[float]]]:
+        """The ``k`` nearest handles, nearest first; with ``return_distance``, ``(handles, distances)``."""
+    def nearest_many(
+        self,
+        points: PointsLike,
+        k: SupportsIndex = 1,
+        max_distance: Optional[SupportsFloat] = None,
+        mask: Optional[SupportsIndex] = None,
+    ) -> _NearestRows:
+        """``(offsets, handles, distances)`` for points of shape ``(n, 3)``."""
+    def ray_cast(
+        self,
+        ox: SupportsFloat,
+        oy: SupportsFloat,
+        oz: SupportsFloat,
+        dx: SupportsFloat,
+        dy: SupportsFloat,
+        dz: SupportsFloat,
+        max_length: SupportsFloat,
+        mask: Optional[SupportsIndex] = None,
+    ) -> Optional[RayHit]:
+        """The first box the segment touches, or None."""
+    def ray_cast_all(
+        self,
+        ox: SupportsFloat,
+        oy: SupportsFloat,
+        oz: SupportsFloat,
+        dx: SupportsFloat,
+        dy: SupportsFloat,
+        dz: SupportsFloat,
+        max_length: SupportsFloat,
+        mask: Optional[SupportsIndex] = None,
+    ) -> list[RayHit]:
+        """Every box the segment touches, in ``(distance, id, handle)`` order."""
+    def ray_cast_with(
+        self,
+        ox: SupportsFloat,
+        oy: SupportsFloat,
+        oz: SupportsFloat,
+        dx: SupportsFloat,
+        dy: SupportsFloat,
+        dz: SupportsFloat,
+        max_length: SupportsFloat,
+        callback: RayCallback,
+        mask: Optional[SupportsIndex] = None,
+    ) -> None:
+        """``callback(hit)`` per hit in order: None/True go on, False stops, a number clips."""
     def insert_many(self, rects: BoxesLike, ids: IdsLike = None) -> npt.NDArray[np.int64]:
         """Insert the rows of an ``(n, 6)`` array; their handles, in row order."""
     def move_many(self, handles: HandlesLike, rects: BoxesLike) -> None:

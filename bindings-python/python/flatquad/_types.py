@@ -5,7 +5,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Elements", "Nodes"]
+__all__ = ["Elements", "Nodes", "RayHit"]
 
 
 class Nodes(NamedTuple):
@@ -42,3 +42,17 @@ class Elements(NamedTuple):
     boxes ``(x1, y1, z1, x2, y2, z2)``, shape (n, 6)."""
     ids: "npt.NDArray[np.int64]"
     """The ids, shape (n,)."""
+
+
+class RayHit(NamedTuple):
+    """One element a ray cast hit, from :meth:`SpatialIndex.ray_cast` and its kin."""
+
+    handle: int
+    """The element."""
+    id: int
+    """Its id."""
+    distance: float
+    """Along the ray, from the origin to where the ray first touches the
+    element's closed box (0 when the origin is inside or on it)."""
+    fraction: float
+    """``distance / max_length`` (0 for a ray of length 0)."""

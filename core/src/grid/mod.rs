@@ -20,7 +20,7 @@ use crate::index::raw::impl_structure;
 use crate::index::{check_world, NodeInfo, SpatialIndex, Stats};
 use crate::links::LinkPool;
 use crate::slots::{slot_record, SlotPool, NONE};
-use crate::{Error, Handle, Rect};
+use crate::{Error, Rect};
 
 /// Where an element's rectangle and id live, with the cells its rectangle
 /// meets, so that a move that stays in them is four pairs of comparisons and
@@ -98,8 +98,8 @@ impl Span {
 /// **Big elements.** An element whose rectangle meets more than
 /// [`Grid::MAX_CELLS_PER_ELEMENT`] cells (32 × 32), or more than a quarter of
 /// all the cells, is not linked into the cells but kept in a list of big
-/// elements (seed 002's "dragons"), which every query and the pair walk test
-/// directly. So an element never costs more than 1,024 links (8 KiB), a
+/// elements (the "dragons" of `docs/design.md`), which every query and the
+/// pair walk test directly. So an element never costs more than 1,024 links (8 KiB), a
 /// world-sized one costs one entry, and memory stays O(elements + cells). The
 /// rule depends on the rectangle and the grid's dimensions alone. Every query
 /// tests every big element, so the list should stay short: the limit is high
@@ -368,17 +368,6 @@ impl SpatialIndex for Grid {
         self.links.reset();
         self.big.clear();
         self.slots.free_all();
-    }
-    /// Walks the cells row by row and tests the elements of each cell against
-    /// each other (no query per element, no hash set): a pair is reported only
-    /// in the cell that owns the top-left corner of the two rectangles'
-    /// intersection. Then each big element is tested against the cells its
-    /// rectangle meets, and against the other big ones.
-    fn pairs_with<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Handle, Handle) -> ControlFlow<()>,
-    {
-        self.all_pairs(visit)
     }
     /// Every cell, row by row, as a leaf of depth 0 (its index `cy * columns +
     /// cx`); `branch` is never called. A cell's count is the elements linked in

@@ -12,7 +12,11 @@ use crate::Handle;
 const WALK_AHEAD: usize = 24;
 
 impl Grid {
-    /// The pairs among the elements in cells, then those with a big element.
+    /// Walks the cells row by row and tests the elements of each cell against
+    /// each other (no query per element, no hash set): a pair is reported only
+    /// in the cell that owns the top-left corner of the two rectangles'
+    /// intersection. Then each big element is tested against the cells its
+    /// rectangle meets, and against the other big ones.
     pub(crate) fn all_pairs<F>(&self, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Handle, Handle) -> ControlFlow<()>,

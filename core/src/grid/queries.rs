@@ -3,7 +3,8 @@
 use core::ops::ControlFlow;
 
 use crate::grid::{Grid, Span};
-use crate::index::raw::PREFETCH_AHEAD;
+use crate::index::raw::{SearchItem, PREFETCH_AHEAD};
+use crate::index::search::CellRanges;
 use crate::links::Link;
 use crate::slots::{prefetch, NONE};
 use crate::{Handle, Rect};
@@ -179,5 +180,33 @@ impl Grid {
             |slot| self.slots.handle(slot),
             &mut visit,
         )
+    }
+
+    /// The search's hierarchy: ranges of cells (see [`CellRanges`]).
+    fn ranges(&self) -> CellRanges<'_> {
+        CellRanges {
+            x: &self.axis_x,
+            y: &self.axis_y,
+        }
+    }
+
+    /// The search's roots: all the cells as one range, and the big elements.
+    pub(crate) fn search_top(&self, push: &mut impl FnMut(SearchItem<Rect>)) {
+        push(self.ranges().root(0));
+        for &slot in &self.big.slots {
+            push(SearchItem::Element(slot));
+        }
+    }
+
+    /// A range's halves, or a single cell's elements.
+    pub(crate) fn search_below(&self, id: u128, push: &mut impl FnMut(SearchItem<Rect>)) {
+        if let Some((cx, cy)) = self.ranges().expand(id, 0, push) {
+            let mut link = self.cells[(cy * self.axis_x.cells() + cx) as usize];
+            while link != NONE {
+                let Link { next, element } = self.links.links[link as usize];
+                push(SearchItem::Element(element));
+                link = next;
+            }
+        }
     }
 }

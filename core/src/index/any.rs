@@ -4,10 +4,11 @@
 
 use core::ops::ControlFlow;
 
-use super::raw::{Slots, Structure};
+use super::raw::{SearchItem, Slots, Structure};
+use super::search::{Neighbor, Ray, RayControl, RayHit};
 use super::snapshot::Reader;
 use super::{NodeInfo, SpatialIndex, Stats};
-use crate::{Error, Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Rect};
+use crate::{Error, Filter, Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Rect};
 
 /// Which structure an [`AnyIndex`] (or a snapshot) holds. The values are
 /// stable: they are written into snapshots and passed across the C ABI.
@@ -179,6 +180,15 @@ impl Slots for AnyIndex {
     fn element_at(&self, slot: u32) -> Option<(Handle, Rect, u32)> {
         dispatch!(self, s => s.element_at(slot))
     }
+    fn filtered(&self) -> bool {
+        dispatch!(self, s => s.filtered())
+    }
+    fn filter_at(&self, slot: u32) -> Filter {
+        dispatch!(self, s => s.filter_at(slot))
+    }
+    fn set_filter_at(&mut self, slot: u32, filter: Filter) {
+        dispatch!(self, s => s.set_filter_at(slot, filter))
+    }
 }
 
 impl Structure for AnyIndex {
@@ -196,6 +206,22 @@ impl Structure for AnyIndex {
     }
     fn relocate(&mut self, slot: u32, rect: Rect) {
         dispatch!(self, s => s.relocate(slot, rect))
+    }
+    fn pairs_checked<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle, Handle) -> ControlFlow<()>,
+    {
+        dispatch!(self, s => s.pairs_checked(visit))
+    }
+    #[cfg(feature = "rayon")]
+    fn par_pairs_checked(&self, pairs: &mut Vec<(Handle, Handle)>) {
+        dispatch!(self, s => s.par_pairs_checked(pairs))
+    }
+    fn search_roots(&self, push: &mut impl FnMut(SearchItem<Rect>)) {
+        dispatch!(self, s => s.search_roots(push))
+    }
+    fn search_expand(&self, node: u128, push: &mut impl FnMut(SearchItem<Rect>)) {
+        dispatch!(self, s => s.search_expand(node, push))
     }
     fn relocate_many(&mut self, handles: &[Handle], rects: &[Rect]) {
         dispatch!(self, s => s.relocate_many(handles, rects))
@@ -232,12 +258,6 @@ impl SpatialIndex for AnyIndex {
     }
     fn clear(&mut self) {
         dispatch!(self, s => s.clear())
-    }
-    fn pairs_with<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Handle, Handle) -> ControlFlow<()>,
-    {
-        dispatch!(self, s => s.pairs_with(visit))
     }
     fn traverse<B, L>(&self, branch: B, leaf: L) -> ControlFlow<()>
     where
@@ -288,8 +308,83 @@ impl SpatialIndex for AnyIndex {
     ) -> Result<(), Error> {
         dispatch!(self, s => s.query_many(rects, omit, offsets, hits))
     }
+    // The searches dispatch once per call, not once per node and element.
+    fn query_circle_with<F>(
+        &self,
+        center: [f32; 2],
+        radius: f64,
+        mask: u32,
+        visit: F,
+    ) -> Result<ControlFlow<()>, Error>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        dispatch!(self, s => s.query_circle_with(center, radius, mask, visit))
+    }
+    fn query_circle_many(
+        &self,
+        centers: &[[f32; 2]],
+        radii: &[f64],
+        mask: u32,
+        offsets: &mut Vec<usize>,
+        hits: &mut Vec<Handle>,
+    ) -> Result<(), Error> {
+        dispatch!(self, s => s.query_circle_many(centers, radii, mask, offsets, hits))
+    }
+    fn nearest_with<A>(
+        &self,
+        point: [f32; 2],
+        k: usize,
+        max_distance: Option<f64>,
+        mask: u32,
+        accept: A,
+        out: &mut Vec<Neighbor>,
+    ) -> Result<(), Error>
+    where
+        A: FnMut(Handle) -> bool,
+    {
+        dispatch!(self, s => s.nearest_with(point, k, max_distance, mask, accept, out))
+    }
+    fn nearest_many(
+        &self,
+        points: &[[f32; 2]],
+        k: usize,
+        max_distance: Option<f64>,
+        mask: u32,
+        offsets: &mut Vec<usize>,
+        out: &mut Vec<Neighbor>,
+    ) -> Result<(), Error> {
+        dispatch!(self, s => s.nearest_many(points, k, max_distance, mask, offsets, out))
+    }
     #[cfg(feature = "rayon")]
-    fn par_pairs(&self, pairs: &mut Vec<(Handle, Handle)>) {
-        dispatch!(self, s => s.par_pairs(pairs))
+    fn par_nearest_many(
+        &self,
+        points: &[[f32; 2]],
+        k: usize,
+        max_distance: Option<f64>,
+        mask: u32,
+        offsets: &mut Vec<usize>,
+        out: &mut Vec<Neighbor>,
+    ) -> Result<(), Error> {
+        dispatch!(self, s => s.par_nearest_many(points, k, max_distance, mask, offsets, out))
+    }
+    fn ray_cast_with<F>(&self, ray: &Ray<[f32; 2]>, mask: u32, visit: F) -> Result<(), Error>
+    where
+        F: FnMut(&RayHit) -> RayControl,
+    {
+        dispatch!(self, s => s.ray_cast_with(ray, mask, visit))
+    }
+    fn nearest(
+        &self,
+        point: [f32; 2],
+        k: usize,
+        max_distance: Option<f64>,
+        mask: u32,
+        out: &mut Vec<Neighbor>,
+    ) -> Result<(), Error> {
+        dispatch!(self, s => s.nearest(point, k, max_distance, mask, out))
+    }
+    fn ray_cast(&self, ray: &Ray<[f32; 2]>, mask: u32) -> Result<Option<RayHit>, Error> {
+        dispatch!(self, s => s.ray_cast(ray, mask))
     }
 }

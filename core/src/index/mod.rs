@@ -4,17 +4,19 @@
 
 use core::ops::ControlFlow;
 
-use crate::{Bounds, Error, Handle, Rect};
+use crate::{Bounds, Error, Filter, Handle, Rect};
 
 mod any;
 pub mod join;
 #[cfg(feature = "rayon")]
 pub(crate) mod parallel;
 pub(crate) mod raw;
+pub(crate) mod search;
 pub(crate) mod snapshot;
 
 pub use any::{AnyIndex, Kind};
 use raw::{Structure, PREFETCH_AHEAD};
+pub use search::{Neighbor, Ray, RayControl, RayHit};
 
 /// A box the structures accept, or [`Error::InvalidRect`] ([`Error::InvalidBox`] in 3D).
 pub(crate) fn check_rect<B: Bounds>(rect: B) -> Result<B, Error> {
@@ -128,12 +130,6 @@ pub trait SpatialIndex: Structure + Sized {
     /// Removes every element (all handles go stale); keeps the memory for reuse.
     fn clear(&mut self);
 
-    /// Calls `visit` with every pair of intersecting elements, each unordered
-    /// pair once, until `visit` breaks; returns how the walk ended.
-    fn pairs_with<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Handle, Handle) -> ControlFlow<()>;
-
     /// Visits every node (or cell) depth-first, parents before children,
     /// calling `branch` or `leaf`; either returns [`ControlFlow::Break`] to stop.
     /// A grid shows its cells as leaves of depth 0, so drawing code written for
@@ -166,6 +162,66 @@ pub trait SpatialIndex: Structure + Sized {
     /// [`Error::InvalidBytes`] saying what is wrong (a snapshot of another
     /// structure included).
     fn from_bytes(bytes: &[u8]) -> Result<Self, Error>;
+
+    /// Calls `visit` with every pair of intersecting elements, each unordered
+    /// pair once, until `visit` breaks; returns how the walk ended. Pairs
+    /// whose [`Filter`]s do not collide are left out.
+    fn pairs_with<F>(&self, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle, Handle) -> ControlFlow<()>,
+    {
+        if !self.filtered() {
+            return self.pairs_checked(visit);
+        }
+        self.pairs_checked(|a, b| {
+            if self.filter_at(a.slot()).collides(self.filter_at(b.slot())) {
+                visit(a, b)
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+    }
+
+    /// The element's collision filter ([`Filter::DEFAULT`] unless set).
+    ///
+    /// # Errors
+    /// [`Error::InvalidHandle`] if `handle` is not live.
+    fn filter(&self, handle: Handle) -> Result<Filter, Error> {
+        Ok(self.filter_at(self.lookup(handle)?))
+    }
+
+    /// Sets the element's collision filter: from now on [`pairs`](SpatialIndex::pairs)
+    /// and [`overlapping`](SpatialIndex::overlapping) report it with another
+    /// element only when their filters [collide](Filter::collides), and a
+    /// query with a mask reports it only when its category is in the mask.
+    /// The first filter other than the default costs 8 bytes per slot;
+    /// removing the element (or [`clear`](SpatialIndex::clear)) resets it.
+    ///
+    /// # Errors
+    /// [`Error::InvalidHandle`] if `handle` is not live.
+    fn set_filter(&mut self, handle: Handle, filter: Filter) -> Result<(), Error> {
+        let slot = self.lookup(handle)?;
+        self.set_filter_at(slot, filter);
+        Ok(())
+    }
+
+    /// [`set_filter`](SpatialIndex::set_filter) of `handles[i]` to
+    /// `filters[i]` for every `i`. Checks every handle first: on error
+    /// nothing changes.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`], or the first handle that is not live inside
+    /// [`Error::InBatch`].
+    fn set_filter_many(&mut self, handles: &[Handle], filters: &[Filter]) -> Result<(), Error> {
+        check_lengths(handles.len(), filters.len())?;
+        for (index, &handle) in handles.iter().enumerate() {
+            self.lookup(handle).map_err(|e| e.in_batch(index))?;
+        }
+        for (&handle, &filter) in handles.iter().zip(filters) {
+            self.set_filter_at(handle.slot(), filter);
+        }
+        Ok(())
+    }
 
     /// Number of elements.
     fn len(&self) -> usize {
@@ -351,6 +407,43 @@ pub trait SpatialIndex: Structure + Sized {
         Ok(self.query_checked(rect, omit, visit))
     }
 
+    /// [`query`](SpatialIndex::query) reporting only the elements whose
+    /// [`Filter`] category is in `mask` ([`Filter::ALL`]: every element).
+    ///
+    /// # Errors
+    /// As [`query`](SpatialIndex::query).
+    fn query_masked(
+        &self,
+        rect: Self::Bounds,
+        omit: Option<Handle>,
+        mask: u32,
+        hits: &mut Vec<Handle>,
+    ) -> Result<(), Error> {
+        hits.clear();
+        self.query_masked_with(rect, omit, mask, collect_into(hits))
+            .map(|_| ())
+    }
+
+    /// [`query_with`](SpatialIndex::query_with) visiting only the elements
+    /// whose [`Filter`] category is in `mask`.
+    ///
+    /// # Errors
+    /// As [`query`](SpatialIndex::query).
+    fn query_masked_with<F>(
+        &self,
+        rect: Self::Bounds,
+        omit: Option<Handle>,
+        mask: u32,
+        visit: F,
+    ) -> Result<ControlFlow<()>, Error>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        check_rect(rect)?;
+        let omit = self.omit_slot(omit)?;
+        Ok(self.query_checked(rect, omit, self.masked(mask, visit)))
+    }
+
     /// Fills `hits` (cleared first) with the elements whose closed rectangle holds
     /// the point (`[x, y]`, or `[x, y, z]` in 3D), leaving out `omit`.
     ///
@@ -387,6 +480,42 @@ pub trait SpatialIndex: Structure + Sized {
         Ok(self.query_point_checked(point, omit, visit))
     }
 
+    /// [`query_point_with`](SpatialIndex::query_point_with) visiting only the
+    /// elements whose [`Filter`] category is in `mask`.
+    ///
+    /// # Errors
+    /// As [`query_point`](SpatialIndex::query_point).
+    fn query_point_masked_with<F>(
+        &self,
+        point: <Self::Bounds as Bounds>::Point,
+        omit: Option<Handle>,
+        mask: u32,
+        visit: F,
+    ) -> Result<ControlFlow<()>, Error>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        check_point::<Self::Bounds>(point)?;
+        let omit = self.omit_slot(omit)?;
+        Ok(self.query_point_checked(point, omit, self.masked(mask, visit)))
+    }
+
+    /// `visit` behind a query mask: elements whose category is not in `mask`
+    /// are skipped (nothing is read when no filter was ever set).
+    #[doc(hidden)]
+    fn masked<F>(&self, mask: u32, mut visit: F) -> impl FnMut(Handle) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        move |handle| {
+            if self.passes_mask(handle.slot(), mask) {
+                visit(handle)
+            } else {
+                ControlFlow::Continue(())
+            }
+        }
+    }
+
     /// Fills `hits` (cleared first) with the other elements whose closed
     /// rectangle intersects this element's: the same as a query with the
     /// element's rectangle omitting it, but structures that know where the
@@ -410,7 +539,26 @@ pub trait SpatialIndex: Structure + Sized {
         F: FnMut(Handle) -> ControlFlow<()>,
     {
         let slot = self.lookup(handle)?;
-        Ok(self.overlapping_checked(slot, visit))
+        Ok(self.overlapping_filtered(slot, visit))
+    }
+
+    /// The neighbours of a live slot whose filters collide with its own.
+    #[doc(hidden)]
+    fn overlapping_filtered<F>(&self, slot: u32, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        if !self.filtered() {
+            return self.overlapping_checked(slot, visit);
+        }
+        let own = self.filter_at(slot);
+        self.overlapping_checked(slot, |other| {
+            if own.collides(self.filter_at(other.slot())) {
+                visit(other)
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
     }
 
     /// [`overlapping`](SpatialIndex::overlapping) for each handle, in compressed
@@ -445,7 +593,7 @@ pub trait SpatialIndex: Structure + Sized {
         for (index, &handle) in handles.iter().enumerate() {
             self.prefetch_overlapping(handles, index);
             // Checked above: no second look-up per element.
-            let _ = self.overlapping_checked(handle.slot(), collect_into(hits));
+            let _ = self.overlapping_filtered(handle.slot(), collect_into(hits));
             offsets.push(hits.len());
         }
         Ok(())
@@ -498,6 +646,275 @@ pub trait SpatialIndex: Structure + Sized {
         Ok(())
     }
 
+    /// Fills `hits` (cleared first) with every element passing `mask` whose
+    /// closed box is within `radius` of `center` (closed: at distance `<=
+    /// radius`, measured by [`Bounds::distance_to_point`]), in no particular
+    /// order. In 3D the circle is a sphere. `mask` is a collision mask: an
+    /// element is reported only if its category `& mask != 0` (so `mask` 0
+    /// reports nothing, `u32::MAX` everything).
+    ///
+    /// # Errors
+    /// [`Error::InvalidPoint`] ([`Error::InvalidPoint3`]) for a NaN or
+    /// infinite `center`; [`Error::InvalidDistance`] for a NaN or negative
+    /// `radius` (+∞ is fine: everything). `hits` is then left empty.
+    fn query_circle(
+        &self,
+        center: <Self::Bounds as Bounds>::Point,
+        radius: f64,
+        mask: u32,
+        hits: &mut Vec<Handle>,
+    ) -> Result<(), Error> {
+        hits.clear();
+        self.query_circle_with(center, radius, mask, collect_into(hits))
+            .map(|_| ())
+    }
+
+    /// Calls `visit` with each element [`query_circle`](SpatialIndex::query_circle)
+    /// would report, until `visit` breaks; returns how the walk ended.
+    ///
+    /// # Errors
+    /// As [`query_circle`](SpatialIndex::query_circle); `visit` is then never called.
+    fn query_circle_with<F>(
+        &self,
+        center: <Self::Bounds as Bounds>::Point,
+        radius: f64,
+        mask: u32,
+        visit: F,
+    ) -> Result<ControlFlow<()>, Error>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        check_point::<Self::Bounds>(center)?;
+        check_distance("radius", radius)?;
+        Ok(search::circle(self, center, radius, mask, visit))
+    }
+
+    /// [`query_circle`](SpatialIndex::query_circle) for each `(centers[i],
+    /// radii[i])`, in compressed rows: the hits of circle `i` are
+    /// `hits[offsets[i]..offsets[i + 1]]`. Both vectors are cleared first.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] if `radii` is not as long as `centers`; the
+    /// first bad center or radius inside [`Error::InBatch`]. Nothing is
+    /// written then.
+    fn query_circle_many(
+        &self,
+        centers: &[<Self::Bounds as Bounds>::Point],
+        radii: &[f64],
+        mask: u32,
+        offsets: &mut Vec<usize>,
+        hits: &mut Vec<Handle>,
+    ) -> Result<(), Error> {
+        check_lengths(centers.len(), radii.len())?;
+        for (index, (&center, &radius)) in centers.iter().zip(radii).enumerate() {
+            check_point::<Self::Bounds>(center)
+                .and_then(|_| check_distance("radius", radius))
+                .map_err(|e| e.in_batch(index))?;
+        }
+        offsets.clear();
+        hits.clear();
+        offsets.reserve(centers.len() + 1);
+        offsets.push(0);
+        for (&center, &radius) in centers.iter().zip(radii) {
+            let _ = search::circle(self, center, radius, mask, collect_into(hits));
+            offsets.push(hits.len());
+        }
+        Ok(())
+    }
+
+    /// Fills `out` (cleared first) with the `k` elements passing `mask`
+    /// nearest to `point` (fewer if there are fewer), nearest first, at most
+    /// `max_distance` away if given (closed). The distance is to the
+    /// element's closed box ([`Bounds::distance_to_point`], in `f64`; 0 when
+    /// the box holds the point). Ties are broken by id, then by the handle's
+    /// raw value: the order is ascending `(distance, id, handle)`, the same
+    /// as a brute-force sort. The walk is best-first over the structure's
+    /// nodes and visits only what can beat the `k`-th result, never every
+    /// element. `k` = 0 gives nothing.
+    ///
+    /// ```
+    /// use flatquad::{Quadtree, Rect, SpatialIndex};
+    /// let mut tree = Quadtree::for_world(Rect::new(0.0, 0.0, 100.0, 100.0))?;
+    /// let a = tree.insert(Rect::new(10.0, 10.0, 20.0, 20.0), 1)?;
+    /// let b = tree.insert(Rect::new(50.0, 10.0, 60.0, 20.0), 2)?;
+    /// let mut near = Vec::new();
+    /// tree.nearest([25.0, 15.0], 2, None, u32::MAX, &mut near)?;
+    /// assert_eq!((near[0].handle, near[0].distance), (a, 5.0));
+    /// assert_eq!((near[1].handle, near[1].distance), (b, 25.0));
+    /// tree.nearest([25.0, 15.0], 2, Some(10.0), u32::MAX, &mut near)?;
+    /// assert_eq!(near.len(), 1);
+    /// # Ok::<(), flatquad::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidPoint`] ([`Error::InvalidPoint3`]) for a NaN or
+    /// infinite `point`; [`Error::InvalidDistance`] for a NaN or negative
+    /// `max_distance`. `out` is then left empty.
+    fn nearest(
+        &self,
+        point: <Self::Bounds as Bounds>::Point,
+        k: usize,
+        max_distance: Option<f64>,
+        mask: u32,
+        out: &mut Vec<Neighbor>,
+    ) -> Result<(), Error> {
+        out.clear();
+        check_point::<Self::Bounds>(point)?;
+        let max_distance = check_max_distance(max_distance)?;
+        let query = search::Nearest {
+            point,
+            k,
+            max_distance,
+            mask,
+        };
+        search::nearest_bounded(self, &mut search::NodeStack::with_capacity(64), query, out);
+        Ok(())
+    }
+
+    /// [`nearest`](SpatialIndex::nearest) with a filter: `accept` is called
+    /// with candidates in ascending order, each once, and the elements it
+    /// rejects do not count towards `k`.
+    ///
+    /// # Errors
+    /// As [`nearest`](SpatialIndex::nearest); `accept` is then never called.
+    fn nearest_with<A>(
+        &self,
+        point: <Self::Bounds as Bounds>::Point,
+        k: usize,
+        max_distance: Option<f64>,
+        mask: u32,
+        accept: A,
+        out: &mut Vec<Neighbor>,
+    ) -> Result<(), Error>
+    where
+        A: FnMut(Handle) -> bool,
+    {
+        out.clear();
+        check_point::<Self::Bounds>(point)?;
+        let max_distance = check_max_distance(max_distance)?;
+        let query = search::Nearest {
+            point,
+            k,
+            max_distance,
+            mask,
+        };
+        search::nearest(self, &mut search::heap(), query, accept, out);
+        Ok(())
+    }
+
+    /// [`nearest`](SpatialIndex::nearest) for each point, in compressed rows:
+    /// the neighbours of `points[i]` are `out[offsets[i]..offsets[i + 1]]`,
+    /// nearest first. Both vectors are cleared first.
+    ///
+    /// # Errors
+    /// [`Error::InvalidDistance`] for a bad `max_distance`; the first bad
+    /// point inside [`Error::InBatch`]. Nothing is written then.
+    fn nearest_many(
+        &self,
+        points: &[<Self::Bounds as Bounds>::Point],
+        k: usize,
+        max_distance: Option<f64>,
+        mask: u32,
+        offsets: &mut Vec<usize>,
+        out: &mut Vec<Neighbor>,
+    ) -> Result<(), Error> {
+        let max_distance = check_max_distance(max_distance)?;
+        for (index, &point) in points.iter().enumerate() {
+            check_point::<Self::Bounds>(point).map_err(|e| e.in_batch(index))?;
+        }
+        offsets.clear();
+        out.clear();
+        offsets.reserve(points.len() + 1);
+        offsets.push(0);
+        let mut heap = search::NodeStack::with_capacity(64);
+        for &point in points {
+            let query = search::Nearest {
+                point,
+                k,
+                max_distance,
+                mask,
+            };
+            search::nearest_bounded(self, &mut heap, query, out);
+            offsets.push(out.len());
+        }
+        Ok(())
+    }
+
+    /// The first element passing `mask` that the segment `ray` hits, in the
+    /// order of [`ray_cast_all`](SpatialIndex::ray_cast_all), or `None`.
+    ///
+    /// ```
+    /// use flatquad::{Grid, Ray, Rect, SpatialIndex};
+    /// let mut grid = Grid::for_world(Rect::new(0.0, 0.0, 100.0, 100.0))?;
+    /// let wall = grid.insert(Rect::new(40.0, 0.0, 45.0, 100.0), 7)?;
+    /// grid.insert(Rect::new(60.0, 0.0, 65.0, 100.0), 8)?;
+    /// let ray = Ray { origin: [10.0, 50.0], direction: [2.0, 0.0], max_length: 80.0 };
+    /// let hit = grid.ray_cast(&ray, u32::MAX)?.unwrap();
+    /// assert_eq!((hit.handle, hit.distance, hit.fraction), (wall, 30.0, 0.375));
+    /// let short = Ray { max_length: 20.0, ..ray };
+    /// assert!(grid.ray_cast(&short, u32::MAX)?.is_none());
+    /// # Ok::<(), flatquad::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidPoint`] ([`Error::InvalidPoint3`]) for a NaN or
+    /// infinite origin; [`Error::InvalidDirection`] for a zero or non-finite
+    /// direction; [`Error::InvalidDistance`] for a `max_length` that is NaN,
+    /// negative or infinite.
+    fn ray_cast(
+        &self,
+        ray: &Ray<<Self::Bounds as Bounds>::Point>,
+        mask: u32,
+    ) -> Result<Option<RayHit>, Error> {
+        check_ray::<Self::Bounds>(ray)?;
+        Ok(search::ray_first(self, ray, mask))
+    }
+
+    /// Fills `hits` (cleared first) with every element passing `mask` that
+    /// the segment from `ray.origin` along `ray.direction` for
+    /// `ray.max_length` touches, in ascending order of `(distance, id,
+    /// handle)`. Boxes are closed: a ray grazing a corner or running along
+    /// an edge hits (where it first touches), a ray starting inside or on a
+    /// box hits it at distance 0, and a ray of length 0 hits the boxes
+    /// holding its origin. Exact for rays parallel to an axis (see
+    /// [`Bounds::ray_entry`]).
+    ///
+    /// # Errors
+    /// As [`ray_cast`](SpatialIndex::ray_cast); `hits` is then left empty.
+    fn ray_cast_all(
+        &self,
+        ray: &Ray<<Self::Bounds as Bounds>::Point>,
+        mask: u32,
+        hits: &mut Vec<RayHit>,
+    ) -> Result<(), Error> {
+        hits.clear();
+        self.ray_cast_with(ray, mask, |hit| {
+            hits.push(*hit);
+            RayControl::Continue
+        })
+    }
+
+    /// Calls `visit` with each hit of [`ray_cast_all`](SpatialIndex::ray_cast_all)
+    /// in that order; `visit` says whether to go on, to stop, or to shorten
+    /// the ray ([`RayControl::Clip`], the Box2D / parry pattern: clip to a
+    /// hit's distance to keep only the hits that are as near).
+    ///
+    /// # Errors
+    /// As [`ray_cast`](SpatialIndex::ray_cast); `visit` is then never called.
+    fn ray_cast_with<F>(
+        &self,
+        ray: &Ray<<Self::Bounds as Bounds>::Point>,
+        mask: u32,
+        visit: F,
+    ) -> Result<(), Error>
+    where
+        F: FnMut(&RayHit) -> RayControl,
+    {
+        check_ray::<Self::Bounds>(ray)?;
+        search::ray_cast(self, ray, mask, visit);
+        Ok(())
+    }
+
     /// Fills `pairs` (cleared first) with every pair of elements whose closed
     /// rectangles intersect, each unordered pair exactly once.
     fn pairs(&self, pairs: &mut Vec<(Handle, Handle)>) {
@@ -516,7 +933,32 @@ pub trait SpatialIndex: Structure + Sized {
     where
         Self: Sync,
     {
-        self.pairs(pairs)
+        self.par_pairs_checked(pairs);
+        if self.filtered() {
+            pairs.retain(|(a, b)| self.filter_at(a.slot()).collides(self.filter_at(b.slot())));
+        }
+    }
+
+    /// [`nearest_many`](SpatialIndex::nearest_many) on all of rayon's
+    /// threads, with the same result (batches under 1,000 points stay on the
+    /// calling thread).
+    ///
+    /// # Errors
+    /// As [`nearest_many`](SpatialIndex::nearest_many).
+    #[cfg(feature = "rayon")]
+    fn par_nearest_many(
+        &self,
+        points: &[<Self::Bounds as Bounds>::Point],
+        k: usize,
+        max_distance: Option<f64>,
+        mask: u32,
+        offsets: &mut Vec<usize>,
+        out: &mut Vec<Neighbor>,
+    ) -> Result<(), Error>
+    where
+        Self: Sync,
+    {
+        parallel::nearest_many(self, points, k, max_distance, mask, offsets, out)
     }
 
     /// [`query_many`](SpatialIndex::query_many) on all of rayon's threads, with
@@ -638,6 +1080,50 @@ pub(crate) fn count_walk<T: SpatialIndex>(index: &T, mut stats: Stats) -> Stats 
     stats.nodes = stats.leaves + branches;
     stats.max_depth_reached = stats.max_depth_reached.max(deepest_branch);
     stats
+}
+
+/// Every pair of `index` into `pairs` (cleared first), whatever the filters.
+#[cfg(feature = "rayon")]
+pub(crate) fn pairs_into<T: Structure>(index: &T, pairs: &mut Vec<(Handle, Handle)>) {
+    pairs.clear();
+    let _ = index.pairs_checked(|a, b| {
+        pairs.push((a, b));
+        ControlFlow::Continue(())
+    });
+}
+
+/// A radius or maximum distance the searches accept (`>= 0`, +∞ included),
+/// or [`Error::InvalidDistance`].
+pub(crate) fn check_distance(name: &'static str, value: f64) -> Result<f64, Error> {
+    if value >= 0.0 {
+        Ok(value)
+    } else {
+        Err(Error::InvalidDistance { name, found: value })
+    }
+}
+
+/// An optional maximum distance, +∞ for none.
+pub(crate) fn check_max_distance(max_distance: Option<f64>) -> Result<f64, Error> {
+    max_distance.map_or(Ok(f64::INFINITY), |d| check_distance("max_distance", d))
+}
+
+/// A ray the casts accept: finite origin, finite non-zero direction, finite
+/// `max_length >= 0`.
+pub(crate) fn check_ray<B: Bounds>(ray: &Ray<B::Point>) -> Result<(), Error> {
+    check_point::<B>(ray.origin)?;
+    let d = ray.direction.as_ref();
+    if !d.iter().all(|v| v.is_finite()) || d.iter().all(|&v| v == 0.0) {
+        let mut direction = [0.0; 3];
+        direction[..d.len()].copy_from_slice(d);
+        return Err(Error::InvalidDirection(direction));
+    }
+    if !(ray.max_length >= 0.0 && ray.max_length.is_finite()) {
+        return Err(Error::InvalidDistance {
+            name: "max_length",
+            found: ray.max_length,
+        });
+    }
+    Ok(())
 }
 
 /// [`Error::LengthMismatch`] unless two batch slices are equally long.

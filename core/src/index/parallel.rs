@@ -3,8 +3,9 @@
 
 use rayon::prelude::*;
 
-use super::SpatialIndex;
-use crate::{Error, Handle};
+use super::search::Neighbor;
+use super::{check_max_distance, check_point, SpatialIndex};
+use crate::{Bounds, Error, Handle};
 
 /// Chunks handed out per thread, so that uneven ones even out.
 pub(crate) const TASKS_PER_THREAD: usize = 4;
@@ -47,6 +48,51 @@ pub(crate) fn query_many<T: SpatialIndex + Sync>(
             offsets.push(offsets[offsets.len() - 1] + count);
         }
         hits.extend(found);
+    }
+    Ok(())
+}
+
+/// [`SpatialIndex::par_nearest_many`]: everything checked first (so an error
+/// writes nothing), then chunks of points on rayon's threads, their rows
+/// stitched in order.
+pub(crate) fn nearest_many<T: SpatialIndex + Sync>(
+    index: &T,
+    points: &[<T::Bounds as Bounds>::Point],
+    k: usize,
+    max_distance: Option<f64>,
+    mask: u32,
+    offsets: &mut Vec<usize>,
+    out: &mut Vec<Neighbor>,
+) -> Result<(), Error> {
+    if points.len() < PAR_QUERY_MIN_RECTS || rayon::current_num_threads() == 1 {
+        return index.nearest_many(points, k, max_distance, mask, offsets, out);
+    }
+    check_max_distance(max_distance)?;
+    for (index, &point) in points.iter().enumerate() {
+        check_point::<T::Bounds>(point).map_err(|e| e.in_batch(index))?;
+    }
+    let chunk = points
+        .len()
+        .div_ceil(rayon::current_num_threads() * TASKS_PER_THREAD)
+        .max(1);
+    let parts: Vec<(Vec<usize>, Vec<Neighbor>)> = points
+        .par_chunks(chunk)
+        .map(|points| {
+            let (mut rows, mut found) = (Vec::new(), Vec::new());
+            index
+                .nearest_many(points, k, max_distance, mask, &mut rows, &mut found)
+                .expect("checked above");
+            (rows, found)
+        })
+        .collect();
+    offsets.clear();
+    offsets.reserve(points.len() + 1);
+    offsets.push(0);
+    out.clear();
+    for (rows, found) in parts {
+        let base = out.len();
+        offsets.extend(rows[1..].iter().map(|&end| base + end));
+        out.extend(found);
     }
     Ok(())
 }

@@ -7,7 +7,7 @@ use core::ops::ControlFlow;
 
 use crate::index::{check_lengths, check_rect, collect_into};
 use crate::slots::{SlotPool, SlotRecord, NONE};
-use crate::{Bounds, Error, Handle};
+use crate::{Bounds, Error, Filter, Handle};
 
 /// How many handles ahead a batch call asks for slots.
 pub(crate) const PREFETCH_AHEAD: usize = 32;
@@ -50,6 +50,22 @@ pub trait Slots {
     fn slot_count(&self) -> usize;
     /// The element in slot `slot` as `(handle, rectangle, id)`, if it is live.
     fn element_at(&self, slot: u32) -> Option<(Handle, Self::Bounds, u32)>;
+    /// Whether any element may have a filter other than the default.
+    fn filtered(&self) -> bool;
+    /// The collision filter of a live slot.
+    fn filter_at(&self, slot: u32) -> Filter;
+    /// Sets the collision filter of a live slot.
+    fn set_filter_at(&mut self, slot: u32, filter: Filter);
+    /// Whether a live slot's element is reported to a query with collision
+    /// mask `mask` (its category `& mask != 0`, or `mask` is [`Filter::ALL`]).
+    #[inline]
+    fn passes_mask(&self, slot: u32, mask: u32) -> bool {
+        if self.filtered() {
+            self.filter_at(slot).passes(mask)
+        } else {
+            Filter::DEFAULT.passes(mask)
+        }
+    }
 }
 
 impl<T: HasSlots> Slots for T {
@@ -104,6 +120,30 @@ impl<T: HasSlots> Slots for T {
         pool.is_live(slot)
             .then(|| (pool.handle(slot), s.rect(), s.id()))
     }
+    #[inline]
+    fn filtered(&self) -> bool {
+        self.slot_pool().filtered()
+    }
+    #[inline]
+    fn filter_at(&self, slot: u32) -> Filter {
+        self.slot_pool().filter(slot)
+    }
+    fn set_filter_at(&mut self, slot: u32, filter: Filter) {
+        self.slot_pool_mut().set_filter(slot, filter)
+    }
+}
+
+/// What a structure hands the best-first search (`index::search`): a node to
+/// expand later, or an element.
+#[derive(Clone, Copy, Debug)]
+pub enum SearchItem<B> {
+    /// A node (tree node, cell, range of cells) under an id only its structure
+    /// reads back, and a closed box holding every point of its elements that
+    /// the node stands for (see [`Structure::search_roots`]).
+    Node(u128, B),
+    /// A live element's slot. The same element may be handed over more than
+    /// once (an element listed in several leaves); the search reports it once.
+    Element(u32),
 }
 
 /// The operations a structure implements on checked arguments: slots that are
@@ -141,6 +181,24 @@ pub trait Structure: Slots {
     /// Gives a live slot's element the valid rectangle `rect`.
     fn relocate(&mut self, slot: u32, rect: Self::Bounds);
 
+    /// The top of the structure for the best-first search: its root nodes
+    /// and any elements kept apart from them (a grid's big elements).
+    ///
+    /// The search is exact only if each structure meets this condition: for
+    /// every live element `e` and every point `q` of `e`, some chain of nodes
+    /// from a root (each handed over by [`search_expand`](Structure::search_expand)
+    /// of the one before) down to a node that hands over `e` has boxes that
+    /// all contain `q`. Tight structures meet it because an element is listed
+    /// in every leaf or cell it meets (node boxes closed, reaching to ±∞ on
+    /// the world's outer sides, as the border cells and leaves own what lies
+    /// beyond); loose ones because their node boxes hold their elements whole.
+    /// Empty nodes may be left out; nodes with an inverted box are ignored.
+    fn search_roots(&self, push: &mut impl FnMut(SearchItem<Self::Bounds>));
+
+    /// The children of a node [`search_roots`](Structure::search_roots) or an
+    /// earlier expansion handed over: nodes, elements, or both.
+    fn search_expand(&self, node: u128, push: &mut impl FnMut(SearchItem<Self::Bounds>));
+
     /// [`relocate`](Structure::relocate)s each live handle's slot to its
     /// valid rectangle, in order (`update_many` after its checks). The default
     /// moves one by one, with [`prefetch_relocate`](Structure::prefetch_relocate)
@@ -150,6 +208,23 @@ pub trait Structure: Slots {
             self.prefetch_relocate(handles, rects, index);
             self.relocate(handle.slot(), rect);
         }
+    }
+
+    /// Visits every pair of intersecting elements once, whatever their
+    /// filters, until `visit` breaks.
+    fn pairs_checked<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle, Handle) -> ControlFlow<()>;
+
+    /// [`pairs_checked`](Structure::pairs_checked) into `pairs` (cleared
+    /// first), on rayon's threads where the structure can split its walk.
+    #[cfg(feature = "rayon")]
+    fn par_pairs_checked(&self, pairs: &mut Vec<(Handle, Handle)>) {
+        pairs.clear();
+        let _ = self.pairs_checked(|a, b| {
+            pairs.push((a, b));
+            ControlFlow::Continue(())
+        });
     }
 
     /// Visits each element whose closed rectangle meets the valid `rect`, once,
@@ -251,9 +326,10 @@ pub trait Structure: Slots {
 /// `impl HasSlots` and `impl Structure` for a structure whose slots are in a
 /// `slots` field and whose inherent methods have the house names — `insert_one`,
 /// `insert_batch`, `remove_slot`, `remove_batch`, `relocate`, `query_rect`,
-/// `query_at` — plus the optional hooks it names after a `;`
+/// `query_at`, `search_top`, `search_below` — plus the optional hooks it names after a `;`
 /// (`overlapping_checked => neighbours`, `prefetch_overlapping => ...`,
-/// `prefetch_relocate => ...`, `relocate_many => ...`). One line per structure instead of a copy of
+/// `prefetch_relocate => ...`, `relocate_many => ...`, `par_pairs_checked => ...`);
+/// every structure has an `all_pairs` walk. One line per structure instead of a copy of
 /// the same delegations in each.
 macro_rules! impl_structure {
     ($t:ident $(; $($hook:ident => $method:ident),+ $(,)?)?) => {
@@ -293,6 +369,25 @@ macro_rules! impl_structure {
             fn relocate(&mut self, slot: u32, rect: Self::Bounds) {
                 <$t>::relocate(self, slot, rect)
             }
+            fn pairs_checked<F>(&self, visit: F) -> core::ops::ControlFlow<()>
+            where
+                F: FnMut($crate::Handle, $crate::Handle) -> core::ops::ControlFlow<()>,
+            {
+                self.all_pairs(visit)
+            }
+            fn search_roots(
+                &self,
+                push: &mut impl FnMut($crate::index::raw::SearchItem<Self::Bounds>),
+            ) {
+                self.search_top(push)
+            }
+            fn search_expand(
+                &self,
+                node: u128,
+                push: &mut impl FnMut($crate::index::raw::SearchItem<Self::Bounds>),
+            ) {
+                self.search_below(node, push)
+            }
             fn query_checked<F>(
                 &self,
                 rect: Self::Bounds,
@@ -329,6 +424,12 @@ macro_rules! structure_hook {
             F: FnMut($crate::Handle) -> core::ops::ControlFlow<()>,
         {
             self.$method(slot, visit)
+        }
+    };
+    (par_pairs_checked => $method:ident) => {
+        #[cfg(feature = "rayon")]
+        fn par_pairs_checked(&self, pairs: &mut Vec<($crate::Handle, $crate::Handle)>) {
+            self.$method(pairs)
         }
     };
     (prefetch_overlapping => $method:ident) => {

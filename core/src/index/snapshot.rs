@@ -6,8 +6,9 @@ use crate::index::Kind;
 use crate::{Bounds, Error};
 
 const MAGIC: &[u8; 4] = b"FLQD";
-/// 2: the structure's kind follows the version.
-const FORMAT_VERSION: u32 = 2;
+/// 2: the structure's kind follows the version. 3: the slots' collision
+/// filters follow the slots.
+const FORMAT_VERSION: u32 = 3;
 
 /// The snapshot tag of the octree, beside the 2D structures' [`Kind`] values.
 pub(crate) const OCTREE_TAG: u32 = 5;
@@ -136,7 +137,8 @@ impl<'a> Reader<'a> {
 }
 
 /// A slot pool's words: the free head, then each slot's rectangle, id, stamp and
-/// `extra` words.
+/// `extra` words; then the number of filters (0 while every element has the
+/// default) and each slot's category and mask.
 pub(crate) fn write_slots<S: crate::slots::SlotRecord>(
     w: &mut Writer,
     pool: &crate::slots::SlotPool<S>,
@@ -149,6 +151,11 @@ pub(crate) fn write_slots<S: crate::slots::SlotRecord>(
         w.u32(slot.id());
         w.u32(stamp);
         extra(slot, w);
+    }
+    w.u32(pool.filters.len() as u32);
+    for filter in &pool.filters {
+        w.u32(filter.category);
+        w.u32(filter.mask);
     }
 }
 
@@ -169,6 +176,15 @@ pub(crate) fn read_slots<S: crate::slots::SlotRecord>(
         let (id, stamp) = (r.u32()?, r.u32()?);
         let slot = finish(S::fresh(rect, id), r)?;
         pool.push(slot, stamp);
+    }
+    let filters = r.len(8)?;
+    if filters != 0 && filters != count {
+        return Err(invalid("filters and slots differ in number"));
+    }
+    pool.filters.reserve_exact(filters);
+    for _ in 0..filters {
+        let (category, mask) = (r.u32()?, r.u32()?);
+        pool.filters.push(crate::Filter::new(category, mask));
     }
     pool.validate()
         .map_err(|reason| invalid(&format!("inconsistent snapshot: {reason}")))?;

@@ -30,7 +30,7 @@ use crate::index::raw::impl_structure;
 use crate::index::{check_world, NodeInfo, SpatialIndex, Stats};
 use crate::links::LinkPool;
 use crate::slots::{slot_record, SlotPool, NONE};
-use crate::{Error, Handle, Rect};
+use crate::{Error, Rect};
 
 /// Where an element's rectangle and id live, with the next element of its loose
 /// cell. 28 bytes: the budget is 32 bytes per element in all.
@@ -470,7 +470,7 @@ impl core::fmt::Debug for LooseGrid {
     }
 }
 
-impl_structure!(LooseGrid; prefetch_relocate => prefetch_move);
+impl_structure!(LooseGrid; prefetch_relocate => prefetch_move, par_pairs_checked => pairs_parallel);
 
 impl SpatialIndex for LooseGrid {
     fn world(&self) -> Rect {
@@ -486,18 +486,6 @@ impl SpatialIndex for LooseGrid {
     /// keeps the memory for reuse.
     fn clear(&mut self) {
         self.reset()
-    }
-    /// Tight cell by tight cell: the loose cells it lists are gathered with
-    /// their elements, and it reports the pairs inside a listed cell whose box's
-    /// top-left corner it owns, and the pairs across two listed cells whose
-    /// boxes meet where it owns the top-left corner of their intersection (each
-    /// corner has one tight cell, so each pair is reported once, with no hash
-    /// set). Then big elements against the grid and against each other.
-    fn pairs_with<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Handle, Handle) -> ControlFlow<()>,
-    {
-        self.all_pairs(visit)
     }
     /// Shows each loose cell, row by row, as a leaf of depth 0 (no branches;
     /// the tight grid is not shown): `rect` is the cell's box when it holds
@@ -529,11 +517,5 @@ impl SpatialIndex for LooseGrid {
     }
     fn from_bytes(bytes: &[u8]) -> Result<LooseGrid, Error> {
         LooseGrid::read_snapshot(bytes)
-    }
-    /// Splits the tight cells into bands walked on rayon's threads (grids
-    /// of 250,000 elements and more; smaller ones on the calling thread).
-    #[cfg(feature = "rayon")]
-    fn par_pairs(&self, pairs: &mut Vec<(Handle, Handle)>) {
-        self.pairs_parallel(pairs)
     }
 }

@@ -155,7 +155,12 @@ fn meet(a: &Rect, b: &Rect) -> Rect {
 }
 
 impl LooseGrid {
-    /// [`pairs_with`](crate::SpatialIndex::pairs_with).
+    /// Tight cell by tight cell: the loose cells it lists are gathered with
+    /// their elements, and it reports the pairs inside a listed cell whose box's
+    /// top-left corner it owns, and the pairs across two listed cells whose
+    /// boxes meet where it owns the top-left corner of their intersection (each
+    /// corner has one tight cell, so each pair is reported once, with no hash
+    /// set). Then big elements against the grid and against each other.
     pub(crate) fn all_pairs<F>(&self, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Handle, Handle) -> ControlFlow<()>,

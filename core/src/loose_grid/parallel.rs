@@ -20,7 +20,7 @@ impl LooseGrid {
     /// are found on the calling thread.
     pub(crate) fn pairs_parallel(&self, pairs: &mut Vec<(Handle, Handle)>) {
         if self.len() < PAR_PAIRS_MIN_ELEMENTS || rayon::current_num_threads() == 1 {
-            return self.pairs(pairs);
+            return crate::index::pairs_into(self, pairs);
         }
         let cells = self.tight.len() as u32;
         let bands = (rayon::current_num_threads() * TASKS_PER_THREAD) as u32;

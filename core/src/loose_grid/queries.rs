@@ -7,6 +7,8 @@ use core::ops::ControlFlow;
 
 use arrayvec::ArrayVec;
 
+use crate::index::raw::SearchItem;
+use crate::index::search::CellRanges;
 use crate::links::Link;
 use crate::loose_grid::{LooseGrid, Slot};
 use crate::slots::{prefetch, NONE};
@@ -150,4 +152,48 @@ impl LooseGrid {
             &mut visit,
         )
     }
+
+    /// The search's hierarchy over the tight cells (see [`CellRanges`]).
+    fn ranges(&self) -> CellRanges<'_> {
+        CellRanges {
+            x: &self.tight_x,
+            y: &self.tight_y,
+        }
+    }
+
+    /// The search's roots: all the tight cells as one range, and the big
+    /// elements.
+    pub(crate) fn search_top(&self, push: &mut impl FnMut(SearchItem<Rect>)) {
+        push(self.ranges().root(0));
+        for &slot in &self.big.slots {
+            push(SearchItem::Element(slot));
+        }
+    }
+
+    /// A range's halves; a tight cell's loose cells (tagged [`LOOSE`], with
+    /// the boxes that hold their elements); a loose cell's elements.
+    pub(crate) fn search_below(&self, id: u128, push: &mut impl FnMut(SearchItem<Rect>)) {
+        if id & LOOSE != 0 {
+            let mut at = self.cells[id as u32 as usize].head;
+            while at != NONE {
+                push(SearchItem::Element(at));
+                at = self.slots.slots[at as usize].next;
+            }
+            return;
+        }
+        if let Some((tx, ty)) = self.ranges().expand(id, 0, push) {
+            let mut link = self.tight[(ty * self.tight_columns + tx) as usize];
+            while link != NONE {
+                let Link { next, element } = self.links.links[link as usize];
+                let cell = &self.cells[element as usize];
+                if cell.head != NONE {
+                    push(SearchItem::Node(LOOSE | u128::from(element), cell.rect));
+                }
+                link = next;
+            }
+        }
+    }
 }
+
+/// The tag of a loose cell's search node (a tight range's is 0).
+const LOOSE: u128 = 1 << 64;

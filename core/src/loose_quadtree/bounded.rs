@@ -1,10 +1,10 @@
-//! Seed 002's "uniform upper-bound size", as far as it paid: with a
-//! `max_extent`, the elements over it (the few large ones) live apart, in a
+//! The grids write-up's "uniform upper-bound size" (`docs/design.md`), as far
+//! as it paid: with a `max_extent`, the elements over it (the few large ones) live apart, in a
 //! plain loose quadtree of their own, so that they do not widen the boxes of
 //! the nodes the many small ones share. Each such element's slot names its
 //! slot in that tree, whose ids are this tree's slots.
 //!
-//! The seed's other half — boxes fixed at each cell grown by the bound, so
+//! Its other half — boxes fixed at each cell grown by the bound, so
 //! that moves never grow them and `cleanup` refits nothing — was measured and
 //! left out: moves got cheaper (uniform-100k update 4.9 → 3.4 ms) but the
 //! fixed boxes are much looser than refitted ones (a leaf's few agents cover

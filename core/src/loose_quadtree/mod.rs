@@ -30,7 +30,7 @@ use crate::loose_quadtree::nodes::{Families, NodePool};
 use crate::quadtree::check_tree_parameters;
 use crate::quadtree::lines::{SplitLines, MAX_DEPTH_LIMIT};
 use crate::slots::{slot_record, SlotPool, NONE};
-use crate::{Error, Handle, Rect};
+use crate::{Error, Rect};
 
 /// Where an element's rectangle and id live, with the next element of its leaf
 /// and the leaf itself. 28 bytes.
@@ -179,8 +179,8 @@ impl LooseQuadtree {
     }
 
     /// An empty tree over `world` for elements mostly no wider and no taller
-    /// than `max_extent` (after seed 002's "uniform upper-bound size"): the
-    /// elements over the bound — a few large ones among many small — are kept
+    /// than `max_extent` (after the "uniform upper-bound size" of the design
+    /// notes, `docs/design.md`): the elements over the bound — a few large ones among many small — are kept
     /// apart, in a plain loose quadtree of their own (see
     /// [`over_bound_len`](LooseQuadtree::over_bound_len)), so that they do
     /// not widen the boxes the small ones share. Any size is fine either way,
@@ -301,14 +301,6 @@ impl SpatialIndex for LooseQuadtree {
     /// root; keeps the memory for reuse.
     fn clear(&mut self) {
         self.reset()
-    }
-    /// The pairs within each leaf, then, for each two leaves whose boxes meet
-    /// (found by a descent with the box of one of them), the pairs across.
-    fn pairs_with<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Handle, Handle) -> ControlFlow<()>,
-    {
-        self.all_pairs(visit)
     }
     /// Children in the order top-left, top-right, bottom-left, bottom-right.
     /// A node's `rect` is its box, which holds every element below it (and

@@ -5,6 +5,7 @@ use core::ops::ControlFlow;
 
 use arrayvec::ArrayVec;
 
+use crate::index::raw::SearchItem;
 use crate::loose_quadtree::LooseQuadtree;
 use crate::quadtree::lines::STACK_CAPACITY;
 use crate::rect::meets;
@@ -102,4 +103,44 @@ impl LooseQuadtree {
         }
         ControlFlow::Continue(())
     }
+
+    /// The search's roots: the tree's root and, with a `max_extent`, the
+    /// root of the tree of elements over it (tagged [`OVER`]). Node boxes
+    /// hold their elements whole.
+    pub(crate) fn search_top(&self, push: &mut impl FnMut(SearchItem<Rect>)) {
+        push(SearchItem::Node(0, self.nodes.nodes[0].rect));
+        if let Some(over) = &self.over_bound {
+            push(SearchItem::Node(OVER, over.nodes.nodes[0].rect));
+        }
+    }
+
+    /// A node's children, or a leaf's elements (for the tree over the bound,
+    /// the slots its ids name).
+    pub(crate) fn search_below(&self, id: u128, push: &mut impl FnMut(SearchItem<Rect>)) {
+        let over = id & OVER != 0;
+        let tree = match (&self.over_bound, over) {
+            (Some(inner), true) => inner,
+            _ => self,
+        };
+        let node = &tree.nodes.nodes[id as u32 as usize];
+        if node.is_branch() {
+            for child in node.first..node.first + 4 {
+                let tag = id & OVER;
+                push(SearchItem::Node(
+                    tag | u128::from(child),
+                    tree.nodes.nodes[child as usize].rect,
+                ));
+            }
+            return;
+        }
+        let mut at = node.first;
+        while at != NONE {
+            let slot = &tree.slots.slots[at as usize];
+            push(SearchItem::Element(if over { slot.id } else { at }));
+            at = slot.next;
+        }
+    }
 }
+
+/// The tag of a node of the tree over the bound.
+const OVER: u128 = 1 << 64;

@@ -6,8 +6,8 @@ use crate::quadtree::FlatTree;
 
 impl<D: Dimension> FlatTree<D> {
     /// Merges, bottom-up, every branch whose children are all empty leaves into
-    /// one empty leaf. Lazy, as the seed has it: one level per call, so call it
-    /// once a frame; an element that leaves a cell is often replaced in the same
+    /// one empty leaf. Lazy, as in the flat-quadtree write-up (`docs/design.md`):
+    /// one level per call, so call it once a frame; an element that leaves a cell is often replaced in the same
     /// frame, and nodes are not churned for nothing. The root always stays.
     pub(crate) fn merge_empty(&mut self) {
         let nodes = &mut self.nodes;

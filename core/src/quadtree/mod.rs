@@ -28,7 +28,7 @@ use crate::quadtree::dimension::{Dim2, Dim3, Dimension};
 use crate::quadtree::lines::{Place, SplitLines, MAX_DEPTH_LIMIT, NO_PLACE};
 use crate::quadtree::nodes::NodePool;
 use crate::slots::{slot_record, SlotPool, NONE};
-use crate::{Error, Handle};
+use crate::Error;
 
 /// Where an element's box and id live, with its place and home for moves
 /// that stay put. In 2D 32 bytes, aligned, so a slot never straddles two cache
@@ -221,7 +221,7 @@ impl<D: Dimension> core::fmt::Debug for FlatTree<D> {
     }
 }
 
-impl_structure!(impl[D: Dimension] FlatTree<D>, Slot<D>; overlapping_checked => neighbours, prefetch_overlapping => prefetch_neighbours);
+impl_structure!(impl[D: Dimension] FlatTree<D>, Slot<D>; overlapping_checked => neighbours, prefetch_overlapping => prefetch_neighbours, par_pairs_checked => pairs_parallel);
 
 impl<D: Dimension> SpatialIndex for FlatTree<D> {
     fn world(&self) -> D::Bounds {
@@ -238,15 +238,6 @@ impl<D: Dimension> SpatialIndex for FlatTree<D> {
     /// root; keeps the memory for reuse.
     fn clear(&mut self) {
         self.reset()
-    }
-    /// Walks the leaves and tests the elements of each leaf against each other
-    /// (no query per element, no hash set): a pair is reported only in the
-    /// leaf that owns the low (top-left) corner of the two boxes' intersection.
-    fn pairs_with<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Handle, Handle) -> ControlFlow<()>,
-    {
-        self.pairs_below(lines::Cell::ROOT, visit)
     }
     /// Children in the order top-left, top-right, bottom-left, bottom-right
     /// (in 3D those four at low z, then at high z).
@@ -271,11 +262,5 @@ impl<D: Dimension> SpatialIndex for FlatTree<D> {
     }
     fn from_bytes(bytes: &[u8]) -> Result<FlatTree<D>, Error> {
         FlatTree::read_snapshot(bytes)
-    }
-    /// Walks disjoint subtrees on rayon's threads (trees of 250,000 elements
-    /// and more; smaller ones on the calling thread, where more did not pay).
-    #[cfg(feature = "rayon")]
-    fn par_pairs(&self, pairs: &mut Vec<(Handle, Handle)>) {
-        self.pairs_parallel(pairs)
     }
 }

@@ -10,6 +10,16 @@ use crate::quadtree::FlatTree;
 use crate::Handle;
 
 impl<D: Dimension> FlatTree<D> {
+    /// Walks the leaves and tests the elements of each leaf against each other
+    /// (no query per element, no hash set): a pair is reported only in the
+    /// leaf that owns the low (top-left) corner of the two boxes' intersection.
+    pub(crate) fn all_pairs<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle, Handle) -> ControlFlow<()>,
+    {
+        self.pairs_below(Cell::ROOT, visit)
+    }
+
     /// The pairs reported in the leaves below `top` (each pair has one leaf).
     pub(crate) fn pairs_below<F>(&self, top: Cell<D>, mut visit: F) -> ControlFlow<()>
     where

@@ -23,7 +23,7 @@ impl<D: Dimension> FlatTree<D> {
     /// calling thread, where more threads did not pay.
     pub(crate) fn pairs_parallel(&self, pairs: &mut Vec<(Handle, Handle)>) {
         if self.len() < PAR_PAIRS_MIN_ELEMENTS || rayon::current_num_threads() == 1 {
-            return self.pairs(pairs);
+            return crate::index::pairs_into(self, pairs);
         }
         let parts: Vec<Vec<(Handle, Handle)>> = self
             .subtrees(rayon::current_num_threads() * TASKS_PER_THREAD)

@@ -2,7 +2,7 @@
 
 use core::ops::ControlFlow;
 
-use crate::index::raw::PREFETCH_AHEAD;
+use crate::index::raw::{SearchItem, PREFETCH_AHEAD};
 use crate::links::Link;
 use crate::quadtree::dimension::Dimension;
 use crate::quadtree::lines::{point_child, unpack_place, Cell, Stack};
@@ -154,6 +154,57 @@ impl<D: Dimension> FlatTree<D> {
                     }
                 }
             }
+        }
+    }
+
+    /// The search's node for `cell`: its region as a closed box (±∞ on the
+    /// world's outer sides), which holds every point the node's elements
+    /// have in it. The id packs the cell: node (32 bits), depth (5), then 30
+    /// bits per coordinate.
+    fn search_item(&self, cell: &Cell<D>) -> SearchItem<D::Bounds> {
+        let region = self.lines.region(cell);
+        let (mut lo, mut hi) = ([0.0; 3], [0.0; 3]);
+        lo[..D::AXES].copy_from_slice(region.lo.as_ref());
+        hi[..D::AXES].copy_from_slice(region.hi.as_ref());
+        let mut id = u128::from(cell.node) | u128::from(cell.depth) << 32;
+        for (axis, &v) in cell.at.as_ref().iter().enumerate() {
+            id |= u128::from(v) << (37 + 30 * axis);
+        }
+        SearchItem::Node(id, D::Bounds::from_corners(lo, hi))
+    }
+
+    /// The search's roots: the root node.
+    pub(crate) fn search_top(&self, push: &mut impl FnMut(SearchItem<D::Bounds>)) {
+        push(self.search_item(&Cell::ROOT))
+    }
+
+    /// A node's children that are not empty leaves, or a leaf's elements.
+    pub(crate) fn search_below(&self, id: u128, push: &mut impl FnMut(SearchItem<D::Bounds>)) {
+        let mut at = D::Coords::default();
+        for (axis, v) in at.as_mut().iter_mut().enumerate() {
+            *v = (id >> (37 + 30 * axis)) as u32 & ((1 << 30) - 1);
+        }
+        let cell = Cell::<D> {
+            node: id as u32,
+            depth: (id >> 32) as u32 & 31,
+            at,
+        };
+        let node = self.nodes.nodes[cell.node as usize];
+        if node.is_branch() {
+            for k in 0..D::CHILDREN {
+                let child = cell.child(node.first, k);
+                let n = self.nodes.nodes[child.node as usize];
+                if n.is_branch() || n.first != NONE {
+                    push(self.search_item(&child));
+                }
+            }
+            return;
+        }
+        let mut link = node.first;
+        while link != NONE {
+            let Link { next, element } = self.links.links[link as usize];
+            push(SearchItem::Element(element));
+            link = next;
         }
     }
 }

@@ -1,0 +1,473 @@
+//! Nearest neighbours and ray casts on the static 100k index, beside rstar and
+//! parry2d.
+//!
+//! ```text
+//! cargo run --release -p flatquad-bench --features peers --bin searches -- \
+//!     [--runs R] [--queries N] [--markdown PATH]
+//! ```
+//!
+//! The index holds the 100,000 agents of uniform-100k at their initial
+//! positions (those of `static-1m-queries`); the query points are that
+//! scenario's 1,000,000 point queries. Modes:
+//! - `nearest k=1` and `nearest k=10`: the k elements nearest each point
+//!   (distance to the closed rectangle, 0 inside);
+//! - `ray first hit`: from each point, in a direction drawn from a second LCG,
+//!   the first element a segment of length 64 (16 agent sides) meets.
+//!
+//! Checksums are independent of how ties are broken: the sum of the distances of
+//! every neighbour reported (the multiset of the k smallest distances is unique)
+//! and the number of rays that hit with the sum of their hit distances. Every
+//! implementation must agree with flatquad's Grid to 1e-9 relatively.
+//! Implementations run interleaved, `--runs` times each; the median is shown.
+//! With `--markdown PATH` the table replaces the section of the same title in
+//! PATH (or is appended), below the marker `peers` keeps.
+
+use std::fmt::Write as _;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use flatquad::{AnyIndex, Filter, Neighbor, Ray, Rect, SpatialIndex};
+use flatquad_bench::flatquad_index::{FlatquadConfig, STRUCTURES};
+use flatquad_bench::workload::{static_workload, Agents};
+use flatquad_bench::{machine, scenario};
+
+/// The rays' length, in world units (16 agent sides).
+const RAY_LENGTH: f64 = 64.0;
+const TITLE: &str = "## Nearest neighbours and ray casts (issue 12)";
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Mode {
+    Nearest(usize),
+    Ray,
+}
+
+impl Mode {
+    fn name(self) -> String {
+        match self {
+            Mode::Nearest(k) => format!("nearest k={k}"),
+            Mode::Ray => "ray first hit".to_string(),
+        }
+    }
+}
+
+const MODES: [Mode; 3] = [Mode::Nearest(1), Mode::Nearest(10), Mode::Ray];
+
+/// What a batch of queries found, tie-independent.
+#[derive(Clone, Copy, Debug, Default)]
+struct Checksum {
+    count: u64,
+    distance_sum: f64,
+}
+
+impl Checksum {
+    fn add(&mut self, distance: f64) {
+        self.count += 1;
+        self.distance_sum += distance;
+    }
+
+    fn agrees(&self, other: &Checksum) -> bool {
+        self.count == other.count
+            && (self.distance_sum - other.distance_sum).abs()
+                <= 1e-9 * self.distance_sum.abs().max(1.0)
+    }
+}
+
+struct Inputs {
+    rects: Vec<Rect>,
+    points: Vec<[f32; 2]>,
+    /// Unit directions, one per point.
+    directions: Vec<[f32; 2]>,
+}
+
+fn inputs(queries: usize) -> Inputs {
+    let s = scenario("static-1m-queries").expect("the static scenario");
+    let (agents, q) = static_workload(s).expect("static");
+    let rects = rects_of(&agents);
+    let points: Vec<[f32; 2]> = q.points.iter().take(queries).copied().collect();
+    // A second generator, so the directions do not disturb the workload's draws.
+    let mut state = 2_463_534_242u32;
+    let directions = (0..points.len())
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            let angle = (state >> 8) as f32 / 16_777_216.0 * std::f32::consts::TAU;
+            [angle.cos(), angle.sin()]
+        })
+        .collect();
+    Inputs {
+        rects,
+        points,
+        directions,
+    }
+}
+
+fn rects_of(agents: &Agents) -> Vec<Rect> {
+    agents
+        .rects()
+        .map(|r| Rect::new(r.x1, r.y1, r.x2, r.y2))
+        .collect()
+}
+
+/// One implementation: builds once, then answers a mode's whole batch.
+trait Searcher {
+    fn name(&self) -> String;
+    fn supports(&self, mode: Mode) -> bool;
+    fn run(&mut self, mode: Mode, inputs: &Inputs) -> Checksum;
+}
+
+struct Ours {
+    name: &'static str,
+    index: AnyIndex,
+    out: Vec<Neighbor>,
+}
+
+impl Ours {
+    fn new(name: &'static str, config: FlatquadConfig, inputs: &Inputs) -> Ours {
+        let mut index = config.make(4096.0, 4.0).expect("index");
+        let ids: Vec<u32> = (0..inputs.rects.len() as u32).collect();
+        let mut handles = Vec::new();
+        index
+            .insert_many(&inputs.rects, &ids, &mut handles)
+            .expect("insert");
+        index.cleanup();
+        Ours {
+            name,
+            index,
+            out: Vec::new(),
+        }
+    }
+}
+
+impl Searcher for Ours {
+    fn name(&self) -> String {
+        format!("flatquad {}", self.name)
+    }
+    fn supports(&self, _: Mode) -> bool {
+        true
+    }
+    fn run(&mut self, mode: Mode, inputs: &Inputs) -> Checksum {
+        let mut sum = Checksum::default();
+        match mode {
+            Mode::Nearest(k) => {
+                for &p in &inputs.points {
+                    self.index
+                        .nearest(p, k, None, Filter::ALL, &mut self.out)
+                        .expect("nearest");
+                    for n in &self.out {
+                        sum.add(n.distance);
+                    }
+                }
+            }
+            Mode::Ray => {
+                for (&origin, &direction) in inputs.points.iter().zip(&inputs.directions) {
+                    let ray = Ray {
+                        origin,
+                        direction,
+                        max_length: RAY_LENGTH,
+                    };
+                    if let Some(hit) = self.index.ray_cast(&ray, Filter::ALL).expect("ray") {
+                        sum.add(hit.distance);
+                    }
+                }
+            }
+        }
+        sum
+    }
+}
+
+/// rstar's R*-tree of the rectangles (f64 corners, so its distances are ours):
+/// `nearest_neighbor_iter` for k nearest. rstar has no ray cast.
+struct Rstar {
+    tree: rstar::RTree<rstar::primitives::Rectangle<[f64; 2]>>,
+}
+
+impl Rstar {
+    fn new(inputs: &Inputs) -> Rstar {
+        let rects = inputs
+            .rects
+            .iter()
+            .map(|r| {
+                rstar::primitives::Rectangle::from_corners(
+                    [r.x1 as f64, r.y1 as f64],
+                    [r.x2 as f64, r.y2 as f64],
+                )
+            })
+            .collect();
+        Rstar {
+            tree: rstar::RTree::bulk_load(rects),
+        }
+    }
+}
+
+impl Searcher for Rstar {
+    fn name(&self) -> String {
+        "rstar".to_string()
+    }
+    fn supports(&self, mode: Mode) -> bool {
+        matches!(mode, Mode::Nearest(_))
+    }
+    fn run(&mut self, mode: Mode, inputs: &Inputs) -> Checksum {
+        use rstar::PointDistance;
+        let Mode::Nearest(k) = mode else {
+            unreachable!("rstar runs nearest only")
+        };
+        let mut sum = Checksum::default();
+        for p in &inputs.points {
+            let p = [p[0] as f64, p[1] as f64];
+            for r in self.tree.nearest_neighbor_iter(p).take(k) {
+                sum.add(r.distance_2(&p).sqrt());
+            }
+        }
+        sum
+    }
+}
+
+/// parry2d's `Bvh` from its binned build: `cast_ray` with each leaf's AABB
+/// ray cast, and `project_point` for the nearest one (k = 1 only).
+struct Parry {
+    bvh: parry2d::partitioning::Bvh,
+    leaves: Vec<parry2d::bounding_volume::Aabb>,
+}
+
+impl Parry {
+    fn new(inputs: &Inputs) -> Parry {
+        use parry2d::math::Vector;
+        let leaves: Vec<_> = inputs
+            .rects
+            .iter()
+            .map(|r| {
+                parry2d::bounding_volume::Aabb::new(
+                    Vector::new(r.x1, r.y1),
+                    Vector::new(r.x2, r.y2),
+                )
+            })
+            .collect();
+        let bvh = parry2d::partitioning::Bvh::from_leaves(
+            parry2d::partitioning::BvhBuildStrategy::Binned,
+            &leaves,
+        );
+        Parry { bvh, leaves }
+    }
+}
+
+impl Searcher for Parry {
+    fn name(&self) -> String {
+        "parry2d".to_string()
+    }
+    fn supports(&self, mode: Mode) -> bool {
+        matches!(mode, Mode::Nearest(1) | Mode::Ray)
+    }
+    fn run(&mut self, mode: Mode, inputs: &Inputs) -> Checksum {
+        use parry2d::math::Vector;
+        use parry2d::query::{PointQuery, Ray as ParryRay, RayCast};
+        let mut sum = Checksum::default();
+        let leaves = &self.leaves;
+        match mode {
+            Mode::Nearest(_) => {
+                for p in &inputs.points {
+                    let point = Vector::new(p[0], p[1]);
+                    let best = self.bvh.project_point(point, f32::MAX, |leaf, _| {
+                        Some(leaves[leaf as usize].project_local_point(point, true))
+                    });
+                    if let Some((leaf, _)) = best {
+                        // The distance in f64 from the f32 box, as ours computes it.
+                        let r = &inputs.rects[leaf as usize];
+                        sum.add(box_distance(r, p));
+                    }
+                }
+            }
+            Mode::Ray => {
+                for (p, d) in inputs.points.iter().zip(&inputs.directions) {
+                    let ray = ParryRay::new(Vector::new(p[0], p[1]), Vector::new(d[0], d[1]));
+                    let hit = self.bvh.cast_ray(&ray, RAY_LENGTH as f32, |leaf, best| {
+                        leaves[leaf as usize].cast_local_ray(&ray, best, true)
+                    });
+                    if let Some((leaf, _)) = hit {
+                        let r = &inputs.rects[leaf as usize];
+                        sum.add(ray_entry(r, *p, *d));
+                    }
+                }
+            }
+        }
+        sum
+    }
+}
+
+/// The f64 distance from a point to a closed box, for checksums of peers that
+/// answer in f32.
+fn box_distance(r: &Rect, p: &[f32; 2]) -> f64 {
+    let gap = |lo: f32, hi: f32, v: f32| (lo as f64 - v as f64).max(v as f64 - hi as f64).max(0.0);
+    let (dx, dy) = (gap(r.x1, r.x2, p[0]), gap(r.y1, r.y2, p[1]));
+    (dx * dx + dy * dy).sqrt()
+}
+
+/// The f64 entry distance of a ray into a box (through flatquad's own rule),
+/// for checksums of peers that answer in f32.
+fn ray_entry(r: &Rect, origin: [f32; 2], direction: [f32; 2]) -> f64 {
+    let ray = Ray {
+        origin,
+        direction,
+        max_length: RAY_LENGTH,
+    };
+    ray.entry_into(r).unwrap_or(f64::NAN)
+}
+
+struct Row {
+    mode: Mode,
+    name: String,
+    ms: f64,
+    checksum: Checksum,
+    ok: bool,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn measure(runs: usize, queries: usize) -> Vec<Row> {
+    let inputs = inputs(queries);
+    let mut searchers: Vec<Box<dyn Searcher>> = Vec::new();
+    for (name, kind, extent) in STRUCTURES {
+        if extent.is_some() {
+            continue;
+        }
+        searchers.push(Box::new(Ours::new(name, FlatquadConfig::of(kind), &inputs)));
+    }
+    searchers.push(Box::new(Rstar::new(&inputs)));
+    searchers.push(Box::new(Parry::new(&inputs)));
+    let mut rows = Vec::new();
+    for mode in MODES {
+        let active: Vec<usize> = (0..searchers.len())
+            .filter(|&i| searchers[i].supports(mode))
+            .collect();
+        let mut times = vec![Vec::new(); searchers.len()];
+        let mut sums = vec![Checksum::default(); searchers.len()];
+        for _ in 0..runs {
+            for &i in &active {
+                let start = Instant::now();
+                sums[i] = searchers[i].run(mode, &inputs);
+                times[i].push(start.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+        let reference = sums[active[0]];
+        for &i in &active {
+            rows.push(Row {
+                mode,
+                name: searchers[i].name(),
+                ms: median(std::mem::take(&mut times[i])),
+                checksum: sums[i],
+                ok: sums[i].agrees(&reference),
+            });
+        }
+    }
+    rows
+}
+
+fn table(rows: &[Row], runs: usize, queries: usize) -> String {
+    let mut md = String::new();
+    let _ = writeln!(md, "{TITLE}\n");
+    let _ = writeln!(
+        md,
+        "Machine: {} CPUs, {}. Date: {}. Made by `make bench` (`searches --markdown \
+         docs/benchmarks.md`, release build). Median of {runs} runs, single-threaded. \
+         {queries} queries against the 100,000 agents of `static-1m-queries` (its point \
+         queries as the query points); rays from the same points in directions from a \
+         second generator, 64 units long (16 agent sides). Ratio: ms over the fastest \
+         flatquad structure's ms in the same mode. Checksum: hits and the sum of their \
+         distances, equal to flatquad's Grid (tie-independent).\n",
+        machine::nproc(),
+        machine::cpu_model(),
+        machine::utc_date(),
+    );
+    let _ = writeln!(
+        md,
+        "| mode | implementation | ms | ratio | µs/query | hits | distance sum | checksum |"
+    );
+    let _ = writeln!(md, "|---|---|--:|--:|--:|--:|--:|---|");
+    for mode in MODES {
+        let of_mode: Vec<&Row> = rows.iter().filter(|r| r.mode == mode).collect();
+        let best = of_mode
+            .iter()
+            .filter(|r| r.name.starts_with("flatquad"))
+            .map(|r| r.ms)
+            .fold(f64::INFINITY, f64::min);
+        for r in of_mode {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {:.1} | {:.2} | {:.3} | {} | {:.3} | {} |",
+                mode.name(),
+                r.name,
+                r.ms,
+                r.ms / best,
+                r.ms * 1e3 / queries as f64,
+                r.checksum.count,
+                r.checksum.distance_sum,
+                if r.ok { "OK" } else { "MISMATCH" }
+            );
+        }
+    }
+    md
+}
+
+/// `path` with the section titled [`TITLE`] replaced by `section` (appended if
+/// absent); sections are separated by lines starting with `## `.
+fn replace_section(path: &str, section: &str) -> std::io::Result<()> {
+    let old = std::fs::read_to_string(path).unwrap_or_default();
+    let new = match old.find(TITLE) {
+        Some(start) => {
+            let rest = &old[start + TITLE.len()..];
+            let end = rest
+                .find("\n## ")
+                .map_or(old.len(), |at| start + TITLE.len() + at + 1);
+            format!("{}{}\n{}", &old[..start], section, &old[end..])
+        }
+        None => format!(
+            "{}\n{}",
+            old.trim_end_matches('\n').to_string() + "\n",
+            section
+        ),
+    };
+    std::fs::write(path, new)
+}
+
+fn main() -> ExitCode {
+    let mut runs = 3;
+    let mut queries = 1_000_000;
+    let mut markdown = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let value = args.next();
+        match (arg.as_str(), value) {
+            ("--runs", Some(v)) if v.parse::<usize>().is_ok_and(|r| r > 0) => {
+                runs = v.parse().unwrap_or(3)
+            }
+            ("--queries", Some(v)) if v.parse::<usize>().is_ok_and(|q| q > 0) => {
+                queries = v.parse().unwrap_or(1_000_000)
+            }
+            ("--markdown", Some(v)) => markdown = Some(v),
+            _ => {
+                eprintln!(
+                    "usage: searches [--runs R] [--queries N (at most 1000000)] [--markdown PATH]"
+                );
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let rows = measure(runs, queries);
+    let md = table(&rows, runs, queries.min(1_000_000));
+    print!("{md}");
+    if let Some(path) = markdown {
+        if let Err(e) = replace_section(&path, &md) {
+            eprintln!("searches: cannot write {path}: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    if rows.iter().all(|r| r.ok) {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("searches: checksum MISMATCH");
+        ExitCode::FAILURE
+    }
+}

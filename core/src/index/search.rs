@@ -1,0 +1,734 @@
+//! Nearest neighbours, circle (sphere) queries and ray casts, written once for
+//! every structure: a best-first walk (a binary heap of nodes and elements by
+//! key) over each structure's one primitive,
+//! [`search_roots`](Structure::search_roots) /
+//! [`search_expand`](Structure::search_expand).
+//!
+//! Keys: an element's key is computed by exactly the function a brute-force
+//! scan would use ([`Bounds::distance_to_point`], [`Bounds::ray_entry`]), so
+//! results are the same bits. A node's key is a lower bound of the keys of
+//! the elements it leads to (distance to, or ray entry into, its box), lowered
+//! by a relative `NODE_MARGIN`: a tight node's box holds only part of an
+//! element, and rounding on different axes could otherwise put the node an
+//! ulp above an element it leads to.
+//!
+//! Order: ascending `(key, id, handle raw value)`; at an equal key nodes pop
+//! before elements. With the structures' exactness condition, every element
+//! smaller in that order than the one being popped has been popped already,
+//! so an element popped again (listed in several leaves, reached through
+//! several cells) is one not above the last element popped, and is skipped.
+
+use core::cmp::Ordering;
+use core::ops::ControlFlow;
+use std::collections::BinaryHeap;
+
+use crate::axis::Axis;
+use crate::bounds::slab;
+use crate::index::raw::{SearchItem, Structure};
+use crate::{Bounds, Handle, Rect};
+
+/// How much node keys are lowered, relatively: far above the `f64` rounding
+/// of a key (a few units of 2^-53), far below anything that costs work.
+const NODE_MARGIN: f64 = 1e-12;
+
+/// One neighbour found by [`nearest`](crate::SpatialIndex::nearest).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Neighbor {
+    /// The element.
+    pub handle: Handle,
+    /// Its id.
+    pub id: u32,
+    /// The distance from the query point to its closed box
+    /// ([`Bounds::distance_to_point`]), 0 when the box holds the point.
+    pub distance: f64,
+}
+
+/// A segment to cast: from `origin` along `direction` for `max_length`
+/// (`P` is `[f32; 2]` in 2D, `[f32; 3]` in 3D).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ray<P> {
+    /// Where the ray starts; finite.
+    pub origin: P,
+    /// Its direction: finite and not zero, of any length (it is normalised
+    /// in `f64`, see [`unit_direction`](Ray::unit_direction)).
+    pub direction: P,
+    /// How far the ray goes, in the units of the coordinates: finite and
+    /// `>= 0` (0 hits the elements holding the origin).
+    pub max_length: f64,
+}
+
+impl<P: AsRef<[f32]>> Ray<P> {
+    /// The direction scaled to length 1 in `f64` (0 on the axes past the
+    /// point's), the one the casts use; all zeros for a zero direction.
+    pub fn unit_direction(&self) -> [f64; 3] {
+        let d = self.direction.as_ref();
+        let mut unit = [0.0; 3];
+        let mut length = 0.0f64;
+        for (u, &v) in unit.iter_mut().zip(d) {
+            *u = f64::from(v);
+            length += *u * *u;
+        }
+        let length = length.sqrt();
+        if length > 0.0 {
+            for u in &mut unit {
+                *u /= length;
+            }
+        }
+        unit
+    }
+
+    /// The origin in `f64`.
+    fn origin_f64(&self) -> [f64; 3] {
+        let mut origin = [0.0; 3];
+        for (o, &v) in origin.iter_mut().zip(self.origin.as_ref()) {
+            *o = f64::from(v);
+        }
+        origin
+    }
+
+    /// Where the ray first touches the closed box `b` (its distance from the
+    /// origin along the ray), or `None`: the value the casts report, for a
+    /// brute-force check.
+    pub fn entry_into<B: Bounds<Point = P>>(&self, b: &B) -> Option<f64> {
+        b.ray_entry(&self.origin_f64(), &self.unit_direction(), self.max_length)
+    }
+}
+
+/// One element a ray cast hit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayHit {
+    /// The element.
+    pub handle: Handle,
+    /// Its id.
+    pub id: u32,
+    /// The distance along the ray from the origin to where the ray first
+    /// touches the element's closed box ([`Ray::entry_into`]): 0 when the
+    /// origin is inside or on it.
+    pub distance: f64,
+    /// `distance / max_length` of the ray as given (0 when `max_length` is 0).
+    pub fraction: f64,
+}
+
+/// What [`ray_cast_with`](crate::SpatialIndex::ray_cast_with)'s visitor
+/// asks for after a hit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RayControl {
+    /// Go on to the next hit.
+    Continue,
+    /// Shorten the ray to this length (kept if longer than the current
+    /// one): only hits at most this far are visited from now on (a hit at
+    /// exactly this distance still is). NaN or a negative length stops.
+    Clip(f64),
+    /// Stop the cast.
+    Stop,
+}
+
+/// A heap entry: a node or an element with its key. `Ord` is reversed, so
+/// that [`BinaryHeap`] pops the smallest `(key, node before element, id,
+/// handle)` first.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Entry {
+    key: f64,
+    element: bool,
+    id: u32,
+    handle: u64,
+    /// The node's id, or the element's slot.
+    node: u128,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Entry) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Entry) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Entry {
+    fn cmp(&self, other: &Entry) -> Ordering {
+        other
+            .key
+            .total_cmp(&self.key)
+            .then(other.element.cmp(&self.element))
+            .then(other.id.cmp(&self.id))
+            .then(other.handle.cmp(&self.handle))
+            .then(other.node.cmp(&self.node))
+    }
+}
+
+/// The heap a walk uses; batch calls reuse one across their queries.
+pub(crate) type Heap = BinaryHeap<Entry>;
+
+/// A heap with room for a typical walk's entries (a few dozen), so that a
+/// single query allocates once.
+pub(crate) fn heap() -> Heap {
+    Heap::with_capacity(64)
+}
+
+/// What a walk's visitor says: go on, ending the walk at keys above the
+/// given limit, or stop.
+pub(crate) enum Walk {
+    Continue(f64),
+    Stop,
+}
+
+/// The best-first walk: calls `visit(slot, key)` with each element passing
+/// `mask` whose `element_key` is some key at most `limit`, in ascending
+/// `(key, id, handle)` order, each once, until `visit` stops or the next key
+/// is above the limit `visit` last gave. `node_key` gives a node's key (a
+/// lower bound of its elements'), or `None` to prune it.
+pub(crate) fn walk<T, N, E, V>(
+    index: &T,
+    heap: &mut Heap,
+    mask: u32,
+    mut limit: f64,
+    node_key: N,
+    element_key: E,
+    mut visit: V,
+) where
+    T: Structure + ?Sized,
+    N: Fn(&T::Bounds) -> Option<f64>,
+    E: Fn(&T::Bounds) -> Option<f64>,
+    V: FnMut(u32, f64) -> Walk,
+{
+    heap.clear();
+    if mask == 0 {
+        return;
+    }
+    let entry = |item: SearchItem<T::Bounds>, limit: f64| -> Option<Entry> {
+        let entry = match item {
+            SearchItem::Node(node, b) => {
+                if (0..T::Bounds::AXES).any(|axis| b.lo(axis) > b.hi(axis)) {
+                    return None;
+                }
+                Entry {
+                    key: node_key(&b)? * (1.0 - NODE_MARGIN) + 0.0,
+                    element: false,
+                    id: 0,
+                    handle: 0,
+                    node,
+                }
+            }
+            SearchItem::Element(slot) => {
+                if !index.passes_mask(slot, mask) {
+                    return None;
+                }
+                Entry {
+                    key: element_key(&index.rect_at(slot))?,
+                    element: true,
+                    id: index.id_at(slot),
+                    handle: index.handle_at(slot).to_raw(),
+                    node: u128::from(slot),
+                }
+            }
+        };
+        (entry.key <= limit).then_some(entry)
+    };
+    index.search_roots(&mut |item| {
+        if let Some(e) = entry(item, limit) {
+            heap.push(e);
+        }
+    });
+    // The last element popped, duplicates included: anything not above it
+    // was popped before (see the module's comment).
+    let mut last: Option<Entry> = None;
+    while let Some(popped) = heap.pop() {
+        if popped.key > limit {
+            break;
+        }
+        if !popped.element {
+            index.search_expand(popped.node, &mut |item| {
+                if let Some(e) = entry(item, limit) {
+                    heap.push(e);
+                }
+            });
+            continue;
+        }
+        // Reversed order: `>=` means "not above".
+        if last.is_some_and(|last| popped >= last) {
+            continue;
+        }
+        last = Some(popped);
+        match visit(popped.node as u32, popped.key) {
+            Walk::Continue(new_limit) => limit = new_limit,
+            Walk::Stop => break,
+        }
+    }
+    heap.clear();
+}
+
+/// The node key of a nearest search: the distance to the box.
+#[inline]
+pub(crate) fn point_node_key<B: Bounds>(point: B::Point) -> impl Fn(&B) -> Option<f64> {
+    move |b: &B| Some(b.distance_to_point(point))
+}
+
+/// A checked nearest query: the point, `k`, the maximum distance (+∞ for
+/// none) and the mask.
+#[derive(Clone, Copy)]
+pub(crate) struct Nearest<P> {
+    pub point: P,
+    pub k: usize,
+    pub max_distance: f64,
+    pub mask: u32,
+}
+
+/// The `k` (or fewer) nearest elements passing the mask and `accept`,
+/// within the maximum distance, appended to `out`.
+pub(crate) fn nearest<T, A>(
+    index: &T,
+    heap: &mut Heap,
+    query: Nearest<<T::Bounds as Bounds>::Point>,
+    mut accept: A,
+    out: &mut Vec<Neighbor>,
+) where
+    T: Structure + ?Sized,
+    A: FnMut(Handle) -> bool,
+{
+    let Nearest {
+        point,
+        k,
+        max_distance,
+        mask,
+    } = query;
+    if k == 0 {
+        return;
+    }
+    let mut found = 0;
+    walk(
+        index,
+        heap,
+        mask,
+        max_distance,
+        point_node_key::<T::Bounds>(point),
+        |b: &T::Bounds| Some(b.distance_to_point(point)),
+        |slot, distance| {
+            let handle = index.handle_at(slot);
+            if accept(handle) {
+                out.push(Neighbor {
+                    handle,
+                    id: index.id_at(slot),
+                    distance,
+                });
+                found += 1;
+                if found == k {
+                    return Walk::Stop;
+                }
+            }
+            Walk::Continue(max_distance)
+        },
+    );
+}
+
+impl RayHit {
+    /// The hit at `distance` along a ray of `max_length`.
+    fn new(handle: Handle, id: u32, distance: f64, max_length: f64) -> RayHit {
+        let fraction = if max_length > 0.0 {
+            distance / max_length
+        } else {
+            0.0
+        };
+        RayHit {
+            handle,
+            id,
+            distance,
+            fraction,
+        }
+    }
+}
+
+/// A ray's key for a node: where it enters the box, if it meets the box up
+/// to rounding (both ends widened by the node margin).
+fn ray_node_key<B: Bounds>(
+    b: &B,
+    origin: &[f64],
+    direction: &[f64],
+    max_length: f64,
+) -> Option<f64> {
+    let (enter, exit) = slab(b, origin, direction, max_length)?;
+    (enter * (1.0 - NODE_MARGIN) <= exit * (1.0 + NODE_MARGIN)).then_some(enter)
+}
+
+/// Casts a checked ray, calling `visit` with each hit in ascending order.
+pub(crate) fn ray_cast<T, V>(
+    index: &T,
+    ray: &Ray<<T::Bounds as Bounds>::Point>,
+    mask: u32,
+    mut visit: V,
+) where
+    T: Structure + ?Sized,
+    V: FnMut(&RayHit) -> RayControl,
+{
+    let origin = ray.origin_f64();
+    let direction = ray.unit_direction();
+    let max_length = ray.max_length;
+    let mut current = max_length;
+    let mut heap = heap();
+    walk(
+        index,
+        &mut heap,
+        mask,
+        max_length,
+        |b: &T::Bounds| ray_node_key(b, &origin, &direction, max_length),
+        |b: &T::Bounds| b.ray_entry(&origin, &direction, max_length),
+        |slot, distance| {
+            let hit = RayHit::new(
+                index.handle_at(slot),
+                index.id_at(slot),
+                distance,
+                max_length,
+            );
+            match visit(&hit) {
+                RayControl::Continue => Walk::Continue(current),
+                RayControl::Clip(length) if length >= 0.0 => {
+                    current = current.min(length);
+                    Walk::Continue(current)
+                }
+                RayControl::Clip(_) | RayControl::Stop => Walk::Stop,
+            }
+        },
+    );
+}
+
+/// The box of the circle (sphere) of `radius` around `center`, rounded
+/// outward to `f32` with room to spare: every element whose
+/// [`distance_to_point`](Bounds::distance_to_point) is at most `radius` meets
+/// it. The margin, `(|c| + r) · 2^-50` on each side before rounding, is far
+/// above the rounding of a computed distance, so an element outside the box
+/// has a computed distance above `radius`. Clamped to `±f32::MAX`, so a huge
+/// or infinite radius still gives a valid box.
+pub(crate) fn circle_box<B: Bounds>(center: B::Point, radius: f64) -> B {
+    let (mut lo, mut hi) = ([0.0f32; 3], [0.0f32; 3]);
+    for (axis, &c) in center.as_ref().iter().enumerate() {
+        let c = f64::from(c);
+        let margin = (c.abs() + radius) * (1.0 / (1u64 << 50) as f64);
+        lo[axis] = round_down(c - radius - margin);
+        hi[axis] = round_up(c + radius + margin);
+    }
+    B::from_corners(lo, hi)
+}
+
+/// The largest finite `f32` at most `v` (`-f32::MAX` below that).
+fn round_down(v: f64) -> f32 {
+    let f = v.clamp(-f64::from(f32::MAX), f64::from(f32::MAX)) as f32;
+    if f64::from(f) > v {
+        next_toward_neg_inf(f)
+    } else {
+        f
+    }
+}
+
+/// The smallest finite `f32` at least `v` (`f32::MAX` above that).
+fn round_up(v: f64) -> f32 {
+    -round_down(-v)
+}
+
+/// The `f32` just below finite `f` (not below `-f32::MAX`).
+fn next_toward_neg_inf(f: f32) -> f32 {
+    if f == -f32::MAX {
+        f
+    } else if f == 0.0 {
+        -f32::from_bits(1)
+    } else if f > 0.0 {
+        f32::from_bits(f.to_bits() - 1)
+    } else {
+        f32::from_bits(f.to_bits() + 1)
+    }
+}
+
+/// Visits each element passing `mask` within `radius` of `center` (checked).
+pub(crate) fn circle<T, F>(
+    index: &T,
+    center: <T::Bounds as Bounds>::Point,
+    radius: f64,
+    mask: u32,
+    mut visit: F,
+) -> ControlFlow<()>
+where
+    T: Structure + ?Sized,
+    F: FnMut(Handle) -> ControlFlow<()>,
+{
+    if mask == 0 {
+        return ControlFlow::Continue(());
+    }
+    let query = circle_box::<T::Bounds>(center, radius);
+    index.query_checked(query, crate::slots::NONE, |handle| {
+        let slot = handle.slot();
+        if index.passes_mask(slot, mask) && index.rect_at(slot).distance_to_point(center) <= radius
+        {
+            visit(handle)
+        } else {
+            ControlFlow::Continue(())
+        }
+    })
+}
+
+/// The implicit hierarchy over a grid's cell ranges that the grids' search
+/// primitives share: a node is a range of columns and rows (16 bits each in
+/// the low 64 bits of its id); a range splits its longer side in two, a
+/// single cell is the grid's to expand. Range boxes come from the axes'
+/// borders, infinite on the world's outer sides (the border cells own
+/// everything beyond the world), so they hold every point their cells own.
+pub(crate) struct CellRanges<'a> {
+    pub x: &'a Axis,
+    pub y: &'a Axis,
+}
+
+impl CellRanges<'_> {
+    fn pack([x1, x2, y1, y2]: [u32; 4]) -> u128 {
+        u128::from(x1) | u128::from(x2) << 16 | u128::from(y1) << 32 | u128::from(y2) << 48
+    }
+
+    fn item(&self, range: [u32; 4], tag: u128) -> SearchItem<Rect> {
+        let [x1, x2, y1, y2] = range;
+        let b = Rect::new(
+            self.x.border(x1),
+            self.y.border(y1),
+            self.x.border(x2 + 1),
+            self.y.border(y2 + 1),
+        );
+        SearchItem::Node(Self::pack(range) | tag, b)
+    }
+
+    /// The root range, every cell, with `tag` in the id's high bits.
+    pub fn root(&self, tag: u128) -> SearchItem<Rect> {
+        self.item([0, self.x.cells() - 1, 0, self.y.cells() - 1], tag)
+    }
+
+    /// Expands range node `id`: pushes its two halves (tagged `tag`) and
+    /// returns `None`, or returns the single cell `(column, row)` it is.
+    pub fn expand(
+        &self,
+        id: u128,
+        tag: u128,
+        push: &mut impl FnMut(SearchItem<Rect>),
+    ) -> Option<(u32, u32)> {
+        let field = |at: u32| (id >> at) as u32 & 0xffff;
+        let [x1, x2, y1, y2] = [field(0), field(16), field(32), field(48)];
+        if x1 == x2 && y1 == y2 {
+            return Some((x1, y1));
+        }
+        if x2 - x1 >= y2 - y1 {
+            let mid = x1 + (x2 - x1) / 2;
+            push(self.item([x1, mid, y1, y2], tag));
+            push(self.item([mid + 1, x2, y1, y2], tag));
+        } else {
+            let mid = y1 + (y2 - y1) / 2;
+            push(self.item([x1, x2, y1, mid], tag));
+            push(self.item([x1, x2, mid + 1, y2], tag));
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{point_node_key, walk, Heap, Walk};
+    use crate::{AnyIndex, Bounds, Kind, Rect, SpatialIndex};
+
+    /// Never a scan: a nearest query (k = 1) over 100,000 uniform elements
+    /// computes the key of a few dozen elements (17 to 50 when written), not of
+    /// all of them.
+    #[test]
+    fn nearest_examines_few_elements() {
+        let world = Rect::new(0.0, 0.0, 1000.0, 1000.0);
+        let mut seed = 11u32;
+        let mut next = move || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1 << 24) as f32 * 1000.0
+        };
+        let rects: Vec<Rect> = (0..100_000)
+            .map(|_| {
+                let (x, y) = (next(), next());
+                Rect::new(x, y, x + 1.0, y + 1.0)
+            })
+            .collect();
+        let ids: Vec<u32> = (0..rects.len() as u32).collect();
+        for kind in Kind::ALL {
+            let mut index = AnyIndex::for_world(kind, world).unwrap();
+            index.insert_many(&rects, &ids, &mut Vec::new()).unwrap();
+            let mut heap = Heap::new();
+            let mut most = 0;
+            for _ in 0..100 {
+                let point = [next(), next()];
+                let examined = core::cell::Cell::new(0);
+                let mut found = 0;
+                walk(
+                    &index,
+                    &mut heap,
+                    u32::MAX,
+                    f64::INFINITY,
+                    point_node_key::<Rect>(point),
+                    |b: &Rect| {
+                        examined.set(examined.get() + 1);
+                        Some(b.distance_to_point(point))
+                    },
+                    |_, _| {
+                        found += 1;
+                        Walk::Stop
+                    },
+                );
+                assert_eq!(found, 1);
+                most = most.max(examined.get());
+            }
+            assert!(most < 200, "{kind:?}: {most} elements examined");
+        }
+    }
+}
+
+/// A node waiting in a [`bounded`] search: its key and id.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NodeKey {
+    key: f64,
+    node: u128,
+}
+
+/// The node stack of a [`bounded`] search; batch calls reuse one.
+pub(crate) type NodeStack = Vec<NodeKey>;
+
+/// The `k` smallest elements passing `mask` by `element_key`, at most `limit`,
+/// appended to `out` in ascending `(key, id, handle)` order (the order of
+/// [`walk`]) with the key in `distance`. A depth-first branch and bound
+/// rather than [`walk`]'s best-first heap: a node's children go on a stack
+/// nearest last (so the nearest is expanded next), the elements of an
+/// expanded node are tested at once against a sorted list of the best `k` so
+/// far, whose last key then bounds the search, and a node whose key is above
+/// the bound is dropped. Exact all the same: no node that could hold one of
+/// the `k` is ever dropped. The answers of `nearest` and of a ray cast's
+/// first hit, without the ordered visits that callbacks need.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn bounded<T, N, E>(
+    index: &T,
+    stack: &mut NodeStack,
+    k: usize,
+    mask: u32,
+    limit: f64,
+    node_key: N,
+    element_key: E,
+    out: &mut Vec<Neighbor>,
+) where
+    T: Structure + ?Sized,
+    N: Fn(&T::Bounds) -> Option<f64>,
+    E: Fn(&T::Bounds) -> Option<f64>,
+{
+    stack.clear();
+    if k == 0 || mask == 0 {
+        return;
+    }
+    let base = out.len();
+    let mut bound = limit;
+    let offer = |item: SearchItem<T::Bounds>,
+                 stack: &mut NodeStack,
+                 out: &mut Vec<Neighbor>,
+                 bound: &mut f64| match item {
+        SearchItem::Node(node, b) => {
+            if (0..T::Bounds::AXES).any(|axis| b.lo(axis) > b.hi(axis)) {
+                return;
+            }
+            if let Some(key) = node_key(&b) {
+                let key = key * (1.0 - NODE_MARGIN) + 0.0;
+                if key <= *bound {
+                    stack.push(NodeKey { key, node });
+                }
+            }
+        }
+        SearchItem::Element(slot) => {
+            let Some(key) = element_key(&index.rect_at(slot)) else {
+                return;
+            };
+            if key > *bound || !index.passes_mask(slot, mask) {
+                return;
+            }
+            let (id, handle) = (index.id_at(slot), index.handle_at(slot));
+            let order = (key, id, handle.to_raw());
+            let best = &out[base..];
+            let at = best.partition_point(|n| (n.distance, n.id, n.handle.to_raw()) <= order);
+            // An element met again (listed in several leaves) sorts right
+            // after itself; one pushed out before sorts past the k-th.
+            if (at > 0 && best[at - 1].handle == handle) || at == k {
+                return;
+            }
+            out.insert(
+                base + at,
+                Neighbor {
+                    handle,
+                    id,
+                    distance: key,
+                },
+            );
+            if out.len() - base > k {
+                out.pop();
+            }
+            if out.len() - base == k {
+                *bound = out[out.len() - 1].distance;
+            }
+        }
+    };
+    // The children an expansion pushed, nearest on top.
+    let order_pushed = |stack: &mut NodeStack, from: usize| {
+        stack[from..].sort_unstable_by(|a, b| b.key.total_cmp(&a.key));
+    };
+    index.search_roots(&mut |item| offer(item, stack, out, &mut bound));
+    order_pushed(stack, 0);
+    while let Some(top) = stack.pop() {
+        if top.key > bound {
+            continue;
+        }
+        let from = stack.len();
+        index.search_expand(top.node, &mut |item| offer(item, stack, out, &mut bound));
+        order_pushed(stack, from);
+    }
+}
+
+/// The `k` nearest elements passing the mask within the maximum distance,
+/// appended to `out` ([`bounded`] by distance).
+pub(crate) fn nearest_bounded<T>(
+    index: &T,
+    stack: &mut NodeStack,
+    query: Nearest<<T::Bounds as Bounds>::Point>,
+    out: &mut Vec<Neighbor>,
+) where
+    T: Structure + ?Sized,
+{
+    let point = query.point;
+    bounded(
+        index,
+        stack,
+        query.k,
+        query.mask,
+        query.max_distance,
+        point_node_key::<T::Bounds>(point),
+        |b: &T::Bounds| Some(b.distance_to_point(point)),
+        out,
+    );
+}
+
+/// The first hit of a checked ray ([`bounded`] by entry distance, `k` = 1).
+pub(crate) fn ray_first<T>(
+    index: &T,
+    ray: &Ray<<T::Bounds as Bounds>::Point>,
+    mask: u32,
+) -> Option<RayHit>
+where
+    T: Structure + ?Sized,
+{
+    let origin = ray.origin_f64();
+    let direction = ray.unit_direction();
+    let max_length = ray.max_length;
+    let mut best = Vec::with_capacity(1);
+    bounded(
+        index,
+        &mut NodeStack::with_capacity(64),
+        1,
+        mask,
+        max_length,
+        |b: &T::Bounds| ray_node_key(b, &origin, &direction, max_length),
+        |b: &T::Bounds| b.ray_entry(&origin, &direction, max_length),
+        &mut best,
+    );
+    best.first()
+        .map(|n| RayHit::new(n.handle, n.id, n.distance, max_length))
+}

@@ -1,0 +1,458 @@
+//! Searches: circle (sphere) queries, nearest neighbours and ray casts, on
+//! every 2D structure and the octree. Each takes a collision `mask` (an
+//! element is reported only when its category is in it; `QT_MASK_ALL`: every
+//! element). Argument checks and results are the core's: distances are `double`
+//! (the distance from the point to an element's closed box, 0 inside), and
+//! nearest results and ray hits come in ascending `(distance, id, handle)`.
+
+use std::ffi::c_void;
+
+use crate::boundary::*;
+use crate::shared::*;
+use crate::status::*;
+use crate::types::*;
+
+/// Finds the elements passing `mask` whose closed rectangle is within
+/// `radius` of `(x, y)` (distance `<= radius`), into a caller buffer as
+/// `qt_query` (in no particular order).
+///
+/// Returns `QT_INVALID_POINT` for a NaN or infinite coordinate,
+/// `QT_INVALID_PARAMETER` for a NaN or negative `radius` (`INFINITY` is
+/// fine: every element passing the mask).
+#[no_mangle]
+pub unsafe extern "C" fn qt_query_circle(
+    tree: *const qt_tree,
+    x: f32,
+    y: f32,
+    radius: f64,
+    mask: u32,
+    out_handles: *mut qt_handle_t,
+    capacity: usize,
+    out_total: *mut usize,
+) -> qt_status {
+    guard(|| query_circle(tree, [x, y], radius, mask, out_handles, capacity, out_total))
+}
+
+/// Calls `visit(user_data, handle)` with each element `qt_query_circle` finds;
+/// returns as `qt_query_each`.
+#[no_mangle]
+pub unsafe extern "C" fn qt_query_circle_each(
+    tree: *const qt_tree,
+    x: f32,
+    y: f32,
+    radius: f64,
+    mask: u32,
+    visit: qt_visit_fn,
+    user_data: *mut c_void,
+) -> qt_status {
+    guard(|| query_circle_each(tree, [x, y], radius, mask, visit, user_data))
+}
+
+/// `qt_query_circle` for `count` circles at once, in compressed rows: circle
+/// `i` has center `(centers[2 i], centers[2 i + 1])` and radius `radii[i]`,
+/// and its hits are `out_handles[out_offsets[i] .. out_offsets[i + 1]]`.
+/// `out_offsets` holds `count + 1` items and is always filled; `*out_total`
+/// is the number of hits (`out_offsets[count]`), and the first
+/// min(total, capacity) are written (size the buffer and call again).
+///
+/// Returns `QT_INVALID_POINT` or `QT_INVALID_PARAMETER` for the first bad
+/// center or radius, whose index is written to `*out_bad_index` when that is
+/// not NULL; nothing else is written then.
+#[no_mangle]
+pub unsafe extern "C" fn qt_query_circle_many(
+    tree: *const qt_tree,
+    centers: *const f32,
+    radii: *const f64,
+    count: usize,
+    mask: u32,
+    out_offsets: *mut usize,
+    out_handles: *mut qt_handle_t,
+    capacity: usize,
+    out_total: *mut usize,
+    out_bad_index: *mut usize,
+) -> qt_status {
+    guard(|| {
+        query_circle_many(
+            tree,
+            centers.cast::<[f32; 2]>(),
+            radii,
+            count,
+            mask,
+            CsrOut::new(
+                out_offsets,
+                out_handles,
+                std::ptr::null_mut(),
+                capacity,
+                out_total,
+            ),
+            out_bad_index,
+        )
+    })
+}
+
+/// Finds the `k` elements passing `mask` nearest to `(x, y)` (fewer if there
+/// are fewer), at most `max_distance` away (`INFINITY`: no limit), nearest
+/// first, ties in ascending id, then handle: writes their handles to
+/// `out_handles[0..*out_count]` and, when `out_distances` is not NULL, their
+/// distances (to the closed rectangle, 0 inside it) to `out_distances`. Both
+/// arrays hold `k` items (may be NULL when `k` is 0).
+///
+/// Returns `QT_INVALID_POINT` for a NaN or infinite coordinate,
+/// `QT_INVALID_PARAMETER` for a NaN or negative `max_distance`, or a `k` no
+/// array can hold (a negative number passed as `size_t`).
+#[no_mangle]
+pub unsafe extern "C" fn qt_nearest(
+    tree: *const qt_tree,
+    x: f32,
+    y: f32,
+    k: usize,
+    max_distance: f64,
+    mask: u32,
+    out_handles: *mut qt_handle_t,
+    out_distances: *mut f64,
+    out_count: *mut usize,
+) -> qt_status {
+    guard(|| {
+        nearest(
+            tree,
+            [x, y],
+            NearestArgs {
+                k,
+                max_distance,
+                mask,
+            },
+            None,
+            NearestOut::new(out_handles, out_distances, out_count),
+        )
+    })
+}
+
+/// `qt_nearest` with a filter: `accept(user_data, handle)` is called with the
+/// candidates in order, each once, and those it returns 0 for do not count
+/// towards `k`. Returns `QT_NULL_ARGUMENT` for a NULL `accept`.
+#[no_mangle]
+pub unsafe extern "C" fn qt_nearest_with(
+    tree: *const qt_tree,
+    x: f32,
+    y: f32,
+    k: usize,
+    max_distance: f64,
+    mask: u32,
+    accept: qt_accept_fn,
+    user_data: *mut c_void,
+    out_handles: *mut qt_handle_t,
+    out_distances: *mut f64,
+    out_count: *mut usize,
+) -> qt_status {
+    guard(|| {
+        let accept = accept.ok_or(QT_NULL_ARGUMENT)?;
+        nearest(
+            tree,
+            [x, y],
+            NearestArgs {
+                k,
+                max_distance,
+                mask,
+            },
+            Some((accept, user_data)),
+            NearestOut::new(out_handles, out_distances, out_count),
+        )
+    })
+}
+
+/// `qt_nearest` for `count` points at once (point `i` is `(points[2 i],
+/// points[2 i + 1])`), in compressed rows as `qt_query_circle_many`: the
+/// neighbours of point `i`, nearest first, are `out_handles[out_offsets[i] ..
+/// out_offsets[i + 1]]` (and their distances the same range of
+/// `out_distances`, which may be NULL). `k` bounds each row, the output's
+/// capacity is `capacity`; a `k` that `qt_nearest` refuses is refused here too.
+/// Returns as `qt_nearest`, the index of the first bad point written to
+/// `*out_bad_index` when that is not NULL.
+#[no_mangle]
+pub unsafe extern "C" fn qt_nearest_many(
+    tree: *const qt_tree,
+    points: *const f32,
+    count: usize,
+    k: usize,
+    max_distance: f64,
+    mask: u32,
+    out_offsets: *mut usize,
+    out_handles: *mut qt_handle_t,
+    out_distances: *mut f64,
+    capacity: usize,
+    out_total: *mut usize,
+    out_bad_index: *mut usize,
+) -> qt_status {
+    guard(|| {
+        nearest_many(
+            tree,
+            points.cast::<[f32; 2]>(),
+            count,
+            NearestArgs {
+                k,
+                max_distance,
+                mask,
+            },
+            CsrOut::new(out_offsets, out_handles, out_distances, capacity, out_total),
+            out_bad_index,
+        )
+    })
+}
+
+/// Casts `ray` and writes the first element passing `mask` that it hits (the
+/// nearest along it; ties in ascending id, then handle) to `*out_hit`, and
+/// whether there was one to `*out_found` (`*out_hit` is written only then).
+///
+/// Returns `QT_INVALID_POINT` for a NaN or infinite origin,
+/// `QT_INVALID_PARAMETER` for a zero or non-finite direction or a
+/// `max_length` that is NaN, negative or infinite.
+#[no_mangle]
+pub unsafe extern "C" fn qt_ray_cast(
+    tree: *const qt_tree,
+    ray: qt_ray,
+    mask: u32,
+    out_hit: *mut qt_ray_hit,
+    out_found: *mut bool,
+) -> qt_status {
+    guard(|| ray_cast(tree, ray.into(), mask, out_hit, out_found))
+}
+
+/// Every element passing `mask` that `ray` hits, in ascending `(distance, id,
+/// handle)`: writes the number of hits to `*out_total` and the first
+/// min(total, capacity) to `out_hits` (may be NULL when `capacity` is 0).
+/// Returns as `qt_ray_cast`.
+#[no_mangle]
+pub unsafe extern "C" fn qt_ray_cast_all(
+    tree: *const qt_tree,
+    ray: qt_ray,
+    mask: u32,
+    out_hits: *mut qt_ray_hit,
+    capacity: usize,
+    out_total: *mut usize,
+) -> qt_status {
+    guard(|| ray_cast_all(tree, ray.into(), mask, out_hits, capacity, out_total))
+}
+
+/// Calls `visit(user_data, hit)` with each hit of `qt_ray_cast_all`, in that
+/// order; `visit` says whether to go on, stop or clip the ray (`qt_ray_fn`).
+/// Returns `QT_OK`, or `QT_STOPPED` when `visit` returned 0, and (without
+/// calling `visit`) the statuses of `qt_ray_cast` or `QT_NULL_ARGUMENT` for
+/// a NULL `visit`.
+#[no_mangle]
+pub unsafe extern "C" fn qt_ray_cast_each(
+    tree: *const qt_tree,
+    ray: qt_ray,
+    mask: u32,
+    visit: qt_ray_fn,
+    user_data: *mut c_void,
+) -> qt_status {
+    guard(|| ray_cast_each(tree, ray.into(), mask, visit, user_data))
+}
+
+/// Finds the elements passing `mask` whose closed box is within `radius` of
+/// `(x, y, z)` (a sphere), as `qt_query_circle`.
+#[no_mangle]
+pub unsafe extern "C" fn qt_octree_query_circle(
+    tree: *const qt_octree,
+    x: f32,
+    y: f32,
+    z: f32,
+    radius: f64,
+    mask: u32,
+    out_handles: *mut qt_handle_t,
+    capacity: usize,
+    out_total: *mut usize,
+) -> qt_status {
+    guard(|| {
+        query_circle(
+            tree,
+            [x, y, z],
+            radius,
+            mask,
+            out_handles,
+            capacity,
+            out_total,
+        )
+    })
+}
+
+/// Calls `visit` with each element `qt_octree_query_circle` finds, as
+/// `qt_query_circle_each`.
+#[no_mangle]
+pub unsafe extern "C" fn qt_octree_query_circle_each(
+    tree: *const qt_octree,
+    x: f32,
+    y: f32,
+    z: f32,
+    radius: f64,
+    mask: u32,
+    visit: qt_visit_fn,
+    user_data: *mut c_void,
+) -> qt_status {
+    guard(|| query_circle_each(tree, [x, y, z], radius, mask, visit, user_data))
+}
+
+/// `qt_octree_query_circle` for `count` spheres, as `qt_query_circle_many`
+/// (center `i` is `centers[3 i .. 3 i + 3]`).
+#[no_mangle]
+pub unsafe extern "C" fn qt_octree_query_circle_many(
+    tree: *const qt_octree,
+    centers: *const f32,
+    radii: *const f64,
+    count: usize,
+    mask: u32,
+    out_offsets: *mut usize,
+    out_handles: *mut qt_handle_t,
+    capacity: usize,
+    out_total: *mut usize,
+    out_bad_index: *mut usize,
+) -> qt_status {
+    guard(|| {
+        query_circle_many(
+            tree,
+            centers.cast::<[f32; 3]>(),
+            radii,
+            count,
+            mask,
+            CsrOut::new(
+                out_offsets,
+                out_handles,
+                std::ptr::null_mut(),
+                capacity,
+                out_total,
+            ),
+            out_bad_index,
+        )
+    })
+}
+
+/// The `k` elements nearest to `(x, y, z)`, as `qt_nearest`.
+#[no_mangle]
+pub unsafe extern "C" fn qt_octree_nearest(
+    tree: *const qt_octree,
+    x: f32,
+    y: f32,
+    z: f32,
+    k: usize,
+    max_distance: f64,
+    mask: u32,
+    out_handles: *mut qt_handle_t,
+    out_distances: *mut f64,
+    out_count: *mut usize,
+) -> qt_status {
+    guard(|| {
+        nearest(
+            tree,
+            [x, y, z],
+            NearestArgs {
+                k,
+                max_distance,
+                mask,
+            },
+            None,
+            NearestOut::new(out_handles, out_distances, out_count),
+        )
+    })
+}
+
+/// `qt_octree_nearest` with a filter, as `qt_nearest_with`.
+#[no_mangle]
+pub unsafe extern "C" fn qt_octree_nearest_with(
+    tree: *const qt_octree,
+    x: f32,
+    y: f32,
+    z: f32,
+    k: usize,
+    max_distance: f64,
+    mask: u32,
+    accept: qt_accept_fn,
+    user_data: *mut c_void,
+    out_handles: *mut qt_handle_t,
+    out_distances: *mut f64,
+    out_count: *mut usize,
+) -> qt_status {
+    guard(|| {
+        let accept = accept.ok_or(QT_NULL_ARGUMENT)?;
+        nearest(
+            tree,
+            [x, y, z],
+            NearestArgs {
+                k,
+                max_distance,
+                mask,
+            },
+            Some((accept, user_data)),
+            NearestOut::new(out_handles, out_distances, out_count),
+        )
+    })
+}
+
+/// `qt_octree_nearest` for `count` points (point `i` is `points[3 i .. 3 i +
+/// 3]`), as `qt_nearest_many`.
+#[no_mangle]
+pub unsafe extern "C" fn qt_octree_nearest_many(
+    tree: *const qt_octree,
+    points: *const f32,
+    count: usize,
+    k: usize,
+    max_distance: f64,
+    mask: u32,
+    out_offsets: *mut usize,
+    out_handles: *mut qt_handle_t,
+    out_distances: *mut f64,
+    capacity: usize,
+    out_total: *mut usize,
+    out_bad_index: *mut usize,
+) -> qt_status {
+    guard(|| {
+        nearest_many(
+            tree,
+            points.cast::<[f32; 3]>(),
+            count,
+            NearestArgs {
+                k,
+                max_distance,
+                mask,
+            },
+            CsrOut::new(out_offsets, out_handles, out_distances, capacity, out_total),
+            out_bad_index,
+        )
+    })
+}
+
+/// The first element `ray` hits, as `qt_ray_cast`.
+#[no_mangle]
+pub unsafe extern "C" fn qt_octree_ray_cast(
+    tree: *const qt_octree,
+    ray: qt_ray3,
+    mask: u32,
+    out_hit: *mut qt_ray_hit,
+    out_found: *mut bool,
+) -> qt_status {
+    guard(|| ray_cast(tree, ray.into(), mask, out_hit, out_found))
+}
+
+/// Every element `ray` hits, as `qt_ray_cast_all`.
+#[no_mangle]
+pub unsafe extern "C" fn qt_octree_ray_cast_all(
+    tree: *const qt_octree,
+    ray: qt_ray3,
+    mask: u32,
+    out_hits: *mut qt_ray_hit,
+    capacity: usize,
+    out_total: *mut usize,
+) -> qt_status {
+    guard(|| ray_cast_all(tree, ray.into(), mask, out_hits, capacity, out_total))
+}
+
+/// Calls `visit` with each hit of `ray`, as `qt_ray_cast_each`.
+#[no_mangle]
+pub unsafe extern "C" fn qt_octree_ray_cast_each(
+    tree: *const qt_octree,
+    ray: qt_ray3,
+    mask: u32,
+    visit: qt_ray_fn,
+    user_data: *mut c_void,
+) -> qt_status {
+    guard(|| ray_cast_each(tree, ray.into(), mask, visit, user_data))
+}
