@@ -8,7 +8,10 @@
 use std::collections::BTreeMap;
 
 use crate::index::SpatialIndex;
-use crate::{Bounds, Box3, Error, Grid, Handle, LooseGrid, LooseQuadtree, Octree, Quadtree, Rect};
+use crate::{
+    Bounds, Box3, Error, Filter, Grid, Handle, LooseGrid, LooseQuadtree, Neighbor, Octree,
+    Quadtree, Ray, RayHit, Rect,
+};
 
 /// Where the harness's choices come from: a seeded [`Lcg`] in the tests and
 /// the soak, the fuzzer's bytes ([`Bytes`]) in the fuzz targets, so both drive
@@ -85,6 +88,14 @@ impl Draw for Bytes<'_> {
 
 /// The model: every live element, by handle.
 pub type Model<B = Rect> = BTreeMap<Handle, (B, u32)>;
+
+/// The model's collision filters: an element not listed has
+/// [`Filter::DEFAULT`].
+pub type Filters = BTreeMap<Handle, Filter>;
+
+fn filter_of(filters: &Filters, handle: &Handle) -> Filter {
+    filters.get(handle).copied().unwrap_or_default()
+}
 
 /// Closed-box intersection, written out axis by axis (touching counts), so
 /// the oracle does not lean on the structures' own test.
@@ -241,6 +252,48 @@ impl<B: Bounds> Shapes<B> {
         }
     }
 
+    /// A radius or maximum distance: zero, about a cell, a share of the
+    /// world, or far beyond it.
+    pub fn distance(&self, rng: &mut impl Draw) -> f64 {
+        let (cell, world) = (self.cell[0] as f64, size(&self.world, 0) as f64);
+        match rng.below(5) {
+            0 => 0.0,
+            1 => cell * rng.unit() as f64,
+            2 => cell * 3.0,
+            3 => world * rng.unit() as f64,
+            _ => world * 1e3,
+        }
+    }
+
+    /// A ray from a drawn point: directions along axes, diagonal, tiny or
+    /// huge components, or drawn; lengths zero, within the world, or far
+    /// beyond it.
+    pub fn ray(&self, rng: &mut impl Draw) -> Ray<B::Point> {
+        let mut direction = [0.0f32; 3];
+        for d in direction.iter_mut().take(B::AXES) {
+            *d = match rng.below(6) {
+                0 => 0.0,
+                1 => 1.0,
+                2 => -1.0,
+                3 => pick_of(rng, &[1e-30, -1e-30, 1e30, -3.0]),
+                _ => rng.unit() * 2.0 - 1.0,
+            };
+        }
+        if direction[..B::AXES].iter().all(|&d| d == 0.0) {
+            direction[0] = 1.0;
+        }
+        let max_length = match rng.below(4) {
+            0 => 0.0,
+            1 => self.distance(rng),
+            _ => size(&self.world, 0) as f64 * 4.0,
+        };
+        Ray {
+            origin: self.point(rng),
+            direction: B::from_corners(direction, direction).low_corner(),
+            max_length,
+        }
+    }
+
     pub fn point(&self, rng: &mut impl Draw) -> B::Point {
         let mut at = [0.0; 3];
         for (axis, v) in at.iter_mut().enumerate().take(B::AXES) {
@@ -276,10 +329,13 @@ pub fn ordered((a, b): (Handle, Handle)) -> (Handle, Handle) {
     }
 }
 
-/// Every query kind against brute force.
+/// Every query kind against brute force: region and point queries, masked
+/// ones, `overlapping` and `pairs` under the elements' `filters` (Box2D's
+/// rule), and the searches ([`check_searches`]).
 pub fn check_queries<T: SpatialIndex>(
     index: &T,
     model: &Model<T::Bounds>,
+    filters: &Filters,
     shapes: &Shapes<T::Bounds>,
     rng: &mut impl Draw,
 ) {
@@ -310,15 +366,29 @@ pub fn check_queries<T: SpatialIndex>(
             .map(|(h, _)| *h)
             .collect();
         assert_eq!(sorted(hits.clone()), expected, "point {point:?}");
+
+        let mask = draw_mask(rng);
+        index.query_masked(q, omit, mask, &mut hits).unwrap();
+        let expected: Vec<Handle> = model
+            .iter()
+            .filter(|(h, (r, _))| {
+                Some(**h) != omit && meets(r, &q) && filter_of(filters, h).passes(mask)
+            })
+            .map(|(h, _)| *h)
+            .collect();
+        assert_eq!(sorted(hits.clone()), expected, "query {q} mask {mask:#x}");
     }
     if let Some((&h, &(rect, _))) = model
         .iter()
         .nth(rng.below(model.len().max(1) as u32) as usize)
     {
         index.overlapping(h, &mut hits).unwrap();
+        let own = filter_of(filters, &h);
         let expected: Vec<Handle> = model
             .iter()
-            .filter(|(other, (r, _))| **other != h && meets(r, &rect))
+            .filter(|(other, (r, _))| {
+                **other != h && meets(r, &rect) && own.collides(filter_of(filters, other))
+            })
             .map(|(h, _)| *h)
             .collect();
         assert_eq!(sorted(hits.clone()), expected, "overlapping {h:?}");
@@ -331,7 +401,7 @@ pub fn check_queries<T: SpatialIndex>(
     let mut expected = Vec::new();
     for (i, (a, (ra, _))) in all.iter().enumerate() {
         for (b, (rb, _)) in &all[i + 1..] {
-            if meets(ra, rb) {
+            if meets(ra, rb) && filter_of(filters, a).collides(filter_of(filters, b)) {
                 expected.push(ordered((**a, **b)));
             }
         }
@@ -339,11 +409,150 @@ pub fn check_queries<T: SpatialIndex>(
     expected.sort_unstable();
     assert_eq!(found.len(), expected.len(), "pairs: count (or duplicates)");
     assert_eq!(found, expected, "pairs");
+    check_searches(index, model, filters, shapes, rng);
+}
+
+/// A filter from a few bit patterns, so that some elements collide and
+/// others miss each other.
+fn draw_filter(rng: &mut impl Draw) -> Filter {
+    Filter::new(draw_mask(rng), draw_mask(rng))
+}
+
+/// A query mask: every bit, none, or one of a few categories.
+fn draw_mask(rng: &mut impl Draw) -> u32 {
+    pick_of(rng, &[Filter::ALL, Filter::ALL, 0, 1, 2, 3, 0x8000_0000])
+}
+
+/// Sorts search results as the searches promise: by distance, then id, then
+/// handle.
+fn by_distance<R>(results: &mut [R], key: impl Fn(&R) -> (f64, u32, Handle)) {
+    results.sort_by(|a, b| {
+        let (a, b) = (key(a), key(b));
+        a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2))
+    });
+}
+
+/// Neighbours as bits, so that equal means the same bits.
+fn neighbor_bits(list: &[Neighbor]) -> Vec<(Handle, u32, u64)> {
+    list.iter()
+        .map(|n| (n.handle, n.id, n.distance.to_bits()))
+        .collect()
+}
+
+fn hit_bits(list: &[RayHit]) -> Vec<(Handle, u32, u64, u64)> {
+    list.iter()
+        .map(|h| (h.handle, h.id, h.distance.to_bits(), h.fraction.to_bits()))
+        .collect()
+}
+
+/// Circles, nearest neighbours (both routes: `nearest` and `nearest_with`)
+/// and ray casts (first hit and all hits), each with a mask, against brute
+/// force over the model, distances bit for bit.
+pub fn check_searches<T: SpatialIndex>(
+    index: &T,
+    model: &Model<T::Bounds>,
+    filters: &Filters,
+    shapes: &Shapes<T::Bounds>,
+    rng: &mut impl Draw,
+) {
+    let passing = |mask: u32| {
+        model
+            .iter()
+            .filter(move |(h, _)| filter_of(filters, h).passes(mask))
+    };
+    let mut hits = Vec::new();
+    let mut neighbors = Vec::new();
+    for _ in 0..2 {
+        let (point, mask) = (shapes.point(rng), draw_mask(rng));
+        let radius = shapes.distance(rng);
+        index.query_circle(point, radius, mask, &mut hits).unwrap();
+        let expected: Vec<Handle> = passing(mask)
+            .filter(|(_, (r, _))| r.distance_to_point(point) <= radius)
+            .map(|(h, _)| *h)
+            .collect();
+        assert_eq!(sorted(hits.clone()), expected, "circle {point:?} {radius}");
+
+        let k = pick_of(rng, &[0, 1, 1, 3, 10, model.len() + 1]);
+        let max_distance = rng.chance(50).then(|| shapes.distance(rng));
+        let mut expected: Vec<Neighbor> = passing(mask)
+            .map(|(&handle, &(r, id))| Neighbor {
+                handle,
+                id,
+                distance: r.distance_to_point(point),
+            })
+            .filter(|n| n.distance <= max_distance.unwrap_or(f64::INFINITY))
+            .collect();
+        by_distance(&mut expected, |n| (n.distance, n.id, n.handle));
+        index
+            .nearest(point, k, max_distance, mask, &mut neighbors)
+            .unwrap();
+        let first_k = &expected[..k.min(expected.len())];
+        assert_eq!(
+            neighbor_bits(&neighbors),
+            neighbor_bits(first_k),
+            "nearest {point:?} k {k} max {max_distance:?} mask {mask:#x}"
+        );
+        // The ordered route, refusing a third of the candidates.
+        let accept = |h: Handle| h.slot() % 3 != 1;
+        index
+            .nearest_with(point, k, max_distance, mask, accept, &mut neighbors)
+            .unwrap();
+        let accepted: Vec<Neighbor> = expected
+            .iter()
+            .copied()
+            .filter(|n| accept(n.handle))
+            .take(k)
+            .collect();
+        assert_eq!(
+            neighbor_bits(&neighbors),
+            neighbor_bits(&accepted),
+            "nearest_with {point:?} k {k} max {max_distance:?} mask {mask:#x}"
+        );
+
+        let ray = shapes.ray(rng);
+        let mut expected: Vec<RayHit> = passing(mask)
+            .filter_map(|(&handle, &(r, id))| {
+                let distance = ray.entry_into(&r)?;
+                let fraction = if ray.max_length > 0.0 {
+                    distance / ray.max_length
+                } else {
+                    0.0
+                };
+                Some(RayHit {
+                    handle,
+                    id,
+                    distance,
+                    fraction,
+                })
+            })
+            .collect();
+        by_distance(&mut expected, |h| (h.distance, h.id, h.handle));
+        let mut all = Vec::new();
+        index.ray_cast_all(&ray, mask, &mut all).unwrap();
+        assert_eq!(
+            hit_bits(&all),
+            hit_bits(&expected),
+            "ray {ray:?} mask {mask:#x}"
+        );
+        let first = index.ray_cast(&ray, mask).unwrap();
+        assert_eq!(
+            hit_bits(first.as_slice()),
+            hit_bits(&expected[..expected.len().min(1)]),
+            "first hit of {ray:?} mask {mask:#x}"
+        );
+    }
 }
 
 /// The model's elements and the index's agree, ids and rectangles bit for bit.
-pub fn check_elements<T: SpatialIndex>(index: &T, model: &Model<T::Bounds>) {
+pub fn check_elements<T: SpatialIndex>(index: &T, model: &Model<T::Bounds>, filters: &Filters) {
     assert_eq!(index.len(), model.len());
+    for h in model.keys() {
+        assert_eq!(
+            index.filter(*h),
+            Ok(filter_of(filters, h)),
+            "filter of {h:?}"
+        );
+    }
     let elements = index.iter().collect::<Vec<_>>();
     assert_eq!(elements.len(), model.len());
     for (h, r, id) in elements {
@@ -415,6 +624,7 @@ where
     let mut index = index;
     let shapes = shapes(&index, rng);
     let mut model = Model::<T::Bounds>::new();
+    let mut filters = Filters::new();
     let mut next_id = 0u32;
     let mut handles = Vec::new();
     fn pick<B>(model: &Model<B>, rng: &mut impl Draw) -> Option<Handle> {
@@ -431,8 +641,8 @@ where
         if rng.exhausted() {
             // The input is used up: the state it left is checked in full.
             index.validate().unwrap();
-            check_elements(&index, &model);
-            check_queries(&index, &model, &shapes, rng);
+            check_elements(&index, &model, &filters);
+            check_queries(&index, &model, &filters, &shapes, rng);
             return step;
         }
         let mut choice = rng.below(100);
@@ -466,6 +676,7 @@ where
                 if let Some(h) = pick(&model, rng) {
                     index.remove(h).unwrap();
                     model.remove(&h);
+                    filters.remove(&h);
                 }
             }
             44..=46 => {
@@ -489,6 +700,7 @@ where
                 index.remove_many(&chosen).unwrap();
                 for h in &chosen {
                     model.remove(h);
+                    filters.remove(h);
                 }
             }
             47..=76 => {
@@ -510,11 +722,27 @@ where
                     model.get_mut(h).unwrap().0 = *r;
                 }
             }
-            85..=94 => index.cleanup(),
+            85..=90 => index.cleanup(),
+            91..=92 => {
+                if let Some(h) = pick(&model, rng) {
+                    let filter = draw_filter(rng);
+                    index.set_filter(h, filter).unwrap();
+                    assert_eq!(index.filter(h), Ok(filter));
+                    filters.insert(h, filter);
+                }
+            }
+            93..=94 => {
+                let chosen: Vec<Handle> =
+                    model.keys().copied().filter(|_| rng.chance(40)).collect();
+                let drawn: Vec<Filter> = chosen.iter().map(|_| draw_filter(rng)).collect();
+                index.set_filter_many(&chosen, &drawn).unwrap();
+                filters.extend(chosen.into_iter().zip(drawn));
+            }
             95 => {
                 if rng.chance(20) {
                     index.clear();
                     model.clear();
+                    filters.clear();
                 }
             }
             _ => check_refusals(&mut index, &model, rng),
@@ -525,8 +753,8 @@ where
             }
         }
         if step % checks.compare_every == 0 || step + 1 == steps {
-            check_elements(&index, &model);
-            check_queries(&index, &model, &shapes, rng);
+            check_elements(&index, &model, &filters);
+            check_queries(&index, &model, &filters, &shapes, rng);
         }
         if step % checks.snapshot_every == 0 {
             check_snapshot(&index);
@@ -601,8 +829,36 @@ pub fn check_refusals<T: SpatialIndex + Clone>(
         assert!(index.remove_many(&[h, stale]).is_err());
         assert!(index.query(origin, Some(stale), &mut hits).is_err());
         assert!(index.overlapping(stale, &mut hits).is_err());
+        let filter = Filter::new(1, 2);
+        assert!(index.set_filter(stale, filter).is_err());
+        assert!(index.set_filter_many(&[h, stale], &[filter; 2]).is_err());
+        assert!(index.set_filter_many(&[h], &[filter; 2]).is_err());
     }
     assert!(index.remove(Handle::from_raw(0)).is_err());
+    // Searches: a bad point, distance or ray is refused.
+    let mut neighbors = Vec::new();
+    let point = origin.low_corner();
+    assert!(index
+        .nearest(nan.low_corner(), 1, None, Filter::ALL, &mut neighbors)
+        .is_err());
+    assert!(index
+        .nearest(point, 1, Some(-1.0), Filter::ALL, &mut neighbors)
+        .is_err());
+    assert!(index
+        .query_circle(point, f64::NAN, Filter::ALL, &mut hits)
+        .is_err());
+    let zero = Ray {
+        origin: point,
+        direction: point,
+        max_length: 1.0,
+    };
+    assert!(index.ray_cast(&zero, Filter::ALL).is_err());
+    let endless = Ray {
+        direction: one.low_corner(),
+        max_length: f64::INFINITY,
+        ..zero
+    };
+    assert!(index.ray_cast(&endless, Filter::ALL).is_err());
     assert_eq!(
         index.to_bytes(),
         before,
@@ -655,8 +911,63 @@ pub fn check_snapshot<T: SpatialIndex>(index: &T) {
         };
         damaged[at..at + 4].copy_from_slice(&word.to_le_bytes());
         if let Ok(back) = T::from_bytes(&damaged) {
-            back.validate().unwrap();
+            check_loaded(&back);
         }
+    }
+}
+
+/// What a snapshot reader accepted, however damaged the bytes: it validates,
+/// and every handle [`iter`](SpatialIndex::iter) lists is one the index
+/// accepts, naming that element.
+pub fn check_loaded<T: SpatialIndex>(index: &T) {
+    index.validate().expect("an accepted snapshot validates");
+    for (h, rect, id) in index.iter() {
+        assert_eq!(index.rect(h), Ok(rect), "{h:?} listed but not accepted");
+        assert_eq!(index.id(h), Ok(id), "{h:?}");
+    }
+}
+
+/// The snapshot reader on arbitrary bytes (the `snapshot` fuzz target): the
+/// first byte picks the structure, the rest are its snapshot. Whatever is
+/// accepted passes [`check_loaded`], writes back the same bytes, and takes
+/// further operations: an insert, a query, a remove of a listed handle, a
+/// cleanup.
+pub fn fuzz_snapshot(data: &[u8]) {
+    fn check<T: SpatialIndex>(bytes: &[u8], probe: T::Bounds) {
+        let Ok(mut index) = T::from_bytes(bytes) else {
+            return;
+        };
+        check_loaded(&index);
+        assert_eq!(
+            index.to_bytes(),
+            bytes,
+            "an accepted snapshot writes back the same"
+        );
+        let (mut hits, mut pairs) = (Vec::new(), Vec::new());
+        index.pairs(&mut pairs);
+        if let Ok(h) = index.insert(probe, 7) {
+            index.query(probe, None, &mut hits).unwrap();
+            assert!(hits.contains(&h));
+            index.overlapping(h, &mut hits).unwrap();
+            let first = index.iter().next().map(|(h, ..)| h);
+            if let Some(first) = first {
+                index.remove(first).unwrap();
+            }
+        }
+        index.cleanup();
+        index.validate().expect("still valid after operations");
+    }
+    let Some((&which, bytes)) = data.split_first() else {
+        return;
+    };
+    let probe = Rect::new(0.0, 0.0, 1.0, 1.0);
+    match which % 6 {
+        0 => check::<Quadtree>(bytes, probe),
+        1 => check::<Grid>(bytes, probe),
+        2 => check::<LooseGrid>(bytes, probe),
+        3 => check::<LooseQuadtree>(bytes, probe),
+        4 => check::<crate::AnyIndex>(bytes, probe),
+        _ => check::<Octree>(bytes, Box3::new(0.0, 0.0, 0.0, 1.0, 1.0, 1.0)),
     }
 }
 
@@ -713,6 +1024,31 @@ impl Subject {
         Subject::BoundedLooseQuadtree,
         Subject::Octree,
     ];
+
+    /// The differential fuzz target of this subject (`fuzz/fuzz_targets/`),
+    /// also the prefix of its inputs in `fuzz/corpus/` and `fuzz/regressions/`.
+    pub fn fuzz_target(self) -> &'static str {
+        match self {
+            Subject::Quadtree => "ops_quadtree",
+            Subject::Grid => "ops_grid",
+            Subject::LooseGrid => "ops_loose_grid",
+            Subject::LooseQuadtree => "ops_loose_quadtree",
+            Subject::BoundedLooseQuadtree => "ops_loose_quadtree_max_extent",
+            Subject::Octree => "ops_octree",
+        }
+    }
+
+    /// The differential fuzz targets' run: the fuzzer's bytes as every
+    /// choice, each result against the model and `validate` after each
+    /// operation, up to a population that keeps brute force (quadratic for
+    /// pairs) fast per input.
+    pub fn fuzz(self, data: &[u8]) {
+        let checks = Checks {
+            cap: 256,
+            ..Checks::EVERY
+        };
+        self.run(&mut Bytes::new(data), usize::MAX, &checks);
+    }
 
     /// Builds this structure in a world and with parameters drawn from `rng`,
     /// then runs [`run_with`] on it: up to `steps` operations with `checks`. Returns the operations done (0 if the drawn parameters are
@@ -1065,6 +1401,31 @@ mod tests {
         check(LooseQuadtree::for_world(world).unwrap());
         check(LooseQuadtree::with_max_extent(world, 8, 8, 64.0).unwrap());
         check(Octree::for_world(Box3::new(0.0, 0.0, 0.0, 1024.0, 1024.0, 1024.0)).unwrap());
+    }
+
+    /// Every input a fuzz target once failed on (`fuzz/regressions/`, named
+    /// `<target>-<what>`) passes its target's check now. The C ABI target's
+    /// inputs are replayed by `make fuzz-ci`, which builds that crate.
+    #[test]
+    fn fuzz_regressions_pass() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz/regressions");
+        let mut replayed = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+            let data = std::fs::read(&path).unwrap();
+            let target = name.split_once('-').map_or(name.as_str(), |(t, _)| t);
+            if target == "snapshot" {
+                fuzz_snapshot(&data);
+            } else if let Some(subject) = Subject::ALL.iter().find(|s| s.fuzz_target() == target) {
+                subject.fuzz(&data);
+            } else {
+                assert_eq!(target, "c_abi", "{name}: no fuzz target {target}");
+                continue;
+            }
+            replayed += 1;
+        }
+        assert!(replayed > 0);
     }
 
     /// A fuzzer's bytes decode the same way every time, and running out of

@@ -135,7 +135,7 @@ fn stacks_and_crowds_pair_correctly() {
         }
         grid.validate().unwrap();
         let shapes = random_ops::loose_grid_shapes(&grid, &mut rng);
-        check_queries(&grid, &model, &shapes, &mut rng);
+        check_queries(&grid, &model, &Default::default(), &shapes, &mut rng);
     }
 }
 

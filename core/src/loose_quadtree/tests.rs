@@ -178,7 +178,7 @@ fn stacks_at_one_spot_build_no_chains() {
     tree.validate().unwrap();
     let mut rng = Lcg(3);
     let shapes = random_ops::loose_quadtree_shapes(&tree, &mut rng);
-    check_queries(&tree, &model, &shapes, &mut rng);
+    check_queries(&tree, &model, &Default::default(), &shapes, &mut rng);
     // A big batch removal sweeps the stack.
     let handles: Vec<Handle> = model.keys().copied().take(300).collect();
     tree.remove_many(&handles).unwrap();
@@ -186,7 +186,7 @@ fn stacks_at_one_spot_build_no_chains() {
         model.remove(h);
     }
     tree.validate().unwrap();
-    check_queries(&tree, &model, &shapes, &mut rng);
+    check_queries(&tree, &model, &Default::default(), &shapes, &mut rng);
 }
 
 #[test]
@@ -213,7 +213,7 @@ fn crowds_and_world_sized_elements_pair_correctly() {
         }
         tree.validate().unwrap();
         let shapes = random_ops::loose_quadtree_shapes(&tree, &mut rng);
-        check_queries(&tree, &model, &shapes, &mut rng);
+        check_queries(&tree, &model, &Default::default(), &shapes, &mut rng);
     }
 }
 
