@@ -8,6 +8,8 @@
 #
 #   make fuzz            every target FUZZ_SECONDS (300) each, corpus kept in fuzz/target/corpus
 #   make fuzz-ci         every target FUZZ_CI_SECONDS (12) each from the committed seeds; part of `make test`
+#   make fuzz-regressions  replay the committed failing inputs fuzz/regressions/<target>-*
+#   make fuzz-lint       rustfmt and clippy over fuzz/; part of `make test`
 #   make fuzz-build      build the instrumented targets only
 #   make fuzz-seeds      rewrite the committed seed corpus fuzz/corpus/ (core/examples/fuzz_seeds.rs)
 #   make fuzz-run FUZZ_TARGET=ops_grid FUZZ_SECONDS=60   one target
@@ -15,8 +17,10 @@
 #   make churn           10^7 mixed operations per structure: bytes and RSS stay flat (docs/soak.md)
 #
 # A crash leaves its input in fuzz/artifacts/<target>/; replay it with
-# `fuzz/target/$(FUZZ_TRIPLE)/release/<target> <file>`, then make it a
-# regression test in core/tests/fuzz_regressions.rs.
+# `fuzz/target/$(FUZZ_TRIPLE)/release/<target> <file>`, then commit it as
+# fuzz/regressions/<target>-<what it shows>: fuzz-ci replays every one, and the
+# core's unit tests (random_ops::tests::fuzz_regressions_pass) replay those of
+# the ops and snapshot targets without the fuzz build.
 
 FUZZ_TARGETS := ops_quadtree ops_grid ops_loose_grid ops_loose_quadtree \
 	ops_loose_quadtree_max_extent ops_octree snapshot c_abi
@@ -37,9 +41,15 @@ FUZZ_RUSTFLAGS := -Cpasses=sancov-module \
 # -max_len: inputs up to 4 KiB; -timeout: a slow input is a finding too.
 FUZZ_FLAGS := -max_len=4096 -timeout=20 -rss_limit_mb=2048 -print_final_stats=1
 
-.PHONY: fuzz fuzz-ci fuzz-build fuzz-run fuzz-seeds soak churn
+.PHONY: fuzz fuzz-ci fuzz-lint fuzz-regressions fuzz-build fuzz-run fuzz-seeds soak churn
 
-TEST_TARGETS += fuzz-ci
+TEST_TARGETS += fuzz-lint fuzz-ci
+
+# fuzz/ is a workspace of its own, out of reach of the root's fmt and clippy;
+# linted unflagged, in a target directory of its own.
+fuzz-lint:
+	$(CARGO) fmt --manifest-path fuzz/Cargo.toml --all -- --check
+	cd fuzz && $(CARGO) clippy --locked --all-targets --target-dir "$(CURDIR)/target/fuzz-clippy" -- -D warnings
 
 fuzz-build:
 	cd fuzz && RUSTFLAGS="$(FUZZ_RUSTFLAGS)" $(CARGO) build --release --locked \
@@ -54,7 +64,17 @@ define fuzz_one
 
 endef
 
-fuzz-ci: fuzz-build
+# Given files, a libFuzzer binary runs each once. $(1): target, $(2): files.
+define replay_one
+	"$(FUZZ_BIN)/$(1)" $(2)
+
+endef
+
+fuzz-regressions: fuzz-build
+	$(foreach t,$(FUZZ_TARGETS),$(if $(wildcard $(FUZZ_DIR)/regressions/$(t)-*),\
+		$(call replay_one,$(t),$(wildcard $(FUZZ_DIR)/regressions/$(t)-*))))
+
+fuzz-ci: fuzz-regressions
 	$(foreach t,$(FUZZ_TARGETS),$(call fuzz_one,$(t),$(FUZZ_CI_SECONDS)))
 
 fuzz: fuzz-build

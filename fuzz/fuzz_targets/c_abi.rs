@@ -104,6 +104,71 @@ fn or_null<T>(d: &mut Bytes, p: *mut T) -> *mut T {
     }
 }
 
+/// A query mask or a filter's bits.
+fn mask(d: &mut Bytes) -> u32 {
+    match d.below(6) {
+        0 => QT_MASK_ALL,
+        1 => 0,
+        2 => d.next(),
+        _ => 1 << d.below(3),
+    }
+}
+
+/// A radius, maximum distance or ray length: often fine, sometimes NaN,
+/// negative, infinite or subnormal.
+fn distance(d: &mut Bytes) -> f64 {
+    match d.below(10) {
+        0 => f64::NAN,
+        1 => f64::INFINITY,
+        2 => -1.0,
+        3 => -0.0,
+        4 => f64::MIN_POSITIVE,
+        5 => f64::MAX,
+        _ => f64::from(d.unit()) * 60.0,
+    }
+}
+
+fn ray(d: &mut Bytes) -> qt_ray {
+    let (x, y) = if d.chance(80) {
+        (d.unit() * 110.0 - 5.0, d.unit() * 110.0 - 5.0)
+    } else {
+        (float(d), float(d))
+    };
+    let mut direction = || {
+        if d.chance(70) {
+            d.unit() * 2.0 - 1.0
+        } else {
+            float(d)
+        }
+    };
+    let (dx, dy) = (direction(), direction());
+    qt_ray {
+        x,
+        y,
+        dx,
+        dy,
+        max_length: distance(d),
+    }
+}
+
+fn ray3(d: &mut Bytes) -> qt_ray3 {
+    let r = ray(d);
+    let (z, dz) = if d.chance(80) {
+        (d.unit() * 100.0, d.unit() * 2.0 - 1.0)
+    } else {
+        (float(d), float(d))
+    };
+    qt_ray3 {
+        x: r.x,
+        y: r.y,
+        z,
+        dx: r.dx,
+        dy: r.dy,
+        dz,
+        max_length: r.max_length,
+    }
+}
+
 fn count(d: &mut Bytes) -> usize {
     d.below(BUF as u32 + 1) as usize
 }
@@ -128,6 +193,23 @@ unsafe extern "C" fn visit_node(
     _count: u32,
 ) -> c_int {
     stop_after(user)
+}
+
+unsafe extern "C" fn accept(user: *mut c_void, h: qt_handle_t) -> c_int {
+    // Passes over some candidates, then stops accepting.
+    c_int::from(h % 3 != 1 && stop_after(user) == 0)
+}
+
+/// Goes on, ignores, clips (to half, or to nonsense: NaN, past the end) and
+/// finally stops, as the counter behind `user` says.
+unsafe extern "C" fn visit_hit(user: *mut c_void, hit: qt_ray_hit) -> f64 {
+    let Some(left) = user.cast::<u32>().as_mut() else {
+        return 1.0;
+    };
+    if stop_after(user) == 1 {
+        return 0.0;
+    }
+    [1.0, -1.0, hit.fraction * 0.5, f64::NAN, 2.0][*left as usize % 5]
 }
 
 /// Counts down the `u32` behind `user` (if any) and stops at zero.
@@ -228,6 +310,14 @@ unsafe fn run(d: &mut Bytes) {
     let mut sizes = [0usize; BUF];
     let mut pairs = [qt_pair::default(); BUF];
     let mut bytes = vec![0u8; 1 << 16];
+    let mut offsets = [0usize; BUF + 1];
+    let mut coords = [0f32; 3 * BUF];
+    let mut reals = [0f64; BUF];
+    let mut categories = [0u32; BUF];
+    let mut masks = [0u32; BUF];
+    let mut hits = [qt_ray_hit::default(); BUF];
+    let (mut found, mut hit) = (false, qt_ray_hit::default());
+    let (mut category, mut filter_mask) = (0u32, 0u32);
     let (mut total, mut bad, mut id) = (0usize, 0usize, 0u32);
     for _ in 0..400 {
         if d.exhausted() {
@@ -239,7 +329,7 @@ unsafe fn run(d: &mut Bytes) {
         let o = or_null(d, oct);
         let mut left = d.below(6);
         let user = or_null(d, &mut left).cast::<c_void>();
-        match d.below(30) {
+        match d.below(37) {
             0 | 1 => {
                 let mut h = 0;
                 if ok(qt_insert(t, rect(d), d.next(), or_null(d, &mut h))) {
@@ -248,8 +338,8 @@ unsafe fn run(d: &mut Bytes) {
             }
             2 => {
                 let n = count(d);
-                for i in 0..n {
-                    rects[i] = rect(d);
+                for r in &mut rects[..n] {
+                    *r = rect(d);
                 }
                 let s = qt_insert_many(
                     t,
@@ -658,6 +748,209 @@ unsafe fn run(d: &mut Bytes) {
                     assert!(ok(qt_validate(back)));
                     qt_destroy(back);
                 }
+            }
+            29 => {
+                ok(qt_set_filter(t, handle(d, &live), mask(d), mask(d)));
+                ok(qt_get_filter(
+                    t,
+                    handle(d, &live),
+                    or_null(d, &mut category),
+                    or_null(d, &mut filter_mask),
+                ));
+            }
+            30 => {
+                let n = count(d);
+                for i in 0..n {
+                    handles[i] = handle(d, &live);
+                    categories[i] = mask(d);
+                    masks[i] = mask(d);
+                }
+                ok(qt_set_filters(
+                    t,
+                    or_null(d, handles.as_mut_ptr()),
+                    or_null(d, categories.as_mut_ptr()),
+                    or_null(d, masks.as_mut_ptr()),
+                    n,
+                    or_null(d, &mut bad),
+                ));
+            }
+            31 => {
+                let (out, capacity) = (or_null(d, handles.as_mut_ptr()), count(d));
+                if d.chance(50) {
+                    let (omit, m) = (handle(d, &live), mask(d));
+                    ok(qt_query_masked(
+                        t,
+                        rect(d),
+                        omit,
+                        m,
+                        out,
+                        capacity,
+                        &mut total,
+                    ));
+                } else {
+                    let (x, y, omit, m) = (float(d), float(d), handle(d, &live), mask(d));
+                    ok(qt_query_point_masked(
+                        t,
+                        x,
+                        y,
+                        omit,
+                        m,
+                        out,
+                        capacity,
+                        or_null(d, &mut total),
+                    ));
+                }
+            }
+            32 => {
+                let (x, y, radius, m) = (float(d), float(d), distance(d), mask(d));
+                match d.below(3) {
+                    0 => {
+                        let (out, capacity) = (or_null(d, handles.as_mut_ptr()), count(d));
+                        ok(qt_query_circle(
+                            t,
+                            x,
+                            y,
+                            radius,
+                            m,
+                            out,
+                            capacity,
+                            or_null(d, &mut total),
+                        ));
+                    }
+                    1 => {
+                        let v = if d.chance(10) { None } else { Some(visit as _) };
+                        ok(qt_query_circle_each(t, x, y, radius, m, v, user));
+                    }
+                    _ => {
+                        let n = count(d);
+                        for i in 0..n {
+                            coords[2 * i] = float(d);
+                            coords[2 * i + 1] = float(d);
+                            reals[i] = distance(d);
+                        }
+                        ok(qt_query_circle_many(
+                            t,
+                            or_null(d, coords.as_mut_ptr()),
+                            or_null(d, reals.as_mut_ptr()),
+                            n,
+                            m,
+                            or_null(d, offsets.as_mut_ptr()),
+                            or_null(d, handles.as_mut_ptr()),
+                            count(d),
+                            or_null(d, &mut total),
+                            or_null(d, &mut bad),
+                        ));
+                    }
+                }
+            }
+            33 => {
+                let (x, y, max_distance, m) = (float(d), float(d), distance(d), mask(d));
+                // Both output arrays hold `k` items; a `k` past any array's
+                // size must be refused before anything is written.
+                let huge = d.chance(5);
+                let k = if huge { usize::MAX } else { count(d) };
+                let out = or_null(d, handles.as_mut_ptr());
+                let distances = or_null(d, reals.as_mut_ptr());
+                let status = match d.below(3) {
+                    0 => qt_nearest(t, x, y, k, max_distance, m, out, distances, &mut total),
+                    1 => {
+                        let a = if d.chance(10) {
+                            None
+                        } else {
+                            Some(accept as _)
+                        };
+                        qt_nearest_with(
+                            t,
+                            x,
+                            y,
+                            k,
+                            max_distance,
+                            m,
+                            a,
+                            user,
+                            out,
+                            distances,
+                            or_null(d, &mut total),
+                        )
+                    }
+                    _ => {
+                        let n = count(d);
+                        for c in coords.iter_mut().take(2 * n) {
+                            *c = float(d);
+                        }
+                        qt_nearest_many(
+                            t,
+                            or_null(d, coords.as_mut_ptr()),
+                            n,
+                            k,
+                            max_distance,
+                            m,
+                            or_null(d, offsets.as_mut_ptr()),
+                            out,
+                            distances,
+                            count(d),
+                            or_null(d, &mut total),
+                            or_null(d, &mut bad),
+                        )
+                    }
+                };
+                let accepted = ok(status);
+                assert!(!(huge && accepted), "k = SIZE_MAX accepted");
+            }
+            34 => {
+                let (r, m) = (ray(d), mask(d));
+                match d.below(3) {
+                    0 => ok(qt_ray_cast(
+                        t,
+                        r,
+                        m,
+                        or_null(d, &mut hit),
+                        or_null(d, &mut found),
+                    )),
+                    1 => ok(qt_ray_cast_all(
+                        t,
+                        r,
+                        m,
+                        or_null(d, hits.as_mut_ptr()),
+                        count(d),
+                        or_null(d, &mut total),
+                    )),
+                    _ => {
+                        let v = if d.chance(10) {
+                            None
+                        } else {
+                            Some(visit_hit as _)
+                        };
+                        ok(qt_ray_cast_each(t, r, m, v, user))
+                    }
+                };
+            }
+            35 => {
+                // The octree's forms go through the same shared code.
+                let h = handle(d, &live3);
+                ok(qt_octree_set_filter(o, h, mask(d), mask(d)));
+                let (x, y, z, m) = (float(d), float(d), float(d), mask(d));
+                let k = count(d);
+                ok(qt_octree_nearest(
+                    o,
+                    x,
+                    y,
+                    z,
+                    k,
+                    distance(d),
+                    m,
+                    or_null(d, handles.as_mut_ptr()),
+                    or_null(d, reals.as_mut_ptr()),
+                    or_null(d, &mut total),
+                ));
+                ok(qt_octree_ray_cast_all(
+                    o,
+                    ray3(d),
+                    m,
+                    or_null(d, hits.as_mut_ptr()),
+                    count(d),
+                    or_null(d, &mut total),
+                ));
             }
             _ => {
                 // A second tree made with fuzzed parameters, used once, freed.
