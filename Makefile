@@ -22,7 +22,7 @@ fmt-check:
 	$(CARGO) fmt --all -- --check
 
 lint:
-	$(CARGO) clippy --workspace --all-targets --features flatquad/rayon -- -D warnings
+	$(CARGO) clippy --workspace --all-targets --features flatquad/rayon,flatquad/testing -- -D warnings
 
 # Release mode: one optimised build serves the tests and the demo, and the
 # property tests run many more cases in the same time.

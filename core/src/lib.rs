@@ -63,8 +63,11 @@ mod links;
 mod loose_grid;
 mod loose_quadtree;
 mod quadtree;
-#[cfg(test)]
-mod random_ops;
+/// The random-operation harness against brute force: the structures' own
+/// tests, and with the `testing` feature the soak and the fuzz targets.
+#[cfg(any(test, feature = "testing"))]
+#[doc(hidden)]
+pub mod random_ops;
 mod rect;
 mod slots;
 

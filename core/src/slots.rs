@@ -301,6 +301,11 @@ impl<S: SlotRecord> SlotPool<S> {
             if stamp & MARK != 0 {
                 return Err(format!("slot {index} still marked"));
             }
+            // A stray bit would make the slot's handle (built from the
+            // generation alone) one that `lookup` refuses.
+            if stamp & !(LIVE | MARK | GENERATION_MASK) != 0 {
+                return Err(format!("slot {index} has stray stamp bits {stamp:#x}"));
+            }
             if stamp & LIVE != 0 {
                 live += 1;
                 if stamp & GENERATION_MASK == 0 {

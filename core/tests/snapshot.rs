@@ -88,6 +88,11 @@ fn assert_consistent<T: Subject>(copy: &T) {
     copy.validate().unwrap();
     let elements: Vec<(Handle, Rect)> = copy.iter().map(|(h, r, _)| (h, r)).collect();
     let map: std::collections::BTreeMap<Handle, Rect> = elements.iter().copied().collect();
+    // Every handle the snapshot lists is one the structure accepts (a stray
+    // stamp bit once made `iter` give handles that `remove` refused).
+    for (h, r) in &elements {
+        assert_eq!(copy.rect(*h), Ok(*r), "{h:?}");
+    }
     for q in [
         Rect::new(f32::MIN, f32::MIN, f32::MAX, f32::MAX),
         WORLD,

@@ -61,6 +61,7 @@ pub use grid::*;
 pub use inspect::*;
 pub use join::*;
 pub use loose_grid::*;
+pub use loose_quadtree::*;
 pub use octree::*;
 pub use quadtree::*;
 pub use query::*;

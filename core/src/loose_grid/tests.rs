@@ -5,56 +5,19 @@ use std::ops::ControlFlow;
 
 use crate::index::SpatialIndex;
 use crate::loose_grid::LooseGrid;
-use crate::{Error, NodeInfo, Rect};
+use crate::{Error, Rect};
 
-use crate::random_ops::{self, check_queries, ordered, Lcg, Model, Shapes};
-
-/// Shapes on the loose and tight borders, some near the big threshold.
-fn shapes(grid: &LooseGrid, rng: &mut Lcg) -> Shapes {
-    let world = grid.world();
-    Shapes::new(
-        world,
-        &[grid.columns(), grid.tight_columns()],
-        &[grid.rows(), grid.tight_rows()],
-        grid.cell_size(),
-        LooseGrid::BIG_CELLS as f32,
-        rng,
-    )
-}
+use crate::random_ops::{self, check_queries, ordered, Draw, Lcg, Model};
 
 /// One random run of `steps` operations.
 fn run(grid: LooseGrid, seed: u64, steps: usize) {
-    random_ops::run(grid, seed, steps, shapes, check_traverse);
-}
-
-/// `traverse` shows every loose cell once as a leaf of depth 0 with its count.
-fn check_traverse(grid: &LooseGrid) {
-    let mut leaves: Vec<NodeInfo> = Vec::new();
-    let flow = grid.traverse(
-        |_| panic!("a loose grid has no branches"),
-        |info| {
-            leaves.push(*info);
-            ControlFlow::Continue(())
-        },
+    random_ops::run(
+        grid,
+        seed,
+        steps,
+        random_ops::loose_grid_shapes,
+        random_ops::check_loose_grid_traverse,
     );
-    assert_eq!(flow, ControlFlow::Continue(()));
-    assert_eq!(leaves.len(), (grid.columns() * grid.rows()) as usize);
-    let total: u32 = leaves.iter().map(|l| l.count).sum();
-    assert_eq!(total as usize, grid.len() - grid.big_len());
-    for (i, leaf) in leaves.iter().enumerate() {
-        assert_eq!((leaf.index, leaf.depth, leaf.is_leaf), (i as u32, 0, true));
-        assert!(leaf.rect.is_valid());
-    }
-    let stats = grid.stats();
-    assert_eq!(stats.elements, grid.len());
-    assert_eq!(stats.nodes, leaves.len());
-    assert_eq!(stats.leaves, leaves.len());
-    assert_eq!(
-        stats.empty_leaves,
-        leaves.iter().filter(|l| l.count == 0).count()
-    );
-    assert!(stats.element_links >= total as usize);
-    assert!(stats.bytes > 0);
 }
 
 fn worlds() -> Vec<Rect> {
@@ -171,8 +134,8 @@ fn stacks_and_crowds_pair_correctly() {
             model.insert(grid.insert(r, i).unwrap(), (r, i));
         }
         grid.validate().unwrap();
-        let shapes = shapes(&grid, &mut rng);
-        check_queries(&grid, &model, &shapes, &mut rng);
+        let shapes = random_ops::loose_grid_shapes(&grid, &mut rng);
+        check_queries(&grid, &model, &Default::default(), &shapes, &mut rng);
     }
 }
 

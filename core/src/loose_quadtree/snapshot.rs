@@ -41,7 +41,10 @@ impl LooseQuadtree {
         let mut r = Reader::expect(bytes, Kind::LooseQuadtree as u32)?;
         let world = r.rect()?;
         let (max_elements, max_depth, max_extent) = (r.u32()?, r.u32()?, r.f32()?);
-        let mut tree = if max_extent == 0.0 {
+        // No bound is written as +0.0 exactly: -0.0 would read back as the
+        // same tree but write back other bytes, so it goes to the
+        // constructor, which refuses it.
+        let mut tree = if max_extent.to_bits() == 0 {
             LooseQuadtree::new(world, max_elements, max_depth)
         } else {
             LooseQuadtree::with_max_extent(world, max_elements, max_depth, max_extent)

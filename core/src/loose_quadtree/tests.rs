@@ -5,50 +5,19 @@ use std::ops::ControlFlow;
 
 use crate::index::SpatialIndex;
 use crate::loose_quadtree::LooseQuadtree;
-use crate::{Error, Handle, NodeInfo, Rect};
+use crate::{Error, Handle, Rect};
 
-use crate::random_ops::{self, check_queries, Lcg, Model, Shapes};
-
-/// Shapes on the split lines of the first levels, a few cells wide or more.
-fn shapes(tree: &LooseQuadtree, rng: &mut Lcg) -> Shapes {
-    let world = tree.world();
-    let levels = 1u32 << tree.max_depth().min(6);
-    let counts = [2, 4, levels];
-    let cell = (
-        world.width() / levels as f32,
-        world.height() / levels as f32,
-    );
-    Shapes::new(world, &counts, &counts, cell, 8.0, rng)
-}
+use crate::random_ops::{self, check_queries, Draw, Lcg, Model};
 
 /// One random run of `steps` operations.
 fn run(tree: LooseQuadtree, seed: u64, steps: usize) {
-    random_ops::run(tree, seed, steps, shapes, check_traverse);
-}
-
-/// `traverse` shows the tree in pre-order, each leaf with its count, and
-/// `stats` agrees.
-fn check_traverse(tree: &LooseQuadtree) {
-    let infos = random_ops::traverse_all(tree);
-    assert_eq!((infos[0].index, infos[0].depth), (0, 0));
-    let leaves: Vec<&NodeInfo> = infos.iter().filter(|n| n.is_leaf).collect();
-    let total: u32 = leaves.iter().map(|l| l.count).sum();
-    // Elements over a `max_extent` are kept apart, in no leaf of the tree.
-    assert_eq!(total as usize + tree.over_bound_len(), tree.len());
-    for info in &infos {
-        assert!(info.rect.is_valid(), "{info:?}");
-        assert!(info.depth <= tree.max_depth());
-    }
-    let stats = tree.stats();
-    assert_eq!(stats.elements, tree.len());
-    assert_eq!(stats.nodes, infos.len());
-    assert_eq!(stats.leaves, leaves.len());
-    assert_eq!(
-        stats.empty_leaves,
-        leaves.iter().filter(|l| l.count == 0).count()
+    random_ops::run(
+        tree,
+        seed,
+        steps,
+        random_ops::loose_quadtree_shapes,
+        random_ops::check_loose_quadtree_traverse,
     );
-    assert_eq!(stats.element_links + tree.over_bound_len(), tree.len());
-    assert!(stats.bytes > 0);
 }
 
 fn worlds() -> Vec<Rect> {
@@ -208,8 +177,8 @@ fn stacks_at_one_spot_build_no_chains() {
     assert_eq!(tree.stats().nodes, 1);
     tree.validate().unwrap();
     let mut rng = Lcg(3);
-    let shapes = shapes(&tree, &mut rng);
-    check_queries(&tree, &model, &shapes, &mut rng);
+    let shapes = random_ops::loose_quadtree_shapes(&tree, &mut rng);
+    check_queries(&tree, &model, &Default::default(), &shapes, &mut rng);
     // A big batch removal sweeps the stack.
     let handles: Vec<Handle> = model.keys().copied().take(300).collect();
     tree.remove_many(&handles).unwrap();
@@ -217,7 +186,7 @@ fn stacks_at_one_spot_build_no_chains() {
         model.remove(h);
     }
     tree.validate().unwrap();
-    check_queries(&tree, &model, &shapes, &mut rng);
+    check_queries(&tree, &model, &Default::default(), &shapes, &mut rng);
 }
 
 #[test]
@@ -243,8 +212,8 @@ fn crowds_and_world_sized_elements_pair_correctly() {
             model.insert(tree.insert(r, i).unwrap(), (r, i));
         }
         tree.validate().unwrap();
-        let shapes = shapes(&tree, &mut rng);
-        check_queries(&tree, &model, &shapes, &mut rng);
+        let shapes = random_ops::loose_quadtree_shapes(&tree, &mut rng);
+        check_queries(&tree, &model, &Default::default(), &shapes, &mut rng);
     }
 }
 

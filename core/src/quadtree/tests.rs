@@ -134,49 +134,8 @@ fn places_pack_and_unpack_in_both_dimensions() {
 // The octree against brute force (the quadtree's are in `tests/`).
 
 use crate::index::SpatialIndex;
-use crate::random_ops::{self, Lcg, Shapes};
+use crate::random_ops;
 use crate::Octree;
-
-/// Shapes on the split planes of the first levels, up to a few cells wide.
-fn octree_shapes(tree: &Octree, rng: &mut Lcg) -> Shapes<Box3> {
-    let world = tree.world();
-    let levels = 1u32 << tree.max_depth().min(5);
-    let counts = [2, 4, levels];
-    let cell: Vec<f32> = [
-        world.x2 - world.x1,
-        world.y2 - world.y1,
-        world.z2 - world.z1,
-    ]
-    .iter()
-    .map(|extent| extent / levels as f32)
-    .collect();
-    Shapes::for_axes(world, &[&counts, &counts, &counts], &cell, 2.0, rng)
-}
-
-/// `traverse` shows the tree in pre-order, eight children a branch, leaves
-/// with their counts; `stats` agrees.
-fn check_octree_traverse(tree: &Octree) {
-    let infos = random_ops::traverse_all(tree);
-    assert_eq!(
-        (infos[0].index, infos[0].depth, infos[0].rect),
-        (0, 0, tree.world())
-    );
-    let branches = infos.iter().filter(|n| !n.is_leaf).count();
-    assert_eq!(infos.len(), 1 + 8 * branches, "eight children a branch");
-    for info in &infos {
-        assert!(
-            info.rect.is_valid() && info.depth <= tree.max_depth(),
-            "{info:?}"
-        );
-    }
-    let leaves: Vec<_> = infos.iter().filter(|n| n.is_leaf).collect();
-    let stats = tree.stats();
-    assert_eq!(stats.nodes, infos.len());
-    assert_eq!(stats.leaves, leaves.len());
-    let links: u32 = leaves.iter().map(|l| l.count).sum();
-    assert_eq!(stats.element_links, links as usize);
-    assert!(stats.element_links >= tree.len());
-}
 
 fn octree_worlds() -> Vec<Box3> {
     vec![
@@ -194,7 +153,13 @@ fn octree_random_operations_match_brute_force() {
     for world in octree_worlds() {
         for (max_elements, max_depth) in [(1, 3), (4, 5), (8, 12), (2, 20)] {
             let tree = Octree::new(world, max_elements, max_depth).unwrap();
-            random_ops::run(tree, seed, 500, octree_shapes, check_octree_traverse);
+            random_ops::run(
+                tree,
+                seed,
+                500,
+                random_ops::tree_shapes,
+                random_ops::check_tree_traverse,
+            );
             seed += 1;
         }
     }
@@ -241,8 +206,8 @@ fn octree_snapshots_are_tagged_apart_from_the_2d_structures() {
 fn octree_parallel_variants_match() {
     let world = Box3::new(0.0, 0.0, 0.0, 64.0, 64.0, 64.0);
     let mut tree = Octree::new(world, 4, 5).unwrap();
-    let mut rng = Lcg(9);
-    let shapes = octree_shapes(&tree, &mut rng);
+    let mut rng = random_ops::Lcg(9);
+    let shapes = random_ops::tree_shapes(&tree, &mut rng);
     let boxes: Vec<Box3> = (0..3000).map(|_| shapes.rect(&mut rng)).collect();
     let ids: Vec<u32> = (0..boxes.len() as u32).collect();
     let mut handles = Vec::new();
