@@ -432,14 +432,65 @@ fn by_distance<R>(results: &mut [R], key: impl Fn(&R) -> (f64, u32, Handle)) {
     });
 }
 
+/// Every element of the model whose closed box is within `radius` of
+/// `center`, by handle.
+pub fn brute_circle<B: Bounds>(model: &Model<B>, center: B::Point, radius: f64) -> Vec<Handle> {
+    model
+        .iter()
+        .filter(|(_, (b, _))| b.distance_to_point(center) <= radius)
+        .map(|(&h, _)| h)
+        .collect()
+}
+
+/// Every element of the model within `max` of `point`, ascending
+/// `(distance, id, handle)`.
+pub fn brute_nearest<B: Bounds>(model: &Model<B>, point: B::Point, max: f64) -> Vec<Neighbor> {
+    let mut all: Vec<Neighbor> = model
+        .iter()
+        .map(|(&handle, &(b, id))| Neighbor {
+            handle,
+            id,
+            distance: b.distance_to_point(point),
+        })
+        .filter(|n| n.distance <= max)
+        .collect();
+    by_distance(&mut all, |n| (n.distance, n.id, n.handle));
+    all
+}
+
+/// Every element of the model the ray hits, ascending `(distance, id,
+/// handle)`.
+pub fn brute_ray<B: Bounds>(model: &Model<B>, ray: &Ray<B::Point>) -> Vec<RayHit> {
+    let mut all: Vec<RayHit> = model
+        .iter()
+        .filter_map(|(&handle, &(b, id))| {
+            let distance = ray.entry_into(&b)?;
+            let fraction = if ray.max_length > 0.0 {
+                distance / ray.max_length
+            } else {
+                0.0
+            };
+            Some(RayHit {
+                handle,
+                id,
+                distance,
+                fraction,
+            })
+        })
+        .collect();
+    by_distance(&mut all, |h| (h.distance, h.id, h.handle));
+    all
+}
+
 /// Neighbours as bits, so that equal means the same bits.
-fn neighbor_bits(list: &[Neighbor]) -> Vec<(Handle, u32, u64)> {
+pub fn neighbor_bits(list: &[Neighbor]) -> Vec<(Handle, u32, u64)> {
     list.iter()
         .map(|n| (n.handle, n.id, n.distance.to_bits()))
         .collect()
 }
 
-fn hit_bits(list: &[RayHit]) -> Vec<(Handle, u32, u64, u64)> {
+/// Ray hits as bits, so that equal means the same bits.
+pub fn hit_bits(list: &[RayHit]) -> Vec<(Handle, u32, u64, u64)> {
     list.iter()
         .map(|h| (h.handle, h.id, h.distance.to_bits(), h.fraction.to_bits()))
         .collect()
@@ -455,41 +506,33 @@ pub fn check_searches<T: SpatialIndex>(
     shapes: &Shapes<T::Bounds>,
     rng: &mut impl Draw,
 ) {
-    let passing = |mask: u32| {
-        model
-            .iter()
-            .filter(move |(h, _)| filter_of(filters, h).passes(mask))
-    };
     let mut hits = Vec::new();
     let mut neighbors = Vec::new();
     for _ in 0..2 {
         let (point, mask) = (shapes.point(rng), draw_mask(rng));
+        // The searches with `mask` answer as brute force over these.
+        let passing: Model<T::Bounds> = model
+            .iter()
+            .filter(|(h, _)| filter_of(filters, h).passes(mask))
+            .map(|(h, e)| (*h, *e))
+            .collect();
         let radius = shapes.distance(rng);
         index.query_circle(point, radius, mask, &mut hits).unwrap();
-        let expected: Vec<Handle> = passing(mask)
-            .filter(|(_, (r, _))| r.distance_to_point(point) <= radius)
-            .map(|(h, _)| *h)
-            .collect();
-        assert_eq!(sorted(hits.clone()), expected, "circle {point:?} {radius}");
+        assert_eq!(
+            sorted(hits.clone()),
+            brute_circle(&passing, point, radius),
+            "circle {point:?} {radius}"
+        );
 
         let k = pick_of(rng, &[0, 1, 1, 3, 10, model.len() + 1]);
         let max_distance = rng.chance(50).then(|| shapes.distance(rng));
-        let mut expected: Vec<Neighbor> = passing(mask)
-            .map(|(&handle, &(r, id))| Neighbor {
-                handle,
-                id,
-                distance: r.distance_to_point(point),
-            })
-            .filter(|n| n.distance <= max_distance.unwrap_or(f64::INFINITY))
-            .collect();
-        by_distance(&mut expected, |n| (n.distance, n.id, n.handle));
+        let expected = brute_nearest(&passing, point, max_distance.unwrap_or(f64::INFINITY));
         index
             .nearest(point, k, max_distance, mask, &mut neighbors)
             .unwrap();
-        let first_k = &expected[..k.min(expected.len())];
         assert_eq!(
             neighbor_bits(&neighbors),
-            neighbor_bits(first_k),
+            neighbor_bits(&expected[..k.min(expected.len())]),
             "nearest {point:?} k {k} max {max_distance:?} mask {mask:#x}"
         );
         // The ordered route, refusing a third of the candidates.
@@ -510,23 +553,7 @@ pub fn check_searches<T: SpatialIndex>(
         );
 
         let ray = shapes.ray(rng);
-        let mut expected: Vec<RayHit> = passing(mask)
-            .filter_map(|(&handle, &(r, id))| {
-                let distance = ray.entry_into(&r)?;
-                let fraction = if ray.max_length > 0.0 {
-                    distance / ray.max_length
-                } else {
-                    0.0
-                };
-                Some(RayHit {
-                    handle,
-                    id,
-                    distance,
-                    fraction,
-                })
-            })
-            .collect();
-        by_distance(&mut expected, |h| (h.distance, h.id, h.handle));
+        let expected = brute_ray(&passing, &ray);
         let mut all = Vec::new();
         index.ray_cast_all(&ray, mask, &mut all).unwrap();
         assert_eq!(

@@ -18,6 +18,9 @@ use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
 use common::{next_down, next_up, snapshot, Lcg, Shape, Subject};
+use flatquad::random_ops::{
+    brute_circle, brute_nearest, brute_ray, hit_bits, neighbor_bits, Model,
+};
 use flatquad::{
     AnyIndex, Bounds, Box3, Error, Grid, Handle, LooseGrid, LooseQuadtree, Neighbor, Octree,
     Quadtree, Ray, RayControl, RayHit, Rect, SpatialIndex,
@@ -134,80 +137,7 @@ fn ray_of<B: Bounds>(origin: [f32; 3], direction: [f32; 3], max_length: f64) -> 
 }
 
 // ---------------------------------------------------------------------------
-// The oracle
-
-type Model<B> = BTreeMap<Handle, (B, u32)>;
-
-fn brute_circle<B: Bounds>(model: &Model<B>, center: B::Point, radius: f64) -> Vec<Handle> {
-    model
-        .iter()
-        .filter(|(_, (b, _))| b.distance_to_point(center) <= radius)
-        .map(|(&h, _)| h)
-        .collect()
-}
-
-/// Everything within `max`, ascending `(distance, id, handle)`.
-fn brute_nearest<B: Bounds>(model: &Model<B>, point: B::Point, max: f64) -> Vec<Neighbor> {
-    let mut all: Vec<Neighbor> = model
-        .iter()
-        .map(|(&handle, &(b, id))| Neighbor {
-            handle,
-            id,
-            distance: b.distance_to_point(point),
-        })
-        .filter(|n| n.distance <= max)
-        .collect();
-    all.sort_by(|a, b| {
-        a.distance
-            .total_cmp(&b.distance)
-            .then(a.id.cmp(&b.id))
-            .then(a.handle.cmp(&b.handle))
-    });
-    all
-}
-
-fn brute_ray<B: Bounds>(model: &Model<B>, ray: &Ray<B::Point>) -> Vec<RayHit> {
-    let mut all: Vec<RayHit> = model
-        .iter()
-        .filter_map(|(&handle, &(b, id))| {
-            let distance = ray.entry_into(&b)?;
-            let fraction = if ray.max_length > 0.0 {
-                distance / ray.max_length
-            } else {
-                0.0
-            };
-            Some(RayHit {
-                handle,
-                id,
-                distance,
-                fraction,
-            })
-        })
-        .collect();
-    all.sort_by(|a, b| {
-        a.distance
-            .total_cmp(&b.distance)
-            .then(a.id.cmp(&b.id))
-            .then(a.handle.cmp(&b.handle))
-    });
-    all
-}
-
-/// Neighbours as bits, so that equal means the same bits.
-fn neighbor_bits(list: &[Neighbor]) -> Vec<(Handle, u32, u64)> {
-    list.iter()
-        .map(|n| (n.handle, n.id, n.distance.to_bits()))
-        .collect()
-}
-
-fn hit_bits(list: &[RayHit]) -> Vec<(Handle, u32, u64, u64)> {
-    list.iter()
-        .map(|h| (h.handle, h.id, h.distance.to_bits(), h.fraction.to_bits()))
-        .collect()
-}
-
-// ---------------------------------------------------------------------------
-// One case
+// One case (the oracle: flatquad::random_ops's brute_* functions)
 
 /// Random inserts, moves, removes and cleanups, then every query against the
 /// oracle.

@@ -20,21 +20,10 @@ fn run(grid: LooseGrid, seed: u64, steps: usize) {
     );
 }
 
-fn worlds() -> Vec<Rect> {
-    vec![
-        Rect::new(0.0, 0.0, 1.0, 1.0),
-        Rect::new(0.0, 0.0, 4096.0, 4096.0),
-        Rect::new(-1e6, -1e6, 1e6, 1e6),
-        Rect::new(-3.0, 10.0, 5.0, 10.5),
-        Rect::new(1e-30, 1e-30, 3e-29, 7e-30),
-        Rect::new(16_777_216.0, 16_777_216.0, 16_777_220.0, 16_777_230.0),
-    ]
-}
-
 #[test]
 fn random_operations_match_brute_force() {
     let mut seed = 1;
-    for world in worlds() {
+    for world in random_ops::WORLDS {
         for (columns, rows, tight_columns, tight_rows) in [
             (1, 1, 1, 1),
             (7, 5, 7, 5),

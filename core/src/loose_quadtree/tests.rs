@@ -20,21 +20,10 @@ fn run(tree: LooseQuadtree, seed: u64, steps: usize) {
     );
 }
 
-fn worlds() -> Vec<Rect> {
-    vec![
-        Rect::new(0.0, 0.0, 1.0, 1.0),
-        Rect::new(0.0, 0.0, 4096.0, 4096.0),
-        Rect::new(-1e6, -1e6, 1e6, 1e6),
-        Rect::new(-3.0, 10.0, 5.0, 10.5),
-        Rect::new(1e-30, 1e-30, 3e-29, 7e-30),
-        Rect::new(16_777_216.0, 16_777_216.0, 16_777_220.0, 16_777_230.0),
-    ]
-}
-
 #[test]
 fn random_operations_match_brute_force() {
     let mut seed = 1;
-    for world in worlds() {
+    for world in random_ops::WORLDS {
         for (max_elements, max_depth) in [(1, 0), (1, 3), (2, 5), (3, 12), (1, 30)] {
             let tree = LooseQuadtree::new(world, max_elements, max_depth).unwrap();
             run(tree, seed, 400);
@@ -49,7 +38,7 @@ fn random_operations_match_brute_force() {
 #[test]
 fn random_operations_with_a_max_extent_match_brute_force() {
     let mut seed = 1000;
-    for world in worlds() {
+    for world in random_ops::WORLDS {
         let side = world.width().min(world.height());
         for (max_elements, max_depth, fraction) in
             [(1, 3, 0.5), (2, 5, 0.1), (3, 12, 0.02), (1, 30, 0.3)]

@@ -137,20 +137,10 @@ use crate::index::SpatialIndex;
 use crate::random_ops;
 use crate::Octree;
 
-fn octree_worlds() -> Vec<Box3> {
-    vec![
-        Box3::new(0.0, 0.0, 0.0, 1.0, 1.0, 1.0),
-        Box3::new(0.0, 0.0, 0.0, 1024.0, 1024.0, 1024.0),
-        Box3::new(-1e6, -1e6, -1e6, 1e6, 1e6, 1e6),
-        Box3::new(-3.0, 10.0, 0.25, 5.0, 10.5, 0.5),
-        Box3::new(1e-30, 1e-30, 1e-30, 3e-29, 7e-30, 2e-29),
-    ]
-}
-
 #[test]
 fn octree_random_operations_match_brute_force() {
     let mut seed = 1;
-    for world in octree_worlds() {
+    for world in random_ops::WORLDS_3D {
         for (max_elements, max_depth) in [(1, 3), (4, 5), (8, 12), (2, 20)] {
             let tree = Octree::new(world, max_elements, max_depth).unwrap();
             random_ops::run(
