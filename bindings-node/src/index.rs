@@ -812,6 +812,14 @@ impl<T: Held> Index<T> {
             let k = args::count(k, "k", 1)?;
             let options = args::search_options(options, true)?;
             let mut found = Vec::new();
+            // Without a filter callback, the branch and bound (no ordered
+            // visits to promise): about twice as fast as the ordered walk.
+            let Some(filter) = &options.filter else {
+                index
+                    .nearest(point, k, options.max_distance, options.mask, &mut found)
+                    .map_err(core)?;
+                return Ok(found.into_iter().map(neighbor).collect());
+            };
             let mut failure = None;
             index
                 .nearest_with(
@@ -819,17 +827,16 @@ impl<T: Held> Index<T> {
                     k,
                     options.max_distance,
                     options.mask,
-                    |handle| match (&options.filter, &failure) {
-                        (None, _) => true,
+                    |handle| {
                         // After a throw the exception is pending: no more calls.
-                        (Some(_), Some(_)) => false,
-                        (Some(filter), None) => {
-                            match args::call(filter, raw(handle)).and_then(|r| args::truthy(&r)) {
-                                Ok(keep) => keep,
-                                Err(fail) => {
-                                    failure = Some(fail);
-                                    false
-                                }
+                        if failure.is_some() {
+                            return false;
+                        }
+                        match args::call(filter, raw(handle)).and_then(|r| args::truthy(&r)) {
+                            Ok(keep) => keep,
+                            Err(fail) => {
+                                failure = Some(fail);
+                                false
                             }
                         }
                     },
