@@ -57,6 +57,9 @@ pub trait Bounds:
     fn invalid_world(self) -> Error;
     /// [`Error::InvalidPoint`] or [`Error::InvalidPoint3`] for this point.
     fn invalid_point(point: Self::Point) -> Error;
+    /// [`Error::InvalidDirection`] or [`Error::InvalidDirection3`] for this
+    /// ray direction.
+    fn invalid_direction(direction: Self::Point) -> Error;
 
     /// The Euclidean distance from `point` to the closed box, in `f64` from
     /// the `f32` coordinates: 0 when the box holds the point. Every distance
@@ -172,6 +175,9 @@ impl Bounds for Rect {
     fn invalid_point([x, y]: [f32; 2]) -> Error {
         Error::InvalidPoint { x, y }
     }
+    fn invalid_direction([dx, dy]: [f32; 2]) -> Error {
+        Error::InvalidDirection { dx, dy }
+    }
 }
 
 impl Bounds for Box3 {
@@ -223,5 +229,8 @@ impl Bounds for Box3 {
     }
     fn invalid_point([x, y, z]: [f32; 3]) -> Error {
         Error::InvalidPoint3 { x, y, z }
+    }
+    fn invalid_direction([dx, dy, dz]: [f32; 3]) -> Error {
+        Error::InvalidDirection3 { dx, dy, dz }
     }
 }

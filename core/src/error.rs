@@ -63,9 +63,24 @@ pub enum Error {
         /// The value given.
         found: f64,
     },
-    /// A ray's direction is zero or not finite (kind
-    /// [`ErrorKind::InvalidParameter`]); the third coordinate is 0 in 2D.
-    InvalidDirection([f32; 3]),
+    /// A 2D ray's direction is zero or not finite (kind
+    /// [`ErrorKind::InvalidParameter`]).
+    InvalidDirection {
+        /// The direction's x.
+        dx: f32,
+        /// The direction's y.
+        dy: f32,
+    },
+    /// A 3D ray's direction is zero or not finite (kind
+    /// [`ErrorKind::InvalidParameter`]).
+    InvalidDirection3 {
+        /// The direction's x.
+        dx: f32,
+        /// The direction's y.
+        dy: f32,
+        /// The direction's z.
+        dz: f32,
+    },
     /// The structure cannot hold more elements or element links (2^32 - 1 of each).
     CapacityExceeded,
     /// Bytes given to [`SpatialIndex::from_bytes`](crate::SpatialIndex::from_bytes) are not
@@ -99,7 +114,7 @@ pub enum ErrorKind {
     /// [`Error::InvalidWorld`].
     InvalidWorld = 7,
     /// [`Error::InvalidParameter`], [`Error::InvalidDistance`],
-    /// [`Error::InvalidDirection`].
+    /// [`Error::InvalidDirection`], [`Error::InvalidDirection3`].
     InvalidParameter = 8,
     /// [`Error::CapacityExceeded`].
     CapacityExceeded = 9,
@@ -145,7 +160,8 @@ impl Error {
             Error::InvalidWorld(_) | Error::InvalidWorldBox(_) => ErrorKind::InvalidWorld,
             Error::InvalidParameter { .. }
             | Error::InvalidDistance { .. }
-            | Error::InvalidDirection(_) => ErrorKind::InvalidParameter,
+            | Error::InvalidDirection { .. }
+            | Error::InvalidDirection3 { .. } => ErrorKind::InvalidParameter,
             Error::CapacityExceeded => ErrorKind::CapacityExceeded,
             Error::InvalidBytes(_) => ErrorKind::InvalidBytes,
             Error::InBatch { .. } => unreachable!("root() looks through InBatch"),
@@ -220,9 +236,13 @@ impl core::fmt::Display for Error {
                 "invalid {name} {found}: it must be a number >= 0{}",
                 if *name == "max_length" { ", finite" } else { "" }
             ),
-            Error::InvalidDirection([x, y, z]) => write!(
+            Error::InvalidDirection { dx, dy } => write!(
                 f,
-                "invalid ray direction ({x}, {y}, {z}): it must be finite and not zero"
+                "invalid ray direction ({dx}, {dy}): it must be finite and not zero"
+            ),
+            Error::InvalidDirection3 { dx, dy, dz } => write!(
+                f,
+                "invalid ray direction ({dx}, {dy}, {dz}): it must be finite and not zero"
             ),
             Error::CapacityExceeded => write!(f, "the index is full (2^32 - 1 elements or links)"),
             Error::InvalidBytes(reason) => write!(f, "invalid snapshot bytes: {reason}"),

@@ -581,6 +581,35 @@ worlds!(unit: UNIT, pixels: PIXELS, huge: HUGE, flat: FLAT, tiny: TINY, coarse: 
 // ---------------------------------------------------------------------------
 // Fixed cases
 
+/// A bad direction is named with the ray's own number of coordinates.
+#[test]
+fn a_bad_direction_is_named_in_its_dimension() {
+    let octree = Octree::new(Box3::new(0.0, 0.0, 0.0, 8.0, 8.0, 8.0), 4, 4).unwrap();
+    let ray = Ray {
+        origin: [1.0; 3],
+        direction: [0.0, f32::NAN, 0.0],
+        max_length: 1.0,
+    };
+    let e = octree.ray_cast(&ray, u32::MAX).unwrap_err();
+    assert!(
+        matches!(e, Error::InvalidDirection3 { dz, .. } if dz == 0.0),
+        "{e}"
+    );
+    assert_eq!(
+        e.to_string().matches(',').count(),
+        2,
+        "three coordinates: {e}"
+    );
+    let grid = Grid::new(Rect::new(0.0, 0.0, 8.0, 8.0), 4, 4).unwrap();
+    let ray = Ray {
+        origin: [1.0; 2],
+        direction: [0.0; 2],
+        max_length: 1.0,
+    };
+    let e = grid.ray_cast(&ray, u32::MAX).unwrap_err();
+    assert_eq!(e, Error::InvalidDirection { dx: 0.0, dy: 0.0 });
+}
+
 /// Rays along an edge, grazing a corner, from inside, of zero length, and
 /// parallel to an axis, with the distances worked out by hand.
 #[test]
@@ -775,7 +804,12 @@ fn bad_search_input<T: Subject>(make: fn(Rect) -> T) {
         let e = refused(&index, |t| {
             t.ray_cast_with(&ray, 1, |_| RayControl::Continue)
         });
-        assert!(matches!(e, Error::InvalidDirection(_)), "{e}");
+        assert!(matches!(e, Error::InvalidDirection { .. }), "{e}");
+        assert_eq!(
+            e.to_string().matches(',').count(),
+            1,
+            "two coordinates: {e}"
+        );
         assert!(!e.to_string().is_empty());
     }
     // Batches: lengths, and the first bad item named.

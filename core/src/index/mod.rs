@@ -858,9 +858,9 @@ pub trait SpatialIndex: Structure + Sized {
     ///
     /// # Errors
     /// [`Error::InvalidPoint`] ([`Error::InvalidPoint3`]) for a NaN or
-    /// infinite origin; [`Error::InvalidDirection`] for a zero or non-finite
-    /// direction; [`Error::InvalidDistance`] for a `max_length` that is NaN,
-    /// negative or infinite.
+    /// infinite origin; [`Error::InvalidDirection`] ([`Error::InvalidDirection3`])
+    /// for a zero or non-finite direction; [`Error::InvalidDistance`] for a
+    /// `max_length` that is NaN, negative or infinite.
     fn ray_cast(
         &self,
         ray: &Ray<<Self::Bounds as Bounds>::Point>,
@@ -1113,9 +1113,7 @@ pub(crate) fn check_ray<B: Bounds>(ray: &Ray<B::Point>) -> Result<(), Error> {
     check_point::<B>(ray.origin)?;
     let d = ray.direction.as_ref();
     if !d.iter().all(|v| v.is_finite()) || d.iter().all(|&v| v == 0.0) {
-        let mut direction = [0.0; 3];
-        direction[..d.len()].copy_from_slice(d);
-        return Err(Error::InvalidDirection(direction));
+        return Err(B::invalid_direction(ray.direction));
     }
     if !(ray.max_length >= 0.0 && ray.max_length.is_finite()) {
         return Err(Error::InvalidDistance {
