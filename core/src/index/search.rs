@@ -23,7 +23,6 @@ use core::ops::ControlFlow;
 use std::collections::BinaryHeap;
 
 use crate::axis::Axis;
-use crate::bounds::slab;
 use crate::index::raw::{SearchItem, Structure};
 use crate::{Bounds, Handle, Rect};
 
@@ -353,15 +352,46 @@ impl RayHit {
 }
 
 /// A ray's key for a node: where it enters the box, if it meets the box up
-/// to rounding (both ends widened by the node margin).
+/// to rounding (both ends widened by the node margin). The slabs are cut by
+/// multiplying with the direction's reciprocals rather than dividing (a
+/// node test is made per child, an element test only at the leaves): a
+/// product rounds at most an ulp or two away from the quotient, far inside
+/// the node margin, and a unit direction's nonzero components are at least
+/// about 1e-83, so no reciprocal overflows.
 fn ray_node_key<B: Bounds>(
     b: &B,
-    origin: &[f64],
-    direction: &[f64],
+    origin: &[f64; 3],
+    inverse: &[f64; 3],
     max_length: f64,
 ) -> Option<f64> {
-    let (enter, exit) = slab(b, origin, direction, max_length)?;
-    (enter * (1.0 - NODE_MARGIN) <= exit * (1.0 + NODE_MARGIN)).then_some(enter)
+    let (mut enter, mut exit) = (0.0f64, max_length);
+    for axis in 0..B::AXES {
+        let (o, inv) = (origin[axis], inverse[axis]);
+        let (lo, hi) = (f64::from(b.lo(axis)), f64::from(b.hi(axis)));
+        if inv.is_infinite() {
+            // Parallel to this axis (a zero component).
+            if o < lo || o > hi {
+                return None;
+            }
+            continue;
+        }
+        let (t1, t2) = ((lo - o) * inv, (hi - o) * inv);
+        let (near, far) = if t1 <= t2 { (t1, t2) } else { (t2, t1) };
+        // Plain comparisons, not `max`/`min`: no NaN can arise here (finite
+        // box, origin and reciprocal), so their NaN handling is wasted.
+        if near > enter {
+            enter = near;
+        }
+        if far < exit {
+            exit = far;
+        }
+    }
+    (enter * (1.0 - NODE_MARGIN) <= exit * (1.0 + NODE_MARGIN)).then_some(enter + 0.0)
+}
+
+/// The reciprocals of a unit direction's components (±∞ for a zero one).
+fn reciprocals(direction: &[f64; 3]) -> [f64; 3] {
+    direction.map(|d| 1.0 / d)
 }
 
 /// Casts a checked ray, calling `visit` with each hit in ascending order.
@@ -376,6 +406,7 @@ pub(crate) fn ray_cast<T, V>(
 {
     let origin = ray.origin_f64();
     let direction = ray.unit_direction();
+    let inverse = reciprocals(&direction);
     let max_length = ray.max_length;
     let mut current = max_length;
     let mut heap = heap();
@@ -384,7 +415,7 @@ pub(crate) fn ray_cast<T, V>(
         &mut heap,
         mask,
         max_length,
-        |b: &T::Bounds| ray_node_key(b, &origin, &direction, max_length),
+        |b: &T::Bounds| ray_node_key(b, &origin, &inverse, max_length),
         |b: &T::Bounds| b.ray_entry(&origin, &direction, max_length),
         |slot, distance| {
             let hit = RayHit::new(
@@ -780,6 +811,7 @@ where
 {
     let origin = ray.origin_f64();
     let direction = ray.unit_direction();
+    let inverse = reciprocals(&direction);
     let max_length = ray.max_length;
     let mut best = Vec::with_capacity(1);
     bounded(
@@ -788,7 +820,7 @@ where
         1,
         mask,
         max_length,
-        |b: &T::Bounds| ray_node_key(b, &origin, &direction, max_length),
+        |b: &T::Bounds| ray_node_key(b, &origin, &inverse, max_length),
         |b: &T::Bounds| b.ray_entry(&origin, &direction, max_length),
         &mut best,
     );
