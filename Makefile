@@ -4,7 +4,19 @@
 CARGO ?= cargo
 SCENARIO ?= uniform-100k
 
-.PHONY: demo test lint fmt-check rust-test agents-check bench figures doc
+# Registry clients give up on a silent server instead of waiting for ever, and
+# every step that downloads runs under mk/registry-step: a time limit per
+# attempt and one retry (npm ci once hung for 20 minutes on a fresh clone).
+export npm_config_fetch_timeout := 60000
+export npm_config_fetch_retries := 3
+export npm_config_fetch_retry_maxtimeout := 30000
+export PIP_DEFAULT_TIMEOUT := 60
+export PIP_RETRIES := 3
+export CARGO_NET_RETRY := 3
+export CARGO_HTTP_TIMEOUT := 60
+REGISTRY_STEP := $(CURDIR)/mk/registry-step
+
+.PHONY: demo test fetch lint fmt-check rust-test agents-check bench figures doc
 
 INDEX ?= all
 
@@ -15,8 +27,13 @@ demo:
 TEST_TARGETS :=
 -include mk/*.mk
 
-test: fmt-check lint rust-test agents-check $(TEST_TARGETS)
+test: fetch fmt-check lint rust-test agents-check $(TEST_TARGETS)
 	@echo "make test: all checks passed"
+
+# Every crate the workspace locks, downloaded once, bounded and retried; the
+# builds after it need no registry.
+fetch:
+	$(REGISTRY_STEP) 600 $(CARGO) fetch --locked
 
 fmt-check:
 	$(CARGO) fmt --all -- --check

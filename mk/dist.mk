@@ -29,7 +29,7 @@ dist: dist-python dist-node dist-c
 # (mk/*.mk are read in name order, so this file names the other files' variables
 # only in recipes, where they are expanded late.)
 dist-python: python-venv
-	$(PY_PIP) install -r $(PY_DIR)/requirements-dist.txt
+	$(REGISTRY_STEP) 600 $(PY_PIP) install -r $(PY_DIR)/requirements-dist.txt
 	mkdir -p $(DIST_DIR)
 	rm -f $(DIST_DIR)/flatquad-*.whl $(DIST_DIR)/flatquad-$(DIST_VERSION).tar.gz
 	cd $(PY_DIR) && $(PY_BIN)/maturin sdist --out $(DIST_DIR)
@@ -41,7 +41,7 @@ dist-python: python-venv
 dist-node:
 	mkdir -p $(DIST_DIR)
 	rm -f $(DIST_DIR)/flatquad-*.tgz
-	cd bindings-node && $(NPM) ci --no-audit --no-fund
+	cd bindings-node && $(REGISTRY_STEP) 300 $(NPM) ci --no-audit --no-fund
 	cd bindings-node && $(NPM) run build
 	cd bindings-node && $(NODE) scripts/pack.mjs $(DIST_DIR) flatquad.$$($(NODE) -p "require('./scripts/install.js').platformKey()").node
 

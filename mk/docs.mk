@@ -25,11 +25,11 @@ TEST_TARGETS += docs
 
 $(DOCS_STAMP): docs/site/requirements.txt
 	$(DOCS_PYTHON) -m venv $(DOCS_VENV)
-	$(DOCS_BIN)/python -m pip install --disable-pip-version-check --quiet -r docs/site/requirements.txt
+	$(REGISTRY_STEP) 600 $(DOCS_BIN)/python -m pip install --disable-pip-version-check --quiet -r docs/site/requirements.txt
 	touch $@
 
 docs/site/node_modules/.package-lock.json: docs/site/package-lock.json
-	cd docs/site && $(NPM) ci --no-audit --no-fund
+	cd docs/site && $(REGISTRY_STEP) 300 $(NPM) ci --no-audit --no-fund
 
 docs-tools: $(DOCS_STAMP) docs/site/node_modules/.package-lock.json
 

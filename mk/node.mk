@@ -10,7 +10,8 @@ NODE ?= node
 .PHONY: test-node bench-node bench-node-nearest
 
 test-node:
-	cd bindings-node && $(NPM) ci --no-audit --no-fund
+	cd bindings-node && $(REGISTRY_STEP) 300 $(NPM) ci --no-audit --no-fund
+	$(MAKE) --no-print-directory node-lockfile-check
 	cd bindings-node && $(NPM) run build
 	@if git -C bindings-node rev-parse --is-inside-work-tree >/dev/null 2>&1 && \
 	    git -C bindings-node ls-files --error-unmatch index.d.ts index.js >/dev/null 2>&1 && \
@@ -30,3 +31,17 @@ bench-node-nearest:
 	cd bindings-node && $(NPM) run bench:nearest -- $(SCENARIO)
 
 TEST_TARGETS += test-node
+
+# The committed lockfiles must be what npm itself writes for package.json (npm
+# install rewrote bindings-node's once: `hasInstallScript`, `engines`): resolve
+# them again offline-first, without scripts, and fail if a byte changed.
+.PHONY: node-lockfile-check
+node-lockfile-check:
+	@for dir in bindings-node docs/site; do \
+	  (cd $$dir && $(REGISTRY_STEP) 300 $(NPM) install --package-lock-only --ignore-scripts --no-audit --no-fund --prefer-offline >/dev/null) || exit 1; \
+	  if ! git diff --exit-code --quiet -- $$dir/package-lock.json; then \
+	    git --no-pager diff -- $$dir/package-lock.json; \
+	    echo "$$dir/package-lock.json is not what npm writes for package.json: commit the lockfile npm install writes"; \
+	    exit 1; \
+	  fi; \
+	done
