@@ -16,6 +16,7 @@ impl Grid {
     /// Adds an element whose rectangle meets the cells of `span`.
     #[inline]
     fn insert_in(&mut self, rect: Rect, id: u32, span: Span) -> Handle {
+        self.packed.stale();
         let slot = self.slots.alloc(rect, id);
         self.slots.slots[slot as usize].cells = span.pack();
         self.link(slot, span);
@@ -56,6 +57,8 @@ impl Grid {
             let (rect, id) = (rects[index as usize], ids[index as usize]);
             handles[start + index as usize] = self.insert_in(rect, id, span);
         }
+        // A bulk build (`from_many`, a static world) is laid out at once.
+        self.pack_cells();
     }
 
     /// Links the element in `slot` into the cells of `span`, or into the big

@@ -2,6 +2,7 @@
 //! beside it.
 
 mod insert;
+mod packed;
 mod pairs;
 mod queries;
 mod relocate;
@@ -21,6 +22,7 @@ use crate::index::{check_world, NodeInfo, SpatialIndex, Stats};
 use crate::links::LinkPool;
 use crate::slots::{slot_record, SlotPool, NONE};
 use crate::{Error, Rect};
+use packed::{Demand, Packed};
 
 /// Where an element's rectangle and id live, with the cells its rectangle
 /// meets, so that a move that stays in them is four pairs of comparisons and
@@ -119,7 +121,18 @@ impl Span {
 /// rectangle intersects the closed query rectangle, each once — a hit is
 /// reported only in the cell that owns the top-left corner of the element's and
 /// the query's intersection, which both of them meet. Queries take `&self`,
-/// keep no scratch state in the grid, and may run from many threads at once.
+/// keep no scratch state in the grid (only a count of themselves), and may
+/// run from many threads at once.
+///
+/// **Contiguous cells.** Besides the lists, [`cleanup`](SpatialIndex::cleanup)
+/// lays the cells out as runs: each cell's rectangles and slots side by side
+/// in one array, by a counting sort. Until the next change, queries and the
+/// pair walk read those runs instead of following links, about twice as fast
+/// per query. It does so when at least an eighth as many queries as elements
+/// (plus a 64th of the cells) came since the last `cleanup` (a loop that moves, cleans up and queries
+/// gets runs from its second frame on), and a bulk
+/// [`insert_many`](SpatialIndex::insert_many) or
+/// [`from_bytes`](SpatialIndex::from_bytes) lays them out at once.
 ///
 /// ```
 /// use flatquad::{Grid, Rect, SpatialIndex};
@@ -152,6 +165,10 @@ pub struct Grid {
     pub(crate) links: LinkPool,
     pub(crate) big: BigList,
     pub(crate) slots: SlotPool<Slot>,
+    /// The cells laid out contiguously by `cleanup`, read while fresh.
+    pub(crate) packed: Packed,
+    /// Queries since the last `cleanup`: whether the next one lays the cells out.
+    pub(crate) demand: Demand,
 }
 
 impl Grid {
@@ -209,6 +226,8 @@ impl Grid {
             links: LinkPool::new(),
             big: BigList::default(),
             slots: SlotPool::new(),
+            packed: Packed::default(),
+            demand: Demand::default(),
         })
     }
 
@@ -358,9 +377,16 @@ impl SpatialIndex for Grid {
     fn world(&self) -> Rect {
         self.world
     }
-    /// Nothing to do: a grid's cells never change, and an element's links are
-    /// updated as it moves.
-    fn cleanup(&mut self) {}
+    /// Lays the cells out contiguously (a counting sort, O(elements + cells),
+    /// no allocation once warm) if at least an eighth as many queries as
+    /// elements came since the last `cleanup`: the queries until the next
+    /// change then read one run per cell instead of following links. A loop
+    /// that moves, cleans up and queries every frame gets runs from its
+    /// second frame on. Nothing else to do: an element's links are updated as
+    /// it moves.
+    fn cleanup(&mut self) {
+        self.pack_cells_if_queried();
+    }
     /// Removes every element (all handles go stale); keeps the memory of the
     /// cells, links and slots for reuse.
     fn clear(&mut self) {
@@ -368,6 +394,7 @@ impl SpatialIndex for Grid {
         self.links.reset();
         self.big.clear();
         self.slots.free_all();
+        self.packed.stale();
     }
     /// Every cell, row by row, as a leaf of depth 0 (its index `cy * columns +
     /// cx`); `branch` is never called. A cell's count is the elements linked in

@@ -34,6 +34,9 @@ impl Grid {
     where
         F: FnMut(Handle, Handle) -> ControlFlow<()>,
     {
+        if self.packed.fresh {
+            return self.run_pairs(rows, visit);
+        }
         let links = &self.links.links;
         let columns = self.columns();
         let end = self.cell_index(0, rows.end);

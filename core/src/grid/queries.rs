@@ -35,12 +35,17 @@ impl Grid {
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {
+        self.count_query();
         if span.cells() > self.slots.slots.len() as u64 {
             // More cells than slots (a query far larger than the cells): a scan
             // of the slots is cheaper, and finds the big elements too.
             return self.scan_slots(&rect, omit, false, &mut visit);
         }
-        self.query_cells(&rect, span, omit, &mut visit)?;
+        if self.packed.fresh {
+            self.query_runs(&rect, span, omit, &mut visit)?;
+        } else {
+            self.query_cells(&rect, span, omit, &mut visit)?;
+        }
         self.big.query(
             &rect,
             omit,
@@ -129,6 +134,9 @@ impl Grid {
         if let Some(&ahead) = handles.get(index + PREFETCH_AHEAD) {
             self.slots.prefetch(ahead);
         }
+        if self.packed.fresh {
+            return self.prefetch_runs(handles, index);
+        }
         let first_cell = |at: usize| {
             let slot = self.slots.slots.get(handles.get(at)?.slot() as usize)?;
             let [x1, y1, ..] = slot.cells;
@@ -161,7 +169,18 @@ impl Grid {
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {
+        self.count_query();
         let cell = self.cell_index(self.axis_x.cell(x), self.axis_y.cell(y));
+        if self.packed.fresh {
+            self.point_run(cell, [x, y], omit, &mut visit)?;
+            return self.big.query(
+                &Rect::point(x, y),
+                omit,
+                |slot| self.slots.slots[slot as usize].rect,
+                |slot| self.slots.handle(slot),
+                &mut visit,
+            );
+        }
         let mut link = self.cells[cell];
         while link != NONE {
             let Link { next, element } = self.links.links[link as usize];

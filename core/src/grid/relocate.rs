@@ -42,6 +42,7 @@ impl Grid {
     /// the rectangle leaves the slot's cells (the slot records the new ones).
     #[inline]
     fn move_slot(&mut self, slot: u32, rect: Rect) -> Option<Move> {
+        self.packed.stale();
         let from = self.span_at(slot);
         // The common case: the same cells, only the rectangle changes.
         if self.stays(&from, &rect) {

@@ -79,6 +79,8 @@ impl Grid {
         r.finish()?;
         grid.check_invariants()
             .map_err(|reason| invalid(&format!("inconsistent snapshot: {reason}")))?;
+        // Read whole, so laid out as after `cleanup`.
+        grid.pack_cells();
         Ok(grid)
     }
 }

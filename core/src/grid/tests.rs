@@ -384,6 +384,8 @@ fn run(world: Rect, columns: u32, rows: u32, seed: u64, steps: usize) {
     let mut grid = Grid::new(world, columns, rows).unwrap();
     let mut model = Model::default();
     let mut id = 0;
+    // Steps compared with the cells laid out contiguously (by `cleanup` or a bulk insert).
+    let mut packed_steps = 0;
     for step in 0..steps {
         let live = model.live.len();
         let op = rng.below(100);
@@ -486,11 +488,13 @@ fn run(world: Rect, columns: u32, rows: u32, seed: u64, steps: usize) {
             90 if step % 7 == 0 => snapshot_round_trip(&grid, &mut rng),
             _ => {}
         }
+        packed_steps += grid.packed.fresh as usize;
         compare(&grid, &model, &shapes, &mut rng);
         for &stale in model.dead.iter().rev().take(3) {
             assert!(!grid.contains(stale));
         }
     }
+    assert!(packed_steps > 0, "the contiguous cells were never queried");
     snapshot_round_trip(&grid, &mut rng);
 }
 

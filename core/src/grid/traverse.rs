@@ -51,6 +51,7 @@ impl Grid {
                 + self.cells.capacity() * core::mem::size_of::<u32>()
                 + self.links.links.capacity() * core::mem::size_of::<Link>()
                 + self.slots.bytes()
+                + self.packed.bytes()
                 + self.big.bytes()
                 + self.axis_x.bytes()
                 + self.axis_y.bytes(),

@@ -116,6 +116,6 @@ impl Grid {
         if let Some(lost) = link_seen.iter().position(|seen| !seen) {
             return Err(format!("link {lost} neither in a cell nor free"));
         }
-        Ok(())
+        self.check_packed()
     }
 }
