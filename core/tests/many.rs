@@ -203,6 +203,86 @@ fn parallel_pairs_agree_with_sequential_ones<T: Subject>(make: fn(Rect) -> T) {
     assert_eq!(rows(&o1, &h1), rows(&o2, &h2));
 }
 
+/// Threads never change a result: with pools of 1, 2 and 8 threads, over
+/// 60,000 elements (a few of them big) laid out as after a frame's queries
+/// and `cleanup`, `par_pairs`, `par_overlapping_many` and `par_query_many`
+/// give what the calls on one thread give; each pair order is the same on
+/// every run, and the grid's is the one-thread walk's exactly.
+#[cfg(feature = "rayon")]
+fn thread_counts_do_not_change_results<T: Subject>(make: fn(Rect) -> T) {
+    let mut tree = make(Rect::new(0.0, 0.0, 2048.0, 2048.0));
+    let mut rng = Lcg(11);
+    let rects: Vec<Rect> = (0..60_000)
+        .map(|i| {
+            let (x, y) = (rng.unit() * 2100.0 - 30.0, rng.unit() * 2100.0 - 30.0);
+            let side = if i % 5000 == 0 { 700.0 } else { 3.0 };
+            Rect::new(x, y, x + side, y + side)
+        })
+        .collect();
+    let ids = vec![0; rects.len()];
+    let mut handles = Vec::new();
+    tree.insert_many(&rects, &ids, &mut handles).unwrap();
+    let moved: Vec<Rect> = rects
+        .iter()
+        .map(|r| Rect::new(r.x1 + 1.5, r.y1 - 0.5, r.x2 + 1.5, r.y2 - 0.5))
+        .collect();
+    tree.update_many(&handles, &moved).unwrap();
+    // Once as moved, then as after a frame's queries and `cleanup` (a grid
+    // then reads its cells as contiguous runs).
+    same_on_every_thread_count(&tree, &handles, &moved);
+    let (mut offsets, mut hits) = (Vec::new(), Vec::new());
+    tree.query_many(&moved, None, &mut offsets, &mut hits)
+        .unwrap();
+    tree.cleanup();
+    same_on_every_thread_count(&tree, &handles, &moved);
+    let mut empty = make(Rect::new(0.0, 0.0, 1.0, 1.0));
+    let e = empty
+        .par_overlapping_many(&vec![handles[0]; 2000], &mut offsets, &mut hits)
+        .unwrap_err();
+    assert!(matches!(e, Error::InBatch { index: 0, .. }), "{e:?}");
+    let _ = empty.insert(Rect::new(0.0, 0.0, 0.5, 0.5), 0);
+}
+
+#[cfg(feature = "rayon")]
+fn same_on_every_thread_count<T: Subject>(tree: &T, handles: &[Handle], rects: &[Rect]) {
+    let mut seq = Vec::new();
+    tree.pairs(&mut seq);
+    assert!(!seq.is_empty());
+    let (mut o1, mut h1) = (Vec::new(), Vec::new());
+    tree.overlapping_many(&handles[..20_000], &mut o1, &mut h1)
+        .unwrap();
+    let (mut q1, mut qh1) = (Vec::new(), Vec::new());
+    tree.query_many(&rects[..5000], None, &mut q1, &mut qh1)
+        .unwrap();
+    let name = std::any::type_name::<T>();
+    let grid = name.ends_with("::Grid");
+    for threads in [1, 2, 8] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let (mut par, mut again) = (Vec::new(), Vec::new());
+            tree.par_pairs(&mut par);
+            tree.par_pairs(&mut again);
+            assert_eq!(par, again, "{threads} threads: the pair order changed");
+            assert_eq!(normal(&par), normal(&seq), "{threads} threads");
+            if grid {
+                assert_eq!(par, seq, "{threads} threads: the grid's pair order");
+            }
+            let (mut o2, mut h2) = (Vec::new(), Vec::new());
+            tree.par_overlapping_many(&handles[..20_000], &mut o2, &mut h2)
+                .unwrap();
+            assert_eq!(o1, o2, "{threads} threads");
+            assert_eq!(rows(&o1, &h1), rows(&o2, &h2), "{threads} threads");
+            tree.par_query_many(&rects[..5000], None, &mut o2, &mut h2)
+                .unwrap();
+            assert_eq!(q1, o2, "{threads} threads");
+            assert_eq!(rows(&q1, &qh1), rows(&o2, &h2), "{threads} threads");
+        });
+    }
+}
+
 /// One leaf or cell holding everything (a tree of max_depth 0, a grid of one
 /// cell): the pair-by-pair test (few elements), the sorted sweep (dozens) and
 /// the in-place walk (hundreds) must all find exactly the brute-force pairs,
@@ -255,6 +335,7 @@ per_structure! {
     loose_quadtree: |world| LooseQuadtree::new(world, 16, 8);
     parallel_queries_agree_with_sequential_ones,
     parallel_pairs_agree_with_sequential_ones,
+    thread_counts_do_not_change_results,
 }
 
 per_structure! {

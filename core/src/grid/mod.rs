@@ -4,6 +4,8 @@
 mod insert;
 mod packed;
 mod pairs;
+#[cfg(feature = "rayon")]
+mod parallel;
 mod queries;
 mod relocate;
 mod remove;
@@ -371,6 +373,7 @@ impl_structure!(
     relocate_many => relocate_batch,
     overlapping_checked => neighbours,
     prefetch_overlapping => prefetch_neighbours,
+    par_pairs_checked => pairs_parallel,
 );
 
 impl SpatialIndex for Grid {

@@ -961,6 +961,26 @@ pub trait SpatialIndex: Structure + Sized {
         parallel::nearest_many(self, points, k, max_distance, mask, offsets, out)
     }
 
+    /// [`overlapping_many`](SpatialIndex::overlapping_many) on all of rayon's
+    /// threads, with the same rows, in order (batches under 1,000
+    /// handles stay on the calling thread). The batch is cut into chunks, each
+    /// answered as `overlapping_many` answers it.
+    ///
+    /// # Errors
+    /// As [`overlapping_many`](SpatialIndex::overlapping_many).
+    #[cfg(feature = "rayon")]
+    fn par_overlapping_many(
+        &self,
+        handles: &[Handle],
+        offsets: &mut Vec<usize>,
+        hits: &mut Vec<Handle>,
+    ) -> Result<(), Error>
+    where
+        Self: Sync,
+    {
+        parallel::overlapping_many(self, handles, offsets, hits)
+    }
+
     /// [`query_many`](SpatialIndex::query_many) on all of rayon's threads, with
     /// the same result (batches under 1,000 rectangles stay on the calling thread).
     ///

@@ -96,3 +96,44 @@ pub(crate) fn nearest_many<T: SpatialIndex + Sync>(
     }
     Ok(())
 }
+
+/// [`SpatialIndex::par_overlapping_many`]: every handle checked first (so an
+/// error writes nothing), then chunks of handles on rayon's threads, each
+/// answered by [`SpatialIndex::overlapping_many`], their rows stitched in order.
+pub(crate) fn overlapping_many<T: SpatialIndex + Sync>(
+    index: &T,
+    handles: &[Handle],
+    offsets: &mut Vec<usize>,
+    hits: &mut Vec<Handle>,
+) -> Result<(), Error> {
+    if handles.len() < PAR_QUERY_MIN_RECTS || rayon::current_num_threads() == 1 {
+        return index.overlapping_many(handles, offsets, hits);
+    }
+    for (at, &handle) in handles.iter().enumerate() {
+        index.lookup(handle).map_err(|e| e.in_batch(at))?;
+    }
+    let chunk = handles
+        .len()
+        .div_ceil(rayon::current_num_threads() * TASKS_PER_THREAD)
+        .max(1);
+    let parts: Vec<(Vec<usize>, Vec<Handle>)> = handles
+        .par_chunks(chunk)
+        .map(|handles| {
+            let (mut rows, mut found) = (Vec::new(), Vec::new());
+            index
+                .overlapping_many(handles, &mut rows, &mut found)
+                .expect("checked above");
+            (rows, found)
+        })
+        .collect();
+    offsets.clear();
+    offsets.reserve(handles.len() + 1);
+    offsets.push(0);
+    hits.clear();
+    for (rows, found) in parts {
+        let base = hits.len();
+        offsets.extend(rows[1..].iter().map(|&end| base + end));
+        hits.extend(found);
+    }
+    Ok(())
+}
