@@ -3,7 +3,7 @@
 //! ```text
 //! cargo run --release -p flatquad-bench --bin agents -- [SCENARIO] \
 //!     [--index quadtree|grid|loose-grid|loose-quadtree[-bounded]|all] [--mode MODE|both] \
-//!     [--max-elements N] [--max-depth N] [--cell K] \
+//!     [--max-elements N] [--max-depth N] [--cell K] [--threads N] \
 //!     [--png PATH [--png-size PX]] [--gif PATH [--gif-size PX] [--frames N] [--gif-every K]] \
 //!     [--region X,Y,SIDE]
 //! ```
@@ -44,7 +44,7 @@ struct Args {
 fn usage() -> String {
     format!(
         "usage: agents [SCENARIO] [--index STRUCTURE|all] [--mode MODE|both]\n\
-         \x20             [--max-elements N] [--max-depth N] [--cell K]\n\
+         \x20             [--max-elements N] [--max-depth N] [--cell K] [--threads N]\n\
          \x20             [--png PATH] [--png-size PX] [--gif PATH] [--gif-size PX] [--frames N]\n\
          \x20             [--gif-every K] [--region X,Y,SIDE]\n\
          \n\
@@ -59,6 +59,8 @@ fn usage() -> String {
          --max-depth     deepest tree level (default: smallest cell >= 4 agent sides;\n\
          \x20               the loose quadtree: >= 1 agent side)\n\
          --cell K        grids: cell side in agent sides (default 6 for the grid, 10 for the loose grid)\n\
+         --threads N     the frame's queries and pair walk on N threads (par_overlapping_many,\n\
+         \x20               par_pairs); the update stays on one (default 1)\n\
          --png PATH      after the run, draw the tree's leaves and the agents as a PNG\n\
          --png-size PX   side of the PNG in pixels (default 1024)\n\
          --gif PATH      play the scenario again and draw an animated GIF\n\
@@ -145,6 +147,12 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
                     .parse()
                     .map_err(|_| format!("--cell: not a number: {value:?}"))?;
                 config.cell = Some(cell);
+            }
+            "--threads" => {
+                config.threads = parse_u32(&arg, args.next())? as usize;
+                if config.threads == 0 {
+                    return Err("--threads: at least 1".to_string());
+                }
             }
             "--max-elements" => config.max_elements = Some(parse_u32(&arg, args.next())?),
             "--max-depth" => config.max_depth = Some(parse_u32(&arg, args.next())?),
@@ -349,7 +357,10 @@ fn print_stats(s: &Scenario, structure: &str, st: &Stats) {
 /// The 3D scenario on the octree, both modes (or the one asked for).
 fn run_octree(s: &Scenario, args: &Args, expected: &[(Mode, u64)]) -> ExitCode {
     let config = args.configs[0];
-    let make = || OctreeIndex::new(s.size, config.max_elements(), config.max_depth);
+    let make = || {
+        OctreeIndex::new(s.size, config.max_elements(), config.max_depth)
+            .with_threads(config.threads)
+    };
     println!();
     println!(
         "flatquad octree: max_elements {}, max_depth {}",
@@ -387,6 +398,21 @@ fn run_octree(s: &Scenario, args: &Args, expected: &[(Mode, u64)]) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    let threads = match parse_args(std::env::args().skip(1)) {
+        Ok(Some(args)) => args.configs[0].threads,
+        _ => 1,
+    };
+    // Every frame runs inside a pool of exactly the threads asked for.
+    match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+        Ok(pool) => pool.install(run_agents),
+        Err(e) => {
+            eprintln!("agents: cannot start {threads} threads: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run_agents() -> ExitCode {
     let args = match parse_args(std::env::args().skip(1)) {
         Ok(Some(args)) => args,
         Ok(None) => {

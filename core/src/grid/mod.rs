@@ -374,6 +374,7 @@ impl_structure!(
     overlapping_checked => neighbours,
     prefetch_overlapping => prefetch_neighbours,
     par_pairs_checked => pairs_parallel,
+    count_queries => count_queries,
 );
 
 impl SpatialIndex for Grid {

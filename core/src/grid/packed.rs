@@ -37,12 +37,12 @@ pub(crate) struct Packed {
 pub(crate) struct Demand(AtomicUsize);
 
 impl Demand {
-    /// Counts one query, until the count reaches `enough` (after which the
+    /// Counts `queries`, until the count reaches `enough` (after which the
     /// counter is only read, so that threads do not fight over it).
     #[inline(always)]
-    pub fn count(&self, enough: usize) {
+    pub fn count(&self, queries: usize, enough: usize) {
         if self.0.load(Ordering::Relaxed) < enough {
-            self.0.fetch_add(1, Ordering::Relaxed);
+            self.0.fetch_add(queries, Ordering::Relaxed);
         }
     }
 
@@ -86,10 +86,11 @@ impl Grid {
         (self.slots.live / 8 + self.cells.len() / 64).max(8)
     }
 
-    /// Counts a query towards [`pack_cells_if_queried`](Grid::pack_cells_if_queried).
+    /// Counts the queries of a call towards
+    /// [`pack_cells_if_queried`](Grid::pack_cells_if_queried).
     #[inline(always)]
-    pub(crate) fn count_query(&self) {
-        self.demand.count(self.queries_to_pack());
+    pub(crate) fn count_queries(&self, queries: usize) {
+        self.demand.count(queries, self.queries_to_pack());
     }
 
     /// `cleanup`: lays the cells out if enough queries came since the last

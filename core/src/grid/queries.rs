@@ -35,7 +35,6 @@ impl Grid {
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {
-        self.count_query();
         if span.cells() > self.slots.slots.len() as u64 {
             // More cells than slots (a query far larger than the cells): a scan
             // of the slots is cheaper, and finds the big elements too.
@@ -169,7 +168,6 @@ impl Grid {
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {
-        self.count_query();
         let cell = self.cell_index(self.axis_x.cell(x), self.axis_y.cell(y));
         if self.packed.fresh {
             self.point_run(cell, [x, y], omit, &mut visit)?;

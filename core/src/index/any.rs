@@ -247,6 +247,9 @@ impl Structure for AnyIndex {
     fn prefetch_overlapping(&self, handles: &[Handle], index: usize) {
         dispatch!(self, s => s.prefetch_overlapping(handles, index))
     }
+    fn count_queries(&self, queries: usize) {
+        dispatch!(self, s => s.count_queries(queries))
+    }
 }
 
 impl SpatialIndex for AnyIndex {

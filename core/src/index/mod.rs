@@ -404,6 +404,7 @@ pub trait SpatialIndex: Structure + Sized {
     {
         check_rect(rect)?;
         let omit = self.omit_slot(omit)?;
+        self.count_queries(1);
         Ok(self.query_checked(rect, omit, visit))
     }
 
@@ -441,6 +442,7 @@ pub trait SpatialIndex: Structure + Sized {
     {
         check_rect(rect)?;
         let omit = self.omit_slot(omit)?;
+        self.count_queries(1);
         Ok(self.query_checked(rect, omit, self.masked(mask, visit)))
     }
 
@@ -477,6 +479,7 @@ pub trait SpatialIndex: Structure + Sized {
     {
         check_point::<Self::Bounds>(point)?;
         let omit = self.omit_slot(omit)?;
+        self.count_queries(1);
         Ok(self.query_point_checked(point, omit, visit))
     }
 
@@ -497,6 +500,7 @@ pub trait SpatialIndex: Structure + Sized {
     {
         check_point::<Self::Bounds>(point)?;
         let omit = self.omit_slot(omit)?;
+        self.count_queries(1);
         Ok(self.query_point_checked(point, omit, self.masked(mask, visit)))
     }
 
@@ -539,6 +543,7 @@ pub trait SpatialIndex: Structure + Sized {
         F: FnMut(Handle) -> ControlFlow<()>,
     {
         let slot = self.lookup(handle)?;
+        self.count_queries(1);
         Ok(self.overlapping_filtered(slot, visit))
     }
 
@@ -578,6 +583,7 @@ pub trait SpatialIndex: Structure + Sized {
         for (index, &handle) in handles.iter().enumerate() {
             self.lookup(handle).map_err(|e| e.in_batch(index))?;
         }
+        self.count_queries(handles.len());
         // Most elements at once: one pair walk answers them all, far cheaper
         // than a query each (unless a handle is given twice).
         if handles.len() >= PAIRS_FROM

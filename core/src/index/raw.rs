@@ -281,6 +281,14 @@ pub trait Structure: Slots {
         }
     }
 
+    /// Told how many queries a call is about to answer, before it answers
+    /// them (a grid counts them to decide whether to lay its cells out at the
+    /// next `cleanup`). Once per batch, so that threads do not fight over a count.
+    #[inline]
+    fn count_queries(&self, queries: usize) {
+        let _ = queries;
+    }
+
     /// The slot of an optional omitted handle ([`NONE`] for none).
     fn omit_slot(&self, omit: Option<Handle>) -> Result<u32, Error> {
         match omit {
@@ -317,6 +325,7 @@ pub trait Structure: Slots {
         counts: &mut Vec<usize>,
         hits: &mut Vec<Handle>,
     ) {
+        self.count_queries(rects.len());
         for (index, &rect) in rects.iter().enumerate() {
             let before = hits.len();
             let omit = omit
@@ -333,7 +342,8 @@ pub trait Structure: Slots {
 /// `insert_batch`, `remove_slot`, `remove_batch`, `relocate`, `query_rect`,
 /// `query_at`, `search_top`, `search_below` — plus the optional hooks it names after a `;`
 /// (`overlapping_checked => neighbours`, `prefetch_overlapping => ...`,
-/// `prefetch_relocate => ...`, `relocate_many => ...`, `par_pairs_checked => ...`);
+/// `prefetch_relocate => ...`, `relocate_many => ...`, `par_pairs_checked => ...`,
+/// `count_queries => ...`);
 /// every structure has an `all_pairs` walk. One line per structure instead of a copy of
 /// the same delegations in each.
 macro_rules! impl_structure {
@@ -441,6 +451,12 @@ macro_rules! structure_hook {
         #[inline]
         fn prefetch_overlapping(&self, handles: &[$crate::Handle], index: usize) {
             self.$method(handles, index)
+        }
+    };
+    (count_queries => $method:ident) => {
+        #[inline]
+        fn count_queries(&self, queries: usize) {
+            self.$method(queries)
         }
     };
     (relocate_many => $method:ident) => {

@@ -498,6 +498,7 @@ where
         return ControlFlow::Continue(());
     }
     let query = circle_box::<T::Bounds>(center, radius);
+    index.count_queries(1);
     index.query_checked(query, crate::slots::NONE, |handle| {
         let slot = handle.slot();
         if index.passes_mask(slot, mask) && index.rect_at(slot).distance_to_point(center) <= radius
