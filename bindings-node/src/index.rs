@@ -661,7 +661,7 @@ impl<T: Held> Index<T> {
                 args::handles(handles, "handles", list)?;
                 let (mut offsets, mut hits) = (Vec::new(), Vec::new());
                 index
-                    .overlapping_many(list, &mut offsets, &mut hits)
+                    .par_overlapping_many(list, &mut offsets, &mut hits)
                     .map_err(core)?;
                 rows(offsets, hits, "overlappingMany")
             })

@@ -348,7 +348,7 @@ pub(crate) fn overlapping_many<'py, T: Core>(
     let handles = handles_arg.as_handles()?;
     let result = lock.read_with_gil_released(py, |index| {
         let (mut offsets, mut hits) = (Vec::new(), Vec::new());
-        index.overlapping_many(handles, &mut offsets, &mut hits)?;
+        index.par_overlapping_many(handles, &mut offsets, &mut hits)?;
         Ok::<_, Error>(csr_vecs(offsets, hits))
     });
     let rows =

@@ -586,8 +586,7 @@ pub trait SpatialIndex: Structure + Sized {
         self.count_queries(handles.len());
         // Most elements at once: one pair walk answers them all, far cheaper
         // than a query each (unless a handle is given twice).
-        if handles.len() >= PAIRS_FROM
-            && handles.len() * 4 >= self.live()
+        if by_pairs(handles.len(), self.live())
             && overlapping_by_pairs(self, handles, offsets, hits)
         {
             return Ok(());
@@ -968,9 +967,10 @@ pub trait SpatialIndex: Structure + Sized {
     }
 
     /// [`overlapping_many`](SpatialIndex::overlapping_many) on all of rayon's
-    /// threads, with the same rows, in order (batches under 1,000
-    /// handles stay on the calling thread). The batch is cut into chunks, each
-    /// answered as `overlapping_many` answers it.
+    /// threads, with the same rows, in order. The batch is cut into chunks,
+    /// each answered query by query; batches under 1,000 handles, and those
+    /// of a quarter of the elements or more (which one pair walk answers
+    /// faster), stay on the calling thread.
     ///
     /// # Errors
     /// As [`overlapping_many`](SpatialIndex::overlapping_many).
@@ -1010,6 +1010,13 @@ pub trait SpatialIndex: Structure + Sized {
 /// Batches of at least this many handles, and a quarter of the elements,
 /// may go through [`overlapping_by_pairs`].
 const PAIRS_FROM: usize = 256;
+
+/// Whether `overlapping_many` of `handles` handles among `live` elements
+/// answers them by one pair walk ([`overlapping_by_pairs`]): batches of at
+/// least [`PAIRS_FROM`] handles and a quarter of the elements.
+pub(crate) fn by_pairs(handles: usize, live: usize) -> bool {
+    handles >= PAIRS_FROM && handles * 4 >= live
+}
 
 /// [`SpatialIndex::overlapping_many`] of live `handles` through one pair walk:
 /// every intersecting pair with a requested element is buffered, the rows are

@@ -99,14 +99,21 @@ pub(crate) fn nearest_many<T: SpatialIndex + Sync>(
 
 /// [`SpatialIndex::par_overlapping_many`]: every handle checked first (so an
 /// error writes nothing), then chunks of handles on rayon's threads, each
-/// answered by [`SpatialIndex::overlapping_many`], their rows stitched in order.
+/// answered by [`SpatialIndex::overlapping_many`], their rows stitched in
+/// order; a batch of most elements goes to the one pair walk of
+/// `overlapping_many` instead.
 pub(crate) fn overlapping_many<T: SpatialIndex + Sync>(
     index: &T,
     handles: &[Handle],
     offsets: &mut Vec<usize>,
     hits: &mut Vec<Handle>,
 ) -> Result<(), Error> {
-    if handles.len() < PAR_QUERY_MIN_RECTS || rayon::current_num_threads() == 1 {
+    // A batch of most elements is answered by one pair walk, which beats a
+    // query per handle even on many threads.
+    if handles.len() < PAR_QUERY_MIN_RECTS
+        || rayon::current_num_threads() == 1
+        || super::by_pairs(handles.len(), index.live())
+    {
         return index.overlapping_many(handles, offsets, hits);
     }
     for (at, &handle) in handles.iter().enumerate() {
