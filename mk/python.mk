@@ -30,7 +30,7 @@ TEST_TARGETS += test-python
 
 $(PY_STAMP): $(PY_DIR)/requirements-dev.txt
 	$(PYTHON) -m venv $(PY_VENV)
-	$(PY_PIP) install -r $(PY_DIR)/requirements-dev.txt
+	$(REGISTRY_STEP) 600 $(PY_PIP) install -r $(PY_DIR)/requirements-dev.txt
 	touch $@
 
 python-venv: $(PY_STAMP)
@@ -49,17 +49,17 @@ test-python: python-wheel
 # flatquad from Python beside the Rust demo and shapely, runs interleaved.
 bench-python: python-wheel
 	$(CARGO) build --release -p flatquad-bench --bin agents
-	$(PY_PIP) install -r $(PY_DIR)/requirements-bench.txt
+	$(REGISTRY_STEP) 600 $(PY_PIP) install -r $(PY_DIR)/requirements-bench.txt
 	$(PY_BIN)/python $(PY_DIR)/examples/agents.py $(SCENARIO) --rust $(PY_TARGET_DIR)/release/agents
 
 # Bulk joins beside shapely and geoindex-rs (JOIN_N boxes a side), then the
 # GeoPandas and Dask joins beside their peers.
 JOIN_N ?= 1000000
 bench-join: python-wheel
-	$(PY_PIP) install -r $(PY_DIR)/requirements-bench.txt
+	$(REGISTRY_STEP) 600 $(PY_PIP) install -r $(PY_DIR)/requirements-bench.txt
 	$(PY_BIN)/python $(PY_DIR)/bench/join.py --n $(JOIN_N)
 
 # Nearest-neighbour queries beside shapely's STRtree.query_nearest (k=1 answers compared).
 bench-nearest: python-wheel
-	$(PY_PIP) install -r $(PY_DIR)/requirements-bench.txt
+	$(REGISTRY_STEP) 600 $(PY_PIP) install -r $(PY_DIR)/requirements-bench.txt
 	$(PY_BIN)/python $(PY_DIR)/bench/nearest.py
