@@ -109,7 +109,7 @@ impl FlatquadConfig {
     pub fn describe(&self, world: f32, size: f32) -> String {
         let threads = match self.threads {
             1 => String::new(),
-            n => format!("; queries and pairs on {n} threads"),
+            n => format!("; moves, queries and pairs on {n} threads"),
         };
         let shape = match self.structure {
             Kind::Quadtree | Kind::LooseQuadtree => format!(
@@ -342,7 +342,11 @@ impl<T: SpatialIndex + Sync> Frames<T> {
         let tree = self.tree.as_mut().ok_or_else(not_built)?;
         // One batch, as the bindings do: the tree can fetch slots ahead.
         agent_boxes(agents, &mut self.boxes);
-        tree.update_many(&self.handles, &self.boxes)?;
+        if self.threads > 1 {
+            tree.par_update_many(&self.handles, &self.boxes)?;
+        } else {
+            tree.update_many(&self.handles, &self.boxes)?;
+        }
         tree.cleanup();
         Ok(())
     }

@@ -226,7 +226,9 @@ fn thread_counts_do_not_change_results<T: Subject>(make: fn(Rect) -> T) {
         .iter()
         .map(|r| Rect::new(r.x1 + 1.5, r.y1 - 0.5, r.x2 + 1.5, r.y2 - 0.5))
         .collect();
+    let before = tree.clone();
     tree.update_many(&handles, &moved).unwrap();
+    par_update_many_moves_as_update_many(&before, &tree, &handles, &moved);
     // Once as moved, then as after a frame's queries and `cleanup` (a grid
     // then reads its cells as contiguous runs).
     same_on_every_thread_count(&tree, &handles, &moved);
@@ -241,6 +243,66 @@ fn thread_counts_do_not_change_results<T: Subject>(make: fn(Rect) -> T) {
         .unwrap_err();
     assert!(matches!(e, Error::InBatch { index: 0, .. }), "{e:?}");
     let _ = empty.insert(Rect::new(0.0, 0.0, 0.5, 0.5), 0);
+}
+
+/// `par_update_many` leaves `before` as `update_many` left `after`, on pools
+/// of 2 and 8 threads, for the batch and the batch reversed (its checks run
+/// in parallel; the grid's parallel moves, from 400,000, are held to the
+/// serial lists in the grid's unit tests); a bad item at the end of the batch
+/// is the one reported and moves nothing.
+#[cfg(feature = "rayon")]
+fn par_update_many_moves_as_update_many<T: Subject>(
+    before: &T,
+    after: &T,
+    handles: &[Handle],
+    rects: &[Rect],
+) {
+    let mut expected = Vec::new();
+    after.pairs(&mut expected);
+    let reversed: (Vec<Handle>, Vec<Rect>) = handles.iter().zip(rects).rev().unzip();
+    for threads in [2, 8] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let mut moved = before.clone();
+        pool.install(|| moved.par_update_many(handles, rects))
+            .unwrap();
+        moved.validate().unwrap();
+        let mut pairs = Vec::new();
+        moved.pairs(&mut pairs);
+        assert_eq!(pairs, expected, "{threads} threads: the lists differ");
+        assert_eq!(moved.stats().elements, after.stats().elements);
+        for (&h, &r) in handles.iter().zip(rects).step_by(97) {
+            assert_eq!(moved.rect(h), Ok(r));
+        }
+        let mut moved = before.clone();
+        pool.install(|| moved.par_update_many(&reversed.0, &reversed.1))
+            .unwrap();
+        moved.validate().unwrap();
+        moved.pairs(&mut pairs);
+        assert_eq!(
+            normal(&pairs),
+            normal(&expected),
+            "{threads} threads, reversed"
+        );
+        // A bad rectangle last: reported at its index, nothing moved.
+        let mut bad = rects.to_vec();
+        let last = bad.len() - 1;
+        bad[last] = Rect::new(f32::NAN, 0.0, 1.0, 1.0);
+        let mut unmoved = before.clone();
+        let e = pool
+            .install(|| unmoved.par_update_many(handles, &bad))
+            .unwrap_err();
+        assert!(
+            matches!(e, Error::InBatch { index, .. } if index == last),
+            "{e:?}"
+        );
+        unmoved.pairs(&mut pairs);
+        let mut unchanged = Vec::new();
+        before.pairs(&mut unchanged);
+        assert_eq!(pairs, unchanged, "{threads} threads: a refused batch moved");
+    }
 }
 
 #[cfg(feature = "rayon")]

@@ -59,8 +59,8 @@ fn usage() -> String {
          --max-depth     deepest tree level (default: smallest cell >= 4 agent sides;\n\
          \x20               the loose quadtree: >= 1 agent side)\n\
          --cell K        grids: cell side in agent sides (default 6 for the grid, 10 for the loose grid)\n\
-         --threads N     the frame's queries and pair walk on N threads (par_overlapping_many,\n\
-         \x20               par_pairs); the update stays on one (default 1)\n\
+         --threads N     the frame's moves, queries and pair walk on N threads (par_update_many,\n\
+         \x20               par_overlapping_many, par_pairs; default 1)\n\
          --png PATH      after the run, draw the tree's leaves and the agents as a PNG\n\
          --png-size PX   side of the PNG in pixels (default 1024)\n\
          --gif PATH      play the scenario again and draw an animated GIF\n\

@@ -171,6 +171,13 @@ pub struct Grid {
     pub(crate) packed: Packed,
     /// Queries since the last `cleanup`: whether the next one lays the cells out.
     pub(crate) demand: Demand,
+    /// `par_update_many`'s moves that leave their cells, one list per part
+    /// of the batch (kept for reuse).
+    #[cfg(feature = "rayon")]
+    pub(crate) part_moves: Vec<Vec<(u32, relocate::Move)>>,
+    /// Those moves in batch order.
+    #[cfg(feature = "rayon")]
+    pub(crate) merged_moves: Vec<relocate::Move>,
 }
 
 impl Grid {
@@ -230,6 +237,10 @@ impl Grid {
             slots: SlotPool::new(),
             packed: Packed::default(),
             demand: Demand::default(),
+            #[cfg(feature = "rayon")]
+            part_moves: Vec::new(),
+            #[cfg(feature = "rayon")]
+            merged_moves: Vec::new(),
         })
     }
 
@@ -300,6 +311,12 @@ impl Grid {
     #[inline]
     pub(crate) fn span_at(&self, slot: u32) -> Span {
         Span::unpack(self.slots.slots[slot as usize].cells)
+    }
+
+    /// Heap bytes of `par_update_many`'s moves (none without `rayon`).
+    #[cfg(not(feature = "rayon"))]
+    pub(crate) fn part_moves_bytes(&self) -> usize {
+        0
     }
 
     /// The index of cell `(cx, cy)` in `cells`.
@@ -374,6 +391,7 @@ impl_structure!(
     overlapping_checked => neighbours,
     prefetch_overlapping => prefetch_neighbours,
     par_pairs_checked => pairs_parallel,
+    par_relocate_many => relocate_parallel,
     count_queries => count_queries,
 );
 

@@ -1,16 +1,142 @@
-//! The all-pairs walk on every thread of rayon's pool (cargo feature `rayon`).
+//! The all-pairs walk and the moves on every thread of rayon's pool (cargo
+//! feature `rayon`).
 
 use core::ops::ControlFlow;
 
 use rayon::prelude::*;
 
-use crate::grid::Grid;
+use crate::axis::Axis;
+use crate::grid::relocate::{move_record, Move};
+use crate::grid::{Grid, Slot};
 use crate::index::parallel::TASKS_PER_THREAD;
+use crate::index::raw::PREFETCH_AHEAD;
 use crate::index::SpatialIndex;
-use crate::Handle;
+use crate::slots::prefetch;
+use crate::{Handle, Rect};
 
 /// Below this many elements the pair walk stays on the calling thread.
 const PAR_PAIRS_MIN_ELEMENTS: usize = 20_000;
+/// How many handles ahead a part asks for the records it will move.
+const SLOTS_AHEAD: usize = 2 * PREFETCH_AHEAD;
+/// Below this many moves `par_update_many` stays on the calling thread (the
+/// unit tests' small grids take the parallel path too). Measured on 2 cores:
+/// level at 100,000 moves (the records fit in the caches, and each thread
+/// reads the whole batch), 1.2x at 600,000 and 1,000,000.
+const PAR_MOVES_MIN: usize = if cfg!(test) { 16 } else { 400_000 };
+
+impl Grid {
+    /// `par_update_many`'s moves, checked. The slot records are cut into one
+    /// range per thread; each thread reads the whole batch and moves the
+    /// records in its range (so a handle given twice is moved twice, in
+    /// order, by one thread), gathering the moves that leave their cells with
+    /// their place in the batch. Those few are then relinked on the calling
+    /// thread in batch order, so the lists end exactly as after
+    /// [`relocate_batch`](Grid::relocate_batch). The records are where the
+    /// time goes (a batch in an order unrelated to memory misses the cache on
+    /// each), and those are split; reading the batch is not.
+    pub(crate) fn relocate_parallel(&mut self, handles: &[Handle], rects: &[Rect]) {
+        let threads = rayon::current_num_threads();
+        if handles.len() < PAR_MOVES_MIN || threads == 1 {
+            return self.relocate_batch(handles, rects);
+        }
+        self.packed.stale();
+        let parts = threads.min(MAX_PARTS);
+        let mut part_moves = core::mem::take(&mut self.part_moves);
+        part_moves.resize_with(parts, Vec::new);
+        part_moves.iter_mut().for_each(Vec::clear);
+        let records = &mut self.slots.slots[..];
+        let per_part = records.len().div_ceil(parts).max(1);
+        let axes = (&self.axis_x, &self.axis_y);
+        move_parts(axes, records, 0, per_part, handles, rects, &mut part_moves);
+        // The moves of all parts in batch order: each part's are in order.
+        let mut merged = core::mem::take(&mut self.merged_moves);
+        merged.clear();
+        let mut heads = [0usize; MAX_PARTS];
+        let heads = &mut heads[..parts];
+        loop {
+            let next = heads
+                .iter()
+                .enumerate()
+                .filter_map(|(part, &at)| part_moves[part].get(at).map(|m| (m.0, part)))
+                .min();
+            let Some((_, part)) = next else { break };
+            merged.push(part_moves[part][heads[part]].1);
+            heads[part] += 1;
+        }
+        self.relink_moves(&merged);
+        self.part_moves = part_moves;
+        self.merged_moves = merged;
+    }
+
+    /// Heap bytes of the moves kept for reuse.
+    pub(crate) fn part_moves_bytes(&self) -> usize {
+        let lists = self.part_moves.capacity() * core::mem::size_of::<Vec<(u32, Move)>>();
+        let moves: usize = self.part_moves.iter().map(Vec::capacity).sum();
+        lists
+            + moves * core::mem::size_of::<(u32, Move)>()
+            + self.merged_moves.capacity() * core::mem::size_of::<Move>()
+    }
+}
+
+/// The most ranges [`Grid::relocate_parallel`] cuts the records into (more
+/// threads than this leave the rest idle).
+const MAX_PARTS: usize = 64;
+
+/// Moves, for each handle of the batch whose slot is in `first..first +
+/// records.len()`, its record (`records[slot - first]`), in ranges of
+/// `per_part` records, one for each list of `moves`, halving on rayon's
+/// threads; each list gathers its range's moves with their place in the batch.
+fn move_parts(
+    axes: (&Axis, &Axis),
+    records: &mut [Slot],
+    first: usize,
+    per_part: usize,
+    handles: &[Handle],
+    rects: &[Rect],
+    moves: &mut [Vec<(u32, Move)>],
+) {
+    if moves.len() > 1 {
+        let half = moves.len() / 2;
+        let split = (half * per_part).min(records.len());
+        let (low, high) = records.split_at_mut(split);
+        let (low_moves, high_moves) = moves.split_at_mut(half);
+        rayon::join(
+            || move_parts(axes, low, first, per_part, handles, rects, low_moves),
+            || {
+                move_parts(
+                    axes,
+                    high,
+                    first + split,
+                    per_part,
+                    handles,
+                    rects,
+                    high_moves,
+                )
+            },
+        );
+        return;
+    }
+    let moves = &mut moves[0];
+    let Some(last) = records.len().checked_sub(1) else {
+        return;
+    };
+    for (at, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
+        // Whether a handle is this range's is a coin toss for the branch
+        // predictor, and each miss would throw away the loads in flight: the
+        // records ahead are asked for without a branch (another range's
+        // handle asks for a record of this range, harmlessly).
+        if let Some(ahead) = handles.get(at + SLOTS_AHEAD) {
+            let index = (ahead.slot() as usize).wrapping_sub(first).min(last);
+            prefetch(&records[index]);
+        }
+        let slot = handle.slot();
+        if let Some(record) = records.get_mut((slot as usize).wrapping_sub(first)) {
+            if let Some(moved) = move_record(axes, record, slot, rect) {
+                moves.push((at as u32, moved));
+            }
+        }
+    }
+}
 
 impl Grid {
     /// The pairs on all of rayon's threads, in the order of the walk on one

@@ -4,17 +4,47 @@
 
 use arrayvec::ArrayVec;
 
-use crate::grid::{Grid, Span};
+use crate::axis::Axis;
+use crate::grid::{Grid, Slot, Span};
 use crate::index::raw::PREFETCH_AHEAD;
 use crate::slots::prefetch;
 use crate::{Handle, Rect};
 
 /// One element leaving the cells of `from` for those of `to`.
-#[derive(Clone, Copy)]
-struct Move {
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Move {
     slot: u32,
     from: Span,
     to: Span,
+}
+
+/// Gives the slot record `record` (of slot `slot`) the rectangle `rect`;
+/// returns the move to relink if the rectangle leaves the record's cells (the
+/// record then holds the new ones). Over the axes alone, so that threads can
+/// move the records of disjoint slots at once.
+#[inline(always)]
+pub(crate) fn move_record(
+    (ax, ay): (&Axis, &Axis),
+    record: &mut Slot,
+    slot: u32,
+    rect: Rect,
+) -> Option<Move> {
+    let from = Span::unpack(record.cells);
+    record.rect = rect;
+    // The common case: the same cells (the rectangle's edges in the same
+    // border cells), only the rectangle changes.
+    if ax.owns(from.x1, rect.x1)
+        & ax.owns(from.x2, rect.x2)
+        & ay.owns(from.y1, rect.y1)
+        & ay.owns(from.y2, rect.y2)
+    {
+        return None;
+    }
+    let (x1, x2) = ax.span(rect.x1, rect.x2);
+    let (y1, y2) = ay.span(rect.y1, rect.y2);
+    let to = Span { x1, y1, x2, y2 };
+    record.cells = to.pack();
+    Some(Move { slot, from, to })
 }
 
 /// How many handles ahead a batch fetches slots.
@@ -27,33 +57,12 @@ const MOVES: usize = 256;
 const HEADS_AHEAD: usize = 24;
 
 impl Grid {
-    /// Whether `rect` meets the same cells as `from`: its edges lie in the
-    /// same border cells (four pairs of comparisons).
-    #[inline]
-    fn stays(&self, from: &Span, rect: &Rect) -> bool {
-        let (ax, ay) = (&self.axis_x, &self.axis_y);
-        ax.owns(from.x1, rect.x1)
-            & ax.owns(from.x2, rect.x2)
-            & ay.owns(from.y1, rect.y1)
-            & ay.owns(from.y2, rect.y2)
-    }
-
-    /// Gives a live slot the rectangle `rect`; returns the move to relink if
-    /// the rectangle leaves the slot's cells (the slot records the new ones).
+    /// Gives a live slot the rectangle `rect` ([`move_record`]).
     #[inline]
     fn move_slot(&mut self, slot: u32, rect: Rect) -> Option<Move> {
         self.packed.stale();
-        let from = self.span_at(slot);
-        // The common case: the same cells, only the rectangle changes.
-        if self.stays(&from, &rect) {
-            self.slots.slots[slot as usize].rect = rect;
-            return None;
-        }
-        let to = self.span(&rect);
-        let record = &mut self.slots.slots[slot as usize];
-        record.rect = rect;
-        record.cells = to.pack();
-        Some(Move { slot, from, to })
+        let axes = (&self.axis_x, &self.axis_y);
+        move_record(axes, &mut self.slots.slots[slot as usize], slot, rect)
     }
 
     /// Takes a moved element out of the lists it left and into those it joined.
@@ -107,7 +116,7 @@ impl Grid {
     /// Relinks `moves` in order, fetching ahead the list heads of the cells a
     /// move leaves and joins, then the first and second links of the lists it
     /// leaves (where the search for its links starts).
-    fn relink_moves(&mut self, moves: &[Move]) {
+    pub(crate) fn relink_moves(&mut self, moves: &[Move]) {
         for k in 0..moves.len() + HEADS_AHEAD {
             if let Some(m) = moves.get(k) {
                 for span in [m.from, m.to] {

@@ -378,6 +378,38 @@ fn snapshot_round_trip(grid: &Grid, rng: &mut Lcg) {
 }
 
 /// Random operations on one grid, checked against brute force after each.
+/// `update_many`, or (with `rayon`, at random) `par_update_many` on 2 or 3
+/// threads (the records moved in ranges, one per thread, relinked in order),
+/// which must leave the lists exactly as `update_many` does.
+fn move_many(grid: &mut Grid, handles: &[Handle], rects: &[Rect], rng: &mut Lcg) {
+    #[cfg(feature = "rayon")]
+    if rng.chance(0.5) {
+        let mut serial = grid.clone();
+        serial.update_many(handles, rects).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2 + rng.below(2))
+            .build()
+            .unwrap();
+        pool.install(|| grid.par_update_many(handles, rects))
+            .unwrap();
+        assert_eq!(grid.cells, serial.cells);
+        assert_eq!(grid_pairs(grid), grid_pairs(&serial));
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let _ = grid.pairs_with(|x, y| {
+            a.push((x, y));
+            ControlFlow::Continue(())
+        });
+        let _ = serial.pairs_with(|x, y| {
+            b.push((x, y));
+            ControlFlow::Continue(())
+        });
+        assert_eq!(a, b, "par_update_many linked in another order");
+        return;
+    }
+    let _ = rng;
+    grid.update_many(handles, rects).unwrap();
+}
+
 fn run(world: Rect, columns: u32, rows: u32, seed: u64, steps: usize) {
     let mut rng = Lcg(seed);
     let shapes = Shapes::new(world, columns, rows, &mut rng);
@@ -470,7 +502,7 @@ fn run(world: Rect, columns: u32, rows: u32, seed: u64, steps: usize) {
                         }
                     })
                     .collect();
-                grid.update_many(&handles, &rects).unwrap();
+                move_many(&mut grid, &handles, &rects, &mut rng);
                 for (&h, &r) in handles.iter().zip(&rects) {
                     model.set(h, r);
                 }

@@ -226,6 +226,10 @@ impl Structure for AnyIndex {
     fn relocate_many(&mut self, handles: &[Handle], rects: &[Rect]) {
         dispatch!(self, s => s.relocate_many(handles, rects))
     }
+    #[cfg(feature = "rayon")]
+    fn par_relocate_many(&mut self, handles: &[Handle], rects: &[Rect]) {
+        dispatch!(self, s => s.par_relocate_many(handles, rects))
+    }
     fn query_checked<F>(&self, rect: Rect, omit: u32, visit: F) -> ControlFlow<()>
     where
         F: FnMut(Handle) -> ControlFlow<()>,

@@ -18,6 +18,28 @@ pub use any::{AnyIndex, Kind};
 use raw::{Structure, PREFETCH_AHEAD};
 pub use search::{Neighbor, Ray, RayControl, RayHit};
 
+/// `update_many`'s checks of `handles[i]` and `rects[i]`, numbered from
+/// `first` in the errors. The checks read the dense stamps (4 bytes an
+/// element), not the slots; asking for them a few handles ahead overlaps the
+/// misses when handles come in an order unrelated to memory.
+#[inline(always)]
+pub(crate) fn check_moves<T: SpatialIndex>(
+    index: &T,
+    handles: &[Handle],
+    rects: &[T::Bounds],
+    first: usize,
+) -> Result<(), Error> {
+    for (at, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
+        if let Some(&ahead) = handles.get(at + PREFETCH_AHEAD) {
+            index.prefetch_stamp(ahead);
+        }
+        check_rect(rect)
+            .and_then(|_| index.lookup(handle))
+            .map_err(|e| e.in_batch(first + at))?;
+    }
+    Ok(())
+}
+
 /// A box the structures accept, or [`Error::InvalidRect`] ([`Error::InvalidBox`] in 3D).
 pub(crate) fn check_rect<B: Bounds>(rect: B) -> Result<B, Error> {
     if rect.is_valid() {
@@ -355,18 +377,30 @@ pub trait SpatialIndex: Structure + Sized {
     /// [`Error::LengthMismatch`], or the first item's error inside [`Error::InBatch`].
     fn update_many(&mut self, handles: &[Handle], rects: &[Self::Bounds]) -> Result<(), Error> {
         check_lengths(handles.len(), rects.len())?;
-        // The checks read the dense stamps (4 bytes an element), not the
-        // slots; asking for them a few handles ahead overlaps the misses when
-        // handles come in an order unrelated to memory.
-        for (index, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
-            if let Some(&ahead) = handles.get(index + PREFETCH_AHEAD) {
-                self.prefetch_stamp(ahead);
-            }
-            check_rect(rect)
-                .and_then(|_| self.lookup(handle))
-                .map_err(|e| e.in_batch(index))?;
-        }
+        check_moves(self, handles, rects, 0)?;
         self.relocate_many(handles, rects);
+        Ok(())
+    }
+
+    /// [`update_many`](SpatialIndex::update_many) on all of rayon's threads
+    /// where the structure can split the moves, with the same result: the
+    /// checks run in parts on every thread (the first bad item is still the
+    /// one reported, and nothing moves); the grid then moves its slot records
+    /// in ranges, one per thread, and relinks the few elements that changed
+    /// cells on the calling thread, in batch order. The grid's batches under
+    /// 400,000 moves stay on the calling thread (below that the records fit
+    /// in the caches and splitting them measured no faster on 2 cores).
+    ///
+    /// # Errors
+    /// As [`update_many`](SpatialIndex::update_many).
+    #[cfg(feature = "rayon")]
+    fn par_update_many(&mut self, handles: &[Handle], rects: &[Self::Bounds]) -> Result<(), Error>
+    where
+        Self: Sync,
+    {
+        check_lengths(handles.len(), rects.len())?;
+        parallel::check_moves(self, handles, rects)?;
+        self.par_relocate_many(handles, rects);
         Ok(())
     }
 

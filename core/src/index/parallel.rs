@@ -52,6 +52,30 @@ pub(crate) fn query_many<T: SpatialIndex + Sync>(
     Ok(())
 }
 
+/// [`SpatialIndex::par_update_many`]'s checks: chunks on rayon's threads,
+/// the first bad item (the lowest index) reported.
+pub(crate) fn check_moves<T: SpatialIndex + Sync>(
+    index: &T,
+    handles: &[Handle],
+    rects: &[T::Bounds],
+) -> Result<(), Error> {
+    if handles.len() < PAR_QUERY_MIN_RECTS || rayon::current_num_threads() == 1 {
+        return super::check_moves(index, handles, rects, 0);
+    }
+    let chunk = handles
+        .len()
+        .div_ceil(rayon::current_num_threads() * TASKS_PER_THREAD)
+        .max(1);
+    let first_error = handles
+        .par_chunks(chunk)
+        .zip(rects.par_chunks(chunk))
+        .enumerate()
+        .find_map_first(|(c, (handles, rects))| {
+            super::check_moves(index, handles, rects, c * chunk).err()
+        });
+    first_error.map_or(Ok(()), Err)
+}
+
 /// [`SpatialIndex::par_nearest_many`]: everything checked first (so an error
 /// writes nothing), then chunks of points on rayon's threads, their rows
 /// stitched in order.

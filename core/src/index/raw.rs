@@ -215,6 +215,13 @@ pub trait Structure: Slots {
         }
     }
 
+    /// [`relocate_many`](Structure::relocate_many) on rayon's threads where
+    /// the structure can split the moves, with the same result.
+    #[cfg(feature = "rayon")]
+    fn par_relocate_many(&mut self, handles: &[Handle], rects: &[Self::Bounds]) {
+        self.relocate_many(handles, rects);
+    }
+
     /// Visits every pair of intersecting elements once, whatever their
     /// filters, until `visit` breaks.
     fn pairs_checked<F>(&self, visit: F) -> ControlFlow<()>
@@ -342,7 +349,8 @@ pub trait Structure: Slots {
 /// `insert_batch`, `remove_slot`, `remove_batch`, `relocate`, `query_rect`,
 /// `query_at`, `search_top`, `search_below` — plus the optional hooks it names after a `;`
 /// (`overlapping_checked => neighbours`, `prefetch_overlapping => ...`,
-/// `prefetch_relocate => ...`, `relocate_many => ...`, `par_pairs_checked => ...`,
+/// `prefetch_relocate => ...`, `relocate_many => ...`, `par_relocate_many => ...`,
+/// `par_pairs_checked => ...`,
 /// `count_queries => ...`);
 /// every structure has an `all_pairs` walk. One line per structure instead of a copy of
 /// the same delegations in each.
@@ -457,6 +465,12 @@ macro_rules! structure_hook {
         #[inline]
         fn count_queries(&self, queries: usize) {
             self.$method(queries)
+        }
+    };
+    (par_relocate_many => $method:ident) => {
+        #[cfg(feature = "rayon")]
+        fn par_relocate_many(&mut self, handles: &[$crate::Handle], rects: &[Self::Bounds]) {
+            self.$method(handles, rects)
         }
     };
     (relocate_many => $method:ident) => {
