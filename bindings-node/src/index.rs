@@ -1069,7 +1069,7 @@ impl<T: Held> Index<T> {
                         rects.len()
                     )));
                 }
-                index.update_many(list, rects).map_err(core)
+                index.par_update_many(list, rects).map_err(core)
             })
         })
     }

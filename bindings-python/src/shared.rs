@@ -285,7 +285,7 @@ pub(crate) fn move_many<T: Core>(
     let handles = handles_arg.as_handles()?;
     let rects = Rects::<T::Bounds>::new(rects, "rects")?;
     let rects = rects.as_rects()?;
-    let result = lock.write_detached(py, |index| index.update_many(handles, rects))?;
+    let result = lock.write_detached(py, |index| index.par_update_many(handles, rects))?;
     result.map_err(|e| errors::to_py_shown(py, e, MOVE_MANY, &|i| handles_arg.show(i)))
 }
 

@@ -132,8 +132,10 @@ pub(crate) unsafe fn move_many<W: Shell>(
     let mut tree = tree_mut(tree)?;
     let handles = Handle::cast_slice(slice_in(handles, count)?);
     let rects = slice_in(rects, count)?;
+    // On rayon's threads where the batch is big enough to pay (the global
+    // pool: RAYON_NUM_THREADS=1 keeps every call on the caller's thread).
     tree.tree
-        .update_many(handles, rects)
+        .par_update_many(handles, rects)
         .map_err(|error| batch_error(error, out_bad_index))
 }
 

@@ -259,7 +259,7 @@ pub(crate) trait Shell: DerefMut<Target = Held<Self::Index>> + Sized + 'static {
     /// The core structure's box: `Rect` or `Box3`.
     type BoxType: Bounds;
     /// The core structure.
-    type Index: SpatialIndex<Bounds = Self::BoxType>;
+    type Index: SpatialIndex<Bounds = Self::BoxType> + Sync;
     /// Wraps a core structure.
     fn wrap(held: Held<Self::Index>) -> Self;
 
