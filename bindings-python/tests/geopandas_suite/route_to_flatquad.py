@@ -55,23 +55,25 @@ for _name, _ours in ROUTES.items():
     setattr(_sjoin_module, _name, _ours)
 
 
-#: Tests of test_sjoin.py that read a data file geopandas' wheel leaves out:
-#: ``(name as it appears in the test's node id, file)``.
+#: Tests of test_sjoin.py that read data files geopandas' wheel leaves out:
+#: ``(name as it appears in the tests' node ids, files under tests/data)``.
+NATURALEARTH = ("naturalearth_lowres/naturalearth_lowres.shp", "naturalearth_cities/naturalearth_cities.shp")
 NEEDS_DATA = [
-    ("TestSpatialJoinNYBB::", "nybb_16a.zip"),  # the whole class (its setup reads it)
-    ("TestSpatialJoin::test_sjoin_shared_attribute", "naturalearth_lowres/naturalearth_lowres.shp"),
-    ("test_sjoin.py::test_sjoin_inner", "naturalearth_lowres/naturalearth_lowres.shp"),
-    ("TestNearest::test_sjoin_nearest_inner", "naturalearth_lowres/naturalearth_lowres.shp"),
+    ("TestSpatialJoinNYBB::", ("nybb_16a.zip",)),  # the whole class (its setup reads it)
+    ("TestSpatialJoin::test_sjoin_shared_attribute", NATURALEARTH),
+    ("test_sjoin.py::test_sjoin_inner", NATURALEARTH),
+    ("TestNearest::test_sjoin_nearest_inner", NATURALEARTH),
 ]
 DATA_DIR = os.path.join(os.path.dirname(geopandas.__file__), "tests", "data")
 
 
 def pytest_collection_modifyitems(config, items):
-    missing = [name for name, path in NEEDS_DATA if not os.path.exists(os.path.join(DATA_DIR, path))]
+    missing = [name for name, files in NEEDS_DATA
+               if not all(os.path.exists(os.path.join(DATA_DIR, f)) for f in files)]
     deselected = [item for item in items if any(name in item.nodeid for name in missing)]
     if deselected:
         config.hook.pytest_deselected(items=deselected)
-        items[:] = [item for item in items if item not in deselected]
+        items[:] = [item for item in items if not any(name in item.nodeid for name in missing)]
 
 
 def pytest_terminal_summary(terminalreporter):
