@@ -250,7 +250,10 @@ def tree_ranks(bounds, capacity=10):
         # The leaves, the nodes in their new order.
         moved = lengths[perm]
         first = np.cumsum(moved) - moved
-        seq = seq[np.repeat(starts[perm] - first, moved) + np.arange(n)]
+        if number == n:
+            seq = seq[perm]  # the leaves themselves
+        else:
+            seq = seq[np.repeat(starts[perm] - first, moved) + np.arange(n)]
         # Parents: runs of `capacity` nodes within each slice.
         parent = np.cumsum(np.r_[True, ((np.arange(1, number) - slice_of[1:] * per_slice) % capacity == 0)
                                   | (slice_of[1:] != slice_of[:-1])]) - 1
@@ -270,13 +273,19 @@ def tree_ranks(bounds, capacity=10):
 def _tree_order(l, r, right_geoms):
     """The pairs (sorted by left row) with each left row's right rows in the
     order geopandas' tree over the right geometries visits them (:func:`tree_ranks`)."""
-    if len(l) < 2:
-        return l, r
+    shared = np.flatnonzero(l[1:] == l[:-1])
+    if not len(shared):
+        return l, r  # no left row with two pairs: nothing to order
     bounds, rows = usable_bounds(right_geoms)
     rank = np.zeros(len(right_geoms), dtype=np.intp)
     rank[rows] = tree_ranks(bounds)
-    order = np.lexsort((rank[r], l))
-    return l[order], r[order]
+    # Only the pairs of left rows with several (the rest stay in place).
+    several = np.zeros(len(l), dtype=bool)
+    several[shared] = several[shared + 1] = True
+    at = np.flatnonzero(several)
+    r = r.copy()
+    r[at] = r[at][np.lexsort((rank[r[at]], l[at]))]
+    return l, r
 
 
 def candidate_pairs(left_geoms, right_geoms, *, index="grid"):
@@ -588,6 +597,23 @@ def _first_points(geometries, bounds):
     return np.ascontiguousarray(points)
 
 
+def _morton_order(points, bits=16):
+    """The order of the points along a Z-order curve over their extent."""
+    if len(points) < 2:
+        return np.arange(len(points))
+    lo = points.min(axis=0)
+    span = np.maximum(points.max(axis=0) - lo, np.finfo(np.float64).tiny)
+    cells = ((points - lo) / span * (2**bits - 1)).astype(np.uint64)
+
+    def spread(v):
+        v = (v | (v << np.uint64(8))) & np.uint64(0x00FF00FF)
+        v = (v | (v << np.uint64(4))) & np.uint64(0x0F0F0F0F)
+        v = (v | (v << np.uint64(2))) & np.uint64(0x33333333)
+        return (v | (v << np.uint64(1))) & np.uint64(0x55555555)
+
+    return np.argsort(spread(cells[:, 0]) | (spread(cells[:, 1]) << np.uint64(1)), kind="stable")
+
+
 def _group_min(groups, values, n):
     """The minimum of ``values`` per group (``groups`` sorted), inf for empty groups."""
     out = np.full(n, np.inf)
@@ -629,26 +655,36 @@ def nearest_pairs(query_geoms, tree_geoms, max_distance=None, exclusive=False):
 
     # 1. An upper bound of each nearest distance: the geometry of the box
     #    nearest to one of the query's points (more while exclusive drops them).
+    #    Both sides in Morton order, so that neighbouring searches share memory.
     extent = _extent(tb)
     world = (extent[0], extent[1], max(extent[2], extent[0] + 1.0), max(extent[3], extent[1] + 1.0))
     boxes = flatquad.LooseQuadtree(world, 8, 12)
-    handles = boxes.insert_many(tb)
-    order = np.argsort(handles, kind="stable")
-    sorted_handles = handles[order]
+    tree_order = _morton_order(np.column_stack([tb[:, 0] + tb[:, 2], tb[:, 1] + tb[:, 3]]) / 2)
+    handles = boxes.insert_many(np.ascontiguousarray(tb[tree_order]))
+    contiguous = bool(len(handles)) and bool((np.diff(handles) == 1).all())
+    by_handle = None if contiguous else np.argsort(handles, kind="stable")
+
+    def tree_rows(found):
+        at = found - handles[0] if contiguous else by_handle[np.searchsorted(handles[by_handle], found)]
+        return tree_order[at]
+
     points = _first_points(query, qb)
-    upper = np.full(n, np.inf)
+    query_order = _morton_order(points)
+    points = np.ascontiguousarray(points[query_order])
+    upper = np.full(n, np.inf)  # by query_order
     pending = np.arange(n)
     k = 2 if exclusive else 1
     while len(pending):
         kk = min(k, m)
         offsets, found, _ = boxes.nearest_many(points[pending], k=kk)
-        q = pending[np.repeat(np.arange(len(pending)), np.diff(offsets))]
-        t = order[np.searchsorted(sorted_handles, found)]
-        upper[pending] = np.minimum(upper[pending], _group_min(np.searchsorted(pending, q), _distances(query, tree, q, t, exclusive), len(pending)))
+        at = np.repeat(np.arange(len(pending)), np.diff(offsets))
+        d = _distances(query, tree, query_order[pending[at]], tree_rows(found), exclusive)
+        upper[pending] = np.minimum(upper[pending], _group_min(at, d, len(pending)))
         if kk >= m:
             break
         pending = pending[np.isinf(upper[pending])]
         k *= 8
+    upper[query_order] = upper.copy()
     if max_distance is not None:
         upper = np.minimum(upper, max_distance)
 
