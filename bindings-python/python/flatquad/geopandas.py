@@ -246,7 +246,11 @@ def tree_ranks(bounds, capacity=10):
         per_slice = int(np.ceil(number / slices))
         by_x = np.argsort(nodes[:, 0] + nodes[:, 2], kind="stable")
         slice_of = np.arange(number) // per_slice
-        perm = by_x[np.lexsort(((nodes[by_x, 1] + nodes[by_x, 3]), slice_of))]
+        y = nodes[:, 1] + nodes[:, 3]
+        perm = np.empty(number, dtype=np.intp)
+        for start in range(0, number, per_slice):
+            piece = by_x[start:start + per_slice]
+            perm[start:start + per_slice] = piece[np.argsort(y[piece], kind="stable")]
         # The leaves, the nodes in their new order.
         moved = lengths[perm]
         first = np.cumsum(moved) - moved
