@@ -306,3 +306,45 @@ def test_nearest_pairs_against_brute_force():
         np.testing.assert_array_equal(q, want_q)
         np.testing.assert_array_equal(t, want_t)
         np.testing.assert_array_equal(d, all_d[want_q, want_t])
+
+
+# Small frames drawn by hypothesis: integer coordinates, so ties of distance
+# and equal geometries are frequent; points, boxes and segments mixed.
+from hypothesis import given, strategies as st  # noqa: E402
+
+coordinate = st.integers(0, 6).map(float)
+point = st.tuples(coordinate, coordinate).map(lambda p: shapely.Point(p))
+box = st.tuples(coordinate, coordinate, st.integers(0, 3), st.integers(0, 3)).map(
+    lambda b: shapely.box(b[0], b[1], b[0] + b[2], b[1] + b[3]))
+segment = st.tuples(coordinate, coordinate, coordinate, coordinate).map(
+    lambda s: shapely.LineString([(s[0], s[1]), (s[2], s[3])]))
+geometry = st.one_of(point, point, box, segment, st.just(None), st.just(shapely.Point()))
+
+
+@given(
+    st.lists(geometry, max_size=12), st.lists(geometry, max_size=12),
+    st.sampled_from(["inner", "left", "right"]),
+    st.sampled_from([None, 0.5, 1.0, 2.5]), st.booleans(),
+)
+def test_sjoin_nearest_small_frames(a, b, how, max_distance, exclusive):
+    rng = np.random.default_rng(0)
+    left = frame(np.array(a, dtype=object), rng, "l")
+    right = frame(np.array(b, dtype=object), rng, "r")
+    sort = None if how == "right" else ["lpos", "rpos"]
+    assert_same("sjoin_nearest", left, right, how=how, max_distance=max_distance, exclusive=exclusive,
+                distance_col="d", sort=sort)
+
+
+@given(
+    st.lists(geometry, max_size=12), st.lists(geometry, max_size=12),
+    st.sampled_from(["inner", "left", "right"]),
+    st.sampled_from([None, "intersects", "contains", "within", "touches", "covers", "dwithin"]),
+)
+def test_sjoin_small_frames(a, b, how, predicate):
+    rng = np.random.default_rng(0)
+    left = frame(np.array(a, dtype=object), rng, "l")
+    right = frame(np.array(b, dtype=object), rng, "r")
+    distance = 1.5 if predicate == "dwithin" else None
+    # Unsorted: up to 12 right geometries, a tree of 2 leaves at most, whose
+    # sorts (of at most 16) GEOS makes stable: geopandas' order exactly.
+    assert_same("sjoin", left, right, how=how, predicate=predicate, distance=distance)

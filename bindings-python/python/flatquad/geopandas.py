@@ -16,8 +16,10 @@ wheel ships it) runs on them: ``make test-geopandas-suite``, docs/geopandas.md.
    boxes meet in float64 is lost.
 2. **Refinement**: the exact predicate, by shapely's vectorised functions
    (``shapely.intersects(left[i], right[j])`` over all candidate pairs at once),
-   in float64 as geopandas does it; ``predicate=None`` keeps the pairs whose
-   float64 boxes meet.
+   in float64 and on prepared geometries as geopandas does it (GEOS' prepared
+   predicates; ``"within"`` as the right geometry's prepared ``contains``);
+   ``predicate=None`` keeps the pairs whose float64 boxes meet. The left
+   geometries that were not prepared are prepared for the call only.
 3. **The frame** is assembled from the pairs by :func:`join_frames` (public
    pandas calls), so suffixes, index names and ``how="left"``/``"right"``
    behave as in ``geopandas.sjoin``. ``on_attribute`` keeps the pairs whose
@@ -320,9 +322,29 @@ def refine(left_geoms, right_geoms, l, r, predicate):
         return l, r
     if predicate is None:
         keep = _box_meets(left_geoms, right_geoms, l, r)
+    elif predicate == "within":
+        # geopandas asks its tree over the left geometries which contain each
+        # right one: GEOS' prepared contains, whose answers on invalid or
+        # degenerate geometries can differ from the plain within's.
+        keep = _prepared(shapely.contains, np.asarray(right_geoms), r, np.asarray(left_geoms)[l])
     else:
-        keep = getattr(shapely, predicate)(np.asarray(left_geoms)[l], np.asarray(right_geoms)[r])
+        keep = _prepared(getattr(shapely, predicate), np.asarray(left_geoms), l, np.asarray(right_geoms)[r])
     return l[keep], r[keep]
+
+
+def _prepared(function, geoms, rows, others, *args):
+    """``function(geoms[rows], others, *args)`` with ``geoms`` prepared, as
+    geopandas' tree query prepares its input geometries (GEOS' prepared
+    predicates): the ones not prepared yet are prepared for the call only."""
+    mark = np.zeros(len(geoms), dtype=bool)
+    mark[rows] = True
+    used = np.flatnonzero(mark)
+    fresh = used[~shapely.is_prepared(geoms[used])]
+    shapely.prepare(geoms[fresh])
+    try:
+        return function(geoms[rows], others, *args)
+    finally:
+        shapely.destroy_prepared(geoms[fresh])
 
 
 def _dwithin_pairs(left_geoms, right_geoms, distance):
@@ -343,7 +365,7 @@ def _dwithin_pairs(left_geoms, right_geoms, distance):
         return _empty_pairs()
     pairs = flatquad.BoxIndex(rb).query_bulk(boxes, sort=True)
     l, r = lrows[kept[pairs[0]]], rrows[pairs[1]]
-    keep = shapely.dwithin(np.asarray(left_geoms)[l], np.asarray(right_geoms)[r], distance[l])
+    keep = _prepared(shapely.dwithin, np.asarray(left_geoms), l, np.asarray(right_geoms)[r], distance[l])
     return l[keep], r[keep]
 
 
