@@ -348,3 +348,24 @@ def test_sjoin_small_frames(a, b, how, predicate):
     # Unsorted: up to 12 right geometries, a tree of 2 leaves at most, whose
     # sorts (of at most 16) GEOS makes stable: geopandas' order exactly.
     assert_same("sjoin", left, right, how=how, predicate=predicate, distance=distance)
+
+
+def test_prepared_geometries_are_left_as_they_were_even_from_threads():
+    # sjoin prepares the geometries it tests (as geopandas' tree query does)
+    # for the call only; the user's prepared ones stay prepared; calls from
+    # several threads on shared frames give the answers of one thread.
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(13)
+    a, b = kinds(rng, "polygons-points", 900, 900)
+    left, right = frame(a, rng, "l"), frame(b, rng, "r")
+    predicates = ["intersects", "contains", "covers", "within"]
+    want = [fqg.sjoin(left, right, predicate=p) for p in predicates]
+    shapely.prepare(left.geometry.values[:5])
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda i: fqg.sjoin(left, right, predicate=predicates[i % 4]), range(16)))
+    for i, joined in enumerate(got):
+        pd.testing.assert_frame_equal(joined, want[i % 4])
+    assert shapely.is_prepared(left.geometry.values[:5]).all()
+    assert not shapely.is_prepared(left.geometry.values[5:]).any()
+    assert not shapely.is_prepared(right.geometry.values).any()

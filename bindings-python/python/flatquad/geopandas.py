@@ -56,6 +56,7 @@ As in geopandas, the predicate, ``distance``, ``max_distance`` and
 a geometry (otherwise nothing can match and nothing is checked).
 """
 
+import threading
 import warnings
 
 import numpy as np
@@ -332,19 +333,37 @@ def refine(left_geoms, right_geoms, l, r, predicate):
     return l[keep], r[keep]
 
 
+#: Geometries this module prepared, freed when no call is between preparing
+#: and using them: another thread's call may use a geometry this one prepared
+#: (dask's threads join pieces that share geometries), so the last call out
+#: frees what every call prepared.
+_PREPARED_LOCK = threading.Lock()
+_PREPARED = {"calls": 0, "to_free": []}
+
+
 def _prepared(function, geoms, rows, others, *args):
     """``function(geoms[rows], others, *args)`` with ``geoms`` prepared, as
     geopandas' tree query prepares its input geometries (GEOS' prepared
-    predicates): the ones not prepared yet are prepared for the call only."""
+    predicates). Geometries prepared before stay so; the others are prepared
+    for the call only (thread-safe: see ``_PREPARED``)."""
     mark = np.zeros(len(geoms), dtype=bool)
     mark[rows] = True
     used = np.flatnonzero(mark)
-    fresh = used[~shapely.is_prepared(geoms[used])]
-    shapely.prepare(geoms[fresh])
+    fresh = used[:0]
+    with _PREPARED_LOCK:
+        _PREPARED["calls"] += 1
     try:
+        fresh = used[~shapely.is_prepared(geoms[used])]
+        shapely.prepare(geoms[fresh])
         return function(geoms[rows], others, *args)
     finally:
-        shapely.destroy_prepared(geoms[fresh])
+        with _PREPARED_LOCK:
+            _PREPARED["to_free"].append(geoms[fresh])
+            _PREPARED["calls"] -= 1
+            if _PREPARED["calls"] == 0:
+                for done in _PREPARED["to_free"]:
+                    shapely.destroy_prepared(done)
+                _PREPARED["to_free"].clear()
 
 
 def _dwithin_pairs(left_geoms, right_geoms, distance):
