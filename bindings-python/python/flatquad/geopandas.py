@@ -277,13 +277,13 @@ def tree_ranks(bounds, capacity=10):
     return ranks
 
 
-def _tree_order(l, r, right_geoms):
+def _tree_order(l, r, right_geoms, right_bounds):
     """The pairs (sorted by left row) with each left row's right rows in the
     order geopandas' tree over the right geometries visits them (:func:`tree_ranks`)."""
     shared = np.flatnonzero(l[1:] == l[:-1])
     if not len(shared):
         return l, r  # no left row with two pairs: nothing to order
-    bounds, rows = usable_bounds(right_geoms)
+    bounds, rows = right_bounds
     rank = np.zeros(len(right_geoms), dtype=np.intp)
     rank[rows] = tree_ranks(bounds)
     # Only the pairs of left rows with several (the rest stay in place).
@@ -295,11 +295,12 @@ def _tree_order(l, r, right_geoms):
     return l, r
 
 
-def candidate_pairs(left_geoms, right_geoms, *, index="grid"):
+def candidate_pairs(left_geoms, right_geoms, *, index="grid", right_bounds=None):
     """``(l, r)`` positions of every pair whose bounding boxes meet, sorted,
-    skipping geometries that cannot match."""
+    skipping geometries that cannot match (``right_bounds``: the right side's
+    ``usable_bounds``, if known)."""
     lb, lrows = usable_bounds(left_geoms)
-    rb, rrows = usable_bounds(right_geoms)
+    rb, rrows = right_bounds if right_bounds is not None else usable_bounds(right_geoms)
     if not len(lrows) or not len(rrows):
         return _empty_pairs()
     pairs = flatquad.join_bounds(lb, rb, sort=True, index=index)
@@ -366,7 +367,7 @@ def _prepared(function, geoms, rows, others, *args):
                 _PREPARED["to_free"].clear()
 
 
-def _dwithin_pairs(left_geoms, right_geoms, distance):
+def _dwithin_pairs(left_geoms, right_geoms, distance, right_bounds):
     """``(l, r)`` of the pairs within ``distance`` (per left row), sorted."""
     distance = np.asarray(distance, dtype="float64")
     if distance.ndim > 1:
@@ -376,7 +377,7 @@ def _dwithin_pairs(left_geoms, right_geoms, distance):
     except ValueError:
         raise ValueError("Could not broadcast distance to match geometry") from None
     lb, lrows = usable_bounds(left_geoms)
-    rb, rrows = usable_bounds(right_geoms)
+    rb, rrows = right_bounds
     if not len(lrows) or not len(rrows):
         return _empty_pairs()
     boxes, kept = _widened(lb, distance[lrows], _extent(rb))
@@ -388,7 +389,7 @@ def _dwithin_pairs(left_geoms, right_geoms, distance):
     return l[keep], r[keep]
 
 
-def _predicate_pairs(left_df, right_df, predicate, distance, index):
+def _predicate_pairs(left_df, right_df, predicate, distance, index, right_bounds):
     """geopandas' ``_geom_predicate_query`` on flatquad: the checks its tree
     makes (only when the tree would hold a geometry), then the pairs."""
     left_geoms, right_geoms = left_df.geometry.values, right_df.geometry.values
@@ -402,22 +403,23 @@ def _predicate_pairs(left_df, right_df, predicate, distance, index):
     if predicate == "dwithin":
         if distance is None:
             raise ValueError("'distance' parameter is required for 'dwithin' predicate")
-        return _dwithin_pairs(left_geoms, right_geoms, distance)
+        return _dwithin_pairs(left_geoms, right_geoms, distance, right_bounds)
     if distance is not None:
         raise ValueError(
             "'distance' parameter is only supported in combination with 'dwithin' predicate"
         )
-    l, r = candidate_pairs(left_geoms, right_geoms, index=index)
+    l, r = candidate_pairs(left_geoms, right_geoms, index=index, right_bounds=right_bounds)
     return refine(left_geoms, right_geoms, l, r, predicate)
 
 
 def _sjoin_pairs(left_df, right_df, predicate, distance, index):
     """The pairs in geopandas' order: by left row, then (``"within"``) by
     right row or (the other predicates) in its tree's order."""
-    l, r = _predicate_pairs(left_df, right_df, predicate, distance, index)
+    right_bounds = usable_bounds(right_df.geometry.values)
+    l, r = _predicate_pairs(left_df, right_df, predicate, distance, index, right_bounds)
     if predicate == "within":
         return l, r
-    return _tree_order(l, r, right_df.geometry.values)
+    return _tree_order(l, r, right_df.geometry.values, right_bounds)
 
 
 def _same_attribute(left_df, right_df, l, r, attr):
