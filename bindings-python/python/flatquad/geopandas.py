@@ -18,8 +18,8 @@ wheel ships it) runs on them: ``make test-geopandas-suite``, docs/geopandas.md.
    (``shapely.intersects(left[i], right[j])`` over all candidate pairs at once),
    in float64 and on prepared geometries as geopandas does it (GEOS' prepared
    predicates; ``"within"`` as the right geometry's prepared ``contains``);
-   ``predicate=None`` keeps the pairs whose float64 boxes meet. The left
-   geometries that were not prepared are prepared for the call only.
+   ``predicate=None`` keeps the pairs whose float64 boxes meet. Geometries
+   that were not prepared are prepared for the call only.
 3. **The frame** is assembled from the pairs by :func:`join_frames` (public
    pandas calls), so suffixes, index names and ``how="left"``/``"right"``
    behave as in ``geopandas.sjoin``. ``on_attribute`` keeps the pairs whose
@@ -47,9 +47,16 @@ shapely's ``STRtree.query_nearest(all_matches=True)`` returns them):
 Rows whose geometry is missing, empty or has non-finite bounds (``None``,
 ``POINT EMPTY``, NaN coordinates) never match (geopandas' tree leaves the
 first two out); with ``how="left"``/``"right"`` they still appear once,
-unmatched. Pairs come in increasing (left row, right row) order, where
-geopandas leaves the right rows of one left row in its tree's order (the same
-rows).
+unmatched.
+
+Row order: :func:`sjoin` gives geopandas' order, by left row and then in the
+order geopandas' tree visits the right rows (:func:`tree_ranks` computes it;
+by right row for ``"within"``); it can differ only among right rows whose box
+centres tie in a sort of more than 16 boxes, where GEOS' ``std::sort`` leaves
+equal keys in an unspecified order. :func:`sjoin_nearest` gives its pairs by
+(left row, right row); geopandas gives a left row's equidistant right rows in
+the order its nearest search met them (the same rows). With ``how="right"``
+both sort by (right row, left row).
 
 As in geopandas, the predicate, ``distance``, ``max_distance`` and
 ``exclusive`` are only checked when the side the tree would be built on holds
@@ -596,8 +603,8 @@ def sjoin(left_df, right_df, how="inner", predicate="intersects", lsuffix="left"
     Returns
     -------
     geopandas.GeoDataFrame
-        The rows ``geopandas.sjoin`` returns; pairs in increasing (left row,
-        right row) order.
+        The rows ``geopandas.sjoin`` returns, in its order (see the module's
+        notes on row order).
 
     Raises
     ------
@@ -790,8 +797,8 @@ def sjoin_nearest(left_df, right_df, how="inner", max_distance=None, lsuffix="le
     Returns
     -------
     geopandas.GeoDataFrame
-        The rows ``geopandas.sjoin_nearest`` returns; pairs in increasing
-        (left row, right row) order.
+        The rows ``geopandas.sjoin_nearest`` returns; a left row's equidistant
+        right rows by right row.
 
     Examples
     --------
