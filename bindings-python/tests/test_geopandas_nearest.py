@@ -294,10 +294,17 @@ def test_tree_ranks_are_shapely_strtree_order():
 
 
 def test_nearest_pairs_against_brute_force():
-    # Every query's minimum and all its ties, from all pairs' distances.
+    # Every query's minimum and all its ties, from all pairs' distances; also
+    # far from the origin, where float32 (the index) merges points a float64
+    # metre apart (its spacing at 1e7 is 1).
     rng = np.random.default_rng(12)
-    for kind in KINDS:
-        a, b = kinds(rng, kind, 90, 90)
+    far = [shapely.points(rng.uniform(0, 3, (90, 2)) + 1e7), shapely.points(rng.uniform(0, 3, (90, 2)) + 1e7)]
+    far_lines = [shapely.buffer(far[0], 0.1), far[1]]
+    for kind in KINDS + ["far", "far-polygons"]:
+        if kind.startswith("far"):
+            a, b = far if kind == "far" else far_lines
+        else:
+            a, b = kinds(rng, kind, 90, 90)
         a, b = np.asarray(a), np.asarray(b)
         q, t, d = fqg.nearest_pairs(a, b)
         all_d = shapely.distance(a[:, None], b[None, :])

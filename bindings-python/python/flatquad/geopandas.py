@@ -728,11 +728,18 @@ def nearest_pairs(query_geoms, tree_geoms, max_distance=None, exclusive=False):
     upper = np.full(n, np.inf)  # by query_order
     pending = np.arange(n)
     k = 2 if exclusive else 1
+    # A tree of points: the distance to the nearest stored (float32) point,
+    # plus that rounding, bounds the distance to the real point from above.
+    points_only = not exclusive and bool((shapely.get_type_id(tree) == 0).all())
+    rounding = 2.0**-23 * float(np.abs(extent).max())
     while len(pending):
         kk = min(k, m)
-        offsets, found, _ = boxes.nearest_many(points[pending], k=kk)
+        offsets, found, box_d = boxes.nearest_many(points[pending], k=kk)
         at = np.repeat(np.arange(len(pending)), np.diff(offsets))
-        d = _distances(query, tree, query_order[pending[at]], tree_rows(found), exclusive)
+        if points_only:
+            d = box_d * (1 + 1e-12) + rounding
+        else:
+            d = _distances(query, tree, query_order[pending[at]], tree_rows(found), exclusive)
         upper[pending] = np.minimum(upper[pending], _group_min(at, d, len(pending)))
         if kk >= m:
             break
