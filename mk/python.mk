@@ -3,6 +3,8 @@
 # its pytest suite.
 #
 #   make test-python     venv + wheel + pytest; part of `make test`
+#   make test-geopandas-suite  GeoPandas' own spatial-join tests run on flatquad.geopandas;
+#                        part of `make test`
 #   make python-wheel    build target/python-wheels/flatquad-*.whl and install it in the venv
 #   make bench-python    the agents workload from Python, beside the Rust demo and shapely (SCENARIO=...)
 #   make bench-join      bulk box joins (1M x 1M) beside shapely's STRtree and geoindex-rs, and the
@@ -24,9 +26,9 @@ PY_PIP := $(PY_BIN)/python -m pip --disable-pip-version-check --quiet
 # Rebuilt when the pinned requirements change.
 PY_STAMP := $(PY_VENV)/.requirements-dev.stamp
 
-.PHONY: test-python python-venv python-wheel bench-python bench-join bench-nearest
+.PHONY: test-python test-geopandas-suite python-venv python-wheel bench-python bench-join bench-nearest
 
-TEST_TARGETS += test-python
+TEST_TARGETS += test-python test-geopandas-suite
 
 $(PY_STAMP): $(PY_DIR)/requirements-dev.txt
 	$(PYTHON) -m venv $(PY_VENV)
@@ -45,6 +47,15 @@ python-wheel: $(PY_STAMP)
 # pytest exits non-zero on any failure, and with 5 when it collects no test.
 test-python: python-wheel
 	cd $(PY_DIR) && $(PY_BIN)/python -m pytest
+
+# GeoPandas' own spatial-join tests (geopandas.tools.tests.test_sjoin, as its wheel
+# ships it) with geopandas.sjoin and geopandas.sjoin_nearest routed to flatquad.geopandas
+# by our pytest plugin (bindings-python/tests/geopandas_suite/route_to_flatquad.py),
+# which also deselects, by name, the tests that read data files the wheel leaves out
+# (a download; docs/geopandas.md lists them). A few seconds.
+test-geopandas-suite: python-wheel
+	cd $(PY_DIR) && PYTHONPATH=$(PY_DIR)/tests/geopandas_suite $(PY_BIN)/python -m pytest \
+		-p route_to_flatquad --pyargs geopandas.tools.tests.test_sjoin
 
 # flatquad from Python beside the Rust demo and shapely, runs interleaved.
 bench-python: python-wheel

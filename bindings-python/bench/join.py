@@ -15,6 +15,17 @@ float32 core give the same pairs (checked: the counts must agree).
   Making the shapely box geometries is not counted (GeoPandas users have them).
 - geoindex-rs: two packed Hilbert R-trees (RTreeBuilder ... finish) and
   rtree.tree_join; both builds included.
+
+Then the GeoDataFrame joins (--frames N, 0 to skip), flatquad.geopandas beside
+geopandas itself in the same run, interleaved, the same frames, whole calls
+(frames in, joined frame out; the GeoDataFrames are made beforehand, the
+right one copied in each call so that geopandas builds its tree as a first
+join on a frame does):
+
+- sjoin: N box polygons (the boxes above) with N box polygons, intersects.
+- sjoin_nearest: N random points with N random points, distance_col, all ties.
+
+Row counts must agree (and the pairs: a checksum of the index columns).
 """
 
 import argparse
@@ -77,32 +88,82 @@ def contenders(left, right):
     return out
 
 
+def frame_contenders(n, world, side, rng):
+    """flatquad.geopandas and geopandas on the same GeoDataFrames."""
+    try:
+        import geopandas
+        import shapely
+
+        import flatquad.geopandas as fqg
+    except ImportError:
+        print("geopandas not installed: frame joins skipped (pip install flatquad[geopandas])")
+        return {}
+    a, b = boxes(rng, n, world, side), boxes(rng, n, world, side)
+    polys_l = geopandas.GeoDataFrame({"a": np.arange(n)}, geometry=shapely.box(*a.T))
+    polys_r = geopandas.GeoDataFrame({"b": np.arange(n)}, geometry=shapely.box(*b.T))
+    points_l = geopandas.GeoDataFrame({"a": np.arange(n)}, geometry=shapely.points(rng.uniform(0, world, (n, 2))))
+    points_r = geopandas.GeoDataFrame({"b": np.arange(n)}, geometry=shapely.points(rng.uniform(0, world, (n, 2))))
+
+    def rows(joined):
+        return f"{len(joined):,} rows, {int(joined['a'].sum() * 3 + joined['index_right'].sum()):,}"
+
+    # A fresh copy of the right frame per call, for both: geopandas caches its
+    # tree on a frame (frame.sindex), and a join builds it once per frame.
+    return {
+        "flatquad.geopandas.sjoin (intersects)": lambda: rows(fqg.sjoin(polys_l, polys_r.copy())),
+        "geopandas.sjoin (intersects)": lambda: rows(geopandas.sjoin(polys_l, polys_r.copy())),
+        "flatquad.geopandas.sjoin_nearest":
+            lambda: rows(fqg.sjoin_nearest(points_l, points_r.copy(), distance_col="d")),
+        "geopandas.sjoin_nearest": lambda: rows(geopandas.sjoin_nearest(points_l, points_r.copy(), distance_col="d")),
+    }
+
+
+def measure(runs, repeats):
+    """``(medians, answers)`` of the runs, interleaved ``repeats`` times."""
+    times = {name: [] for name in runs}
+    answers = {}
+    for _ in range(repeats):
+        for name, run in runs.items():  # interleaved: noise hits everyone alike
+            start = time.perf_counter()
+            answers[name] = run()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(t) for name, t in times.items()}, answers
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1_000_000, help="boxes on each side")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--world", type=float, default=100_000.0, help="side of the square world")
     parser.add_argument("--side", type=float, default=100.0, help="largest box side")
+    parser.add_argument("--frames", type=int, default=None,
+                        help="rows of each GeoDataFrame in the frame joins (default --n; 0 skips them)")
     args = parser.parse_args()
     rng = np.random.default_rng(42)
-    left, right = boxes(rng, args.n, args.world, args.side), boxes(rng, args.n, args.world, args.side)
-    runs = contenders(left, right)
-    times = {name: [] for name in runs}
-    counts = {}
-    for _ in range(args.runs):
-        for name, run in runs.items():  # interleaved: noise hits everyone alike
-            start = time.perf_counter()
-            counts[name] = run()
-            times[name].append(time.perf_counter() - start)
-    print(f"{args.n:,} x {args.n:,} boxes, sides up to {args.side} in a {args.world:g} world; "
-          f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; median of {args.runs}")
-    base = statistics.median(times["flatquad join_bounds (f64 in)"])
-    print(f"| implementation | pairs | median s | ratio |\n|---|--:|--:|--:|")
-    for name in runs:
-        t = statistics.median(times[name])
-        print(f"| {name} | {counts[name]:,} | {t:.3f} | {t / base:.2f} |")
-    if len(set(counts.values())) != 1:
-        raise SystemExit(f"pair counts differ: {counts}")
+    machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; median of {args.runs}"
+    if args.n:
+        left, right = boxes(rng, args.n, args.world, args.side), boxes(rng, args.n, args.world, args.side)
+        medians, counts = measure(contenders(left, right), args.runs)
+        print(f"{args.n:,} x {args.n:,} boxes, sides up to {args.side} in a {args.world:g} world; {machine}")
+        base = medians["flatquad join_bounds (f64 in)"]
+        print("| implementation | pairs | median s | ratio |\n|---|--:|--:|--:|")
+        for name, t in medians.items():
+            print(f"| {name} | {counts[name]:,} | {t:.3f} | {t / base:.2f} |")
+        if len(set(counts.values())) != 1:
+            raise SystemExit(f"pair counts differ: {counts}")
+    frames = args.n if args.frames is None else args.frames
+    runs = frame_contenders(frames, args.world, args.side, rng) if frames else {}
+    if runs:
+        medians, answers = measure(runs, args.runs)
+        print(f"\nGeoDataFrame joins, {frames:,} x {frames:,} rows; {machine}")
+        print("| join | implementation | rows, checksum | median s | ratio to geopandas |\n|---|---|--:|--:|--:|")
+        for join in ("sjoin (intersects)", "sjoin_nearest"):
+            ours, theirs = f"flatquad.geopandas.{join}", f"geopandas.{join}"
+            for name in (ours, theirs):
+                print(f"| {join} | {name.split('.' + join)[0]} | {answers[name]} | {medians[name]:.3f} "
+                      f"| {medians[name] / medians[theirs]:.2f} |")
+            if answers[ours] != answers[theirs]:
+                raise SystemExit(f"{join}: the answers differ: {answers[ours]} != {answers[theirs]}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """flatquad.geopandas.sjoin against geopandas.sjoin: identical joined frames
 on random polygons and points (rows compared after sorting by the pair, since
 geopandas leaves the right rows of one left row in its tree's order); CRS
-mismatches refused; empty frames; missing and empty geometries skipped."""
+mismatches warned about and joined; empty frames; missing and empty geometries
+skipped."""
 
 import numpy as np
 import pandas as pd
@@ -60,13 +61,15 @@ def test_polygons_with_polygons_match_geopandas(predicate):
         assert len(ours) > 50  # the data has real overlaps
 
 
-def test_crs_mismatch_is_refused():
+def test_crs_mismatch_warns_and_joins_as_geopandas():
     points, polys = random_frames(0, 5, 5)
-    with pytest.raises(ValueError, match="CRS mismatch"):
-        fqg.sjoin(points, polys.to_crs("EPSG:4326"))
-    with pytest.raises(ValueError, match="CRS mismatch"):
-        fqg.sjoin(points, polys.set_crs(None, allow_override=True))
-    with pytest.raises(ValueError, match="predicate"):
+    for other in (polys.to_crs("EPSG:4326"), polys.set_crs(None, allow_override=True)):
+        with pytest.warns(UserWarning, match="CRS mismatch"):
+            ours = fqg.sjoin(points, other)
+        with pytest.warns(UserWarning, match="CRS mismatch"):
+            theirs = geopandas.sjoin(points, other)
+        same(ours, theirs, ["index", "index_right"])
+    with pytest.raises(ValueError, match="'distance' parameter is required"):
         fqg.sjoin(points, polys, predicate="dwithin")
     with pytest.raises(ValueError, match="how"):
         fqg.sjoin(points, polys, how="outer")

@@ -227,9 +227,7 @@ def _frame_join(extent, tree_right, predicate, lsuffix, rsuffix, *pieces):
     bounds32, _ = _frame_bounds32(left)
     pairs = tree.query_bulk(bounds32, owner=extent, sort=True)
     l, r = _fqg.refine(left.geometry.values, right.geometry.values, pairs[0], pairs[1], predicate)
-    joined, _ = _fqg._geopandas_sjoin._frame_join(
-        left, right, (l.astype(np.intp), r.astype(np.intp)), None, "inner", lsuffix, rsuffix, predicate
-    )
+    joined, _ = _fqg.join_frames(left, right, l, r, "inner", lsuffix, rsuffix)
     return joined
 
 

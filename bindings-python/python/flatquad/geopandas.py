@@ -1,35 +1,70 @@
 """Spatial joins of GeoDataFrames on flatquad (``pip install flatquad[geopandas]``).
 
-:func:`sjoin` does what ``geopandas.sjoin(left, right, how, predicate)`` does and
-returns the same joined frame (the same rows, columns, index and dtypes; pairs
-in increasing (left row, right row) order):
+:func:`sjoin` and :func:`sjoin_nearest` take every argument
+``geopandas.sjoin`` and ``geopandas.sjoin_nearest`` (GeoPandas 1.x) take and
+return the same joined frames: the same rows, columns, index and dtypes, the
+same errors and warnings. GeoPandas' own test suite (``test_sjoin.py``, as its
+wheel ships it) runs on them: ``make test-geopandas-suite``, docs/geopandas.md.
+
+:func:`sjoin` (``predicate=...``):
 
 1. **Candidates**: the geometries' bounding boxes are joined by flatquad
    (:func:`flatquad.join_bounds`: a grid over the right boxes, the left boxes
-   queried on every core). float64 bounds are rounded once to float32; that
-   rounding is monotone, so no pair whose boxes meet in float64 is lost.
+   queried on every core; for ``"dwithin"`` the left boxes widened by
+   ``distance`` and queried in a :class:`flatquad.BoxIndex`). float64 bounds
+   are rounded once to float32; that rounding is monotone, so no pair whose
+   boxes meet in float64 is lost.
 2. **Refinement**: the exact predicate, by shapely's vectorised functions
    (``shapely.intersects(left[i], right[j])`` over all candidate pairs at once),
-   in float64 as geopandas does it.
-3. **The frame** is assembled by geopandas' own join of the two frames on the
-   pairs (``geopandas.tools.sjoin._frame_join``), so suffixes, index names and
-   ``how="left"``/``"right"`` behave exactly as in ``geopandas.sjoin``.
+   in float64 and on prepared geometries as geopandas does it (GEOS' prepared
+   predicates; ``"within"`` as the right geometry's prepared ``contains``);
+   ``predicate=None`` keeps the pairs whose float64 boxes meet. Geometries
+   that were not prepared are prepared for the call only.
+3. **The frame** is assembled from the pairs by :func:`join_frames` (public
+   pandas calls), so suffixes, index names and ``how="left"``/``"right"``
+   behave as in ``geopandas.sjoin``. ``on_attribute`` keeps the pairs whose
+   values in those columns are equal.
 
-Rules (documented differences from ``geopandas.sjoin``):
+:func:`sjoin_nearest`: for every query geometry (left, or right with
+``how="right"``) the geometries of the other side at the smallest shapely
+distance, all of them when several tie (exactly equal float64 distances, as
+shapely's ``STRtree.query_nearest(all_matches=True)`` returns them):
 
-- **CRS**: both frames must have the same CRS (or both none); a mismatch raises
-  ``ValueError`` (geopandas only warns). Reproject one side first (``to_crs``).
-- **Missing, empty and non-finite geometries** (``None``, ``POINT EMPTY``, a
-  geometry whose bounds are NaN or infinite) never match anything: their rows
-  are skipped as candidates (like geopandas, whose tree leaves them out); with
-  ``how="left"`` they still appear once, unmatched.
-- Empty frames give an empty join with the right columns.
-- Predicates: every predicate that implies the boxes meet (``intersects``,
-  ``contains``, ``within``, ``covers``, ``covered_by``, ``contains_properly``,
-  ``overlaps``, ``crosses``, ``touches``); ``dwithin`` is refused.
+1. **An upper bound** ``U`` of that distance: a vertex of the geometry asks a
+   flatquad :class:`flatquad.LooseQuadtree` of the other side's boxes for its
+   nearest box (``nearest_many``), and ``U`` is the shapely distance of the
+   geometry to that box's geometry (with ``exclusive``, the geometries equal to
+   the query do not count: ``k`` grows until one that counts is found, or the
+   other side is exhausted). ``max_distance`` lowers ``U``.
+2. **Every geometry that can beat or tie it**: a box's distance is a lower
+   bound of its geometry's, so any geometry at distance ``<= U`` has a box
+   meeting the query's box widened by ``U`` (plus a relative 1e-9 for
+   rounding): one :class:`flatquad.BoxIndex` query for all.
+3. **Refinement**: shapely distances (GEOS ``GEOSDistance``, the very function
+   shapely's tree uses, so ties are the same) of those candidates; the pairs at
+   the minimum are kept (and ``<= max_distance``).
+
+Rows whose geometry is missing, empty or has non-finite bounds (``None``,
+``POINT EMPTY``, NaN coordinates) never match (geopandas' tree leaves the
+first two out); with ``how="left"``/``"right"`` they still appear once,
+unmatched.
+
+Row order: :func:`sjoin` gives geopandas' order, by left row and then in the
+order geopandas' tree visits the right rows (:func:`tree_ranks` computes it;
+by right row for ``"within"``); it can differ only among right rows whose box
+centres tie in a sort of more than 16 boxes, where GEOS' ``std::sort`` leaves
+equal keys in an unspecified order. :func:`sjoin_nearest` gives its pairs by
+(left row, right row); geopandas gives a left row's equidistant right rows in
+the order its nearest search met them (the same rows). With ``how="right"``
+both sort by (right row, left row).
+
+As in geopandas, the predicate, ``distance``, ``max_distance`` and
+``exclusive`` are only checked when the side the tree would be built on holds
+a geometry (otherwise nothing can match and nothing is checked).
 """
 
-import importlib
+import threading
+import warnings
 
 import numpy as np
 
@@ -37,10 +72,8 @@ import flatquad
 
 try:
     import geopandas
+    import pandas as pd
     import shapely
-
-    # The module (geopandas.tools.sjoin is also the name of the function).
-    _geopandas_sjoin = importlib.import_module("geopandas.tools.sjoin")
 except ImportError as error:  # pragma: no cover - the extra is missing
     raise ImportError(
         "flatquad.geopandas needs geopandas and shapely: pip install flatquad[geopandas]"
@@ -59,17 +92,108 @@ PREDICATES = (
     "touches",
 )
 
-__all__ = ["PREDICATES", "candidate_pairs", "check_crs", "refine", "sjoin", "usable_bounds"]
+#: Every predicate :func:`sjoin` takes: :data:`PREDICATES`, ``"dwithin"``
+#: (with ``distance``) and ``None`` (the bounding boxes meet).
+VALID_PREDICATES = frozenset(PREDICATES) | {"dwithin", None}
+
+#: The relative widening of a search box beyond an upper bound of the nearest
+#: distance: far above the rounding of GEOS' distance and of the box arithmetic.
+NEAREST_MARGIN = 1e-9
+
+__all__ = [
+    "NEAREST_MARGIN",
+    "PREDICATES",
+    "VALID_PREDICATES",
+    "candidate_pairs",
+    "check_crs",
+    "join_frames",
+    "nearest_pairs",
+    "refine",
+    "sjoin",
+    "sjoin_nearest",
+    "tree_ranks",
+    "usable_bounds",
+]
+
+
+# ------------------------------------------------------------------ helpers
 
 
 def check_crs(left, right):
-    """Raise ``ValueError`` unless the two frames (or series) share a CRS."""
+    """Raise ``ValueError`` unless the two frames (or series) share a CRS
+    (:mod:`flatquad.dask` refuses a mismatch; :func:`sjoin` warns as geopandas does)."""
     a, b = left.crs, right.crs
     if (a is None) != (b is None) or (a is not None and not a.equals(b)):
         raise ValueError(
             f"CRS mismatch: left is {a.to_string() if a else None}, right is "
             f"{b.to_string() if b else None}; reproject one side first (right.to_crs(left.crs))"
         )
+
+
+def _crs_string(crs):
+    if not crs:
+        return None
+    text = crs.to_string()
+    return text if len(text) <= 50 else " ".join([text[:50], "..."])
+
+
+def _warn_crs_mismatch(left_df, right_df):
+    """geopandas' warning, word for word, when the CRSs differ (``==``)."""
+    if not left_df.crs == right_df.crs:
+        warnings.warn(
+            "CRS mismatch between the CRS of left geometries "
+            "and the CRS of right geometries.\n"
+            "Use `to_crs()` to reproject one of "
+            "the input geometries to match the CRS of the other.\n\n"
+            f"Left CRS: {_crs_string(left_df.crs)}\n"
+            f"Right CRS: {_crs_string(right_df.crs)}\n",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
+def _warn_geographic(frame):
+    crs = frame.crs
+    if crs and crs.is_geographic:
+        warnings.warn(
+            "Geometry is in a geographic CRS. Results from 'sjoin_nearest' are likely "
+            "incorrect. Use 'GeoSeries.to_crs()' to re-project geometries to a "
+            "projected CRS before this operation.\n",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+def _as_list(obj):
+    if isinstance(obj, tuple):
+        return list(obj)
+    if obj is not None and not isinstance(obj, list):
+        return [obj]
+    return obj
+
+
+def _basic_checks(left_df, right_df, how, on_attribute=None):
+    """geopandas' checks of the frames, ``how`` and ``on_attribute``, with
+    its messages, and its CRS mismatch warning."""
+    if not isinstance(left_df, geopandas.GeoDataFrame):
+        raise ValueError(f"'left_df' should be GeoDataFrame, got {type(left_df)}")
+    if not isinstance(right_df, geopandas.GeoDataFrame):
+        raise ValueError(f"'right_df' should be GeoDataFrame, got {type(right_df)}")
+    allowed = ["left", "right", "inner"]
+    if how not in allowed:
+        raise ValueError(f'`how` was "{how}" but is expected to be in {allowed}')
+    _warn_crs_mismatch(left_df, right_df)
+    for attr in on_attribute or ():
+        if attr not in left_df and attr not in right_df:
+            raise ValueError(f"Expected column {attr} is missing from both of the dataframes.")
+        if attr not in left_df:
+            raise ValueError(f"Expected column {attr} is missing from the left dataframe.")
+        if attr not in right_df:
+            raise ValueError(f"Expected column {attr} is missing from the right dataframe.")
+        if attr in (left_df.geometry.name, right_df.geometry.name):
+            raise ValueError(
+                "Active geometry column cannot be used as an input for on_attribute parameter."
+            )
 
 
 def usable_bounds(geometries):
@@ -81,54 +205,414 @@ def usable_bounds(geometries):
     return np.ascontiguousarray(bounds[rows]), rows
 
 
-def candidate_pairs(left_geoms, right_geoms, *, index="grid"):
+def _has_tree(geometries):
+    """Whether geopandas' tree over ``geometries`` would hold any (its
+    ``bool(sindex)``): some geometry is neither missing nor empty."""
+    geoms = np.asarray(geometries)
+    return bool(len(geoms)) and bool((~(shapely.is_missing(geoms) | shapely.is_empty(geoms))).any())
+
+
+def _empty_pairs():
+    return np.empty(0, dtype=np.intp), np.empty(0, dtype=np.intp)
+
+
+def _widened(bounds, by, extent):
+    """``bounds`` widened by ``by`` (per row) and clipped to ``extent`` (the
+    boxes they are to meet: clipping changes no answer); rows left inverted or
+    with a NaN meet nothing and are dropped. ``(boxes, rows)``."""
+    lo = np.maximum(bounds[:, :2] - by[:, None], extent[:2])
+    hi = np.minimum(bounds[:, 2:] + by[:, None], extent[2:])
+    keep = np.flatnonzero((lo <= hi).all(axis=1))
+    return np.ascontiguousarray(np.hstack([lo[keep], hi[keep]])), keep
+
+
+def _extent(bounds):
+    return np.array([bounds[:, 0].min(), bounds[:, 1].min(), bounds[:, 2].max(), bounds[:, 3].max()])
+
+
+# --------------------------------------------------------------- predicates
+
+
+def tree_ranks(bounds, capacity=10):
+    """The position of each box in the order a query of GEOS' ``STRtree``
+    over them (shapely's, ``node_capacity=10``) visits its leaves: the boxes
+    sorted by centre x, cut into ``ceil(sqrt(ceil(n / capacity)))`` vertical
+    slices, each sorted by centre y and cut into nodes of ``capacity``; the
+    same for the nodes, level by level; the leaves in depth-first order.
+
+    GEOS sorts with ``std::sort``, which leaves equal keys in an unspecified
+    order in ranges of more than 16; here they keep their order (stable
+    sorts), so the order is geopandas' exactly when no such range has two
+    equal centres.
+    """
+    bounds = np.asarray(bounds, dtype=np.float64)
+    n = len(bounds)
+    seq = np.arange(n)  # the leaves below each node, the nodes in order
+    starts, lengths = np.arange(n), np.ones(n, dtype=np.intp)
+    nodes = bounds
+    while len(nodes) > 1:
+        number = len(nodes)
+        slices = int(np.ceil(np.sqrt(np.ceil(number / capacity))))
+        per_slice = int(np.ceil(number / slices))
+        by_x = np.argsort(nodes[:, 0] + nodes[:, 2], kind="stable")
+        slice_of = np.arange(number) // per_slice
+        y = nodes[:, 1] + nodes[:, 3]
+        perm = np.empty(number, dtype=np.intp)
+        for start in range(0, number, per_slice):
+            piece = by_x[start:start + per_slice]
+            perm[start:start + per_slice] = piece[np.argsort(y[piece], kind="stable")]
+        # The leaves, the nodes in their new order.
+        moved = lengths[perm]
+        first = np.cumsum(moved) - moved
+        if number == n:
+            seq = seq[perm]  # the leaves themselves
+        else:
+            seq = seq[np.repeat(starts[perm] - first, moved) + np.arange(n)]
+        # Parents: runs of `capacity` nodes within each slice.
+        parent = np.cumsum(np.r_[True, ((np.arange(1, number) - slice_of[1:] * per_slice) % capacity == 0)
+                                  | (slice_of[1:] != slice_of[:-1])]) - 1
+        heads = np.flatnonzero(np.r_[True, parent[1:] != parent[:-1]])
+        children = nodes[perm]
+        nodes = np.column_stack([
+            np.minimum.reduceat(children[:, 0], heads), np.minimum.reduceat(children[:, 1], heads),
+            np.maximum.reduceat(children[:, 2], heads), np.maximum.reduceat(children[:, 3], heads),
+        ])
+        starts = first[heads]
+        lengths = np.add.reduceat(moved, heads)
+    ranks = np.empty(n, dtype=np.intp)
+    ranks[seq] = np.arange(n)
+    return ranks
+
+
+def _tree_order(l, r, right_geoms, right_bounds):
+    """The pairs (sorted by left row) with each left row's right rows in the
+    order geopandas' tree over the right geometries visits them (:func:`tree_ranks`)."""
+    shared = np.flatnonzero(l[1:] == l[:-1])
+    if not len(shared):
+        return l, r  # no left row with two pairs: nothing to order
+    bounds, rows = right_bounds
+    rank = np.zeros(len(right_geoms), dtype=np.intp)
+    rank[rows] = tree_ranks(bounds)
+    # Only the pairs of left rows with several (the rest stay in place).
+    several = np.zeros(len(l), dtype=bool)
+    several[shared] = several[shared + 1] = True
+    at = np.flatnonzero(several)
+    r = r.copy()
+    r[at] = r[at][np.lexsort((rank[r[at]], l[at]))]
+    return l, r
+
+
+def candidate_pairs(left_geoms, right_geoms, *, index="grid", right_bounds=None):
     """``(l, r)`` positions of every pair whose bounding boxes meet, sorted,
-    skipping geometries that cannot match."""
+    skipping geometries that cannot match (``right_bounds``: the right side's
+    ``usable_bounds``, if known)."""
     lb, lrows = usable_bounds(left_geoms)
-    rb, rrows = usable_bounds(right_geoms)
+    rb, rrows = right_bounds if right_bounds is not None else usable_bounds(right_geoms)
+    if not len(lrows) or not len(rrows):
+        return _empty_pairs()
     pairs = flatquad.join_bounds(lb, rb, sort=True, index=index)
     return lrows[pairs[0]], rrows[pairs[1]]
 
 
+def _box_meets(left_geoms, right_geoms, l, r):
+    """Whether the float64 bounding boxes of the pairs meet (closed boxes,
+    as GEOS' envelopes)."""
+    a = shapely.bounds(np.asarray(left_geoms)[l])
+    b = shapely.bounds(np.asarray(right_geoms)[r])
+    return (a[:, 0] <= b[:, 2]) & (b[:, 0] <= a[:, 2]) & (a[:, 1] <= b[:, 3]) & (b[:, 1] <= a[:, 3])
+
+
 def refine(left_geoms, right_geoms, l, r, predicate):
     """The candidate pairs ``(l, r)`` for which ``predicate(left[l], right[r])``
-    holds, by one vectorised shapely call."""
-    if predicate not in PREDICATES:
+    holds, by one vectorised shapely call (``None``: the float64 boxes meet)."""
+    if predicate is not None and predicate not in PREDICATES:
         raise ValueError(f"predicate {predicate!r} is not supported; expected one of {PREDICATES}")
     if len(l) == 0:
         return l, r
-    keep = getattr(shapely, predicate)(np.asarray(left_geoms)[l], np.asarray(right_geoms)[r])
+    if predicate is None:
+        keep = _box_meets(left_geoms, right_geoms, l, r)
+    elif predicate == "within":
+        # geopandas asks its tree over the left geometries which contain each
+        # right one: GEOS' prepared contains, whose answers on invalid or
+        # degenerate geometries can differ from the plain within's.
+        keep = _prepared(shapely.contains, np.asarray(right_geoms), r, np.asarray(left_geoms)[l])
+    else:
+        keep = _prepared(getattr(shapely, predicate), np.asarray(left_geoms), l, np.asarray(right_geoms)[r])
     return l[keep], r[keep]
 
 
+#: Geometries this module prepared, freed when no call is between preparing
+#: and using them: another thread's call may use a geometry this one prepared
+#: (dask's threads join pieces that share geometries), so the last call out
+#: frees what every call prepared.
+_PREPARED_LOCK = threading.Lock()
+_PREPARED = {"calls": 0, "to_free": []}
+
+
+def _prepared(function, geoms, rows, others, *args):
+    """``function(geoms[rows], others, *args)`` with ``geoms`` prepared, as
+    geopandas' tree query prepares its input geometries (GEOS' prepared
+    predicates). Geometries prepared before stay so; the others are prepared
+    for the call only (thread-safe: see ``_PREPARED``)."""
+    mark = np.zeros(len(geoms), dtype=bool)
+    mark[rows] = True
+    used = np.flatnonzero(mark)
+    fresh = used[:0]
+    with _PREPARED_LOCK:
+        _PREPARED["calls"] += 1
+    try:
+        fresh = used[~shapely.is_prepared(geoms[used])]
+        shapely.prepare(geoms[fresh])
+        return function(geoms[rows], others, *args)
+    finally:
+        with _PREPARED_LOCK:
+            _PREPARED["to_free"].append(geoms[fresh])
+            _PREPARED["calls"] -= 1
+            if _PREPARED["calls"] == 0:
+                for done in _PREPARED["to_free"]:
+                    shapely.destroy_prepared(done)
+                _PREPARED["to_free"].clear()
+
+
+def _dwithin_pairs(left_geoms, right_geoms, distance, right_bounds):
+    """``(l, r)`` of the pairs within ``distance`` (per left row), sorted."""
+    distance = np.asarray(distance, dtype="float64")
+    if distance.ndim > 1:
+        raise ValueError("Distance array should be one dimensional")
+    try:
+        distance = np.broadcast_to(distance, (len(left_geoms),))
+    except ValueError:
+        raise ValueError("Could not broadcast distance to match geometry") from None
+    lb, lrows = usable_bounds(left_geoms)
+    rb, rrows = right_bounds
+    if not len(lrows) or not len(rrows):
+        return _empty_pairs()
+    boxes, kept = _widened(lb, distance[lrows], _extent(rb))
+    if not len(kept):
+        return _empty_pairs()
+    pairs = flatquad.BoxIndex(rb).query_bulk(boxes, sort=True)
+    l, r = lrows[kept[pairs[0]]], rrows[pairs[1]]
+    keep = _prepared(shapely.dwithin, np.asarray(left_geoms), l, np.asarray(right_geoms)[r], distance[l])
+    return l[keep], r[keep]
+
+
+def _predicate_pairs(left_df, right_df, predicate, distance, index, right_bounds):
+    """geopandas' ``_geom_predicate_query`` on flatquad: the checks its tree
+    makes (only when the tree would hold a geometry), then the pairs."""
+    left_geoms, right_geoms = left_df.geometry.values, right_df.geometry.values
+    tree_side = left_geoms if predicate == "within" else right_geoms
+    if not _has_tree(tree_side):
+        return _empty_pairs()
+    if predicate not in VALID_PREDICATES:
+        raise ValueError(
+            f"Got predicate='{predicate}'; `predicate` must be one of {set(VALID_PREDICATES)}"
+        )
+    if predicate == "dwithin":
+        if distance is None:
+            raise ValueError("'distance' parameter is required for 'dwithin' predicate")
+        return _dwithin_pairs(left_geoms, right_geoms, distance, right_bounds)
+    if distance is not None:
+        raise ValueError(
+            "'distance' parameter is only supported in combination with 'dwithin' predicate"
+        )
+    l, r = candidate_pairs(left_geoms, right_geoms, index=index, right_bounds=right_bounds)
+    return refine(left_geoms, right_geoms, l, r, predicate)
+
+
+def _sjoin_pairs(left_df, right_df, predicate, distance, index):
+    """The pairs in geopandas' order: by left row, then (``"within"``) by
+    right row or (the other predicates) in its tree's order."""
+    right_bounds = usable_bounds(right_df.geometry.values)
+    l, r = _predicate_pairs(left_df, right_df, predicate, distance, index, right_bounds)
+    if predicate == "within":
+        return l, r
+    return _tree_order(l, r, right_df.geometry.values, right_bounds)
+
+
+def _same_attribute(left_df, right_df, l, r, attr):
+    """Which pairs have equal values in column ``attr`` (geopandas compares
+    the values with ``==``)."""
+    return left_df[attr].iloc[l].values == right_df[attr].iloc[r].values
+
+
+# ------------------------------------------------------------------- frames
+
+
+def _reset_index_with_suffix(df, suffix, other):
+    """``df.reset_index()``, the unnamed index levels named ``index_{suffix}``
+    (``index_{suffix}{i}`` for a MultiIndex's level ``i``)."""
+    names = df.index.names
+    reset = df.reset_index()
+    columns = reset.columns.to_numpy(copy=True)
+    for i, label in enumerate(names):
+        if label is None:
+            new = columns[i]
+            if "level" in new:
+                new = f"index_{suffix}{new.split('_')[1]}"
+            else:
+                new = f"index_{suffix}"
+            if new in df.columns or new in other.columns:
+                raise ValueError(f"'{new}' cannot be a column name in the frames being joined")
+            columns[i] = new
+    return reset, pd.Index(columns)
+
+
+def _suffixed(left, right, lsuffix, rsuffix, left_geometry, right_geometry):
+    """The column labels with the suffixes on those both sides have (the
+    geometry columns aside), as pandas' merge does it."""
+    overlap = left.intersection(right)
+    if len(overlap) == 0:
+        return left, right
+    if not lsuffix and not rsuffix:
+        raise ValueError(f"columns overlap but no suffix specified: {overlap}")
+
+    def rename(labels, suffix, geometry):
+        return pd.Index(
+            [f"{x}_{suffix}" if x in overlap and x != geometry and suffix is not None else x for x in labels]
+        )
+
+    left_new = rename(left, lsuffix, left_geometry)
+    right_new = rename(right, rsuffix, right_geometry)
+    dups = []
+    if not left_new.is_unique:
+        dups = left_new[left_new.duplicated() & ~left.duplicated()].tolist()
+    if not right_new.is_unique:
+        dups.extend(right_new[right_new.duplicated() & ~right.duplicated()].tolist())
+    if dups:
+        warnings.warn(
+            f"Passing 'suffixes' which cause duplicate columns {set(dups)} in the "
+            f"result is deprecated and will raise a MergeError in a future version.",
+            FutureWarning,
+            stacklevel=5,
+        )
+    return left_new, right_new
+
+
+def _with_unmatched(l, r, distances, length, how):
+    """The pairs of an inner join made a left (or right) join: each row of
+    that side without a pair gets one with ``-1`` on the other side (and a NaN
+    distance), in its place."""
+    if how == "inner":
+        return l, r, distances
+    if how == "right":
+        order = np.lexsort((l, r))
+        l, r = r[order], l[order]
+        if distances is not None:
+            distances = distances[order]
+    missing = np.flatnonzero(~np.isin(np.arange(length), l))
+    at = np.searchsorted(l, missing)
+    l = np.insert(l, at, missing)
+    r = np.insert(r, at, -1)
+    if distances is not None:
+        distances = np.insert(distances, at, np.nan)
+    if how == "right":
+        l, r = r, l
+    return l, r, distances
+
+
+def _rows(frame, positions):
+    """The rows at ``positions`` (``-1``: a row of missing values), on a
+    fresh RangeIndex; dtypes widen only where a row is missing."""
+    out = frame.reindex(positions)
+    out.index = pd.RangeIndex(len(positions))
+    return out
+
+
+def _geometry_name(frame):
+    """The active geometry column's name, None without one."""
+    return frame.active_geometry_name if isinstance(frame, geopandas.GeoDataFrame) else None
+
+
+def _restore_index(joined, index_columns, original_names):
+    joined = joined.set_index(list(index_columns))
+    names = list(joined.index.names)
+    for i, label in enumerate(original_names):
+        if label is None:
+            names[i] = None
+    joined.index.names = names
+    return joined
+
+
+def join_frames(left_df, right_df, l, r, how="inner", lsuffix="left", rsuffix="right",
+                distances=None, on_attribute=None):
+    """The joined frame of the pairs ``(left_df.iloc[l[i]], right_df.iloc[r[i]])``
+    (positions, in increasing left order), as ``geopandas.sjoin`` makes it:
+    ``how="left"``/``"right"`` add the unmatched rows of that side in place,
+    the other frame's index becomes ``index_{suffix}`` columns, shared column
+    names get the suffixes, the kept geometry is the side's of ``how``.
+
+    Returns ``(joined, distances)``: ``distances`` (if given) follows the rows.
+    Only public pandas and GeoPandas calls.
+    """
+    l = np.asarray(l, dtype=np.intp)
+    r = np.asarray(r, dtype=np.intp)
+    if on_attribute:
+        right_df = right_df.drop(on_attribute, axis=1)
+    if how in ("inner", "left"):
+        right_df = right_df.drop(right_df.geometry.name, axis=1)
+    else:
+        left_df = left_df.drop(left_df.geometry.name, axis=1)
+    left_nlevels, left_names = left_df.index.nlevels, left_df.index.names
+    right_nlevels, right_names = right_df.index.nlevels, right_df.index.names
+    left_reset, left_columns = _reset_index_with_suffix(left_df, lsuffix, right_df)
+    right_reset, right_columns = _reset_index_with_suffix(right_df, rsuffix, left_reset)
+    left_columns, right_columns = _suffixed(
+        left_columns, right_columns, lsuffix, rsuffix,
+        _geometry_name(left_reset), _geometry_name(right_reset),
+    )
+    left_reset.columns = left_columns
+    right_reset.columns = right_columns
+    left_index = left_reset.columns[:left_nlevels]
+    right_index = right_reset.columns[:right_nlevels]
+    length = len(right_reset) if how == "right" else len(left_reset)
+    l, r, distances = _with_unmatched(l, r, distances, length, how)
+    joined = pd.concat([_rows(left_reset, l), _rows(right_reset, r)], axis=1)
+    if how in ("inner", "left"):
+        joined = _restore_index(joined, left_index, left_names)
+    else:
+        joined = joined.set_geometry(right_reset.geometry.name)
+        joined = _restore_index(joined, right_index, right_names)
+    return joined, distances
+
+
+# --------------------------------------------------------------------- sjoin
+
+
 def sjoin(left_df, right_df, how="inner", predicate="intersects", lsuffix="left", rsuffix="right",
-          *, index="grid"):
-    """``geopandas.sjoin(left_df, right_df, how, predicate, lsuffix, rsuffix)``
-    on flatquad: bounding-box candidates from flatquad, exact refinement by
-    shapely, the frame assembled as geopandas does.
+          distance=None, on_attribute=None, *, index="grid", **kwargs):
+    """``geopandas.sjoin`` on flatquad: bounding-box candidates from flatquad,
+    exact refinement by shapely, the frame assembled as geopandas does.
 
     Parameters
     ----------
     left_df, right_df : geopandas.GeoDataFrame
-        With the same CRS (or both without one).
+        A CRS mismatch warns (as in geopandas) and joins the coordinates as they are.
     how : "inner", "left" or "right"
-    predicate : str
-        One of :data:`PREDICATES` (``"intersects"`` by default).
+    predicate : str or None
+        One of :data:`PREDICATES`, ``"dwithin"`` (with ``distance``) or
+        ``None`` (the bounding boxes meet); ``"intersects"`` by default.
     lsuffix, rsuffix : str
         As for ``geopandas.sjoin``.
+    distance : float or array_like, optional
+        For ``predicate="dwithin"`` only: one distance, or one per left row.
+    on_attribute : str, list or tuple, optional
+        Columns of both frames whose values must also be equal.
     index : str
         The flatquad structure over the right boxes (see ``flatquad.BoxIndex``).
 
     Returns
     -------
     geopandas.GeoDataFrame
-        The rows ``geopandas.sjoin`` returns; pairs in increasing (left row,
-        right row) order.
+        The rows ``geopandas.sjoin`` returns, in its order (see the module's
+        notes on row order).
 
     Raises
     ------
+    TypeError
+        For an unknown keyword argument.
     ValueError
-        For a CRS mismatch, an unsupported ``how`` or ``predicate``.
+        As geopandas: a frame that is not a GeoDataFrame, a bad ``how``,
+        ``predicate``, ``distance`` or ``on_attribute``, clashing index columns.
 
     Examples
     --------
@@ -141,18 +625,219 @@ def sjoin(left_df, right_df, how="inner", predicate="intersects", lsuffix="left"
        tree parcel  index_right
     0     1      a            0
     """
-    for name, frame in (("left_df", left_df), ("right_df", right_df)):
-        if not isinstance(frame, geopandas.GeoDataFrame):
-            raise ValueError(f"{name} must be a GeoDataFrame, got {type(frame).__name__}")
-    if how not in ("inner", "left", "right"):
-        raise ValueError(f'how was "{how}"; expected "inner", "left" or "right"')
-    if predicate not in PREDICATES:
-        raise ValueError(f"predicate {predicate!r} is not supported; expected one of {PREDICATES}")
-    check_crs(left_df, right_df)
+    if kwargs:
+        raise TypeError(f"sjoin() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    on_attribute = _as_list(on_attribute)
+    _basic_checks(left_df, right_df, how, on_attribute)
+    l, r = _sjoin_pairs(left_df, right_df, predicate, distance, index)
+    for attr in on_attribute or ():
+        keep = _same_attribute(left_df, right_df, l, r, attr)
+        l, r = l[keep], r[keep]
+    joined, _ = join_frames(left_df, right_df, l, r, how, lsuffix, rsuffix, on_attribute=on_attribute)
+    return joined
+
+
+# ------------------------------------------------------------------ nearest
+
+
+def _first_points(geometries, bounds):
+    """A point of each geometry (its first vertex; the centre of its box if
+    it has none), shape ``(n, 2)``."""
+    coords, which = shapely.get_coordinates(geometries, return_index=True)
+    points = np.column_stack([(bounds[:, 0] + bounds[:, 2]) / 2, (bounds[:, 1] + bounds[:, 3]) / 2])
+    if len(which):
+        starts = np.flatnonzero(np.r_[True, which[1:] != which[:-1]])
+        points[which[starts]] = coords[starts]
+    return np.ascontiguousarray(points)
+
+
+def _morton_order(points, bits=16):
+    """The order of the points along a Z-order curve over their extent."""
+    if len(points) < 2:
+        return np.arange(len(points))
+    lo = points.min(axis=0)
+    span = np.maximum(points.max(axis=0) - lo, np.finfo(np.float64).tiny)
+    cells = ((points - lo) / span * (2**bits - 1)).astype(np.uint64)
+
+    def spread(v):
+        v = (v | (v << np.uint64(8))) & np.uint64(0x00FF00FF)
+        v = (v | (v << np.uint64(4))) & np.uint64(0x0F0F0F0F)
+        v = (v | (v << np.uint64(2))) & np.uint64(0x33333333)
+        return (v | (v << np.uint64(1))) & np.uint64(0x55555555)
+
+    return np.argsort(spread(cells[:, 0]) | (spread(cells[:, 1]) << np.uint64(1)), kind="stable")
+
+
+def _group_min(groups, values, n):
+    """The minimum of ``values`` per group (``groups`` sorted), inf for empty groups."""
+    out = np.full(n, np.inf)
+    if len(groups):
+        starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
+        out[groups[starts]] = np.minimum.reduceat(values, starts)
+    return out
+
+
+def _distances(query, tree, q, t, exclusive):
+    """Shapely distances of the pairs; inf where ``exclusive`` drops the pair
+    (the geometries are equal, which needs distance 0) or GEOS gave NaN."""
+    d = shapely.distance(query[q], tree[t])
+    d = np.where(np.isnan(d), np.inf, d)
+    if exclusive:
+        zero = np.flatnonzero(d == 0)
+        if len(zero):
+            d[zero[shapely.equals(query[q[zero]], tree[t[zero]])]] = np.inf
+    return d
+
+
+def nearest_pairs(query_geoms, tree_geoms, max_distance=None, exclusive=False):
+    """For each query geometry, the tree geometries at the smallest shapely
+    distance (all that tie; none beyond ``max_distance``; with ``exclusive``,
+    none equal to the query geometry).
+
+    Returns ``(q, t, d)``: positions in ``query_geoms`` and ``tree_geoms`` and
+    the distances, sorted by ``(q, t)``: what shapely's
+    ``STRtree(tree_geoms).query_nearest(query_geoms, max_distance, True, exclusive,
+    all_matches=True)`` returns, sorted.
+    """
+    query_geoms, tree_geoms = np.asarray(query_geoms), np.asarray(tree_geoms)
+    qb, qrows = usable_bounds(query_geoms)
+    tb, trows = usable_bounds(tree_geoms)
+    if not len(qrows) or not len(trows):
+        return _empty_pairs() + (np.empty(0, dtype=np.float64),)
+    query, tree = query_geoms[qrows], tree_geoms[trows]
+    n, m = len(qrows), len(trows)
+
+    # 1. An upper bound of each nearest distance: the geometry of the box
+    #    nearest to one of the query's points (more while exclusive drops them).
+    #    Both sides in Morton order, so that neighbouring searches share memory.
+    extent = _extent(tb)
+    world = (extent[0], extent[1], max(extent[2], extent[0] + 1.0), max(extent[3], extent[1] + 1.0))
+    boxes = flatquad.LooseQuadtree(world, 8, 12)
+    tree_order = _morton_order(np.column_stack([tb[:, 0] + tb[:, 2], tb[:, 1] + tb[:, 3]]) / 2)
+    handles = boxes.insert_many(np.ascontiguousarray(tb[tree_order]))
+    contiguous = bool(len(handles)) and bool((np.diff(handles) == 1).all())
+    by_handle = None if contiguous else np.argsort(handles, kind="stable")
+
+    def tree_rows(found):
+        at = found - handles[0] if contiguous else by_handle[np.searchsorted(handles[by_handle], found)]
+        return tree_order[at]
+
+    points = _first_points(query, qb)
+    query_order = _morton_order(points)
+    points = np.ascontiguousarray(points[query_order])
+    upper = np.full(n, np.inf)  # by query_order
+    pending = np.arange(n)
+    k = 2 if exclusive else 1
+    # A tree of points: the distance to the nearest stored (float32) point,
+    # plus that rounding, bounds the distance to the real point from above.
+    points_only = not exclusive and bool((shapely.get_type_id(tree) == 0).all())
+    rounding = 2.0**-23 * float(np.abs(extent).max())
+    while len(pending):
+        kk = min(k, m)
+        offsets, found, box_d = boxes.nearest_many(points[pending], k=kk)
+        at = np.repeat(np.arange(len(pending)), np.diff(offsets))
+        if points_only:
+            d = box_d * (1 + 1e-12) + rounding
+        else:
+            d = _distances(query, tree, query_order[pending[at]], tree_rows(found), exclusive)
+        upper[pending] = np.minimum(upper[pending], _group_min(at, d, len(pending)))
+        if kk >= m:
+            break
+        pending = pending[np.isinf(upper[pending])]
+        k *= 8
+    upper[query_order] = upper.copy()
+    if max_distance is not None:
+        upper = np.minimum(upper, max_distance)
+
+    # 2. Every tree geometry whose box is within that bound of the query's box.
+    rows = np.flatnonzero(np.isfinite(upper))
+    if not len(rows):
+        return _empty_pairs() + (np.empty(0, dtype=np.float64),)
+    qrb = qb[rows]
+    reach = upper[rows] + NEAREST_MARGIN * (upper[rows] + np.abs(qrb).max(axis=1))
+    search, kept = _widened(qrb, reach, extent)
+    pairs = flatquad.BoxIndex(tb).query_bulk(search, sort=True)
+    q, t = rows[kept[pairs[0]]], pairs[1]
+
+    # 3. The exact distances; the pairs at each query's minimum.
+    d = _distances(query, tree, q, t, exclusive)
+    if max_distance is not None:
+        d[d > max_distance] = np.inf
+    best = _group_min(q, d, n)
+    keep = np.isfinite(d) & (d == best[q])
+    return qrows[q[keep]], trows[t[keep]], d[keep]
+
+
+def _check_nearest_arguments(max_distance, exclusive):
+    """shapely's checks of ``STRtree.query_nearest``, with its messages."""
+    if max_distance is not None:
+        if not np.isscalar(max_distance):
+            raise ValueError("max_distance parameter only accepts scalar values")
+        if max_distance <= 0:
+            raise ValueError("max_distance must be greater than 0")
+    if not np.isscalar(exclusive):
+        raise ValueError("exclusive parameter only accepts scalar values")
+    if exclusive not in {True, False}:
+        raise ValueError("exclusive parameter must be boolean")
+
+
+def sjoin_nearest(left_df, right_df, how="inner", max_distance=None, lsuffix="left", rsuffix="right",
+                  distance_col=None, exclusive=False):
+    """``geopandas.sjoin_nearest`` on flatquad: each left row joined to the
+    right rows at the smallest distance (with ``how="right"``, each right row
+    to the nearest left rows), all of them when several tie.
+
+    Parameters
+    ----------
+    left_df, right_df : geopandas.GeoDataFrame
+        A CRS mismatch warns and joins; a geographic CRS warns (as in geopandas).
+    how : "inner", "left" or "right"
+    max_distance : float, optional
+        Greater than 0: no pair farther apart.
+    lsuffix, rsuffix : str
+        As for ``geopandas.sjoin``.
+    distance_col : str, optional
+        A column of this name gets each pair's distance (NaN for unmatched rows).
+    exclusive : bool
+        Whether geometries equal to the query geometry are left out.
+
+    Returns
+    -------
+    geopandas.GeoDataFrame
+        The rows ``geopandas.sjoin_nearest`` returns; a left row's equidistant
+        right rows by right row.
+
+    Examples
+    --------
+    >>> import geopandas, shapely, flatquad.geopandas
+    >>> shops = geopandas.GeoDataFrame({"shop": ["a", "b"]},
+    ...     geometry=[shapely.Point(0, 0), shapely.Point(10, 0)])
+    >>> homes = geopandas.GeoDataFrame({"home": [1, 2, 3]},
+    ...     geometry=[shapely.Point(1, 1), shapely.Point(9, 0), shapely.Point(5, 0)])
+    >>> flatquad.geopandas.sjoin_nearest(homes, shops, distance_col="d")[["home", "shop", "d"]]
+       home shop         d
+    0     1    a  1.414214
+    1     2    b  1.000000
+    2     3    a  5.000000
+    2     3    b  5.000000
+    """
+    _basic_checks(left_df, right_df, how)
+    _warn_geographic(left_df)
+    _warn_geographic(right_df)
     left_geoms, right_geoms = left_df.geometry.values, right_df.geometry.values
-    l, r = candidate_pairs(left_geoms, right_geoms, index=index)
-    l, r = refine(left_geoms, right_geoms, l, r, predicate)
-    joined, _ = _geopandas_sjoin._frame_join(
-        left_df, right_df, (l.astype(np.intp), r.astype(np.intp)), None, how, lsuffix, rsuffix, predicate
-    )
+    query, tree = (right_geoms, left_geoms) if how == "right" else (left_geoms, right_geoms)
+    if _has_tree(tree):
+        _check_nearest_arguments(max_distance, exclusive)
+        q, t, d = nearest_pairs(query, tree, max_distance, exclusive)
+    else:
+        q, t = _empty_pairs()
+        d = np.empty(0, dtype=np.float64)
+    if how == "right":
+        order = np.lexsort((q, t))
+        l, r, d = t[order], q[order], d[order]
+    else:
+        l, r = q, t
+    joined, d = join_frames(left_df, right_df, l, r, how, lsuffix, rsuffix, distances=d)
+    if distance_col is not None:
+        joined[distance_col] = d
     return joined
