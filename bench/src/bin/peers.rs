@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo run --release -p flatquad-bench --features peers --bin peers -- \
-//!     [SCENARIO... | all] [--runs R] [--markdown PATH] [--max-elements N] [--max-depth N]
+//!     [SCENARIO... | all] [--runs R] [--only NAMES] [--markdown PATH] [--max-elements N] [--max-depth N]
 //! ```
 //!
 //! Every implementation runs every mode of the scenario it supports R times,
@@ -26,17 +26,21 @@ struct Args {
     runs: usize,
     markdown: Option<String>,
     config: FlatquadConfig,
+    /// `--only`: the implementations to run, by name (all when empty).
+    only: Vec<String>,
 }
 
 fn usage() -> String {
     format!(
-        "usage: peers [SCENARIO... | all] [--runs R] [--markdown PATH] [--max-elements N] [--max-depth N]\n\
+        "usage: peers [SCENARIO... | all] [--runs R] [--only NAMES] [--markdown PATH] [--max-elements N] [--max-depth N]\n\
          \n\
          Runs flatquad, the grid baseline and every peer on the agents workload.\n\
          SCENARIO: any of {} (default uniform-100k), or all.\n\
          The static scenario runs the rect-queries and point-queries modes, the others\n\
          all-pairs and per-agent.\n\
          --runs          runs of each implementation and mode; the median is shown (default 3)\n\
+         --only          run only these implementations: names as in the table, comma-separated\n\
+         \x20               (e.g. --only 'flatquad grid,grid')\n\
          --markdown      also write the table as Markdown to PATH\n\
          --max-elements  flatquad: elements per leaf before a split (default 16)\n\
          --max-depth     flatquad: deepest level (default: smallest cell >= 4 agent sides;\n\
@@ -57,11 +61,16 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
     let mut runs = 3;
     let mut markdown = None;
     let mut config = FlatquadConfig::default();
+    let mut only = Vec::new();
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "-h" | "--help" => return Ok(None),
             "--runs" => runs = parse_number(&arg, args.next())?,
             "--markdown" => markdown = Some(args.next().ok_or("--markdown needs a path")?),
+            "--only" => {
+                let names = args.next().ok_or("--only needs names")?;
+                only.extend(names.split(',').map(|n| n.trim().to_string()));
+            }
             "--max-elements" => config.max_elements = Some(parse_number(&arg, args.next())?),
             "--max-depth" => config.max_depth = Some(parse_number(&arg, args.next())?),
             flag if flag.starts_with('-') => return Err(format!("unknown option {flag:?}")),
@@ -82,6 +91,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
         runs,
         markdown,
         config,
+        only,
     }))
 }
 
@@ -126,6 +136,15 @@ fn measure(s: &Scenario, args: &Args) -> Result<Vec<Row>, BenchError> {
     eprintln!("{}: computing the checksums...", s.name);
     let expected = oracle::expected_checksums(s);
     let mut indexes = implementations(s, args.config);
+    if !args.only.is_empty() {
+        indexes.retain(|index| args.only.iter().any(|n| n == index.name()));
+        if indexes.is_empty() {
+            return Err(BenchError::new(format!(
+                "--only {}: no such implementation",
+                args.only.join(",")
+            )));
+        }
+    }
     // reports[i][m] holds index i's runs in mode expected[m].0.
     let mut reports: Vec<Vec<Vec<Report>>> = indexes
         .iter()
