@@ -365,7 +365,8 @@ fn markdown(rows: &[Row], args: &Args) -> String {
         "Bytes/agent: the bytes the index says it holds after the run (capacities \
          included) over the number of agents: flatquad's `stats().bytes`, the grid's \
          arrays, parry2d's and parry3d's `total_memory_size`, broccoli's element slice \
-         only (its tree data left out); `-` where the library does not tell (rstar, \
+         only (its tree data left out), Box2D's `b2DynamicTree_GetByteCount` plus the \
+         adapter's boxes and pair set; `-` where the library does not tell (rstar, \
          flat_spatial).\n"
     );
     let _ = writeln!(
