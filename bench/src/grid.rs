@@ -2,6 +2,10 @@
 //! written the way a user would write their own for a game. It is the floor a smart
 //! index has to get under on uniform scenarios.
 
+use std::ops::Range;
+
+use rayon::prelude::*;
+
 use crate::workload::{Aabb, Agents};
 use crate::{BenchError, Index, Mode};
 
@@ -64,6 +68,10 @@ impl Level {
 /// are there for a caller that wants the hits, which the counting modes do not read.
 #[derive(Clone, Debug)]
 pub struct GridIndex {
+    name: &'static str,
+    /// Threads of rayon's pool the queries and the pair walk use (the caller
+    /// installs the pool); the rebuild stays on the calling thread.
+    threads: usize,
     size: f32,
     factor: f32,
     levels: Vec<Level>,
@@ -91,6 +99,8 @@ impl GridIndex {
     /// (typical) agent side. The world comes from the agents at [`Index::build`].
     pub fn new(size: f32, factor: f32) -> Self {
         GridIndex {
+            name: "grid",
+            threads: 1,
             size,
             factor,
             levels: Vec::new(),
@@ -100,6 +110,14 @@ impl GridIndex {
             boxes: Vec::new(),
             ids: Vec::new(),
         }
+    }
+
+    /// The same grid answering the queries and walking the pairs on `threads`
+    /// threads of the rayon pool the caller installs, reported as `name`.
+    pub fn with_threads(mut self, threads: usize, name: &'static str) -> Self {
+        self.threads = threads.max(1);
+        self.name = name;
+        self
     }
 
     /// The level for an element whose larger side is `w` (more than level 0's
@@ -127,6 +145,47 @@ impl GridIndex {
         hits
     }
 
+    /// The pairs of level `active[j]` counted from its rows `rows`: each of their
+    /// elements against the boxes after it in its row up to the last column it
+    /// can reach, the next rows it can reach, and the finer levels.
+    fn pairs_in_rows(&self, j: usize, rows: Range<usize>) -> u64 {
+        let l = &self.active[j];
+        let cols = l.cols;
+        let mut pairs = 0;
+        for cy in rows {
+            let row = l.base + cy * cols;
+            let (first, last) = (self.starts[row] as usize, self.starts[row + cols] as usize);
+            for p in first..last {
+                let a = self.boxes[p];
+                let qv = [-a[2], -a[3], -a[0], -a[1]];
+                let x0 = l.cell_of(a[0] - l.reach);
+                let (x1, y1) = (l.cell_of(-a[2]), l.cell_of(-a[3]));
+                // This row: the boxes after this one, up to column x1.
+                let end = (self.starts[row + x1 + 1] as usize).max(p + 1);
+                pairs += count_run(&self.boxes[p + 1..end], &qv);
+                // The rows above it can reach: columns x0..=x1.
+                for cy2 in cy + 1..=y1 {
+                    let row2 = l.base + cy2 * cols;
+                    let (s, e) = (self.starts[row2 + x0], self.starts[row2 + x1 + 1]);
+                    pairs += count_run(&self.boxes[s as usize..e as usize], &qv);
+                }
+                // Finer levels: this element queries them.
+                if j > 0 {
+                    let q = Aabb {
+                        x1: a[0],
+                        y1: a[1],
+                        x2: -a[2],
+                        y2: -a[3],
+                    };
+                    for finer in &self.active[..j] {
+                        pairs += self.query_level(finer, &q, &qv);
+                    }
+                }
+            }
+        }
+        pairs
+    }
+
     /// The hits of `q` on every level.
     #[inline(always)]
     fn query(&self, q: &Aabb) -> u64 {
@@ -141,10 +200,24 @@ impl GridIndex {
     /// the memory of later ones fetched ahead: the cell starts of query `i + 8`
     /// and the first boxes of query `i + 4`, so that on a grid larger than the
     /// caches the misses of several queries overlap.
-    fn count_queries(&self, n: usize, query: impl Fn(usize) -> Aabb) -> u64 {
+    fn count_queries(&self, n: usize, query: impl Fn(usize) -> Aabb + Sync) -> u64 {
+        if self.threads <= 1 {
+            return self.count_range(0..n, &query);
+        }
+        // Chunks of queries, several a thread.
+        let chunk = n.div_ceil(self.threads * 16).max(1024);
+        (0..n.div_ceil(chunk))
+            .into_par_iter()
+            .map(|c| self.count_range(c * chunk..((c + 1) * chunk).min(n), &query))
+            .sum()
+    }
+
+    /// [`GridIndex::count_queries`] of the queries `range`, on this thread.
+    fn count_range(&self, range: Range<usize>, query: &impl Fn(usize) -> Aabb) -> u64 {
         const AHEAD: usize = 8;
+        let n = range.end;
         let mut hits = 0;
-        for i in 0..n {
+        for i in range {
             if i + AHEAD < n {
                 let q = query(i + AHEAD);
                 for l in &self.active {
@@ -202,7 +275,7 @@ fn count_run(run: &[[f32; 4]], qv: &[f32; 4]) -> u64 {
 
 impl Index for GridIndex {
     fn name(&self) -> &'static str {
-        "grid"
+        self.name
     }
 
     fn supports(&self, _mode: Mode) -> bool {
@@ -339,38 +412,18 @@ impl Index for GridIndex {
 
     fn all_pairs(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
         let mut pairs = 0u64;
-        for (j, l) in self.active.iter().enumerate() {
-            let cols = l.cols;
-            for cy in 0..cols {
-                let row = l.base + cy * cols;
-                let (first, last) = (self.starts[row] as usize, self.starts[row + cols] as usize);
-                for p in first..last {
-                    let a = self.boxes[p];
-                    let qv = [-a[2], -a[3], -a[0], -a[1]];
-                    let x0 = l.cell_of(a[0] - l.reach);
-                    let (x1, y1) = (l.cell_of(-a[2]), l.cell_of(-a[3]));
-                    // This row: the boxes after this one, up to column x1.
-                    let end = (self.starts[row + x1 + 1] as usize).max(p + 1);
-                    pairs += count_run(&self.boxes[p + 1..end], &qv);
-                    // The rows above it can reach: columns x0..=x1.
-                    for cy2 in cy + 1..=y1 {
-                        let row2 = l.base + cy2 * cols;
-                        let (s, e) = (self.starts[row2 + x0], self.starts[row2 + x1 + 1]);
-                        pairs += count_run(&self.boxes[s as usize..e as usize], &qv);
-                    }
-                    // Finer levels: this element queries them.
-                    if j > 0 {
-                        let q = Aabb {
-                            x1: a[0],
-                            y1: a[1],
-                            x2: -a[2],
-                            y2: -a[3],
-                        };
-                        for finer in &self.active[..j] {
-                            pairs += self.query_level(finer, &q, &qv);
-                        }
-                    }
-                }
+        for j in 0..self.active.len() {
+            let cols = self.active[j].cols;
+            if self.threads > 1 {
+                // Bands of rows, several a thread so that a band of dense rows
+                // does not hold the others up.
+                let band = cols.div_ceil(self.threads * 8).max(1);
+                pairs += (0..cols.div_ceil(band))
+                    .into_par_iter()
+                    .map(|b| self.pairs_in_rows(j, b * band..((b + 1) * band).min(cols)))
+                    .sum::<u64>();
+            } else {
+                pairs += self.pairs_in_rows(j, 0..cols);
             }
         }
         Ok(pairs)
@@ -480,21 +533,33 @@ mod tests {
                 )
             })
             .sum();
-        for factor in [0.25, 1.0, 4.0, 1000.0] {
-            let mut grid = GridIndex::new(4.0, factor);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let configs = [
+            (0.25, 1),
+            (1.0, 1),
+            (4.0, 1),
+            (1000.0, 1),
+            (1.0, 2),
+            (4.0, 3),
+        ];
+        for (factor, threads) in configs {
+            let mut grid = GridIndex::new(4.0, factor).with_threads(threads, "grid (threads)");
             grid.build(&agents).unwrap();
             // Twice: the second frame reuses the first one's buffers.
-            for _ in 0..2 {
-                grid.update(&agents).unwrap();
-                assert_eq!(grid.all_pairs(&agents).unwrap(), pairs, "factor {factor}");
-                assert_eq!(
-                    grid.per_agent(&agents).unwrap(),
-                    2 * pairs,
-                    "factor {factor}"
-                );
-                assert_eq!(grid.rect_queries(&queries).unwrap(), expected);
-                assert_eq!(grid.point_queries(&points).unwrap(), expected_points);
-            }
+            pool.install(|| {
+                for _ in 0..2 {
+                    grid.update(&agents).unwrap();
+                    let what = format!("factor {factor}, {threads} threads");
+                    assert_eq!(grid.all_pairs(&agents).unwrap(), pairs, "{what}");
+                    assert_eq!(grid.per_agent(&agents).unwrap(), 2 * pairs, "{what}");
+                    assert_eq!(grid.rect_queries(&queries).unwrap(), expected, "{what}");
+                    let hits = grid.point_queries(&points).unwrap();
+                    assert_eq!(hits, expected_points, "{what}");
+                }
+            });
         }
     }
 }
