@@ -140,7 +140,7 @@ impl GridIndex {
         for cy in y0..=y1 {
             let row = l.base + cy * l.cols;
             let (a, b) = (self.starts[row + x0], self.starts[row + x1 + 1]);
-            hits += count_run(&self.boxes[a as usize..b as usize], qv);
+            hits += count_window(&self.boxes, a as usize, b as usize, qv);
         }
         hits
     }
@@ -162,12 +162,12 @@ impl GridIndex {
                 let (x1, y1) = (l.cell_of(-a[2]), l.cell_of(-a[3]));
                 // This row: the boxes after this one, up to column x1.
                 let end = (self.starts[row + x1 + 1] as usize).max(p + 1);
-                pairs += count_run(&self.boxes[p + 1..end], &qv);
+                pairs += count_window(&self.boxes, p + 1, end, &qv);
                 // The rows above it can reach: columns x0..=x1.
                 for cy2 in cy + 1..=y1 {
                     let row2 = l.base + cy2 * cols;
                     let (s, e) = (self.starts[row2 + x0], self.starts[row2 + x1 + 1]);
-                    pairs += count_run(&self.boxes[s as usize..e as usize], &qv);
+                    pairs += count_window(&self.boxes, s as usize, e as usize, &qv);
                 }
                 // Finer levels: this element queries them.
                 if j > 0 {
@@ -265,6 +265,30 @@ fn prefetch<T>(v: &T) {
 /// How many boxes of `run` meet the query `qv` (closed): `b[k] <= qv[k]` on all
 /// four lanes.
 #[inline(always)]
+fn count_window(boxes: &[[f32; 4]], start: usize, end: usize, qv: &[f32; 4]) -> u64 {
+    let len = end.saturating_sub(start);
+    if len <= WINDOW {
+        // A short run (nearly all of them): a fixed window, the boxes past the run
+        // masked out, no branch on its length.
+        if let Some(window) = boxes.get(start..start + WINDOW) {
+            let mut n = 0u32;
+            for (k, b) in window.iter().enumerate() {
+                n += ((k < len)
+                    & (b[0] <= qv[0])
+                    & (b[1] <= qv[1])
+                    & (b[2] <= qv[2])
+                    & (b[3] <= qv[3])) as u32;
+            }
+            return n as u64;
+        }
+    }
+    count_run(&boxes[start..end], qv)
+}
+
+/// The boxes [`count_window`] tests at once; `boxes` has that many more at the end.
+const WINDOW: usize = 8;
+
+#[inline(always)]
 fn count_run(run: &[[f32; 4]], qv: &[f32; 4]) -> u64 {
     let mut n = 0u32;
     for b in run {
@@ -316,7 +340,8 @@ impl Index for GridIndex {
         let n = agents.len();
         if self.keys.len() != n {
             self.keys.resize(n, 0);
-            self.boxes.resize(n, [0.0; 4]);
+            // Padded for the windows of `count_window`.
+            self.boxes.resize(n + WINDOW, [f32::INFINITY; 4]);
             self.ids.resize(n, 0);
         }
         // Back to all-zero counts on the levels the last frame used.
