@@ -49,7 +49,7 @@ impl Level {
 /// A query scans, row by row, the cells from `(x1 - reach, y1 - reach)` to
 /// `(x2, y2)`, `reach` being the largest element side (an element filed by its min
 /// corner can start up to one side before the query); the cells of one row are
-/// adjacent in memory, so each row is one contiguous run — with cells of 4 agent
+/// adjacent in memory, so each row is one contiguous run — with cells of 5 agent
 /// sides, 1 or 2 runs of a few boxes. The all-pairs walk takes every element once,
 /// scans what follows it in its own row up to the last column it can reach, and
 /// the next rows it can reach: each pair once, from the element first in cell
@@ -90,10 +90,10 @@ pub struct GridIndex {
 
 impl GridIndex {
     /// Cell side in agent sides used by the benchmarks: the fastest of 1, 1.5, 2,
-    /// 3 and 4 on `uniform-100k` and `uniform-1m`, both modes (2 is as fast on
-    /// `uniform-100k`, but at `uniform-1m` its 2.4 million cells cost the sort
-    /// twice as much).
-    pub const DEFAULT_FACTOR: f32 = 4.0;
+    /// 3, 4, 5 and 6 on `uniform-100k` and `uniform-1m`, both modes (4, 5 and 6
+    /// within 5% of each other; 2 is as fast on `uniform-100k`, but at
+    /// `uniform-1m` its 2.4 million cells cost the sort twice as much).
+    pub const DEFAULT_FACTOR: f32 = 5.0;
 
     /// A grid whose finest cells have side `factor * size`, `size` being the
     /// (typical) agent side. The world comes from the agents at [`Index::build`].
