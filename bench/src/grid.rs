@@ -54,6 +54,9 @@ impl Level {
 /// scans what follows it in its own row up to the last column it can reach, and
 /// the next rows it can reach: each pair once, from the element first in cell
 /// order. Exact: closed tests on the `f32` boxes, no rounding of coordinates.
+/// A run of up to 8 boxes is tested as one fixed window (the boxes past the run
+/// masked out), and a batch of queries fetches the cells and boxes of the queries
+/// 4 and 8 ahead, as the sort does for the agents 8 and 16 ahead.
 ///
 /// Elements larger than a cell would make `reach`, and so every query, large: they
 /// go to coarser levels (cells of `cell * 2^l`, the smallest that holds their

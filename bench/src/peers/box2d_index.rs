@@ -77,6 +77,12 @@ type PairSet = HashSet<u64, BuildHasherDefault<PairHasher>>;
 /// the static queries: one `b2DynamicTree_Query` with the agent's (or the query's)
 /// exact rectangle, the hits filtered by the exact test (Box2D's own test,
 /// `b2AABB_Overlaps`, is closed too, so no candidate is lost).
+///
+/// The fat boxes start as in a long run's steady state (each made a random number
+/// of frames before, see `build`), so that the benchmark's dozen frames do not
+/// flatter big margins. Box2D is
+/// compiled as `boxdd-sys` compiles it: `-O2`, its asserts on (`cc` defines no
+/// `NDEBUG`; a build with `CFLAGS=-DNDEBUG` measured no faster).
 pub struct Box2dIndex {
     name: &'static str,
     margin: f32,
