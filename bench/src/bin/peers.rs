@@ -2,14 +2,17 @@
 //!
 //! ```text
 //! cargo run --release -p flatquad-bench --features peers --bin peers -- \
-//!     [SCENARIO... | all] [--runs R] [--markdown PATH] [--max-elements N] [--max-depth N]
+//!     [SCENARIO... | all] [--runs R] [--only NAMES] [--threads N] [--markdown PATH] \
+//!     [--max-elements N] [--max-depth N]
 //! ```
 //!
 //! Every implementation runs every mode of the scenario it supports R times,
 //! interleaved (run 1 of all of them, then run 2, ...), and the table shows the run
 //! with the median frame time (for the static scenario's query modes, the median
 //! query time), the bytes per agent the index holds where it tells, and the
-//! process's peak RSS at the end. Every run's count is checked against the
+//! process's peak RSS at the end. With `--threads N` (N > 1), the implementations
+//! that can use threads also run on N threads of a rayon pool, as rows named
+//! `... (N threads)`. Every run's count is checked against the
 //! scenario's checksum (docs/workload.md's, or the oracle's). Exits with 1 when a checksum
 //! does not match or an index fails, 2 on a usage error.
 
@@ -19,24 +22,35 @@ use std::process::ExitCode;
 use flatquad_bench::flatquad_index::{FlatquadConfig, FlatquadIndex, OctreeIndex, STRUCTURES};
 use flatquad_bench::workload::{scenario_names, SCENARIOS};
 use flatquad_bench::{machine, oracle, peers, run, scenario, GridIndex, Index, Report};
-use flatquad_bench::{BenchError, Scenario};
+use flatquad_bench::{Aabb, Agents, BenchError, Mode, Scenario};
 
 struct Args {
     scenarios: Vec<&'static Scenario>,
     runs: usize,
     markdown: Option<String>,
     config: FlatquadConfig,
+    /// `--only`: the implementations to run, by name (all when empty).
+    only: Vec<String>,
+    /// `--threads`: also the threaded rows, on a pool of this many (when > 1).
+    threads: usize,
 }
 
 fn usage() -> String {
     format!(
-        "usage: peers [SCENARIO... | all] [--runs R] [--markdown PATH] [--max-elements N] [--max-depth N]\n\
+        "usage: peers [SCENARIO... | all] [--runs R] [--only NAMES] [--threads N] [--markdown PATH]\n\
+         \x20            [--max-elements N] [--max-depth N]\n\
          \n\
          Runs flatquad, the grid baseline and every peer on the agents workload.\n\
          SCENARIO: any of {} (default uniform-100k), or all.\n\
          The static scenario runs the rect-queries and point-queries modes, the others\n\
          all-pairs and per-agent.\n\
          --runs          runs of each implementation and mode; the median is shown (default 3)\n\
+         --only          run only these implementations: names as in the table, comma-separated\n\
+         \x20               (e.g. --only 'flatquad grid,grid')\n\
+         --threads       N > 1: also rows of the implementations that can use threads, on N\n\
+         \x20               threads of a rayon pool, named '... (N threads)': flatquad's structures\n\
+         \x20               (par_overlapping_many, par_pairs), the rebuilt grid (queries and pair\n\
+         \x20               walk; its rebuild on one thread), broccoli (broccoli-rayon) (default 1)\n\
          --markdown      also write the table as Markdown to PATH\n\
          --max-elements  flatquad: elements per leaf before a split (default 16)\n\
          --max-depth     flatquad: deepest level (default: smallest cell >= 4 agent sides;\n\
@@ -57,11 +71,18 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
     let mut runs = 3;
     let mut markdown = None;
     let mut config = FlatquadConfig::default();
+    let mut only = Vec::new();
+    let mut threads = 1;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "-h" | "--help" => return Ok(None),
             "--runs" => runs = parse_number(&arg, args.next())?,
             "--markdown" => markdown = Some(args.next().ok_or("--markdown needs a path")?),
+            "--threads" => threads = parse_number(&arg, args.next())?,
+            "--only" => {
+                let names = args.next().ok_or("--only needs names")?;
+                only.extend(names.split(',').map(|n| n.trim().to_string()));
+            }
             "--max-elements" => config.max_elements = Some(parse_number(&arg, args.next())?),
             "--max-depth" => config.max_depth = Some(parse_number(&arg, args.next())?),
             flag if flag.starts_with('-') => return Err(format!("unknown option {flag:?}")),
@@ -70,6 +91,9 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
                 scenarios.push(scenario(name).ok_or_else(|| format!("unknown scenario {name:?}"))?)
             }
         }
+    }
+    if threads == 0 {
+        return Err("--threads must be at least 1".to_string());
     }
     if runs == 0 {
         return Err("--runs must be at least 1".to_string());
@@ -82,6 +106,8 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
         runs,
         markdown,
         config,
+        only,
+        threads,
     }))
 }
 
@@ -94,7 +120,7 @@ struct Row {
 }
 
 /// Every implementation for one scenario, flatquad's structures first.
-fn implementations(s: &Scenario, config: FlatquadConfig) -> Vec<Box<dyn Index>> {
+fn implementations(s: &Scenario, config: FlatquadConfig, threads: usize) -> Vec<Box<dyn Index>> {
     if s.dimensions() == 3 {
         let octree = OctreeIndex::new(s.size, config.max_elements(), config.max_depth);
         let mut all: Vec<Box<dyn Index>> = vec![Box::new(octree)];
@@ -116,7 +142,87 @@ fn implementations(s: &Scenario, config: FlatquadConfig) -> Vec<Box<dyn Index>> 
         .collect();
     all.push(Box::new(GridIndex::new(s.size, GridIndex::DEFAULT_FACTOR)));
     all.extend(peers::all(s.size));
+    if threads > 1 {
+        // A few names a process, for the table.
+        let name = |base: &str| -> &'static str {
+            Box::leak(format!("{base} ({threads} threads)").into_boxed_str())
+        };
+        for (_, structure, max_extent) in STRUCTURES {
+            let index = FlatquadIndex::new(
+                s.size,
+                FlatquadConfig {
+                    structure,
+                    max_extent,
+                    threads,
+                    ..config
+                },
+            );
+            all.push(Box::new(Named {
+                name: name(index.name()),
+                inner: index,
+            }));
+        }
+        all.push(Box::new(
+            GridIndex::new(s.size, GridIndex::DEFAULT_FACTOR).with_threads(threads, name("grid")),
+        ));
+        all.push(Box::new(
+            peers::BroccoliIndex::new().with_threads(threads, name("broccoli")),
+        ));
+    }
     all
+}
+
+/// An index under another name (flatquad's threaded rows).
+struct Named<I> {
+    name: &'static str,
+    inner: I,
+}
+
+impl<I: Index> Index for Named<I> {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn supports(&self, mode: Mode) -> bool {
+        self.inner.supports(mode)
+    }
+
+    fn dimensions(&self) -> usize {
+        self.inner.dimensions()
+    }
+
+    fn build(&mut self, agents: &Agents) -> Result<(), BenchError> {
+        self.inner.build(agents)
+    }
+
+    fn update(&mut self, agents: &Agents) -> Result<(), BenchError> {
+        self.inner.update(agents)
+    }
+
+    fn per_agent(&mut self, agents: &Agents) -> Result<u64, BenchError> {
+        self.inner.per_agent(agents)
+    }
+
+    fn all_pairs(&mut self, agents: &Agents) -> Result<u64, BenchError> {
+        self.inner.all_pairs(agents)
+    }
+
+    fn rect_queries(&mut self, queries: &[Aabb]) -> Result<u64, BenchError> {
+        self.inner.rect_queries(queries)
+    }
+
+    fn point_queries(&mut self, points: &[[f32; 2]]) -> Result<u64, BenchError> {
+        self.inner.point_queries(points)
+    }
+
+    fn bytes(&self) -> Option<usize> {
+        self.inner.bytes()
+    }
+}
+
+/// Whether a row runs on several threads (its name ends `threads)`).
+fn threaded(name: &str) -> bool {
+    name.ends_with(" threads)")
 }
 
 /// Runs every implementation of `s` in every mode of the scenario it supports `runs`
@@ -125,7 +231,16 @@ fn implementations(s: &Scenario, config: FlatquadConfig) -> Vec<Box<dyn Index>> 
 fn measure(s: &Scenario, args: &Args) -> Result<Vec<Row>, BenchError> {
     eprintln!("{}: computing the checksums...", s.name);
     let expected = oracle::expected_checksums(s);
-    let mut indexes = implementations(s, args.config);
+    let mut indexes = implementations(s, args.config, args.threads);
+    if !args.only.is_empty() {
+        indexes.retain(|index| args.only.iter().any(|n| n == index.name()));
+        if indexes.is_empty() {
+            return Err(BenchError::new(format!(
+                "--only {}: no such implementation",
+                args.only.join(",")
+            )));
+        }
+    }
     // reports[i][m] holds index i's runs in mode expected[m].0.
     let mut reports: Vec<Vec<Vec<Report>>> = indexes
         .iter()
@@ -177,14 +292,26 @@ fn measure(s: &Scenario, args: &Args) -> Result<Vec<Row>, BenchError> {
                 all_ok,
             });
         }
-        // Ratios against the fastest of flatquad's structures in this mode.
-        let best = rows[first..]
-            .iter()
-            .filter(|row| row.report.index.starts_with("flatquad"))
-            .map(|row| row.report.frame_ms)
-            .min_by(f64::total_cmp);
+        // Ratios against the fastest of flatquad's structures in this mode, on
+        // as many threads.
+        let best = |threads: bool| {
+            rows[first..]
+                .iter()
+                .filter(|row| {
+                    row.report.index.starts_with("flatquad")
+                        && threaded(row.report.index) == threads
+                })
+                .map(|row| row.report.frame_ms)
+                .min_by(f64::total_cmp)
+        };
+        let (single, multi) = (best(false), best(true));
         for row in &mut rows[first..] {
-            row.ratio = best.map(|b| row.report.frame_ms / b);
+            let b = if threaded(row.report.index) {
+                multi
+            } else {
+                single
+            };
+            row.ratio = b.map(|b| row.report.frame_ms / b);
         }
     }
     Ok(rows)
@@ -225,8 +352,15 @@ fn ratio(row: &Row) -> String {
 }
 
 fn print_table(rows: &[Row]) {
+    // The impl column as wide as its longest name.
+    let w = rows
+        .iter()
+        .map(|row| row.report.index.len())
+        .max()
+        .unwrap_or(0)
+        .max(13);
     println!(
-        "{:<18} {:<13} {:<13} {:>10} {:>11} {:>9} {:>6} {:>12} {:>9} {:>12}",
+        "{:<18} {:<w$} {:<13} {:>10} {:>11} {:>9} {:>6} {:>12} {:>9} {:>12}",
         "scenario",
         "impl",
         "mode",
@@ -242,7 +376,7 @@ fn print_table(rows: &[Row]) {
         let [scenario, index, mode, update, collide, frame, ratio, pairs, check, bytes] =
             cells(row);
         println!(
-            "{scenario:<18} {index:<13} {mode:<13} {update:>10} {collide:>11} {frame:>9} {ratio:>6} {pairs:>12} {check:>9} {bytes:>12}"
+            "{scenario:<18} {index:<w$} {mode:<13} {update:>10} {collide:>11} {frame:>9} {ratio:>6} {pairs:>12} {check:>9} {bytes:>12}"
         );
     }
 }
@@ -306,9 +440,10 @@ fn markdown(rows: &[Row], args: &Args) -> String {
     );
     let _ = writeln!(
         md,
-        "Median of {} runs (by frame time), single-threaded. Ratio: frame ms over \
-         the fastest flatquad structure's frame ms in the same scenario and mode \
-         (above 1 is slower). Checksum: OK when every run reproduced the scenario's count \
+        "Median of {} runs (by frame time), single-threaded except the rows named \
+         `(N threads)`. Ratio: frame ms over \
+         the fastest flatquad structure's frame ms in the same scenario and mode, on as \
+         many threads (above 1 is slower). Checksum: OK when every run reproduced the scenario's count \
          (the [workload's](workload.md), or the exact sort-and-sweep oracle's). flatquad (the quadtree): \
          max_elements {}, max_depth by scenario: {}; flatquad grid: cells of {} agent \
          sides; flatquad loose-grid: cells of {} agent sides; flatquad loose-quadtree: \
@@ -346,7 +481,8 @@ fn markdown(rows: &[Row], args: &Args) -> String {
         "Bytes/agent: the bytes the index says it holds after the run (capacities \
          included) over the number of agents: flatquad's `stats().bytes`, the grid's \
          arrays, parry2d's and parry3d's `total_memory_size`, broccoli's element slice \
-         only (its tree data left out); `-` where the library does not tell (rstar, \
+         only (its tree data left out), Box2D's `b2DynamicTree_GetByteCount` plus the \
+         adapter's boxes and pair set; `-` where the library does not tell (rstar, \
          flat_spatial).\n"
     );
     let _ = writeln!(
@@ -379,9 +515,20 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
+    // The threaded rows run in a pool of exactly the threads asked for.
+    let pool = match rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads)
+        .build()
+    {
+        Ok(pool) => pool,
+        Err(e) => {
+            eprintln!("peers: cannot start {} threads: {e}", args.threads);
+            return ExitCode::FAILURE;
+        }
+    };
     let mut rows = Vec::new();
     for s in &args.scenarios {
-        match measure(s, &args) {
+        match pool.install(|| measure(s, &args)) {
             Ok(r) => rows.extend(r),
             Err(e) => {
                 eprintln!("peers: {e}");

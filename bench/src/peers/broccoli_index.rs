@@ -3,6 +3,7 @@
 use broccoli::aabb::pin::AabbPin;
 use broccoli::axgeom::Rect;
 use broccoli::{Tree, TreeData};
+use broccoli_rayon::prelude::{RayonBuildPar, RayonQueryPar};
 
 use crate::workload::{Aabb, Agents};
 use crate::{BenchError, Index, Mode};
@@ -22,16 +23,48 @@ use crate::{BenchError, Index, Mode};
 /// query is widened on every side by `max(1, |v| * 1e-6)` (more than an ulp, so a
 /// closed hit of the query overlaps the widened one openly, agents having positive
 /// sides), and the candidates get the exact closed test.
-#[derive(Default)]
+///
+/// With [`BroccoliIndex::with_threads`], update builds with `broccoli-rayon`'s
+/// `par_new` and all-pairs counts with its `par_find_colliding_pairs_acc_closure`,
+/// in the rayon pool the caller installs.
 pub struct BroccoliIndex {
+    name: &'static str,
+    threads: usize,
     elements: Vec<(Rect<f32>, u32)>,
     data: Option<TreeData<f32>>,
+}
+
+impl Default for BroccoliIndex {
+    fn default() -> Self {
+        BroccoliIndex {
+            name: "broccoli",
+            threads: 1,
+            elements: Vec::new(),
+            data: None,
+        }
+    }
 }
 
 impl BroccoliIndex {
     /// An empty adapter.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The same adapter building and walking the pairs on the threads of the
+    /// rayon pool the caller installs (`threads` > 1), reported as `name`.
+    pub fn with_threads(mut self, threads: usize, name: &'static str) -> Self {
+        self.threads = threads.max(1);
+        self.name = name;
+        self
+    }
+
+    fn rebuild(&mut self) {
+        self.data = Some(if self.threads > 1 {
+            Tree::par_new(&mut self.elements).get_tree_data()
+        } else {
+            Tree::new(&mut self.elements).get_tree_data()
+        });
     }
 
     /// The total hits of `queries` (a point being a zero-size rectangle).
@@ -69,7 +102,7 @@ fn rect(agents: &Agents, id: usize) -> Rect<f32> {
 
 impl Index for BroccoliIndex {
     fn name(&self) -> &'static str {
-        "broccoli"
+        self.name
     }
 
     fn supports(&self, mode: Mode) -> bool {
@@ -80,7 +113,7 @@ impl Index for BroccoliIndex {
         self.elements = (0..agents.len())
             .map(|id| (rect(agents, id), id as u32))
             .collect();
-        self.data = Some(Tree::new(&mut self.elements).get_tree_data());
+        self.rebuild();
         Ok(())
     }
 
@@ -88,7 +121,7 @@ impl Index for BroccoliIndex {
         for (r, id) in &mut self.elements {
             *r = rect(agents, *id as usize);
         }
-        self.data = Some(Tree::new(&mut self.elements).get_tree_data());
+        self.rebuild();
         Ok(())
     }
 
@@ -98,6 +131,14 @@ impl Index for BroccoliIndex {
             .as_ref()
             .ok_or_else(|| BenchError::new("broccoli: the index was not built"))?;
         let mut tree = Tree::from_tree_data(&mut self.elements, data);
+        if self.threads > 1 {
+            return Ok(tree.par_find_colliding_pairs_acc_closure(
+                0u64,
+                |_| 0,
+                |a, b| *a += b,
+                |a, _, _| *a += 1,
+            ));
+        }
         let mut pairs = 0u64;
         tree.find_colliding_pairs(|_, _| pairs += 1);
         Ok(pairs)
@@ -118,5 +159,36 @@ impl Index for BroccoliIndex {
 
     fn bytes(&self) -> Option<usize> {
         Some(self.elements.capacity() * std::mem::size_of::<(Rect<f32>, u32)>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::{Layout, Scenario};
+    use crate::{oracle, run};
+
+    #[test]
+    fn threads_match_the_oracle() {
+        let s = Scenario {
+            name: "small",
+            layout: Layout::Mixed,
+            n: 3000,
+            world: 512.0,
+            size: 4.0,
+            frames: 3,
+            checksum: None,
+            queries: None,
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let expected = oracle::checksum(&s);
+        let mut index = BroccoliIndex::new().with_threads(2, "broccoli (2 threads)");
+        let report = pool
+            .install(|| run(&s, &mut index, Mode::AllPairs, expected))
+            .unwrap();
+        assert!(report.ok(), "{report:?}");
     }
 }
