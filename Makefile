@@ -56,7 +56,7 @@ agents-check:
 # The table, then the README's figures generated from it (`make figures` alone
 # regenerates them from the committed table).
 bench:
-	$(CARGO) run --release -p flatquad-bench --features peers --bin peers -- all --markdown docs/benchmarks.md
+	$(CARGO) run --release -p flatquad-bench --features peers --bin peers -- all --threads 2 --markdown docs/benchmarks.md
 	$(CARGO) run --release -p flatquad-bench --features peers --bin searches -- --markdown docs/benchmarks.md
 	$(MAKE) figures
 

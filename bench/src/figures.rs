@@ -325,8 +325,8 @@ pub fn readme_block(table: &Table) -> Result<String, String> {
         md,
         "From `make bench` ([`docs/benchmarks.md`](docs/benchmarks.md), {}: {}, \
          one thread of {}; frame ms, every implementation in the same run; peers: \
-         broccoli, parry2d, rstar, flat_spatial, and a grid rebuilt from scratch every \
-         frame):\n",
+         broccoli, parry2d, rstar, flat_spatial, Box2D v3's dynamic tree, and a grid \
+         rebuilt from scratch every frame):\n",
         table.date,
         table.runs.to_lowercase(),
         table.machine
