@@ -252,16 +252,31 @@ fn to_rect(r: Aabb) -> Rect {
 pub struct FlatquadIndex {
     size: f32,
     config: FlatquadConfig,
+    name: &'static str,
     frames: Frames<AnyIndex>,
 }
 
 impl FlatquadIndex {
     /// An adapter for agents of (typical) side `size`; the tree is made at
-    /// [`Index::build`], where bad parameters are reported.
+    /// [`Index::build`], where bad parameters are reported. On more than one
+    /// thread its name says how many: `flatquad grid (2 threads)`.
     pub fn new(size: f32, config: FlatquadConfig) -> Self {
+        let base = match config.structure {
+            Kind::Quadtree => "flatquad",
+            Kind::Grid => "flatquad grid",
+            Kind::LooseGrid => "flatquad loose-grid",
+            Kind::LooseQuadtree if config.max_extent.is_some() => "flatquad loose-quadtree-bounded",
+            Kind::LooseQuadtree => "flatquad loose-quadtree",
+        };
+        let name = match config.threads {
+            0 | 1 => base,
+            // A few names a process, for the tables.
+            n => Box::leak(format!("{base} ({n} threads)").into_boxed_str()),
+        };
         FlatquadIndex {
             size,
             config,
+            name,
             frames: Frames::new(),
         }
     }
@@ -418,15 +433,7 @@ macro_rules! frame_methods {
 
 impl Index for FlatquadIndex {
     fn name(&self) -> &'static str {
-        match self.config.structure {
-            Kind::Quadtree => "flatquad",
-            Kind::Grid => "flatquad grid",
-            Kind::LooseGrid => "flatquad loose-grid",
-            Kind::LooseQuadtree if self.config.max_extent.is_some() => {
-                "flatquad loose-quadtree-bounded"
-            }
-            Kind::LooseQuadtree => "flatquad loose-quadtree",
-        }
+        self.name
     }
 
     fn supports(&self, _mode: Mode) -> bool {

@@ -22,7 +22,7 @@ use std::process::ExitCode;
 use flatquad_bench::flatquad_index::{FlatquadConfig, FlatquadIndex, OctreeIndex, STRUCTURES};
 use flatquad_bench::workload::{scenario_names, SCENARIOS};
 use flatquad_bench::{machine, oracle, peers, run, scenario, GridIndex, Index, Report};
-use flatquad_bench::{Aabb, Agents, BenchError, Mode, Scenario};
+use flatquad_bench::{BenchError, Scenario};
 
 struct Args {
     scenarios: Vec<&'static Scenario>,
@@ -148,7 +148,7 @@ fn implementations(s: &Scenario, config: FlatquadConfig, threads: usize) -> Vec<
             Box::leak(format!("{base} ({threads} threads)").into_boxed_str())
         };
         for (_, structure, max_extent) in STRUCTURES {
-            let index = FlatquadIndex::new(
+            all.push(Box::new(FlatquadIndex::new(
                 s.size,
                 FlatquadConfig {
                     structure,
@@ -156,11 +156,7 @@ fn implementations(s: &Scenario, config: FlatquadConfig, threads: usize) -> Vec<
                     threads,
                     ..config
                 },
-            );
-            all.push(Box::new(Named {
-                name: name(index.name()),
-                inner: index,
-            }));
+            )));
         }
         all.push(Box::new(
             GridIndex::new(s.size, GridIndex::DEFAULT_FACTOR).with_threads(threads, name("grid")),
@@ -170,54 +166,6 @@ fn implementations(s: &Scenario, config: FlatquadConfig, threads: usize) -> Vec<
         ));
     }
     all
-}
-
-/// An index under another name (flatquad's threaded rows).
-struct Named<I> {
-    name: &'static str,
-    inner: I,
-}
-
-impl<I: Index> Index for Named<I> {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-
-    fn supports(&self, mode: Mode) -> bool {
-        self.inner.supports(mode)
-    }
-
-    fn dimensions(&self) -> usize {
-        self.inner.dimensions()
-    }
-
-    fn build(&mut self, agents: &Agents) -> Result<(), BenchError> {
-        self.inner.build(agents)
-    }
-
-    fn update(&mut self, agents: &Agents) -> Result<(), BenchError> {
-        self.inner.update(agents)
-    }
-
-    fn per_agent(&mut self, agents: &Agents) -> Result<u64, BenchError> {
-        self.inner.per_agent(agents)
-    }
-
-    fn all_pairs(&mut self, agents: &Agents) -> Result<u64, BenchError> {
-        self.inner.all_pairs(agents)
-    }
-
-    fn rect_queries(&mut self, queries: &[Aabb]) -> Result<u64, BenchError> {
-        self.inner.rect_queries(queries)
-    }
-
-    fn point_queries(&mut self, points: &[[f32; 2]]) -> Result<u64, BenchError> {
-        self.inner.point_queries(points)
-    }
-
-    fn bytes(&self) -> Option<usize> {
-        self.inner.bytes()
-    }
 }
 
 /// Whether a row runs on several threads (its name ends `threads)`).
