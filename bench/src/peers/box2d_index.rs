@@ -8,8 +8,7 @@ use std::os::raw::c_int;
 
 use boxdd_sys::ffi::{
     b2AABB, b2DynamicTree, b2DynamicTree_Create, b2DynamicTree_CreateProxy, b2DynamicTree_Destroy,
-    b2DynamicTree_EnlargeProxy, b2DynamicTree_GetByteCount, b2DynamicTree_MoveProxy,
-    b2DynamicTree_Query, b2DynamicTree_Rebuild, b2Vec2,
+    b2DynamicTree_GetByteCount, b2DynamicTree_MoveProxy, b2DynamicTree_Query, b2Vec2,
 };
 
 use crate::workload::{Aabb, Agents, Lcg};
@@ -17,18 +16,6 @@ use crate::{BenchError, Index, Mode};
 
 /// Every proxy's category, and every query's mask: no filtering.
 const ALL_BITS: u64 = u64::MAX;
-
-/// How a proxy whose box left its fat box is told to the tree.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Box2dMove {
-    /// `b2DynamicTree_MoveProxy`: the leaf removed and reinserted (Box2D's
-    /// `b2Body_SetTransform` path).
-    Move,
-    /// `b2DynamicTree_EnlargeProxy`, then one `b2DynamicTree_Rebuild(tree, false)`
-    /// per frame (the path of Box2D's solver, `b2SolverStage` and
-    /// `b2UpdateTreesTask`).
-    EnlargeRebuild,
-}
 
 /// The pair key of agents `a != b`, the same whichever comes first.
 #[inline]
@@ -67,8 +54,12 @@ type PairSet = HashSet<u64, BuildHasherDefault<PairHasher>>;
 /// Box2D's dynamic tree under the agents workload, as Box2D's broad-phase uses it
 /// (`broad_phase.c`): each agent is a proxy whose box in the tree is *fat*, its
 /// rectangle grown by `margin` on every side. Update: an agent whose rectangle
-/// left its fat box gets a new fat box around it ([`Box2dMove`]) and is marked
-/// moved. All-pairs: each moved proxy queries the tree with its fat box
+/// left its fat box gets a new fat box around it (`b2DynamicTree_MoveProxy`: the
+/// leaf removed and reinserted, Box2D's `b2Body_SetTransform` path) and is marked
+/// moved. The path of Box2D's solver (`b2DynamicTree_EnlargeProxy`, then one
+/// `b2DynamicTree_Rebuild` a frame) measured up to 1.6x slower all pairs and 1.3x
+/// to 2x per agent here (uniform-100k, margins of 1 and 2 sides), so it is not
+/// offered. All-pairs: each moved proxy queries the tree with its fat box
 /// (`b2DynamicTree_Query`, a callback per hit); a hit that is itself moved and
 /// comes first is left to that proxy's own query (Box2D's `b2PairQueryCallback`),
 /// and a new pair goes into the pair set (Box2D's contacts); then every pair of the
@@ -86,7 +77,6 @@ type PairSet = HashSet<u64, BuildHasherDefault<PairHasher>>;
 pub struct Box2dIndex {
     name: &'static str,
     margin: f32,
-    strategy: Box2dMove,
     tree: Option<b2DynamicTree>,
     /// Per agent: its proxy, its rectangle and its fat box.
     proxies: Vec<c_int>,
@@ -103,22 +93,16 @@ pub struct Box2dIndex {
 impl Box2dIndex {
     /// The margin used by the benchmarks, in agent sides: the fastest of 1/8
     /// (Box2D's own `B2_AABB_MARGIN_FRACTION` of a shape's extent), 1/4, 1/2, 1
-    /// and 2 on `uniform-100k`, both modes, with either [`Box2dMove`] (1/2 to 2
-    /// within 1.7x of each other in all-pairs, 2.3x in per-agent; 1/8 and 1/4 up to
-    /// 3x slower: nearly every proxy moves every frame).
+    /// and 2 on `uniform-100k`, both modes (1/2 to 2 within 1.7x of each other in
+    /// all-pairs, 2.3x in per-agent; 1/8 and 1/4 up to 3x slower: nearly every
+    /// proxy moves every frame).
     pub const DEFAULT_MARGIN: f32 = 1.0;
 
-    /// The strategy used by the benchmarks: the faster on `uniform-100k`
-    /// (`Move` by up to 1.6x in all-pairs at margins of 1 and 2 agent sides, by
-    /// 1.3x to 2x in per-agent).
-    pub const DEFAULT_MOVE: Box2dMove = Box2dMove::Move;
-
     /// An adapter whose fat boxes have `margin` on every side.
-    pub fn new(name: &'static str, margin: f32, strategy: Box2dMove) -> Self {
+    pub fn new(name: &'static str, margin: f32) -> Self {
         Box2dIndex {
             name,
             margin,
-            strategy,
             tree: None,
             proxies: Vec::new(),
             tight: Vec::new(),
@@ -130,10 +114,9 @@ impl Box2dIndex {
         }
     }
 
-    /// Box2D with the benchmarks' margin (`DEFAULT_MARGIN` agent sides) and
-    /// strategy.
+    /// Box2D with the benchmarks' margin (`DEFAULT_MARGIN` agent sides).
     pub fn for_size(size: f32) -> Self {
-        Self::new("box2d", size * Self::DEFAULT_MARGIN, Self::DEFAULT_MOVE)
+        Self::new("box2d", size * Self::DEFAULT_MARGIN)
     }
 
     fn fatten(&self, r: &Aabb) -> Aabb {
@@ -304,10 +287,6 @@ impl Index for Box2dIndex {
                 b2DynamicTree_CreateProxy(&mut tree, b2aabb(f), ALL_BITS, id as u64)
             })
             .collect();
-        if self.strategy == Box2dMove::EnlargeRebuild {
-            // SAFETY: the tree is valid.
-            unsafe { b2DynamicTree_Rebuild(&mut tree, true) };
-        }
         self.tree = Some(tree);
         // Every new proxy is moved (Box2D buffers a move for each new proxy).
         self.moved = (0..n as u32).collect();
@@ -331,21 +310,8 @@ impl Index for Box2dIndex {
             let fat = self.fatten(&r);
             self.fat[id] = fat;
             // SAFETY: the tree is valid and the proxy is one of its leaves.
-            unsafe {
-                match self.strategy {
-                    Box2dMove::Move => {
-                        b2DynamicTree_MoveProxy(&mut tree, self.proxies[id], b2aabb(&fat))
-                    }
-                    Box2dMove::EnlargeRebuild => {
-                        b2DynamicTree_EnlargeProxy(&mut tree, self.proxies[id], b2aabb(&fat))
-                    }
-                }
-            }
+            unsafe { b2DynamicTree_MoveProxy(&mut tree, self.proxies[id], b2aabb(&fat)) };
             self.mark_moved(id);
-        }
-        if self.strategy == Box2dMove::EnlargeRebuild {
-            // SAFETY: the tree is valid.
-            unsafe { b2DynamicTree_Rebuild(&mut tree, false) };
         }
         self.tree = Some(tree);
         Ok(())

@@ -20,7 +20,7 @@ mod flat_spatial_index;
 mod parry_index;
 mod rstar_index;
 
-pub use box2d_index::{Box2dIndex, Box2dMove};
+pub use box2d_index::Box2dIndex;
 pub use broccoli_index::BroccoliIndex;
 pub use flat_spatial_index::FlatSpatialIndex;
 pub use parry_index::{Parry3dIndex, ParryIndex};
