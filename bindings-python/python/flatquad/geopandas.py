@@ -709,18 +709,16 @@ def nearest_pairs(query_geoms, tree_geoms, max_distance=None, exclusive=False):
 
     # 1. An upper bound of each nearest distance: the geometry of the box
     #    nearest to one of the query's points (more while exclusive drops them).
-    #    Both sides in Morton order, so that neighbouring searches share memory.
+    #    The queries in Morton order, so that neighbouring searches share
+    #    memory (the index lays a big batch out in Z-order itself).
     extent = _extent(tb)
     world = (extent[0], extent[1], max(extent[2], extent[0] + 1.0), max(extent[3], extent[1] + 1.0))
     boxes = flatquad.LooseQuadtree(world, 8, 12)
-    tree_order = _morton_order(np.column_stack([tb[:, 0] + tb[:, 2], tb[:, 1] + tb[:, 3]]) / 2)
-    handles = boxes.insert_many(np.ascontiguousarray(tb[tree_order]))
-    contiguous = bool(len(handles)) and bool((np.diff(handles) == 1).all())
-    by_handle = None if contiguous else np.argsort(handles, kind="stable")
+    handles = boxes.insert_many(tb)
+    by_handle = np.argsort(handles, kind="stable")
 
     def tree_rows(found):
-        at = found - handles[0] if contiguous else by_handle[np.searchsorted(handles[by_handle], found)]
-        return tree_order[at]
+        return by_handle[np.searchsorted(handles[by_handle], found)]
 
     points = _first_points(query, qb)
     query_order = _morton_order(points)
