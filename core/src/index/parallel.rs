@@ -10,6 +10,13 @@ use crate::{Bounds, Error, Handle};
 /// Chunks handed out per thread, so that uneven ones even out.
 pub(crate) const TASKS_PER_THREAD: usize = 4;
 
+/// The length of the chunks a batch of `n` is cut into: `TASKS_PER_THREAD`
+/// chunks a thread of the current pool.
+fn chunk_len(n: usize) -> usize {
+    n.div_ceil(rayon::current_num_threads() * TASKS_PER_THREAD)
+        .max(1)
+}
+
 /// Below this many rectangles a batch query stays on the calling thread.
 const PAR_QUERY_MIN_RECTS: usize = 1_000;
 
@@ -25,10 +32,7 @@ pub(crate) fn query_many<T: SpatialIndex + Sync>(
         return index.query_many(rects, omit, offsets, hits);
     }
     index.check_query_many(rects, omit)?;
-    let chunk = rects
-        .len()
-        .div_ceil(rayon::current_num_threads() * TASKS_PER_THREAD)
-        .max(1);
+    let chunk = chunk_len(rects.len());
     let parts: Vec<(Vec<usize>, Vec<Handle>)> = rects
         .par_chunks(chunk)
         .enumerate()
@@ -62,10 +66,7 @@ pub(crate) fn check_moves<T: SpatialIndex + Sync>(
     if handles.len() < PAR_QUERY_MIN_RECTS || rayon::current_num_threads() == 1 {
         return super::check_moves(index, handles, rects, 0);
     }
-    let chunk = handles
-        .len()
-        .div_ceil(rayon::current_num_threads() * TASKS_PER_THREAD)
-        .max(1);
+    let chunk = chunk_len(handles.len());
     let first_error = handles
         .par_chunks(chunk)
         .zip(rects.par_chunks(chunk))
@@ -95,10 +96,7 @@ pub(crate) fn nearest_many<T: SpatialIndex + Sync>(
     for (index, &point) in points.iter().enumerate() {
         check_point::<T::Bounds>(point).map_err(|e| e.in_batch(index))?;
     }
-    let chunk = points
-        .len()
-        .div_ceil(rayon::current_num_threads() * TASKS_PER_THREAD)
-        .max(1);
+    let chunk = chunk_len(points.len());
     let parts: Vec<(Vec<usize>, Vec<Neighbor>)> = points
         .par_chunks(chunk)
         .map(|points| {
@@ -143,10 +141,7 @@ pub(crate) fn overlapping_many<T: SpatialIndex + Sync>(
     for (at, &handle) in handles.iter().enumerate() {
         index.lookup(handle).map_err(|e| e.in_batch(at))?;
     }
-    let chunk = handles
-        .len()
-        .div_ceil(rayon::current_num_threads() * TASKS_PER_THREAD)
-        .max(1);
+    let chunk = chunk_len(handles.len());
     let parts: Vec<(Vec<usize>, Vec<Handle>)> = handles
         .par_chunks(chunk)
         .map(|handles| {
