@@ -464,12 +464,7 @@ impl Index for GridIndex {
     fn point_queries(&mut self, points: &[[f32; 2]]) -> Result<u64, BenchError> {
         Ok(self.count_queries(points.len(), |i| {
             let [x, y] = points[i];
-            Aabb {
-                x1: x,
-                y1: y,
-                x2: x,
-                y2: y,
-            }
+            Aabb::point(x, y)
         }))
     }
 
@@ -549,17 +544,7 @@ mod tests {
         let points: Vec<[f32; 2]> = queries.iter().map(|q| [q.x1, q.y1]).collect();
         let expected_points: u64 = points
             .iter()
-            .map(|&[x, y]| {
-                brute(
-                    &rects,
-                    &Aabb {
-                        x1: x,
-                        y1: y,
-                        x2: x,
-                        y2: y,
-                    },
-                )
-            })
+            .map(|&[x, y]| brute(&rects, &Aabb::point(x, y)))
             .sum();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(2)

@@ -111,12 +111,7 @@ impl QueryOracle {
 
     /// Number of rectangles whose closed rectangle holds the point `(x, y)`.
     pub fn count_point(&self, x: f32, y: f32) -> u64 {
-        self.count(&Aabb {
-            x1: x,
-            y1: y,
-            x2: x,
-            y2: y,
-        })
+        self.count(&Aabb::point(x, y))
     }
 }
 

@@ -256,6 +256,17 @@ pub struct Aabb {
 }
 
 impl Aabb {
+    /// The point `(x, y)` as a rectangle of no area (what a point query asks).
+    #[inline]
+    pub fn point(x: f32, y: f32) -> Aabb {
+        Aabb {
+            x1: x,
+            y1: y,
+            x2: x,
+            y2: y,
+        }
+    }
+
     /// The exact closed overlap test of the workload: touching rectangles overlap.
     #[inline]
     pub fn overlaps(&self, other: &Aabb) -> bool {

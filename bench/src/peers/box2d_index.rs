@@ -381,12 +381,7 @@ impl Index for Box2dIndex {
     fn point_queries(&mut self, points: &[[f32; 2]]) -> Result<u64, BenchError> {
         let mut hits = 0;
         for &[x, y] in points {
-            let q = Aabb {
-                x1: x,
-                y1: y,
-                x2: x,
-                y2: y,
-            };
+            let q = Aabb::point(x, y);
             hits += self.count(&q, u32::MAX)?;
         }
         Ok(hits)

@@ -149,12 +149,7 @@ impl Index for BroccoliIndex {
     }
 
     fn point_queries(&mut self, points: &[[f32; 2]]) -> Result<u64, BenchError> {
-        self.count_hits(points.iter().map(|&[x, y]| Aabb {
-            x1: x,
-            y1: y,
-            x2: x,
-            y2: y,
-        }))
+        self.count_hits(points.iter().map(|&[x, y]| Aabb::point(x, y)))
     }
 
     fn bytes(&self) -> Option<usize> {
