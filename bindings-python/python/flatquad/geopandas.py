@@ -19,7 +19,11 @@ wheel ships it) runs on them: ``make test-geopandas-suite``, docs/geopandas.md.
    in float64 and on prepared geometries as geopandas does it (GEOS' prepared
    predicates; ``"within"`` as the right geometry's prepared ``contains``);
    ``predicate=None`` keeps the pairs whose float64 boxes meet. Geometries
-   that were not prepared are prepared for the call only.
+   that were not prepared are prepared for the call only. GEOS' prepared
+   geometries must not be used by two threads at once, so concurrent calls
+   take turns for this step (their candidate searches still overlap); code of
+   your own that runs shapely predicates on the same geometry objects from
+   another thread at the same time is not covered by that.
 3. **The frame** is assembled from the pairs by :func:`join_frames` (public
    pandas calls), so suffixes, index names and ``how="left"``/``"right"``
    behave as in ``geopandas.sjoin``. ``on_attribute`` keeps the pairs whose
@@ -341,37 +345,29 @@ def refine(left_geoms, right_geoms, l, r, predicate):
     return l[keep], r[keep]
 
 
-#: Geometries this module prepared, freed when no call is between preparing
-#: and using them: another thread's call may use a geometry this one prepared
-#: (dask's threads join pieces that share geometries), so the last call out
-#: frees what every call prepared.
+#: GEOS' prepared geometries are not safe to use from two threads at once
+#: (they build their indexes lazily: libgeos/geos#825), and dask's threads join
+#: pieces that share geometry objects: calls from several threads take turns
+#: between preparing and freeing. The predicates release the GIL, so the other
+#: threads' candidate searches still run meanwhile.
 _PREPARED_LOCK = threading.Lock()
-_PREPARED = {"calls": 0, "to_free": []}
 
 
 def _prepared(function, geoms, rows, others, *args):
     """``function(geoms[rows], others, *args)`` with ``geoms`` prepared, as
     geopandas' tree query prepares its input geometries (GEOS' prepared
     predicates). Geometries prepared before stay so; the others are prepared
-    for the call only (thread-safe: see ``_PREPARED``)."""
+    for the call only (one call at a time: see ``_PREPARED_LOCK``)."""
     mark = np.zeros(len(geoms), dtype=bool)
     mark[rows] = True
     used = np.flatnonzero(mark)
-    fresh = used[:0]
     with _PREPARED_LOCK:
-        _PREPARED["calls"] += 1
-    try:
-        fresh = used[~shapely.is_prepared(geoms[used])]
-        shapely.prepare(geoms[fresh])
-        return function(geoms[rows], others, *args)
-    finally:
-        with _PREPARED_LOCK:
-            _PREPARED["to_free"].append(geoms[fresh])
-            _PREPARED["calls"] -= 1
-            if _PREPARED["calls"] == 0:
-                for done in _PREPARED["to_free"]:
-                    shapely.destroy_prepared(done)
-                _PREPARED["to_free"].clear()
+        fresh = geoms[used[~shapely.is_prepared(geoms[used])]]
+        shapely.prepare(fresh)
+        try:
+            return function(geoms[rows], others, *args)
+        finally:
+            shapely.destroy_prepared(fresh)
 
 
 def _dwithin_pairs(left_geoms, right_geoms, distance, right_bounds):
