@@ -295,6 +295,21 @@ export declare class Grid {
    * direction, or a `maxLength` that is NaN, negative or infinite.
    */
   rayCast(ox: number, oy: number, dx: number, dy: number, maxLength: number, mask?: number | null): RayHit | null
+  /**
+   * The first element the rectangle `(x1, y1, x2, y2)` touches when it
+   * moves by `t * (dx, dy)` for `t` from 0 to 1, or `null`: the first of
+   * `boxCastAll`. `hit.fraction` is `t`, `hit.distance` that times the
+   * motion's length. Pass `omit` (the moving element's own handle) to
+   * ask where it can go. Throws a `RangeError` for a bad rectangle or a
+   * NaN or infinite motion.
+   */
+  boxCast(x1: number, y1: number, x2: number, y2: number, dx: number, dy: number, mask?: number | null, omit?: number | null): RayHit | null
+  /**
+   * Every element the moving rectangle of `boxCast` touches, in
+   * ascending `(fraction, id, handle)` order (one it touches where it
+   * starts at fraction 0).
+   */
+  boxCastAll(x1: number, y1: number, x2: number, y2: number, dx: number, dy: number, mask?: number | null, omit?: number | null): Array<RayHit>
   /** Every element the ray hits, nearest first (ties: id, then handle). */
   rayCastAll(ox: number, oy: number, dx: number, dy: number, maxLength: number, mask?: number | null): Array<RayHit>
   /**
@@ -573,6 +588,21 @@ export declare class LooseGrid {
    * direction, or a `maxLength` that is NaN, negative or infinite.
    */
   rayCast(ox: number, oy: number, dx: number, dy: number, maxLength: number, mask?: number | null): RayHit | null
+  /**
+   * The first element the rectangle `(x1, y1, x2, y2)` touches when it
+   * moves by `t * (dx, dy)` for `t` from 0 to 1, or `null`: the first of
+   * `boxCastAll`. `hit.fraction` is `t`, `hit.distance` that times the
+   * motion's length. Pass `omit` (the moving element's own handle) to
+   * ask where it can go. Throws a `RangeError` for a bad rectangle or a
+   * NaN or infinite motion.
+   */
+  boxCast(x1: number, y1: number, x2: number, y2: number, dx: number, dy: number, mask?: number | null, omit?: number | null): RayHit | null
+  /**
+   * Every element the moving rectangle of `boxCast` touches, in
+   * ascending `(fraction, id, handle)` order (one it touches where it
+   * starts at fraction 0).
+   */
+  boxCastAll(x1: number, y1: number, x2: number, y2: number, dx: number, dy: number, mask?: number | null, omit?: number | null): Array<RayHit>
   /** Every element the ray hits, nearest first (ties: id, then handle). */
   rayCastAll(ox: number, oy: number, dx: number, dy: number, maxLength: number, mask?: number | null): Array<RayHit>
   /**
@@ -857,6 +887,21 @@ export declare class LooseQuadtree {
    * direction, or a `maxLength` that is NaN, negative or infinite.
    */
   rayCast(ox: number, oy: number, dx: number, dy: number, maxLength: number, mask?: number | null): RayHit | null
+  /**
+   * The first element the rectangle `(x1, y1, x2, y2)` touches when it
+   * moves by `t * (dx, dy)` for `t` from 0 to 1, or `null`: the first of
+   * `boxCastAll`. `hit.fraction` is `t`, `hit.distance` that times the
+   * motion's length. Pass `omit` (the moving element's own handle) to
+   * ask where it can go. Throws a `RangeError` for a bad rectangle or a
+   * NaN or infinite motion.
+   */
+  boxCast(x1: number, y1: number, x2: number, y2: number, dx: number, dy: number, mask?: number | null, omit?: number | null): RayHit | null
+  /**
+   * Every element the moving rectangle of `boxCast` touches, in
+   * ascending `(fraction, id, handle)` order (one it touches where it
+   * starts at fraction 0).
+   */
+  boxCastAll(x1: number, y1: number, x2: number, y2: number, dx: number, dy: number, mask?: number | null, omit?: number | null): Array<RayHit>
   /** Every element the ray hits, nearest first (ties: id, then handle). */
   rayCastAll(ox: number, oy: number, dx: number, dy: number, maxLength: number, mask?: number | null): Array<RayHit>
   /**
@@ -978,6 +1023,16 @@ export declare class Octree {
    * for `maxLength` hits, or `null`; as the 2D classes' `rayCast`.
    */
   rayCast(ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, maxLength: number, mask?: number | null): RayHit | null
+  /**
+   * The first box `(x1, y1, z1, x2, y2, z2)` touches moving by `t * (dx, dy,
+   * dz)`, `t` from 0 to 1, or `null`; as the 2D classes' `boxCast`.
+   */
+  boxCast(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, dx: number, dy: number, dz: number, mask?: number | null, omit?: number | null): RayHit | null
+  /**
+   * Every box the moving box of `boxCast` touches, in ascending
+   * `(fraction, id, handle)` order.
+   */
+  boxCastAll(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, dx: number, dy: number, dz: number, mask?: number | null, omit?: number | null): Array<RayHit>
   /** Every element the ray hits, nearest first. */
   rayCastAll(ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, maxLength: number, mask?: number | null): Array<RayHit>
   /**
@@ -1357,6 +1412,21 @@ export declare class Quadtree {
    * direction, or a `maxLength` that is NaN, negative or infinite.
    */
   rayCast(ox: number, oy: number, dx: number, dy: number, maxLength: number, mask?: number | null): RayHit | null
+  /**
+   * The first element the rectangle `(x1, y1, x2, y2)` touches when it
+   * moves by `t * (dx, dy)` for `t` from 0 to 1, or `null`: the first of
+   * `boxCastAll`. `hit.fraction` is `t`, `hit.distance` that times the
+   * motion's length. Pass `omit` (the moving element's own handle) to
+   * ask where it can go. Throws a `RangeError` for a bad rectangle or a
+   * NaN or infinite motion.
+   */
+  boxCast(x1: number, y1: number, x2: number, y2: number, dx: number, dy: number, mask?: number | null, omit?: number | null): RayHit | null
+  /**
+   * Every element the moving rectangle of `boxCast` touches, in
+   * ascending `(fraction, id, handle)` order (one it touches where it
+   * starts at fraction 0).
+   */
+  boxCastAll(x1: number, y1: number, x2: number, y2: number, dx: number, dy: number, mask?: number | null, omit?: number | null): Array<RayHit>
   /** Every element the ray hits, nearest first (ties: id, then handle). */
   rayCastAll(ox: number, oy: number, dx: number, dy: number, maxLength: number, mask?: number | null): Array<RayHit>
   /**

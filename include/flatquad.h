@@ -1676,6 +1676,42 @@ enum qt_status qt_ray_cast(const struct qt_tree *tree,
                            bool *out_found);
 
 /**
+ * Moves the closed rectangle `rect` by `t·(dx, dy)` for `t` from 0 to 1 and
+ * writes the first element passing `mask` it touches (the smallest `t`;
+ * ties in ascending id, then handle), leaving out `omit` (`QT_NO_HANDLE` for
+ * none: pass the moving element's own handle to ask where it can go), to
+ * `*out_hit`, and whether there was one to `*out_found`. The hit's
+ * `fraction` is `t`, its `distance` `t` times the motion's length.
+ *
+ * Returns `QT_INVALID_RECT` for a bad `rect`, `QT_INVALID_PARAMETER` for a
+ * NaN or infinite motion, `QT_INVALID_HANDLE` for an `omit` that is not live.
+ */
+enum qt_status qt_box_cast(const struct qt_tree *tree,
+                           struct qt_rect rect,
+                           float dx,
+                           float dy,
+                           uint32_t mask,
+                           qt_handle_t omit,
+                           struct qt_ray_hit *out_hit,
+                           bool *out_found);
+
+/**
+ * Every element passing `mask` that the rectangle of `qt_box_cast` touches,
+ * in ascending `(fraction, id, handle)`: writes the number of hits to
+ * `*out_total` and the first min(total, capacity) to `out_hits` (may be NULL
+ * when `capacity` is 0). Returns as `qt_box_cast`.
+ */
+enum qt_status qt_box_cast_all(const struct qt_tree *tree,
+                               struct qt_rect rect,
+                               float dx,
+                               float dy,
+                               uint32_t mask,
+                               qt_handle_t omit,
+                               struct qt_ray_hit *out_hits,
+                               size_t capacity,
+                               size_t *out_total);
+
+/**
  * Every element passing `mask` that `ray` hits, in ascending `(distance, id,
  * handle)`: writes the number of hits to `*out_total` and the first
  * min(total, capacity) to `out_hits` (may be NULL when `capacity` is 0).
@@ -1805,6 +1841,35 @@ enum qt_status qt_octree_ray_cast(const struct qt_octree *tree,
 enum qt_status qt_octree_ray_cast_all(const struct qt_octree *tree,
                                       struct qt_ray3 ray,
                                       uint32_t mask,
+                                      struct qt_ray_hit *out_hits,
+                                      size_t capacity,
+                                      size_t *out_total);
+
+/**
+ * The first element the box `b` touches moving by `t·(dx, dy, dz)`, as
+ * `qt_box_cast`.
+ */
+enum qt_status qt_octree_box_cast(const struct qt_octree *tree,
+                                  struct qt_box b,
+                                  float dx,
+                                  float dy,
+                                  float dz,
+                                  uint32_t mask,
+                                  qt_handle_t omit,
+                                  struct qt_ray_hit *out_hit,
+                                  bool *out_found);
+
+/**
+ * Every element the moving box of `qt_octree_box_cast` touches, as
+ * `qt_box_cast_all`.
+ */
+enum qt_status qt_octree_box_cast_all(const struct qt_octree *tree,
+                                      struct qt_box b,
+                                      float dx,
+                                      float dy,
+                                      float dz,
+                                      uint32_t mask,
+                                      qt_handle_t omit,
                                       struct qt_ray_hit *out_hits,
                                       size_t capacity,
                                       size_t *out_total);

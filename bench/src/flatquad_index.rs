@@ -6,8 +6,8 @@
 use std::ops::ControlFlow;
 
 use flatquad::{
-    AnyIndex, Bounds, Box3, Grid, Handle, Kind, LooseGrid, LooseQuadtree, Octree, Quadtree, Rect,
-    SpatialIndex,
+    AnyIndex, Bounds, Box3, Grid, Handle, Kind, LooseGrid, LooseQuadtree, Octree, Quadtree, Query,
+    Rect, SpatialIndex,
 };
 
 use crate::workload::{Aabb, Agents, Scenario};
@@ -247,8 +247,8 @@ fn to_rect(r: Aabb) -> Rect {
 /// flatquad under the agents workload: [`SpatialIndex::update_many`] for every
 /// agent then [`SpatialIndex::cleanup`] each frame; per-agent
 /// [`SpatialIndex::overlapping_many`], or one [`SpatialIndex::pairs_with`].
-/// Static scenarios: one [`SpatialIndex::query_with`] or
-/// [`SpatialIndex::query_point_with`] per query.
+/// Static scenarios: one [`SpatialIndex::visit`] of a rectangle or
+/// of a point per query.
 pub struct FlatquadIndex {
     size: f32,
     config: FlatquadConfig,
@@ -452,7 +452,7 @@ impl Index for FlatquadIndex {
         let tree = self.frames.tree.as_ref().ok_or_else(not_built)?;
         let mut hits = 0u64;
         for &q in queries {
-            let _ = tree.query_with(to_rect(q), None, |_| {
+            let _ = tree.visit(&Query::rect(to_rect(q)), |_| {
                 hits += 1;
                 ControlFlow::Continue(())
             })?;
@@ -464,7 +464,7 @@ impl Index for FlatquadIndex {
         let tree = self.frames.tree.as_ref().ok_or_else(not_built)?;
         let mut hits = 0u64;
         for &[x, y] in points {
-            let _ = tree.query_point_with([x, y], None, |_| {
+            let _ = tree.visit(&Query::point([x, y]), |_| {
                 hits += 1;
                 ControlFlow::Continue(())
             })?;

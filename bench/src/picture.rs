@@ -6,7 +6,7 @@
 //! The drawing ([`draw_tree`]): a dark background; every leaf that meets the
 //! region filled by how full it is (its links over the tree's `max_elements`, in
 //! four shades of blue); every element a filled square, white, or pink when it
-//! overlaps another element (a [`SpatialIndex::query_with`] on its own rectangle); over
+//! overlaps another element (a [`SpatialIndex::visit`] of its own rectangle); over
 //! them every leaf outlined in a colour of its depth (blue for the shallowest leaf
 //! drawn, through cyan and green, to orange for the deepest); last, elements more
 //! than [`BIG_PIXELS`] wide as two-pixel outlines. World `(x, y)` maps to pixel
@@ -19,7 +19,7 @@ use std::io::{self, BufWriter, Write};
 use std::ops::ControlFlow;
 use std::path::Path;
 
-use flatquad::{NodeInfo, Rect, SpatialIndex};
+use flatquad::{NodeInfo, Query, Rect, SpatialIndex};
 
 /// An 8-bit RGBA colour.
 pub type Rgba = [u8; 4];
@@ -399,7 +399,7 @@ pub fn draw_tree(tree: &impl SpatialIndex<Bounds = Rect>, view: &View) -> (Canva
             continue;
         }
         let colliding = tree
-            .query_with(rect, Some(handle), |_| ControlFlow::Break(()))
+            .visit(&Query::rect(rect).omit(handle), |_| ControlFlow::Break(()))
             .is_ok_and(|flow| flow.is_break());
         drawn.elements += 1;
         drawn.colliding += usize::from(colliding);

@@ -84,6 +84,36 @@ function oracleRay(model, origin, direction, maxLength, mask, n) {
   return out.sort(byKey)
 }
 
+/** The fraction t in [0, 1] at which `moving` moved by t * motion first touches the closed box, or null (f64 from the f32 bounds). */
+function sweepEntry(box, moving, motion, n) {
+  let [enter, exit] = [0, 1]
+  for (let i = 0; i < n; i++) {
+    const [d, lo, hi] = [motion[i], box[i] - moving[i + n], box[i + n] - moving[i]]
+    if (d === 0) {
+      if (lo > 0 || hi < 0) return null
+      continue
+    }
+    const [t1, t2] = [lo / d, hi / d]
+    enter = Math.max(enter, Math.min(t1, t2))
+    exit = Math.min(exit, Math.max(t1, t2))
+  }
+  return enter <= exit ? enter + 0 : null
+}
+
+function oracleBoxCast(model, moving, motion, mask, omit, n) {
+  const [m, d] = [moving.map(f32), motion.map(f32)]
+  let length = 0
+  for (const v of d) length += v * v
+  length = Math.sqrt(length)
+  const out = []
+  for (const [handle, e] of model) {
+    if (!passes(model, handle, mask) || handle === omit) continue
+    const t = sweepEntry(e.box, m, d, n)
+    if (t !== null) out.push({ handle, id: e.id, distance: t * length, fraction: t })
+  }
+  return out.sort((a, b) => a.fraction - b.fraction || a.id - b.id || a.handle - b.handle)
+}
+
 // ---- Random data -------------------------------------------------------------
 
 /** A random box around the world [0, 100]^n: small, degenerate, large, or far outside. */
@@ -268,6 +298,50 @@ for (const kind of KINDS) {
           }
         }
       }
+    })
+
+    it('boxCast and boxCastAll match the oracle, in order', () => {
+      for (let seed = 1; seed <= 5; seed++) {
+        const next = rng(seed * 6151 + n)
+        const { index, model } = build(kind, next, 150)
+        const handles = [...model.keys()]
+        for (let q = 0; q < 60; q++) {
+          const moving = randomBox(next, n)
+          const reach = [0, 1, 7.5, 60, 300][q % 5]
+          const motion = Array.from({ length: n }, () => (next() < 0.3 ? 0 : (-1 + 2 * next()) * reach))
+          const mask = MASKS[q % MASKS.length]
+          const m = mask === ALL ? undefined : mask
+          const omit = q % 3 === 0 ? handles[q % handles.length] : undefined
+          const want = oracleBoxCast(model, moving, motion, mask, omit, n)
+          const label = `seed ${seed}: box ${moving} by ${motion} mask ${mask} omit ${omit}`
+          assert.deepEqual(plain(index.boxCastAll(...moving, ...motion, m, omit)), want, label)
+          const first = index.boxCast(...moving, ...motion, m, omit)
+          assert.deepEqual(first === null ? null : { ...first }, want[0] ?? null, label)
+        }
+      }
+    })
+
+    it('boxCast refuses bad boxes, motions and handles, changing nothing', () => {
+      const index = kind.make()
+      const box = n === 2 ? [10, 10, 20, 20] : [10, 10, 10, 20, 20, 20]
+      const a = index.insert(...box, 1)
+      const wall = index.insert(...(n === 2 ? [50, 0, 55, 100] : [50, 0, 0, 55, 100, 100]), 2)
+      const motion = n === 2 ? [40, 0] : [40, 0, 0]
+      const hit = index.boxCast(...box, ...motion, undefined, a)
+      assert.deepEqual([hit.handle, hit.fraction, hit.distance], [wall, 0.75, 30])
+      assert.deepEqual(index.boxCastAll(...box, ...motion).map((h) => h.handle), [a, wall])
+      const nan = [...box]
+      nan[0] = NaN
+      const inverted = [...box]
+      inverted[0] = 99
+      for (const [b, d] of [[nan, motion], [inverted, motion], [box, motion.map((v, i) => (i === 0 ? Infinity : v))], [box, motion.map(() => NaN)]]) {
+        assert.throws(() => index.boxCast(...b, ...d), RangeError)
+        assert.throws(() => index.boxCastAll(...b, ...d), RangeError)
+      }
+      index.remove(a)
+      assert.throws(() => index.boxCast(...box, ...motion, undefined, a))
+      assert.equal(index.size, 1)
+      assert.equal(index.boxCast(...box, ...motion).handle, wall)
     })
 
     it('fast-check: nearest and rayCastAll on small random sets', () => {

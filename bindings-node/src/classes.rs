@@ -504,6 +504,70 @@ macro_rules! shared_methods {
                     .ray_cast(env, &[&ox, &oy], &[&dx, &dy], &max_length, mask.as_ref())
             }
 
+            /// The first element the rectangle `(x1, y1, x2, y2)` touches when it
+            /// moves by `t * (dx, dy)` for `t` from 0 to 1, or `null`: the first of
+            /// `boxCastAll`. `hit.fraction` is `t`, `hit.distance` that times the
+            /// motion's length. Pass `omit` (the moving element's own handle) to
+            /// ask where it can go. Throws a `RangeError` for a bad rectangle or a
+            /// NaN or infinite motion.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "x1: number, y1: number, x2: number, y2: number, dx: number, dy: number, mask?: number | null, omit?: number | null"
+            )]
+            #[allow(clippy::too_many_arguments)]
+            pub fn box_cast(
+                &self,
+                env: &Env,
+                x1: Unknown<'_>,
+                y1: Unknown<'_>,
+                x2: Unknown<'_>,
+                y2: Unknown<'_>,
+                dx: Unknown<'_>,
+                dy: Unknown<'_>,
+                mask: Option<Unknown<'_>>,
+                omit: Option<Unknown<'_>>,
+            ) -> napi::Result<Option<RayHit>> {
+                let hits = self.index.box_cast(
+                    env,
+                    &[&x1, &y1, &x2, &y2],
+                    &[&dx, &dy],
+                    mask.as_ref(),
+                    omit.as_ref(),
+                    false,
+                )?;
+                Ok(hits.into_iter().next())
+            }
+
+            /// Every element the moving rectangle of `boxCast` touches, in
+            /// ascending `(fraction, id, handle)` order (one it touches where it
+            /// starts at fraction 0).
+            #[napi(
+                catch_unwind,
+                ts_args_type = "x1: number, y1: number, x2: number, y2: number, dx: number, dy: number, mask?: number | null, omit?: number | null"
+            )]
+            #[allow(clippy::too_many_arguments)]
+            pub fn box_cast_all(
+                &self,
+                env: &Env,
+                x1: Unknown<'_>,
+                y1: Unknown<'_>,
+                x2: Unknown<'_>,
+                y2: Unknown<'_>,
+                dx: Unknown<'_>,
+                dy: Unknown<'_>,
+                mask: Option<Unknown<'_>>,
+                omit: Option<Unknown<'_>>,
+            ) -> napi::Result<Vec<RayHit>> {
+                self.index.box_cast(
+                    env,
+                    &[&x1, &y1, &x2, &y2],
+                    &[&dx, &dy],
+                    mask.as_ref(),
+                    omit.as_ref(),
+                    true,
+                )
+            }
+
             /// Every element the ray hits, nearest first (ties: id, then handle).
             #[napi(
                 catch_unwind,

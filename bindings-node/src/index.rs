@@ -11,8 +11,8 @@ use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use flatquad::{
-    AnyIndex, ErrorKind, Filter, Handle, Kind, NodeInfo as CoreNode, Ray, RayControl, Rect,
-    SpatialIndex,
+    AnyIndex, BoxCast, ErrorKind, Filter, Handle, Kind, NodeInfo as CoreNode, Query, Ray,
+    RayControl, Rect, SpatialIndex,
 };
 use napi::bindgen_prelude::{Buffer, Float32Array, Float64Array, This, Uint32Array, Uint8Array};
 use napi::{sys, Env, JsValue, Unknown};
@@ -541,7 +541,13 @@ impl<T: Held> Index<T> {
             let mask = args::optional_mask(mask)?;
             let mut hits = Vec::new();
             index
-                .query_masked(rect, omit, mask, &mut hits)
+                .query(
+                    &Query {
+                        omit,
+                        ..Query::rect(rect).mask(mask)
+                    },
+                    &mut hits,
+                )
                 .map_err(core)?;
             Ok(raws(hits))
         })
@@ -561,10 +567,16 @@ impl<T: Held> Index<T> {
             let mask = args::optional_mask(mask)?;
             let mut hits = Vec::new();
             let _ = index
-                .query_point_masked_with(point, omit, mask, |h| {
-                    hits.push(h);
-                    ControlFlow::Continue(())
-                })
+                .visit(
+                    &Query {
+                        omit,
+                        ..Query::point(point).mask(mask)
+                    },
+                    |h| {
+                        hits.push(h);
+                        ControlFlow::Continue(())
+                    },
+                )
                 .map_err(core)?;
             Ok(raws(hits))
         })
@@ -585,7 +597,13 @@ impl<T: Held> Index<T> {
             let mask = args::optional_mask(mask)?;
             let mut failure = None;
             let _ = index
-                .query_masked_with(rect, omit, mask, |h| visit(&callback, raw(h), &mut failure))
+                .visit(
+                    &Query {
+                        omit,
+                        ..Query::rect(rect).mask(mask)
+                    },
+                    |h| visit(&callback, raw(h), &mut failure),
+                )
                 .map_err(core)?;
             failure.map_or(Ok(()), Err)
         })
@@ -646,7 +664,9 @@ impl<T: Held> Index<T> {
         self.read(env, |index| {
             let handle = args::handle(handle, "handle")?;
             let mut hits = Vec::new();
-            index.overlapping(handle, &mut hits).map_err(core)?;
+            index
+                .query(&Query::element(handle), &mut hits)
+                .map_err(core)?;
             Ok(raws(hits))
         })
     }
@@ -695,8 +715,9 @@ impl<T: Held> Index<T> {
                 // The core's batch query, on all threads when the batch is big
                 // enough to pay (it stays on this thread otherwise).
                 let (mut offsets, mut hits) = (Vec::new(), Vec::new());
+                let queries = Query::of_rects(rects, omit).map_err(core)?;
                 index
-                    .par_query_many(rects, omit, &mut offsets, &mut hits)
+                    .par_query_many(&queries, &mut offsets, &mut hits)
                     .map_err(core)?;
                 rows(offsets, hits, "queryMany")
             })
@@ -774,7 +795,7 @@ impl<T: Held> Index<T> {
             let mask = args::optional_mask(mask)?;
             let mut hits = Vec::new();
             index
-                .query_circle(center, radius, mask, &mut hits)
+                .query(&Query::circle(center, radius).mask(mask), &mut hits)
                 .map_err(core)?;
             Ok(raws(hits))
         })
@@ -792,8 +813,9 @@ impl<T: Held> Index<T> {
             let radii = args::float_array(radii, "radii", "one radius per center")?;
             let mask = args::optional_mask(mask)?;
             let (mut offsets, mut hits) = (Vec::new(), Vec::new());
+            let circles = Query::of_circles(&centers, &radii, mask).map_err(core)?;
             index
-                .query_circle_many(&centers, &radii, mask, &mut offsets, &mut hits)
+                .query_many(&circles, &mut offsets, &mut hits)
                 .map_err(core)?;
             rows(offsets, hits, "queryCircleMany")
         })
@@ -926,6 +948,34 @@ impl<T: Held> Index<T> {
             let mask = args::optional_mask(mask)?;
             let mut hits = Vec::new();
             index.ray_cast_all(&ray, mask, &mut hits).map_err(core)?;
+            Ok(hits.into_iter().map(ray_hit).collect())
+        })
+    }
+
+    /// The box cast of the box `coords` by `motion` (`all`: every hit, else
+    /// the first).
+    pub(crate) fn box_cast(
+        &self,
+        env: &Env,
+        coords: &[&Unknown<'_>],
+        motion: &[&Unknown<'_>],
+        mask: Option<&Unknown<'_>>,
+        omit: Option<&Unknown<'_>>,
+        all: bool,
+    ) -> napi::Result<Vec<RayHitObject>> {
+        self.read(env, |index| {
+            let rect = args::any_box::<T::Bounds>(coords)?;
+            let motion = args::named_point::<T::Bounds>(motion, &["dx", "dy", "dz"])?;
+            let cast = BoxCast {
+                omit: args::optional_handle(omit, "omit")?,
+                ..BoxCast::new(rect, motion).mask(args::optional_mask(mask)?)
+            };
+            let mut hits = Vec::new();
+            if all {
+                index.box_cast_all(&cast, &mut hits).map_err(core)?;
+            } else {
+                hits.extend(index.box_cast(&cast).map_err(core)?);
+            }
             Ok(hits.into_iter().map(ray_hit).collect())
         })
     }

@@ -306,6 +306,71 @@ impl Octree {
         )
     }
 
+    /// The first box `(x1, y1, z1, x2, y2, z2)` touches moving by `t * (dx, dy,
+    /// dz)`, `t` from 0 to 1, or `null`; as the 2D classes' `boxCast`.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, dx: number, dy: number, dz: number, mask?: number | null, omit?: number | null"
+    )]
+    #[allow(clippy::too_many_arguments)]
+    pub fn box_cast(
+        &self,
+        env: &Env,
+        x1: Unknown<'_>,
+        y1: Unknown<'_>,
+        z1: Unknown<'_>,
+        x2: Unknown<'_>,
+        y2: Unknown<'_>,
+        z2: Unknown<'_>,
+        dx: Unknown<'_>,
+        dy: Unknown<'_>,
+        dz: Unknown<'_>,
+        mask: Option<Unknown<'_>>,
+        omit: Option<Unknown<'_>>,
+    ) -> napi::Result<Option<RayHit>> {
+        let hits = self.index.box_cast(
+            env,
+            &[&x1, &y1, &z1, &x2, &y2, &z2],
+            &[&dx, &dy, &dz],
+            mask.as_ref(),
+            omit.as_ref(),
+            false,
+        )?;
+        Ok(hits.into_iter().next())
+    }
+
+    /// Every box the moving box of `boxCast` touches, in ascending
+    /// `(fraction, id, handle)` order.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, dx: number, dy: number, dz: number, mask?: number | null, omit?: number | null"
+    )]
+    #[allow(clippy::too_many_arguments)]
+    pub fn box_cast_all(
+        &self,
+        env: &Env,
+        x1: Unknown<'_>,
+        y1: Unknown<'_>,
+        z1: Unknown<'_>,
+        x2: Unknown<'_>,
+        y2: Unknown<'_>,
+        z2: Unknown<'_>,
+        dx: Unknown<'_>,
+        dy: Unknown<'_>,
+        dz: Unknown<'_>,
+        mask: Option<Unknown<'_>>,
+        omit: Option<Unknown<'_>>,
+    ) -> napi::Result<Vec<RayHit>> {
+        self.index.box_cast(
+            env,
+            &[&x1, &y1, &z1, &x2, &y2, &z2],
+            &[&dx, &dy, &dz],
+            mask.as_ref(),
+            omit.as_ref(),
+            true,
+        )
+    }
+
     /// Every element the ray hits, nearest first.
     #[napi(
         catch_unwind,

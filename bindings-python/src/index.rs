@@ -207,6 +207,61 @@ index_methods!(Index, "_restore_index", [
         shared::ray_cast(&self.lock, py, &[ox, oy], &[dx, dy], max_length, mask)
     }
 
+    /// The first element the rectangle ``rect`` touches when it moves by
+    /// ``t * (dx, dy)`` for ``t`` from 0 to 1, or None: the first of
+    /// ``box_cast_all``. Pass ``omit=`` the moving element's own handle to
+    /// ask where it can go.
+    ///
+    /// Returns
+    /// -------
+    /// RayHit or None
+    ///     ``fraction`` is ``t`` at the first contact of the closed rectangles,
+    ///     ``distance`` that times the motion's length.
+    ///
+    /// Raises
+    /// ------
+    /// ValueError
+    ///     For a NaN, infinite or inverted ``rect``, a NaN or infinite motion,
+    ///     or a mask out of range.
+    /// KeyError
+    ///     ``omit`` is not a live handle.
+    #[pyo3(signature = (rect, dx, dy, *, mask = None, omit = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn box_cast<'py>(
+        &self,
+        py: Python<'py>,
+        rect: &Bound<'py, PyAny>,
+        dx: f64,
+        dy: f64,
+        mask: Option<&Bound<'py, PyAny>>,
+        omit: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let hits = shared::box_cast(&self.lock, py, rect, &[dx, dy], mask, omit, false)?;
+        Ok(hits.into_iter().next())
+    }
+
+    /// Every element the moving rectangle of ``box_cast`` touches, as
+    /// ``RayHit``s in ascending ``(fraction, id, handle)`` order; one it
+    /// touches where it starts is hit at fraction 0.
+    ///
+    /// Raises
+    /// ------
+    /// ValueError
+    ///     As ``box_cast``.
+    #[pyo3(signature = (rect, dx, dy, *, mask = None, omit = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn box_cast_all<'py>(
+        &self,
+        py: Python<'py>,
+        rect: &Bound<'py, PyAny>,
+        dx: f64,
+        dy: f64,
+        mask: Option<&Bound<'py, PyAny>>,
+        omit: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        shared::box_cast(&self.lock, py, rect, &[dx, dy], mask, omit, true)
+    }
+
     /// Every element the segment from ``(ox, oy)`` along ``(dx, dy)`` (any
     /// length but 0) for ``max_length`` touches, as ``RayHit``s in ascending
     /// ``(distance, id, handle)`` order. Rectangles are closed: grazing a

@@ -194,6 +194,41 @@ index_methods!(Octree, "_restore_octree", [
         shared::ray_cast(&self.lock, py, &[ox, oy, oz], &[dx, dy, dz], max_length, mask)
     }
 
+    /// The first box ``rect`` touches moving by ``t * (dx, dy, dz)``, ``t``
+    /// from 0 to 1, or None, as the 2D ``box_cast``.
+    #[pyo3(signature = (rect, dx, dy, dz, *, mask = None, omit = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn box_cast<'py>(
+        &self,
+        py: Python<'py>,
+        rect: &Bound<'py, PyAny>,
+        dx: f64,
+        dy: f64,
+        dz: f64,
+        mask: Option<&Bound<'py, PyAny>>,
+        omit: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let hits = shared::box_cast(&self.lock, py, rect, &[dx, dy, dz], mask, omit, false)?;
+        Ok(hits.into_iter().next())
+    }
+
+    /// Every box the moving box of ``box_cast`` touches, in ascending
+    /// ``(fraction, id, handle)`` order, as the 2D ``box_cast_all``.
+    #[pyo3(signature = (rect, dx, dy, dz, *, mask = None, omit = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn box_cast_all<'py>(
+        &self,
+        py: Python<'py>,
+        rect: &Bound<'py, PyAny>,
+        dx: f64,
+        dy: f64,
+        dz: f64,
+        mask: Option<&Bound<'py, PyAny>>,
+        omit: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        shared::box_cast(&self.lock, py, rect, &[dx, dy, dz], mask, omit, true)
+    }
+
     /// Every box the segment touches, as ``RayHit``s in ascending
     /// ``(distance, id, handle)`` order, as the 2D ``ray_cast_all``.
     #[allow(clippy::too_many_arguments)]

@@ -7,7 +7,9 @@
 use std::cell::RefCell;
 use std::ops::ControlFlow;
 
-use flatquad::{Bounds, Error, Filter, Handle, NodeInfo, Ray, RayControl, RayHit, SpatialIndex};
+use flatquad::{
+    Bounds, BoxCast, Error, Filter, Handle, NodeInfo, Query, Ray, RayControl, RayHit, SpatialIndex,
+};
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::{PyAssertionError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -143,7 +145,13 @@ pub(crate) fn query<T: Core>(
     let omit = convert::opt_handle(omit, "omit")?;
     let mask = self::mask(mask)?;
     let mut hits = Vec::new();
-    let result = lock.read(py).query_masked(rect, omit, mask, &mut hits);
+    let result = lock.read(py).query(
+        &Query {
+            omit,
+            ..Query::rect(rect).mask(mask)
+        },
+        &mut hits,
+    );
     result.map_err(|e| errors::to_py(py, e, Args::QUERY))?;
     Ok(raws(hits))
 }
@@ -160,12 +168,16 @@ pub(crate) fn query_point<T: Core>(
     let omit = convert::opt_handle(omit, "omit")?;
     let mask = self::mask(mask)?;
     let mut hits = Vec::new();
-    let result = lock
-        .read(py)
-        .query_point_masked_with(point, omit, mask, |handle| {
+    let result = lock.read(py).visit(
+        &Query {
+            omit,
+            ..Query::point(point).mask(mask)
+        },
+        |handle| {
             hits.push(handle);
             ControlFlow::Continue(())
-        });
+        },
+    );
     // The walk never breaks: it ran to the end.
     let _finished = result.map_err(|e| errors::to_py(py, e, Args::QUERY))?;
     Ok(raws(hits))
@@ -316,7 +328,7 @@ pub(crate) fn query_many<'py, T: Core>(
     // The core's batch query, on all threads when the batch is big enough.
     let result = lock.read_with_gil_released(py, |index| {
         let (mut offsets, mut hits) = (Vec::new(), Vec::new());
-        index.par_query_many(rects, omit, &mut offsets, &mut hits)?;
+        index.par_query_many(&Query::of_rects(rects, omit)?, &mut offsets, &mut hits)?;
         Ok::<_, Error>(csr_vecs(offsets, hits))
     });
     let rows = result.map_err(|e| {
@@ -334,7 +346,7 @@ pub(crate) fn overlapping<T: Core>(
 ) -> PyResult<Vec<u64>> {
     let handle = convert::handle(handle, "handle")?;
     let mut hits = Vec::new();
-    let result = lock.read(py).overlapping(handle, &mut hits);
+    let result = lock.read(py).query(&Query::element(handle), &mut hits);
     result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
     Ok(raws(hits))
 }
@@ -1150,7 +1162,9 @@ pub(crate) fn query_circle<T: Core>(
     let center = convert::any_point::<T::Bounds>(center);
     let mask = self::mask(mask)?;
     let mut hits = Vec::new();
-    let result = lock.read(py).query_circle(center, radius, mask, &mut hits);
+    let result = lock
+        .read(py)
+        .query(&Query::circle(center, radius).mask(mask), &mut hits);
     result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
     Ok(raws(hits))
 }
@@ -1167,7 +1181,11 @@ pub(crate) fn query_circle_many<'py, T: Core>(
     let mask = self::mask(mask)?;
     let result = lock.read_with_gil_released(py, |index| {
         let (mut offsets, mut hits) = (Vec::new(), Vec::new());
-        index.query_circle_many(&centers, &radii, mask, &mut offsets, &mut hits)?;
+        index.query_many(
+            &Query::of_circles(&centers, &radii, mask)?,
+            &mut offsets,
+            &mut hits,
+        )?;
         Ok::<_, Error>(csr_vecs(offsets, hits))
     });
     let rows = result.map_err(|e| errors::to_py(py, e, CIRCLES))?;
@@ -1315,6 +1333,35 @@ pub(crate) fn ray_cast_all<'py, T: Core>(
     let mut hits = Vec::new();
     let result = lock.read(py).ray_cast_all(&ray, mask, &mut hits);
     result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
+    hits.iter().map(|hit| ray_hit(py, hit)).collect()
+}
+
+/// The box cast of `rect` by `motion` (`all`: every hit, else the first),
+/// as `RayHit`s.
+pub(crate) fn box_cast<'py, T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'py>,
+    rect: &Bound<'py, PyAny>,
+    motion: &[f64],
+    mask: Option<&Bound<'py, PyAny>>,
+    omit: Option<&Bound<'py, PyAny>>,
+    all: bool,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let rect = convert::any_box::<T::Bounds>(rect, "rect")?;
+    let omit = convert::opt_handle(omit, "omit")?;
+    let cast = BoxCast {
+        omit,
+        ..BoxCast::new(rect, convert::any_point::<T::Bounds>(motion)).mask(self::mask(mask)?)
+    };
+    let mut hits = Vec::new();
+    let result = if all {
+        lock.read(py).box_cast_all(&cast, &mut hits)
+    } else {
+        lock.read(py)
+            .box_cast(&cast)
+            .map(|first| hits.extend(first))
+    };
+    result.map_err(|e| errors::to_py(py, e, Args::QUERY))?;
     hits.iter().map(|hit| ray_hit(py, hit)).collect()
 }
 

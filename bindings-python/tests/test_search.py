@@ -74,6 +74,30 @@ def ray_entries(boxes, origin, direction, max_length):
     return np.where(hit, enter + 0.0, np.nan)
 
 
+def sweep_entries(boxes, moving, motion):
+    """The fraction ``t`` in [0, 1] at which ``moving`` moved by ``t * motion``
+    first touches each closed box (NaN for a miss), in float64 from the
+    float32 bounds as the core computes it: per axis ``t * d`` between
+    ``b.lo - moving.hi`` and ``b.hi - moving.lo``."""
+    axes = boxes.shape[1] // 2
+    b = boxes.astype(np.float64)
+    m = np.asarray(moving, dtype=np.float32).astype(np.float64)
+    d = np.asarray(motion, dtype=np.float32).astype(np.float64)
+    enter = np.zeros(len(b))
+    exit_ = np.ones(len(b))
+    hit = np.ones(len(b), dtype=bool)
+    for a in range(axes):
+        lo, hi = b[:, a] - m[a + axes], b[:, a + axes] - m[a]
+        if d[a] == 0.0:
+            hit &= (lo <= 0.0) & (0.0 <= hi)
+            continue
+        t1, t2 = lo / d[a], hi / d[a]
+        enter = np.maximum(enter, np.minimum(t1, t2))
+        exit_ = np.minimum(exit_, np.maximum(t1, t2))
+    hit &= enter <= exit_
+    return np.where(hit, enter + 0.0, np.nan)
+
+
 class Model:
     """The elements as the structure stores them, and their filters."""
 
@@ -112,6 +136,15 @@ class Model:
         return [
             flatquad.RayHit(int(self.handles[i]), int(self.ids[i]), float(t[i]), float(t[i] / max_length) if max_length > 0 else 0.0)
             for i in order
+        ]
+
+    def box_cast(self, moving, motion, mask=None, omit=None):
+        t = sweep_entries(self.boxes, moving, motion)
+        keep = ~np.isnan(t) & self.passing(mask) & (self.handles != (omit or 0))
+        length = math.sqrt(sum(float(np.float32(v)) ** 2 for v in motion))
+        return [
+            flatquad.RayHit(int(self.handles[i]), int(self.ids[i]), float(t[i]) * length, float(t[i]))
+            for i in self.ordered(t, keep)
         ]
 
 
@@ -266,6 +299,59 @@ def test_ray_casts_match_brute_force_in_order(cls, params):
             seen = []
             index.ray_cast_with(*origin, *direction, max_length, lambda h: seen.append(h) or stop)
             assert seen == want[:1]
+
+
+@pytest.mark.parametrize("cls, params", CASES, ids=CASE_IDS)
+def test_box_casts_match_brute_force_in_order(cls, params):
+    index, rng = build(cls, params, seed=17)
+    model = Model(index)
+    axes = axes_of(cls)
+    live = model.handles.tolist()
+    for _ in range(60):
+        lo = random_points(rng, 1, axes)[0]
+        size = rng.choice([0.0, 0.5, 4.0, 20.0], axes)
+        moving = [float(v) for v in lo] + [float(v + s) for v, s in zip(lo, size)]
+        motion = [float(v) for v in rng.choice([0.0, 1.0, -7.5, 60.0, -300.0], axes) * rng.random(axes).round(1)]
+        omit = int(rng.choice(live)) if rng.random() < 0.3 else None
+        for mask in (0b101, None):
+            want = model.box_cast(moving, motion, mask, omit)
+            got = index.box_cast_all(moving, *motion, mask=mask, omit=omit)
+            assert got == want
+            assert all(type(h) is flatquad.RayHit for h in got)
+            assert index.box_cast(moving, *motion, mask=mask, omit=omit) == (want[0] if want else None)
+
+
+def test_box_cast_refuses_bad_input_and_changes_nothing():
+    index = flatquad.Grid(WORLD2)
+    a = index.insert((10, 10, 20, 20))
+    wall = index.insert((50, 0, 55, 100))
+    hit = index.box_cast((10, 10, 20, 20), 40, 0, omit=a)
+    assert (hit.handle, hit.fraction, hit.distance) == (wall, 0.75, 30.0)
+    assert index.box_cast((10, 10, 20, 20), 40, 0).handle == a  # touches itself at t = 0
+    assert [h.handle for h in index.box_cast_all((10, 10, 20, 20), 40, 0)] == [a, wall]
+    for rect, motion in [
+        ((math.nan, 0, 1, 1), (1, 0)),
+        ((5, 5, 1, 1), (1, 0)),  # inverted
+        ((0, 0, 1, 1), (math.inf, 0)),
+        ((0, 0, 1, 1), (0, math.nan)),
+    ]:
+        with pytest.raises(ValueError):
+            index.box_cast(rect, *motion)
+        with pytest.raises(ValueError):
+            index.box_cast_all(rect, *motion)
+    with pytest.raises(KeyError):
+        index.box_cast((0, 0, 1, 1), 1, 0, omit=a + 12345)
+    index.remove(a)
+    with pytest.raises(KeyError):
+        index.box_cast_all((0, 0, 1, 1), 1, 0, omit=a)  # stale
+    assert len(index) == 1 and index.box_cast((0, 0, 1, 1), 100, 0).handle == wall
+    space = flatquad.Octree(WORLD3)
+    b = space.insert((50, 0, 0, 55, 100, 100))
+    assert space.box_cast((10, 10, 10, 20, 20, 20), 40, 0, 0).fraction == 0.75
+    assert space.box_cast_all((10, 10, 10, 20, 20, 20), 0, 40, 0) == []
+    with pytest.raises(ValueError):
+        space.box_cast((0, 0, 0, 1, 1, 1), 0, 0, math.inf)
+    assert len(space) == 1 and b
 
 
 coord = st.floats(-20, 120, allow_nan=False, width=32)

@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use flatquad::{Handle, Quadtree, Rect, SpatialIndex};
+use flatquad::{Handle, Quadtree, Query, Rect, SpatialIndex};
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -57,12 +57,20 @@ fn main() {
     let par_pairs = time(runs, || tree.par_pairs(&mut pairs));
     assert_eq!(pairs.len(), found);
     let seq_q = time(runs, || {
-        tree.query_many(&rects, Some(&handles), &mut offsets, &mut hits)
-            .unwrap()
+        tree.query_many(
+            &Query::of_rects(&rects, Some(&handles)).unwrap(),
+            &mut offsets,
+            &mut hits,
+        )
+        .unwrap()
     });
     let par_q = time(runs, || {
-        tree.par_query_many(&rects, Some(&handles), &mut offsets, &mut hits)
-            .unwrap()
+        tree.par_query_many(
+            &Query::of_rects(&rects, Some(&handles)).unwrap(),
+            &mut offsets,
+            &mut hits,
+        )
+        .unwrap()
     });
     assert_eq!(hits.len(), 2 * found);
     println!("{n} agents, {found} pairs; median of {runs} runs, {threads} threads");

@@ -64,7 +64,7 @@ pub trait Bounds:
     /// The Euclidean distance from `point` to the closed box, in `f64` from
     /// the `f32` coordinates: 0 when the box holds the point. Every distance
     /// the searches report ([`nearest`](crate::SpatialIndex::nearest),
-    /// [`query_circle`](crate::SpatialIndex::query_circle)) is this value, so
+    /// [`Query::circle`](crate::Query::circle)) is this value, so
     /// a brute-force scan calling it gets the same bits.
     #[inline]
     fn distance_to_point(&self, point: Self::Point) -> f64 {

@@ -81,6 +81,15 @@ pub enum Error {
         /// The direction's z.
         dz: f32,
     },
+    /// A box cast's motion is not finite (kind [`ErrorKind::InvalidParameter`]).
+    InvalidMotion {
+        /// The motion's x.
+        dx: f32,
+        /// The motion's y.
+        dy: f32,
+        /// The motion's z (3D only).
+        dz: Option<f32>,
+    },
     /// The structure cannot hold more elements or element links (2^32 - 1 of each).
     CapacityExceeded,
     /// Bytes given to [`SpatialIndex::from_bytes`](crate::SpatialIndex::from_bytes) are not
@@ -114,7 +123,7 @@ pub enum ErrorKind {
     /// [`Error::InvalidWorld`].
     InvalidWorld = 7,
     /// [`Error::InvalidParameter`], [`Error::InvalidDistance`],
-    /// [`Error::InvalidDirection`], [`Error::InvalidDirection3`].
+    /// [`Error::InvalidDirection`], [`Error::InvalidDirection3`], [`Error::InvalidMotion`].
     InvalidParameter = 8,
     /// [`Error::CapacityExceeded`].
     CapacityExceeded = 9,
@@ -161,7 +170,8 @@ impl Error {
             Error::InvalidParameter { .. }
             | Error::InvalidDistance { .. }
             | Error::InvalidDirection { .. }
-            | Error::InvalidDirection3 { .. } => ErrorKind::InvalidParameter,
+            | Error::InvalidDirection3 { .. }
+            | Error::InvalidMotion { .. } => ErrorKind::InvalidParameter,
             Error::CapacityExceeded => ErrorKind::CapacityExceeded,
             Error::InvalidBytes(_) => ErrorKind::InvalidBytes,
             Error::InBatch { .. } => unreachable!("root() looks through InBatch"),
@@ -243,6 +253,18 @@ impl core::fmt::Display for Error {
             Error::InvalidDirection3 { dx, dy, dz } => write!(
                 f,
                 "invalid ray direction ({dx}, {dy}, {dz}): it must be finite and not zero"
+            ),
+            Error::InvalidMotion { dx, dy, dz: None } => write!(
+                f,
+                "invalid box-cast motion ({dx}, {dy}): it must be finite"
+            ),
+            Error::InvalidMotion {
+                dx,
+                dy,
+                dz: Some(dz),
+            } => write!(
+                f,
+                "invalid box-cast motion ({dx}, {dy}, {dz}): it must be finite"
             ),
             Error::CapacityExceeded => write!(f, "the index is full (2^32 - 1 elements or links)"),
             Error::InvalidBytes(reason) => write!(f, "invalid snapshot bytes: {reason}"),

@@ -3,7 +3,7 @@
 
 /// An element's collision filter. Two elements collide (are reported by
 /// [`pairs`](crate::SpatialIndex::pairs) and
-/// [`overlapping`](crate::SpatialIndex::overlapping)) only when each one's
+/// [`Query::element`](crate::Query::element)) only when each one's
 /// category is in the other's mask; a query with a mask reports an element
 /// only when its category is in the mask ([`Filter::ALL`] reports every element).
 ///

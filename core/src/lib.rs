@@ -78,7 +78,8 @@ pub use filter::Filter;
 pub use grid::Grid;
 pub use handle::Handle;
 pub use index::{
-    join, AnyIndex, Kind, Neighbor, NodeInfo, Ray, RayControl, RayHit, SpatialIndex, Stats,
+    join, AnyIndex, BoxCast, Kind, Neighbor, NodeInfo, Query, Ray, RayControl, RayHit, Shape,
+    SpatialIndex, Stats,
 };
 pub use loose_grid::LooseGrid;
 pub use loose_quadtree::LooseQuadtree;

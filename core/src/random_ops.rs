@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 
 use crate::index::SpatialIndex;
 use crate::{
-    Bounds, Box3, Error, Filter, Grid, Handle, LooseGrid, LooseQuadtree, Neighbor, Octree,
-    Quadtree, Ray, RayHit, Rect,
+    Bounds, Box3, BoxCast, Error, Filter, Grid, Handle, LooseGrid, LooseQuadtree, Neighbor, Octree,
+    Quadtree, Query, Ray, RayHit, Rect,
 };
 
 /// Where the harness's choices come from: a seeded [`Lcg`] in the tests and
@@ -294,6 +294,23 @@ impl<B: Bounds> Shapes<B> {
         }
     }
 
+    /// A box cast: a drawn box moved along an axis, diagonally or anywhere,
+    /// by nothing, about a cell, the world or far beyond it.
+    pub fn box_cast(&self, rng: &mut impl Draw) -> BoxCast<B> {
+        let mut motion = [0.0f32; 3];
+        for m in motion.iter_mut().take(B::AXES) {
+            let reach = self.distance(rng) as f32;
+            *m = match rng.below(5) {
+                0 => 0.0,
+                1 => reach,
+                2 => -reach,
+                3 => pick_of(rng, &[1e-30, -1e-30, 1e30, -3.0]),
+                _ => (rng.unit() * 2.0 - 1.0) * reach,
+            };
+        }
+        BoxCast::new(self.rect(rng), B::from_corners(motion, motion).low_corner())
+    }
+
     pub fn point(&self, rng: &mut impl Draw) -> B::Point {
         let mut at = [0.0; 3];
         for (axis, v) in at.iter_mut().enumerate().take(B::AXES) {
@@ -350,7 +367,15 @@ pub fn check_queries<T: SpatialIndex>(
         } else {
             None
         };
-        index.query(q, omit, &mut hits).unwrap();
+        index
+            .query(
+                &Query {
+                    omit,
+                    ..Query::rect(q)
+                },
+                &mut hits,
+            )
+            .unwrap();
         let expected: Vec<Handle> = model
             .iter()
             .filter(|(h, (r, _))| Some(**h) != omit && meets(r, &q))
@@ -359,7 +384,15 @@ pub fn check_queries<T: SpatialIndex>(
         assert_eq!(sorted(hits.clone()), expected, "query {q}");
 
         let point = shapes.point(rng);
-        index.query_point(point, omit, &mut hits).unwrap();
+        index
+            .query(
+                &Query {
+                    omit,
+                    ..Query::point(point)
+                },
+                &mut hits,
+            )
+            .unwrap();
         let expected: Vec<Handle> = model
             .iter()
             .filter(|(h, (r, _))| Some(**h) != omit && meets(r, &T::Bounds::point_box(point)))
@@ -368,7 +401,15 @@ pub fn check_queries<T: SpatialIndex>(
         assert_eq!(sorted(hits.clone()), expected, "point {point:?}");
 
         let mask = draw_mask(rng);
-        index.query_masked(q, omit, mask, &mut hits).unwrap();
+        index
+            .query(
+                &Query {
+                    omit,
+                    ..Query::rect(q).mask(mask)
+                },
+                &mut hits,
+            )
+            .unwrap();
         let expected: Vec<Handle> = model
             .iter()
             .filter(|(h, (r, _))| {
@@ -382,7 +423,7 @@ pub fn check_queries<T: SpatialIndex>(
         .iter()
         .nth(rng.below(model.len().max(1) as u32) as usize)
     {
-        index.overlapping(h, &mut hits).unwrap();
+        index.query(&Query::element(h), &mut hits).unwrap();
         let own = filter_of(filters, &h);
         let expected: Vec<Handle> = model
             .iter()
@@ -482,6 +523,33 @@ pub fn brute_ray<B: Bounds>(model: &Model<B>, ray: &Ray<B::Point>) -> Vec<RayHit
     all
 }
 
+/// Every element a box cast touches, in ascending `(t, id, handle)`: the
+/// brute-force sweep the casts are checked against.
+pub fn brute_box_cast<B: Bounds>(model: &Model<B>, cast: &BoxCast<B>) -> Vec<RayHit> {
+    let length = cast
+        .motion
+        .as_ref()
+        .iter()
+        .map(|&m| f64::from(m) * f64::from(m))
+        .sum::<f64>()
+        .sqrt();
+    let mut all: Vec<RayHit> = model
+        .iter()
+        .filter(|(&handle, _)| Some(handle) != cast.omit)
+        .filter_map(|(&handle, &(b, id))| {
+            let fraction = cast.entry_into(&b)?;
+            Some(RayHit {
+                handle,
+                id,
+                distance: fraction * length,
+                fraction,
+            })
+        })
+        .collect();
+    by_distance(&mut all, |h| (h.fraction, h.id, h.handle));
+    all
+}
+
 /// Neighbours as bits, so that equal means the same bits.
 pub fn neighbor_bits(list: &[Neighbor]) -> Vec<(Handle, u32, u64)> {
     list.iter()
@@ -517,7 +585,9 @@ pub fn check_searches<T: SpatialIndex>(
             .map(|(h, e)| (*h, *e))
             .collect();
         let radius = shapes.distance(rng);
-        index.query_circle(point, radius, mask, &mut hits).unwrap();
+        index
+            .query(&Query::circle(point, radius).mask(mask), &mut hits)
+            .unwrap();
         assert_eq!(
             sorted(hits.clone()),
             brute_circle(&passing, point, radius),
@@ -566,6 +636,25 @@ pub fn check_searches<T: SpatialIndex>(
             hit_bits(first.as_slice()),
             hit_bits(&expected[..expected.len().min(1)]),
             "first hit of {ray:?} mask {mask:#x}"
+        );
+
+        let mut cast = shapes.box_cast(rng).mask(mask);
+        if rng.chance(30) {
+            if let Some(&omit) = passing
+                .keys()
+                .nth(rng.below(passing.len().max(1) as u32) as usize)
+            {
+                cast = cast.omit(omit);
+            }
+        }
+        let expected = brute_box_cast(&passing, &cast);
+        index.box_cast_all(&cast, &mut all).unwrap();
+        assert_eq!(hit_bits(&all), hit_bits(&expected), "{cast:?}");
+        let first = index.box_cast(&cast).unwrap();
+        assert_eq!(
+            hit_bits(first.as_slice()),
+            hit_bits(&expected[..expected.len().min(1)]),
+            "first hit of {cast:?}"
         );
     }
 }
@@ -834,9 +923,9 @@ pub fn check_refusals<T: SpatialIndex + Clone>(
         .insert(make([0.0; 3], [1.0, f32::INFINITY, 1.0]), 0)
         .is_err());
     let mut hits = Vec::new();
-    assert!(index.query(nan, None, &mut hits).is_err());
+    assert!(index.query(&Query::rect(nan), &mut hits).is_err());
     assert!(index
-        .query_point(nan.low_corner(), None, &mut hits)
+        .query(&Query::point(nan.low_corner()), &mut hits)
         .is_err());
     // A batch with one bad item inserts nothing.
     let mut handles = Vec::new();
@@ -854,8 +943,10 @@ pub fn check_refusals<T: SpatialIndex + Clone>(
         assert!(matches!(index.remove(stale), Err(Error::InvalidHandle(_))));
         assert!(index.update(stale, origin).is_err());
         assert!(index.remove_many(&[h, stale]).is_err());
-        assert!(index.query(origin, Some(stale), &mut hits).is_err());
-        assert!(index.overlapping(stale, &mut hits).is_err());
+        assert!(index
+            .query(&Query::rect(origin).omit(stale), &mut hits)
+            .is_err());
+        assert!(index.query(&Query::element(stale), &mut hits).is_err());
         let filter = Filter::new(1, 2);
         assert!(index.set_filter(stale, filter).is_err());
         assert!(index.set_filter_many(&[h, stale], &[filter; 2]).is_err());
@@ -872,7 +963,7 @@ pub fn check_refusals<T: SpatialIndex + Clone>(
         .nearest(point, 1, Some(-1.0), Filter::ALL, &mut neighbors)
         .is_err());
     assert!(index
-        .query_circle(point, f64::NAN, Filter::ALL, &mut hits)
+        .query(&Query::circle(point, f64::NAN), &mut hits)
         .is_err());
     let zero = Ray {
         origin: point,
@@ -973,9 +1064,9 @@ pub fn fuzz_snapshot(data: &[u8]) {
         let (mut hits, mut pairs) = (Vec::new(), Vec::new());
         index.pairs(&mut pairs);
         if let Ok(h) = index.insert(probe, 7) {
-            index.query(probe, None, &mut hits).unwrap();
+            index.query(&Query::rect(probe), &mut hits).unwrap();
             assert!(hits.contains(&h));
-            index.overlapping(h, &mut hits).unwrap();
+            index.query(&Query::element(h), &mut hits).unwrap();
             let first = index.iter().next().map(|(h, ..)| h);
             if let Some(first) = first {
                 index.remove(first).unwrap();
@@ -1378,7 +1469,7 @@ pub fn churn<T: SpatialIndex>(
             live[at].1 = moved;
         } else {
             index
-                .query(churn_box(&world, small * 4.0, rng), None, &mut hits)
+                .query(&Query::rect(churn_box(&world, small * 4.0, rng)), &mut hits)
                 .unwrap();
         }
         if done % 1024 == 1023 {

@@ -10,7 +10,7 @@ mod common;
 
 use common::{Lcg, Subject};
 use flatquad::{
-    Bounds, Grid, Handle, LooseGrid, LooseQuadtree, Octree, Quadtree, Rect, SpatialIndex,
+    Bounds, Grid, Handle, LooseGrid, LooseQuadtree, Octree, Quadtree, Query, Rect, SpatialIndex,
 };
 
 /// Counts the allocations of the current thread only, so other tests running
@@ -122,9 +122,12 @@ fn a_warm_frame_allocates_nothing<T: SpatialIndex>(make: fn(T::Bounds) -> T) {
         let mut per_agent = 0;
         for a in &agents {
             let rect = tree.rect(a.handle).unwrap();
-            tree.query(rect, Some(a.handle), &mut hits).unwrap();
+            tree.query(&Query::rect(rect).omit(a.handle), &mut hits)
+                .unwrap();
             per_agent += hits.len();
-            let _ = tree.query_with(rect, Some(a.handle), |_| ControlFlow::Continue(()));
+            let _ = tree.visit(&Query::rect(rect).omit(a.handle), |_| {
+                ControlFlow::Continue(())
+            });
         }
         assert_eq!(per_agent, 2 * pairs.len());
         pairs.len()

@@ -10,8 +10,8 @@ use std::ops::ControlFlow;
 
 use common::{snapshot, Snapshot, Subject};
 use flatquad::{
-    AnyIndex, Error, ErrorKind, Grid, Handle, Kind, LooseGrid, LooseQuadtree, Quadtree, Rect,
-    SpatialIndex,
+    AnyIndex, Error, ErrorKind, Grid, Handle, Kind, LooseGrid, LooseQuadtree, Quadtree, Query,
+    Rect, SpatialIndex,
 };
 
 const GOOD: Rect = Rect::new(10.0, 10.0, 20.0, 20.0);
@@ -368,7 +368,9 @@ fn handles_from_before_clear_are_refused<T: Subject>(make: fn(Rect) -> T) {
         let e = refused(&mut tree, |t| t.remove_many(&[fresh, h]));
         assert!(matches!(e, Error::InBatch { index: 1, .. }), "{e:?}");
         let mut hits = Vec::new();
-        let e = tree.query(GOOD, Some(h), &mut hits).unwrap_err();
+        let e = tree
+            .query(&Query::rect(GOOD).omit(h), &mut hits)
+            .unwrap_err();
         assert!(is_invalid_handle(&e, h), "{e:?}");
     }
 }
@@ -379,12 +381,12 @@ fn queries_refuse_bad_rects_points_and_omits<T: Subject>(make: fn(Rect) -> T) {
     let junk = Handle::from_raw(3);
     for r in bad_rects() {
         let mut hits = vec![junk];
-        let e = tree.query(r, None, &mut hits).unwrap_err();
+        let e = tree.query(&Query::rect(r), &mut hits).unwrap_err();
         assert!(is_invalid_rect(&e, &r), "{e:?}");
         assert!(hits.is_empty(), "hits left after a refused query");
         let mut called = false;
         let e = tree
-            .query_with(r, Some(live[0]), |_| {
+            .visit(&Query::rect(r).omit(live[0]), |_| {
                 called = true;
                 ControlFlow::Continue(())
             })
@@ -394,18 +396,20 @@ fn queries_refuse_bad_rects_points_and_omits<T: Subject>(make: fn(Rect) -> T) {
     }
     for &h in dead.iter().chain(&forged_handles(&live)) {
         let mut hits = vec![junk];
-        let e = tree.query(GOOD, Some(h), &mut hits).unwrap_err();
+        let e = tree
+            .query(&Query::rect(GOOD).omit(h), &mut hits)
+            .unwrap_err();
         assert!(is_invalid_handle(&e, h), "{e:?}");
         assert!(hits.is_empty());
         let mut hits = vec![junk];
         let e = tree
-            .query_point([15.0, 15.0], Some(h), &mut hits)
+            .query(&Query::point([15.0, 15.0]).omit(h), &mut hits)
             .unwrap_err();
         assert!(is_invalid_handle(&e, h), "{e:?}");
         assert!(hits.is_empty());
         let mut called = false;
         let e = tree
-            .query_point_with([15.0, 15.0], Some(h), |_| {
+            .visit(&Query::point([15.0, 15.0]).omit(h), |_| {
                 called = true;
                 ControlFlow::Continue(())
             })
@@ -414,11 +418,11 @@ fn queries_refuse_bad_rects_points_and_omits<T: Subject>(make: fn(Rect) -> T) {
         assert!(!called);
         // An element's own neighbours: the handle must be live.
         let mut hits = vec![junk];
-        let e = tree.overlapping(h, &mut hits).unwrap_err();
+        let e = tree.query(&Query::element(h), &mut hits).unwrap_err();
         assert!(is_invalid_handle(&e, h), "{e:?}");
         assert!(hits.is_empty());
         let e = tree
-            .overlapping_with(h, |_| {
+            .visit(&Query::element(h), |_| {
                 called = true;
                 ControlFlow::Continue(())
             })
@@ -439,7 +443,7 @@ fn queries_refuse_bad_rects_points_and_omits<T: Subject>(make: fn(Rect) -> T) {
     for bad in specials {
         for (x, y) in [(bad, 1.0), (1.0, bad), (bad, bad)] {
             let mut hits = vec![junk];
-            let e = tree.query_point([x, y], None, &mut hits).unwrap_err();
+            let e = tree.query(&Query::point([x, y]), &mut hits).unwrap_err();
             assert!(
                 matches!(e, Error::InvalidPoint { x: ex, y: ey } if ex.to_bits() == x.to_bits() && ey.to_bits() == y.to_bits()),
                 "{e:?}"
@@ -452,7 +456,7 @@ fn queries_refuse_bad_rects_points_and_omits<T: Subject>(make: fn(Rect) -> T) {
             );
             // A bad point wins over a bad omit.
             let e = tree
-                .query_point([x, y], Some(dead[0]), &mut hits)
+                .query(&Query::point([x, y]).omit(dead[0]), &mut hits)
                 .unwrap_err();
             assert!(matches!(e, Error::InvalidPoint { .. }), "{e:?}");
         }

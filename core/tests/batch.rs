@@ -6,7 +6,7 @@
 mod common;
 
 use common::{Lcg, Subject};
-use flatquad::{Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Rect};
+use flatquad::{Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Query, Rect};
 
 fn check_against_brute_force<T: Subject>(tree: &T, live: &[(Handle, Rect)]) {
     tree.validate().unwrap();
@@ -17,7 +17,7 @@ fn check_against_brute_force<T: Subject>(tree: &T, live: &[(Handle, Rect)]) {
         Rect::point(50.0, 50.0),
         Rect::new(10.0, 20.0, 30.0, 90.0),
     ] {
-        tree.query(q, None, &mut hits).unwrap();
+        tree.query(&Query::rect(q), &mut hits).unwrap();
         hits.sort_unstable();
         let mut expected: Vec<Handle> = live
             .iter()

@@ -11,8 +11,8 @@ use std::ops::ControlFlow;
 
 use common::{meets, snapshot, Lcg, Subject};
 use flatquad::{
-    Bounds, Box3, Error, Filter, Grid, Handle, LooseGrid, LooseQuadtree, Octree, Quadtree, Ray,
-    Rect, SpatialIndex,
+    Bounds, Box3, Error, Filter, Grid, Handle, LooseGrid, LooseQuadtree, Octree, Quadtree, Query,
+    Ray, Rect, SpatialIndex,
 };
 
 /// A few categories and masks, the default, and "collides with nothing".
@@ -103,7 +103,7 @@ fn check<T: Subject>(index: &T, model: &Model, rng: &mut Lcg) {
             index.filter(h).unwrap(),
             model.live.iter().find(|e| e.0 == h).unwrap().2
         );
-        index.overlapping(h, &mut one).unwrap();
+        index.query(&Query::element(h), &mut one).unwrap();
         one.sort_unstable();
         assert_eq!(one, model.neighbours(h), "overlapping");
     }
@@ -124,13 +124,13 @@ fn check<T: Subject>(index: &T, model: &Model, rng: &mut Lcg) {
         let q = random_rect(rng, world);
         let mask = [0, 1, 2, 0b110, Filter::ALL][rng.below(5) as usize];
         let mut hits = Vec::new();
-        index.query_masked(q, None, mask, &mut hits).unwrap();
+        index.query(&Query::rect(q).mask(mask), &mut hits).unwrap();
         hits.sort_unstable();
         assert_eq!(hits, model.query(q, mask), "query_masked {q:?} {mask:#x}");
         let p = [q.x1, q.y1];
         let mut at = Vec::new();
         let _ = index
-            .query_point_masked_with(p, None, mask, |h| {
+            .visit(&Query::point(p).mask(mask), |h| {
                 at.push(h);
                 ControlFlow::Continue(())
             })
@@ -150,7 +150,9 @@ fn check_searches<T: Subject>(index: &T, model: &Model, p: [f32; 2], mask: u32, 
         index.iter().map(|(h, _, id)| (h, id)).collect();
     let radius = 0.05 * f64::from(world.width());
     let mut hits = Vec::new();
-    index.query_circle(p, radius, mask, &mut hits).unwrap();
+    index
+        .query(&Query::circle(p, radius).mask(mask), &mut hits)
+        .unwrap();
     hits.sort_unstable();
     let mut expected: Vec<Handle> = (passing.iter())
         .filter(|e| e.1.distance_to_point(p) <= radius)
@@ -294,8 +296,11 @@ fn octree_pairs_obey_filters() {
         sorted_pairs(vec![(hs[0], hs[2]), (hs[1], hs[2])])
     );
     let mut hits = Vec::new();
-    tree.query_masked(Box3::new(0.0, 0.0, 0.0, 8.0, 8.0, 8.0), None, 2, &mut hits)
-        .unwrap();
+    tree.query(
+        &Query::rect(Box3::new(0.0, 0.0, 0.0, 8.0, 8.0, 8.0)).mask(2),
+        &mut hits,
+    )
+    .unwrap();
     hits.sort_unstable();
     assert_eq!(hits, [hs[1], hs[2]]);
     let copy = Octree::from_bytes(&tree.to_bytes()).unwrap();

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use flatquad::join::{self, Boxes};
-use flatquad::{AnyIndex, Kind, Rect, SpatialIndex};
+use flatquad::{AnyIndex, Kind, Query, Rect, SpatialIndex};
 use proptest::prelude::*;
 
 /// A box in `f64`: `(x1, y1, x2, y2)`.
@@ -316,7 +316,7 @@ fn big_batches_in_spatial_order_keep_their_rows() {
         let mut want = Vec::new();
         let mut hits = Vec::new();
         for (i, q) in left.iter().enumerate() {
-            tree.index().query(*q, None, &mut hits).unwrap();
+            tree.index().query(&Query::rect(*q), &mut hits).unwrap();
             let mut row: Vec<usize> = hits
                 .iter()
                 .map(|&h| tree.index().id(h).unwrap() as usize)

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 mod common;
 
 use common::{Lcg, Subject};
-use flatquad::{Error, Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Rect};
+use flatquad::{Error, Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Query, Rect};
 
 /// 4,000 small elements, some outside the world, and a few long or huge ones
 /// (which a grid keeps apart from its cells); 500 queries.
@@ -49,8 +49,12 @@ fn rows(offsets: &[usize], hits: &[Handle]) -> Vec<BTreeSet<Handle>> {
 fn query_many_matches_brute_force_with_and_without_omit<T: Subject>(make: fn(Rect) -> T) {
     let (tree, elements, queries) = sample(make);
     let (mut offsets, mut hits) = (Vec::new(), Vec::new());
-    tree.query_many(&queries, None, &mut offsets, &mut hits)
-        .unwrap();
+    tree.query_many(
+        &Query::of_rects(&queries, None).unwrap(),
+        &mut offsets,
+        &mut hits,
+    )
+    .unwrap();
     assert_eq!(offsets.len(), queries.len() + 1);
     for (q, row) in queries.iter().zip(rows(&offsets, &hits)) {
         let want: BTreeSet<Handle> = elements
@@ -63,11 +67,15 @@ fn query_many_matches_brute_force_with_and_without_omit<T: Subject>(make: fn(Rec
     // Each element's own rectangle, omitting itself: the per-agent mode.
     let own: Vec<Rect> = elements.iter().map(|(_, r)| *r).collect();
     let omit: Vec<Handle> = elements.iter().map(|(h, _)| *h).collect();
-    tree.query_many(&own, Some(&omit), &mut offsets, &mut hits)
-        .unwrap();
+    tree.query_many(
+        &Query::of_rects(&own, Some(&omit)).unwrap(),
+        &mut offsets,
+        &mut hits,
+    )
+    .unwrap();
     let mut near = Vec::new();
     for ((h, _), row) in elements.iter().zip(rows(&offsets, &hits)) {
-        tree.overlapping(*h, &mut near).unwrap();
+        tree.query(&Query::element(*h), &mut near).unwrap();
         assert_eq!(row, near.iter().copied().collect::<BTreeSet<_>>());
         assert!(!row.contains(h));
     }
@@ -85,8 +93,12 @@ fn overlapping_many_matches_query_many_with_own_rectangles<T: Subject>(make: fn(
     let handles: Vec<Handle> = live.iter().map(|(h, _)| *h).collect();
     let own: Vec<Rect> = live.iter().map(|(_, r)| *r).collect();
     let (mut o1, mut h1, mut o2, mut h2) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    tree.query_many(&own, Some(&handles), &mut o1, &mut h1)
-        .unwrap();
+    tree.query_many(
+        &Query::of_rects(&own, Some(&handles)).unwrap(),
+        &mut o1,
+        &mut h1,
+    )
+    .unwrap();
     tree.overlapping_many(&handles, &mut o2, &mut h2).unwrap();
     assert_eq!(o1, o2);
     assert_eq!(rows(&o1, &h1), rows(&o2, &h2));
@@ -104,17 +116,23 @@ fn query_many_refuses_bad_batches_and_writes_nothing<T: Subject>(make: fn(Rect) 
     let mut bad = queries.clone();
     bad[3] = Rect::new(f32::NAN, 0.0, 1.0, 1.0);
     let e = tree
-        .query_many(&bad, None, &mut offsets, &mut hits)
+        .query_many(
+            &Query::of_rects(&bad, None).unwrap(),
+            &mut offsets,
+            &mut hits,
+        )
         .unwrap_err();
     assert!(matches!(e, Error::InBatch { index: 3, .. }), "{e:?}");
-    let e = tree
-        .query_many(&queries, Some(&[elements[0].0]), &mut offsets, &mut hits)
-        .unwrap_err();
+    let e = Query::of_rects(&queries, Some(&[elements[0].0])).unwrap_err();
     assert!(matches!(e, Error::LengthMismatch { .. }), "{e:?}");
     let mut omit = vec![elements[1].0; queries.len()];
     omit[9] = Handle::from_raw(u64::MAX);
     let e = tree
-        .query_many(&queries, Some(&omit), &mut offsets, &mut hits)
+        .query_many(
+            &Query::of_rects(&queries, Some(&omit)).unwrap(),
+            &mut offsets,
+            &mut hits,
+        )
         .unwrap_err();
     assert!(matches!(e, Error::InBatch { index: 9, .. }), "{e:?}");
     assert_eq!((offsets, hits), (vec![7], vec![elements[0].0]));
@@ -144,8 +162,9 @@ fn parallel_queries_agree_with_sequential_ones<T: Subject>(make: fn(Rect) -> T) 
         .collect();
     let (mut o1, mut h1, mut o2, mut h2) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for omit in [None, Some(&omit[..])] {
-        tree.query_many(&queries, omit, &mut o1, &mut h1).unwrap();
-        tree.par_query_many(&queries, omit, &mut o2, &mut h2)
+        tree.query_many(&Query::of_rects(&queries, omit).unwrap(), &mut o1, &mut h1)
+            .unwrap();
+        tree.par_query_many(&Query::of_rects(&queries, omit).unwrap(), &mut o2, &mut h2)
             .unwrap();
         assert_eq!(o1, o2);
         assert_eq!(rows(&o1, &h1), rows(&o2, &h2));
@@ -153,7 +172,7 @@ fn parallel_queries_agree_with_sequential_ones<T: Subject>(make: fn(Rect) -> T) 
     let mut bad = queries.clone();
     bad[4321] = Rect::new(1.0, 1.0, 0.0, 0.0);
     let e = tree
-        .par_query_many(&bad, None, &mut o2, &mut h2)
+        .par_query_many(&Query::of_rects(&bad, None).unwrap(), &mut o2, &mut h2)
         .unwrap_err();
     assert!(matches!(e, Error::InBatch { index: 4321, .. }), "{e:?}");
     assert_eq!(rows(&o1, &h1), rows(&o2, &h2), "written on error");
@@ -196,8 +215,9 @@ fn parallel_pairs_agree_with_sequential_ones<T: Subject>(make: fn(Rect) -> T) {
     assert_eq!(normal(&par), normal(&seq));
 
     let (mut o1, mut h1, mut o2, mut h2) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    tree.query_many(queries, None, &mut o1, &mut h1).unwrap();
-    tree.par_query_many(queries, None, &mut o2, &mut h2)
+    tree.query_many(&Query::of_rects(queries, None).unwrap(), &mut o1, &mut h1)
+        .unwrap();
+    tree.par_query_many(&Query::of_rects(queries, None).unwrap(), &mut o2, &mut h2)
         .unwrap();
     assert_eq!(o1, o2);
     assert_eq!(rows(&o1, &h1), rows(&o2, &h2));
@@ -233,8 +253,12 @@ fn thread_counts_do_not_change_results<T: Subject>(make: fn(Rect) -> T) {
     // then reads its cells as contiguous runs).
     same_on_every_thread_count(&tree, &handles, &moved);
     let (mut offsets, mut hits) = (Vec::new(), Vec::new());
-    tree.query_many(&moved, None, &mut offsets, &mut hits)
-        .unwrap();
+    tree.query_many(
+        &Query::of_rects(&moved, None).unwrap(),
+        &mut offsets,
+        &mut hits,
+    )
+    .unwrap();
     tree.cleanup();
     same_on_every_thread_count(&tree, &handles, &moved);
     let mut empty = make(Rect::new(0.0, 0.0, 1.0, 1.0));
@@ -314,8 +338,12 @@ fn same_on_every_thread_count<T: Subject>(tree: &T, handles: &[Handle], rects: &
     tree.overlapping_many(&handles[..20_000], &mut o1, &mut h1)
         .unwrap();
     let (mut q1, mut qh1) = (Vec::new(), Vec::new());
-    tree.query_many(&rects[..5000], None, &mut q1, &mut qh1)
-        .unwrap();
+    tree.query_many(
+        &Query::of_rects(&rects[..5000], None).unwrap(),
+        &mut q1,
+        &mut qh1,
+    )
+    .unwrap();
     let name = std::any::type_name::<T>();
     let grid = name.ends_with("::Grid");
     for threads in [1, 2, 8] {
@@ -337,8 +365,12 @@ fn same_on_every_thread_count<T: Subject>(tree: &T, handles: &[Handle], rects: &
                 .unwrap();
             assert_eq!(o1, o2, "{threads} threads");
             assert_eq!(rows(&o1, &h1), rows(&o2, &h2), "{threads} threads");
-            tree.par_query_many(&rects[..5000], None, &mut o2, &mut h2)
-                .unwrap();
+            tree.par_query_many(
+                &Query::of_rects(&rects[..5000], None).unwrap(),
+                &mut o2,
+                &mut h2,
+            )
+            .unwrap();
             assert_eq!(q1, o2, "{threads} threads");
             assert_eq!(rows(&q1, &qh1), rows(&o2, &h2), "{threads} threads");
         });

@@ -28,7 +28,7 @@ use common::{
     Shape, Subject,
 };
 use flatquad::{
-    AnyIndex, Error, Grid, Handle, Kind, NodeInfo, Quadtree, Rect, SpatialIndex, Stats,
+    AnyIndex, Error, Grid, Handle, Kind, NodeInfo, Quadtree, Query, Rect, SpatialIndex, Stats,
 };
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -806,10 +806,16 @@ impl Harness {
                     let mut visits = Vec::new();
                     let flow = self
                         .index
-                        .query_with(*r, omit, |h| {
-                            visits.push(h);
-                            ControlFlow::Break(())
-                        })
+                        .visit(
+                            &Query {
+                                omit,
+                                ..Query::rect(*r)
+                            },
+                            |h| {
+                                visits.push(h);
+                                ControlFlow::Break(())
+                            },
+                        )
                         .unwrap();
                     assert_eq!(flow.is_break(), !want.is_empty());
                     assert!(visits.len() <= 1 && visits.iter().all(|h| want.contains(h)));
@@ -982,7 +988,7 @@ impl Harness {
             assert_eq!(self.index.id(h).unwrap(), id);
             assert_eq!(common::bits(&self.index.rect(h).unwrap()), common::bits(&r));
             // An element's neighbours, found from its own leaves or cells.
-            self.index.overlapping(h, &mut near).unwrap();
+            self.index.query(&Query::element(h), &mut near).unwrap();
             near.sort_unstable();
             assert_eq!(near, want, "overlapping({h:?})");
         }

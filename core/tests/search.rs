@@ -23,7 +23,7 @@ use flatquad::random_ops::{
 };
 use flatquad::{
     AnyIndex, Bounds, Box3, Error, Grid, Handle, LooseGrid, LooseQuadtree, Neighbor, Octree,
-    Quadtree, Ray, RayControl, RayHit, Rect, SpatialIndex,
+    Quadtree, Query, Ray, RayControl, RayHit, Rect, SpatialIndex,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -200,7 +200,7 @@ fn run_case<T: SpatialIndex>(mut index: T, world: T::Bounds, seed: u32) {
         let center = point_of::<T::Bounds>(draw.point());
         let radius = draw.distance();
         index
-            .query_circle(center, radius, u32::MAX, &mut hits)
+            .query(&Query::circle(center, radius).mask(u32::MAX), &mut hits)
             .unwrap();
         hits.sort_unstable();
         assert_eq!(
@@ -208,15 +208,22 @@ fn run_case<T: SpatialIndex>(mut index: T, world: T::Bounds, seed: u32) {
             brute_circle(&model, center, radius),
             "circle {center:?} r {radius}, {context}"
         );
-        index.query_circle(center, radius, 0, &mut hits).unwrap();
+        index
+            .query(&Query::circle(center, radius).mask(0), &mut hits)
+            .unwrap();
         assert!(hits.is_empty(), "mask 0 reports nothing");
         centers.push(center);
         radii.push(radius);
         rows.push(brute_circle(&model, center, radius));
     }
     let (mut offsets, mut batch) = (Vec::new(), Vec::new());
+    let circles: Vec<_> = centers
+        .iter()
+        .zip(&radii)
+        .map(|(&center, &radius)| Query::circle(center, radius).mask(1))
+        .collect();
     index
-        .query_circle_many(&centers, &radii, 1, &mut offsets, &mut batch)
+        .query_many(&circles, &mut offsets, &mut batch)
         .unwrap();
     for (i, row) in rows.iter().enumerate() {
         let mut got = batch[offsets[i]..offsets[i + 1]].to_vec();
@@ -744,7 +751,9 @@ fn bad_search_input<T: Subject>(make: fn(Rect) -> T) {
     for p in [[nan, 1.0], [1.0, inf], [-inf, 0.0]] {
         let e = refused(&index, |t| t.nearest(p, 1, None, 1, &mut Vec::new()));
         assert!(matches!(e, Error::InvalidPoint { .. }), "{e}");
-        let e = refused(&index, |t| t.query_circle(p, 1.0, 1, &mut Vec::new()));
+        let e = refused(&index, |t| {
+            t.query(&Query::circle(p, 1.0).mask(1), &mut Vec::new())
+        });
         assert!(matches!(e, Error::InvalidPoint { .. }), "{e}");
         let ray = Ray {
             origin: p,
@@ -756,7 +765,7 @@ fn bad_search_input<T: Subject>(make: fn(Rect) -> T) {
     }
     for d in [f64::NAN, -1.0, -0.0001, f64::NEG_INFINITY] {
         let e = refused(&index, |t| {
-            t.query_circle([1.0, 1.0], d, 1, &mut Vec::new())
+            t.query(&Query::circle([1.0, 1.0], d).mask(1), &mut Vec::new())
         });
         assert!(
             matches!(e, Error::InvalidDistance { name: "radius", .. }),
@@ -814,20 +823,11 @@ fn bad_search_input<T: Subject>(make: fn(Rect) -> T) {
     }
     // Batches: lengths, and the first bad item named.
     let e = refused(&index, |t| {
-        t.query_circle_many(
-            &[[1.0, 1.0], [2.0, 2.0]],
-            &[1.0],
-            1,
-            &mut Vec::new(),
-            &mut Vec::new(),
-        )
-    });
-    assert!(matches!(e, Error::LengthMismatch { .. }), "{e}");
-    let e = refused(&index, |t| {
-        t.query_circle_many(
-            &[[1.0, 1.0], [2.0, 2.0]],
-            &[1.0, -1.0],
-            1,
+        t.query_many(
+            &[
+                Query::circle([1.0, 1.0], 1.0),
+                Query::circle([2.0, 2.0], -1.0),
+            ],
             &mut Vec::new(),
             &mut Vec::new(),
         )
@@ -862,10 +862,15 @@ fn bad_search_input<T: Subject>(make: fn(Rect) -> T) {
     // An infinite radius holds everything.
     let mut hits = Vec::new();
     index
-        .query_circle([0.0, 0.0], f64::INFINITY, u32::MAX, &mut hits)
+        .query(
+            &Query::circle([0.0, 0.0], f64::INFINITY).mask(u32::MAX),
+            &mut hits,
+        )
         .unwrap();
     assert_eq!(hits.len(), index.len());
-    let _ = index.query_circle_with([0.0, 0.0], 1e30, u32::MAX, |_| ControlFlow::Break(()));
+    let _ = index.visit(&Query::circle([0.0, 0.0], 1e30).mask(u32::MAX), |_| {
+        ControlFlow::Break(())
+    });
 }
 
 per_structure! {

@@ -8,7 +8,8 @@ mod common;
 
 use common::{Lcg, Subject};
 use flatquad::{
-    AnyIndex, Bounds, Grid, Handle, LooseGrid, LooseQuadtree, Octree, Quadtree, Rect, SpatialIndex,
+    AnyIndex, Bounds, Grid, Handle, LooseGrid, LooseQuadtree, Octree, Quadtree, Query, Rect,
+    SpatialIndex,
 };
 
 fn assert_send_sync<T: Send + Sync>() {}
@@ -63,7 +64,7 @@ fn concurrent_queries_match_single_threaded_ones<T: SpatialIndex + Sync>(make: f
         .iter()
         .map(|q| {
             let mut hits = Vec::new();
-            tree.query(*q, None, &mut hits).unwrap();
+            tree.query(&Query::rect(*q), &mut hits).unwrap();
             sorted(hits)
         })
         .collect();
@@ -72,7 +73,7 @@ fn concurrent_queries_match_single_threaded_ones<T: SpatialIndex + Sync>(make: f
         .iter()
         .map(|&h| {
             let mut near = Vec::new();
-            tree.overlapping(h, &mut near).unwrap();
+            tree.query(&Query::element(h), &mut near).unwrap();
             sorted(near)
         })
         .collect();
@@ -92,12 +93,13 @@ fn concurrent_queries_match_single_threaded_ones<T: SpatialIndex + Sync>(make: f
                     let mut hits = Vec::new();
                     for round in 0..5 {
                         for (i, q) in queries.iter().enumerate().skip((t + round) % 3) {
-                            tree.query(*q, None, &mut hits).unwrap();
+                            tree.query(&Query::rect(*q), &mut hits).unwrap();
                             assert_eq!(sorted(hits.clone()), expected[i]);
-                            tree.query_point(q.low_corner(), None, &mut hits).unwrap();
+                            tree.query(&Query::point(q.low_corner()), &mut hits)
+                                .unwrap();
                         }
                         for (&h, near) in some.iter().zip(expected_near) {
-                            tree.overlapping(h, &mut hits).unwrap();
+                            tree.query(&Query::element(h), &mut hits).unwrap();
                             assert_eq!(&sorted(hits.clone()), near);
                         }
                         let mut pairs = 0;

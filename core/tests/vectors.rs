@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use flatquad::{
-    AnyIndex, Error, Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Rect, SpatialIndex,
+    AnyIndex, Error, Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Query, Rect, SpatialIndex,
 };
 use serde_json::Value;
 
@@ -141,18 +141,30 @@ fn step(index: &mut AnyIndex, names: &mut Names, op: &Value, at: &str) -> Result
         "clear" => index.clear(),
         "query" => {
             let mut hits = Vec::new();
-            index.query(rect(&op["rect"]), names.opt(&op["omit"]), &mut hits)?;
+            index.query(
+                &Query {
+                    omit: names.opt(&op["omit"]),
+                    ..Query::rect(rect(&op["rect"]))
+                },
+                &mut hits,
+            )?;
             assert_eq!(names.sorted(&hits), strings(expect), "{at}");
         }
         "query_point" => {
             let p = op["point"].as_array().unwrap();
             let mut hits = Vec::new();
-            index.query_point([num(&p[0]), num(&p[1])], names.opt(&op["omit"]), &mut hits)?;
+            index.query(
+                &Query {
+                    omit: names.opt(&op["omit"]),
+                    ..Query::point([num(&p[0]), num(&p[1])])
+                },
+                &mut hits,
+            )?;
             assert_eq!(names.sorted(&hits), strings(expect), "{at}");
         }
         "overlapping" => {
             let mut hits = Vec::new();
-            index.overlapping(names.get(&op["handle"]), &mut hits)?;
+            index.query(&Query::element(names.get(&op["handle"])), &mut hits)?;
             assert_eq!(names.sorted(&hits), strings(expect), "{at}");
         }
         "pairs" => {

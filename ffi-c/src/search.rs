@@ -217,6 +217,61 @@ pub unsafe extern "C" fn qt_ray_cast(
     guard(|| ray_cast(tree, ray.into(), mask, out_hit, out_found))
 }
 
+/// Moves the closed rectangle `rect` by `t·(dx, dy)` for `t` from 0 to 1 and
+/// writes the first element passing `mask` it touches (the smallest `t`;
+/// ties in ascending id, then handle), leaving out `omit` (`QT_NO_HANDLE` for
+/// none: pass the moving element's own handle to ask where it can go), to
+/// `*out_hit`, and whether there was one to `*out_found`. The hit's
+/// `fraction` is `t`, its `distance` `t` times the motion's length.
+///
+/// Returns `QT_INVALID_RECT` for a bad `rect`, `QT_INVALID_PARAMETER` for a
+/// NaN or infinite motion, `QT_INVALID_HANDLE` for an `omit` that is not live.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qt_box_cast(
+    tree: *const qt_tree,
+    rect: qt_rect,
+    dx: f32,
+    dy: f32,
+    mask: u32,
+    omit: qt_handle_t,
+    out_hit: *mut qt_ray_hit,
+    out_found: *mut bool,
+) -> qt_status {
+    guard(|| box_cast(tree, rect.into(), [dx, dy], mask, omit, out_hit, out_found))
+}
+
+/// Every element passing `mask` that the rectangle of `qt_box_cast` touches,
+/// in ascending `(fraction, id, handle)`: writes the number of hits to
+/// `*out_total` and the first min(total, capacity) to `out_hits` (may be NULL
+/// when `capacity` is 0). Returns as `qt_box_cast`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qt_box_cast_all(
+    tree: *const qt_tree,
+    rect: qt_rect,
+    dx: f32,
+    dy: f32,
+    mask: u32,
+    omit: qt_handle_t,
+    out_hits: *mut qt_ray_hit,
+    capacity: usize,
+    out_total: *mut usize,
+) -> qt_status {
+    guard(|| {
+        box_cast_all(
+            tree,
+            rect.into(),
+            [dx, dy],
+            mask,
+            omit,
+            out_hits,
+            capacity,
+            out_total,
+        )
+    })
+}
+
 /// Every element passing `mask` that `ray` hits, in ascending `(distance, id,
 /// handle)`: writes the number of hits to `*out_total` and the first
 /// min(total, capacity) to `out_hits` (may be NULL when `capacity` is 0).
@@ -443,6 +498,54 @@ pub unsafe extern "C" fn qt_octree_ray_cast_all(
     out_total: *mut usize,
 ) -> qt_status {
     guard(|| ray_cast_all(tree, ray.into(), mask, out_hits, capacity, out_total))
+}
+
+/// The first element the box `b` touches moving by `t·(dx, dy, dz)`, as
+/// `qt_box_cast`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qt_octree_box_cast(
+    tree: *const qt_octree,
+    b: qt_box,
+    dx: f32,
+    dy: f32,
+    dz: f32,
+    mask: u32,
+    omit: qt_handle_t,
+    out_hit: *mut qt_ray_hit,
+    out_found: *mut bool,
+) -> qt_status {
+    guard(|| box_cast(tree, b.into(), [dx, dy, dz], mask, omit, out_hit, out_found))
+}
+
+/// Every element the moving box of `qt_octree_box_cast` touches, as
+/// `qt_box_cast_all`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn qt_octree_box_cast_all(
+    tree: *const qt_octree,
+    b: qt_box,
+    dx: f32,
+    dy: f32,
+    dz: f32,
+    mask: u32,
+    omit: qt_handle_t,
+    out_hits: *mut qt_ray_hit,
+    capacity: usize,
+    out_total: *mut usize,
+) -> qt_status {
+    guard(|| {
+        box_cast_all(
+            tree,
+            b.into(),
+            [dx, dy, dz],
+            mask,
+            omit,
+            out_hits,
+            capacity,
+            out_total,
+        )
+    })
 }
 
 /// Calls `visit` with each hit of `ray`, as `qt_ray_cast_each`.

@@ -8,7 +8,8 @@ use std::mem::MaybeUninit;
 use std::ops::ControlFlow;
 
 use flatquad_core::{
-    Bounds, Error, Filter, Handle, Neighbor, NodeInfo, Ray, RayControl, RayHit, SpatialIndex,
+    Bounds, BoxCast, Error, Filter, Handle, Neighbor, NodeInfo, Query, Ray, RayControl, RayHit,
+    SpatialIndex,
 };
 
 use crate::boundary::*;
@@ -302,8 +303,14 @@ pub(crate) unsafe fn query<W: Shell>(
     out_total: *mut usize,
 ) -> Status {
     collect(tree, out_handles, capacity, out_total, |tree, push| {
-        tree.query_with(rect, Handle::optional(omit), push)
-            .map(drop)
+        tree.visit(
+            &Query {
+                omit: Handle::optional(omit),
+                ..Query::rect(rect)
+            },
+            push,
+        )
+        .map(drop)
     })
 }
 
@@ -315,7 +322,13 @@ pub(crate) unsafe fn query_each<W: Shell>(
     user_data: *mut c_void,
 ) -> Status {
     each(tree, visit, user_data, |tree, visit| {
-        tree.query_with(rect, Handle::optional(omit), visit)
+        tree.visit(
+            &Query {
+                omit: Handle::optional(omit),
+                ..Query::rect(rect)
+            },
+            visit,
+        )
     })
 }
 
@@ -328,8 +341,14 @@ pub(crate) unsafe fn query_point<W: Shell>(
     out_total: *mut usize,
 ) -> Status {
     collect(tree, out_handles, capacity, out_total, |tree, push| {
-        tree.query_point_with(point, Handle::optional(omit), push)
-            .map(drop)
+        tree.visit(
+            &Query {
+                omit: Handle::optional(omit),
+                ..Query::point(point)
+            },
+            push,
+        )
+        .map(drop)
     })
 }
 
@@ -341,7 +360,13 @@ pub(crate) unsafe fn query_point_each<W: Shell>(
     user_data: *mut c_void,
 ) -> Status {
     each(tree, visit, user_data, |tree, visit| {
-        tree.query_point_with(point, Handle::optional(omit), visit)
+        tree.visit(
+            &Query {
+                omit: Handle::optional(omit),
+                ..Query::point(point)
+            },
+            visit,
+        )
     })
 }
 
@@ -353,7 +378,7 @@ pub(crate) unsafe fn overlapping<W: Shell>(
     out_total: *mut usize,
 ) -> Status {
     collect(tree, out_handles, capacity, out_total, |tree, push| {
-        tree.overlapping_with(Handle::from_raw(handle), push)
+        tree.visit(&Query::element(Handle::from_raw(handle)), push)
             .map(drop)
     })
 }
@@ -365,7 +390,7 @@ pub(crate) unsafe fn overlapping_each<W: Shell>(
     user_data: *mut c_void,
 ) -> Status {
     each(tree, visit, user_data, |tree, visit| {
-        tree.overlapping_with(Handle::from_raw(handle), visit)
+        tree.visit(&Query::element(Handle::from_raw(handle)), visit)
     })
 }
 
@@ -477,8 +502,14 @@ pub(crate) unsafe fn query_masked<W: Shell>(
     out_total: *mut usize,
 ) -> Status {
     collect(tree, out_handles, capacity, out_total, |tree, push| {
-        tree.query_masked_with(rect, Handle::optional(omit), mask, push)
-            .map(drop)
+        tree.visit(
+            &Query {
+                omit: Handle::optional(omit),
+                ..Query::rect(rect).mask(mask)
+            },
+            push,
+        )
+        .map(drop)
     })
 }
 
@@ -491,7 +522,13 @@ pub(crate) unsafe fn query_masked_each<W: Shell>(
     user_data: *mut c_void,
 ) -> Status {
     each(tree, visit, user_data, |tree, visit| {
-        tree.query_masked_with(rect, Handle::optional(omit), mask, visit)
+        tree.visit(
+            &Query {
+                omit: Handle::optional(omit),
+                ..Query::rect(rect).mask(mask)
+            },
+            visit,
+        )
     })
 }
 
@@ -505,8 +542,14 @@ pub(crate) unsafe fn query_point_masked<W: Shell>(
     out_total: *mut usize,
 ) -> Status {
     collect(tree, out_handles, capacity, out_total, |tree, push| {
-        tree.query_point_masked_with(point, Handle::optional(omit), mask, push)
-            .map(drop)
+        tree.visit(
+            &Query {
+                omit: Handle::optional(omit),
+                ..Query::point(point).mask(mask)
+            },
+            push,
+        )
+        .map(drop)
     })
 }
 
@@ -519,7 +562,13 @@ pub(crate) unsafe fn query_point_masked_each<W: Shell>(
     user_data: *mut c_void,
 ) -> Status {
     each(tree, visit, user_data, |tree, visit| {
-        tree.query_point_masked_with(point, Handle::optional(omit), mask, visit)
+        tree.visit(
+            &Query {
+                omit: Handle::optional(omit),
+                ..Query::point(point).mask(mask)
+            },
+            visit,
+        )
     })
 }
 
@@ -533,7 +582,8 @@ pub(crate) unsafe fn query_circle<W: Shell>(
     out_total: *mut usize,
 ) -> Status {
     collect(tree, out_handles, capacity, out_total, |tree, push| {
-        tree.query_circle_with(center, radius, mask, push).map(drop)
+        tree.visit(&Query::circle(center, radius).mask(mask), push)
+            .map(drop)
     })
 }
 
@@ -546,7 +596,7 @@ pub(crate) unsafe fn query_circle_each<W: Shell>(
     user_data: *mut c_void,
 ) -> Status {
     each(tree, visit, user_data, |tree, visit| {
-        tree.query_circle_with(center, radius, mask, visit)
+        tree.visit(&Query::circle(center, radius).mask(mask), visit)
     })
 }
 
@@ -629,7 +679,10 @@ pub(crate) unsafe fn query_circle_many<W: Shell>(
     out.fill(
         count,
         out_bad_index,
-        |offsets, hits| tree.query_circle_many(centers, radii, mask, offsets, hits),
+        |offsets, hits| {
+            let circles = Query::of_circles(centers, radii, mask)?;
+            tree.query_many(&circles, offsets, hits)
+        },
         |&h| h,
         |_| 0.0,
     )
@@ -765,6 +818,62 @@ pub(crate) unsafe fn ray_cast_all<W: Shell>(
         let _ = found.push(hit.into());
         RayControl::Continue
     })?;
+    out_total.write(found.total);
+    Ok(())
+}
+
+/// The first hit of the box cast of `rect` by `motion`, as `ray_cast`'s.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn box_cast<W: Shell>(
+    tree: *const W,
+    rect: BoxOf<W>,
+    motion: PointOf<W>,
+    mask: u32,
+    omit: qt_handle_t,
+    out_hit: *mut qt_ray_hit,
+    out_found: *mut bool,
+) -> Status {
+    let tree = tree_ref(tree)?;
+    let out_hit = Out::new(out_hit)?;
+    let out_found = Out::new(out_found)?;
+    let cast = BoxCast {
+        omit: Handle::optional(omit),
+        ..BoxCast::new(rect, motion).mask(mask)
+    };
+    let hit = tree.box_cast(&cast)?;
+    if let Some(hit) = &hit {
+        out_hit.write(hit.into());
+    }
+    out_found.write(hit.is_some());
+    Ok(())
+}
+
+/// Every hit of the box cast, as `ray_cast_all`'s: the total, and the first
+/// `capacity` hits.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn box_cast_all<W: Shell>(
+    tree: *const W,
+    rect: BoxOf<W>,
+    motion: PointOf<W>,
+    mask: u32,
+    omit: qt_handle_t,
+    out_hits: *mut qt_ray_hit,
+    capacity: usize,
+    out_total: *mut usize,
+) -> Status {
+    let tree = tree_ref(tree)?;
+    let out = slice_out(out_hits, capacity)?;
+    let out_total = Out::new(out_total)?;
+    let cast = BoxCast {
+        omit: Handle::optional(omit),
+        ..BoxCast::new(rect, motion).mask(mask)
+    };
+    let mut hits = Vec::new();
+    tree.box_cast_all(&cast, &mut hits)?;
+    let mut found = Collector::new(out);
+    for hit in &hits {
+        let _ = found.push(hit.into());
+    }
     out_total.write(found.total);
     Ok(())
 }

@@ -630,6 +630,51 @@ static size_t brute_ray(const float *origin, const float *direction, double max_
     return n;
 }
 
+/* Where `moving` moved by t * motion first touches `b`, t in [0, 1] (the
+ * core's sweep: per axis, t * d between b.lo - moving.hi and b.hi - moving.lo). */
+static int sweep_entry(bx b, bx moving, const float *motion, int dims, double *t) {
+    double enter = 0.0, exit = 1.0;
+    int a;
+    for (a = 0; a < dims; a++) {
+        double d = (double)motion[a];
+        double lo = (double)b.lo[a] - (double)moving.hi[a], hi = (double)b.hi[a] - (double)moving.lo[a];
+        double t1, t2;
+        if (d == 0.0) {
+            if (lo > 0.0 || hi < 0.0) return 0;
+            continue;
+        }
+        t1 = lo / d;
+        t2 = hi / d;
+        if (t1 > t2) {
+            double s = t1;
+            t1 = t2;
+            t2 = s;
+        }
+        if (t1 > enter) enter = t1;
+        if (t2 < exit) exit = t2;
+    }
+    if (!(enter <= exit)) return 0;
+    *t = enter + 0.0;
+    return 1;
+}
+
+static size_t brute_box_cast(bx moving, const float *motion, uint32_t mask, qt_handle_t omit,
+                             int dims, found *out) {
+    double t;
+    size_t i, n = 0;
+    for (i = 0; i < N; i++) {
+        if (!model[i].live || !passes(&model[i], mask) || model[i].handle == omit) continue;
+        if (sweep_entry(model[i].b, moving, motion, dims, &t)) {
+            out[n].handle = model[i].handle;
+            out[n].id = model[i].id;
+            out[n].distance = t; /* the fraction */
+            n++;
+        }
+    }
+    qsort(out, n, sizeof *out, cmp_found);
+    return n;
+}
+
 /* ---------------------------------------------------------------- searches: dispatch */
 
 static size_t ix_len(const ix *x) { return x->t ? qt_len(x->t) : qt_octree_len(x->o); }
@@ -719,6 +764,19 @@ static qt_status ix_ray_each(const ix *x, const float *o, const float *d, double
                              uint32_t mask, qt_ray_fn visit, void *user) {
     return x->t ? qt_ray_cast_each(x->t, ray2(o, d, max_length), mask, visit, user)
                 : qt_octree_ray_cast_each(x->o, ray3(o, d, max_length), mask, visit, user);
+}
+
+static qt_status ix_box_cast(const ix *x, bx b, const float *m, uint32_t mask, qt_handle_t omit,
+                             qt_ray_hit *hit, bool *hit_found) {
+    return x->t ? qt_box_cast(x->t, to_rect(b), m[0], m[1], mask, omit, hit, hit_found)
+                : qt_octree_box_cast(x->o, to_box(b), m[0], m[1], m[2], mask, omit, hit, hit_found);
+}
+
+static qt_status ix_box_cast_all(const ix *x, bx b, const float *m, uint32_t mask,
+                                 qt_handle_t omit, qt_ray_hit *hits, size_t cap, size_t *total) {
+    return x->t ? qt_box_cast_all(x->t, to_rect(b), m[0], m[1], mask, omit, hits, cap, total)
+                : qt_octree_box_cast_all(x->o, to_box(b), m[0], m[1], m[2], mask, omit, hits, cap,
+                                         total);
 }
 
 /* ---------------------------------------------------------------- searches: callbacks */
@@ -1007,6 +1065,75 @@ static void check_rays(const ix *x) {
     }
 }
 
+static void check_box_casts(const ix *x) {
+    static found want[N];
+    static qt_ray_hit hits[N];
+    size_t q, m, i, total, n;
+    for (m = 0; m < N_SEARCH_MASKS; m++) {
+        uint32_t mask = SEARCH_MASKS[m];
+        for (q = 0; q < 60; q++) {
+            float motion[3] = {0, 0, 0};
+            double length = 0.0;
+            qt_ray_hit first;
+            bool hit_found = false;
+            qt_handle_t omit = q % 3 == 0 && model[q].live ? model[q].handle : QT_NO_HANDLE;
+            bx moving = q % 5 == 0 && model[q].live ? model[q].b : random_box(x->dims);
+            int a;
+            for (a = 0; a < x->dims; a++) {
+                float reach = q % 4 == 0 ? 0.0f : q % 4 == 1 ? 7.5f : q % 4 == 2 ? 60.0f : 300.0f;
+                motion[a] = rnd_u32() % 3 ? (rnd() * 2 - 1) * reach : 0.0f;
+                length += (double)motion[a] * (double)motion[a];
+            }
+            length = sqrt(length);
+            n = brute_box_cast(moving, motion, mask, omit, x->dims, want);
+            CHECK_OK(ix_box_cast_all(x, moving, motion, mask, omit, hits, N, &total));
+            CHECK(total == n);
+            for (i = 0; i < n && i < total; i++) {
+                ties_seen += i > 0 && want[i].distance == want[i - 1].distance;
+                CHECK(hits[i].handle == want[i].handle && hits[i].id == want[i].id &&
+                      hits[i].fraction == want[i].distance &&
+                      hits[i].distance == want[i].distance * length);
+            }
+            CHECK_OK(ix_box_cast(x, moving, motion, mask, omit, &first, &hit_found));
+            CHECK(hit_found == (n > 0));
+            if (n > 0) CHECK(first.handle == want[0].handle && first.fraction == want[0].distance);
+            /* Counting first: a NULL buffer of capacity 0. */
+            CHECK_OK(ix_box_cast_all(x, moving, motion, mask, omit, NULL, 0, &total));
+            CHECK(total == n);
+        }
+    }
+}
+
+static void check_box_cast_refusals(const ix *x) {
+    qt_ray_hit hit, hits[4];
+    bool hit_found = true;
+    size_t total = 99;
+    bx good = {{1, 1, 1}, {2, 2, 2}}, inverted = {{5, 5, 5}, {1, 1, 1}}, nan_box = good;
+    float motion[3] = {1, 0, 0}, inf_motion[3] = {INFINITY, 0, 0}, nan_motion[3] = {0, NAN, 0};
+    nan_box.lo[0] = NAN;
+    CHECK_STATUS(ix_box_cast(x, inverted, motion, QT_MASK_ALL, QT_NO_HANDLE, &hit, &hit_found),
+                 QT_INVALID_RECT);
+    CHECK_STATUS(ix_box_cast_all(x, nan_box, motion, QT_MASK_ALL, QT_NO_HANDLE, hits, 4, &total),
+                 QT_INVALID_RECT);
+    CHECK_STATUS(ix_box_cast(x, good, inf_motion, QT_MASK_ALL, QT_NO_HANDLE, &hit, &hit_found),
+                 QT_INVALID_PARAMETER);
+    CHECK_STATUS(ix_box_cast_all(x, good, nan_motion, QT_MASK_ALL, QT_NO_HANDLE, hits, 4, &total),
+                 QT_INVALID_PARAMETER);
+    CHECK_STATUS(ix_box_cast(x, good, motion, QT_MASK_ALL, SENTINEL, &hit, &hit_found),
+                 QT_INVALID_HANDLE);
+    CHECK(hit_found == true && total == 99); /* nothing written */
+    CHECK_STATUS(x->t ? qt_box_cast(x->t, to_rect(good), 1, 0, QT_MASK_ALL, QT_NO_HANDLE, NULL,
+                                    &hit_found)
+                      : qt_octree_box_cast(x->o, to_box(good), 1, 0, 0, QT_MASK_ALL, QT_NO_HANDLE,
+                                           NULL, &hit_found),
+                 QT_NULL_ARGUMENT);
+    CHECK_STATUS(x->t ? qt_box_cast(NULL, to_rect(good), 1, 0, QT_MASK_ALL, QT_NO_HANDLE, &hit,
+                                    &hit_found)
+                      : qt_octree_box_cast(NULL, to_box(good), 1, 0, 0, QT_MASK_ALL, QT_NO_HANDLE,
+                                           &hit, &hit_found),
+                 QT_NULL_ARGUMENT);
+}
+
 static void check_search_refusals(const ix *x) {
     bytes before = ix_bytes(x);
     float p[3] = {50, 50, 50}, nan_p[3] = {50, NAN, 50}, inf_p[3] = {INFINITY, 0, 0};
@@ -1118,7 +1245,9 @@ int main(void) {
         check_circles(&x);
         check_nearest(&x);
         check_rays(&x);
+        check_box_casts(&x);
         CHECK(ties_seen > 0); /* the tie-breaks were exercised */
+        check_box_cast_refusals(&x);
         check_search_refusals(&x);
         ix_destroy(&x);
     }

@@ -133,6 +133,26 @@ class SpatialIndex:
         mask: Optional[SupportsIndex] = None,
     ) -> Optional[RayHit]:
         """The first element the segment touches, or None."""
+    def box_cast(
+        self,
+        rect: RectLike,
+        dx: SupportsFloat,
+        dy: SupportsFloat,
+        *,
+        mask: Optional[SupportsIndex] = None,
+        omit: Optional[SupportsIndex] = None,
+    ) -> Optional[RayHit]:
+        """The first element ``rect`` touches moving by ``t * (dx, dy)``, ``t`` in [0, 1], or None."""
+    def box_cast_all(
+        self,
+        rect: RectLike,
+        dx: SupportsFloat,
+        dy: SupportsFloat,
+        *,
+        mask: Optional[SupportsIndex] = None,
+        omit: Optional[SupportsIndex] = None,
+    ) -> list[RayHit]:
+        """Every element the moving rectangle touches, in ``(fraction, id, handle)`` order."""
     def ray_cast_all(
         self,
         ox: SupportsFloat,
@@ -404,6 +424,28 @@ class Octree:
         mask: Optional[SupportsIndex] = None,
     ) -> Optional[RayHit]:
         """The first box the segment touches, or None."""
+    def box_cast(
+        self,
+        rect: BoxLike,
+        dx: SupportsFloat,
+        dy: SupportsFloat,
+        dz: SupportsFloat,
+        *,
+        mask: Optional[SupportsIndex] = None,
+        omit: Optional[SupportsIndex] = None,
+    ) -> Optional[RayHit]:
+        """The first box ``rect`` touches moving by ``t * (dx, dy, dz)``, ``t`` in [0, 1], or None."""
+    def box_cast_all(
+        self,
+        rect: BoxLike,
+        dx: SupportsFloat,
+        dy: SupportsFloat,
+        dz: SupportsFloat,
+        *,
+        mask: Optional[SupportsIndex] = None,
+        omit: Optional[SupportsIndex] = None,
+    ) -> list[RayHit]:
+        """Every box the moving box touches, in ``(fraction, id, handle)`` order."""
     def ray_cast_all(
         self,
         ox: SupportsFloat,

@@ -137,7 +137,7 @@ impl Span {
 /// [`from_bytes`](SpatialIndex::from_bytes) lays them out at once.
 ///
 /// ```
-/// use flatquad::{Grid, Rect, SpatialIndex};
+/// use flatquad::{Grid, Query, Rect, SpatialIndex};
 ///
 /// // 10 × 10 cells of side 10.
 /// let mut grid = Grid::new(Rect::new(0.0, 0.0, 100.0, 100.0), 10, 10)?;
@@ -145,7 +145,7 @@ impl Span {
 /// let b = grid.insert(Rect::new(20.0, 15.0, 30.0, 25.0), 2)?; // touches `a`
 /// let world = grid.insert(Rect::new(-5.0, -5.0, 105.0, 105.0), 3)?; // big: no links
 /// let mut hits = Vec::new();
-/// grid.query(Rect::new(0.0, 0.0, 12.0, 12.0), None, &mut hits)?;
+/// grid.query(&Query::rect(Rect::new(0.0, 0.0, 12.0, 12.0)), &mut hits)?;
 /// hits.sort();
 /// assert_eq!(hits, [a, world]);
 /// grid.update(b, Rect::new(50.0, 50.0, 60.0, 60.0))?;

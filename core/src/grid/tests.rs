@@ -6,7 +6,7 @@ use core::ops::ControlFlow;
 
 use crate::grid::Grid;
 use crate::index::{NodeInfo, Stats};
-use crate::{Error, Handle, Rect, SpatialIndex};
+use crate::{Error, Handle, Query, Rect, SpatialIndex};
 
 /// A small LCG (Knuth's MMIX constants), so the tests need no dependency.
 struct Lcg(u64);
@@ -267,7 +267,14 @@ fn compare(grid: &Grid, model: &Model, shapes: &Shapes, rng: &mut Lcg) {
         } else {
             None
         };
-        grid.query(q, omit, &mut hits).unwrap();
+        grid.query(
+            &Query {
+                omit,
+                ..Query::rect(q)
+            },
+            &mut hits,
+        )
+        .unwrap();
         assert_eq!(
             sorted(hits.clone()),
             model.query(&q, omit),
@@ -283,7 +290,7 @@ fn compare(grid: &Grid, model: &Model, shapes: &Shapes, rng: &mut Lcg) {
             let p = shapes.point(rng);
             (p.x1, p.y1)
         };
-        grid.query_point([x, y], None, &mut hits).unwrap();
+        grid.query(&Query::point([x, y]), &mut hits).unwrap();
         assert_eq!(
             sorted(hits.clone()),
             model.query(&Rect::point(x, y), None),
@@ -292,7 +299,7 @@ fn compare(grid: &Grid, model: &Model, shapes: &Shapes, rng: &mut Lcg) {
     }
     for _ in 0..4.min(model.live.len()) {
         let (h, r) = model.live[rng.below(model.live.len())];
-        grid.overlapping(h, &mut hits).unwrap();
+        grid.query(&Query::element(h), &mut hits).unwrap();
         assert_eq!(
             sorted(hits.clone()),
             model.query(&r, Some(h)),
@@ -313,7 +320,7 @@ fn refused(grid: &mut Grid, model: &Model, rng: &mut Lcg) {
         let mut handles = Vec::new();
         let batch = [Rect::new(0.0, 0.0, 1.0, 1.0), bad];
         assert!(grid.insert_many(&batch, &[1, 2], &mut handles).is_err());
-        assert!(grid.query(bad, None, &mut handles).is_err());
+        assert!(grid.query(&Query::rect(bad), &mut handles).is_err());
         if let Some(&(h, _)) = model.live.first() {
             assert!(matches!(grid.update(h, bad), Err(Error::InvalidRect(_))));
             let rects = [Rect::new(0.0, 0.0, 1.0, 1.0), bad];
@@ -322,14 +329,17 @@ fn refused(grid: &mut Grid, model: &Model, rng: &mut Lcg) {
         }
     }
     assert!(grid
-        .query_point([f32::NAN, 0.0], None, &mut Vec::new())
+        .query(&Query::point([f32::NAN, 0.0]), &mut Vec::new())
         .is_err());
     if let Some(&stale) = model.dead.get(rng.below(model.dead.len().max(1))) {
         assert_eq!(grid.remove(stale), Err(Error::InvalidHandle(stale)));
         assert!(grid.update(stale, Rect::point(0.0, 0.0)).is_err());
-        assert!(grid.overlapping(stale, &mut Vec::new()).is_err());
+        assert!(grid.query(&Query::element(stale), &mut Vec::new()).is_err());
         assert!(grid
-            .query(Rect::point(0.0, 0.0), Some(stale), &mut Vec::new())
+            .query(
+                &Query::rect(Rect::point(0.0, 0.0)).omit(stale),
+                &mut Vec::new()
+            )
             .is_err());
         if let Some(&(live, _)) = model.live.first() {
             assert!(grid.remove_many(&[live, stale]).is_err());
@@ -672,7 +682,7 @@ fn big_elements_cost_one_entry() {
     let stats = grid.stats();
     assert_eq!((stats.element_links, grid.big.len()), (25, 3));
     let mut hits = Vec::new();
-    grid.query_point([99.0, 1.0], None, &mut hits).unwrap();
+    grid.query(&Query::point([99.0, 1.0]), &mut hits).unwrap();
     assert_eq!(sorted(hits.clone()), [whole, beyond]);
     assert_eq!(grid_pairs(&grid).len(), 6);
     // Small to big and back.
@@ -803,7 +813,7 @@ fn clear_makes_every_handle_stale_and_keeps_working() {
     let c = grid.insert(Rect::new(1.0, 1.0, 2.0, 2.0), 2).unwrap();
     assert_ne!(c, a);
     let mut hits = Vec::new();
-    grid.query(Rect::new(0.0, 0.0, 10.0, 10.0), None, &mut hits)
+    grid.query(&Query::rect(Rect::new(0.0, 0.0, 10.0, 10.0)), &mut hits)
         .unwrap();
     assert_eq!(hits, [c]);
 }
@@ -824,10 +834,14 @@ fn batch_queries_agree_with_single_ones() {
     let (mut offsets, mut hits, mut one) = (Vec::new(), Vec::new(), Vec::new());
     grid.overlapping_many(&handles, &mut offsets, &mut hits)
         .unwrap();
-    grid.query_many(&rects, Some(&handles), &mut Vec::new(), &mut Vec::new())
-        .unwrap();
+    grid.query_many(
+        &Query::of_rects(&rects, Some(&handles)).unwrap(),
+        &mut Vec::new(),
+        &mut Vec::new(),
+    )
+    .unwrap();
     for (i, &h) in handles.iter().enumerate() {
-        grid.overlapping(h, &mut one).unwrap();
+        grid.query(&Query::element(h), &mut one).unwrap();
         assert_eq!(
             sorted(hits[offsets[i]..offsets[i + 1]].to_vec()),
             sorted(one.clone())
@@ -845,7 +859,7 @@ fn batch_queries_agree_with_single_ones() {
     });
     assert_eq!((flow, n), (ControlFlow::Break(()), 5));
     let flow = grid
-        .query_with(world, None, |_| ControlFlow::Break(()))
+        .visit(&Query::rect(world), |_| ControlFlow::Break(()))
         .unwrap();
     assert_eq!(flow, ControlFlow::Break(()));
 }

@@ -5,9 +5,9 @@
 use core::ops::ControlFlow;
 
 use super::raw::{SearchItem, Slots, Structure};
-use super::search::{Neighbor, Ray, RayControl, RayHit};
+use super::search::{BoxCast, Neighbor, Ray, RayControl, RayHit};
 use super::snapshot::Reader;
-use super::{NodeInfo, SpatialIndex, Stats};
+use super::{NodeInfo, Query, SpatialIndex, Stats};
 use crate::{Error, Filter, Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Rect};
 
 /// Which structure an [`AnyIndex`] (or a snapshot) holds. The values are
@@ -308,35 +308,36 @@ impl SpatialIndex for AnyIndex {
     }
     fn query_many(
         &self,
-        rects: &[Rect],
-        omit: Option<&[Handle]>,
+        queries: &[Query],
         offsets: &mut Vec<usize>,
         hits: &mut Vec<Handle>,
     ) -> Result<(), Error> {
-        dispatch!(self, s => s.query_many(rects, omit, offsets, hits))
+        dispatch!(self, s => s.query_many(queries, offsets, hits))
+    }
+    #[cfg(feature = "rayon")]
+    fn par_query_many(
+        &self,
+        queries: &[Query],
+        offsets: &mut Vec<usize>,
+        hits: &mut Vec<Handle>,
+    ) -> Result<(), Error> {
+        dispatch!(self, s => s.par_query_many(queries, offsets, hits))
+    }
+    #[cfg(feature = "rayon")]
+    fn par_overlapping_many(
+        &self,
+        handles: &[Handle],
+        offsets: &mut Vec<usize>,
+        hits: &mut Vec<Handle>,
+    ) -> Result<(), Error> {
+        dispatch!(self, s => s.par_overlapping_many(handles, offsets, hits))
     }
     // The searches dispatch once per call, not once per node and element.
-    fn query_circle_with<F>(
-        &self,
-        center: [f32; 2],
-        radius: f64,
-        mask: u32,
-        visit: F,
-    ) -> Result<ControlFlow<()>, Error>
+    fn visit<F>(&self, query: &Query, visit: F) -> Result<ControlFlow<()>, Error>
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {
-        dispatch!(self, s => s.query_circle_with(center, radius, mask, visit))
-    }
-    fn query_circle_many(
-        &self,
-        centers: &[[f32; 2]],
-        radii: &[f64],
-        mask: u32,
-        offsets: &mut Vec<usize>,
-        hits: &mut Vec<Handle>,
-    ) -> Result<(), Error> {
-        dispatch!(self, s => s.query_circle_many(centers, radii, mask, offsets, hits))
+        dispatch!(self, s => s.visit(query, visit))
     }
     fn nearest_with<A>(
         &self,
@@ -393,5 +394,11 @@ impl SpatialIndex for AnyIndex {
     }
     fn ray_cast(&self, ray: &Ray<[f32; 2]>, mask: u32) -> Result<Option<RayHit>, Error> {
         dispatch!(self, s => s.ray_cast(ray, mask))
+    }
+    fn box_cast(&self, cast: &BoxCast) -> Result<Option<RayHit>, Error> {
+        dispatch!(self, s => s.box_cast(cast))
+    }
+    fn box_cast_all(&self, cast: &BoxCast, hits: &mut Vec<RayHit>) -> Result<(), Error> {
+        dispatch!(self, s => s.box_cast_all(cast, hits))
     }
 }

@@ -13,7 +13,7 @@
 //! (a pair the rounding made touch may be added).
 
 use super::raw::Slots;
-use super::SpatialIndex;
+use super::{Query, SpatialIndex};
 use crate::{AnyIndex, Error, Grid, Handle, Kind, Rect};
 
 /// Batches from this size are queried in spatial order ([`rows_of`]).
@@ -32,13 +32,17 @@ fn rows_of<T: SpatialIndex<Bounds = Rect> + Sync>(
 ) -> Result<(), Error> {
     // (Positions in the order are u32: a batch past 2^32 goes as it comes.)
     if rects.len() < SPATIAL_ORDER_FROM || rects.len() > u32::MAX as usize {
-        return batch_query(index, rects, offsets, hits);
+        let queries: Vec<Query> = rects.iter().map(|&rect| Query::rect(rect)).collect();
+        return batch_query(index, &queries, offsets, hits);
     }
     for (i, &rect) in rects.iter().enumerate() {
         super::check_rect(rect).map_err(|e| e.in_batch(i))?;
     }
     let order = z_order(rects, index.world());
-    let permuted: Vec<Rect> = order.iter().map(|&i| rects[i as usize]).collect();
+    let permuted: Vec<Query> = order
+        .iter()
+        .map(|&i| Query::rect(rects[i as usize]))
+        .collect();
     let (mut sorted_offsets, mut sorted_hits) = (Vec::new(), Vec::new());
     batch_query(index, &permuted, &mut sorted_offsets, &mut sorted_hits)?;
     // Put the rows back: row `order[p]` is the permuted row `p`.
@@ -63,14 +67,14 @@ fn rows_of<T: SpatialIndex<Bounds = Rect> + Sync>(
 /// The core's batch query, on every thread with the feature `rayon`.
 fn batch_query<T: SpatialIndex<Bounds = Rect> + Sync>(
     index: &T,
-    rects: &[Rect],
+    queries: &[Query],
     offsets: &mut Vec<usize>,
     hits: &mut Vec<Handle>,
 ) -> Result<(), Error> {
     #[cfg(feature = "rayon")]
-    return index.par_query_many(rects, None, offsets, hits);
+    return index.par_query_many(queries, offsets, hits);
     #[cfg(not(feature = "rayon"))]
-    return index.query_many(rects, None, offsets, hits);
+    return index.query_many(queries, offsets, hits);
 }
 
 /// The positions of (valid) `rects` sorted by the Z-order (Morton) code of

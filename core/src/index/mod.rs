@@ -10,13 +10,15 @@ mod any;
 pub mod join;
 #[cfg(feature = "rayon")]
 pub(crate) mod parallel;
+pub(crate) mod query;
 pub(crate) mod raw;
 pub(crate) mod search;
 pub(crate) mod snapshot;
 
 pub use any::{AnyIndex, Kind};
+pub use query::{Query, Shape};
 use raw::{Structure, PREFETCH_AHEAD};
-pub use search::{Neighbor, Ray, RayControl, RayHit};
+pub use search::{BoxCast, Neighbor, Ray, RayControl, RayHit};
 
 /// `update_many`'s checks of `handles[i]` and `rects[i]`, numbered from
 /// `first` in the errors. The checks read the dense stamps (4 bytes an
@@ -213,7 +215,7 @@ pub trait SpatialIndex: Structure + Sized {
     }
 
     /// Sets the element's collision filter: from now on [`pairs`](SpatialIndex::pairs)
-    /// and [`overlapping`](SpatialIndex::overlapping) report it with another
+    /// and [`Query::element`] report it with another
     /// element only when their filters [collide](Filter::collides), and a
     /// query with a mask reports it only when its category is in the mask.
     /// The first filter other than the default costs 8 bytes per slot;
@@ -404,181 +406,68 @@ pub trait SpatialIndex: Structure + Sized {
         Ok(())
     }
 
-    /// Fills `hits` (cleared first) with the handles of the elements whose closed
-    /// rectangle intersects the closed rectangle `rect`, each once, leaving out
-    /// `omit`. `hits` keeps its capacity, so a reused `Vec` stops allocating.
+    /// Calls `visit` with each element `query` reports ([`Query`]: a shape, a
+    /// mask, an element left out), each once, in no particular order; `visit`
+    /// returns [`ControlFlow::Break`] to stop early, and the call returns how
+    /// the walk ended. Every other result style ([`query`](SpatialIndex::query),
+    /// [`query_many`](SpatialIndex::query_many), [`locate`](SpatialIndex::locate))
+    /// goes through the same walk.
+    ///
+    /// ```
+    /// use core::ops::ControlFlow;
+    /// use flatquad::{Quadtree, Query, Rect, SpatialIndex};
+    /// let mut tree = Quadtree::for_world(Rect::new(0.0, 0.0, 100.0, 100.0))?;
+    /// for i in 0..10 {
+    ///     let x = i as f32 * 5.0;
+    ///     tree.insert(Rect::new(x, 0.0, x + 4.0, 4.0), i)?;
+    /// }
+    /// let mut first = None; // any one element in the strip, then stop
+    /// tree.visit(&Query::rect(Rect::new(0.0, 0.0, 100.0, 1.0)), |h| {
+    ///     first = Some(h);
+    ///     ControlFlow::Break(())
+    /// })?;
+    /// assert!(first.is_some());
+    /// # Ok::<(), flatquad::Error>(())
+    /// ```
     ///
     /// # Errors
-    /// [`Error::InvalidRect`] for a bad `rect`, [`Error::InvalidHandle`] for an
-    /// `omit` that is not live; `hits` is then left empty.
-    fn query(
-        &self,
-        rect: Self::Bounds,
-        omit: Option<Handle>,
-        hits: &mut Vec<Handle>,
-    ) -> Result<(), Error> {
+    /// [`Error::InvalidRect`] ([`Error::InvalidBox`] in 3D) for a bad
+    /// rectangle, [`Error::InvalidPoint`] ([`Error::InvalidPoint3`]) for a NaN
+    /// or infinite point or centre, [`Error::InvalidDistance`] for a NaN or
+    /// negative radius, [`Error::InvalidHandle`] for a [`Shape::Element`] or an
+    /// `omit` that is not live; `visit` is then never called.
+    fn visit<F>(&self, query: &Query<Self::Bounds>, visit: F) -> Result<ControlFlow<()>, Error>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        let query = query.check(self)?;
+        self.count_queries(1);
+        Ok(query.run(self, visit))
+    }
+
+    /// Fills `hits` (cleared first) with the handles of the elements `query`
+    /// reports, each once, in no particular order. `hits` keeps its capacity,
+    /// so a reused `Vec` stops allocating.
+    ///
+    /// # Errors
+    /// As [`visit`](SpatialIndex::visit); `hits` is then left empty.
+    fn query(&self, query: &Query<Self::Bounds>, hits: &mut Vec<Handle>) -> Result<(), Error> {
         hits.clear();
-        self.query_with(rect, omit, collect_into(hits)).map(|_| ())
+        self.visit(query, collect_into(hits)).map(|_| ())
     }
 
-    /// Calls `visit` with each element whose closed rectangle intersects `rect`,
-    /// each once, leaving out `omit`; `visit` returns [`ControlFlow::Break`] to
-    /// stop early, and the call returns how the walk ended.
+    /// The handles of the elements `query` reports, as an iterator (Rust's
+    /// idiom, as rstar's `locate_*`): `for h in index.locate(&q)? { ... }`.
+    /// The hits are gathered when it is made; [`query`](SpatialIndex::query)
+    /// into a reused `Vec` allocates nothing, and [`visit`](SpatialIndex::visit)
+    /// can stop early.
     ///
     /// # Errors
-    /// As [`query`](SpatialIndex::query); `visit` is then never called.
-    fn query_with<F>(
-        &self,
-        rect: Self::Bounds,
-        omit: Option<Handle>,
-        visit: F,
-    ) -> Result<ControlFlow<()>, Error>
-    where
-        F: FnMut(Handle) -> ControlFlow<()>,
-    {
-        check_rect(rect)?;
-        let omit = self.omit_slot(omit)?;
-        self.count_queries(1);
-        Ok(self.query_checked(rect, omit, visit))
-    }
-
-    /// [`query`](SpatialIndex::query) reporting only the elements whose
-    /// [`Filter`] category is in `mask` ([`Filter::ALL`]: every element).
-    ///
-    /// # Errors
-    /// As [`query`](SpatialIndex::query).
-    fn query_masked(
-        &self,
-        rect: Self::Bounds,
-        omit: Option<Handle>,
-        mask: u32,
-        hits: &mut Vec<Handle>,
-    ) -> Result<(), Error> {
-        hits.clear();
-        self.query_masked_with(rect, omit, mask, collect_into(hits))
-            .map(|_| ())
-    }
-
-    /// [`query_with`](SpatialIndex::query_with) visiting only the elements
-    /// whose [`Filter`] category is in `mask`.
-    ///
-    /// # Errors
-    /// As [`query`](SpatialIndex::query).
-    fn query_masked_with<F>(
-        &self,
-        rect: Self::Bounds,
-        omit: Option<Handle>,
-        mask: u32,
-        visit: F,
-    ) -> Result<ControlFlow<()>, Error>
-    where
-        F: FnMut(Handle) -> ControlFlow<()>,
-    {
-        check_rect(rect)?;
-        let omit = self.omit_slot(omit)?;
-        self.count_queries(1);
-        Ok(self.query_checked(rect, omit, self.masked(mask, visit)))
-    }
-
-    /// Fills `hits` (cleared first) with the elements whose closed rectangle holds
-    /// the point (`[x, y]`, or `[x, y, z]` in 3D), leaving out `omit`.
-    ///
-    /// # Errors
-    /// [`Error::InvalidPoint`] for a NaN or infinite coordinate,
-    /// [`Error::InvalidHandle`] for an `omit` that is not live.
-    fn query_point(
-        &self,
-        point: <Self::Bounds as Bounds>::Point,
-        omit: Option<Handle>,
-        hits: &mut Vec<Handle>,
-    ) -> Result<(), Error> {
-        hits.clear();
-        self.query_point_with(point, omit, collect_into(hits))
-            .map(|_| ())
-    }
-
-    /// Calls `visit` with each element whose closed rectangle holds `point`,
-    /// leaving out `omit`, until `visit` breaks.
-    ///
-    /// # Errors
-    /// As [`query_point`](SpatialIndex::query_point).
-    fn query_point_with<F>(
-        &self,
-        point: <Self::Bounds as Bounds>::Point,
-        omit: Option<Handle>,
-        visit: F,
-    ) -> Result<ControlFlow<()>, Error>
-    where
-        F: FnMut(Handle) -> ControlFlow<()>,
-    {
-        check_point::<Self::Bounds>(point)?;
-        let omit = self.omit_slot(omit)?;
-        self.count_queries(1);
-        Ok(self.query_point_checked(point, omit, visit))
-    }
-
-    /// [`query_point_with`](SpatialIndex::query_point_with) visiting only the
-    /// elements whose [`Filter`] category is in `mask`.
-    ///
-    /// # Errors
-    /// As [`query_point`](SpatialIndex::query_point).
-    fn query_point_masked_with<F>(
-        &self,
-        point: <Self::Bounds as Bounds>::Point,
-        omit: Option<Handle>,
-        mask: u32,
-        visit: F,
-    ) -> Result<ControlFlow<()>, Error>
-    where
-        F: FnMut(Handle) -> ControlFlow<()>,
-    {
-        check_point::<Self::Bounds>(point)?;
-        let omit = self.omit_slot(omit)?;
-        self.count_queries(1);
-        Ok(self.query_point_checked(point, omit, self.masked(mask, visit)))
-    }
-
-    /// `visit` behind a query mask: elements whose category is not in `mask`
-    /// are skipped (nothing is read when no filter was ever set).
-    #[doc(hidden)]
-    fn masked<F>(&self, mask: u32, mut visit: F) -> impl FnMut(Handle) -> ControlFlow<()>
-    where
-        F: FnMut(Handle) -> ControlFlow<()>,
-    {
-        move |handle| {
-            if self.passes_mask(handle.slot(), mask) {
-                visit(handle)
-            } else {
-                ControlFlow::Continue(())
-            }
-        }
-    }
-
-    /// Fills `hits` (cleared first) with the other elements whose closed
-    /// rectangle intersects this element's: the same as a query with the
-    /// element's rectangle omitting it, but structures that know where the
-    /// element lies start there.
-    ///
-    /// # Errors
-    /// [`Error::InvalidHandle`] if `handle` is not live.
-    fn overlapping(&self, handle: Handle, hits: &mut Vec<Handle>) -> Result<(), Error> {
-        hits.clear();
-        self.overlapping_with(handle, collect_into(hits))
-            .map(|_| ())
-    }
-
-    /// Calls `visit` with each other element whose closed rectangle intersects
-    /// this element's, until `visit` breaks (see [`overlapping`](SpatialIndex::overlapping)).
-    ///
-    /// # Errors
-    /// As [`overlapping`](SpatialIndex::overlapping); `visit` is then never called.
-    fn overlapping_with<F>(&self, handle: Handle, visit: F) -> Result<ControlFlow<()>, Error>
-    where
-        F: FnMut(Handle) -> ControlFlow<()>,
-    {
-        let slot = self.lookup(handle)?;
-        self.count_queries(1);
-        Ok(self.overlapping_filtered(slot, visit))
+    /// As [`visit`](SpatialIndex::visit).
+    fn locate(&self, query: &Query<Self::Bounds>) -> Result<std::vec::IntoIter<Handle>, Error> {
+        let mut hits = Vec::new();
+        self.query(query, &mut hits)?;
+        Ok(hits.into_iter())
     }
 
     /// The neighbours of a live slot whose filters collide with its own.
@@ -600,7 +489,7 @@ pub trait SpatialIndex: Structure + Sized {
         })
     }
 
-    /// [`overlapping`](SpatialIndex::overlapping) for each handle, in compressed
+    /// A [`Query::element`] for each handle, in compressed
     /// rows: the neighbours of `handles[i]` are `hits[offsets[i]..offsets[i + 1]]`.
     /// The per-agent query of a collision loop in one call. Both vectors are
     /// cleared first and keep their capacity.
@@ -638,126 +527,40 @@ pub trait SpatialIndex: Structure + Sized {
         Ok(())
     }
 
-    /// Runs one query per rectangle and gives the results in compressed rows:
-    /// the hits of `rects[i]` are `hits[offsets[i]..offsets[i + 1]]`, each row in
-    /// no particular order. `omit`, if given, holds one handle per rectangle to
-    /// leave out of its row (the querying element, say), or the raw handle 0 to
-    /// leave nothing out of that row ([`Handle::optional`]). Both vectors are
-    /// cleared first and keep their capacity.
+    /// Answers every query and gives the results in compressed rows: the hits
+    /// of `queries[i]` are `hits[offsets[i]..offsets[i + 1]]`, each row in no
+    /// particular order. Both vectors are cleared first and keep their
+    /// capacity. The queries may mix shapes and options.
     ///
     /// ```
-    /// use flatquad::{Grid, Handle, Rect, SpatialIndex};
+    /// use flatquad::{Grid, Query, Rect, SpatialIndex};
     /// let mut grid = Grid::for_world(Rect::new(0.0, 0.0, 10.0, 10.0))?;
     /// let a = grid.insert(Rect::new(1.0, 1.0, 2.0, 2.0), 0)?;
     /// let b = grid.insert(Rect::new(2.0, 2.0, 3.0, 3.0), 1)?;
-    /// let rects = [grid.rect(a)?, grid.rect(a)?];
-    /// let omit = [a, Handle::from_raw(0)]; // the second row leaves nothing out
+    /// let queries = [Query::rect(grid.rect(a)?).omit(a), Query::point([2.0, 2.0])];
     /// let (mut offsets, mut hits) = (Vec::new(), Vec::new());
-    /// grid.query_many(&rects, Some(&omit), &mut offsets, &mut hits)?;
+    /// grid.query_many(&queries, &mut offsets, &mut hits)?;
     /// assert_eq!(offsets, [0, 1, 3]);
     /// assert_eq!(hits[0], b);
     /// # Ok::<(), flatquad::Error>(())
     /// ```
     ///
     /// # Errors
-    /// [`Error::LengthMismatch`] if `omit` is not as long as `rects`; the first
-    /// bad rectangle or omitted handle inside [`Error::InBatch`]. Nothing is
-    /// written then.
+    /// The first bad query's error (see [`visit`](SpatialIndex::visit)) inside
+    /// [`Error::InBatch`]. Nothing is written then.
     fn query_many(
         &self,
-        rects: &[Self::Bounds],
-        omit: Option<&[Handle]>,
+        queries: &[Query<Self::Bounds>],
         offsets: &mut Vec<usize>,
         hits: &mut Vec<Handle>,
     ) -> Result<(), Error> {
-        self.check_query_many(rects, omit)?;
+        query::check_all(self, queries)?;
         offsets.clear();
         hits.clear();
-        offsets.reserve(rects.len() + 1);
+        offsets.reserve(queries.len() + 1);
         offsets.push(0);
-        let mut counts = core::mem::take(offsets);
-        self.query_each(rects, omit, &mut counts, hits);
-        // `counts` is [0, n0, n1, ...]: turn it into running sums in place.
-        for i in 1..counts.len() {
-            counts[i] += counts[i - 1];
-        }
-        *offsets = counts;
-        Ok(())
-    }
-
-    /// Fills `hits` (cleared first) with every element passing `mask` whose
-    /// closed box is within `radius` of `center` (closed: at distance `<=
-    /// radius`, measured by [`Bounds::distance_to_point`]), in no particular
-    /// order. In 3D the circle is a sphere. `mask` is a collision mask: an
-    /// element is reported only if its category `& mask != 0` (so `mask` 0
-    /// reports nothing, `u32::MAX` everything).
-    ///
-    /// # Errors
-    /// [`Error::InvalidPoint`] ([`Error::InvalidPoint3`]) for a NaN or
-    /// infinite `center`; [`Error::InvalidDistance`] for a NaN or negative
-    /// `radius` (+∞ is fine: everything). `hits` is then left empty.
-    fn query_circle(
-        &self,
-        center: <Self::Bounds as Bounds>::Point,
-        radius: f64,
-        mask: u32,
-        hits: &mut Vec<Handle>,
-    ) -> Result<(), Error> {
-        hits.clear();
-        self.query_circle_with(center, radius, mask, collect_into(hits))
-            .map(|_| ())
-    }
-
-    /// Calls `visit` with each element [`query_circle`](SpatialIndex::query_circle)
-    /// would report, until `visit` breaks; returns how the walk ended.
-    ///
-    /// # Errors
-    /// As [`query_circle`](SpatialIndex::query_circle); `visit` is then never called.
-    fn query_circle_with<F>(
-        &self,
-        center: <Self::Bounds as Bounds>::Point,
-        radius: f64,
-        mask: u32,
-        visit: F,
-    ) -> Result<ControlFlow<()>, Error>
-    where
-        F: FnMut(Handle) -> ControlFlow<()>,
-    {
-        check_point::<Self::Bounds>(center)?;
-        check_distance("radius", radius)?;
-        Ok(search::circle(self, center, radius, mask, visit))
-    }
-
-    /// [`query_circle`](SpatialIndex::query_circle) for each `(centers[i],
-    /// radii[i])`, in compressed rows: the hits of circle `i` are
-    /// `hits[offsets[i]..offsets[i + 1]]`. Both vectors are cleared first.
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`] if `radii` is not as long as `centers`; the
-    /// first bad center or radius inside [`Error::InBatch`]. Nothing is
-    /// written then.
-    fn query_circle_many(
-        &self,
-        centers: &[<Self::Bounds as Bounds>::Point],
-        radii: &[f64],
-        mask: u32,
-        offsets: &mut Vec<usize>,
-        hits: &mut Vec<Handle>,
-    ) -> Result<(), Error> {
-        check_lengths(centers.len(), radii.len())?;
-        for (index, (&center, &radius)) in centers.iter().zip(radii).enumerate() {
-            check_point::<Self::Bounds>(center)
-                .and_then(|_| check_distance("radius", radius))
-                .map_err(|e| e.in_batch(index))?;
-        }
-        offsets.clear();
-        hits.clear();
-        offsets.reserve(centers.len() + 1);
-        offsets.push(0);
-        for (&center, &radius) in centers.iter().zip(radii) {
-            let _ = search::circle(self, center, radius, mask, collect_into(hits));
-            offsets.push(hits.len());
-        }
+        self.count_queries(queries.len());
+        query::run_all(self, queries, offsets, hits);
         Ok(())
     }
 
@@ -954,6 +757,46 @@ pub trait SpatialIndex: Structure + Sized {
         Ok(())
     }
 
+    /// The first element the box cast touches ([`BoxCast`]: a box moved by
+    /// `t · motion`, `t` in `[0, 1]`), or `None`: the smallest `t` at which
+    /// the moving closed box touches the element's closed box, ties broken
+    /// by id, then handle (the order of [`box_cast_all`](SpatialIndex::box_cast_all)).
+    /// The hit's `fraction` is `t`, its `distance` `t · |motion|`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidRect`] ([`Error::InvalidBox`]) for a bad box,
+    /// [`Error::InvalidMotion`] for a NaN or infinite motion,
+    /// [`Error::InvalidHandle`] for an `omit` that is not live.
+    fn box_cast(&self, cast: &BoxCast<Self::Bounds>) -> Result<Option<RayHit>, Error> {
+        let omit = check_box_cast(self, cast)?;
+        let mut first = None;
+        search::box_cast(self, cast, omit, |hit| {
+            first = Some(hit);
+            false
+        });
+        Ok(first)
+    }
+
+    /// Fills `hits` (cleared first) with every element the box cast touches,
+    /// in ascending order of `(t, id, handle)` (see [`box_cast`](SpatialIndex::box_cast)).
+    /// A box touching an element where it starts hits it at `t = 0`.
+    ///
+    /// # Errors
+    /// As [`box_cast`](SpatialIndex::box_cast); `hits` is then left empty.
+    fn box_cast_all(
+        &self,
+        cast: &BoxCast<Self::Bounds>,
+        hits: &mut Vec<RayHit>,
+    ) -> Result<(), Error> {
+        hits.clear();
+        let omit = check_box_cast(self, cast)?;
+        search::box_cast(self, cast, omit, |hit| {
+            hits.push(hit);
+            true
+        });
+        Ok(())
+    }
+
     /// Fills `pairs` (cleared first) with every pair of elements whose closed
     /// rectangles intersect, each unordered pair exactly once.
     fn pairs(&self, pairs: &mut Vec<(Handle, Handle)>) {
@@ -1022,22 +865,41 @@ pub trait SpatialIndex: Structure + Sized {
     }
 
     /// [`query_many`](SpatialIndex::query_many) on all of rayon's threads, with
-    /// the same result (batches under 1,000 rectangles stay on the calling thread).
+    /// the same result (batches under 1,000 queries stay on the calling thread).
     ///
     /// # Errors
     /// As [`query_many`](SpatialIndex::query_many).
     #[cfg(feature = "rayon")]
     fn par_query_many(
         &self,
-        rects: &[Self::Bounds],
-        omit: Option<&[Handle]>,
+        queries: &[Query<Self::Bounds>],
         offsets: &mut Vec<usize>,
         hits: &mut Vec<Handle>,
     ) -> Result<(), Error>
     where
         Self: Sync,
     {
-        parallel::query_many(self, rects, omit, offsets, hits)
+        parallel::query_many(self, queries, offsets, hits)
+    }
+}
+
+/// A box cast's arguments checked: the omitted slot ([`NONE`](crate::slots::NONE) for none).
+fn check_box_cast<T: Structure + ?Sized>(
+    index: &T,
+    cast: &BoxCast<T::Bounds>,
+) -> Result<u32, Error> {
+    check_rect(cast.rect)?;
+    let motion = cast.motion.as_ref();
+    if !motion.iter().all(|m| m.is_finite()) {
+        return Err(Error::InvalidMotion {
+            dx: motion[0],
+            dy: motion[1],
+            dz: motion.get(2).copied(),
+        });
+    }
+    match cast.omit {
+        Some(handle) => index.lookup(handle),
+        None => Ok(crate::slots::NONE),
     }
 }
 
@@ -1212,7 +1074,7 @@ pub(crate) fn collect_into(hits: &mut Vec<Handle>) -> impl FnMut(Handle) -> Cont
 #[cfg(test)]
 mod tests {
     use super::{AnyIndex, Kind, SpatialIndex};
-    use crate::{Handle, Rect};
+    use crate::{Handle, Query, Rect};
 
     /// `overlapping_many` by one pair walk (big batches) gives the rows one
     /// `overlapping` each gives: whole and partial batches, big elements, a
@@ -1251,7 +1113,7 @@ mod tests {
                 assert_eq!(offsets.len(), batch.len() + 1);
                 assert_eq!(offsets[batch.len()], hits.len());
                 for (row, &handle) in batch.iter().enumerate() {
-                    index.overlapping(handle, &mut one).unwrap();
+                    index.query(&Query::element(handle), &mut one).unwrap();
                     let mut got = hits[offsets[row]..offsets[row + 1]].to_vec();
                     got.sort_unstable();
                     one.sort_unstable();

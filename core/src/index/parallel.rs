@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use super::search::Neighbor;
-use super::{check_max_distance, check_point, SpatialIndex};
+use super::{check_max_distance, check_point, query, Query, SpatialIndex};
 use crate::{Bounds, Error, Handle};
 
 /// Chunks handed out per thread, so that uneven ones even out.
@@ -17,40 +17,36 @@ fn chunk_len(n: usize) -> usize {
         .max(1)
 }
 
-/// Below this many rectangles a batch query stays on the calling thread.
+/// Below this many queries a batch stays on the calling thread.
 const PAR_QUERY_MIN_RECTS: usize = 1_000;
 
 /// [`SpatialIndex::par_query_many`].
 pub(crate) fn query_many<T: SpatialIndex + Sync>(
     index: &T,
-    rects: &[T::Bounds],
-    omit: Option<&[Handle]>,
+    queries: &[Query<T::Bounds>],
     offsets: &mut Vec<usize>,
     hits: &mut Vec<Handle>,
 ) -> Result<(), Error> {
-    if rects.len() < PAR_QUERY_MIN_RECTS || rayon::current_num_threads() == 1 {
-        return index.query_many(rects, omit, offsets, hits);
+    if queries.len() < PAR_QUERY_MIN_RECTS || rayon::current_num_threads() == 1 {
+        return index.query_many(queries, offsets, hits);
     }
-    index.check_query_many(rects, omit)?;
-    let chunk = chunk_len(rects.len());
-    let parts: Vec<(Vec<usize>, Vec<Handle>)> = rects
-        .par_chunks(chunk)
-        .enumerate()
-        .map(|(c, rects)| {
-            let omit = omit.map(|omit| &omit[c * chunk..c * chunk + rects.len()]);
-            let (mut counts, mut found) = (Vec::with_capacity(rects.len()), Vec::new());
-            index.query_each(rects, omit, &mut counts, &mut found);
-            (counts, found)
+    query::check_all(index, queries)?;
+    index.count_queries(queries.len());
+    let parts: Vec<(Vec<usize>, Vec<Handle>)> = queries
+        .par_chunks(chunk_len(queries.len()))
+        .map(|queries| {
+            let (mut ends, mut found) = (Vec::with_capacity(queries.len()), Vec::new());
+            query::run_all(index, queries, &mut ends, &mut found);
+            (ends, found)
         })
         .collect();
     offsets.clear();
-    offsets.reserve(rects.len() + 1);
+    offsets.reserve(queries.len() + 1);
     offsets.push(0);
     hits.clear();
-    for (counts, found) in parts {
-        for count in counts {
-            offsets.push(offsets[offsets.len() - 1] + count);
-        }
+    for (ends, found) in parts {
+        let base = hits.len();
+        offsets.extend(ends.iter().map(|&end| base + end));
         hits.extend(found);
     }
     Ok(())

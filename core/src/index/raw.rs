@@ -5,8 +5,7 @@
 
 use core::ops::ControlFlow;
 
-use crate::index::{check_lengths, check_rect, collect_into};
-use crate::slots::{SlotPool, SlotRecord, NONE};
+use crate::slots::{SlotPool, SlotRecord};
 use crate::{Bounds, Error, Filter, Handle};
 
 /// How many handles ahead a batch call asks for slots.
@@ -294,53 +293,6 @@ pub trait Structure: Slots {
     #[inline]
     fn count_queries(&self, queries: usize) {
         let _ = queries;
-    }
-
-    /// The slot of an optional omitted handle ([`NONE`] for none).
-    fn omit_slot(&self, omit: Option<Handle>) -> Result<u32, Error> {
-        match omit {
-            Some(handle) => self.lookup(handle),
-            None => Ok(NONE),
-        }
-    }
-
-    /// Checks a batch of queries: lengths, omitted handles, rectangles.
-    fn check_query_many(
-        &self,
-        rects: &[Self::Bounds],
-        omit: Option<&[Handle]>,
-    ) -> Result<(), Error> {
-        if let Some(omit) = omit {
-            check_lengths(rects.len(), omit.len())?;
-            for (index, &handle) in omit.iter().enumerate() {
-                if let Some(handle) = Handle::optional(handle.to_raw()) {
-                    self.lookup(handle).map_err(|e| e.in_batch(index))?;
-                }
-            }
-        }
-        for (index, &rect) in rects.iter().enumerate() {
-            check_rect(rect).map_err(|e| e.in_batch(index))?;
-        }
-        Ok(())
-    }
-
-    /// Appends each checked query's hit count to `counts` and its hits to `hits`.
-    fn query_each(
-        &self,
-        rects: &[Self::Bounds],
-        omit: Option<&[Handle]>,
-        counts: &mut Vec<usize>,
-        hits: &mut Vec<Handle>,
-    ) {
-        self.count_queries(rects.len());
-        for (index, &rect) in rects.iter().enumerate() {
-            let before = hits.len();
-            let omit = omit
-                .and_then(|omit| Handle::optional(omit[index].to_raw()))
-                .map_or(NONE, Handle::slot);
-            let _ = self.query_checked(rect, omit, collect_into(hits));
-            counts.push(hits.len() - before);
-        }
     }
 }
 

@@ -19,7 +19,6 @@
 //! several cells) is one not above the last element popped, and is skipped.
 
 use core::cmp::Ordering;
-use core::ops::ControlFlow;
 use std::collections::BinaryHeap;
 
 use crate::axis::Axis;
@@ -436,6 +435,162 @@ pub(crate) fn ray_cast<T, V>(
     );
 }
 
+/// A box cast: the closed box `rect` moved by `t · motion` for `t` in `[0, 1]`
+/// (Box2D's and parry's shape cast, for boxes). What it hits is every element
+/// whose closed box the moving box touches, at the smallest such `t`.
+///
+/// ```
+/// use flatquad::{BoxCast, Grid, Rect, SpatialIndex};
+/// let mut grid = Grid::for_world(Rect::new(0.0, 0.0, 100.0, 100.0))?;
+/// let wall = grid.insert(Rect::new(50.0, 0.0, 55.0, 100.0), 7)?;
+/// let agent = grid.insert(Rect::new(10.0, 10.0, 20.0, 20.0), 8)?;
+/// // Can the agent move 40 to the right? It touches the wall after 3/4 of it.
+/// let cast = BoxCast::new(grid.rect(agent)?, [40.0, 0.0]).omit(agent);
+/// let hit = grid.box_cast(&cast)?.unwrap();
+/// assert_eq!((hit.handle, hit.fraction, hit.distance), (wall, 0.75, 30.0));
+/// # Ok::<(), flatquad::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BoxCast<B: Bounds = Rect> {
+    /// The box at `t = 0`.
+    pub rect: B,
+    /// How far it moves by `t = 1` (`[dx, dy]`, or `[dx, dy, dz]` in 3D);
+    /// finite, zero allowed (then only the boxes it touches where it is).
+    pub motion: B::Point,
+    /// A collision mask, as a [`Query`](crate::Query)'s ([`Filter::ALL`](crate::Filter::ALL) by default).
+    pub mask: u32,
+    /// An element left out (the moving element itself, say).
+    pub omit: Option<Handle>,
+}
+
+impl<B: Bounds> BoxCast<B> {
+    /// `rect` moved by `motion`, every element reported.
+    pub const fn new(rect: B, motion: B::Point) -> BoxCast<B> {
+        BoxCast {
+            rect,
+            motion,
+            mask: crate::Filter::ALL,
+            omit: None,
+        }
+    }
+
+    /// The same cast reporting only the elements whose category is in `mask`.
+    #[must_use]
+    pub const fn mask(self, mask: u32) -> BoxCast<B> {
+        BoxCast { mask, ..self }
+    }
+
+    /// The same cast leaving `element` out.
+    #[must_use]
+    pub const fn omit(self, element: Handle) -> BoxCast<B> {
+        BoxCast {
+            omit: Some(element),
+            ..self
+        }
+    }
+
+    /// The motion in `f64` (0 on the axes past the box's).
+    fn motion_f64(&self) -> [f64; 3] {
+        let mut motion = [0.0; 3];
+        for (m, &v) in motion.iter_mut().zip(self.motion.as_ref()) {
+            *m = f64::from(v);
+        }
+        motion
+    }
+
+    /// The fraction `t` at which the moving box first touches the closed box
+    /// `b`, or `None`: the key the casts order by, for a brute-force check.
+    /// Per axis, `rect.lo + t·d <= b.hi` and `rect.hi + t·d >= b.lo`: the
+    /// differences of `f32` bounds in `f64`, one division each.
+    pub fn entry_into(&self, b: &B) -> Option<f64> {
+        sweep_entry(&self.rect, &self.motion_f64(), b)
+    }
+
+    /// The hit of the element at `slot` at fraction `t`.
+    fn hit<T: Structure<Bounds = B> + ?Sized>(&self, index: &T, slot: u32, t: f64) -> RayHit {
+        let length = self.motion_f64().iter().map(|m| m * m).sum::<f64>().sqrt();
+        RayHit {
+            handle: index.handle_at(slot),
+            id: index.id_at(slot),
+            distance: t * length,
+            fraction: t,
+        }
+    }
+}
+
+/// [`BoxCast::entry_into`] of `moving` by `motion` into `b`.
+fn sweep_entry<B: Bounds>(moving: &B, motion: &[f64; 3], b: &B) -> Option<f64> {
+    let (mut enter, mut exit) = (0.0f64, 1.0f64);
+    for (axis, &d) in motion.iter().enumerate().take(B::AXES) {
+        // `t·d` must lie in [lo, hi].
+        let lo = f64::from(b.lo(axis)) - f64::from(moving.hi(axis));
+        let hi = f64::from(b.hi(axis)) - f64::from(moving.lo(axis));
+        if d == 0.0 {
+            if lo > 0.0 || hi < 0.0 {
+                return None;
+            }
+            continue;
+        }
+        let (t1, t2) = (lo / d, hi / d);
+        let (near, far) = if t1 <= t2 { (t1, t2) } else { (t2, t1) };
+        enter = enter.max(near);
+        exit = exit.min(far);
+    }
+    (enter <= exit).then_some(enter + 0.0)
+}
+
+/// A box cast's key for a node: its entry into the node's box, lowered by the
+/// node margin (a lower bound of the keys of the elements it leads to: where
+/// the moving box first touches an element, it touches a node listing it).
+fn sweep_node_key<B: Bounds>(moving: &B, motion: &[f64; 3], b: &B) -> Option<f64> {
+    let (mut enter, mut exit) = (0.0f64, 1.0f64);
+    for (axis, &d) in motion.iter().enumerate().take(B::AXES) {
+        let lo = f64::from(b.lo(axis)) - f64::from(moving.hi(axis));
+        let hi = f64::from(b.hi(axis)) - f64::from(moving.lo(axis));
+        if d == 0.0 {
+            if lo > 0.0 || hi < 0.0 {
+                return None;
+            }
+            continue;
+        }
+        let (t1, t2) = (lo / d, hi / d);
+        let (near, far) = if t1 <= t2 { (t1, t2) } else { (t2, t1) };
+        if near > enter {
+            enter = near;
+        }
+        if far < exit {
+            exit = far;
+        }
+    }
+    let slack = NODE_MARGIN * (1.0 + enter.abs() + exit.abs());
+    (enter - slack <= exit + slack).then_some((enter - slack).max(0.0))
+}
+
+/// Calls `visit` with each hit of a checked box cast in ascending `(t, id,
+/// handle)` order until it returns `false`; `omit` is a slot or [`NONE`](crate::slots::NONE).
+pub(crate) fn box_cast<T, V>(index: &T, cast: &BoxCast<T::Bounds>, omit: u32, mut visit: V)
+where
+    T: Structure + ?Sized,
+    V: FnMut(RayHit) -> bool,
+{
+    let motion = cast.motion_f64();
+    walk(
+        index,
+        &mut heap(),
+        cast.mask,
+        1.0,
+        |b: &T::Bounds| sweep_node_key(&cast.rect, &motion, b),
+        |b: &T::Bounds| sweep_entry(&cast.rect, &motion, b),
+        |slot, t| {
+            if slot == omit || visit(cast.hit(index, slot, t)) {
+                Walk::Continue(1.0)
+            } else {
+                Walk::Stop
+            }
+        },
+    );
+}
+
 /// The box of the circle (sphere) of `radius` around `center`, rounded
 /// outward to `f32` with room to spare: every element whose
 /// [`distance_to_point`](Bounds::distance_to_point) is at most `radius` meets
@@ -480,34 +635,6 @@ fn next_toward_neg_inf(f: f32) -> f32 {
     } else {
         f32::from_bits(f.to_bits() + 1)
     }
-}
-
-/// Visits each element passing `mask` within `radius` of `center` (checked).
-pub(crate) fn circle<T, F>(
-    index: &T,
-    center: <T::Bounds as Bounds>::Point,
-    radius: f64,
-    mask: u32,
-    mut visit: F,
-) -> ControlFlow<()>
-where
-    T: Structure + ?Sized,
-    F: FnMut(Handle) -> ControlFlow<()>,
-{
-    if mask == 0 {
-        return ControlFlow::Continue(());
-    }
-    let query = circle_box::<T::Bounds>(center, radius);
-    index.count_queries(1);
-    index.query_checked(query, crate::slots::NONE, |handle| {
-        let slot = handle.slot();
-        if index.passes_mask(slot, mask) && index.rect_at(slot).distance_to_point(center) <= radius
-        {
-            visit(handle)
-        } else {
-            ControlFlow::Continue(())
-        }
-    })
 }
 
 /// The implicit hierarchy over a grid's cell ranges that the grids' search

@@ -171,7 +171,7 @@ impl Span {
 /// regions that matter.
 ///
 /// ```
-/// use flatquad::{LooseGrid, Rect, SpatialIndex};
+/// use flatquad::{LooseGrid, Query, Rect, SpatialIndex};
 ///
 /// let world = Rect::new(0.0, 0.0, 1024.0, 1024.0);
 /// let mut grid = LooseGrid::with_cell_size(world, 32.0)?;
@@ -180,7 +180,7 @@ impl Span {
 /// let b = grid.insert(Rect::new(14.0, 12.0, 18.0, 16.0), 2)?; // touches `a`
 /// let sky = grid.insert(Rect::new(-1e6, -1e6, 1e6, 1e6), 3)?; // a big one
 /// let mut hits = Vec::new();
-/// grid.query(Rect::new(0.0, 0.0, 11.0, 11.0), None, &mut hits)?;
+/// grid.query(&Query::rect(Rect::new(0.0, 0.0, 11.0, 11.0)), &mut hits)?;
 /// hits.sort();
 /// assert_eq!(hits, {
 ///     let mut expected = vec![a, sky];

@@ -82,13 +82,13 @@ slot_record!(
 /// their path, which then meet more queries).
 ///
 /// ```
-/// use flatquad::{LooseQuadtree, Rect, SpatialIndex};
+/// use flatquad::{LooseQuadtree, Query, Rect, SpatialIndex};
 ///
 /// let mut tree = LooseQuadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0), 8, 8)?;
 /// let a = tree.insert(Rect::new(10.0, 10.0, 20.0, 20.0), 1)?;
 /// let b = tree.insert(Rect::new(20.0, 15.0, 30.0, 25.0), 2)?; // touches `a`
 /// let mut hits = Vec::new();
-/// tree.query(Rect::new(0.0, 0.0, 12.0, 12.0), None, &mut hits)?;
+/// tree.query(&Query::rect(Rect::new(0.0, 0.0, 12.0, 12.0)), &mut hits)?;
 /// assert_eq!(hits, [a]);
 /// let mut pairs = Vec::new();
 /// tree.pairs(&mut pairs);

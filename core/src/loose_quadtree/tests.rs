@@ -5,7 +5,7 @@ use std::ops::ControlFlow;
 
 use crate::index::SpatialIndex;
 use crate::loose_quadtree::LooseQuadtree;
-use crate::{Error, Handle, Rect};
+use crate::{Error, Handle, Query, Rect};
 
 use crate::random_ops::{self, check_queries, Draw, Lcg, Model};
 
@@ -87,7 +87,7 @@ fn elements_over_the_bound_are_kept_apart_and_come_back() {
     assert_eq!(copy.to_bytes(), tree.to_bytes());
     copy.validate().unwrap();
     let mut hits = Vec::new();
-    copy.query(Rect::new(5.0, 1.5, 5.0, 1.5), None, &mut hits)
+    copy.query(&Query::rect(Rect::new(5.0, 1.5, 5.0, 1.5)), &mut hits)
         .unwrap();
     assert_eq!(hits, [small]);
     tree.remove_many(&[small, big]).unwrap();
@@ -124,7 +124,7 @@ fn each_element_is_in_one_leaf_and_boxes_shrink_at_cleanup() {
     assert_eq!(stats.element_links, 2);
     assert_eq!(stats.max_depth_reached, 1);
     let mut hits = Vec::new();
-    tree.query_point([85.0, 1.5], None, &mut hits).unwrap();
+    tree.query(&Query::point([85.0, 1.5]), &mut hits).unwrap();
     assert_eq!(hits, [wide]);
     tree.update(wide, Rect::new(1.0, 1.0, 2.0, 2.0)).unwrap();
     let box_of_first_leaf = |t: &LooseQuadtree| {
@@ -141,7 +141,7 @@ fn each_element_is_in_one_leaf_and_boxes_shrink_at_cleanup() {
     assert_eq!(box_of_first_leaf(&tree), Rect::new(1.0, 1.0, 90.0, 2.0));
     tree.cleanup();
     assert_eq!(box_of_first_leaf(&tree), Rect::new(1.0, 1.0, 2.0, 2.0));
-    tree.query_point([85.0, 1.5], None, &mut hits).unwrap();
+    tree.query(&Query::point([85.0, 1.5]), &mut hits).unwrap();
     assert!(hits.is_empty());
     tree.remove(wide).unwrap();
     tree.remove(small).unwrap();

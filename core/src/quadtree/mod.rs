@@ -90,13 +90,13 @@ pub struct FlatTree<D: Dimension> {
 /// many threads at once.
 ///
 /// ```
-/// use flatquad::{Quadtree, Rect, SpatialIndex};
+/// use flatquad::{Quadtree, Query, Rect, SpatialIndex};
 ///
 /// let mut tree = Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0), 8, 8)?;
 /// let a = tree.insert(Rect::new(10.0, 10.0, 20.0, 20.0), 1)?;
 /// let b = tree.insert(Rect::new(20.0, 15.0, 30.0, 25.0), 2)?; // touches `a`
 /// let mut hits = Vec::new();
-/// tree.query(Rect::new(0.0, 0.0, 12.0, 12.0), None, &mut hits)?;
+/// tree.query(&Query::rect(Rect::new(0.0, 0.0, 12.0, 12.0)), &mut hits)?;
 /// assert_eq!(hits, [a]);
 /// tree.update(b, Rect::new(50.0, 50.0, 60.0, 60.0))?;
 /// let mut pairs = Vec::new();
@@ -117,13 +117,13 @@ pub type Quadtree = FlatTree<Dim2>;
 /// are exact for `f32` input, take `&self`, and keep no scratch state.
 ///
 /// ```
-/// use flatquad::{Box3, Octree, SpatialIndex};
+/// use flatquad::{Box3, Octree, Query, SpatialIndex};
 ///
 /// let mut tree = Octree::new(Box3::new(0.0, 0.0, 0.0, 100.0, 100.0, 100.0), 8, 6)?;
 /// let a = tree.insert(Box3::new(10.0, 10.0, 10.0, 20.0, 20.0, 20.0), 1)?;
 /// let b = tree.insert(Box3::new(20.0, 15.0, 15.0, 30.0, 25.0, 25.0), 2)?; // touches `a`
 /// let mut hits = Vec::new();
-/// tree.query_point([12.0, 12.0, 12.0], None, &mut hits)?;
+/// tree.query(&Query::point([12.0, 12.0, 12.0]), &mut hits)?;
 /// assert_eq!(hits, [a]);
 /// let mut pairs = Vec::new();
 /// tree.pairs(&mut pairs);

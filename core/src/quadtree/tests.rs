@@ -5,7 +5,7 @@ use crate::quadtree::lines::{
     mask, place_in_children, place_of, point_child, unpack_place, Cell, SplitLines,
     TABLE_MAX_DEPTH, TREE_STACK_CAPACITY,
 };
-use crate::{Box3, Rect};
+use crate::{Box3, Query, Rect};
 
 #[test]
 fn mask_is_closed_on_the_left_and_open_on_the_right() {
@@ -162,8 +162,11 @@ fn octree_stack_at_one_point_stays_shallow_and_exact() {
     let handles: Vec<_> = (0..500).map(|i| tree.insert(spot, i).unwrap()).collect();
     tree.validate().unwrap();
     let mut hits = Vec::new();
-    tree.query_point([10.0, 20.0, 30.0], Some(handles[7]), &mut hits)
-        .unwrap();
+    tree.query(
+        &Query::point([10.0, 20.0, 30.0]).omit(handles[7]),
+        &mut hits,
+    )
+    .unwrap();
     assert_eq!(hits.len(), 499);
     let mut pairs = Vec::new();
     tree.pairs(&mut pairs);
@@ -204,10 +207,18 @@ fn octree_parallel_variants_match() {
     tree.insert_many(&boxes, &ids, &mut handles).unwrap();
     let (mut offsets, mut hits) = (Vec::new(), Vec::new());
     let (mut par_offsets, mut par_hits) = (Vec::new(), Vec::new());
-    tree.query_many(&boxes, Some(&handles), &mut offsets, &mut hits)
-        .unwrap();
-    tree.par_query_many(&boxes, Some(&handles), &mut par_offsets, &mut par_hits)
-        .unwrap();
+    tree.query_many(
+        &Query::of_rects(&boxes, Some(&handles)).unwrap(),
+        &mut offsets,
+        &mut hits,
+    )
+    .unwrap();
+    tree.par_query_many(
+        &Query::of_rects(&boxes, Some(&handles)).unwrap(),
+        &mut par_offsets,
+        &mut par_hits,
+    )
+    .unwrap();
     assert_eq!((offsets, hits), (par_offsets, par_hits));
     let (mut pairs, mut par_pairs) = (Vec::new(), Vec::new());
     tree.pairs(&mut pairs);

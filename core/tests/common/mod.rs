@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
 use flatquad::{
-    AnyIndex, Grid, Handle, Kind, LooseGrid, LooseQuadtree, NodeInfo, Quadtree, Rect, SpatialIndex,
-    Stats,
+    AnyIndex, Grid, Handle, Kind, LooseGrid, LooseQuadtree, NodeInfo, Quadtree, Query, Rect,
+    SpatialIndex, Stats,
 };
 
 // ---------------------------------------------------------------------------
@@ -365,7 +365,13 @@ pub fn query_sorted<T: SpatialIndex<Bounds = Rect>>(
     omit: Option<Handle>,
 ) -> Result<Vec<Handle>, flatquad::Error> {
     let mut hits = vec![Handle::from_raw(u64::MAX); 3];
-    let result = index.query(rect, omit, &mut hits);
+    let result = index.query(
+        &Query {
+            omit,
+            ..Query::rect(rect)
+        },
+        &mut hits,
+    );
     if let Err(e) = result {
         assert!(
             hits.is_empty(),
@@ -386,7 +392,13 @@ pub fn query_point_sorted<T: SpatialIndex<Bounds = Rect>>(
     omit: Option<Handle>,
 ) -> Result<Vec<Handle>, flatquad::Error> {
     let mut hits = vec![Handle::from_raw(u64::MAX); 3];
-    let result = index.query_point([x, y], omit, &mut hits);
+    let result = index.query(
+        &Query {
+            omit,
+            ..Query::point([x, y])
+        },
+        &mut hits,
+    );
     if let Err(e) = result {
         assert!(hits.is_empty(), "query_point failed ({e}) but left hits");
         return Err(e);
@@ -700,8 +712,7 @@ pub fn snapshot<T: SpatialIndex<Bounds = Rect>>(index: &T) -> Snapshot {
     let mut everything = Vec::new();
     index
         .query(
-            Rect::new(f32::MIN, f32::MIN, f32::MAX, f32::MAX),
-            None,
+            &Query::rect(Rect::new(f32::MIN, f32::MIN, f32::MAX, f32::MAX)),
             &mut everything,
         )
         .unwrap();
