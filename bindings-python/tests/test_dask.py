@@ -365,12 +365,21 @@ def test_geoparquet_input(client, tmp_path):
 
 
 def test_a_worker_dying_mid_frame_join_changes_nothing(client, tmp_path):
+    """Unpersisted inputs (persist=False): the summary pass reads the 5
+    partitions (calls 0-4), the join reads them again, and the worker running
+    the 7th read dies mid-join. Then persisted inputs (the default): the worker
+    holding most of them is restarted between the summary pass and the join."""
     left, right = awkward(16)
     want = geopandas.sjoin(left.compute(), right.compute(), how="left")
-    # The summary pass reads the 5 partitions (calls 0-4); the join reads
-    # them again, and the worker running the 7th read dies.
     dying = left.map_partitions(_die_at, str(tmp_path), 6, meta=left._meta)
-    got = fqd.sjoin(dying, right, how="left", cells=3).compute()
+    got = fqd.sjoin(dying, right, how="left", cells=3, persist=False).compute()
     assert (tmp_path / "died").exists(), "no worker died: the test tested nothing"
     same_rows(got, want, ["name", "zone"])
+    client.wait_for_workers(3, timeout=60)
+    joined = fqd.sjoin(left, right, how="left", cells=3)
+    held = client.has_what()
+    victim = max(held, key=lambda w: len(held[w]))
+    assert held[victim], "nothing persisted: the test tested nothing"
+    client.restart_workers([victim])
+    same_rows(joined.compute(), want, ["name", "zone"])
     client.wait_for_workers(3, timeout=60)

@@ -462,6 +462,17 @@ def _check_frames(left, right, how):
     _fqg._warn_crs_mismatch(left, right)
 
 
+def _blocks(left, right, persist):
+    """The partitions of both frames as delayed objects; persisted (read once,
+    kept in the workers' memory while the join's result is alive) or not (read
+    by the summary pass and again by the join)."""
+    blocks = [list(left.to_delayed()), list(right.to_delayed())]
+    if not persist:
+        return blocks
+    done = dask.persist(*blocks[0], *blocks[1])
+    return [list(done[:len(blocks[0])]), list(done[len(blocks[0]):])]
+
+
 def _meta(frame):
     """The empty frame of a dask frame, without its ``attrs`` (dask-geopandas
     keeps ``spatial_partitions``, a GeoSeries, there; pandas' concat then
@@ -503,7 +514,7 @@ def _widest(d):
 
 
 def sjoin(left, right, how="inner", predicate="intersects", lsuffix="left", rsuffix="right", distance=None,
-          *, cells=None):
+          *, cells=None, persist=True):
     """``geopandas.sjoin(left, right, how, predicate, lsuffix, rsuffix,
     distance)`` over two dask-geopandas GeoDataFrames, distributed (see the
     module's text).
@@ -523,6 +534,10 @@ def sjoin(left, right, how="inner", predicate="intersects", lsuffix="left", rsuf
         row (in the order of ``left``'s partitions).
     cells : int, optional
         Cells a side of the spatial grid.
+    persist : bool
+        Whether the inputs' partitions are persisted by the summary pass, so
+        that they are read (from GeoParquet, ...) once, and stay in the
+        workers' memory while the result is alive (``False``: read twice).
 
     Returns
     -------
@@ -546,7 +561,7 @@ def sjoin(left, right, how="inner", predicate="intersects", lsuffix="left", rsuf
     if predicate != "dwithin" and distance is not None:
         raise ValueError("'distance' parameter is only supported in combination with 'dwithin' predicate")
     meta = _quiet(_fqg.sjoin, _meta(left), _meta(right), how=how, lsuffix=lsuffix, rsuffix=rsuffix)
-    blocks = [list(left.to_delayed()), list(right.to_delayed())]
+    blocks = _blocks(left, right, persist)
     widen = 0.0
     if predicate == "dwithin":
         distance = _dwithin_distance(distance)
@@ -692,7 +707,7 @@ def _nearest_unusable(frame, other_meta, how, lsuffix, rsuffix, distance_col):
 
 
 def sjoin_nearest(left, right, how="inner", max_distance=None, lsuffix="left", rsuffix="right",
-                  distance_col=None, exclusive=False, *, cells=None):
+                  distance_col=None, exclusive=False, *, cells=None, persist=True):
     """``geopandas.sjoin_nearest`` over two dask-geopandas GeoDataFrames,
     distributed: each left row (each right row with ``how="right"``) joined to
     the rows of the other side at the smallest distance, all of them when
@@ -721,6 +736,8 @@ def sjoin_nearest(left, right, how="inner", max_distance=None, lsuffix="left", r
     exclusive : bool
     cells : int, optional
         Cells a side of the spatial grid.
+    persist : bool
+        As for :func:`sjoin`.
 
     Returns
     -------
@@ -736,7 +753,7 @@ def sjoin_nearest(left, right, how="inner", max_distance=None, lsuffix="left", r
     meta = _quiet(_fqg.sjoin_nearest, _meta(left), _meta(right), how=how, lsuffix=lsuffix, rsuffix=rsuffix,
                   distance_col=distance_col)
     query, tree = (right, left) if how == "right" else (left, right)
-    blocks = [list(query.to_delayed()), list(tree.to_delayed())]
+    blocks = _blocks(query, tree, persist)
     summaries = dask.compute(*[
         [delayed(_frame_summary)(b, seed, 0.0, side == 1) for seed, b in enumerate(bs)]
         for side, bs in enumerate(blocks)
