@@ -1,10 +1,14 @@
 """Distributed spatial joins on Dask (``pip install flatquad[dask]``).
 
-:func:`sjoin` joins two dask-geopandas GeoDataFrames (``how="inner"``, any
-predicate of :data:`flatquad.geopandas.PREDICATES`) and :func:`join_bounds`
-two dask arrays of bounds (shape ``(n, 4)``), on whatever scheduler Dask uses:
-the threads of one machine, a ``distributed.LocalCluster``, or a cluster of
-many machines (``distributed.Client("tcp://scheduler:8786")``: the same code).
+:func:`sjoin` joins two dask-geopandas GeoDataFrames (``how="inner"``,
+``"left"`` or ``"right"``; any predicate of :data:`flatquad.geopandas.PREDICATES`
+or ``"dwithin"`` with ``distance``), :func:`sjoin_nearest` finds each row's
+nearest rows of the other frame, and :func:`join_bounds` joins two dask arrays
+of bounds (shape ``(n, 4)``), on whatever scheduler Dask uses: the threads of
+one machine, a ``distributed.LocalCluster``, or a cluster of many machines
+(``distributed.Client("tcp://scheduler:8786")``: the same code). Frames read by
+``dask_geopandas.read_parquet`` are read by the workers; nothing but the small
+summaries below passes through the client.
 
 How it runs:
 
@@ -34,12 +38,27 @@ All decisions (cells, replication, the corner) use the float32 bounds the index
 stores, so the answer equals the single-machine one exactly: the same pairs as
 ``flatquad.join_bounds`` (arrays) or ``flatquad.geopandas.sjoin`` (frames).
 
-Rows whose geometry is missing, empty or has non-finite bounds never match
-(as in :mod:`flatquad.geopandas`). Left index labels are kept; the right
-frame's label is ``index_right`` (``index_{rsuffix}``), as in geopandas.
+``how="left"`` (``"right"``): the cells' tasks also return which rows of that
+side they matched (positions, by partition: small), and one task per
+partition of that side emits its rows no cell matched, with missing values for
+the other side's columns. ``predicate="dwithin"``: the left boxes are widened
+by the distance (one, or one per left row) and clipped to the right side's
+extent before they are sent to cells; a pair is owned by the cell holding the
+top-left corner of the widened box's intersection with the right box.
 
-At 10^9 rows: persist the inputs first (the summary pass reads them once
-more); raise ``cells`` so that a cell's boxes fit a worker's memory with room
+Rows whose geometry is missing, empty or has non-finite bounds never match
+(as in :mod:`flatquad.geopandas`; with ``how="left"``/``"right"`` they appear
+once, unmatched). Left index labels are kept; the right frame's label is
+``index_right`` (``index_{rsuffix}``), as in geopandas. The rows are
+``geopandas.sjoin``'s on the whole frames, in another order (by cell, then
+the unmatched rows by partition); sort them if the order matters. The meta's
+dtypes are those of a join in which every row matched; computed, the other
+side's columns widen as in geopandas when some row is unmatched.
+
+At 10^9 rows: the summary pass persists the inputs (``persist=True``, the
+default), so the workers' memory must hold both inputs (plus the replicated
+pieces while a cell is joined); with ``persist=False`` they are read twice
+instead; raise ``cells`` so that a cell's boxes fit a worker's memory with room
 for replication (about 10^6-10^7 boxes a cell; replication grows with the box
 size over the cell size); the result of :func:`join_bounds` is a dask array:
 write it out (``to_zarr``) rather than ``compute()`` it into one process.
@@ -214,7 +233,8 @@ def _array_pieces(block, cells, offset):
 class _Piece:
     """Rows of one partition sent to one cell: the rows (a frame), their
     partition and positions in it (their identity: labels may repeat), their
-    float32 boxes (widened for ``dwithin``) and their ``dwithin`` distances."""
+    float32 boxes (widened for ``dwithin``; float64 boxes for the queries of
+    :func:`sjoin_nearest`) and their ``dwithin`` distances."""
 
     __slots__ = ("frame", "part", "pos", "bounds32", "distance")
 
@@ -239,8 +259,8 @@ def _concat(pieces):
     )
 
 
-def _empty_piece(meta, distance=False):
-    return _Piece(meta, np.empty(0, np.int64), np.empty(0, np.int64), np.empty((0, 4), np.float32),
+def _empty_piece(meta, distance=False, dtype=np.float32):
+    return _Piece(meta, np.empty(0, np.int64), np.empty(0, np.int64), np.empty((0, 4), dtype),
                   np.empty(0) if distance else None)
 
 
@@ -277,8 +297,10 @@ def _home_pieces(frame, cells, part):
     bounds, usable = _fqg.usable_bounds(frame.geometry.values)
     centres = _f32(np.column_stack([(bounds[:, 0] + bounds[:, 2]) / 2, (bounds[:, 1] + bounds[:, 3]) / 2]))
     home = cells.assign(np.ascontiguousarray(np.hstack([centres, centres])))
+    # The float64 bounds (the search box must hold the float64 box widened:
+    # float32 rounding could shrink it by more than the margin).
     return {c: _Piece(frame.iloc[usable[rows]], np.full(len(rows), part, np.int64), usable[rows],
-                      _f32(bounds[rows])) for c, rows in home.items()}
+                      np.ascontiguousarray(bounds[rows])) for c, rows in home.items()}
 
 
 def _piece(pieces, cell, empty):
@@ -651,7 +673,7 @@ def _nearest_home(cell, grid, samples, max_distance, exclusive, how, lsuffix, rs
         bound[far] = _fqg._group_min(sq, sd, len(far))
     if max_distance is not None:
         bound = np.minimum(bound, max_distance)
-    c0, c1, r0, r1 = _needed_cells(grid, query.bounds32.astype(np.float64), bound)
+    c0, c1, r0, r1 = _needed_cells(grid, query.bounds32, bound)  # float64 for query pieces
     col, row = cell % grid.columns, cell // grid.columns
     final = np.isfinite(bound) & (c0 == col) & (c1 == col) & (r0 == row) & (r1 == row)
     # Nothing to find anywhere: final too (no geometry on the other side).
@@ -771,7 +793,7 @@ def sjoin_nearest(left, right, how="inner", max_distance=None, lsuffix="left", r
                     reaches[side].setdefault(c, []).append(p)
     home = [delayed(_home_pieces)(b, grid, p) for p, b in enumerate(blocks[0])]
     sent = [delayed(_frame_pieces)(b, grid, p) for p, b in enumerate(blocks[1])]
-    empties = (_empty_piece(_meta(query)), _empty_piece(_meta(tree)))
+    empties = (_empty_piece(_meta(query), dtype=np.float64), _empty_piece(_meta(tree)))
     args = (max_distance, exclusive, how, lsuffix, rsuffix, distance_col)
 
     def tree_pieces(cell):
