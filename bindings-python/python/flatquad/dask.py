@@ -194,12 +194,6 @@ def _array_summary(block, side, seed, offset):
     return _summary(bounds32, seed)
 
 
-def _frame_bounds32(frame):
-    """Float32 bounds of the rows that can match, and those rows' positions."""
-    bounds, rows = _fqg.usable_bounds(frame.geometry.values)
-    return _f32(bounds), rows
-
-
 #: Sampled geometries of each partition of the side searched by
 #: :func:`sjoin_nearest`: a first upper bound of a far query's distance.
 GEOMETRY_SAMPLE_PER_PARTITION = 64
