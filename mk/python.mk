@@ -9,6 +9,8 @@
 #   make bench-python    the agents workload from Python, beside the Rust demo and shapely (SCENARIO=...)
 #   make bench-join      bulk box joins (1M x 1M) beside shapely's STRtree and geoindex-rs, and the
 #                        GeoPandas and Dask joins beside geopandas.sjoin and dask-geopandas (not in make test)
+#   make bench-dask-join 10,000,000 points x 1,000,000 polygons from GeoParquet on a LocalCluster of
+#                        1 and 2 workers, flatquad.dask.sjoin beside dask-geopandas (not in make test)
 #   make bench-nearest   1,000,000 nearest queries (k=1, k=10) over the static 100k agents beside
 #                        shapely's STRtree.query_nearest, answers checked (not in make test)
 #
@@ -26,7 +28,7 @@ PY_PIP := $(PY_BIN)/python -m pip --disable-pip-version-check --quiet
 # Rebuilt when the pinned requirements change.
 PY_STAMP := $(PY_VENV)/.requirements-dev.stamp
 
-.PHONY: test-python test-geopandas-suite python-venv python-wheel bench-python bench-join bench-nearest
+.PHONY: test-python test-geopandas-suite python-venv python-wheel bench-python bench-join bench-nearest bench-dask-join
 
 TEST_TARGETS += test-python test-geopandas-suite
 
@@ -74,3 +76,10 @@ bench-join: python-wheel
 bench-nearest: python-wheel
 	$(REGISTRY_STEP) 600 $(PY_PIP) install -r $(PY_DIR)/requirements-bench.txt
 	$(PY_BIN)/python $(PY_DIR)/bench/nearest.py
+
+# The distributed join from GeoParquet partitions (written once under the target
+# dir) beside dask-geopandas, with and without its spatial shuffle.
+DASK_JOIN_ARGS ?=
+bench-dask-join: python-wheel
+	$(REGISTRY_STEP) 600 $(PY_PIP) install -r $(PY_DIR)/requirements-bench.txt
+	CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(PY_BIN)/python $(PY_DIR)/bench/dask_join.py $(DASK_JOIN_ARGS)

@@ -108,13 +108,34 @@ def test_empty_partitions_and_frames(client):
     assert empty.shape == (2, 0)
 
 
-def test_crs_mismatch_and_how_are_refused():
+def test_bad_arguments_and_a_crs_mismatch():
     points, zones = frames(5, 10, 10)
     left = dask_geopandas.from_geopandas(points, npartitions=1)
-    with pytest.raises(ValueError, match="CRS mismatch"):
-        fqd.sjoin(left, dask_geopandas.from_geopandas(zones.to_crs("EPSG:4326"), npartitions=1))
-    with pytest.raises(ValueError, match="inner"):
-        fqd.sjoin(left, left, how="left")
+    right = dask_geopandas.from_geopandas(zones, npartitions=1)
+    with pytest.raises(ValueError, match="how"):
+        fqd.sjoin(left, right, how="outer")
+    with pytest.raises(ValueError, match="how"):
+        fqd.sjoin_nearest(left, right, how="cross")
+    with pytest.raises(ValueError, match="predicate"):
+        fqd.sjoin(left, right, predicate="equals_exact")
+    with pytest.raises(ValueError, match="required"):
+        fqd.sjoin(left, right, predicate="dwithin")
+    with pytest.raises(ValueError, match="only supported"):
+        fqd.sjoin(left, right, distance=3.0)
+    with pytest.raises(ValueError, match="greater than 0"):
+        fqd.sjoin_nearest(left, right, max_distance=-1.0)
+    with pytest.raises(ValueError, match="broadcast"):
+        fqd.sjoin(left, right, predicate="dwithin", distance=np.ones(3))
+    with pytest.raises(ValueError, match="GeoDataFrame"):
+        fqd.sjoin(points, right)
+    # A CRS mismatch warns, as in geopandas, and joins the coordinates as they are.
+    other = dask_geopandas.from_geopandas(zones.set_crs("EPSG:4326", allow_override=True), npartitions=1)
+    with pytest.warns(UserWarning, match="CRS mismatch"):
+        got = fqd.sjoin(left, other).compute()
+    with pytest.warns(UserWarning, match="CRS mismatch"):
+        want = geopandas.sjoin(left.compute(), other.compute())
+    keys = ["index", "index_right"]
+    pd.testing.assert_frame_equal(sorted_rows(got, keys), sorted_rows(want, keys))
 
 
 def test_a_lost_worker_changes_nothing(client):
@@ -153,6 +174,27 @@ def _die_once(block, marker):
     return block
 
 
+def _die_at(block, directory, at):
+    """The identity, except that the call numbered ``at`` (counted across
+    processes by files created exclusively) kills its worker process."""
+    import os
+
+    from distributed import get_worker
+
+    get_worker()
+    k = 0
+    while True:
+        try:
+            os.close(os.open(os.path.join(directory, f"call-{k}"), os.O_CREAT | os.O_EXCL))
+            break
+        except FileExistsError:
+            k += 1
+    if k == at:
+        open(os.path.join(directory, "died"), "w").close()
+        os._exit(1)
+    return block
+
+
 def test_a_worker_dying_mid_join_changes_nothing(client, tmp_path):
     """A worker process dies while it runs a task of the join's graph: the
     nanny starts a new one, the scheduler runs the task again, and the answer
@@ -177,3 +219,167 @@ def test_indexes_travel_by_pickle_out_of_band():
     copy = deserialize(header, frames_)
     assert copy.to_bytes() == tree.to_bytes()
     assert pickle.loads(pickle.dumps(tree, protocol=5)).to_bytes() == tree.to_bytes()
+
+
+# ------------------------------------------------------- left, right, dwithin, nearest
+
+
+def awkward(seed, n_points=500, n_polys=200):
+    """Points and polygons with missing and empty geometries, duplicate index
+    labels, and partitions of which some are empty after a filter; unique
+    columns ``name`` and ``zone`` to sort the joined rows by."""
+    points, zones = frames(seed, n_points, n_polys)
+    # Partitions by x: a filter then empties the first ones.
+    points = points.iloc[np.argsort(shapely.get_x(points.geometry.values), kind="stable")]
+    points["rank"] = np.arange(n_points)
+    g = points.geometry.values.copy()
+    g[::37] = None
+    g[5::41] = shapely.Point()
+    points = points.set_geometry(geopandas.GeoSeries(g, crs=points.crs))
+    points.index = np.arange(n_points) // 3  # duplicate labels
+    zg = zones.geometry.values.copy()
+    zg[::29] = None
+    zg[3::31] = shapely.Polygon()
+    zones = zones.set_geometry(geopandas.GeoSeries(zg, crs=zones.crs))
+    zones.index = np.arange(n_polys) // 2
+    left = dask_geopandas.from_geopandas(points, npartitions=5, sort=False)
+    left = left[(left.w < 4) & (left["rank"] > n_points // 2)]
+    right = dask_geopandas.from_geopandas(zones, npartitions=3, sort=False)
+    return left, right
+
+
+def same_rows(got, want, keys):
+    """The same rows, columns and dtypes, whatever the row order."""
+    assert list(got.columns) == list(want.columns)
+    assert len(got) == len(want)
+    pd.testing.assert_frame_equal(sorted_rows(got, keys), sorted_rows(want, keys))
+
+
+def test_left_and_right_joins_equal_geopandas(client):
+    left, right = awkward(10)
+    lf, rf = left.compute(), right.compute()
+    assert 0 in left.map_partitions(len).compute().tolist()
+    for how, predicate in (("left", "intersects"), ("right", "intersects"), ("left", "within"), ("inner", "within")):
+        want = geopandas.sjoin(lf, rf, how=how, predicate=predicate)
+        got = fqd.sjoin(left, right, how=how, predicate=predicate, cells=3).compute()
+        assert got.geometry.name == want.geometry.name
+        same_rows(got, want, ["name", "zone"])
+    # Polygons with polygons, the right side's rows kept; no row matched at all.
+    want = geopandas.sjoin(rf, rf, how="right", predicate="overlaps")
+    got = fqd.sjoin(right, right, how="right", predicate="overlaps").compute()
+    same_rows(got, want, ["zone_left", "zone_right"])
+    far = right.map_partitions(lambda f: f.set_geometry(f.geometry.translate(1e6, 1e6)), meta=right._meta)
+    want = geopandas.sjoin(lf, far.compute(), how="left")
+    got = fqd.sjoin(left, far, how="left").compute()
+    same_rows(got, want, ["name", "zone"])
+    assert want["zone"].isna().all() and want["zone"].dtype == got["zone"].dtype == np.float64
+
+
+def test_every_row_matched_keeps_dtypes(client):
+    points, zones = frames(11, 50, 1)
+    zones = geopandas.GeoDataFrame({"zone": [7]}, geometry=[shapely.box(-1, -1, 1001, 1001)], crs=points.crs)
+    left = dask_geopandas.from_geopandas(points, npartitions=3)
+    right = dask_geopandas.from_geopandas(zones, npartitions=1)
+    want = geopandas.sjoin(left.compute(), zones, how="left")
+    got = fqd.sjoin(left, right, how="left").compute()
+    assert want["zone"].dtype == got["zone"].dtype == np.int64
+    same_rows(got, want, ["name"])
+
+
+def test_dwithin_equals_geopandas(client):
+    left, right = awkward(12)
+    lf, rf = left.compute(), right.compute()
+    for how in ("inner", "left", "right"):
+        want = geopandas.sjoin(lf, rf, how=how, predicate="dwithin", distance=15.0)
+        got = fqd.sjoin(left, right, how=how, predicate="dwithin", distance=15.0, cells=3).compute()
+        same_rows(got, want, ["name", "zone"])
+    # One distance per left row: NaN, negative and infinite among them.
+    rng = np.random.default_rng(3)
+    d = rng.uniform(0, 30, len(lf))
+    d[::11], d[1::13], d[2::97] = np.nan, -5.0, np.inf
+    want = geopandas.sjoin(lf, rf, how="left", predicate="dwithin", distance=d)
+    got = fqd.sjoin(left, right, how="left", predicate="dwithin", distance=d).compute()
+    same_rows(got, want, ["name", "zone"])
+    assert len(want) > len(lf)  # the infinite distances reach every polygon
+
+
+def nearest_frames(seed):
+    """Polygons clustered in one corner, points everywhere (most queries must
+    search beyond their cell), on an integer grid (exact ties); no CRS
+    (unpickling one costs 25 ms, and a test moves hundreds of pieces)."""
+    rng = np.random.default_rng(seed)
+    n = 400
+    xy = rng.integers(0, 100, (n, 2)).astype(float) * 10
+    g = shapely.points(xy)
+    g[::53] = None
+    g[7::59] = shapely.Point()
+    points = geopandas.GeoDataFrame({"name": [f"p{i}" for i in range(n)]}, geometry=g, crs=None,
+                                    index=np.arange(n) // 4)
+    c = rng.integers(0, 30, (60, 2)).astype(float) * 10
+    polys = shapely.box(c[:, 0], c[:, 1], c[:, 0] + rng.integers(0, 3, 60) * 10, c[:, 1] + 10)
+    polys[::17] = None
+    zones = geopandas.GeoDataFrame({"zone": np.arange(60)}, geometry=polys, crs=None,
+                                   index=np.arange(60) % 7)
+    left = dask_geopandas.from_geopandas(points, npartitions=4, sort=False)
+    right = dask_geopandas.from_geopandas(zones, npartitions=3, sort=False)
+    return left, right
+
+
+def test_sjoin_nearest_equals_geopandas(client):
+    left, right = nearest_frames(13)
+    lf, rf = left.compute(), right.compute()
+    cases = [
+        dict(how="left", distance_col="d"),
+        dict(how="right", distance_col="d"),
+        dict(how="left", max_distance=45.0, distance_col="d"),
+        dict(how="inner", exclusive=True),
+    ]
+    for kwargs in cases:
+        want = geopandas.sjoin_nearest(lf, rf, **kwargs)
+        assert_same = fqg.sjoin_nearest(lf, rf, **kwargs)
+        got = fqd.sjoin_nearest(left, right, cells=4, **kwargs).compute()
+        same_rows(got, want, ["name", "zone"])
+        same_rows(got, assert_same, ["name", "zone"])
+    # Points with points, exclusive: equal points are skipped, ties all kept.
+    want = geopandas.sjoin_nearest(lf, lf, how="left", exclusive=True, distance_col="d")
+    got = fqd.sjoin_nearest(left, left, how="left", exclusive=True, distance_col="d", cells=5).compute()
+    same_rows(got, want, ["name_left", "name_right"])
+
+
+def test_geoparquet_input(client, tmp_path):
+    """Frames read by the workers from GeoParquet files on disk (several
+    partitions a side), joined both ways."""
+    nl, nr = nearest_frames(15)
+    nl.to_parquet(str(tmp_path / "points"))
+    nr.to_parquet(str(tmp_path / "zones"))
+    points = dask_geopandas.read_parquet(str(tmp_path / "points"))
+    zones = dask_geopandas.read_parquet(str(tmp_path / "zones"))
+    assert points.npartitions > 1 and zones.npartitions > 1
+    lf, rf = points.compute(), zones.compute()
+    want = geopandas.sjoin(lf, rf, how="left", predicate="dwithin", distance=25.0)
+    got = fqd.sjoin(points, zones, how="left", predicate="dwithin", distance=25.0).compute()
+    same_rows(got, want, ["name", "zone"])
+    want = geopandas.sjoin_nearest(lf, rf, how="left", distance_col="d")
+    got = fqd.sjoin_nearest(points, zones, how="left", distance_col="d", cells=3).compute()
+    same_rows(got, want, ["name", "zone"])
+
+
+def test_a_worker_dying_mid_frame_join_changes_nothing(client, tmp_path):
+    """Unpersisted inputs (persist=False): the summary pass reads the 5
+    partitions (calls 0-4), the join reads them again, and the worker running
+    the 7th read dies mid-join. Then persisted inputs (the default): the worker
+    holding most of them is restarted between the summary pass and the join."""
+    left, right = awkward(16)
+    want = geopandas.sjoin(left.compute(), right.compute(), how="left")
+    dying = left.map_partitions(_die_at, str(tmp_path), 6, meta=left._meta)
+    got = fqd.sjoin(dying, right, how="left", cells=3, persist=False).compute()
+    assert (tmp_path / "died").exists(), "no worker died: the test tested nothing"
+    same_rows(got, want, ["name", "zone"])
+    client.wait_for_workers(3, timeout=60)
+    joined = fqd.sjoin(left, right, how="left", cells=3)
+    held = client.has_what()
+    victim = max(held, key=lambda w: len(held[w]))
+    assert held[victim], "nothing persisted: the test tested nothing"
+    client.restart_workers([victim])
+    same_rows(joined.compute(), want, ["name", "zone"])
+    client.wait_for_workers(3, timeout=60)

@@ -1,10 +1,14 @@
 """Distributed spatial joins on Dask (``pip install flatquad[dask]``).
 
-:func:`sjoin` joins two dask-geopandas GeoDataFrames (``how="inner"``, any
-predicate of :data:`flatquad.geopandas.PREDICATES`) and :func:`join_bounds`
-two dask arrays of bounds (shape ``(n, 4)``), on whatever scheduler Dask uses:
-the threads of one machine, a ``distributed.LocalCluster``, or a cluster of
-many machines (``distributed.Client("tcp://scheduler:8786")``: the same code).
+:func:`sjoin` joins two dask-geopandas GeoDataFrames (``how="inner"``,
+``"left"`` or ``"right"``; any predicate of :data:`flatquad.geopandas.PREDICATES`
+or ``"dwithin"`` with ``distance``), :func:`sjoin_nearest` finds each row's
+nearest rows of the other frame, and :func:`join_bounds` joins two dask arrays
+of bounds (shape ``(n, 4)``), on whatever scheduler Dask uses: the threads of
+one machine, a ``distributed.LocalCluster``, or a cluster of many machines
+(``distributed.Client("tcp://scheduler:8786")``: the same code). Frames read by
+``dask_geopandas.read_parquet`` are read by the workers; nothing but the small
+summaries below passes through the client.
 
 How it runs:
 
@@ -34,12 +38,27 @@ All decisions (cells, replication, the corner) use the float32 bounds the index
 stores, so the answer equals the single-machine one exactly: the same pairs as
 ``flatquad.join_bounds`` (arrays) or ``flatquad.geopandas.sjoin`` (frames).
 
-Rows whose geometry is missing, empty or has non-finite bounds never match
-(as in :mod:`flatquad.geopandas`). Left index labels are kept; the right
-frame's label is ``index_right`` (``index_{rsuffix}``), as in geopandas.
+``how="left"`` (``"right"``): the cells' tasks also return which rows of that
+side they matched (positions, by partition: small), and one task per
+partition of that side emits its rows no cell matched, with missing values for
+the other side's columns. ``predicate="dwithin"``: the left boxes are widened
+by the distance (one, or one per left row) and clipped to the right side's
+extent before they are sent to cells; a pair is owned by the cell holding the
+top-left corner of the widened box's intersection with the right box.
 
-At 10^9 rows: persist the inputs first (the summary pass reads them once
-more); raise ``cells`` so that a cell's boxes fit a worker's memory with room
+Rows whose geometry is missing, empty or has non-finite bounds never match
+(as in :mod:`flatquad.geopandas`; with ``how="left"``/``"right"`` they appear
+once, unmatched). Left index labels are kept; the right frame's label is
+``index_right`` (``index_{rsuffix}``), as in geopandas. The rows are
+``geopandas.sjoin``'s on the whole frames, in another order (by cell, then
+the unmatched rows by partition); sort them if the order matters. The meta's
+dtypes are those of a join in which every row matched; computed, the other
+side's columns widen as in geopandas when some row is unmatched.
+
+At 10^9 rows: the summary pass persists the inputs (``persist=True``, the
+default), so the workers' memory must hold both inputs (plus the replicated
+pieces while a cell is joined); with ``persist=False`` they are read twice
+instead; raise ``cells`` so that a cell's boxes fit a worker's memory with room
 for replication (about 10^6-10^7 boxes a cell; replication grows with the box
 size over the cell size); the result of :func:`join_bounds` is a dask array:
 write it out (``to_zarr``) rather than ``compute()`` it into one process.
@@ -57,6 +76,7 @@ try:
     import dask.array as da
     import dask.dataframe as dd
     import pandas as pd
+    import shapely
     from dask import delayed
 
     from . import geopandas as _fqg
@@ -65,7 +85,7 @@ except ImportError as error:  # pragma: no cover - the extra is missing
         "flatquad.dask needs dask[dataframe,distributed] and dask-geopandas: pip install flatquad[dask]"
     ) from error
 
-__all__ = ["join_bounds", "sjoin", "Cells"]
+__all__ = ["join_bounds", "sjoin", "sjoin_nearest", "Cells"]
 
 #: Centres sampled from each partition to place the cell borders.
 SAMPLE_PER_PARTITION = 1000
@@ -174,14 +194,28 @@ def _array_summary(block, side, seed, offset):
     return _summary(bounds32, seed)
 
 
-def _frame_bounds32(frame):
-    """Float32 bounds of the rows that can match, and those rows' positions."""
+#: Sampled geometries of each partition of the side searched by
+#: :func:`sjoin_nearest`: a first upper bound of a far query's distance.
+GEOMETRY_SAMPLE_PER_PARTITION = 64
+
+
+def _frame_summary(frame, seed, widen=0.0, geometries=False):
+    """The summary of a frame partition: ``rows`` (all of them), ``n`` (those
+    that can match), the extent of their float32 boxes (widened by ``widen``
+    for ``dwithin``), their float64 extent ``extent64``, a sample of their
+    centres, and (``geometries``) a few of their geometries."""
     bounds, rows = _fqg.usable_bounds(frame.geometry.values)
-    return _f32(bounds), rows
-
-
-def _frame_summary(frame, seed):
-    return _summary(_frame_bounds32(frame)[0], seed)
+    out = _summary(_f32(bounds), seed)
+    out["rows"] = len(frame)
+    out["extent64"] = _fqg._extent(bounds) if len(bounds) else None
+    if widen and len(bounds):
+        w = _f32(np.hstack([bounds[:, :2] - widen, bounds[:, 2:] + widen]))
+        out["extent"] = (w[:, 0].min(), w[:, 1].min(), w[:, 2].max(), w[:, 3].max())
+    if geometries:
+        take = np.random.default_rng(seed + 1).choice(
+            len(rows), min(len(rows), GEOMETRY_SAMPLE_PER_PARTITION), replace=False)
+        out["geometries"] = np.asarray(frame.geometry.values)[rows[take]]
+    return out
 
 
 def _array_pieces(block, cells, offset):
@@ -190,10 +224,77 @@ def _array_pieces(block, cells, offset):
     return {c: (rows + offset, bounds32[rows]) for c, rows in cells.assign(bounds32).items()}
 
 
-def _frame_pieces(frame, cells):
-    """``{cell: rows of the frame}`` of one frame partition (usable rows only)."""
-    bounds32, usable = _frame_bounds32(frame)
-    return {c: frame.iloc[usable[rows]] for c, rows in cells.assign(bounds32).items()}
+class _Piece:
+    """Rows of one partition sent to one cell: the rows (a frame), their
+    partition and positions in it (their identity: labels may repeat), their
+    float32 boxes (widened for ``dwithin``; float64 boxes for the queries of
+    :func:`sjoin_nearest`) and their ``dwithin`` distances."""
+
+    __slots__ = ("frame", "part", "pos", "bounds32", "distance")
+
+    def __init__(self, frame, part, pos, bounds32, distance=None):
+        self.frame, self.part, self.pos, self.bounds32, self.distance = frame, part, pos, bounds32, distance
+
+    def __len__(self):
+        return len(self.pos)
+
+
+def _concat(pieces):
+    """One piece of several (their rows in order)."""
+    if len(pieces) == 1:
+        return pieces[0]
+    distance = None if pieces[0].distance is None else np.concatenate([p.distance for p in pieces])
+    return _Piece(
+        pd.concat([p.frame for p in pieces]),
+        np.concatenate([p.part for p in pieces]),
+        np.concatenate([p.pos for p in pieces]),
+        np.concatenate([p.bounds32 for p in pieces]),
+        distance,
+    )
+
+
+def _empty_piece(meta, distance=False, dtype=np.float32):
+    return _Piece(meta, np.empty(0, np.int64), np.empty(0, np.int64), np.empty((0, 4), dtype),
+                  np.empty(0) if distance else None)
+
+
+def _usable(frame, distance, clip):
+    """``(bounds32, rows, distances)`` of the rows that can match: for
+    ``dwithin`` (``distance`` given, one per row) the boxes widened by it and
+    clipped to ``clip`` (the right side's float64 extent: no answer changes),
+    rows left inverted or NaN dropped, as flatquad.geopandas does."""
+    bounds, rows = _fqg.usable_bounds(frame.geometry.values)
+    if distance is None:
+        return _f32(bounds), rows, None
+    distance = np.broadcast_to(np.asarray(distance, dtype=np.float64), (len(frame),))
+    if clip is None or not len(rows):
+        return np.empty((0, 4), np.float32), rows[:0], np.empty(0)
+    boxes, kept = _fqg._widened(bounds, distance[rows], np.asarray(clip, dtype=np.float64))
+    return _f32(boxes), rows[kept], distance[rows[kept]]
+
+
+def _frame_pieces(frame, cells, part, distance=None, clip=None):
+    """``{cell: piece}`` of one frame partition (usable rows only), each box
+    in every cell it meets."""
+    bounds32, usable, dist = _usable(frame, distance, clip)
+    out = {}
+    for c, rows in cells.assign(bounds32).items():
+        at = usable[rows]
+        out[c] = _Piece(frame.iloc[at], np.full(len(at), part, np.int64), at, bounds32[rows],
+                        None if dist is None else dist[rows])
+    return out
+
+
+def _home_pieces(frame, cells, part):
+    """``{cell: piece}`` of one partition of :func:`sjoin_nearest`'s query
+    side: each usable row in one cell only, the cell of its box's centre."""
+    bounds, usable = _fqg.usable_bounds(frame.geometry.values)
+    centres = _f32(np.column_stack([(bounds[:, 0] + bounds[:, 2]) / 2, (bounds[:, 1] + bounds[:, 3]) / 2]))
+    home = cells.assign(np.ascontiguousarray(np.hstack([centres, centres])))
+    # The float64 bounds (the search box must hold the float64 box widened:
+    # float32 rounding could shrink it by more than the margin).
+    return {c: _Piece(frame.iloc[usable[rows]], np.full(len(rows), part, np.int64), usable[rows],
+                      np.ascontiguousarray(bounds[rows])) for c, rows in home.items()}
 
 
 def _piece(pieces, cell, empty):
@@ -216,18 +317,70 @@ def _array_join(extent, tree_rows, *pieces):
 
 
 def _frame_tree(*pieces):
-    right = pd.concat(pieces) if len(pieces) > 1 else pieces[0]
-    # Pieces hold only rows that can match: their bounds are all usable.
-    return flatquad.BoxIndex(_frame_bounds32(right)[0]), right
+    right = _concat(pieces)
+    return flatquad.BoxIndex(right.bounds32), right
 
 
-def _frame_join(extent, tree_right, predicate, lsuffix, rsuffix, *pieces):
+def _matched_frame(left, right, l, r, how, lsuffix, rsuffix, distances=None):
+    """The joined rows of the pairs only, shaped as ``how`` shapes them (for
+    ``"right"``: the right index and geometry)."""
+    if how == "right":
+        keep, r = np.unique(r, return_inverse=True)
+        right = right.iloc[keep]
+    return _fqg.join_frames(left, right, l, r, "inner" if how == "left" else how, lsuffix, rsuffix,
+                            distances=distances)
+
+
+def _matched_ids(piece, rows):
+    """``{partition: sorted positions}`` of the piece's rows ``rows``."""
+    ids = np.unique(np.column_stack([piece.part[rows], piece.pos[rows]]), axis=0)
+    parts = np.unique(ids[:, 0])
+    return {int(p): ids[ids[:, 0] == p, 1] for p in parts}
+
+
+def _frame_join(extent, tree_right, predicate, how, lsuffix, rsuffix, *pieces):
+    """One cell's joined rows (the pairs it owns), and for ``how="left"``
+    (``"right"``) the left (right) rows matched here, by partition."""
     tree, right = tree_right
-    left = pd.concat(pieces) if len(pieces) > 1 else pieces[0]
-    bounds32, _ = _frame_bounds32(left)
-    pairs = tree.query_bulk(bounds32, owner=extent, sort=True)
-    l, r = _fqg.refine(left.geometry.values, right.geometry.values, pairs[0], pairs[1], predicate)
-    joined, _ = _fqg.join_frames(left, right, l, r, "inner", lsuffix, rsuffix)
+    left = _concat(pieces)
+    pairs = tree.query_bulk(left.bounds32, owner=extent, sort=True)
+    lg, rg = left.frame.geometry.values, right.frame.geometry.values
+    if predicate == "dwithin":
+        l, r = pairs[0], pairs[1]
+        if len(l):
+            keep = _fqg._prepared(shapely.dwithin, np.asarray(lg), l, np.asarray(rg)[r], left.distance[l])
+            l, r = l[keep], r[keep]
+    else:
+        l, r = _fqg.refine(lg, rg, pairs[0], pairs[1], predicate)
+    joined, _ = _matched_frame(left.frame, right.frame, l, r, how, lsuffix, rsuffix)
+    matched = None
+    if how == "left":
+        matched = _matched_ids(left, l)
+    elif how == "right":
+        matched = _matched_ids(right, r)
+    return joined, matched
+
+
+def _first(result):
+    return result[0]
+
+
+def _matched_of(result, part):
+    return (result[1] or {}).get(part, np.empty(0, np.int64))
+
+
+def _unmatched(frame, other_meta, how, lsuffix, rsuffix, *matched):
+    """The rows of one partition of the ``how`` side that no cell matched,
+    with missing values for the other side's columns."""
+    hit = np.zeros(len(frame), dtype=bool)
+    for m in matched:
+        hit[m] = True
+    rows = frame.iloc[np.flatnonzero(~hit)]
+    none = np.empty(0, dtype=np.intp)
+    if how == "left":
+        joined, _ = _fqg.join_frames(rows, other_meta, none, none, "left", lsuffix, rsuffix)
+    else:
+        joined, _ = _fqg.join_frames(other_meta, rows, none, none, "right", lsuffix, rsuffix)
     return joined
 
 
@@ -313,52 +466,355 @@ def join_bounds(left, right, *, cells=None):
     return da.concatenate(parts, axis=1)
 
 
-def sjoin(left, right, how="inner", predicate="intersects", lsuffix="left", rsuffix="right", *, cells=None):
-    """``geopandas.sjoin(left, right, how="inner", predicate)`` over two
-    dask-geopandas GeoDataFrames, distributed (see the module's text).
+_HOWS = ("inner", "left", "right")
+
+
+def _check_frames(left, right, how):
+    for name, frame in (("left", left), ("right", right)):
+        if not isinstance(frame, dd.DataFrame) or not hasattr(frame, "crs"):
+            raise ValueError(f"{name} must be a dask_geopandas.GeoDataFrame, got {type(frame).__name__}")
+    if how not in _HOWS:
+        raise ValueError(f'`how` was "{how}" but is expected to be in {list(_HOWS)}')
+    _fqg._warn_crs_mismatch(left, right)
+
+
+def _blocks(left, right, persist):
+    """The partitions of both frames as delayed objects; persisted (read once,
+    kept in the workers' memory while the join's result is alive) or not (read
+    by the summary pass and again by the join)."""
+    blocks = [list(left.to_delayed()), list(right.to_delayed())]
+    if not persist:
+        return blocks
+    done = dask.persist(*blocks[0], *blocks[1])
+    return [list(done[:len(blocks[0])]), list(done[len(blocks[0]):])]
+
+
+def _meta(frame):
+    """The empty frame of a dask frame, without its ``attrs`` (dask-geopandas
+    keeps ``spatial_partitions``, a GeoSeries, there; pandas' concat then
+    fails comparing two frames' ``attrs``)."""
+    meta = frame._meta.copy()
+    meta.attrs = {}
+    return meta
+
+
+def _quiet(function, *args, **kwargs):
+    """``function(*args, **kwargs)`` without its warnings (the meta of a join,
+    whose warnings the call has already given)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return function(*args, **kwargs)
+
+
+def _dwithin_distance(distance):
+    """``distance`` checked as geopandas checks it: a scalar, or one value per
+    left row (a 1-d array; its length is checked after the summary pass)."""
+    if distance is None:
+        raise ValueError("'distance' parameter is required for 'dwithin' predicate")
+    if isinstance(distance, (dd.DataFrame, dd.Series, da.Array)):
+        raise TypeError("distance: a number or a numpy array (one per left row), not a dask collection;"
+                        " compute it first, or join with the largest distance and filter")
+    d = np.asarray(distance, dtype=np.float64)
+    if d.ndim > 1:
+        raise ValueError("Distance array should be one dimensional")
+    return d
+
+
+def _widest(d):
+    """The widening of the left extents in the summary pass: the largest
+    distance (NaN and negative distances widen nothing)."""
+    d = d[~np.isnan(d)] if d.ndim else (d[None] if not np.isnan(d) else np.empty(0))
+    return max(0.0, float(d.max())) if len(d) else 0.0
+
+
+def sjoin(left, right, how="inner", predicate="intersects", lsuffix="left", rsuffix="right", distance=None,
+          *, cells=None, persist=True):
+    """``geopandas.sjoin(left, right, how, predicate, lsuffix, rsuffix,
+    distance)`` over two dask-geopandas GeoDataFrames, distributed (see the
+    module's text).
 
     Parameters
     ----------
     left, right : dask_geopandas.GeoDataFrame
-        The same CRS (or both none).
-    how : "inner"
-        The only join kind distributed here.
+        Any partitions (``dask_geopandas.read_parquet`` frames are read by the
+        workers). A CRS mismatch warns (as in geopandas) and joins.
+    how : "inner", "left" or "right"
+        ``"left"`` (``"right"``): every left (right) row, the unmatched ones once
+        with missing values for the other side's columns.
     predicate : str
-        One of ``flatquad.geopandas.PREDICATES``.
+        One of ``flatquad.geopandas.PREDICATES`` or ``"dwithin"``.
+    distance : float or array_like, optional
+        For ``"dwithin"`` only: one distance, or a numpy array of one per left
+        row (in the order of ``left``'s partitions).
     cells : int, optional
         Cells a side of the spatial grid.
+    persist : bool
+        Whether the inputs' partitions are persisted by the summary pass, so
+        that they are read (from GeoParquet, ...) once, and stay in the
+        workers' memory while the result is alive (``False``: read twice).
 
     Returns
     -------
     dask_geopandas.GeoDataFrame
-        One partition per cell; the rows ``flatquad.geopandas.sjoin`` (and
-        ``geopandas.sjoin``) give on the whole frames, each once.
+        One partition per cell, then (``"left"``/``"right"``) one per partition
+        of that side with its unmatched rows: the rows ``geopandas.sjoin`` gives
+        on the whole frames, each once, in another order. The meta's dtypes are
+        those of a join where every row matched; computed, the columns of the
+        other side widen (int to float, ...) when some row is unmatched, as in
+        geopandas.
 
     Raises
     ------
     ValueError
-        A CRS mismatch, ``how`` other than ``"inner"``, an unsupported predicate.
+        A bad ``how``, ``predicate`` or ``distance`` (as geopandas).
     """
-    if how != "inner":
-        raise ValueError(f'how was "{how}": flatquad.dask.sjoin joins how="inner" only')
-    if predicate not in _fqg.PREDICATES:
-        raise ValueError(f"predicate {predicate!r} is not supported; expected one of {_fqg.PREDICATES}")
-    for name, frame in (("left", left), ("right", right)):
-        if not isinstance(frame, dd.DataFrame) or not hasattr(frame, "crs"):
-            raise ValueError(f"{name} must be a dask_geopandas.GeoDataFrame, got {type(frame).__name__}")
-    _fqg.check_crs(left, right)
-    meta = _fqg.sjoin(left._meta, right._meta, predicate=predicate, lsuffix=lsuffix, rsuffix=rsuffix)
-    blocks = [list(left.to_delayed()), list(right.to_delayed())]
-    summaries = dask.compute(*[[delayed(_frame_summary)(b, seed) for seed, b in enumerate(bs)] for bs in blocks])
-    grid, plan = _plan(list(summaries[0]), list(summaries[1]), cells or _default_cells(*map(len, blocks)))
-    pieces = [[delayed(_frame_pieces)(b, grid) for b in bs] for bs in blocks]
-    empties = (left._meta, right._meta)
-    parts = []
+    _check_frames(left, right, how)
+    if predicate not in _fqg.PREDICATES and predicate != "dwithin":
+        raise ValueError(
+            f"predicate {predicate!r} is not supported; expected one of {_fqg.PREDICATES + ('dwithin',)}")
+    if predicate != "dwithin" and distance is not None:
+        raise ValueError("'distance' parameter is only supported in combination with 'dwithin' predicate")
+    meta = _quiet(_fqg.sjoin, _meta(left), _meta(right), how=how, lsuffix=lsuffix, rsuffix=rsuffix)
+    blocks = _blocks(left, right, persist)
+    widen = 0.0
+    if predicate == "dwithin":
+        distance = _dwithin_distance(distance)
+        widen = _widest(distance)
+    summaries = dask.compute(*[
+        [delayed(_frame_summary)(b, seed, widen if side == 0 else 0.0) for seed, b in enumerate(bs)]
+        for side, bs in enumerate(blocks)
+    ])
+    summaries = [list(s) for s in summaries]
+    if predicate == "dwithin" and distance.ndim == 1 and len(distance) != sum(s["rows"] for s in summaries[0]):
+        raise ValueError("Could not broadcast distance to match geometry")
+    grid, plan = _plan(summaries[0], summaries[1], cells or _default_cells(*map(len, blocks)))
+    left_args = [{} for _ in blocks[0]]
+    if predicate == "dwithin":
+        extents = [s["extent64"] for s in summaries[1] if s["n"]]
+        clip = (min(e[0] for e in extents), min(e[1] for e in extents),
+                max(e[2] for e in extents), max(e[3] for e in extents)) if extents else None
+        starts = np.cumsum([0] + [s["rows"] for s in summaries[0]])
+        for p, a in enumerate(left_args):
+            a["distance"] = distance if distance.ndim == 0 else distance[starts[p]:starts[p + 1]]
+            a["clip"] = clip
+    pieces = [
+        [delayed(_frame_pieces)(b, grid, p, **left_args[p]) for p, b in enumerate(blocks[0])],
+        [delayed(_frame_pieces)(b, grid, p) for p, b in enumerate(blocks[1])],
+    ]
+    empties = (_empty_piece(_meta(left), predicate == "dwithin"), _empty_piece(_meta(right)))
+    parts, results = [], {}
     for cell, (lps, rps) in plan.items():
         take = lambda side, ps: [delayed(_piece)(pieces[side][p], cell, empties[side]) for p in ps]  # noqa: E731
         tree = delayed(_frame_tree)(*take(1, rps))
-        parts.append(delayed(_frame_join)(grid.extent(cell), tree, predicate, lsuffix, rsuffix, *take(0, lps)))
+        result = delayed(_frame_join)(grid.extent(cell), tree, predicate, how, lsuffix, rsuffix, *take(0, lps))
+        results[cell] = result
+        parts.append(delayed(_first)(result))
+    if how != "inner":
+        side = 0 if how == "left" else 1
+        other_meta = (_meta(right), _meta(left))[side]
+        for p, b in enumerate(blocks[side]):
+            matched = [delayed(_matched_of)(results[c], p) for c, lr in plan.items() if p in lr[side]]
+            parts.append(delayed(_unmatched)(b, other_meta, how, lsuffix, rsuffix, *matched))
     if not parts:
         return dd.from_pandas(meta, npartitions=1)
     return dd.from_delayed(parts, meta=meta, verify_meta=False)
 
+
+# ------------------------------------------------------------------ nearest
+
+
+def _nearest_frame(query, tree, q, t, d, how, lsuffix, rsuffix, distance_col):
+    """The joined rows of the queries ``query`` (all final), their pairs ``(q,
+    t)`` sorted by ``(q, t)`` and distances ``d``."""
+    if how == "right":
+        joined, d = _fqg.join_frames(tree, query, t, q, "right", lsuffix, rsuffix, distances=d)
+    else:
+        joined, d = _fqg.join_frames(query, tree, q, t, how, lsuffix, rsuffix, distances=d)
+    if distance_col is not None:
+        joined[distance_col] = d
+    return joined
+
+
+def _needed_cells(grid, bounds64, reach):
+    """``(c0, c1, r0, r1)`` of the cells a box widened by ``reach`` (per
+    row) meets, in float32 as the boxes were sent to cells: every geometry
+    within ``reach`` of the query has a box that was sent to one of them."""
+    reach = reach + _fqg.NEAREST_MARGIN * (reach + np.abs(bounds64).max(axis=1))
+    wide = np.hstack([bounds64[:, :2] - reach[:, None], bounds64[:, 2:] + reach[:, None]])
+    with np.errstate(invalid="ignore", over="ignore"):
+        return grid.spans(wide.astype(np.float32))
+
+
+def _nearest_home(cell, grid, samples, max_distance, exclusive, how, lsuffix, rsuffix, distance_col,
+                  n_left, *pieces):
+    """Round 1 of :func:`sjoin_nearest` in one cell: the queries at home here
+    (``pieces[:n_left]``) against the geometries of the other side sent here.
+    A query's answer at distance ``d`` is final when its box widened by ``d``
+    stays in this cell; the others get the cells they must search (their
+    ``d``, or a bound from ``samples``, or ``max_distance``, or all).
+    Returns ``{"frame", "pending", "cells"}``."""
+    query, tree = _concat(pieces[:n_left]), _concat(pieces[n_left:])
+    qg, tg = np.asarray(query.frame.geometry.values), np.asarray(tree.frame.geometry.values)
+    q, t, d = _fqg.nearest_pairs(qg, tg, max_distance, exclusive)
+    n = len(query)
+    best = _fqg._group_min(q, d, n)
+    bound = best.copy()
+    far = np.flatnonzero(np.isinf(bound))
+    if len(far) and samples is not None and len(samples):
+        sq, _, sd = _fqg.nearest_pairs(qg[far], samples, None, exclusive)
+        bound[far] = _fqg._group_min(sq, sd, len(far))
+    if max_distance is not None:
+        bound = np.minimum(bound, max_distance)
+    c0, c1, r0, r1 = _needed_cells(grid, query.bounds32, bound)  # float64 for query pieces
+    col, row = cell % grid.columns, cell // grid.columns
+    final = np.isfinite(bound) & (c0 == col) & (c1 == col) & (r0 == row) & (r1 == row)
+    # Nothing to find anywhere: final too (no geometry on the other side).
+    if grid is not None and len(grid) == 1:
+        final[:] = True
+    keep = final[q]
+    done = np.flatnonzero(final)
+    frame = _nearest_frame(query.frame.iloc[done], tree.frame, np.searchsorted(done, q[keep]), t[keep], d[keep],
+                           how, lsuffix, rsuffix, distance_col)
+    rest = np.flatnonzero(~final)
+    needed = None
+    if len(rest):
+        whole = ~np.isfinite(bound[rest])
+        lo_c = np.where(whole, 0, c0[rest]).min()
+        hi_c = np.where(whole, grid.columns - 1, c1[rest]).max()
+        lo_r = np.where(whole, 0, r0[rest]).min()
+        hi_r = np.where(whole, grid.rows - 1, r1[rest]).max()
+        needed = (int(lo_c), int(hi_c), int(lo_r), int(hi_r))
+    pending = _Piece(query.frame.iloc[rest], query.part[rest], query.pos[rest], query.bounds32[rest])
+    return {"frame": frame, "pending": pending, "cells": needed}
+
+
+def _nearest_frame_of(result):
+    return result["frame"]
+
+
+def _nearest_cells_of(result):
+    return result["cells"]
+
+
+def _nearest_wide(home, max_distance, exclusive, how, lsuffix, rsuffix, distance_col, *pieces):
+    """Round 2: the queries a cell could not settle against every geometry of
+    the other side sent to the cells they need (each once)."""
+    query = home["pending"]
+    tree = _concat(pieces)
+    ids = tree.part * (np.int64(1) << 40) + tree.pos
+    _, first = np.unique(ids, return_index=True)
+    first = np.sort(first)
+    tframe = tree.frame.iloc[first]
+    q, t, d = _fqg.nearest_pairs(np.asarray(query.frame.geometry.values), np.asarray(tframe.geometry.values),
+                                 max_distance, exclusive)
+    return _nearest_frame(query.frame, tframe, q, t, d, how, lsuffix, rsuffix, distance_col)
+
+
+def _nearest_unusable(frame, other_meta, how, lsuffix, rsuffix, distance_col):
+    """The rows of a query partition whose geometry cannot match, unmatched."""
+    _, usable = _fqg.usable_bounds(frame.geometry.values)
+    mask = np.ones(len(frame), dtype=bool)
+    mask[usable] = False
+    none = np.empty(0, dtype=np.intp)
+    return _nearest_frame(frame.iloc[np.flatnonzero(mask)], other_meta, none, none, np.empty(0), how,
+                          lsuffix, rsuffix, distance_col)
+
+
+def sjoin_nearest(left, right, how="inner", max_distance=None, lsuffix="left", rsuffix="right",
+                  distance_col=None, exclusive=False, *, cells=None, persist=True):
+    """``geopandas.sjoin_nearest`` over two dask-geopandas GeoDataFrames,
+    distributed: each left row (each right row with ``how="right"``) joined to
+    the rows of the other side at the smallest distance, all of them when
+    several tie; the rows ``flatquad.geopandas.sjoin_nearest`` gives on the
+    whole frames.
+
+    How: the query side (left, or right with ``how="right"``) sends each row
+    to one cell (its box's centre), the other side each box to every cell it
+    meets. **Round 1**, one task a cell: the nearest among the geometries sent
+    to that cell (``flatquad.geopandas.nearest_pairs``). An answer at distance
+    ``d`` is final when the query's box widened by ``d`` stays inside the
+    cell (every geometry that could beat or tie it was sent there). **Round
+    2**: the other queries search every cell their box widened by ``d`` meets
+    (a query with nothing in its cell takes ``d`` from a sample of the other
+    side's geometries, or ``max_distance``; with ``exclusive`` and no such
+    bound, all cells); what they find there is final. Round 1 runs (persisted)
+    before this returns, to know the cells round 2 needs.
+
+    Parameters
+    ----------
+    left, right : dask_geopandas.GeoDataFrame
+    how : "inner", "left" or "right"
+    max_distance : float, optional
+        Greater than 0.
+    distance_col : str, optional
+    exclusive : bool
+    cells : int, optional
+        Cells a side of the spatial grid.
+    persist : bool
+        As for :func:`sjoin`.
+
+    Returns
+    -------
+    dask_geopandas.GeoDataFrame
+        One partition per cell of each round (and for ``"left"``/``"right"``
+        one per query partition with its rows whose geometry is missing or
+        empty); the rows in another order than geopandas'.
+    """
+    _check_frames(left, right, how)
+    _fqg._warn_geographic(left)
+    _fqg._warn_geographic(right)
+    _fqg._check_nearest_arguments(max_distance, exclusive)
+    meta = _quiet(_fqg.sjoin_nearest, _meta(left), _meta(right), how=how, lsuffix=lsuffix, rsuffix=rsuffix,
+                  distance_col=distance_col)
+    query, tree = (right, left) if how == "right" else (left, right)
+    blocks = _blocks(query, tree, persist)
+    summaries = dask.compute(*[
+        [delayed(_frame_summary)(b, seed, 0.0, side == 1) for seed, b in enumerate(bs)]
+        for side, bs in enumerate(blocks)
+    ])
+    summaries = [list(s) for s in summaries]
+    grid, _ = _plan(summaries[0], summaries[1], cells or _default_cells(*map(len, blocks)))
+    samples = [s["geometries"] for s in summaries[1] if s["n"]]
+    samples = delayed(np.concatenate(samples) if samples else np.empty(0, dtype=object))
+    # The cells each partition sends rows to (by extent: a superset).
+    reaches = [{}, {}]
+    for side in (0, 1):
+        for p, s in enumerate(summaries[side]):
+            if s["n"]:
+                for c in grid.meets(s["extent"]):
+                    reaches[side].setdefault(c, []).append(p)
+    home = [delayed(_home_pieces)(b, grid, p) for p, b in enumerate(blocks[0])]
+    sent = [delayed(_frame_pieces)(b, grid, p) for p, b in enumerate(blocks[1])]
+    empties = (_empty_piece(_meta(query), dtype=np.float64), _empty_piece(_meta(tree)))
+    args = (max_distance, exclusive, how, lsuffix, rsuffix, distance_col)
+
+    def tree_pieces(cell):
+        return [delayed(_piece)(sent[p], cell, empties[1]) for p in reaches[1].get(cell, [])] or [empties[1]]
+
+    rounds = {}
+    for cell, ps in sorted(reaches[0].items()):
+        qs = [delayed(_piece)(home[p], cell, empties[0]) for p in ps]
+        rounds[cell] = delayed(_nearest_home)(cell, grid, samples, *args, len(qs), *qs, *tree_pieces(cell))
+    # Round 1 now (its results stay on the workers): the cells round 2 needs.
+    cells_of = list(rounds)
+    persisted = dask.persist(*[rounds[c] for c in cells_of], *sent)
+    rounds = dict(zip(cells_of, persisted[:len(cells_of)]))
+    sent = list(persisted[len(cells_of):])
+    needed = dask.compute(*[delayed(_nearest_cells_of)(rounds[c]) for c in cells_of])
+    parts = [delayed(_nearest_frame_of)(rounds[c]) for c in cells_of]
+    for cell, need in zip(cells_of, needed):
+        if need is None:
+            continue
+        c0, c1, r0, r1 = need
+        wanted = [r * grid.columns + c for r in range(r0, r1 + 1) for c in range(c0, c1 + 1)]
+        pieces = [pc for w in wanted for pc in tree_pieces(w)]
+        parts.append(delayed(_nearest_wide)(rounds[cell], *args, *pieces))
+    if how != "inner":
+        other_meta = _meta(tree)
+        for b in blocks[0]:
+            parts.append(delayed(_nearest_unusable)(b, other_meta, how, lsuffix, rsuffix, distance_col))
+    if not parts:
+        return dd.from_pandas(meta, npartitions=1)
+    return dd.from_delayed(parts, meta=meta, verify_meta=False)
