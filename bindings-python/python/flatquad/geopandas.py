@@ -124,8 +124,9 @@ __all__ = [
 
 
 def check_crs(left, right):
-    """Raise ``ValueError`` unless the two frames (or series) share a CRS
-    (:mod:`flatquad.dask` refuses a mismatch; :func:`sjoin` warns as geopandas does)."""
+    """Raise ``ValueError`` unless the two frames (or series) share a CRS: a
+    strict check for code that wants one (:func:`sjoin`, :func:`sjoin_nearest`
+    and :mod:`flatquad.dask` warn on a mismatch and join, as geopandas does)."""
     a, b = left.crs, right.crs
     if (a is None) != (b is None) or (a is not None and not a.equals(b)):
         raise ValueError(
