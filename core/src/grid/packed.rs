@@ -32,7 +32,7 @@ use crate::{Handle, Rect};
 
 /// Boxes a short run is tested as at once (the boxes past the run masked out);
 /// `boxes` holds that many more at its end.
-const WINDOW: usize = 8;
+const WINDOW: usize = 4;
 
 /// A small element in its run: its box as `[x1, y1, -x2, -y2]` and its
 /// handle, so that a hit reads nothing else (24 bytes).
