@@ -408,14 +408,14 @@ impl Grid {
             let (x, y) = (x1.max(1) as usize - 1, y1 as usize);
             Some([y.max(1) - 1, y].map(|row| row * columns + x))
         };
-        if let Some(cells) = rows(index + PREFETCH_AHEAD / 2) {
+        if let Some(cells) = rows(index + PREFETCH_AHEAD * 3 / 4) {
             for cell in cells {
                 if let Some(start) = self.packed.starts.get(cell) {
                     prefetch(start);
                 }
             }
         }
-        if let Some(cells) = rows(index + PREFETCH_AHEAD / 4) {
+        if let Some(cells) = rows(index + PREFETCH_AHEAD / 2) {
             for cell in cells {
                 if let Some(&start) = self.packed.starts.get(cell) {
                     if let Some(entry) = self.packed.entries.get(start as usize) {
