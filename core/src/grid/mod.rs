@@ -127,10 +127,12 @@ impl Span {
 /// run from many threads at once.
 ///
 /// **Contiguous cells.** Besides the lists, [`cleanup`](SpatialIndex::cleanup)
-/// lays the cells out as runs: each cell's rectangles and slots side by side
-/// in one array, by a counting sort. Until the next change, queries and the
-/// pair walk read those runs instead of following links, about twice as fast
-/// per query. It does so when at least an eighth as many queries as elements
+/// lays the cells out as runs, by a counting sort: each element at most a cell
+/// wide and high once, in the run of the cell holding its min corner, its box
+/// and handle side by side (a query scans one run per row, from a cell before
+/// its own to its last); wider ones in every cell they meet. Until the next
+/// change, queries and the pair walk read those runs instead of following
+/// links, two to three times as fast per query. It does so when at least an eighth as many queries as elements
 /// (plus a 64th of the cells) came since the last `cleanup` (a loop that moves, cleans up and queries
 /// gets runs from its second frame on), and a bulk
 /// [`insert_many`](SpatialIndex::insert_many) or

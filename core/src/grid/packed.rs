@@ -1,8 +1,20 @@
-//! The cells laid out contiguously: a copy of every linked element's rectangle
-//! and slot in cell order, made by a counting sort in `cleanup`, so that a
-//! query, the pair walk and `overlapping_many` read one run per cell instead of
-//! chasing a list head, then links, then slots (three dependent cache misses
-//! per element).
+//! The cells laid out contiguously, made by a counting sort in `cleanup`, so
+//! that a query, the pair walk and `overlapping_many` read runs of boxes
+//! instead of chasing a list head, then links, then slots (three dependent
+//! cache misses per element).
+//!
+//! Two kinds of runs:
+//! - **Small elements** (at most one cell wide and high, nearly all of them):
+//!   one entry each, in the run of the cell holding its **min corner**, as
+//!   `[x1, y1, -x2, -y2]` (so the closed overlap test against a query's
+//!   `[x2, y2, -x1, -y1]` is four `<=`) with its slot beside. The cells of a row
+//!   are adjacent, so a query reads one contiguous range per row, from the
+//!   column of `x1 - reach` to that of `x2`, `reach` being the widest small
+//!   element (an element filed by its min corner starts at most that far before
+//!   the query). Each element is met once: no corner rule.
+//! - **Medium elements** (wider or higher than a cell, not big): a copy in every
+//!   cell they meet, reported by the corner rule, as the lists are; empty (and
+//!   never read) when there are none.
 //!
 //! The links stay the truth: every change marks the copy stale (keeping its
 //! memory), queries then walk the lists until the next `cleanup` lays the cells
@@ -12,22 +24,54 @@
 use core::ops::ControlFlow;
 use core::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::axis::Axis;
 use crate::grid::{Grid, Span};
 use crate::index::raw::PREFETCH_AHEAD;
 use crate::slots::{prefetch, NONE};
 use crate::{Handle, Rect};
+
+/// Boxes a short run is tested as at once (the boxes past the run masked out);
+/// `boxes` holds that many more at its end.
+const WINDOW: usize = 4;
+
+/// A small element in its run: its box as `[x1, y1, -x2, -y2]` and its
+/// handle, so that a hit reads nothing else (24 bytes).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Entry {
+    pub b: [f32; 4],
+    pub handle: Handle,
+}
+
+/// An entry that meets nothing (the padding after the runs).
+const NOTHING: Entry = Entry {
+    b: [f32::INFINITY; 4],
+    handle: Handle::from_raw(0),
+};
 
 /// The contiguous copy of the cells (see the module).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Packed {
     /// Whether the copy matches the links; cleared by every change.
     pub fresh: bool,
-    /// Cell `c`'s entries are `starts[c]..starts[c + 1]` (one more than the cells).
+    /// Small elements: cell `c`'s are `starts[c]..starts[c + 1]` (one more than the cells).
     pub starts: Vec<u32>,
-    /// The entries' rectangles, cell by cell, each cell's in slot order.
-    pub rects: Vec<Rect>,
-    /// The entries' slots, beside `rects`.
-    pub slots: Vec<u32>,
+    /// The small elements, cell by cell, each cell's in slot order; then
+    /// [`WINDOW`] entries that meet nothing.
+    pub entries: Vec<Entry>,
+    /// How far before a query a small element may start and still meet it, in
+    /// x and y: at least the largest width (height) of a small element.
+    pub reach: [f32; 2],
+    /// The most a small element may measure across, in x and y (a cell).
+    pub small: [f32; 2],
+    /// Medium elements, in copies (empty when there are none): cell `c`'s are
+    /// `mid_starts[c]..mid_starts[c + 1]`.
+    pub mid_starts: Vec<u32>,
+    /// The medium copies' rectangles, cell by cell, each cell's in slot order.
+    pub mid_rects: Vec<Rect>,
+    /// The medium copies' slots, beside `mid_rects`.
+    pub mid_slots: Vec<u32>,
+    /// Whether there are medium elements (else `mid_*` are not read).
+    pub has_mid: bool,
 }
 
 /// Queries answered since the last `cleanup`, counted up to the point where
@@ -58,6 +102,28 @@ impl Clone for Demand {
     }
 }
 
+/// The largest `f32` below the finite `x` (-∞ below `f32::MIN`).
+#[inline(always)]
+fn next_down(x: f32) -> f32 {
+    if x == 0.0 {
+        return -f32::from_bits(1);
+    }
+    let bits = x.to_bits();
+    f32::from_bits(if x > 0.0 { bits - 1 } else { bits + 1 })
+}
+
+/// The smallest `f32` above the finite, non-negative `x`.
+#[inline(always)]
+fn next_up(x: f32) -> f32 {
+    f32::from_bits(x.max(0.0).to_bits() + 1)
+}
+
+/// `v - reach` rounded down (never above the exact difference), kept finite.
+#[inline(always)]
+fn minus(v: f32, reach: f32) -> f32 {
+    next_down(v - reach).max(f32::MIN)
+}
+
 impl Packed {
     /// Marks the copy stale: the next `cleanup` lays the cells out again.
     #[inline]
@@ -65,15 +131,25 @@ impl Packed {
         self.fresh = false;
     }
 
-    /// Cell `cell`'s run of entries.
+    /// Medium cell `cell`'s run of copies.
     #[inline(always)]
-    fn run(&self, cell: usize) -> core::ops::Range<usize> {
-        self.starts[cell] as usize..self.starts[cell + 1] as usize
+    fn mid_run(&self, cell: usize) -> core::ops::Range<usize> {
+        self.mid_starts[cell] as usize..self.mid_starts[cell + 1] as usize
+    }
+
+    /// Whether an element of `rect` goes to the small runs.
+    #[inline(always)]
+    fn is_small(&self, rect: &Rect) -> bool {
+        (rect.x2 - rect.x1 <= self.small[0]) & (rect.y2 - rect.y1 <= self.small[1])
     }
 
     /// Heap bytes held.
     pub fn bytes(&self) -> usize {
-        self.starts.capacity() * 4 + self.rects.capacity() * 16 + self.slots.capacity() * 4
+        self.starts.capacity() * 4
+            + self.entries.capacity() * core::mem::size_of::<Entry>()
+            + self.mid_starts.capacity() * 4
+            + self.mid_rects.capacity() * 16
+            + self.mid_slots.capacity() * 4
     }
 }
 
@@ -104,8 +180,9 @@ impl Grid {
     }
 
     /// Lays the cells out contiguously, unless they are already: a counting
-    /// sort of every small element's cells, over the slots in order (so each
-    /// cell's run is in slot order). Reuses the copy's memory, so once warm it
+    /// sort over the slots in order (so each cell's run is in slot order), of
+    /// each small element by the cell of its min corner and each medium one
+    /// into every cell it meets. Reuses the copy's memory, so once warm it
     /// allocates nothing.
     pub(crate) fn pack_cells(&mut self) {
         if self.packed.fresh {
@@ -114,50 +191,162 @@ impl Grid {
         let cells = self.cells.len();
         let columns = self.columns() as usize;
         let mut packed = core::mem::take(&mut self.packed);
+        packed.small = [self.cell_width(), self.cell_height()];
         let starts = &mut packed.starts;
         starts.clear();
         starts.resize(cells + 1, 0);
-        // Count each cell's entries in `starts[cell]`.
-        let mut total = 0usize;
-        for_each_small(self, |_, span| {
-            for_each_cell(span, columns, |cell| starts[cell] += 1);
-            total += span.cells() as usize;
-        });
-        // Running sums: `starts[c]` is the end of cell `c`'s run.
-        let mut sum = 0u32;
-        for start in starts.iter_mut().take(cells) {
-            sum += *start;
-            *start = sum;
-        }
-        starts[cells] = sum;
-        // Every entry is written below: only the length matters.
-        packed.rects.resize(total, Rect::new(0.0, 0.0, 0.0, 0.0));
-        packed.slots.resize(total, NONE);
-        // Fill each run from its end, the slots in reverse: each run then
-        // holds its slots in ascending order, and `starts[c]` ends at its start.
-        let slot_records = &self.slots.slots;
-        for slot in (0..slot_records.len() as u32).rev() {
-            if !self.slots.is_live(slot) {
+        // Count each cell's small elements in `starts[cell]`, and the medium copies.
+        let (mut small, mut mid) = (0usize, 0usize);
+        let mut reach = [0f32; 2];
+        let records = &self.slots.slots;
+        for (slot, record) in records.iter().enumerate() {
+            if !self.slots.is_live(slot as u32) {
                 continue;
             }
-            let record = &slot_records[slot as usize];
             let span = Span::unpack(record.cells);
+            let r = &record.rect;
+            let (w, h) = (r.x2 - r.x1, r.y2 - r.y1);
             if self.is_big(&span) {
                 continue;
             }
-            for_each_cell(span, columns, |cell| {
-                let start = &mut packed.starts[cell];
+            if (w <= packed.small[0]) & (h <= packed.small[1]) {
+                starts[span.y1 as usize * columns + span.x1 as usize] += 1;
+                small += 1;
+                reach = [reach[0].max(w), reach[1].max(h)];
+            } else {
+                mid += span.cells() as usize;
+            }
+        }
+        packed.reach = [next_up(reach[0]), next_up(reach[1])];
+        running_sums(starts);
+        // Every entry is written below: only the length matters.
+        packed.entries.resize(small + WINDOW, NOTHING);
+        packed.entries[small..].fill(NOTHING);
+        packed.has_mid = mid > 0;
+        if packed.has_mid {
+            let mid_starts = &mut packed.mid_starts;
+            mid_starts.clear();
+            mid_starts.resize(cells + 1, 0);
+            for (slot, record) in records.iter().enumerate() {
+                if self.slots.is_live(slot as u32) {
+                    let span = Span::unpack(record.cells);
+                    if !packed_small(&packed.small, &record.rect) && !self.is_big(&span) {
+                        for_each_cell(span, columns, |cell| mid_starts[cell] += 1);
+                    }
+                }
+            }
+            running_sums(mid_starts);
+            packed.mid_rects.resize(mid, Rect::new(0.0, 0.0, 0.0, 0.0));
+            packed.mid_slots.resize(mid, NONE);
+        }
+        // Fill each run from its end, the slots in reverse: each run then
+        // holds its slots in ascending order, and `starts[c]` ends at its start.
+        for slot in (0..records.len() as u32).rev() {
+            if !self.slots.is_live(slot) {
+                continue;
+            }
+            let record = &records[slot as usize];
+            let span = Span::unpack(record.cells);
+            let r = record.rect;
+            if self.is_big(&span) {
+                continue;
+            }
+            if packed_small(&packed.small, &r) {
+                let start = &mut packed.starts[span.y1 as usize * columns + span.x1 as usize];
                 *start -= 1;
-                packed.rects[*start as usize] = record.rect;
-                packed.slots[*start as usize] = slot;
-            });
+                packed.entries[*start as usize] = Entry {
+                    b: [r.x1, r.y1, -r.x2, -r.y2],
+                    handle: self.slots.handle(slot),
+                };
+            } else {
+                for_each_cell(span, columns, |cell| {
+                    let start = &mut packed.mid_starts[cell];
+                    *start -= 1;
+                    packed.mid_rects[*start as usize] = r;
+                    packed.mid_slots[*start as usize] = slot;
+                });
+            }
         }
         packed.fresh = true;
         self.packed = packed;
     }
 
+    /// The small elements filed in cells `x0..=x1` of rows `y0..=y1` that meet
+    /// `qv` (`[x2, y2, -x1, -y1]` of a closed query), but slot `omit`.
+    #[inline(always)]
+    fn scan_small<F>(
+        &self,
+        [x0, x1, y0, y1]: [u32; 4],
+        qv: &[f32; 4],
+        omit: u32,
+        visit: &mut F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        let packed = &self.packed;
+        let columns = self.columns() as usize;
+        for cy in y0..=y1 {
+            let row = cy as usize * columns;
+            let start = packed.starts[row + x0 as usize] as usize;
+            let end = packed.starts[row + x1 as usize + 1] as usize;
+            self.scan_boxes(start, end, qv, omit, visit)?;
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The small entries `start..end` that meet `qv`, but slot `omit`: windows of
+    /// [`WINDOW`] boxes tested without a branch, then a walk of the hits' bits.
+    #[inline(always)]
+    fn scan_boxes<F>(
+        &self,
+        mut start: usize,
+        end: usize,
+        qv: &[f32; 4],
+        omit: u32,
+        visit: &mut F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        let packed = &self.packed;
+        while start < end {
+            let window = &packed.entries[start..start + WINDOW];
+            let mut mask = 0u32;
+            for (k, Entry { b, .. }) in window.iter().enumerate() {
+                let hit = (b[0] <= qv[0]) & (b[1] <= qv[1]) & (b[2] <= qv[2]) & (b[3] <= qv[3]);
+                mask |= (hit as u32) << k;
+            }
+            let len = (end - start).min(WINDOW);
+            mask &= (1u32 << len) - 1;
+            while mask != 0 {
+                let handle = window[mask.trailing_zeros() as usize].handle;
+                mask &= mask - 1;
+                if handle.slot() != omit {
+                    visit(handle)?;
+                }
+            }
+            start += WINDOW;
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The cells a query of `rect` (whose cells are `span`) scans among the
+    /// small elements: columns `x0..=x1`, rows `y0..=y1`, from the min corner
+    /// less the reach (a cell or two before the span's first).
+    #[inline(always)]
+    fn small_cells(&self, rect: &Rect, span: Span) -> [u32; 4] {
+        let [rx, ry] = self.packed.reach;
+        [
+            cell_below(&self.axis_x, span.x1, minus(rect.x1, rx)),
+            span.x2,
+            cell_below(&self.axis_y, span.y1, minus(rect.y1, ry)),
+            span.y2,
+        ]
+    }
+
     /// [`query_cells`](Grid::query_cells) on the contiguous copy (fresh): the
-    /// same hits, by the same corner rule, each cell's in slot order.
+    /// same hits, small elements by row runs, medium ones by the corner rule.
     #[inline]
     pub(crate) fn query_runs<F>(
         &self,
@@ -169,6 +358,20 @@ impl Grid {
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {
+        let qv = [rect.x2, rect.y2, -rect.x1, -rect.y1];
+        self.scan_small(self.small_cells(rect, span), &qv, omit, visit)?;
+        if self.packed.has_mid {
+            self.query_mid(rect, span, omit, visit)?;
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The medium elements meeting `rect` (cells `span`), by the corner rule.
+    #[cold]
+    fn query_mid<F>(&self, rect: &Rect, span: Span, omit: u32, visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
         let packed = &self.packed;
         let columns = self.columns() as usize;
         for cy in span.y1..=span.y2 {
@@ -176,17 +379,15 @@ impl Grid {
             let row = cy as usize * columns;
             for cx in span.x1..=span.x2 {
                 let first_column = cx == span.x1;
-                for entry in packed.run(row + cx as usize) {
-                    let r = &packed.rects[entry];
-                    let slot = packed.slots[entry];
-                    // Most candidates miss: the corner rule only for hits.
+                for entry in packed.mid_run(row + cx as usize) {
+                    let r = &packed.mid_rects[entry];
+                    let slot = packed.mid_slots[entry];
                     if r.intersects(rect)
                         && (slot != omit)
                             & (first_column || self.axis_x.owns(cx, r.x1))
                             & (first_row || self.axis_y.owns(cy, r.y1))
-                        && visit(self.slots.handle(slot)).is_break()
                     {
-                        return ControlFlow::Break(());
+                        visit(self.slots.handle(slot))?;
                     }
                 }
             }
@@ -195,37 +396,41 @@ impl Grid {
     }
 
     /// [`prefetch_neighbours`](Grid::prefetch_neighbours) on the runs: the
-    /// start of a nearer handle's first cell (its slot has arrived), then
-    /// the first entries of a still nearer one's.
+    /// cell starts of a nearer handle's first two rows (its slot has
+    /// arrived), then the first boxes of a still nearer one's.
     #[inline]
     pub(crate) fn prefetch_runs(&self, handles: &[Handle], index: usize) {
-        let first_cell = |at: usize| {
+        let columns = self.columns() as usize;
+        // The cells before the min corner's, in its row and the row below.
+        let rows = |at: usize| {
             let slot = self.slots.slots.get(handles.get(at)?.slot() as usize)?;
             let [x1, y1, ..] = slot.cells;
-            Some(self.cell_index(x1.into(), y1.into()))
+            let (x, y) = (x1.max(1) as usize - 1, y1 as usize);
+            Some([y.max(1) - 1, y].map(|row| row * columns + x))
         };
-        if let Some(cell) = first_cell(index + PREFETCH_AHEAD / 2) {
-            if let Some(start) = self.packed.starts.get(cell) {
-                prefetch(start);
+        if let Some(cells) = rows(index + PREFETCH_AHEAD * 3 / 4) {
+            for cell in cells {
+                if let Some(start) = self.packed.starts.get(cell) {
+                    prefetch(start);
+                }
             }
         }
-        if let Some(cell) = first_cell(index + PREFETCH_AHEAD / 4) {
-            if let Some(&start) = self.packed.starts.get(cell) {
-                if let Some(rect) = self.packed.rects.get(start as usize) {
-                    prefetch(rect);
-                }
-                if let Some(slot) = self.packed.slots.get(start as usize) {
-                    prefetch(slot);
+        if let Some(cells) = rows(index + PREFETCH_AHEAD / 2) {
+            for cell in cells {
+                if let Some(&start) = self.packed.starts.get(cell) {
+                    if let Some(entry) = self.packed.entries.get(start as usize) {
+                        prefetch(entry);
+                    }
                 }
             }
         }
     }
 
-    /// The elements of the point's cell run holding the point, but slot `omit`.
+    /// The elements in runs holding the point, of cell `(cx, cy)`, but slot `omit`.
     #[inline]
     pub(crate) fn point_run<F>(
         &self,
-        cell: usize,
+        [cx, cy]: [u32; 2],
         [x, y]: [f32; 2],
         omit: u32,
         visit: &mut F,
@@ -233,21 +438,33 @@ impl Grid {
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {
+        let point = Rect::point(x, y);
+        let qv = [x, y, -x, -y];
+        let span = Span {
+            x1: cx,
+            y1: cy,
+            x2: cx,
+            y2: cy,
+        };
+        self.scan_small(self.small_cells(&point, span), &qv, omit, visit)?;
         let packed = &self.packed;
-        for entry in packed.run(cell) {
-            let slot = packed.slots[entry];
-            if (slot != omit) & packed.rects[entry].contains_point(x, y)
-                && visit(self.slots.handle(slot)).is_break()
-            {
-                return ControlFlow::Break(());
+        if packed.has_mid {
+            for entry in packed.mid_run(self.cell_index(cx, cy)) {
+                let slot = packed.mid_slots[entry];
+                if (slot != omit) & packed.mid_rects[entry].contains_point(x, y) {
+                    visit(self.slots.handle(slot))?;
+                }
             }
         }
         ControlFlow::Continue(())
     }
 
-    /// The pairs in the cells of rows `rows`, read from the runs: each cell's
-    /// entries against each other, a pair reported in the cell owning the
-    /// top-left corner of its intersection, in cell order, then slot order.
+    /// The pairs owned by rows `rows`, read from the runs. Small with small:
+    /// each small element of the rows against the boxes after it in its row up
+    /// to the last column it reaches, and the later rows it reaches (each pair
+    /// once, from the element first in run order). Medium with medium: in each
+    /// cell of the rows, by the corner rule. Medium with small: each medium
+    /// element whose first cell is in the rows queries the small runs.
     pub(crate) fn run_pairs<F>(&self, rows: core::ops::Range<u32>, visit: &mut F) -> ControlFlow<()>
     where
         F: FnMut(Handle, Handle) -> ControlFlow<()>,
@@ -257,51 +474,142 @@ impl Grid {
         for cy in rows {
             let row = self.cell_index(0, cy);
             for cx in 0..columns {
-                let run = packed.run(row + cx as usize);
-                let (rects, slots) = (&packed.rects[run.clone()], &packed.slots[run]);
-                for (i, a) in rects.iter().enumerate() {
-                    for (j, b) in rects.iter().enumerate().skip(i + 1) {
-                        if a.intersects(b)
-                            && self.axis_x.owns(cx, a.x1.max(b.x1))
-                                & self.axis_y.owns(cy, a.y1.max(b.y1))
-                        {
-                            let (ha, hb) =
-                                (self.slots.handle(slots[i]), self.slots.handle(slots[j]));
-                            visit(ha, hb)?;
-                        }
+                let cell = row + cx as usize;
+                for p in packed.starts[cell] as usize..packed.starts[cell + 1] as usize {
+                    let Entry { b, handle: ha } = packed.entries[p];
+                    let rect = Rect::new(b[0], b[1], -b[2], -b[3]);
+                    let qv = [rect.x2, rect.y2, -rect.x1, -rect.y1];
+                    let x1 = cell_above(&self.axis_x, cx, rect.x2);
+                    let y1 = cell_above(&self.axis_y, cy, rect.y2);
+                    let mut with_a = |other| visit(ha, other);
+                    // This row: the boxes after this one, up to column x1.
+                    let end = packed.starts[row + x1 as usize + 1] as usize;
+                    self.scan_boxes(p + 1, end, &qv, NONE, &mut with_a)?;
+                    if y1 > cy {
+                        let x0 = cell_below(&self.axis_x, cx, minus(rect.x1, packed.reach[0]));
+                        self.scan_small([x0, x1, cy + 1, y1], &qv, NONE, &mut with_a)?;
                     }
+                }
+            }
+            if packed.has_mid {
+                self.mid_pairs(cy, visit)?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The pairs with a medium element owned by row `cy` (see [`run_pairs`](Grid::run_pairs)).
+    #[cold]
+    fn mid_pairs<F>(&self, cy: u32, visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle, Handle) -> ControlFlow<()>,
+    {
+        let packed = &self.packed;
+        let row = self.cell_index(0, cy);
+        for cx in 0..self.columns() {
+            let run = packed.mid_run(row + cx as usize);
+            let (rects, slots) = (&packed.mid_rects[run.clone()], &packed.mid_slots[run]);
+            for (i, a) in rects.iter().enumerate() {
+                let ha = self.slots.handle(slots[i]);
+                for (j, b) in rects.iter().enumerate().skip(i + 1) {
+                    if a.intersects(b)
+                        && self.axis_x.owns(cx, a.x1.max(b.x1))
+                            & self.axis_y.owns(cy, a.y1.max(b.y1))
+                    {
+                        visit(ha, self.slots.handle(slots[j]))?;
+                    }
+                }
+                // Its first cell: it queries the small elements.
+                let span = self.span_at(slots[i]);
+                if (span.x1 == cx) & (span.y1 == cy) {
+                    let qv = [a.x2, a.y2, -a.x1, -a.y1];
+                    let cells = self.small_cells(a, span);
+                    self.scan_small(cells, &qv, NONE, &mut |other| visit(ha, other))?;
                 }
             }
         }
         ControlFlow::Continue(())
     }
 
-    /// Whether the contiguous copy matches the links, cell by cell (for `validate`).
+    /// Whether the contiguous copy matches the links, cell by cell (for `validate`):
+    /// each small element once, in the cell of its min corner, within the reach;
+    /// each medium one in every cell it is linked in; none else.
     pub(crate) fn check_packed(&self) -> Result<(), String> {
         if !self.packed.fresh {
             return Ok(());
         }
         let packed = &self.packed;
-        if packed.starts.len() != self.cells.len() + 1 {
+        if packed.starts.len() != self.cells.len() + 1
+            || packed.has_mid && packed.mid_starts.len() != self.cells.len() + 1
+        {
             return Err("packed cells: wrong number of runs".into());
         }
-        let mut linked = Vec::new();
+        let small = packed.starts[self.cells.len()] as usize;
+        if packed.entries.len() != small + WINDOW
+            || packed.entries[small..].iter().any(|e| *e != NOTHING)
+        {
+            return Err("packed cells: the boxes' padding is wrong".into());
+        }
+        let columns = self.columns() as usize;
+        let (mut small, mut mid) = (Vec::new(), Vec::new());
         for (cell, &head) in self.cells.iter().enumerate() {
-            linked.clear();
+            small.clear();
+            mid.clear();
             let mut link = head;
             while link != NONE {
                 let l = self.links.links[link as usize];
-                linked.push(l.element);
+                let record = &self.slots.slots[l.element as usize];
+                let span = Span::unpack(record.cells);
+                if !packed.is_small(&record.rect) {
+                    mid.push(l.element);
+                } else if span.y1 as usize * columns + span.x1 as usize == cell {
+                    small.push(l.element);
+                }
                 link = l.next;
             }
-            linked.sort_unstable();
-            let run = packed.run(cell);
-            if packed.slots[run.clone()] != linked[..] {
-                return Err(format!("packed cell {cell}: slots differ from the links"));
+            small.sort_unstable();
+            mid.sort_unstable();
+            let run = packed.starts[cell] as usize..packed.starts[cell + 1] as usize;
+            let entries = &packed.entries[run];
+            if !entries
+                .iter()
+                .map(|e| e.handle.slot())
+                .eq(small.iter().copied())
+            {
+                return Err(format!(
+                    "packed cell {cell}: small slots differ from the links"
+                ));
+            }
+            for entry in entries {
+                let slot = entry.handle.slot();
+                if entry.handle != self.slots.handle(slot) {
+                    return Err(format!("packed cell {cell}: slot {slot}'s handle is stale"));
+                }
+                let r = self.slots.slots[slot as usize].rect;
+                if entry.b != [r.x1, r.y1, -r.x2, -r.y2] {
+                    return Err(format!("packed cell {cell}: a small box is stale"));
+                }
+                if !(r.x2 - r.x1 <= packed.reach[0] && r.y2 - r.y1 <= packed.reach[1]) {
+                    return Err(format!(
+                        "packed cell {cell}: a small box is beyond the reach"
+                    ));
+                }
+            }
+            if !packed.has_mid {
+                if !mid.is_empty() {
+                    return Err("packed cells: medium elements but no medium runs".into());
+                }
+                continue;
+            }
+            let run = packed.mid_run(cell);
+            if packed.mid_slots[run.clone()] != mid[..] {
+                return Err(format!(
+                    "packed cell {cell}: medium slots differ from the links"
+                ));
             }
             for entry in run {
-                let slot = packed.slots[entry];
-                if packed.rects[entry] != self.slots.slots[slot as usize].rect {
+                let slot = packed.mid_slots[entry];
+                if packed.mid_rects[entry] != self.slots.slots[slot as usize].rect {
                     return Err(format!(
                         "packed cell {cell}: slot {slot}'s rectangle is stale"
                     ));
@@ -312,30 +620,49 @@ impl Grid {
     }
 }
 
-/// Calls `f` with the index of every cell of `span` (grid of `columns`); most
-/// elements lie in one cell, which skips the loops.
+/// The cell of `v` on `axis`, at or before cell `c` (`v` at most the end of `c`).
+#[inline(always)]
+fn cell_below(axis: &Axis, mut c: u32, v: f32) -> u32 {
+    while c > 0 && v <= axis.border(c) {
+        c -= 1;
+    }
+    c
+}
+
+/// The cell of `v` on `axis`, at or after cell `c` (`v` past the start of `c`).
+#[inline(always)]
+fn cell_above(axis: &Axis, mut c: u32, v: f32) -> u32 {
+    while c + 1 < axis.cells() && v > axis.border(c + 1) {
+        c += 1;
+    }
+    c
+}
+
+/// Whether an element of `rect` is small for cells of `small` (see [`Packed::is_small`]).
+#[inline(always)]
+fn packed_small(small: &[f32; 2], rect: &Rect) -> bool {
+    (rect.x2 - rect.x1 <= small[0]) & (rect.y2 - rect.y1 <= small[1])
+}
+
+/// Counts per cell into running sums: `starts[c]` becomes the end of cell `c`'s
+/// run, and the last entry the total.
+fn running_sums(starts: &mut [u32]) {
+    let cells = starts.len() - 1;
+    let mut sum = 0u32;
+    for start in starts.iter_mut().take(cells) {
+        sum += *start;
+        *start = sum;
+    }
+    starts[cells] = sum;
+}
+
+/// Calls `f` with the index of every cell of `span` (grid of `columns`).
 #[inline(always)]
 fn for_each_cell(span: Span, columns: usize, mut f: impl FnMut(usize)) {
-    let first = span.y1 as usize * columns + span.x1 as usize;
-    if (span.x1 == span.x2) & (span.y1 == span.y2) {
-        return f(first);
-    }
     for cy in span.y1..=span.y2 {
         let row = cy as usize * columns;
         for cx in span.x1..=span.x2 {
             f(row + cx as usize);
-        }
-    }
-}
-
-/// Calls `f` with every live element in cells (not big), in slot order, and its span.
-fn for_each_small(grid: &Grid, mut f: impl FnMut(u32, Span)) {
-    for (slot, record) in grid.slots.slots.iter().enumerate() {
-        if grid.slots.is_live(slot as u32) {
-            let span = Span::unpack(record.cells);
-            if !grid.is_big(&span) {
-                f(slot as u32, span);
-            }
         }
     }
 }

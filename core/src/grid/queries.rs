@@ -130,6 +130,13 @@ impl Grid {
     /// element and next link.
     #[inline]
     pub(crate) fn prefetch_neighbours(&self, handles: &[Handle], index: usize) {
+        if index == 0 {
+            // A batch's first handles have no stages before them: their slots
+            // at once, so that their misses overlap.
+            for &handle in &handles[..handles.len().min(PREFETCH_AHEAD)] {
+                self.slots.prefetch(handle);
+            }
+        }
         if let Some(&ahead) = handles.get(index + PREFETCH_AHEAD) {
             self.slots.prefetch(ahead);
         }
@@ -168,9 +175,9 @@ impl Grid {
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {
-        let cell = self.cell_index(self.axis_x.cell(x), self.axis_y.cell(y));
+        let (cx, cy) = (self.axis_x.cell(x), self.axis_y.cell(y));
         if self.packed.fresh {
-            self.point_run(cell, [x, y], omit, &mut visit)?;
+            self.point_run([cx, cy], [x, y], omit, &mut visit)?;
             return self.big.query(
                 &Rect::point(x, y),
                 omit,
@@ -179,7 +186,7 @@ impl Grid {
                 &mut visit,
             );
         }
-        let mut link = self.cells[cell];
+        let mut link = self.cells[self.cell_index(cx, cy)];
         while link != NONE {
             let Link { next, element } = self.links.links[link as usize];
             if element != omit
