@@ -226,30 +226,42 @@ impl<B: Bounds> Checked<B> {
         T: Structure<Bounds = B> + ?Sized,
         F: FnMut(Handle) -> ControlFlow<()>,
     {
-        let (mask, omit) = (self.mask, self.omit);
+        let mask = self.mask;
         if mask == 0 {
             return ControlFlow::Continue(());
         }
-        // Nothing is read for the mask when it lets everything through or no
-        // element has a filter.
-        let masked = mask != Filter::ALL && index.filtered();
-        let mut pass = |handle: Handle| {
-            if masked && !index.passes_mask(handle.slot(), mask) {
-                ControlFlow::Continue(())
-            } else {
+        // A mask that lets everything through, or no filter ever set: the
+        // shape's walk calls `visit` itself (no wrapper in the hot loop).
+        if mask == Filter::ALL || !index.filtered() {
+            return self.walk(index, visit);
+        }
+        self.walk(index, |handle: Handle| {
+            if index.passes_mask(handle.slot(), mask) {
                 visit(handle)
+            } else {
+                ControlFlow::Continue(())
             }
-        };
+        })
+    }
+
+    /// The shape's walk, `omit` left out, the mask already in `visit`.
+    #[inline(always)]
+    fn walk<T, F>(&self, index: &T, mut visit: F) -> ControlFlow<()>
+    where
+        T: Structure<Bounds = B> + ?Sized,
+        F: FnMut(Handle) -> ControlFlow<()>,
+    {
+        let omit = self.omit;
         match self.shape {
-            CheckedShape::Rect(rect) => index.query_checked(rect, omit, pass),
-            CheckedShape::Point(point) => index.query_point_checked(point, omit, pass),
+            CheckedShape::Rect(rect) => index.query_checked(rect, omit, visit),
+            CheckedShape::Point(point) => index.query_point_checked(point, omit, visit),
             CheckedShape::Circle {
                 center,
                 radius,
                 around,
             } => index.query_checked(around, omit, |handle| {
                 if index.rect_at(handle.slot()).distance_to_point(center) <= radius {
-                    pass(handle)
+                    visit(handle)
                 } else {
                     ControlFlow::Continue(())
                 }
@@ -261,7 +273,7 @@ impl<B: Bounds> Checked<B> {
                     if slot == omit || own.is_some_and(|own| !own.collides(index.filter_at(slot))) {
                         ControlFlow::Continue(())
                     } else {
-                        pass(other)
+                        visit(other)
                     }
                 })
             }

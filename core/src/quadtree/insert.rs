@@ -158,7 +158,7 @@ impl<D: Dimension> FlatTree<D> {
     }
 
     /// [`descend`](FlatTree::descend) from `cell` instead of the root.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn descend_from(&self, mut cell: Cell<D>, rect: &D::Bounds) -> (Cell<D>, Node, u32) {
         loop {
             let node = self.nodes.nodes[cell.node as usize];
