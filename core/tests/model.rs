@@ -487,8 +487,11 @@ struct Harness {
 fn bytes_per_element(shape: &Shape) -> usize {
     match *shape {
         Shape::Grid { .. } => {
+            // Per cell an element meets: a link (8 bytes) and, once the cells
+            // are laid out, a copy in the runs if it is wider than a cell (20
+            // bytes), with room for the pools' growth.
             let quarter = (shape.cells() / 4).max(1);
-            512 + 16 * quarter.min(Grid::MAX_CELLS_PER_ELEMENT as usize)
+            512 + 48 * quarter.min(Grid::MAX_CELLS_PER_ELEMENT as usize)
         }
         _ => 1024,
     }
@@ -1011,8 +1014,13 @@ impl Harness {
             Shape::Grid { .. } | Shape::LooseGrid { .. } => {
                 let mut budget =
                     self.empty_bytes + bytes_per_element(&self.shape) * (self.peak_len + 1);
-                if let Shape::LooseGrid { .. } = self.shape {
-                    budget += LOOSE_BYTES_PER_PLACEMENT * self.placements;
+                match self.shape {
+                    Shape::LooseGrid { .. } => {
+                        budget += LOOSE_BYTES_PER_PLACEMENT * self.placements;
+                    }
+                    // The runs' starts (two `u32` a cell), made at the first
+                    // layout: O(cells), as the lists' heads.
+                    _ => budget += 16 * (self.shape.cells() + 1) + 256,
                 }
                 assert!(
                     stats.bytes <= budget,
