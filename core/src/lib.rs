@@ -54,15 +54,16 @@ mod big;
 mod blocks;
 mod bounds;
 mod box3;
+mod dimension;
 mod error;
 mod filter;
+mod flat_tree;
 mod grid;
 mod handle;
 mod index;
 mod links;
 mod loose_grid;
 mod loose_quadtree;
-mod quadtree;
 /// The random-operation harness against brute force: the structures' own
 /// tests, and with the `testing` feature the soak and the fuzz targets.
 #[cfg(any(test, feature = "testing"))]
@@ -70,11 +71,14 @@ mod quadtree;
 pub mod random_ops;
 mod rect;
 mod slots;
+mod tree_lines;
 
 pub use bounds::Bounds;
 pub use box3::Box3;
+pub use dimension::{Dim2, Dim3, Dimension};
 pub use error::{Error, ErrorKind};
 pub use filter::Filter;
+pub use flat_tree::{FlatTree, Octree, Quadtree};
 pub use grid::Grid;
 pub use handle::Handle;
 pub use index::{
@@ -83,8 +87,6 @@ pub use index::{
 };
 pub use loose_grid::LooseGrid;
 pub use loose_quadtree::LooseQuadtree;
-pub use quadtree::dimension::{Dim2, Dim3, Dimension};
-pub use quadtree::{FlatTree, Octree, Quadtree};
 pub use rect::Rect;
 
 /// The crate README's examples, compiled and run as doc tests (the README is

@@ -1,6 +1,6 @@
 //! Random operation sequences against brute force, for any structure's own
 //! tests (`loose_grid/tests.rs`, `loose_quadtree/tests.rs`, the octree's
-//! `quadtree/tests.rs`), in 2D or 3D: awkward boxes, `validate` after every operation, every query kind compared,
+//! `flat_tree/tests.rs`), in 2D or 3D: awkward boxes, `validate` after every operation, every query kind compared,
 //! refusals leaving the bytes unchanged, snapshots round-tripped and damaged.
 //! Each structure supplies its shapes (where its borders lie) and its own
 //! check of `traverse`.

@@ -183,3 +183,50 @@ pub(crate) fn meets(a: &Rect, b: &Rect) -> bool {
     #[cfg(not(target_arch = "x86_64"))]
     a.intersects(b)
 }
+
+// Box helpers the loose structures share.
+
+/// An inverted, infinite box: it meets nothing and a union with it is the
+/// other rectangle (a loose cell or node listed nowhere, a box not grown yet).
+pub(crate) const EMPTY: Rect = Rect::new(
+    f32::INFINITY,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+    f32::NEG_INFINITY,
+);
+
+/// Whether a box is [`EMPTY`] (compared bit for bit).
+#[inline]
+pub(crate) fn is_empty_box(r: &Rect) -> bool {
+    r.x1 == f32::INFINITY
+        && r.y1 == f32::INFINITY
+        && r.x2 == f32::NEG_INFINITY
+        && r.y2 == f32::NEG_INFINITY
+}
+
+/// The smallest rectangle holding both (either may be [`EMPTY`]).
+#[inline]
+pub(crate) fn union(a: &Rect, b: &Rect) -> Rect {
+    Rect::new(
+        a.x1.min(b.x1),
+        a.y1.min(b.y1),
+        a.x2.max(b.x2),
+        a.y2.max(b.y2),
+    )
+}
+
+/// Whether `outer` holds `inner` entirely (never, when `outer` is [`EMPTY`]).
+#[inline]
+pub(crate) fn holds(outer: &Rect, inner: &Rect) -> bool {
+    (outer.x1 <= inner.x1)
+        & (outer.y1 <= inner.y1)
+        & (inner.x2 <= outer.x2)
+        & (inner.y2 <= outer.y2)
+}
+
+/// The centre coordinate that picks an element's loose cell or node, computed
+/// the same way everywhere so that it can be recomputed from the stored rectangle.
+#[inline(always)]
+pub(crate) fn centre(a: f32, b: f32) -> f32 {
+    a * 0.5 + b * 0.5
+}

@@ -2,15 +2,15 @@
 
 use arrayvec::ArrayVec;
 
-use crate::loose_grid::{union, EMPTY};
 use crate::loose_quadtree::nodes::Node;
 use crate::loose_quadtree::LooseQuadtree;
-use crate::quadtree::lines::STACK_CAPACITY;
+use crate::rect::{union, EMPTY};
 use crate::slots::{prefetch, NONE};
+use crate::tree_lines::STACK_CAPACITY;
 
 /// A post-order walk holds, per level, the parent (to finish) and at most
 /// three unvisited siblings, plus four children at the bottom.
-const REFIT_CAPACITY: usize = 4 * (crate::quadtree::lines::MAX_DEPTH_LIMIT as usize + 2);
+const REFIT_CAPACITY: usize = 4 * (crate::tree_lines::MAX_DEPTH_LIMIT as usize + 2);
 
 impl LooseQuadtree {
     /// Merges every branch whose four children are empty leaves into one empty

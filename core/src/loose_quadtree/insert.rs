@@ -1,12 +1,12 @@
 //! Adding elements: the descent by centre that grows the boxes on its way, and
 //! splitting leaves.
 
-use crate::loose_grid::{centre, holds, union};
+use crate::dimension::Dim2;
 use crate::loose_quadtree::nodes::Node;
 use crate::loose_quadtree::LooseQuadtree;
-use crate::quadtree::dimension::Dim2;
-use crate::quadtree::lines::{point_child, Cell, Stack};
+use crate::rect::{centre, holds, union};
 use crate::slots::NONE;
+use crate::tree_lines::{point_child, Cell, Stack};
 use crate::{Handle, Rect};
 
 /// Batches at least this big are inserted in Z-order.

@@ -27,9 +27,9 @@ use crate::index::raw::impl_structure;
 use crate::index::{check_world, NodeInfo, SpatialIndex, Stats};
 use crate::loose_quadtree::bounded::check_max_extent;
 use crate::loose_quadtree::nodes::{Families, NodePool};
-use crate::quadtree::check_tree_parameters;
-use crate::quadtree::lines::{SplitLines, MAX_DEPTH_LIMIT};
 use crate::slots::{slot_record, SlotPool, NONE};
+use crate::tree_lines::check_tree_parameters;
+use crate::tree_lines::{SplitLines, MAX_DEPTH_LIMIT};
 use crate::{Error, Rect};
 
 /// Where an element's rectangle and id live, with the next element of its leaf

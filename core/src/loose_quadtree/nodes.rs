@@ -2,9 +2,9 @@
 //! arithmetic.
 
 use crate::blocks::{BlockNode, BlockPool};
-use crate::loose_grid::EMPTY;
-use crate::quadtree::lines::Cell;
+use crate::rect::EMPTY;
 use crate::slots::NONE;
+use crate::tree_lines::Cell;
 use crate::Rect;
 
 /// A node in 24 bytes: the box holding everything below it; for a leaf the

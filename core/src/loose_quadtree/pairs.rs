@@ -7,9 +7,9 @@ use core::ops::ControlFlow;
 use arrayvec::ArrayVec;
 
 use crate::loose_quadtree::LooseQuadtree;
-use crate::quadtree::lines::MAX_DEPTH_LIMIT;
 use crate::rect::meets;
 use crate::slots::NONE;
+use crate::tree_lines::MAX_DEPTH_LIMIT;
 use crate::{Handle, Rect};
 
 impl LooseQuadtree {

@@ -7,9 +7,9 @@ use arrayvec::ArrayVec;
 
 use crate::index::raw::SearchItem;
 use crate::loose_quadtree::LooseQuadtree;
-use crate::quadtree::lines::STACK_CAPACITY;
 use crate::rect::meets;
 use crate::slots::{prefetch, NONE};
+use crate::tree_lines::STACK_CAPACITY;
 use crate::{Handle, Rect};
 
 /// Leaves a query gathers before reading their lists.

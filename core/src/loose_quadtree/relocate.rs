@@ -6,9 +6,9 @@
 //! path's boxes shrink at the next cleanup.
 
 use crate::index::raw::PREFETCH_AHEAD;
-use crate::loose_grid::{centre, holds, union};
 use crate::loose_quadtree::bounded::OVER_BOUND;
 use crate::loose_quadtree::LooseQuadtree;
+use crate::rect::{centre, holds, union};
 use crate::slots::prefetch;
 use crate::{Handle, Rect};
 

@@ -4,10 +4,10 @@ use core::ops::ControlFlow;
 
 use crate::index::SpatialIndex;
 use crate::index::{count_walk, NodeInfo, Stats};
-use crate::loose_grid::is_empty_box;
 use crate::loose_quadtree::nodes::Node;
 use crate::loose_quadtree::LooseQuadtree;
-use crate::quadtree::lines::{Cell, Stack};
+use crate::rect::is_empty_box;
+use crate::tree_lines::{Cell, Stack};
 
 impl LooseQuadtree {
     /// Visits every node depth-first, parents before children and children in

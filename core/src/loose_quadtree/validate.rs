@@ -1,11 +1,11 @@
 //! A full structural check of the tree, for tests and for debugging a binding.
 
-use crate::loose_grid::{centre, holds, is_empty_box};
 use crate::loose_quadtree::bounded::OVER_BOUND;
 use crate::loose_quadtree::nodes::Node;
 use crate::loose_quadtree::LooseQuadtree;
-use crate::quadtree::lines::{Cell, Stack};
+use crate::rect::{centre, holds, is_empty_box};
 use crate::slots::NONE;
+use crate::tree_lines::{Cell, Stack};
 
 impl LooseQuadtree {
     /// Checks every invariant of the tree and says which one fails first;

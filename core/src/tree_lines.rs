@@ -25,8 +25,8 @@
 
 use arrayvec::ArrayVec;
 
-use crate::quadtree::dimension::{Dim2, Dimension};
-use crate::Bounds;
+use crate::dimension::{Dim2, Dimension};
+use crate::{Bounds, Error};
 
 /// Deepest `max_depth` a tree accepts.
 pub const MAX_DEPTH_LIMIT: u32 = 30;
@@ -442,4 +442,25 @@ impl<D: Dimension> SplitLines<D> {
                 w == 1 || (r.lo(axis) <= line) & (line < r.hi(axis))
             })
     }
+}
+
+/// The trees' parameters (the quadtree's and the loose quadtree's), or
+/// [`Error::InvalidParameter`]: at least one element per leaf, and a depth the
+/// split lines can reach.
+pub(crate) fn check_tree_parameters(max_elements: u32, max_depth: u32) -> Result<(), Error> {
+    if max_elements == 0 {
+        return Err(Error::InvalidParameter {
+            name: "max_elements",
+            expected: "at least 1",
+            found: max_elements.into(),
+        });
+    }
+    if max_depth > MAX_DEPTH_LIMIT {
+        return Err(Error::InvalidParameter {
+            name: "max_depth",
+            expected: "at most 30",
+            found: max_depth.into(),
+        });
+    }
+    Ok(())
 }

@@ -3,9 +3,7 @@
 //! operation beside it.
 
 mod cleanup;
-pub(crate) mod dimension;
 mod insert;
-pub(crate) mod lines;
 pub(crate) mod nodes;
 mod pairs;
 #[cfg(feature = "rayon")]
@@ -21,13 +19,13 @@ mod validate;
 
 use core::ops::ControlFlow;
 
+use crate::dimension::{Dim2, Dim3, Dimension};
+use crate::flat_tree::nodes::NodePool;
 use crate::index::raw::impl_structure;
 use crate::index::{check_world, NodeInfo, SpatialIndex, Stats};
 use crate::links::LinkPool;
-use crate::quadtree::dimension::{Dim2, Dim3, Dimension};
-use crate::quadtree::lines::{Place, SplitLines, MAX_DEPTH_LIMIT, NO_PLACE};
-use crate::quadtree::nodes::NodePool;
 use crate::slots::{slot_record, SlotPool, NONE};
+use crate::tree_lines::{check_tree_parameters, Place, SplitLines, MAX_DEPTH_LIMIT, NO_PLACE};
 use crate::Error;
 
 /// Where an element's box and id live, with its place and home for moves
@@ -186,27 +184,6 @@ impl<D: Dimension> FlatTree<D> {
     pub fn max_depth(&self) -> u32 {
         self.max_depth
     }
-}
-
-/// The trees' parameters (the quadtree's and the loose quadtree's), or
-/// [`Error::InvalidParameter`]: at least one element per leaf, and a depth the
-/// split lines can reach.
-pub(crate) fn check_tree_parameters(max_elements: u32, max_depth: u32) -> Result<(), Error> {
-    if max_elements == 0 {
-        return Err(Error::InvalidParameter {
-            name: "max_elements",
-            expected: "at least 1",
-            found: max_elements.into(),
-        });
-    }
-    if max_depth > MAX_DEPTH_LIMIT {
-        return Err(Error::InvalidParameter {
-            name: "max_depth",
-            expected: "at most 30",
-            found: max_depth.into(),
-        });
-    }
-    Ok(())
 }
 
 impl<D: Dimension> core::fmt::Debug for FlatTree<D> {

@@ -3,9 +3,9 @@
 use arrayvec::ArrayVec;
 
 use crate::blocks::{BlockNode, BlockPool};
-use crate::quadtree::dimension::Dimension;
-use crate::quadtree::lines::{place_of, unpack_place, Cell, Place, NO_PLACE};
+use crate::dimension::Dimension;
 use crate::slots::NONE;
+use crate::tree_lines::{place_of, unpack_place, Cell, Place, NO_PLACE};
 
 /// A tree node in 8 bytes. A leaf holds the head of its element links and
 /// their count; a branch holds the index of the first of its four (eight)

@@ -1,11 +1,11 @@
 //! Adding elements: the descent, linking into leaves, and splitting leaves.
 
+use crate::dimension::Dimension;
+use crate::flat_tree::nodes::{LeafSet, Node};
+use crate::flat_tree::FlatTree;
 use crate::links::Link;
-use crate::quadtree::dimension::Dimension;
-use crate::quadtree::lines::{mask, place_in_children, place_of, Cell, Stack, NO_PLACE};
-use crate::quadtree::nodes::{LeafSet, Node};
-use crate::quadtree::FlatTree;
 use crate::slots::NONE;
+use crate::tree_lines::{mask, place_in_children, place_of, Cell, Stack, NO_PLACE};
 use crate::{Bounds, Handle};
 
 /// Batches at least this big are inserted in depth-first order.

@@ -2,13 +2,13 @@
 
 use core::ops::ControlFlow;
 
+use crate::dimension::Dimension;
+use crate::flat_tree::nodes::{home_leaves, sibling_index};
+use crate::flat_tree::{FlatTree, Slot};
 use crate::index::raw::{SearchItem, PREFETCH_AHEAD};
 use crate::links::Link;
-use crate::quadtree::dimension::Dimension;
-use crate::quadtree::lines::{point_child, unpack_place, Cell, Stack};
-use crate::quadtree::nodes::{home_leaves, sibling_index};
-use crate::quadtree::{FlatTree, Slot};
 use crate::slots::{prefetch, NONE};
+use crate::tree_lines::{point_child, unpack_place, Cell, Stack};
 use crate::{Bounds, Handle};
 
 impl<D: Dimension> FlatTree<D> {

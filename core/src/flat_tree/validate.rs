@@ -1,10 +1,10 @@
 //! A full structural check of the tree, for tests and for debugging a binding.
 
-use crate::quadtree::dimension::Dimension;
-use crate::quadtree::lines::{unpack_place, Cell, Place, Stack, NO_PLACE};
-use crate::quadtree::nodes::{home_leaves, Node};
-use crate::quadtree::FlatTree;
+use crate::dimension::Dimension;
+use crate::flat_tree::nodes::{home_leaves, Node};
+use crate::flat_tree::FlatTree;
 use crate::slots::NONE;
+use crate::tree_lines::{unpack_place, Cell, Place, Stack, NO_PLACE};
 
 impl<D: Dimension> FlatTree<D> {
     /// Checks every invariant of the tree and says which one fails first.

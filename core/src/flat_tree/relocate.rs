@@ -2,11 +2,11 @@
 //! box; otherwise the element is unlinked and linked below where the old
 //! and new boxs' descents part.
 
-use crate::quadtree::dimension::Dimension;
-use crate::quadtree::lines::{mask, Cell, Place, Stack, NO_PLACE};
-use crate::quadtree::nodes::LeafSet;
-use crate::quadtree::FlatTree;
+use crate::dimension::Dimension;
+use crate::flat_tree::nodes::LeafSet;
+use crate::flat_tree::FlatTree;
 use crate::slots::NONE;
+use crate::tree_lines::{mask, Cell, Place, Stack, NO_PLACE};
 
 impl<D: Dimension> FlatTree<D> {
     pub(crate) fn relocate(&mut self, slot: u32, rect: D::Bounds) {

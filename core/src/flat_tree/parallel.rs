@@ -4,11 +4,11 @@ use core::ops::ControlFlow;
 
 use rayon::prelude::*;
 
+use crate::dimension::Dimension;
+use crate::flat_tree::FlatTree;
 use crate::index::parallel::TASKS_PER_THREAD;
 use crate::index::SpatialIndex;
-use crate::quadtree::dimension::Dimension;
-use crate::quadtree::lines::Cell;
-use crate::quadtree::FlatTree;
+use crate::tree_lines::Cell;
 use crate::Handle;
 
 /// Below this many elements the pair walk takes about a millisecond and two

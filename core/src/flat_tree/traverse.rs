@@ -2,13 +2,13 @@
 
 use core::ops::ControlFlow;
 
+use crate::dimension::Dimension;
+use crate::flat_tree::nodes::Node;
+use crate::flat_tree::FlatTree;
 use crate::index::SpatialIndex;
 use crate::index::{count_walk, NodeInfo, Stats};
 use crate::links::Link;
-use crate::quadtree::dimension::Dimension;
-use crate::quadtree::lines::{Cell, Stack};
-use crate::quadtree::nodes::Node;
-use crate::quadtree::FlatTree;
+use crate::tree_lines::{Cell, Stack};
 
 impl<D: Dimension> FlatTree<D> {
     /// Visits every node depth-first, parents before children and children in

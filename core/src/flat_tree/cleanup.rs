@@ -1,8 +1,8 @@
 //! The lazy cleanup, and clearing.
 
-use crate::quadtree::dimension::Dimension;
-use crate::quadtree::nodes::Node;
-use crate::quadtree::FlatTree;
+use crate::dimension::Dimension;
+use crate::flat_tree::nodes::Node;
+use crate::flat_tree::FlatTree;
 
 impl<D: Dimension> FlatTree<D> {
     /// Merges, bottom-up, every branch whose children are all empty leaves into
@@ -15,7 +15,7 @@ impl<D: Dimension> FlatTree<D> {
             return;
         }
         let mut branches =
-            arrayvec::ArrayVec::<u32, { crate::quadtree::lines::TREE_STACK_CAPACITY }>::new();
+            arrayvec::ArrayVec::<u32, { crate::tree_lines::TREE_STACK_CAPACITY }>::new();
         branches.push(0);
         while let Some(branch) = branches.pop() {
             let first = nodes.nodes[branch as usize].first;

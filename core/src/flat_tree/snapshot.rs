@@ -1,10 +1,10 @@
 //! The quadtree's snapshot: parameters, nodes, links and slots, word for word.
 
+use crate::dimension::Dimension;
+use crate::flat_tree::nodes::Node;
+use crate::flat_tree::FlatTree;
 use crate::index::snapshot::{invalid, read_slots, write_slots, Reader, Writer};
 use crate::links::Link;
-use crate::quadtree::dimension::Dimension;
-use crate::quadtree::nodes::Node;
-use crate::quadtree::FlatTree;
 use crate::Error;
 
 impl<D: Dimension> FlatTree<D> {

@@ -3,10 +3,10 @@
 
 use core::ops::ControlFlow;
 
+use crate::dimension::Dimension;
+use crate::flat_tree::FlatTree;
 use crate::links::list_pairs;
-use crate::quadtree::dimension::Dimension;
-use crate::quadtree::lines::{Cell, Stack};
-use crate::quadtree::FlatTree;
+use crate::tree_lines::{Cell, Stack};
 use crate::Handle;
 
 impl<D: Dimension> FlatTree<D> {

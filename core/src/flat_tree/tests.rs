@@ -1,7 +1,7 @@
 //! Unit tests of the internals; the behaviour is tested in `tests/`.
 
-use crate::quadtree::dimension::{Dim2, Dim3};
-use crate::quadtree::lines::{
+use crate::dimension::{Dim2, Dim3};
+use crate::tree_lines::{
     mask, place_in_children, place_of, point_child, unpack_place, Cell, SplitLines,
     TABLE_MAX_DEPTH, TREE_STACK_CAPACITY,
 };

@@ -1,11 +1,11 @@
 //! Removing elements: unlinking from their leaves, one by one or in a sweep.
 
+use crate::dimension::Dimension;
+use crate::flat_tree::nodes::home_leaves;
+use crate::flat_tree::{FlatTree, Slot};
 use crate::links::Link;
-use crate::quadtree::dimension::Dimension;
-use crate::quadtree::lines::{Cell, Stack};
-use crate::quadtree::nodes::home_leaves;
-use crate::quadtree::{FlatTree, Slot};
 use crate::slots::{MARK, NONE};
+use crate::tree_lines::{Cell, Stack};
 use crate::Handle;
 
 impl<D: Dimension> FlatTree<D> {
