@@ -518,11 +518,14 @@ impl<B: Bounds> BoxCast<B> {
     }
 }
 
-/// [`BoxCast::entry_into`] of `moving` by `motion` into `b`.
-fn sweep_entry<B: Bounds>(moving: &B, motion: &[f64; 3], b: &B) -> Option<f64> {
+/// The interval of `t` in `[0, 1]` over which `moving` moved by `t·motion`
+/// meets the closed box `b` (empty when `enter > exit`), or `None` when an
+/// axis it does not move along misses. Per axis `t·d` must lie in
+/// `[b.lo - moving.hi, b.hi - moving.lo]`.
+#[inline]
+fn sweep_slab<B: Bounds>(moving: &B, motion: &[f64; 3], b: &B) -> Option<(f64, f64)> {
     let (mut enter, mut exit) = (0.0f64, 1.0f64);
     for (axis, &d) in motion.iter().enumerate().take(B::AXES) {
-        // `t·d` must lie in [lo, hi].
         let lo = f64::from(b.lo(axis)) - f64::from(moving.hi(axis));
         let hi = f64::from(b.hi(axis)) - f64::from(moving.lo(axis));
         if d == 0.0 {
@@ -536,6 +539,12 @@ fn sweep_entry<B: Bounds>(moving: &B, motion: &[f64; 3], b: &B) -> Option<f64> {
         enter = enter.max(near);
         exit = exit.min(far);
     }
+    Some((enter, exit))
+}
+
+/// [`BoxCast::entry_into`] of `moving` by `motion` into `b`.
+fn sweep_entry<B: Bounds>(moving: &B, motion: &[f64; 3], b: &B) -> Option<f64> {
+    let (enter, exit) = sweep_slab(moving, motion, b)?;
     (enter <= exit).then_some(enter + 0.0)
 }
 
@@ -543,25 +552,7 @@ fn sweep_entry<B: Bounds>(moving: &B, motion: &[f64; 3], b: &B) -> Option<f64> {
 /// node margin (a lower bound of the keys of the elements it leads to: where
 /// the moving box first touches an element, it touches a node listing it).
 fn sweep_node_key<B: Bounds>(moving: &B, motion: &[f64; 3], b: &B) -> Option<f64> {
-    let (mut enter, mut exit) = (0.0f64, 1.0f64);
-    for (axis, &d) in motion.iter().enumerate().take(B::AXES) {
-        let lo = f64::from(b.lo(axis)) - f64::from(moving.hi(axis));
-        let hi = f64::from(b.hi(axis)) - f64::from(moving.lo(axis));
-        if d == 0.0 {
-            if lo > 0.0 || hi < 0.0 {
-                return None;
-            }
-            continue;
-        }
-        let (t1, t2) = (lo / d, hi / d);
-        let (near, far) = if t1 <= t2 { (t1, t2) } else { (t2, t1) };
-        if near > enter {
-            enter = near;
-        }
-        if far < exit {
-            exit = far;
-        }
-    }
+    let (enter, exit) = sweep_slab(moving, motion, b)?;
     let slack = NODE_MARGIN * (1.0 + enter.abs() + exit.abs());
     (enter - slack <= exit + slack).then_some((enter - slack).max(0.0))
 }
