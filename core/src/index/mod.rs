@@ -470,25 +470,6 @@ pub trait SpatialIndex: Structure + Sized {
         Ok(hits.into_iter())
     }
 
-    /// The neighbours of a live slot whose filters collide with its own.
-    #[doc(hidden)]
-    fn overlapping_filtered<F>(&self, slot: u32, mut visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Handle) -> ControlFlow<()>,
-    {
-        if !self.filtered() {
-            return self.overlapping_checked(slot, visit);
-        }
-        let own = self.filter_at(slot);
-        self.overlapping_checked(slot, |other| {
-            if own.collides(self.filter_at(other.slot())) {
-                visit(other)
-            } else {
-                ControlFlow::Continue(())
-            }
-        })
-    }
-
     /// A [`Query::element`] for each handle, in compressed
     /// rows: the neighbours of `handles[i]` are `hits[offsets[i]..offsets[i + 1]]`.
     /// The per-agent query of a collision loop in one call. Both vectors are
@@ -521,7 +502,7 @@ pub trait SpatialIndex: Structure + Sized {
         for (index, &handle) in handles.iter().enumerate() {
             self.prefetch_overlapping(handles, index);
             // Checked above: no second look-up per element.
-            let _ = self.overlapping_filtered(handle.slot(), collect_into(hits));
+            let _ = query::Checked::element(handle.slot()).run(self, collect_into(hits));
             offsets.push(hits.len());
         }
         Ok(())
@@ -897,10 +878,7 @@ fn check_box_cast<T: Structure + ?Sized>(
             dz: motion.get(2).copied(),
         });
     }
-    match cast.omit {
-        Some(handle) => index.lookup(handle),
-        None => Ok(crate::slots::NONE),
-    }
+    index.omit_slot(cast.omit)
 }
 
 /// Batches of at least this many handles, and a quarter of the elements,

@@ -175,10 +175,7 @@ impl<B: Bounds> Query<B> {
             }
             Shape::Element(handle) => CheckedShape::Element(index.lookup(handle)?),
         };
-        let omit = match self.omit {
-            Some(handle) => index.lookup(handle)?,
-            None => NONE,
-        };
+        let omit = index.omit_slot(self.omit)?;
         Ok(Checked {
             shape,
             mask: self.mask,
@@ -217,6 +214,16 @@ enum CheckedShape<B: Bounds> {
 }
 
 impl<B: Bounds> Checked<B> {
+    /// What a live slot touches ([`Shape::Element`], no mask, nothing left
+    /// out), for the batch that looked its handles up already.
+    pub(crate) fn element(slot: u32) -> Checked<B> {
+        Checked {
+            shape: CheckedShape::Element(slot),
+            mask: Filter::ALL,
+            omit: NONE,
+        }
+    }
+
     /// Calls `visit` with each element the query reports, each once, until
     /// `visit` breaks: the structure's own walk for the shape, then the
     /// options. The one place every result style goes through.
@@ -268,6 +275,11 @@ impl<B: Bounds> Checked<B> {
             }),
             CheckedShape::Element(slot) => {
                 let own = index.filtered().then(|| index.filter_at(slot));
+                // The per-agent query of a collision loop: with no filter and
+                // nothing left out, nothing to test per neighbour.
+                if own.is_none() && omit == NONE {
+                    return index.overlapping_checked(slot, visit);
+                }
                 index.overlapping_checked(slot, |other| {
                     let slot = other.slot();
                     if slot == omit || own.is_some_and(|own| !own.collides(index.filter_at(slot))) {

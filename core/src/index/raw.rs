@@ -5,7 +5,7 @@
 
 use core::ops::ControlFlow;
 
-use crate::slots::{SlotPool, SlotRecord};
+use crate::slots::{SlotPool, SlotRecord, NONE};
 use crate::{Bounds, Error, Filter, Handle};
 
 /// How many handles ahead a batch call asks for slots.
@@ -284,6 +284,14 @@ pub trait Structure: Slots {
         let _ = rects;
         if let Some(&ahead) = handles.get(index + PREFETCH_AHEAD) {
             self.prefetch_slot(ahead);
+        }
+    }
+
+    /// The slot of an optional omitted handle ([`NONE`] for none).
+    fn omit_slot(&self, omit: Option<Handle>) -> Result<u32, Error> {
+        match omit {
+            Some(handle) => self.lookup(handle),
+            None => Ok(NONE),
         }
     }
 

@@ -505,17 +505,6 @@ impl<B: Bounds> BoxCast<B> {
     pub fn entry_into(&self, b: &B) -> Option<f64> {
         sweep_entry(&self.rect, &self.motion_f64(), b)
     }
-
-    /// The hit of the element at `slot` at fraction `t`.
-    fn hit<T: Structure<Bounds = B> + ?Sized>(&self, index: &T, slot: u32, t: f64) -> RayHit {
-        let length = self.motion_f64().iter().map(|m| m * m).sum::<f64>().sqrt();
-        RayHit {
-            handle: index.handle_at(slot),
-            id: index.id_at(slot),
-            distance: t * length,
-            fraction: t,
-        }
-    }
 }
 
 /// The interval of `t` in `[0, 1]` over which `moving` moved by `t·motion`
@@ -565,6 +554,7 @@ where
     V: FnMut(RayHit) -> bool,
 {
     let motion = cast.motion_f64();
+    let length = motion.iter().map(|m| m * m).sum::<f64>().sqrt();
     walk(
         index,
         &mut heap(),
@@ -573,7 +563,13 @@ where
         |b: &T::Bounds| sweep_node_key(&cast.rect, &motion, b),
         |b: &T::Bounds| sweep_entry(&cast.rect, &motion, b),
         |slot, t| {
-            if slot == omit || visit(cast.hit(index, slot, t)) {
+            let hit = || RayHit {
+                handle: index.handle_at(slot),
+                id: index.id_at(slot),
+                distance: t * length,
+                fraction: t,
+            };
+            if slot == omit || visit(hit()) {
                 Walk::Continue(1.0)
             } else {
                 Walk::Stop
