@@ -76,7 +76,6 @@ try:
     import dask.array as da
     import dask.dataframe as dd
     import pandas as pd
-    import shapely
     from dask import delayed
 
     from . import geopandas as _fqg
@@ -345,13 +344,7 @@ def _frame_join(extent, tree_right, predicate, how, lsuffix, rsuffix, *pieces):
     left = _concat(pieces)
     pairs = tree.query_bulk(left.bounds32, owner=extent, sort=True)
     lg, rg = left.frame.geometry.values, right.frame.geometry.values
-    if predicate == "dwithin":
-        l, r = pairs[0], pairs[1]
-        if len(l):
-            keep = _fqg._prepared(shapely.dwithin, np.asarray(lg), l, np.asarray(rg)[r], left.distance[l])
-            l, r = l[keep], r[keep]
-    else:
-        l, r = _fqg.refine(lg, rg, pairs[0], pairs[1], predicate)
+    l, r = _fqg.refine(lg, rg, pairs[0], pairs[1], predicate, left.distance)
     joined, _ = _matched_frame(left.frame, right.frame, l, r, how, lsuffix, rsuffix)
     matched = None
     if how == "left":
@@ -391,17 +384,22 @@ def _default_cells(left_parts, right_parts):
     return max(1, min(64, math.ceil(math.sqrt(max(left_parts, right_parts)))))
 
 
+def _reaches(grid, summaries):
+    """For each cell, the partitions (of one side) whose extents meet it."""
+    by_cell = {}
+    for p, s in enumerate(summaries):
+        if s["n"]:
+            for c in grid.meets(s["extent"]):
+                by_cell.setdefault(c, []).append(p)
+    return by_cell
+
+
 def _plan(left_summaries, right_summaries, cells):
     """The grid from the samples, and for each cell the left and right
     partitions whose extents meet it (cells lacking either side are left out)."""
     samples = [s["sample"] for s in left_summaries + right_summaries if s["n"]]
     grid = Cells.from_sample(np.concatenate(samples) if samples else np.empty((0, 2)), cells)
-    lefts, rights = {}, {}
-    for by_cell, summaries in ((lefts, left_summaries), (rights, right_summaries)):
-        for p, s in enumerate(summaries):
-            if s["n"]:
-                for c in grid.meets(s["extent"]):
-                    by_cell.setdefault(c, []).append(p)
+    lefts, rights = _reaches(grid, left_summaries), _reaches(grid, right_summaries)
     return grid, {c: (lefts[c], rights[c]) for c in sorted(lefts) if c in rights}
 
 
@@ -641,7 +639,7 @@ def _needed_cells(grid, bounds64, reach):
     """``(c0, c1, r0, r1)`` of the cells a box widened by ``reach`` (per
     row) meets, in float32 as the boxes were sent to cells: every geometry
     within ``reach`` of the query has a box that was sent to one of them."""
-    reach = reach + _fqg.NEAREST_MARGIN * (reach + np.abs(bounds64).max(axis=1))
+    reach = _fqg._reach(bounds64, reach)
     wide = np.hstack([bounds64[:, :2] - reach[:, None], bounds64[:, 2:] + reach[:, None]])
     with np.errstate(invalid="ignore", over="ignore"):
         return grid.spans(wide.astype(np.float32))
@@ -671,7 +669,7 @@ def _nearest_home(cell, grid, samples, max_distance, exclusive, how, lsuffix, rs
     col, row = cell % grid.columns, cell // grid.columns
     final = np.isfinite(bound) & (c0 == col) & (c1 == col) & (r0 == row) & (r1 == row)
     # Nothing to find anywhere: final too (no geometry on the other side).
-    if grid is not None and len(grid) == 1:
+    if len(grid) == 1:
         final[:] = True
     keep = final[q]
     done = np.flatnonzero(final)
@@ -779,12 +777,7 @@ def sjoin_nearest(left, right, how="inner", max_distance=None, lsuffix="left", r
     samples = [s["geometries"] for s in summaries[1] if s["n"]]
     samples = delayed(np.concatenate(samples) if samples else np.empty(0, dtype=object))
     # The cells each partition sends rows to (by extent: a superset).
-    reaches = [{}, {}]
-    for side in (0, 1):
-        for p, s in enumerate(summaries[side]):
-            if s["n"]:
-                for c in grid.meets(s["extent"]):
-                    reaches[side].setdefault(c, []).append(p)
+    reaches = [_reaches(grid, summaries[0]), _reaches(grid, summaries[1])]
     home = [delayed(_home_pieces)(b, grid, p) for p, b in enumerate(blocks[0])]
     sent = [delayed(_frame_pieces)(b, grid, p) for p, b in enumerate(blocks[1])]
     empties = (_empty_piece(_meta(query), dtype=np.float64), _empty_piece(_meta(tree)))

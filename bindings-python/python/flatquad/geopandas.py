@@ -327,14 +327,17 @@ def _box_meets(left_geoms, right_geoms, l, r):
     return (a[:, 0] <= b[:, 2]) & (b[:, 0] <= a[:, 2]) & (a[:, 1] <= b[:, 3]) & (b[:, 1] <= a[:, 3])
 
 
-def refine(left_geoms, right_geoms, l, r, predicate):
+def refine(left_geoms, right_geoms, l, r, predicate, distance=None):
     """The candidate pairs ``(l, r)`` for which ``predicate(left[l], right[r])``
-    holds, by one vectorised shapely call (``None``: the float64 boxes meet)."""
-    if predicate is not None and predicate not in PREDICATES:
+    holds, by one vectorised shapely call (``None``: the float64 boxes meet;
+    ``"dwithin"``: within ``distance``, one float64 per left row)."""
+    if predicate is not None and predicate not in VALID_PREDICATES:
         raise ValueError(f"predicate {predicate!r} is not supported; expected one of {PREDICATES}")
     if len(l) == 0:
         return l, r
-    if predicate is None:
+    if predicate == "dwithin":
+        keep = _prepared(shapely.dwithin, np.asarray(left_geoms), l, np.asarray(right_geoms)[r], distance[l])
+    elif predicate is None:
         keep = _box_meets(left_geoms, right_geoms, l, r)
     elif predicate == "within":
         # geopandas asks its tree over the left geometries which contain each
@@ -388,9 +391,7 @@ def _dwithin_pairs(left_geoms, right_geoms, distance, right_bounds):
     if not len(kept):
         return _empty_pairs()
     pairs = flatquad.BoxIndex(rb).query_bulk(boxes, sort=True)
-    l, r = lrows[kept[pairs[0]]], rrows[pairs[1]]
-    keep = _prepared(shapely.dwithin, np.asarray(left_geoms), l, np.asarray(right_geoms)[r], distance[l])
-    return l[keep], r[keep]
+    return refine(left_geoms, right_geoms, lrows[kept[pairs[0]]], rrows[pairs[1]], "dwithin", distance)
 
 
 def _predicate_pairs(left_df, right_df, predicate, distance, index, right_bounds):
@@ -686,6 +687,14 @@ def _distances(query, tree, q, t, exclusive):
     return d
 
 
+def _reach(bounds, upper):
+    """How far beyond its box ``bounds`` (float64 rows) a query must search to
+    meet every box within ``upper`` of it: ``upper`` plus the margin that covers
+    the float32 rounding of the stored boxes. ``flatquad.dask`` decides which
+    answers are final with the same formula, so it lives here once."""
+    return upper + NEAREST_MARGIN * (upper + np.abs(bounds).max(axis=1))
+
+
 def nearest_pairs(query_geoms, tree_geoms, max_distance=None, exclusive=False):
     """For each query geometry, the tree geometries at the smallest shapely
     distance (all that tie; none beyond ``max_distance``; with ``exclusive``,
@@ -749,7 +758,7 @@ def nearest_pairs(query_geoms, tree_geoms, max_distance=None, exclusive=False):
     if not len(rows):
         return _empty_pairs() + (np.empty(0, dtype=np.float64),)
     qrb = qb[rows]
-    reach = upper[rows] + NEAREST_MARGIN * (upper[rows] + np.abs(qrb).max(axis=1))
+    reach = _reach(qrb, upper[rows])
     search, kept = _widened(qrb, reach, extent)
     pairs = flatquad.BoxIndex(tb).query_bulk(search, sort=True)
     q, t = rows[kept[pairs[0]]], pairs[1]
@@ -827,11 +836,8 @@ def sjoin_nearest(left_df, right_df, how="inner", max_distance=None, lsuffix="le
     else:
         q, t = _empty_pairs()
         d = np.empty(0, dtype=np.float64)
-    if how == "right":
-        order = np.lexsort((q, t))
-        l, r, d = t[order], q[order], d[order]
-    else:
-        l, r = q, t
+    # join_frames orders the rows (by right row for how="right").
+    l, r = (t, q) if how == "right" else (q, t)
     joined, d = join_frames(left_df, right_df, l, r, how, lsuffix, rsuffix, distances=d)
     if distance_col is not None:
         joined[distance_col] = d
