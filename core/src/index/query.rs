@@ -214,16 +214,6 @@ enum CheckedShape<B: Bounds> {
 }
 
 impl<B: Bounds> Checked<B> {
-    /// What a live slot touches ([`Shape::Element`], no mask, nothing left
-    /// out), for the batch that looked its handles up already.
-    pub(crate) fn element(slot: u32) -> Checked<B> {
-        Checked {
-            shape: CheckedShape::Element(slot),
-            mask: Filter::ALL,
-            omit: NONE,
-        }
-    }
-
     /// Calls `visit` with each element the query reports, each once, until
     /// `visit` breaks: the structure's own walk for the shape, then the
     /// options. The one place every result style goes through.
@@ -273,24 +263,35 @@ impl<B: Bounds> Checked<B> {
                     ControlFlow::Continue(())
                 }
             }),
-            CheckedShape::Element(slot) => {
-                let own = index.filtered().then(|| index.filter_at(slot));
-                // The per-agent query of a collision loop: with no filter and
-                // nothing left out, nothing to test per neighbour.
-                if own.is_none() && omit == NONE {
-                    return index.overlapping_checked(slot, visit);
-                }
-                index.overlapping_checked(slot, |other| {
-                    let slot = other.slot();
-                    if slot == omit || own.is_some_and(|own| !own.collides(index.filter_at(slot))) {
-                        ControlFlow::Continue(())
-                    } else {
-                        visit(other)
-                    }
-                })
-            }
+            CheckedShape::Element(slot) => overlapping(index, slot, omit, visit),
         }
     }
+}
+
+/// What the live `slot` touches ([`Shape::Element`]): the other elements
+/// meeting its box whose filters collide with its own, leaving out `omit`.
+/// The one collision rule of the neighbour queries, also called directly by
+/// `overlapping_many` (whose handles are checked already).
+#[inline(always)]
+pub(crate) fn overlapping<T, F>(index: &T, slot: u32, omit: u32, mut visit: F) -> ControlFlow<()>
+where
+    T: Structure + ?Sized,
+    F: FnMut(Handle) -> ControlFlow<()>,
+{
+    let own = index.filtered().then(|| index.filter_at(slot));
+    // The per-agent query of a collision loop: with no filter and nothing
+    // left out, nothing to test per neighbour.
+    if own.is_none() && omit == NONE {
+        return index.overlapping_checked(slot, visit);
+    }
+    index.overlapping_checked(slot, |other| {
+        let other_slot = other.slot();
+        if other_slot == omit || own.is_some_and(|own| !own.collides(index.filter_at(other_slot))) {
+            ControlFlow::Continue(())
+        } else {
+            visit(other)
+        }
+    })
 }
 
 /// Checks every query of a batch: the first bad one's error, inside
