@@ -58,6 +58,14 @@ pub(crate) struct Span {
 }
 
 impl Span {
+    /// The cells `rect` meets over the column and row borders `ax`, `ay`.
+    #[inline(always)]
+    pub(crate) fn of((ax, ay): (&Axis, &Axis), rect: &Rect) -> Span {
+        let (x1, x2) = ax.span(rect.x1, rect.x2);
+        let (y1, y2) = ay.span(rect.y1, rect.y2);
+        Span { x1, y1, x2, y2 }
+    }
+
     /// Number of cells.
     #[inline]
     pub fn cells(&self) -> u64 {
@@ -173,13 +181,6 @@ pub struct Grid {
     pub(crate) packed: Packed,
     /// Queries since the last `cleanup`: whether the next one lays the cells out.
     pub(crate) demand: Demand,
-    /// `par_update_many`'s moves that leave their cells, one list per part
-    /// of the batch (kept for reuse).
-    #[cfg(feature = "rayon")]
-    pub(crate) part_moves: Vec<Vec<(u32, relocate::Move)>>,
-    /// Those moves in batch order.
-    #[cfg(feature = "rayon")]
-    pub(crate) merged_moves: Vec<relocate::Move>,
 }
 
 impl Grid {
@@ -239,10 +240,6 @@ impl Grid {
             slots: SlotPool::new(),
             packed: Packed::default(),
             demand: Demand::default(),
-            #[cfg(feature = "rayon")]
-            part_moves: Vec::new(),
-            #[cfg(feature = "rayon")]
-            merged_moves: Vec::new(),
         })
     }
 
@@ -294,9 +291,7 @@ impl Grid {
     /// The cells a rectangle meets.
     #[inline]
     pub(crate) fn span(&self, rect: &Rect) -> Span {
-        let (x1, x2) = self.axis_x.span(rect.x1, rect.x2);
-        let (y1, y2) = self.axis_y.span(rect.y1, rect.y2);
-        Span { x1, y1, x2, y2 }
+        Span::of((&self.axis_x, &self.axis_y), rect)
     }
 
     /// Whether an element meeting the cells of `span` goes to the big list
@@ -313,12 +308,6 @@ impl Grid {
     #[inline]
     pub(crate) fn span_at(&self, slot: u32) -> Span {
         Span::unpack(self.slots.slots[slot as usize].cells)
-    }
-
-    /// Heap bytes of `par_update_many`'s moves (none without `rayon`).
-    #[cfg(not(feature = "rayon"))]
-    pub(crate) fn part_moves_bytes(&self) -> usize {
-        0
     }
 
     /// The index of cell `(cx, cy)` in `cells`.

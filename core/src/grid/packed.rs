@@ -140,7 +140,7 @@ impl Packed {
     /// Whether an element of `rect` goes to the small runs.
     #[inline(always)]
     fn is_small(&self, rect: &Rect) -> bool {
-        (rect.x2 - rect.x1 <= self.small[0]) & (rect.y2 - rect.y1 <= self.small[1])
+        is_small(&self.small, rect)
     }
 
     /// Heap bytes held.
@@ -209,7 +209,7 @@ impl Grid {
             if self.is_big(&span) {
                 continue;
             }
-            if (w <= packed.small[0]) & (h <= packed.small[1]) {
+            if is_small(&packed.small, r) {
                 starts[span.y1 as usize * columns + span.x1 as usize] += 1;
                 small += 1;
                 reach = [reach[0].max(w), reach[1].max(h)];
@@ -230,7 +230,7 @@ impl Grid {
             for (slot, record) in records.iter().enumerate() {
                 if self.slots.is_live(slot as u32) {
                     let span = Span::unpack(record.cells);
-                    if !packed_small(&packed.small, &record.rect) && !self.is_big(&span) {
+                    if !is_small(&packed.small, &record.rect) && !self.is_big(&span) {
                         for_each_cell(span, columns, |cell| mid_starts[cell] += 1);
                     }
                 }
@@ -251,7 +251,7 @@ impl Grid {
             if self.is_big(&span) {
                 continue;
             }
-            if packed_small(&packed.small, &r) {
+            if is_small(&packed.small, &r) {
                 let start = &mut packed.starts[span.y1 as usize * columns + span.x1 as usize];
                 *start -= 1;
                 packed.entries[*start as usize] = Entry {
@@ -638,9 +638,10 @@ fn cell_above(axis: &Axis, mut c: u32, v: f32) -> u32 {
     c
 }
 
-/// Whether an element of `rect` is small for cells of `small` (see [`Packed::is_small`]).
+/// Whether an element of `rect` is small for cells of `small`: at most a cell
+/// wide and high (the one test for the runs, also while `packed` is borrowed).
 #[inline(always)]
-fn packed_small(small: &[f32; 2], rect: &Rect) -> bool {
+fn is_small(small: &[f32; 2], rect: &Rect) -> bool {
     (rect.x2 - rect.x1 <= small[0]) & (rect.y2 - rect.y1 <= small[1])
 }
 

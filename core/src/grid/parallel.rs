@@ -6,18 +6,15 @@ use core::ops::ControlFlow;
 use rayon::prelude::*;
 
 use crate::axis::Axis;
-use crate::grid::relocate::{move_record, Move};
+use crate::grid::relocate::{move_record, Move, SLOTS_AHEAD};
 use crate::grid::{Grid, Slot};
 use crate::index::parallel::TASKS_PER_THREAD;
-use crate::index::raw::PREFETCH_AHEAD;
 use crate::index::SpatialIndex;
 use crate::slots::prefetch;
 use crate::{Handle, Rect};
 
 /// Below this many elements the pair walk stays on the calling thread.
 const PAR_PAIRS_MIN_ELEMENTS: usize = 20_000;
-/// How many handles ahead a part asks for the records it will move.
-const SLOTS_AHEAD: usize = 2 * PREFETCH_AHEAD;
 /// Below this many moves `par_update_many` stays on the calling thread (the
 /// unit tests' small grids take the parallel path too). Measured on 2 cores:
 /// level at 100,000 moves (the records fit in the caches, and each thread
@@ -40,47 +37,21 @@ impl Grid {
             return self.relocate_batch(handles, rects);
         }
         self.packed.stale();
-        let parts = threads.min(MAX_PARTS);
-        let mut part_moves = core::mem::take(&mut self.part_moves);
-        part_moves.resize_with(parts, Vec::new);
-        part_moves.iter_mut().for_each(Vec::clear);
+        // Fresh lists: this path runs for hundreds of thousands of moves, next
+        // to which an allocation is nothing, and a grid keeps no scratch state.
+        let mut part_moves: Vec<Vec<(u32, Move)>> = vec![Vec::new(); threads];
         let records = &mut self.slots.slots[..];
-        let per_part = records.len().div_ceil(parts).max(1);
+        let per_part = records.len().div_ceil(threads).max(1);
         let axes = (&self.axis_x, &self.axis_y);
         move_parts(axes, records, 0, per_part, handles, rects, &mut part_moves);
-        // The moves of all parts in batch order: each part's are in order.
-        let mut merged = core::mem::take(&mut self.merged_moves);
-        merged.clear();
-        let mut heads = [0usize; MAX_PARTS];
-        let heads = &mut heads[..parts];
-        loop {
-            let next = heads
-                .iter()
-                .enumerate()
-                .filter_map(|(part, &at)| part_moves[part].get(at).map(|m| (m.0, part)))
-                .min();
-            let Some((_, part)) = next else { break };
-            merged.push(part_moves[part][heads[part]].1);
-            heads[part] += 1;
-        }
+        // The moves of all parts in batch order (each batch place is in one
+        // part only, so the order is exactly the batch's).
+        let mut moves = part_moves.concat();
+        moves.sort_unstable_by_key(|&(at, _)| at);
+        let merged: Vec<Move> = moves.into_iter().map(|(_, m)| m).collect();
         self.relink_moves(&merged);
-        self.part_moves = part_moves;
-        self.merged_moves = merged;
-    }
-
-    /// Heap bytes of the moves kept for reuse.
-    pub(crate) fn part_moves_bytes(&self) -> usize {
-        let lists = self.part_moves.capacity() * core::mem::size_of::<Vec<(u32, Move)>>();
-        let moves: usize = self.part_moves.iter().map(Vec::capacity).sum();
-        lists
-            + moves * core::mem::size_of::<(u32, Move)>()
-            + self.merged_moves.capacity() * core::mem::size_of::<Move>()
     }
 }
-
-/// The most ranges [`Grid::relocate_parallel`] cuts the records into (more
-/// threads than this leave the rest idle).
-const MAX_PARTS: usize = 64;
 
 /// Moves, for each handle of the batch whose slot is in `first..first +
 /// records.len()`, its record (`records[slot - first]`), in ranges of

@@ -130,13 +130,6 @@ impl Grid {
     /// element and next link.
     #[inline]
     pub(crate) fn prefetch_neighbours(&self, handles: &[Handle], index: usize) {
-        if index == 0 {
-            // A batch's first handles have no stages before them: their slots
-            // at once, so that their misses overlap.
-            for &handle in &handles[..handles.len().min(PREFETCH_AHEAD)] {
-                self.slots.prefetch(handle);
-            }
-        }
         if let Some(&ahead) = handles.get(index + PREFETCH_AHEAD) {
             self.slots.prefetch(ahead);
         }

@@ -40,15 +40,13 @@ pub(crate) fn move_record(
     {
         return None;
     }
-    let (x1, x2) = ax.span(rect.x1, rect.x2);
-    let (y1, y2) = ay.span(rect.y1, rect.y2);
-    let to = Span { x1, y1, x2, y2 };
+    let to = Span::of((ax, ay), &rect);
     record.cells = to.pack();
     Some(Move { slot, from, to })
 }
 
-/// How many handles ahead a batch fetches slots.
-const SLOTS_AHEAD: usize = 2 * PREFETCH_AHEAD;
+/// How many handles ahead a batch (or a thread's part of one) fetches slots.
+pub(crate) const SLOTS_AHEAD: usize = 2 * PREFETCH_AHEAD;
 /// Moves a batch gathers before it relinks them.
 const MOVES: usize = 256;
 /// How many moves ahead [`Grid::relink_moves`] fetches the list heads of the

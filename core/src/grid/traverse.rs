@@ -52,7 +52,6 @@ impl Grid {
                 + self.links.links.capacity() * core::mem::size_of::<Link>()
                 + self.slots.bytes()
                 + self.packed.bytes()
-                + self.part_moves_bytes()
                 + self.big.bytes()
                 + self.axis_x.bytes()
                 + self.axis_y.bytes(),
