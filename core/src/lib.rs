@@ -82,8 +82,8 @@ pub use flat_tree::{FlatTree, Octree, Quadtree};
 pub use grid::Grid;
 pub use handle::Handle;
 pub use index::{
-    join, AnyIndex, BoxCast, Kind, Neighbor, NodeInfo, Query, Ray, RayControl, RayHit, Shape,
-    SpatialIndex, Stats,
+    join, AnyIndex, BoxCast, Kind, Neighbor, NodeInfo, PairTracker, Query, Ray, RayControl, RayHit,
+    Shape, SpatialIndex, Stats,
 };
 pub use loose_grid::LooseGrid;
 pub use loose_quadtree::LooseQuadtree;

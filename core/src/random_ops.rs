@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use crate::index::SpatialIndex;
 use crate::{
     Bounds, Box3, BoxCast, Error, Filter, Grid, Handle, LooseGrid, LooseQuadtree, Neighbor, Octree,
-    Quadtree, Query, Ray, RayHit, Rect,
+    PairTracker, Quadtree, Query, Ray, RayHit, Rect,
 };
 
 /// Where the harness's choices come from: a seeded [`Lcg`] in the tests and
@@ -438,19 +438,80 @@ pub fn check_queries<T: SpatialIndex>(
     index.pairs(&mut pairs);
     let mut found: Vec<(Handle, Handle)> = pairs.into_iter().map(ordered).collect();
     found.sort_unstable();
-    let all: Vec<(&Handle, &(T::Bounds, u32))> = model.iter().collect();
-    let mut expected = Vec::new();
-    for (i, (a, (ra, _))) in all.iter().enumerate() {
-        for (b, (rb, _)) in &all[i + 1..] {
-            if meets(ra, rb) && filter_of(filters, a).collides(filter_of(filters, b)) {
-                expected.push(ordered((**a, **b)));
-            }
-        }
-    }
-    expected.sort_unstable();
+    let expected = brute_pairs(model, filters);
     assert_eq!(found.len(), expected.len(), "pairs: count (or duplicates)");
     assert_eq!(found, expected, "pairs");
     check_searches(index, model, filters, shapes, rng);
+}
+
+/// Every pair of the model's elements whose boxes meet and whose filters
+/// collide, each `(lower, higher)`, sorted.
+pub fn brute_pairs<B: Bounds>(model: &Model<B>, filters: &Filters) -> Vec<(Handle, Handle)> {
+    let all: Vec<(&Handle, &(B, u32))> = model.iter().collect();
+    let mut pairs = Vec::new();
+    for (i, (a, (ra, _))) in all.iter().enumerate() {
+        for (b, (rb, _)) in &all[i + 1..] {
+            if meets(ra, rb) && filter_of(filters, a).collides(filter_of(filters, b)) {
+                pairs.push(ordered((**a, **b)));
+            }
+        }
+    }
+    pairs.sort_unstable();
+    pairs
+}
+
+/// A [`PairTracker`]'s update against the brute-force difference between
+/// the pairs at its last update (`last`, which becomes the current pairs)
+/// and now: what began, what ended, nothing reported twice.
+pub fn check_tracker<T: SpatialIndex + Sync>(
+    tracker: &mut PairTracker<T::Bounds>,
+    index: &T,
+    last: &mut Vec<(Handle, Handle)>,
+    model: &Model<T::Bounds>,
+    filters: &Filters,
+    parallel: bool,
+) {
+    let now = brute_pairs(model, filters);
+    let (began, ended) = update_tracker(tracker, index, parallel);
+    let as_tuples = |list: &[[Handle; 2]]| -> Vec<(Handle, Handle)> {
+        list.iter().map(|&[a, b]| (a, b)).collect()
+    };
+    let expected_began: Vec<_> = now
+        .iter()
+        .filter(|p| last.binary_search(p).is_err())
+        .copied()
+        .collect();
+    let expected_ended: Vec<_> = last
+        .iter()
+        .filter(|p| now.binary_search(p).is_err())
+        .copied()
+        .collect();
+    assert_eq!(as_tuples(began), expected_began, "tracker: began");
+    assert_eq!(as_tuples(ended), expected_ended, "tracker: ended");
+    assert_eq!(tracker.pair_count(), now.len(), "tracker: pair count");
+    *last = now;
+}
+
+#[cfg(feature = "rayon")]
+fn update_tracker<'t, T: SpatialIndex + Sync>(
+    tracker: &'t mut PairTracker<T::Bounds>,
+    index: &T,
+    parallel: bool,
+) -> (&'t [[Handle; 2]], &'t [[Handle; 2]]) {
+    if parallel {
+        tracker.par_update(index)
+    } else {
+        tracker.update(index)
+    }
+}
+
+#[cfg(not(feature = "rayon"))]
+fn update_tracker<'t, T: SpatialIndex>(
+    tracker: &'t mut PairTracker<T::Bounds>,
+    index: &T,
+    _parallel: bool,
+) -> (&'t [[Handle; 2]], &'t [[Handle; 2]]) {
+    tracker.update(index)
 }
 
 /// A filter from a few bit patterns, so that some elements collide and
@@ -687,7 +748,7 @@ pub fn run<T>(
     shapes: impl FnOnce(&T, &mut Lcg) -> Shapes<T::Bounds>,
     check_traverse: impl Fn(&T),
 ) where
-    T: SpatialIndex + Clone + core::fmt::Debug,
+    T: SpatialIndex + Clone + Sync + core::fmt::Debug,
 {
     run_with(
         index,
@@ -735,7 +796,7 @@ pub fn run_with<T, R: Draw>(
     check_traverse: impl Fn(&T),
 ) -> usize
 where
-    T: SpatialIndex + Clone + core::fmt::Debug,
+    T: SpatialIndex + Clone + Sync + core::fmt::Debug,
 {
     let mut index = index;
     let shapes = shapes(&index, rng);
@@ -743,6 +804,8 @@ where
     let mut filters = Filters::new();
     let mut next_id = 0u32;
     let mut handles = Vec::new();
+    let mut tracker = PairTracker::new();
+    let mut tracked = Vec::new();
     fn pick<B>(model: &Model<B>, rng: &mut impl Draw) -> Option<Handle> {
         if model.is_empty() {
             None
@@ -867,6 +930,18 @@ where
             if let Err(reason) = index.validate() {
                 panic!("step {step}: {reason}\n{index:?}");
             }
+        }
+        // The tracker sees single changes and whole batches between updates.
+        if step % 3 == 0 || step + 1 == steps {
+            let parallel = step % 2 == 0;
+            check_tracker(
+                &mut tracker,
+                &index,
+                &mut tracked,
+                &model,
+                &filters,
+                parallel,
+            );
         }
         if step % checks.compare_every == 0 || step + 1 == steps {
             check_elements(&index, &model, &filters);

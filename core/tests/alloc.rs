@@ -10,7 +10,8 @@ mod common;
 
 use common::{Lcg, Subject};
 use flatquad::{
-    Bounds, Grid, Handle, LooseGrid, LooseQuadtree, Octree, Quadtree, Query, Rect, SpatialIndex,
+    Bounds, Grid, Handle, LooseGrid, LooseQuadtree, Octree, PairTracker, Quadtree, Query, Rect,
+    SpatialIndex,
 };
 
 /// Counts the allocations of the current thread only, so other tests running
@@ -55,8 +56,8 @@ const SIZE: f32 = 4.0;
 /// The agents workload of `docs/workload.md` at 20,000 agents, in 2D
 /// (a 2048 world) or 3D (256³, about as crowded): moves (one by one, or all
 /// at once every other frame), cleanup, all pairs into a reused `Vec`, every
-/// agent's neighbours by `overlapping_many` into reused `Vec`s, and a query
-/// per agent into a reused `Vec`.
+/// agent's neighbours by `overlapping_many` into reused `Vec`s, a query per
+/// agent into a reused `Vec`, and the frame's contact events ([`PairTracker`]).
 fn a_warm_frame_allocates_nothing<T: SpatialIndex>(make: fn(T::Bounds) -> T) {
     let axes = <T::Bounds as Bounds>::AXES;
     let world = if axes == 2 { 2048.0 } else { 256.0 };
@@ -86,6 +87,7 @@ fn a_warm_frame_allocates_nothing<T: SpatialIndex>(make: fn(T::Bounds) -> T) {
     let (mut offsets, mut neighbours) = (Vec::new(), Vec::new());
     let handles: Vec<Handle> = agents.iter().map(|a| a.handle).collect();
     let mut rects = Vec::with_capacity(N);
+    let mut tracker = PairTracker::new();
     let mut count = 0;
     let mut frame = |tree: &mut T| {
         count += 1;
@@ -130,6 +132,11 @@ fn a_warm_frame_allocates_nothing<T: SpatialIndex>(make: fn(T::Bounds) -> T) {
             });
         }
         assert_eq!(per_agent, 2 * pairs.len());
+        // Contact events: the tracker's own pair set matches the walk's.
+        let before = tracker.pair_count();
+        let (began, ended) = tracker.update(tree);
+        assert_eq!(before + began.len() - ended.len(), pairs.len());
+        assert_eq!(tracker.pair_count(), pairs.len());
         pairs.len()
     };
     // Warm-up: the pools and the result `Vec`s grow until the workload's

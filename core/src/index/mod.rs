@@ -8,6 +8,7 @@ use crate::{Bounds, Error, Filter, Handle, Rect};
 
 mod any;
 pub mod join;
+mod pair_tracker;
 #[cfg(feature = "rayon")]
 pub(crate) mod parallel;
 pub(crate) mod query;
@@ -16,6 +17,7 @@ pub(crate) mod search;
 pub(crate) mod snapshot;
 
 pub use any::{AnyIndex, Kind};
+pub use pair_tracker::PairTracker;
 pub use query::{Query, Shape};
 use raw::{Structure, PREFETCH_AHEAD};
 pub use search::{BoxCast, Neighbor, Ray, RayControl, RayHit};

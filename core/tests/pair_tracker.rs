@@ -1,0 +1,155 @@
+//! Contact events ([`PairTracker`]) against the brute-force difference of the
+//! pair sets of consecutive updates, on every structure: frames where
+//! everything moves (the tracker's pair-walk path), where a few elements
+//! change (its query path), with inserts, removals (slots reused), filter
+//! changes, `cleanup` and `clear` between updates.
+
+use flatquad::random_ops::{check_tracker, Checks, Draw, Filters, Lcg, Model, Subject};
+use flatquad::{
+    AnyIndex, Bounds, Box3, Filter, Handle, Kind, Octree, PairTracker, Rect, SpatialIndex,
+};
+use proptest::prelude::*;
+
+/// One run of frames on `index`: each frame changes a share of the elements
+/// (none, a few, about half, all), then the tracker is checked.
+fn frames<T: SpatialIndex + Sync>(mut index: T, world: f32, seed: u64, parallel: bool) {
+    let mut rng = Lcg(seed);
+    let mut model: Model<T::Bounds> = Model::new();
+    let mut filters = Filters::new();
+    let mut tracker = PairTracker::new();
+    let mut last = Vec::new();
+    let side = world / 16.0;
+    let axes = T::Bounds::AXES;
+    let draw = |rng: &mut Lcg| {
+        let mut low = [0.0f32; 3];
+        let mut high = [0.0f32; 3];
+        for axis in 0..axes {
+            // Some outside the world, some degenerate, some stacked at one spot.
+            low[axis] = match rng.below(10) {
+                0 => world * 0.5,
+                1 => -side * 2.0 + rng.unit() * side,
+                _ => rng.unit() * (world * 1.1),
+            };
+            high[axis] = low[axis]
+                + if rng.below(8) == 0 {
+                    0.0
+                } else {
+                    rng.unit() * side
+                };
+        }
+        T::Bounds::from_corners(low, high)
+    };
+    for i in 0..60u32 {
+        let rect = draw(&mut rng);
+        let handle = index.insert(rect, i).unwrap();
+        model.insert(handle, (rect, i));
+    }
+    for frame in 0..40 {
+        let share = [0, 2, 50, 100][rng.below(4) as usize];
+        let chosen: Vec<Handle> = model
+            .keys()
+            .copied()
+            .filter(|_| rng.below(100) < share)
+            .collect();
+        let rects: Vec<T::Bounds> = chosen.iter().map(|_| draw(&mut rng)).collect();
+        index.update_many(&chosen, &rects).unwrap();
+        for (h, r) in chosen.iter().zip(&rects) {
+            model.get_mut(h).unwrap().0 = *r;
+        }
+        for _ in 0..rng.below(4) {
+            if let Some(&h) = model
+                .keys()
+                .nth(rng.below(model.len().max(1) as u32) as usize)
+            {
+                index.remove(h).unwrap();
+                model.remove(&h);
+                filters.remove(&h);
+            }
+        }
+        for _ in 0..rng.below(4) {
+            let rect = draw(&mut rng);
+            let handle = index.insert(rect, 1000 + frame).unwrap();
+            model.insert(handle, (rect, 1000 + frame));
+        }
+        if rng.below(3) == 0 {
+            if let Some(&h) = model
+                .keys()
+                .nth(rng.below(model.len().max(1) as u32) as usize)
+            {
+                let filter = Filter::new(
+                    [1, 2, 3][rng.below(3) as usize],
+                    [1, 2, Filter::ALL][rng.below(3) as usize],
+                );
+                index.set_filter(h, filter).unwrap();
+                filters.insert(h, filter);
+            }
+        }
+        match rng.below(20) {
+            0 => index.cleanup(),
+            1 => {
+                index.clear();
+                model.clear();
+                filters.clear();
+            }
+            _ => {}
+        }
+        check_tracker(&mut tracker, &index, &mut last, &model, &filters, parallel);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_2d_structure_reports_exact_events(seed in any::<u64>(), kind in 0usize..4, world in prop::sample::select(vec![1.0f32, 64.0, 4096.0, 1e6]), parallel in any::<bool>()) {
+        let index = AnyIndex::for_world(Kind::ALL[kind], Rect::new(0.0, 0.0, world, world)).unwrap();
+        frames(index, world, seed, parallel);
+    }
+
+    #[test]
+    fn the_octree_reports_exact_events(seed in any::<u64>(), world in prop::sample::select(vec![1.0f32, 64.0, 1e6]), parallel in any::<bool>()) {
+        let index = Octree::new(Box3::new(0.0, 0.0, 0.0, world, world, world), 2, 6).unwrap();
+        frames(index, world, seed, parallel);
+    }
+}
+
+/// The shared harness (single operations, batches, refusals, snapshots)
+/// checks the tracker every few operations, on every subject.
+#[test]
+fn the_random_operation_harness_tracks_every_subject() {
+    let checks = Checks {
+        cap: 150,
+        validate_every: 64,
+        compare_every: 64,
+        snapshot_every: 1 << 20,
+    };
+    for subject in Subject::ALL {
+        for seed in 0..6 {
+            subject.run(&mut Lcg(seed), 400, &checks);
+        }
+    }
+}
+
+/// A removed element's pairs end with the handles they had, even when its
+/// slot holds a new element by the next update.
+#[test]
+fn a_reused_slot_ends_the_old_pairs_and_begins_the_new() {
+    let mut index = AnyIndex::for_world(Kind::Grid, Rect::new(0.0, 0.0, 100.0, 100.0)).unwrap();
+    let a = index.insert(Rect::new(0.0, 0.0, 2.0, 2.0), 0).unwrap();
+    let b = index.insert(Rect::new(1.0, 1.0, 3.0, 3.0), 1).unwrap();
+    let mut tracker = PairTracker::new();
+    assert_eq!(tracker.update(&index), (&[[a, b]][..], &[][..]));
+    index.remove(b).unwrap();
+    let c = index.insert(Rect::new(1.0, 1.0, 3.0, 3.0), 2).unwrap();
+    assert_eq!(c.to_raw() as u32, b.to_raw() as u32, "the slot is reused");
+    let (began, ended) = tracker.update(&index);
+    assert_eq!((began, ended), (&[[a, c]][..], &[[a, b]][..]));
+    // A filter change that stops the pair colliding ends it.
+    index.set_filter(c, Filter::new(2, 2)).unwrap();
+    index.set_filter(a, Filter::new(1, 1)).unwrap();
+    assert_eq!(tracker.update(&index), (&[][..], &[[a, c]][..]));
+    tracker.reset();
+    index.set_filter(c, Filter::DEFAULT).unwrap();
+    index.set_filter(a, Filter::DEFAULT).unwrap();
+    assert_eq!(tracker.update(&index), (&[[a, c]][..], &[][..]));
+}
