@@ -7,7 +7,7 @@
 //! `tests/vectors`). Deterministic: `core/tests/vectors.rs` checks that the
 //! committed files are what this writes.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use serde_json::{json, Value};
@@ -63,6 +63,8 @@ struct Model {
     live: BTreeMap<String, (Rect, u32)>,
     issued: Vec<String>,
     ops: Vec<Value>,
+    /// The pairs at the last `events` op: what the replay's tracker saw.
+    tracked: BTreeSet<[String; 2]>,
 }
 
 impl Model {
@@ -242,20 +244,35 @@ impl Model {
         self.push(op);
     }
 
-    fn pairs(&mut self) {
+    /// The overlapping pairs of live elements, each `[a, b]` with `a < b`, sorted.
+    fn current_pairs(&self) -> BTreeSet<[String; 2]> {
         let all: Vec<(&String, &Rect)> = self.live.iter().map(|(n, (r, _))| (n, r)).collect();
-        let mut pairs = Vec::new();
+        let mut pairs = BTreeSet::new();
         for (i, (a, ra)) in all.iter().enumerate() {
             for (b, rb) in &all[i + 1..] {
                 if meets(ra, rb) {
                     let (a, b) = if a < b { (a, b) } else { (b, a) };
-                    pairs.push(((*a).clone(), (*b).clone()));
+                    pairs.insert([(*a).clone(), (*b).clone()]);
                 }
             }
         }
-        pairs.sort();
-        let pairs: Vec<[String; 2]> = pairs.into_iter().map(|(a, b)| [a, b]).collect();
+        pairs
+    }
+
+    fn pairs(&mut self) {
+        let pairs: Vec<[String; 2]> = self.current_pairs().into_iter().collect();
         self.push(json!({"op": "pairs", "expect": pairs}));
+    }
+
+    /// The contact events since the last `events` op (the first reports
+    /// every pair as began).
+    fn events(&mut self) {
+        let now = self.current_pairs();
+        let began: Vec<&[String; 2]> = now.difference(&self.tracked).collect();
+        let ended: Vec<&[String; 2]> = self.tracked.difference(&now).collect();
+        let op = json!({"op": "events", "began": began, "ended": ended});
+        self.push(op);
+        self.tracked = now;
     }
 
     fn inspect(&mut self, name: &str) {
@@ -349,6 +366,7 @@ fn basic() -> Value {
     }
     m.overlapping("never");
     m.pairs();
+    m.events();
     for name in ["h0", "h9"] {
         m.inspect(name);
     }
@@ -357,6 +375,7 @@ fn basic() -> Value {
     m.move_to("h1", [f32::NAN, 15.0, 31.0, 25.0]);
     m.move_to("never", [0.0, 0.0, 1.0, 1.0]);
     m.query([0.0, 0.0, 20.5, 20.0], None);
+    m.events(); // h1 left h0
     m.cleanup();
     m.remove("h2");
     m.remove("h2"); // twice
@@ -365,6 +384,7 @@ fn basic() -> Value {
     m.query_point(50.0, 50.0, None);
     m.insert([50.0, 50.0, 50.0, 50.0], 3); // the slot comes back with a new handle
     m.inspect("h2");
+    m.events(); // h2's pairs ended, the new element's began
     m.insert_many(&[[1.0, 1.0, 2.0, 2.0], [2.0, 2.0, 3.0, 3.0]], &[20, 21]);
     m.insert_many(&[[1.0, 1.0, 2.0, 2.0], [3.0, 2.0, 1.0, 3.0]], &[22, 23]);
     m.insert_many(&[[1.0, 1.0, 2.0, 2.0]], &[22, 23]);
@@ -384,12 +404,15 @@ fn basic() -> Value {
     m.len();
     m.cleanup();
     m.pairs();
+    m.events();
     m.clear();
+    m.events(); // everything ended
     m.len();
     m.inspect("h0");
     m.query([-1e6, -1e6, 1e6, 1e6], None);
     m.insert([1.0, 1.0, 2.0, 2.0], 30);
     m.pairs();
+    m.events();
     json!({"name": "basic", "world": [0.0, 0.0, 100.0, 100.0], "structures": structures(), "ops": m.ops})
 }
 
@@ -474,7 +497,8 @@ fn random(name: &str, world: Rect, seed: u32, steps: usize) -> Value {
                 let name = m.any_issued(&mut rng);
                 m.overlapping(&name);
             }
-            89..=92 => m.pairs(),
+            89..=90 => m.pairs(),
+            91..=92 => m.events(),
             93..=96 => m.cleanup(),
             97 => {
                 let name = m.any_issued(&mut rng);
@@ -491,6 +515,7 @@ fn random(name: &str, world: Rect, seed: u32, steps: usize) -> Value {
         }
     }
     m.pairs();
+    m.events();
     m.len();
     json!({"name": name, "world": rect_json(&world), "structures": structures(), "ops": m.ops})
 }

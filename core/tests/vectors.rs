@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use flatquad::{
-    AnyIndex, Error, Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Query, Rect, SpatialIndex,
+    AnyIndex, Error, Grid, Handle, LooseGrid, LooseQuadtree, PairTracker, Quadtree, Query, Rect,
+    SpatialIndex,
 };
 use serde_json::Value;
 
@@ -113,7 +114,13 @@ fn strings(v: &Value) -> Vec<String> {
 }
 
 /// Runs one op; `Err` carries the error the call gave.
-fn step(index: &mut AnyIndex, names: &mut Names, op: &Value, at: &str) -> Result<(), Error> {
+fn step(
+    index: &mut AnyIndex,
+    names: &mut Names,
+    tracker: &mut PairTracker,
+    op: &Value,
+    at: &str,
+) -> Result<(), Error> {
     let expect = &op["expect"];
     match op["op"].as_str().expect("op") {
         "insert" => {
@@ -176,6 +183,17 @@ fn step(index: &mut AnyIndex, names: &mut Names, op: &Value, at: &str) -> Result
             let wanted: Vec<Vec<String>> = expect.as_array().unwrap().iter().map(strings).collect();
             assert_eq!(found, wanted, "{at}");
         }
+        "events" => {
+            let (began, ended) = tracker.update(index);
+            for (events, wanted) in [(began, &op["began"]), (ended, &op["ended"])] {
+                let mut found: Vec<Vec<String>> =
+                    events.iter().map(|&[a, b]| names.sorted(&[a, b])).collect();
+                found.sort();
+                let wanted: Vec<Vec<String>> =
+                    wanted.as_array().unwrap().iter().map(strings).collect();
+                assert_eq!(found, wanted, "{at}");
+            }
+        }
         "len" => assert_eq!(index.len() as u64, expect.as_u64().unwrap(), "{at}"),
         "contains" => assert_eq!(
             index.contains(names.get(&op["handle"])),
@@ -202,10 +220,14 @@ fn replay(file: &str, vector: &Value) {
         let kind = structure["kind"].as_str().unwrap();
         let mut index = build(kind, world, &structure["params"]);
         let mut names = Names::new();
+        let mut tracker = PairTracker::new();
         for (i, op) in vector["ops"].as_array().unwrap().iter().enumerate() {
             let at = format!("{file} op {i} on {kind} {}: {op}", structure["params"]);
             let before = index.to_bytes();
-            match (step(&mut index, &mut names, op, &at), op.get("error")) {
+            match (
+                step(&mut index, &mut names, &mut tracker, op, &at),
+                op.get("error"),
+            ) {
                 (Ok(()), None) => {}
                 (Err(e), Some(kind)) => {
                     assert_eq!(e.kind().name(), kind.as_str().unwrap(), "{at}: {e}");
