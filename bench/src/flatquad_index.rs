@@ -6,8 +6,8 @@
 use std::ops::ControlFlow;
 
 use flatquad::{
-    AnyIndex, Bounds, Box3, Grid, Handle, Kind, LooseGrid, LooseQuadtree, Octree, Quadtree, Query,
-    Rect, SpatialIndex,
+    AnyIndex, Bounds, Box3, Grid, Handle, Kind, LooseGrid, LooseQuadtree, Octree, PairTracker,
+    Quadtree, Query, Rect, SpatialIndex,
 };
 
 use crate::workload::{Aabb, Agents, Scenario};
@@ -326,6 +326,8 @@ struct Frames<T: SpatialIndex> {
     threads: usize,
     /// The pairs of a walk on many threads.
     pairs: Vec<(Handle, Handle)>,
+    /// The contact events of the events mode.
+    tracker: PairTracker<T::Bounds>,
 }
 
 impl<T: SpatialIndex + Sync> Frames<T> {
@@ -338,6 +340,7 @@ impl<T: SpatialIndex + Sync> Frames<T> {
             hits: Vec::new(),
             threads: 1,
             pairs: Vec::new(),
+            tracker: PairTracker::new(),
         }
     }
 
@@ -350,6 +353,7 @@ impl<T: SpatialIndex + Sync> Frames<T> {
         tree.insert_many(&self.boxes, &ids, &mut self.handles)?;
         tree.cleanup();
         self.tree = Some(tree);
+        self.tracker.reset();
         Ok(())
     }
 
@@ -404,13 +408,23 @@ impl<T: SpatialIndex + Sync> Frames<T> {
         Ok(pairs)
     }
 
+    fn events(&mut self) -> Result<u64, BenchError> {
+        let tree = self.tree.as_ref().ok_or_else(not_built)?;
+        let (began, ended) = if self.threads > 1 {
+            self.tracker.par_update(tree)
+        } else {
+            self.tracker.update(tree)
+        };
+        Ok((began.len() + ended.len()) as u64)
+    }
+
     fn bytes(&self) -> Option<usize> {
         self.tree.as_ref().map(|t| t.stats().bytes)
     }
 }
 
 /// The [`Index`] methods an adapter with a `frames: Frames<_>` field
-/// delegates to it: `update`, `per_agent`, `all_pairs` and `bytes`.
+/// delegates to it: `update`, `per_agent`, `all_pairs`, `events` and `bytes`.
 macro_rules! frame_methods {
     () => {
         fn update(&mut self, agents: &Agents) -> Result<(), BenchError> {
@@ -423,6 +437,10 @@ macro_rules! frame_methods {
 
         fn all_pairs(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
             self.frames.all_pairs()
+        }
+
+        fn events(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
+            self.frames.events()
         }
 
         fn bytes(&self) -> Option<usize> {

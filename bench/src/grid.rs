@@ -305,8 +305,8 @@ impl Index for GridIndex {
         self.name
     }
 
-    fn supports(&self, _mode: Mode) -> bool {
-        true
+    fn supports(&self, mode: Mode) -> bool {
+        mode != Mode::Events
     }
 
     fn build(&mut self, agents: &Agents) -> Result<(), BenchError> {

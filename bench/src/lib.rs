@@ -54,19 +54,23 @@ pub enum Mode {
     RectQueries,
     /// Static scenarios: the index answers every point query; the hits are summed.
     PointQueries,
+    /// The index reports the frame's contact events: the pairs that began and
+    /// ended overlapping since the last frame; began plus ended are summed.
+    Events,
 }
 
 impl Mode {
     /// The collide modes of a moving scenario, all-pairs first.
-    pub const FRAMES: [Mode; 2] = [Mode::AllPairs, Mode::PerAgent];
+    pub const FRAMES: [Mode; 3] = [Mode::AllPairs, Mode::PerAgent, Mode::Events];
 
     /// The query modes of a static scenario, rectangles first.
     pub const QUERIES: [Mode; 2] = [Mode::RectQueries, Mode::PointQueries];
 
     /// Every mode, in table order.
-    pub const ALL: [Mode; 4] = [
+    pub const ALL: [Mode; 5] = [
         Mode::AllPairs,
         Mode::PerAgent,
+        Mode::Events,
         Mode::RectQueries,
         Mode::PointQueries,
     ];
@@ -79,6 +83,7 @@ impl Mode {
             Mode::AllPairs => "all-pairs",
             Mode::RectQueries => "rect-queries",
             Mode::PointQueries => "point-queries",
+            Mode::Events => "events",
         }
     }
 
@@ -159,6 +164,14 @@ pub trait Index {
     fn all_pairs(&mut self, agents: &Agents) -> Result<u64, BenchError> {
         let _ = agents;
         Err(unsupported(self.name(), Mode::AllPairs))
+    }
+
+    /// Events mode: the number of pairs that began plus the number that ended
+    /// overlapping since the last call (the first call after a build reports
+    /// every pair as began).
+    fn events(&mut self, agents: &Agents) -> Result<u64, BenchError> {
+        let _ = agents;
+        Err(unsupported(self.name(), Mode::Events))
     }
 
     /// Rect-queries mode, on the index as [`Index::build`] left it: the sum over

@@ -131,15 +131,88 @@ pub fn query_checksums(scenario: &Scenario) -> Option<(u64, u64)> {
     Some((rect_hits, point_hits))
 }
 
+/// Every overlapping pair of closed boxes (by their low and high corners), as
+/// sorted keys `low index << 32 | high index`: the same sweep on x as
+/// [`count_box_pairs`], over indices so that the pairs name their boxes.
+pub fn box_pair_keys<const D: usize>(boxes: &[([f32; D], [f32; D])]) -> Vec<u64> {
+    let mut order: Vec<u32> = (0..boxes.len() as u32).collect();
+    order.sort_unstable_by(|&a, &b| boxes[a as usize].0[0].total_cmp(&boxes[b as usize].0[0]));
+    let mut keys = Vec::new();
+    for (i, &a) in order.iter().enumerate() {
+        let (lo_a, hi_a) = &boxes[a as usize];
+        for &b in &order[i + 1..] {
+            let (lo_b, hi_b) = &boxes[b as usize];
+            if lo_b[0] > hi_a[0] {
+                break;
+            }
+            if (1..D).all(|axis| lo_a[axis] <= hi_b[axis] && lo_b[axis] <= hi_a[axis]) {
+                keys.push((u64::from(a.min(b)) << 32) | u64::from(a.max(b)));
+            }
+        }
+    }
+    keys.sort_unstable();
+    keys
+}
+
+/// The overlapping pairs of the agents' current boxes ([`box_pair_keys`]).
+fn agent_pair_keys(agents: &Agents) -> Vec<u64> {
+    if agents.dimensions() == 3 {
+        let cubes: Vec<_> = (0..agents.len()).map(|i| agents.corners::<3>(i)).collect();
+        return box_pair_keys(&cubes);
+    }
+    let rects: Vec<_> = agents
+        .rects()
+        .map(|r| ([r.x1, r.y1], [r.x2, r.y2]))
+        .collect();
+    box_pair_keys(&rects)
+}
+
+/// The number of keys in exactly one of two sorted key lists: the pairs that
+/// began plus the pairs that ended between them.
+pub fn symmetric_difference(old: &[u64], new: &[u64]) -> u64 {
+    let (mut i, mut j, mut count) = (0, 0, 0u64);
+    while i < old.len() && j < new.len() {
+        match old[i].cmp(&new[j]) {
+            std::cmp::Ordering::Less => (i, count) = (i + 1, count + 1),
+            std::cmp::Ordering::Greater => (j, count) = (j + 1, count + 1),
+            std::cmp::Ordering::Equal => (i, j) = (i + 1, j + 1),
+        }
+    }
+    count + (old.len() - i + new.len() - j) as u64
+}
+
+/// The events mode's checksum: the mean number of contact events (pairs that
+/// began plus pairs that ended since the previous frame) over the measured
+/// frames, the pairs of the built index (frame -1) counting as none.
+pub fn events_checksum(scenario: &Scenario) -> u64 {
+    let mut agents = Agents::new(scenario);
+    let mut last = Vec::new();
+    let mut total = 0u64;
+    for frame in 0..WARMUP_FRAMES + scenario.frames {
+        agents.step();
+        let now = agent_pair_keys(&agents);
+        if frame >= WARMUP_FRAMES {
+            total += symmetric_difference(&last, &now);
+        }
+        last = now;
+    }
+    total / scenario.frames as u64
+}
+
 /// The checksum of every mode of `scenario` ([`Scenario::modes`]), computed once:
 /// for a moving scenario docs/workload.md's or, where it states none, the oracle's (the
-/// same for both collide modes); for a static one the [`query_checksums`].
+/// same for both collide modes) and the [`events_checksum`]; for a static one the
+/// [`query_checksums`].
 pub fn expected_checksums(scenario: &Scenario) -> Vec<(Mode, u64)> {
     match query_checksums(scenario) {
         Some((rects, points)) => vec![(Mode::RectQueries, rects), (Mode::PointQueries, points)],
         None => {
             let sum = scenario.checksum.unwrap_or_else(|| checksum(scenario));
-            Mode::FRAMES.into_iter().map(|m| (m, sum)).collect()
+            vec![
+                (Mode::AllPairs, sum),
+                (Mode::PerAgent, sum),
+                (Mode::Events, events_checksum(scenario)),
+            ]
         }
     }
 }
@@ -194,6 +267,25 @@ mod tests {
         }
         assert!(brute > 0);
         assert_eq!(count_box_pairs(&cubes), brute);
+    }
+
+    #[test]
+    fn pair_keys_are_the_brute_force_pairs() {
+        let mut rng = Lcg::new();
+        let rects = lattice_rects(&mut rng, 400);
+        let boxes: Vec<_> = rects.iter().map(|r| ([r.x1, r.y1], [r.x2, r.y2])).collect();
+        let mut expected = Vec::new();
+        for (i, a) in rects.iter().enumerate() {
+            for (j, b) in rects.iter().enumerate().skip(i + 1) {
+                if a.overlaps(b) {
+                    expected.push(((i as u64) << 32) | j as u64);
+                }
+            }
+        }
+        assert!(!expected.is_empty());
+        assert_eq!(box_pair_keys(&boxes), expected);
+        assert_eq!(symmetric_difference(&[1, 3, 5], &[2, 3, 6, 7]), 5);
+        assert_eq!(symmetric_difference(&expected, &expected), 0);
     }
 
     #[test]

@@ -109,6 +109,7 @@ pub fn run(
         let ordered = match mode {
             Mode::PerAgent => index.per_agent(&agents)?,
             Mode::AllPairs => 2 * index.all_pairs(&agents)?,
+            Mode::Events => index.events(&agents)?,
             Mode::RectQueries | Mode::PointQueries => unreachable!("checked above"),
         };
         let t2 = Instant::now();
@@ -150,7 +151,7 @@ fn run_queries(
     let hits = match mode {
         Mode::RectQueries => index.rect_queries(&queries.rects)?,
         Mode::PointQueries => index.point_queries(&queries.points)?,
-        Mode::AllPairs | Mode::PerAgent => unreachable!("a query mode"),
+        Mode::AllPairs | Mode::PerAgent | Mode::Events => unreachable!("a query mode"),
     };
     let t2 = Instant::now();
     black_box(hits);

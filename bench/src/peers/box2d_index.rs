@@ -64,7 +64,9 @@ type PairSet = HashSet<u64, BuildHasherDefault<PairHasher>>;
 /// comes first is left to that proxy's own query (Box2D's `b2PairQueryCallback`),
 /// and a new pair goes into the pair set (Box2D's contacts); then every pair of the
 /// set is checked: dropped when the fat boxes no longer overlap, counted when the
-/// rectangles do (the exact closed test: Box2D's narrow phase here). Per-agent and
+/// rectangles do (the exact closed test: Box2D's narrow phase here). Events: the
+/// same update, counting the pairs whose touching flag flipped and the touching
+/// pairs dropped (Box2D's begin and end touch events). Per-agent and
 /// the static queries: one `b2DynamicTree_Query` with the agent's (or the query's)
 /// exact rectangle, the hits filtered by the exact test (Box2D's own test,
 /// `b2AABB_Overlaps`, is closed too, so no candidate is lost).
@@ -85,8 +87,10 @@ pub struct Box2dIndex {
     /// The proxies that moved since the last pair update, and a flag per agent.
     moved: Vec<u32>,
     is_moved: Vec<bool>,
-    /// The pairs whose fat boxes overlap (Box2D's contacts).
+    /// The pairs whose fat boxes overlap (Box2D's contacts), and whether
+    /// their rectangles overlapped at the last pair update.
     pairs: Vec<[u32; 2]>,
+    touching: Vec<bool>,
     pair_set: PairSet,
 }
 
@@ -110,6 +114,7 @@ impl Box2dIndex {
             moved: Vec::new(),
             is_moved: Vec::new(),
             pairs: Vec::new(),
+            touching: Vec::new(),
             pair_set: PairSet::default(),
         }
     }
@@ -153,6 +158,58 @@ impl Box2dIndex {
             self.is_moved[id as usize] = false;
         }
         self.moved.clear();
+    }
+
+    /// Box2D's pair update: each moved proxy queries the tree with its fat box
+    /// for new pairs (Box2D's `b2UpdateBroadPhasePairs`), then every pair of
+    /// the set is checked (its contact update): dropped when the fat boxes
+    /// parted, touching when the rectangles overlap. Returns the touching pairs
+    /// and the contact events: pairs whose touching flag flipped (Box2D's begin
+    /// and end touch events), and touching pairs dropped.
+    fn update_pairs(&mut self) -> Result<(u64, u64), BenchError> {
+        let tree = self
+            .tree
+            .as_ref()
+            .ok_or_else(|| BenchError::new("box2d: the index was not built"))?;
+        for &me in &self.moved {
+            let mut ctx = PairQuery {
+                me,
+                is_moved: &self.is_moved,
+                pairs: &mut self.pairs,
+                touching: &mut self.touching,
+                pair_set: &mut self.pair_set,
+            };
+            // SAFETY: the tree is valid; the callback uses `ctx` only during the call.
+            unsafe {
+                b2DynamicTree_Query(
+                    tree,
+                    b2aabb(&self.fat[me as usize]),
+                    ALL_BITS,
+                    Some(pair_callback),
+                    &mut ctx as *mut PairQuery as *mut c_void,
+                )
+            };
+        }
+        self.clear_moved();
+        let (mut touching, mut events) = (0, 0);
+        let mut i = 0;
+        while i < self.pairs.len() {
+            let [a, b] = self.pairs[i];
+            let (a, b) = (a as usize, b as usize);
+            if !self.fat[a].overlaps(&self.fat[b]) {
+                events += self.touching[i] as u64;
+                self.pair_set.remove(&pair_key(a as u32, b as u32));
+                self.pairs.swap_remove(i);
+                self.touching.swap_remove(i);
+                continue;
+            }
+            let now = self.tight[a].overlaps(&self.tight[b]);
+            events += (now != self.touching[i]) as u64;
+            self.touching[i] = now;
+            touching += now as u64;
+            i += 1;
+        }
+        Ok((touching, events))
     }
 
     /// The hits of the closed rectangle `q` among the agents, less `skip` (an
@@ -219,6 +276,7 @@ struct PairQuery<'a> {
     me: u32,
     is_moved: &'a [bool],
     pairs: &'a mut Vec<[u32; 2]>,
+    touching: &'a mut Vec<bool>,
     pair_set: &'a mut PairSet,
 }
 
@@ -233,6 +291,7 @@ unsafe extern "C" fn pair_callback(_proxy: c_int, user: u64, context: *mut c_voi
     }
     if ctx.pair_set.insert(pair_key(ctx.me, other)) {
         ctx.pairs.push([ctx.me, other]);
+        ctx.touching.push(false);
     }
     true
 }
@@ -292,6 +351,7 @@ impl Index for Box2dIndex {
         self.moved = (0..n as u32).collect();
         self.is_moved = vec![true; n];
         self.pairs.clear();
+        self.touching.clear();
         self.pair_set.clear();
         Ok(())
     }
@@ -328,46 +388,11 @@ impl Index for Box2dIndex {
     }
 
     fn all_pairs(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
-        let tree = self
-            .tree
-            .as_ref()
-            .ok_or_else(|| BenchError::new("box2d: the index was not built"))?;
-        // New pairs: each moved proxy queries the tree with its fat box.
-        for &me in &self.moved {
-            let mut ctx = PairQuery {
-                me,
-                is_moved: &self.is_moved,
-                pairs: &mut self.pairs,
-                pair_set: &mut self.pair_set,
-            };
-            // SAFETY: the tree is valid; the callback uses `ctx` only during the call.
-            unsafe {
-                b2DynamicTree_Query(
-                    tree,
-                    b2aabb(&self.fat[me as usize]),
-                    ALL_BITS,
-                    Some(pair_callback),
-                    &mut ctx as *mut PairQuery as *mut c_void,
-                )
-            };
-        }
-        self.clear_moved();
-        // Every pair: dropped when the fat boxes parted, counted when the
-        // rectangles overlap.
-        let mut count = 0;
-        let mut i = 0;
-        while i < self.pairs.len() {
-            let [a, b] = self.pairs[i];
-            let (a, b) = (a as usize, b as usize);
-            if !self.fat[a].overlaps(&self.fat[b]) {
-                self.pair_set.remove(&pair_key(a as u32, b as u32));
-                self.pairs.swap_remove(i);
-                continue;
-            }
-            count += self.tight[a].overlaps(&self.tight[b]) as u64;
-            i += 1;
-        }
-        Ok(count)
+        Ok(self.update_pairs()?.0)
+    }
+
+    fn events(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
+        Ok(self.update_pairs()?.1)
     }
 
     fn rect_queries(&mut self, queries: &[Aabb]) -> Result<u64, BenchError> {
@@ -398,6 +423,7 @@ impl Index for Box2dIndex {
                 + self.moved.capacity() * 4
                 + self.is_moved.capacity()
                 + self.pairs.capacity() * 8
+                + self.touching.capacity()
                 + self.pair_set.capacity() * 9,
         )
     }

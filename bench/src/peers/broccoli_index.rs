@@ -106,7 +106,7 @@ impl Index for BroccoliIndex {
     }
 
     fn supports(&self, mode: Mode) -> bool {
-        mode != Mode::PerAgent
+        !matches!(mode, Mode::PerAgent | Mode::Events)
     }
 
     fn build(&mut self, agents: &Agents) -> Result<(), BenchError> {

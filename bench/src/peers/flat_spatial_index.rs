@@ -83,7 +83,7 @@ impl Index for FlatSpatialIndex {
     }
 
     fn supports(&self, mode: Mode) -> bool {
-        mode != Mode::AllPairs
+        !matches!(mode, Mode::AllPairs | Mode::Events)
     }
 
     fn build(&mut self, agents: &Agents) -> Result<(), BenchError> {

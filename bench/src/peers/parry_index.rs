@@ -47,7 +47,7 @@ macro_rules! parry_index {
                 }
 
                 fn supports(&self, mode: Mode) -> bool {
-                    $dims == 2 || !mode.is_query()
+                    mode != Mode::Events && ($dims == 2 || !mode.is_query())
                 }
 
                 fn dimensions(&self) -> usize {

@@ -87,7 +87,7 @@ where
     }
 
     fn supports(&self, mode: Mode) -> bool {
-        D == 2 || !mode.is_query()
+        mode != Mode::Events && (D == 2 || !mode.is_query())
     }
 
     fn dimensions(&self) -> usize {

@@ -40,20 +40,16 @@ impl<B: Bounds> Seen<B> {
             filter: Filter::DEFAULT,
         }
     }
+}
 
-    fn of<T: Structure<Bounds = B> + ?Sized>(index: &T, slot: u32) -> Seen<B> {
-        if (slot as usize) >= index.slot_count() {
-            return Seen::empty();
-        }
-        match index.element_at(slot) {
-            Some((handle, rect, _)) => Seen {
-                handle: handle.to_raw(),
-                rect,
-                filter: index.filter_at(slot),
-            },
-            None => Seen::empty(),
-        }
-    }
+/// How a slot changed since the last update.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Change {
+    None,
+    /// The same element, moved or refiltered.
+    Moved,
+    /// Another element or none: removed, inserted, or the slot reused.
+    Element,
 }
 
 /// A pair of slots as one sortable key: the lower slot in the high half.
@@ -127,9 +123,14 @@ pub struct PairTracker<B: Bounds = Rect> {
     next: Vec<u64>,
     /// Scratch: the pairs the changed elements' queries found.
     found: Vec<u64>,
-    /// Scratch: the changed slots, and a flag per slot.
+    /// Scratch: the changed slots, and each slot's [`Change`].
     changed: Vec<u32>,
-    is_changed: Vec<bool>,
+    change: Vec<Change>,
+    /// Per slot, the handle it had before this update, where it changed
+    /// (read only for slots whose change is [`Change::Element`]).
+    old_handle: Vec<u64>,
+    /// Slots whose change is [`Change::Element`] in this update.
+    elements_changed: usize,
     /// Scratch for the parallel pair walk.
     #[cfg(feature = "rayon")]
     walked: Vec<(Handle, Handle)>,
@@ -159,7 +160,9 @@ impl<B: Bounds> PairTracker<B> {
             next: Vec::new(),
             found: Vec::new(),
             changed: Vec::new(),
-            is_changed: Vec::new(),
+            change: Vec::new(),
+            old_handle: Vec::new(),
+            elements_changed: 0,
             #[cfg(feature = "rayon")]
             walked: Vec::new(),
             began: Vec::new(),
@@ -241,10 +244,9 @@ impl<B: Bounds> PairTracker<B> {
         } else {
             self.query_changed(index);
         }
-        self.diff(index);
+        self.diff();
         for &slot in &self.changed {
-            self.seen[slot as usize] = Seen::of(index, slot);
-            self.is_changed[slot as usize] = false;
+            self.change[slot as usize] = Change::None;
         }
         core::mem::swap(&mut self.pairs, &mut self.next);
         self.began.sort_unstable();
@@ -252,20 +254,46 @@ impl<B: Bounds> PairTracker<B> {
     }
 
     /// Fills `changed` with every slot whose handle, box or filter differs
-    /// from what the last update saw, and flags them.
+    /// from what the last update saw, records how, and sees them anew (the
+    /// old handle kept aside where it changed, for the pairs that end).
     fn find_changes<I: Structure<Bounds = B>>(&mut self, index: &I) {
         let slots = index.slot_count();
         if self.seen.len() < slots {
             self.seen.resize(slots, Seen::empty());
-            self.is_changed.resize(slots, false);
+            self.change.resize(slots, Change::None);
+            self.old_handle.resize(slots, 0);
         }
         self.changed.clear();
-        for (slot, seen) in self.seen.iter().enumerate() {
-            let slot = slot as u32;
-            if Seen::of(index, slot) != *seen {
+        self.elements_changed = 0;
+        let seen_slots = self.seen.len();
+        let mut note = |slot: u32, now: Seen<B>| {
+            let seen = &mut self.seen[slot as usize];
+            if now != *seen {
                 self.changed.push(slot);
-                self.is_changed[slot as usize] = true;
+                self.change[slot as usize] = if now.handle == seen.handle {
+                    Change::Moved
+                } else {
+                    self.old_handle[slot as usize] = seen.handle;
+                    self.elements_changed += 1;
+                    Change::Element
+                };
+                *seen = now;
             }
+        };
+        index.for_each_slot(|slot, element| {
+            let now = match element {
+                Some((handle, rect, filter)) => Seen {
+                    handle: handle.to_raw(),
+                    rect,
+                    filter,
+                },
+                None => Seen::empty(),
+            };
+            note(slot, now);
+        });
+        // Slots past a pool that shrank (cleared) hold nothing now.
+        for slot in slots..seen_slots {
+            note(slot as u32, Seen::empty());
         }
     }
 
@@ -273,17 +301,17 @@ impl<B: Bounds> PairTracker<B> {
     /// boxes and filters are as they were) and what the changed elements'
     /// queries find, sorted.
     fn query_changed<I: Structure<Bounds = B>>(&mut self, index: &I) {
-        let is_changed = &self.is_changed;
+        let change = &self.change;
         self.found.clear();
         for &slot in &self.changed {
-            if index.element_at(slot).is_none() {
-                continue;
+            if self.seen[slot as usize].handle == 0 {
+                continue; // removed
             }
             let found = &mut self.found;
             let _ = query::overlapping(index, slot, NONE, |other| {
                 let other = other.slot();
                 // A pair of two changed elements is found from both: kept once.
-                if !is_changed[other as usize] || other > slot {
+                if change[other as usize] == Change::None || other > slot {
                     found.push(key(slot, other));
                 }
                 ControlFlow::Continue(())
@@ -292,7 +320,7 @@ impl<B: Bounds> PairTracker<B> {
         self.found.sort_unstable();
         let kept = self.pairs.iter().copied().filter(|&pair| {
             let (a, b) = slots_of(pair);
-            !is_changed[a as usize] && !is_changed[b as usize]
+            change[a as usize] == Change::None && change[b as usize] == Change::None
         });
         merge_sorted(kept, &self.found, &mut self.next);
     }
@@ -300,55 +328,61 @@ impl<B: Bounds> PairTracker<B> {
     /// The events: pairs only in the old set ended, pairs only in the new one
     /// began, and a pair of slots in both whose element changed identity (a
     /// removed element's slot reused) is both.
-    fn diff<I: Structure<Bounds = B>>(&mut self, index: &I) {
+    fn diff(&mut self) {
         let (old, new) = (&self.pairs, &self.next);
+        // With no element removed, inserted or replaced (a frame of moves), a
+        // pair in both sets is the same pair.
+        let same_elements = self.elements_changed == 0;
         let (mut i, mut j) = (0, 0);
-        while i < old.len() || j < new.len() {
-            match (old.get(i).copied(), new.get(j).copied()) {
-                (Some(o), Some(n)) if o == n => {
-                    let (a, b) = slots_of(o);
-                    if self.reissued(index, a) || self.reissued(index, b) {
-                        self.ended.push(self.old_pair(o));
-                        self.began.push(new_pair(index, n));
-                    }
-                    i += 1;
-                    j += 1;
-                }
-                (Some(o), Some(n)) if n < o => {
-                    self.began.push(new_pair(index, n));
-                    j += 1;
-                }
-                (Some(o), _) => {
+        while i < old.len() && j < new.len() {
+            let (o, n) = (old[i], new[j]);
+            if o == n {
+                let (a, b) = slots_of(o);
+                if !same_elements
+                    && (self.change[a as usize] == Change::Element
+                        || self.change[b as usize] == Change::Element)
+                {
                     self.ended.push(self.old_pair(o));
-                    i += 1;
+                    self.began.push(self.new_pair(n));
                 }
-                (None, Some(n)) => {
-                    self.began.push(new_pair(index, n));
-                    j += 1;
-                }
-                (None, None) => unreachable!(),
+                i += 1;
+                j += 1;
+            } else if o < n {
+                self.ended.push(self.old_pair(o));
+                i += 1;
+            } else {
+                self.began.push(self.new_pair(n));
+                j += 1;
             }
+        }
+        for &o in &old[i..] {
+            self.ended.push(self.old_pair(o));
+        }
+        for &n in &new[j..] {
+            self.began.push(self.new_pair(n));
         }
     }
 
-    /// Whether a changed slot now holds another element than it did.
-    fn reissued<I: Structure<Bounds = B>>(&self, index: &I, slot: u32) -> bool {
-        self.is_changed[slot as usize]
-            && self.seen[slot as usize].handle != index.handle_at(slot).to_raw()
+    /// The handle slot `slot` had at the last update.
+    fn old_handle(&self, slot: u32) -> Handle {
+        let slot = slot as usize;
+        Handle::from_raw(if self.change[slot] == Change::Element {
+            self.old_handle[slot]
+        } else {
+            self.seen[slot].handle
+        })
     }
 
     fn old_pair(&self, pair: u64) -> [Handle; 2] {
         let (a, b) = slots_of(pair);
-        handle_pair(
-            Handle::from_raw(self.seen[a as usize].handle),
-            Handle::from_raw(self.seen[b as usize].handle),
-        )
+        handle_pair(self.old_handle(a), self.old_handle(b))
     }
-}
 
-fn new_pair<I: Structure + ?Sized>(index: &I, pair: u64) -> [Handle; 2] {
-    let (a, b) = slots_of(pair);
-    handle_pair(index.handle_at(a), index.handle_at(b))
+    fn new_pair(&self, pair: u64) -> [Handle; 2] {
+        let (a, b) = slots_of(pair);
+        let handle = |slot: u32| Handle::from_raw(self.seen[slot as usize].handle);
+        handle_pair(handle(a), handle(b))
+    }
 }
 
 /// `out` as the sorted union of two sorted, disjoint sequences.

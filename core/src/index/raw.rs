@@ -49,6 +49,12 @@ pub trait Slots {
     fn slot_count(&self) -> usize;
     /// The element in slot `slot` as `(handle, rectangle, id)`, if it is live.
     fn element_at(&self, slot: u32) -> Option<(Handle, Self::Bounds, u32)>;
+    /// Calls `visit` with every slot in order and its live element's
+    /// `(handle, box, filter)`, or `None`: one pass over the pool for code
+    /// that compares every slot (the pair tracker), dispatched once.
+    fn for_each_slot<F>(&self, visit: F)
+    where
+        F: FnMut(u32, Option<(Handle, Self::Bounds, Filter)>);
     /// Whether any element may have a filter other than the default.
     fn filtered(&self) -> bool;
     /// The collision filter of a live slot.
@@ -123,6 +129,26 @@ impl<T: HasSlots> Slots for T {
         let s = pool.slots.get(slot as usize)?;
         pool.is_live(slot)
             .then(|| (pool.handle(slot), s.rect(), s.id()))
+    }
+    fn for_each_slot<F>(&self, mut visit: F)
+    where
+        F: FnMut(u32, Option<(Handle, Self::Bounds, Filter)>),
+    {
+        let pool = self.slot_pool();
+        let filtered = pool.filtered();
+        for (slot, record) in (0u32..).zip(&pool.slots) {
+            let filter = || {
+                if filtered {
+                    pool.filter(slot)
+                } else {
+                    Filter::DEFAULT
+                }
+            };
+            let element = pool
+                .is_live(slot)
+                .then(|| (pool.handle(slot), record.rect(), filter()));
+            visit(slot, element);
+        }
     }
     #[inline]
     fn filtered(&self) -> bool {
