@@ -154,6 +154,23 @@ vectors=(tests/vectors/*.json)
 "$tmp/test_vectors" "${vectors[@]}"
 pass "test_vectors: ${#vectors[@]} files"
 
+step "the trigger-zone example (ffi-c/examples/trigger_zones.c, sanitizers): its events balance"
+"$CC" -std=c99 -g -O1 "${WARN[@]}" "${SAN[@]}" -Iinclude ffi-c/examples/trigger_zones.c "$lib_a" \
+    "${static_libs[@]}" -o "$tmp/trigger_zones"
+# The example itself fails when enters - exits differs from its brute-force
+# count of agents inside sensors at any frame; here its printed lines must add
+# up to its totals, and both kinds of event must have happened.
+"$tmp/trigger_zones" 80 >"$tmp/trigger_zones.out"
+read -r enters exits inside < <(sed -n 's/^total: \([0-9]*\) enters, \([0-9]*\) exits, \([0-9]*\) inside.*/\1 \2 \3/p' "$tmp/trigger_zones.out")
+[ -n "${inside:-}" ] || fail "trigger_zones printed no total line"
+[ "$(grep -c '^frame [0-9]*: agent [0-9]* enters sensor [0-9]*$' "$tmp/trigger_zones.out")" = "$enters" ] ||
+    fail "trigger_zones: the enter lines do not add up to its total"
+[ "$(grep -c '^frame [0-9]*: agent [0-9]* exits sensor [0-9]*\( (removed)\)\?$' "$tmp/trigger_zones.out")" = "$exits" ] ||
+    fail "trigger_zones: the exit lines do not add up to its total"
+[ "$enters" -gt 0 ] && [ "$exits" -gt 0 ] && [ $((enters - exits)) = "$inside" ] ||
+    fail "trigger_zones: $enters enters, $exits exits, $inside inside"
+pass "trigger_zones: $enters enters, $exits exits over 80 frames, $inside inside = the brute-force count"
+
 step "test_api under valgrind (sees the Rust side too, which ASan does not instrument)"
 "$CC" -std=c99 -g -O1 "${WARN[@]}" -Iinclude -DEXPECTED_VERSION="\"$cargo_version\"" \
     tests/c/test_api.c "$lib_a" "${static_libs[@]}" -o "$tmp/test_api_plain"
