@@ -56,7 +56,9 @@
  *   query in double is ever missed (one the rounding made touch may be added).
  * - Results come into a caller buffer: the call writes the total found to
  *   *out_total and the first min(total, capacity) items to the buffer, as
- *   snprintf does, so a caller can size the buffer and call again.
+ *   snprintf does, so a caller can size the buffer and call again. The
+ *   tracker's event lists are the exception: all of them, or
+ *   QT_BUFFER_TOO_SMALL and nothing written.
  * - Callbacks receive the caller's void *user_data first and return an int:
  *   0 to go on, nonzero to stop the walk (the call then returns QT_STOPPED,
  *   which is not an error). A callback may call functions that take a
