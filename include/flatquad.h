@@ -29,6 +29,11 @@
  *   closed boxes) and the ray casts qt_ray_cast, qt_ray_cast_all and
  *   qt_ray_cast_each (Box2D's callback convention). Ordered results come in
  *   ascending (distance, id, handle).
+ * - Contact events: a qt_tracker, made from a tree by qt_tracker_create (or
+ *   qt_octree_tracker_create), reports at each qt_tracker_update the pairs
+ *   that began and ended overlapping since the last one (qt_tracker_began,
+ *   qt_tracker_ended: count first, then a buffer that holds them all). A
+ *   tracker whose tree was destroyed is refused with QT_TREE_DESTROYED.
  *
  * Conventions
  *
@@ -51,7 +56,9 @@
  *   query in double is ever missed (one the rounding made touch may be added).
  * - Results come into a caller buffer: the call writes the total found to
  *   *out_total and the first min(total, capacity) items to the buffer, as
- *   snprintf does, so a caller can size the buffer and call again.
+ *   snprintf does, so a caller can size the buffer and call again. The
+ *   tracker's event lists are the exception: all of them, or
+ *   QT_BUFFER_TOO_SMALL and nothing written.
  * - Callbacks receive the caller's void *user_data first and return an int:
  *   0 to go on, nonzero to stop the walk (the call then returns QT_STOPPED,
  *   which is not an error). A callback may call functions that take a
@@ -67,6 +74,10 @@
  *   same tree at once (queries keep no scratch state in the tree).
  * - A function taking a qt_tree * (insert, remove, move, cleanup, clear,
  *   destroy) must not run at the same time as any other call on that tree.
+ * - qt_tracker_update reads its tree as the const calls do (it may run beside
+ *   them, never beside a change to that tree) and changes its tracker, so it
+ *   and qt_tracker_reset must run alone on that tracker; the calls taking a
+ *   const qt_tracker * may run together.
  * - Different trees are independent; a tree may be handed from thread to
  *   thread. qt_version and qt_status_str may be called at any time.
  */
@@ -213,9 +224,9 @@ typedef enum qt_status {
      */
     QT_PANIC = 11,
     /**
-     * An earlier call panicked while changing this tree, so it may be
-     * inconsistent: every call on it now returns this. Only `qt_destroy`
-     * still works.
+     * An earlier call panicked while changing this tree (or this tracker),
+     * so it may be inconsistent: every call on it now returns this. Only its
+     * destroy call still works.
      */
     QT_POISONED = 12,
     /**
@@ -228,6 +239,17 @@ typedef enum qt_status {
      * grid for `qt_params`, say): `qt_kind_of` tells which it is.
      */
     QT_WRONG_KIND = 15,
+    /**
+     * The tracker's tree was destroyed: the tracker is refused instead of
+     * reading freed memory. Only `qt_tracker_destroy` still works on it.
+     */
+    QT_TREE_DESTROYED = 16,
+    /**
+     * The caller's buffer is smaller than the result (`qt_tracker_began`,
+     * `qt_tracker_ended`): nothing was written. Ask for the count (capacity
+     * 0) and call again with a buffer that holds it.
+     */
+    QT_BUFFER_TOO_SMALL = 17,
 } qt_status;
 
 /**
@@ -237,6 +259,20 @@ typedef enum qt_status {
  * `qt_octree_*`, with the same conventions and statuses.
  */
 typedef struct qt_octree qt_octree;
+
+/**
+ * Reports the pairs of elements that began and ended overlapping between two
+ * updates: the contact events of a game loop, on the closed boxes, with the
+ * collision filters applied. Opaque: made from a tree by `qt_tracker_create`
+ * (a `qt_tree`, any structure) or `qt_octree_tracker_create` (a
+ * `qt_octree`), freed by `qt_tracker_destroy`; every other call works on
+ * either.
+ *
+ * A tracker follows the one tree it was made from. Destroying that tree
+ * first is allowed: every call on the tracker but `qt_tracker_destroy` then
+ * returns `QT_TREE_DESTROYED`.
+ */
+typedef struct qt_tracker qt_tracker;
 
 /**
  * Any flatquad structure: a quadtree, a grid or a loose grid (`qt_kind_of`
@@ -1882,6 +1918,100 @@ enum qt_status qt_octree_ray_cast_each(const struct qt_octree *tree,
                                        uint32_t mask,
                                        qt_ray_fn visit,
                                        void *user_data);
+
+/**
+ * Makes a tracker of the contact events of `tree` (any structure) and writes
+ * it to `*out_tracker`; free it with `qt_tracker_destroy`. It has seen
+ * nothing yet: its first `qt_tracker_update` reports every overlapping pair
+ * as began. A tree may have any number of trackers, each with its own
+ * history.
+ *
+ * Returns `QT_NULL_ARGUMENT` if `tree` or `out_tracker` is NULL,
+ * `QT_POISONED` for a poisoned tree.
+ */
+enum qt_status qt_tracker_create(const struct qt_tree *tree, struct qt_tracker **out_tracker);
+
+/**
+ * `qt_tracker_create` for an octree: the same tracker type, whose calls
+ * work the same.
+ */
+enum qt_status qt_octree_tracker_create(const struct qt_octree *tree,
+                                        struct qt_tracker **out_tracker);
+
+/**
+ * Frees a tracker (before or after its tree: either order is fine).
+ * `qt_tracker_destroy(NULL)` does nothing. The tracker must not be used
+ * afterwards, nor destroyed twice.
+ */
+void qt_tracker_destroy(struct qt_tracker *tracker);
+
+/**
+ * Looks at the tree again, after the frame's moves, inserts, removals,
+ * filter changes and cleanup, and finds the pairs that began and ended
+ * overlapping since the last successful update (or since the tracker was
+ * made or reset). Writes how many of each to `*out_began` and `*out_ended`;
+ * `qt_tracker_began` and `qt_tracker_ended` then give the pairs, and keep
+ * giving them until the next update.
+ *
+ * Pairs are of closed boxes with the collision filters applied (as
+ * `qt_query_pairs`). A removed element's pairs end under the handle it had;
+ * a pair whose filters stop colliding ends; a pair whose slot was reused by
+ * a new element ends and the new element's begins. The work follows the
+ * change: unchanged pairs are not tested again.
+ *
+ * Reads the tree as the calls taking a `const qt_tree *` do: it may run
+ * beside them, never beside a change to the tree.
+ *
+ * Returns `QT_NULL_ARGUMENT` if a pointer is NULL, `QT_TREE_DESTROYED` if
+ * the tree was destroyed, `QT_POISONED` if the tree or the tracker is. A
+ * refused update changes nothing: the next one still reports the whole
+ * difference since the last successful one.
+ */
+enum qt_status qt_tracker_update(struct qt_tracker *tracker, size_t *out_began, size_t *out_ended);
+
+/**
+ * The pairs that began overlapping at the last update, each as
+ * `{lower, higher}` handle, sorted by `a` then `b`. Count first, then fill:
+ * with `capacity` 0 (`out_pairs` may then be NULL) only the count is
+ * written to `*out_total`; otherwise the buffer must hold every pair, and
+ * all of them and the count are written.
+ *
+ * Unlike the queries' buffers, a buffer that is too small is refused with
+ * `QT_BUFFER_TOO_SMALL` and nothing written: the count is known (from
+ * `qt_tracker_update`), and a list cut short would lose events (an enter
+ * without its exit). Also returns `QT_NULL_ARGUMENT`, `QT_TREE_DESTROYED`
+ * and `QT_POISONED`.
+ */
+enum qt_status qt_tracker_began(const struct qt_tracker *tracker,
+                                struct qt_pair *out_pairs,
+                                size_t capacity,
+                                size_t *out_total);
+
+/**
+ * The pairs that ended at the last update, as `qt_tracker_began` gives the
+ * began ones. An ended pair may name elements that are gone (their old
+ * handles, now stale).
+ */
+enum qt_status qt_tracker_ended(const struct qt_tracker *tracker,
+                                struct qt_pair *out_pairs,
+                                size_t capacity,
+                                size_t *out_total);
+
+/**
+ * Writes how many pairs overlapped at the last update to `*out_count` (0
+ * before the first).
+ *
+ * Returns `QT_NULL_ARGUMENT`, `QT_TREE_DESTROYED` or `QT_POISONED`.
+ */
+enum qt_status qt_tracker_pair_count(const struct qt_tracker *tracker, size_t *out_count);
+
+/**
+ * Forgets everything the tracker saw: the began and ended lists are
+ * emptied, and the next update reports every overlapping pair as began.
+ *
+ * Returns `QT_NULL_ARGUMENT`, `QT_TREE_DESTROYED` or `QT_POISONED`.
+ */
+enum qt_status qt_tracker_reset(struct qt_tracker *tracker);
 
 /**
  * **Testing only**: panics inside the boundary, to prove that a Rust panic

@@ -7,7 +7,8 @@
 //! in `shared`, generic over both (`types::Shell`); `tree`, `inspect`,
 //! `query`, `filter`, `search` and `octree` only convert each type's boxes, and each 2D structure
 //! adds its constructors and parameter getters (`quadtree`, `grid`,
-//! `loose_grid`). The conventions follow rustls-ffi:
+//! `loose_grid`). `tracker` holds `qt_tracker`, the contact events of either
+//! tree type. The conventions follow rustls-ffi:
 //!
 //! - `qt_tree` is opaque; functions that do not change the tree take a `const`
 //!   pointer, and `qt_destroy(NULL)` does nothing.
@@ -51,6 +52,8 @@ mod filter;
 
 mod search;
 
+mod tracker;
+
 mod boundary;
 
 mod shared;
@@ -67,6 +70,7 @@ pub use quadtree::*;
 pub use query::*;
 pub use search::*;
 pub use status::*;
+pub use tracker::*;
 pub use tree::*;
 pub use types::*;
 pub use version::*;

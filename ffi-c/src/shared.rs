@@ -37,7 +37,12 @@ pub(crate) unsafe fn create<W: Shell, T: Into<W::Index>>(
 
 pub(crate) unsafe fn destroy<W: Shell>(tree: *mut W) {
     if let Ok(tree) = non_null(tree) {
-        drop(Box::from_raw(tree.as_ptr()));
+        let tree = Box::from_raw(tree.as_ptr());
+        // Its trackers see this before the memory goes (they keep the flag).
+        if let Some(alive) = tree.alive.get() {
+            alive.store(false, std::sync::atomic::Ordering::Release);
+        }
+        drop(tree);
     }
 }
 

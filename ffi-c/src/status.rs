@@ -58,9 +58,9 @@ pub enum qt_status {
     /// crossed into C. If the call was given a `qt_tree *`, that tree is now
     /// poisoned.
     QT_PANIC = 11,
-    /// An earlier call panicked while changing this tree, so it may be
-    /// inconsistent: every call on it now returns this. Only `qt_destroy`
-    /// still works.
+    /// An earlier call panicked while changing this tree (or this tracker),
+    /// so it may be inconsistent: every call on it now returns this. Only its
+    /// destroy call still works.
     QT_POISONED = 12,
     /// `qt_validate` found a broken invariant, or the core reported an error
     /// this version of the C ABI does not know (a bug: please report it).
@@ -68,13 +68,20 @@ pub enum qt_status {
     /// The call is for another kind of structure than this tree (asking a
     /// grid for `qt_params`, say): `qt_kind_of` tells which it is.
     QT_WRONG_KIND = 15,
+    /// The tracker's tree was destroyed: the tracker is refused instead of
+    /// reading freed memory. Only `qt_tracker_destroy` still works on it.
+    QT_TREE_DESTROYED = 16,
+    /// The caller's buffer is smaller than the result (`qt_tracker_began`,
+    /// `qt_tracker_ended`): nothing was written. Ask for the count (capacity
+    /// 0) and call again with a buffer that holds it.
+    QT_BUFFER_TOO_SMALL = 17,
 }
 
 pub use qt_status::*;
 
 impl qt_status {
     /// Every status, in value order.
-    pub(crate) const ALL: [qt_status; 15] = [
+    pub(crate) const ALL: [qt_status; 17] = [
         QT_OK,
         QT_STOPPED,
         QT_NULL_ARGUMENT,
@@ -90,6 +97,8 @@ impl qt_status {
         QT_POISONED,
         QT_INTERNAL_ERROR,
         QT_WRONG_KIND,
+        QT_TREE_DESTROYED,
+        QT_BUFFER_TOO_SMALL,
     ];
 
     /// The statuses that report a core error, each numbered as its
@@ -128,9 +137,11 @@ impl qt_status {
             QT_CAPACITY_EXCEEDED => c"the tree is full (2^32 - 1 elements)",
             QT_INVALID_BYTES => c"invalid snapshot bytes",
             QT_PANIC => c"flatquad panicked inside the call (a bug; please report it)",
-            QT_POISONED => c"the tree is poisoned by an earlier panic; destroy it",
+            QT_POISONED => c"poisoned by an earlier panic (the tree or tracker may be inconsistent); destroy it",
             QT_INTERNAL_ERROR => c"internal error: a broken invariant or an unknown core error (a bug; please report it)",
             QT_WRONG_KIND => c"wrong kind: the call is for another kind of structure (see qt_kind_of)",
+            QT_TREE_DESTROYED => c"the tracker's tree was destroyed: only qt_tracker_destroy still works on it",
+            QT_BUFFER_TOO_SMALL => c"the buffer is too small: ask for the count (capacity 0) and call again",
         }
     }
 }
@@ -173,7 +184,7 @@ mod tests {
             assert_eq!(s, status.message());
         }
         // 14 is the core's LengthMismatch, which no C call produces.
-        for unknown in [-1, 14, 16, c_int::MAX, c_int::MIN] {
+        for unknown in [-1, 14, 18, c_int::MAX, c_int::MIN] {
             let s = unsafe { CStr::from_ptr(qt_status_str(unknown)) };
             assert_eq!(s, c"unknown status");
         }

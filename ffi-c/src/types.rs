@@ -4,6 +4,8 @@
 use std::ffi::{c_int, c_void};
 
 use std::ops::{Deref, DerefMut};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, OnceLock};
 
 use flatquad_core::{
     AnyIndex, Bounds, Box3, Handle, Kind, Octree, Quadtree, Ray, RayHit, Rect, SpatialIndex, Stats,
@@ -250,6 +252,11 @@ pub struct Held<T> {
     pub(crate) scratch: Vec<Handle>,
     /// Set while a call changes the tree; left set if that call panics.
     pub(crate) poisoned: bool,
+    /// Whether the tree is still alive, shared with its trackers (made by the
+    /// first `qt_tracker_create`): the destroy call clears it before freeing
+    /// the tree, and a tracker checks it before it reads the tree, so a
+    /// tracker outliving its tree is refused instead of reading freed memory.
+    pub(crate) alive: OnceLock<Arc<AtomicBool>>,
 }
 
 /// An opaque C type over a core structure: `qt_tree` (any 2D structure) or
@@ -269,6 +276,7 @@ pub(crate) trait Shell: DerefMut<Target = Held<Self::Index>> + Sized + 'static {
             tree: tree.into(),
             scratch: Vec::new(),
             poisoned: false,
+            alive: OnceLock::new(),
         })))
     }
 }

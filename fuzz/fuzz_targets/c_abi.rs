@@ -301,6 +301,10 @@ unsafe fn octree(d: &mut Bytes) -> *mut qt_octree {
 unsafe fn run(d: &mut Bytes) {
     let tree = create(d);
     let oct = octree(d);
+    // Trackers that follow both trees through every call (checked after each).
+    let (mut tracker, mut tracker3) = (null_mut(), null_mut());
+    assert!(ok(qt_tracker_create(tree, &mut tracker)));
+    assert!(ok(qt_octree_tracker_create(oct, &mut tracker3)));
     let mut live: Vec<qt_handle_t> = Vec::new();
     let mut live3: Vec<qt_handle_t> = Vec::new();
     let mut handles = [0u64; BUF];
@@ -953,11 +957,20 @@ unsafe fn run(d: &mut Bytes) {
                 ));
             }
             _ => {
-                // A second tree made with fuzzed parameters, used once, freed.
+                // A second tree made with fuzzed parameters, used once, freed;
+                // its tracker is refused afterwards, never reads it.
                 let other = create(d);
+                let mut follower = null_mut();
+                assert!(ok(qt_tracker_create(other, &mut follower)));
                 ok(qt_insert(other, rect(d), 0, &mut 0));
                 ok(qt_validate(other));
+                assert!(ok(qt_tracker_update(follower, &mut total, &mut bad)));
                 qt_destroy(other);
+                assert_eq!(
+                    qt_tracker_update(follower, &mut total, &mut bad),
+                    qt_status::QT_TREE_DESTROYED
+                );
+                qt_tracker_destroy(follower);
             }
         }
         assert!(ok(qt_validate(tree)), "the tree no longer validates");
@@ -967,9 +980,42 @@ unsafe fn run(d: &mut Bytes) {
         );
         // NULL is refused, not dereferenced.
         assert_eq!(qt_validate(null()), qt_status::QT_NULL_ARGUMENT);
+        // The trackers after whatever changed: they agree with the pair queries,
+        // and a list is given whole or refused, through fuzzed buffers.
+        let (mut began, mut ended, mut held, mut now) = (0, 0, 0, 0);
+        for trk in [tracker, tracker3] {
+            assert!(ok(match trk == tracker {
+                true => qt_query_pairs(tree, null_mut(), 0, &mut now),
+                false => qt_octree_query_pairs(oct, null_mut(), 0, &mut now),
+            }));
+            assert!(ok(qt_tracker_update(trk, &mut began, &mut ended)));
+            assert!(ok(qt_tracker_pair_count(trk, &mut held)));
+            assert_eq!(held, now, "the tracker's pairs are not the pair query's");
+            let capacity = count(d);
+            let status = qt_tracker_began(
+                trk,
+                or_null(d, pairs.as_mut_ptr()),
+                capacity,
+                or_null(d, &mut total),
+            );
+            if ok(status) {
+                assert!(capacity == 0 || capacity >= began);
+            }
+            ok(qt_tracker_ended(
+                trk,
+                or_null(d, pairs.as_mut_ptr()),
+                count(d),
+                &mut total,
+            ));
+        }
     }
     qt_destroy(tree);
     qt_octree_destroy(oct);
+    // After their trees: refused, then freed.
+    assert_eq!(qt_tracker_reset(tracker), qt_status::QT_TREE_DESTROYED);
+    qt_tracker_destroy(tracker);
+    qt_tracker_destroy(tracker3);
+    qt_tracker_destroy(null_mut());
     qt_destroy(null_mut());
 }
 

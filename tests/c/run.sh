@@ -9,11 +9,12 @@
 #  3. include/flatquad.h regenerated to a temporary file: any difference fails
 #  4. versions: Cargo.toml = header macros = qt_version(); every function of
 #     the header is called by tests/c/test_api.c (the octree's: test_octree.c;
-#     filters and searches, 2D and 3D: test_search.c)
+#     filters and searches, 2D and 3D: test_search.c; the trackers: test_events.c)
 #  5. the header alone, included twice, as C (c99, c11, c17) and C++ (c++11..20)
-#  6. tests/c/*.c (test_octree.c among them) and the C++ test with -Wall -Wextra -Werror and ASan/UBSan,
-#     linked with the static library; test_api, test_octree and test_search also under valgrind; the shared
-#     test vectors (tests/vectors/*.json) replayed on every structure they list
+#  6. tests/c/*.c (test_octree.c and test_events.c among them) and the C++ test with -Wall -Wextra -Werror
+#     and ASan/UBSan, linked with the static library; test_api, test_octree, test_search and test_events
+#     also under valgrind; the shared test vectors (tests/vectors/*.json) replayed on every structure they
+#     list; the trigger-zone example, its events balanced against a brute-force count
 #  7. make install into a temporary prefix (and a DESTDIR staging install), then
 #     the README's C example built with pkg-config, and tests/cmake built against
 #     the installed copy (find_package and pkg-config) and run by ctest
@@ -92,14 +93,14 @@ echo "Cargo.toml: $cargo_version, header: $header_version"
 [ "$cargo_version" = "$header_version" ] || fail "header version $header_version is not Cargo.toml's $cargo_version"
 pass "header version = Cargo.toml version ($cargo_version)"
 
-step "every function the header declares is exercised by test_api.c, test_octree.c or test_search.c"
+step "every function the header declares is exercised by test_api.c, test_octree.c, test_search.c or test_events.c"
 functions=$(sed -n 's/^[a-z].* \**\(qt_[a-z_]*\)(.*/\1/p' include/flatquad.h)
 [ "$(wc -w <<<"$functions")" -ge 41 ] || fail "found only $(wc -w <<<"$functions") functions in the header"
 for f in $functions; do
-    grep -q "\b$f(" tests/c/test_api.c tests/c/test_octree.c tests/c/test_search.c ||
-        fail "tests/c/test_api.c, test_octree.c or test_search.c never calls $f"
+    grep -q "\b$f(" tests/c/test_api.c tests/c/test_octree.c tests/c/test_search.c tests/c/test_events.c ||
+        fail "tests/c/test_api.c, test_octree.c, test_search.c or test_events.c never calls $f"
 done
-pass "test_api.c, test_octree.c and test_search.c call all $(wc -w <<<"$functions") functions of flatquad.h"
+pass "test_api.c, test_octree.c, test_search.c and test_events.c call all $(wc -w <<<"$functions") functions of flatquad.h"
 
 step "the header alone, included twice, as C and C++"
 for std in c99 c11 c17; do
@@ -126,6 +127,10 @@ pass "test_octree (sanitizers)"
     tests/c/test_search.c "$lib_a" "${static_libs[@]}" -o "$tmp/test_search"
 "$tmp/test_search"
 pass "test_search: filters and searches on every structure and the octree (sanitizers)"
+"$CC" -std=c99 -g -O1 "${WARN[@]}" "${SAN[@]}" -Iinclude \
+    tests/c/test_events.c "$lib_a" "${static_libs[@]}" -o "$tmp/test_events"
+"$tmp/test_events"
+pass "test_events: trackers on every structure and the octree against the brute force, refusals (sanitizers)"
 "$CC" -std=c99 -g -O1 "${WARN[@]}" "${SAN[@]}" -pthread -Iinclude \
     tests/c/test_threads.c "$lib_a" "${static_libs[@]}" -o "$tmp/test_threads"
 "$tmp/test_threads"
@@ -149,6 +154,23 @@ vectors=(tests/vectors/*.json)
 "$tmp/test_vectors" "${vectors[@]}"
 pass "test_vectors: ${#vectors[@]} files"
 
+step "the trigger-zone example (ffi-c/examples/trigger_zones.c, sanitizers): its events balance"
+"$CC" -std=c99 -g -O1 "${WARN[@]}" "${SAN[@]}" -Iinclude ffi-c/examples/trigger_zones.c "$lib_a" \
+    "${static_libs[@]}" -o "$tmp/trigger_zones"
+# The example itself fails when enters - exits differs from its brute-force
+# count of agents inside sensors at any frame; here its printed lines must add
+# up to its totals, and both kinds of event must have happened.
+"$tmp/trigger_zones" 80 >"$tmp/trigger_zones.out"
+read -r enters exits inside < <(sed -n 's/^total: \([0-9]*\) enters, \([0-9]*\) exits, \([0-9]*\) inside.*/\1 \2 \3/p' "$tmp/trigger_zones.out")
+[ -n "${inside:-}" ] || fail "trigger_zones printed no total line"
+[ "$(grep -c '^frame [0-9]*: agent [0-9]* enters sensor [0-9]*$' "$tmp/trigger_zones.out")" = "$enters" ] ||
+    fail "trigger_zones: the enter lines do not add up to its total"
+[ "$(grep -c '^frame [0-9]*: agent [0-9]* exits sensor [0-9]*\( (removed)\)\?$' "$tmp/trigger_zones.out")" = "$exits" ] ||
+    fail "trigger_zones: the exit lines do not add up to its total"
+[ "$enters" -gt 0 ] && [ "$exits" -gt 0 ] && [ $((enters - exits)) = "$inside" ] ||
+    fail "trigger_zones: $enters enters, $exits exits, $inside inside"
+pass "trigger_zones: $enters enters, $exits exits over 80 frames, $inside inside = the brute-force count"
+
 step "test_api under valgrind (sees the Rust side too, which ASan does not instrument)"
 "$CC" -std=c99 -g -O1 "${WARN[@]}" -Iinclude -DEXPECTED_VERSION="\"$cargo_version\"" \
     tests/c/test_api.c "$lib_a" "${static_libs[@]}" -o "$tmp/test_api_plain"
@@ -165,6 +187,11 @@ pass "test_octree (valgrind memcheck)"
 valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
     --show-leak-kinds=definite "$tmp/test_search_plain"
 pass "test_search (valgrind memcheck)"
+"$CC" -std=c99 -g -O1 "${WARN[@]}" -Iinclude tests/c/test_events.c "$lib_a" "${static_libs[@]}" \
+    -o "$tmp/test_events_plain"
+valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+    --show-leak-kinds=definite "$tmp/test_events_plain" >/dev/null
+pass "test_events (valgrind memcheck: no tracker reads its destroyed tree)"
 
 step "make install into a temporary prefix"
 prefix="$tmp/prefix"

@@ -311,7 +311,7 @@ static void test_status_str(void) {
         QT_OK, QT_STOPPED, QT_NULL_ARGUMENT, QT_INVALID_RECT, QT_INVALID_POINT,
         QT_INVALID_HANDLE, QT_DUPLICATE_HANDLE, QT_INVALID_WORLD, QT_INVALID_PARAMETER,
         QT_CAPACITY_EXCEEDED, QT_INVALID_BYTES, QT_PANIC, QT_POISONED, QT_INTERNAL_ERROR,
-        QT_WRONG_KIND,
+        QT_WRONG_KIND, QT_TREE_DESTROYED, QT_BUFFER_TOO_SMALL,
     };
     size_t a, b;
     /* Every status has its own non-empty message; unknown values are safe. */
@@ -322,7 +322,7 @@ static void test_status_str(void) {
     }
     CHECK(strcmp(qt_status_str(-1), "unknown status") == 0);
     CHECK(strcmp(qt_status_str(14), "unknown status") == 0); /* the core's LengthMismatch */
-    CHECK(strcmp(qt_status_str(QT_WRONG_KIND + 1), "unknown status") == 0);
+    CHECK(strcmp(qt_status_str(QT_BUFFER_TOO_SMALL + 1), "unknown status") == 0);
     CHECK(strcmp(qt_status_str(1 << 30), "unknown status") == 0);
     /* The values are part of the ABI; the core's errors keep the numbers of its
      * error kinds (InvalidRect = 3 ... InvalidBytes = 10). */
@@ -330,7 +330,8 @@ static void test_status_str(void) {
           QT_INVALID_POINT == 4 && QT_INVALID_HANDLE == 5 && QT_DUPLICATE_HANDLE == 6 &&
           QT_INVALID_WORLD == 7 && QT_INVALID_PARAMETER == 8 && QT_CAPACITY_EXCEEDED == 9 &&
           QT_INVALID_BYTES == 10 && QT_PANIC == 11 && QT_POISONED == 12 &&
-          QT_INTERNAL_ERROR == 13 && QT_WRONG_KIND == 15);
+          QT_INTERNAL_ERROR == 13 && QT_WRONG_KIND == 15 && QT_TREE_DESTROYED == 16 &&
+          QT_BUFFER_TOO_SMALL == 17);
     CHECK(QT_KIND_QUADTREE == 1 && QT_KIND_GRID == 2 && QT_KIND_LOOSE_GRID == 3 &&
           QT_KIND_LOOSE_QUADTREE == 4);
 }

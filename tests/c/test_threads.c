@@ -1,7 +1,10 @@
 /* The thread rules of flatquad.h, exercised with pthreads:
  * - many threads query one tree through a const qt_tree * at once, and every
  *   one of them gets exactly the single-threaded answers;
- * - threads that each own a tree change them at the same time, independently.
+ * - threads that each own a tree change them at the same time, independently;
+ * - each reader makes its own qt_tracker of the shared tree (the trees' first
+ *   trackers made from several threads at once) and updates it beside the
+ *   other readers: all its pairs begin once, then nothing changes.
  * Built with -fsanitize=address,undefined by tests/c/run.sh. */
 #include <pthread.h>
 #include <stdint.h>
@@ -102,7 +105,9 @@ typedef struct reader {
 static void *read_shared(void *arg) {
     reader *r = (reader *)arg;
     qt_handle_t *buf = (qt_handle_t *)malloc(ELEMENTS * sizeof *buf);
-    size_t round, k;
+    qt_tracker *tracker = NULL;
+    size_t round, k, updates = 0;
+    r->mismatches += qt_tracker_create(shared_tree, &tracker) != QT_OK;
     for (round = 0; round < 2; round++) {
         for (k = 0; k < QUERIES; k++) {
             size_t q = (r->start + k) % QUERIES;
@@ -133,10 +138,19 @@ static void *read_shared(void *arg) {
                 r->mismatches += stats.nodes != shared_stats.nodes ||
                                  stats.element_links != shared_stats.element_links;
                 r->mismatches += qt_len(shared_tree) != ELEMENTS;
-                r->calls += 6;
+                { /* the tracker: every pair began at its first update, none since */
+                    size_t began = 0, ended = 0, count = 0;
+                    r->mismatches += qt_tracker_update(tracker, &began, &ended) != QT_OK;
+                    r->mismatches += began != (updates++ == 0 ? pairs_total : 0) || ended != 0;
+                    r->mismatches += qt_tracker_pair_count(tracker, &count) != QT_OK;
+                    r->mismatches += count != pairs_total;
+                }
+                r->calls += 8;
             }
         }
     }
+    r->mismatches += updates == 0;
+    qt_tracker_destroy(tracker);
     free(buf);
     return NULL;
 }

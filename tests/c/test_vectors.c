@@ -3,7 +3,8 @@
  * fresh tree of every structure the file lists, each result compared with the
  * file's, each refusal checked by the number of its error kind (qt_status has
  * the numbers of the core's ErrorKind) and for a tree left byte for byte as it
- * was. Every tree is validated after every operation.
+ * was. Every tree is validated after every operation. One qt_tracker per
+ * replay, made with the tree, answers the `events` ops.
  *
  *   test_vectors FILE.json...      (tests/c/run.sh passes every tests/vectors file)
  *
@@ -43,6 +44,7 @@ typedef struct var {
 
 typedef struct replay {
     qt_tree *tree;
+    qt_tracker *tracker; /* made with the tree: the `events` ops' history */
     var *vars;
     size_t nvars, cap;
     int broken;     /* the file says something this runner cannot read */
@@ -287,6 +289,31 @@ static void run_query(replay *r, const json_t *op, int expected, fetch_fn fetch)
     free(found);
 }
 
+/* One of the tracker's lists, counted by the update, fetched into a buffer of
+ * that size and checked against the names of `expect`. */
+static void check_events(replay *r, size_t count, const json_t *expect,
+                         qt_status (*list)(const qt_tracker *, qt_pair *, size_t, size_t *)) {
+    size_t total = 0;
+    qt_pair *pairs = (qt_pair *)malloc((count + 1) * sizeof *pairs);
+    if (!pairs) abort();
+    CHECK_OK(list(r->tracker, pairs, count, &total));
+    CHECK(total == count);
+    check_pairs(r, pairs, total, expect);
+    free(pairs);
+}
+
+/* `events`: the pairs that began and ended since the previous one. */
+static void run_events(replay *r, const json_t *op) {
+    size_t began = 0, ended = 0;
+    if (!json_is_array(json_object_get(op, "began")) || !json_is_array(json_object_get(op, "ended"))) {
+        malformed(r, "events without began and ended lists");
+        return;
+    }
+    CHECK_OK(qt_tracker_update(r->tracker, &began, &ended));
+    check_events(r, began, json_object_get(op, "began"), qt_tracker_began);
+    check_events(r, ended, json_object_get(op, "ended"), qt_tracker_ended);
+}
+
 static void run_op(replay *r, const json_t *op) {
     const char *name = json_string_value(json_object_get(op, "op"));
     const json_t *expect = json_object_get(op, "expect");
@@ -382,6 +409,8 @@ static void run_op(replay *r, const json_t *op) {
         CHECK(again == total);
         check_pairs(r, pairs, total, expect);
         free(pairs);
+    } else if (strcmp(name, "events") == 0) {
+        run_events(r, op);
     } else if (strcmp(name, "len") == 0) {
         size_t len = qt_len(r->tree);
         if (!json_is_integer(expect) || len != (size_t)json_integer_value(expect))
@@ -510,6 +539,7 @@ static void replay_file(const char *path) {
                  json_is_null(json_object_get(s, "params")) ? ", defaults" : "");
         snprintf(context, sizeof context, "%s: ", label);
         r.tree = make(&r, s, world);
+        if (r.tree) REQUIRE_OK(qt_tracker_create(r.tree, &r.tracker));
         for (i = 0; r.tree && !r.broken && i < json_array_size(ops); i++) {
             const json_t *op = json_array_get(ops, i);
             size_t nbefore = 0, nafter = 0;
@@ -527,6 +557,7 @@ static void replay_file(const char *path) {
             CHECK_OK(qt_validate(r.tree));
         }
         skipped = r.skipped;
+        qt_tracker_destroy(r.tracker);
         qt_destroy(r.tree);
         for (i = 0; i < r.nvars; i++) free(r.vars[i].name);
         free(r.vars);
