@@ -285,6 +285,12 @@ impl FlatquadIndex {
     pub fn tree(&self) -> Option<&AnyIndex> {
         self.frames.tree.as_ref()
     }
+
+    /// The contact events of the last frame of an events run (began, ended);
+    /// empty after the other modes.
+    pub fn last_events(&self) -> (&[[Handle; 2]], &[[Handle; 2]]) {
+        (self.frames.tracker.began(), self.frames.tracker.ended())
+    }
 }
 
 /// The error of using the adapter before [`Index::build`].

@@ -6,7 +6,9 @@
 //! The drawing ([`draw_tree`]): a dark background; every leaf that meets the
 //! region filled by how full it is (its links over the tree's `max_elements`, in
 //! four shades of blue); every element a filled square, white, or pink when it
-//! overlaps another element (a [`SpatialIndex::visit`] of its own rectangle); over
+//! overlaps another element (a [`SpatialIndex::visit`] of its own rectangle), or,
+//! when it began a contact this frame, yellow, and when it ended one (and began
+//! none), cyan (the contact events of a [`flatquad::PairTracker`]); over
 //! them every leaf outlined in a colour of its depth (blue for the shallowest leaf
 //! drawn, through cyan and green, to orange for the deepest); last, elements more
 //! than [`BIG_PIXELS`] wide as two-pixel outlines. World `(x, y)` maps to pixel
@@ -19,7 +21,7 @@ use std::io::{self, BufWriter, Write};
 use std::ops::ControlFlow;
 use std::path::Path;
 
-use flatquad::{NodeInfo, Query, Rect, SpatialIndex};
+use flatquad::{Handle, NodeInfo, Query, Rect, SpatialIndex};
 
 /// An 8-bit RGBA colour.
 pub type Rgba = [u8; 4];
@@ -316,6 +318,10 @@ pub const BACKGROUND: Rgba = rgb(0x0d1321);
 pub const AGENT: Rgba = rgb(0xf1f5f9);
 /// An element that overlaps another.
 pub const COLLIDING: Rgba = rgb(0xff3d9a);
+/// An element that began a contact this frame.
+pub const BEGAN: Rgba = rgb(0xffd23f);
+/// An element that ended a contact this frame (and began none).
+pub const ENDED: Rgba = rgb(0x3fe0ff);
 /// Elements wider or taller than this many pixels are drawn as outlines.
 pub const BIG_PIXELS: i64 = 12;
 /// Leaf outlines, shallowest to deepest drawn.
@@ -354,11 +360,34 @@ pub struct Drawn {
     pub elements: usize,
     /// Of those, the ones that overlap another element.
     pub colliding: usize,
+    /// Of those, the ones drawn as having begun a contact this frame.
+    pub began: usize,
+    /// Of those, the ones drawn as having ended a contact (and begun none).
+    pub ended: usize,
 }
 
-/// Draws `tree`'s leaves and elements in the region `view` (see the module's doc
-/// for the colours).
-pub fn draw_tree(tree: &impl SpatialIndex<Bounds = Rect>, view: &View) -> (Canvas, Drawn) {
+/// The contact events of the frame drawn: the pairs that began and ended.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Events<'a> {
+    /// Pairs that began overlapping.
+    pub began: &'a [[Handle; 2]],
+    /// Pairs that ended.
+    pub ended: &'a [[Handle; 2]],
+}
+
+/// Draws `tree`'s leaves and elements in the region `view`, the elements of
+/// `events` marked (see the module's doc for the colours).
+pub fn draw_tree(
+    tree: &impl SpatialIndex<Bounds = Rect>,
+    view: &View,
+    events: Events,
+) -> (Canvas, Drawn) {
+    let mut event_of: HashMap<Handle, Rgba> = HashMap::new();
+    for (pairs, colour) in [(events.ended, ENDED), (events.began, BEGAN)] {
+        for handle in pairs.iter().flatten() {
+            event_of.insert(*handle, colour);
+        }
+    }
     let mut canvas = Canvas::new(view.pixels, view.pixels, BACKGROUND);
     let mut leaves: Vec<NodeInfo> = Vec::new();
     let _ = tree.traverse(
@@ -403,7 +432,18 @@ pub fn draw_tree(tree: &impl SpatialIndex<Bounds = Rect>, view: &View) -> (Canva
             .is_ok_and(|flow| flow.is_break());
         drawn.elements += 1;
         drawn.colliding += usize::from(colliding);
-        let colour = if colliding { COLLIDING } else { AGENT };
+        let colour = match event_of.get(&handle) {
+            Some(&BEGAN) => {
+                drawn.began += 1;
+                BEGAN
+            }
+            Some(&colour) => {
+                drawn.ended += 1;
+                colour
+            }
+            None if colliding => COLLIDING,
+            None => AGENT,
+        };
         let (x0, y0, x1, y1) = view.fill_span(&rect);
         if (x1 - x0).max(y1 - y0) > BIG_PIXELS {
             big.push((view.edge_span(&rect), colour));
@@ -518,7 +558,7 @@ mod tests {
             side: 64.0,
             pixels: 64,
         };
-        let (canvas, drawn) = draw_tree(&tree, &view);
+        let (canvas, drawn) = draw_tree(&tree, &view, Events::default());
         assert_eq!(drawn.elements, 3);
         assert_eq!(drawn.colliding, 2);
         assert_eq!(drawn.leaves, tree.stats().leaves);
@@ -529,6 +569,41 @@ mod tests {
         assert_ne!(canvas.pixel(63, 30), Some(BACKGROUND));
         // Half the region: elements outside are not drawn.
         let half = View { side: 32.0, ..view };
-        assert_eq!(draw_tree(&tree, &half).1.elements, 2);
+        assert_eq!(draw_tree(&tree, &half, Events::default()).1.elements, 2);
+    }
+
+    #[test]
+    fn marks_the_elements_of_the_events() {
+        let mut tree =
+            flatquad::Quadtree::new(Rect::new(0.0, 0.0, 64.0, 64.0), 1, 3).expect("tree");
+        let a = tree
+            .insert(Rect::new(1.0, 1.0, 5.0, 5.0), 0)
+            .expect("insert");
+        let b = tree
+            .insert(Rect::new(4.0, 4.0, 8.0, 8.0), 1)
+            .expect("insert");
+        let c = tree
+            .insert(Rect::new(40.0, 40.0, 44.0, 44.0), 2)
+            .expect("insert");
+        let d = tree
+            .insert(Rect::new(20.0, 40.0, 24.0, 44.0), 3)
+            .expect("insert");
+        let view = View {
+            x: 0.0,
+            y: 0.0,
+            side: 64.0,
+            pixels: 64,
+        };
+        let events = Events {
+            began: &[[a, b]],
+            ended: &[[b, c]],
+        };
+        let (canvas, drawn) = draw_tree(&tree, &view, events);
+        assert_eq!((drawn.began, drawn.ended), (2, 1));
+        assert_eq!(canvas.pixel(2, 2), Some(BEGAN));
+        assert_eq!(canvas.pixel(7, 7), Some(BEGAN)); // began wins over ended
+        assert_eq!(canvas.pixel(42, 42), Some(ENDED));
+        assert_eq!(canvas.pixel(22, 42), Some(AGENT));
+        let _ = d;
     }
 }

@@ -15,11 +15,11 @@
 
 use std::process::ExitCode;
 
-use flatquad::{SpatialIndex, Stats};
+use flatquad::{PairTracker, SpatialIndex, Stats};
 use flatquad_bench::flatquad_index::{
     parse_structure, FlatquadConfig, FlatquadIndex, OctreeIndex, STRUCTURES,
 };
-use flatquad_bench::picture::{draw_tree, GifWriter, View};
+use flatquad_bench::picture::{draw_tree, Events, GifWriter, View};
 use flatquad_bench::workload::{scenario_names, WARMUP_FRAMES};
 use flatquad_bench::{oracle, run, scenario, Agents, Index, Mode, Report, Scenario};
 
@@ -288,14 +288,16 @@ fn print_row(s: &Scenario, report: &Report) {
 fn write_png(index: &FlatquadIndex, args: &Args, path: &str) -> Result<(), String> {
     let tree = index.tree().ok_or("--png: no tree to draw")?;
     let view = view(args.scenario, args.region, args.png_size);
-    let (canvas, drawn) = draw_tree(tree, &view);
+    let (began, ended) = index.last_events();
+    let (canvas, drawn) = draw_tree(tree, &view, Events { began, ended });
     canvas
         .save_png(path)
         .map_err(|e| format!("--png: cannot write {path}: {e}"))?;
     let bytes = std::fs::metadata(path).map_or(0, |m| m.len());
     println!(
         "picture: {path}, {px}x{px} px of the world square ({}, {}) side {}: {} leaves \
-         (depths {}..={}), {} agents ({} overlapping another), {bytes} bytes",
+         (depths {}..={}), {} agents ({} overlapping another; {} began and {} only ended a \
+         contact in the last frame), {bytes} bytes",
         view.x,
         view.y,
         view.side,
@@ -304,6 +306,8 @@ fn write_png(index: &FlatquadIndex, args: &Args, path: &str) -> Result<(), Strin
         drawn.depths.1,
         drawn.elements,
         drawn.colliding,
+        drawn.began,
+        drawn.ended,
         px = view.pixels,
     );
     Ok(())
@@ -319,15 +323,26 @@ fn write_gif(args: &Args, path: &str) -> Result<(), String> {
     let mut index = FlatquadIndex::new(s.size, args.configs[0]);
     index.build(&agents).map_err(|e| fail(&e))?;
     let mut gif = GifWriter::create(path, view.pixels, view.pixels).map_err(|e| fail(&e))?;
+    // Each picture marks the contact events of the workload frame before it
+    // (the first, of the initial agents, none).
+    let mut tracker = PairTracker::new();
     for frame in 0..args.gif_frames {
-        if frame > 0 {
-            for _ in 0..args.gif_every {
-                agents.step();
-                index.update(&agents).map_err(|e| fail(&e))?;
-            }
+        for _ in 0..if frame > 0 { args.gif_every } else { 0 } {
+            agents.step();
+            index.update(&agents).map_err(|e| fail(&e))?;
+            tracker.update(index.tree().ok_or("--gif: no tree to draw")?);
         }
         let tree = index.tree().ok_or("--gif: no tree to draw")?;
-        let (canvas, _) = draw_tree(tree, &view);
+        let events = if frame == 0 {
+            tracker.update(tree);
+            Events::default()
+        } else {
+            Events {
+                began: tracker.began(),
+                ended: tracker.ended(),
+            }
+        };
+        let (canvas, _) = draw_tree(tree, &view, events);
         gif.add(&canvas, 8).map_err(|e| fail(&e))?;
     }
     gif.finish().map_err(|e| fail(&e))?;
