@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! cargo run --release -p flatquad-bench --bin agents -- [SCENARIO] \
-//!     [--index quadtree|grid|loose-grid|loose-quadtree[-bounded]|all] [--mode MODE|both] \
+//!     [--index quadtree|grid|loose-grid|loose-quadtree[-bounded]|all] [--mode MODE|all] \
 //!     [--max-elements N] [--max-depth N] [--cell K] [--threads N] \
 //!     [--png PATH [--png-size PX]] [--gif PATH [--gif-size PX] [--frames N] [--gif-every K]] \
 //!     [--region X,Y,SIDE]
@@ -43,7 +43,7 @@ struct Args {
 
 fn usage() -> String {
     format!(
-        "usage: agents [SCENARIO] [--index STRUCTURE|all] [--mode MODE|both]\n\
+        "usage: agents [SCENARIO] [--index STRUCTURE|all] [--mode MODE|all]\n\
          \x20             [--max-elements N] [--max-depth N] [--cell K] [--threads N]\n\
          \x20             [--png PATH] [--png-size PX] [--gif PATH] [--gif-size PX] [--frames N]\n\
          \x20             [--gif-every K] [--region X,Y,SIDE]\n\
@@ -53,8 +53,10 @@ fn usage() -> String {
          --index         quadtree, grid, loose-grid, loose-quadtree, loose-quadtree-bounded\n\
          \x20               (max_extent = 1.5 agent sides), or all of them in turn (default quadtree);\n\
          \x20               octree (the only structure of the 3D scenario uniform3d-100k)\n\
-         --mode          all-pairs or per-agent (moving scenarios), rect-queries or\n\
-         \x20               point-queries (static-1m-queries); default both of the scenario's\n\
+         --mode          all-pairs, per-agent or events (moving scenarios: events are the\n\
+         \x20               pairs that began plus those that ended each frame), rect-queries or\n\
+         \x20               point-queries (static-1m-queries); default (or `all`) every mode of the\n\
+         \x20               scenario\n\
          --max-elements  elements per leaf before a split (default 16)\n\
          --max-depth     deepest tree level (default: smallest cell >= 4 agent sides;\n\
          \x20               the loose quadtree: >= 1 agent side)\n\
@@ -121,7 +123,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
             "--mode" => {
                 let value = args.next().ok_or("--mode needs a value")?;
                 mode = match value.as_str() {
-                    "both" => None,
+                    "both" | "all" => None,
                     other => Some(
                         Mode::parse(other)
                             .ok_or_else(|| format!("--mode: unknown mode {other:?}"))?,

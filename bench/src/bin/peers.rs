@@ -43,7 +43,7 @@ fn usage() -> String {
          Runs flatquad, the grid baseline and every peer on the agents workload.\n\
          SCENARIO: any of {} (default uniform-100k), or all.\n\
          The static scenario runs the rect-queries and point-queries modes, the others\n\
-         all-pairs and per-agent.\n\
+         all-pairs, per-agent and events.\n\
          --runs          runs of each implementation and mode; the median is shown (default 3)\n\
          --only          run only these implementations: names as in the table, comma-separated\n\
          \x20               (e.g. --only 'flatquad grid,grid')\n\
