@@ -9,9 +9,10 @@ of ``flatquad.PairTracker``.
 Sensors and agents live in one index and are told apart by collision filters: a
 sensor (category SENSOR) collides only with agents, an agent (category AGENT)
 only with sensors. So agents never pair with each other, and every event the
-tracker reports is an agent entering or leaving a sensor. Every few frames an
-agent despawns and a new one (a new id) spawns elsewhere: the old one's
-contacts end under the handle it had, and the index reuses its slot.
+tracker reports is an agent entering or leaving a sensor. Every few frames
+sensor 0 collects the agent nearest its centre: it despawns, and a new one (a
+new id) spawns elsewhere. The old one's contacts end under the handle it had,
+and the index reuses its slot.
 
 Output, one line per frame with events, then a total:
 
@@ -29,7 +30,7 @@ import flatquad
 SENSOR, AGENT = 1, 2
 WORLD = 512.0
 AGENT_SIDE, SENSOR_SIDE = 3.0, 60.0
-#: Every this many frames, one agent despawns and a new one spawns.
+#: Every this many frames, one agent is collected and a new one spawns.
 RESPAWN_EVERY = 3
 
 INDEXES = {
@@ -59,7 +60,8 @@ def frames(count, agents, sensors, seed):
     next_id = agents
     for frame in range(count):
         if frame and frame % RESPAWN_EVERY == 0:
-            row = int(rng.integers(agents))
+            # Sensor 0 collects the agent nearest its centre (most often inside it).
+            row = int(np.argmin(np.sum((pos + AGENT_SIDE / 2 - (spos[0] + SENSOR_SIDE / 2)) ** 2, axis=1)))
             ids[row], next_id = next_id, next_id + 1
             pos[row] = rng.uniform(0, WORLD - AGENT_SIDE, 2)
         yield ids.copy(), boxes(pos, AGENT_SIDE), boxes(spos, SENSOR_SIDE)
