@@ -369,3 +369,14 @@ def test_threads_updating_one_tracker_while_the_index_moves():
     assert {p for p, k in net.items() if k == 1} == final
     assert all(k in (0, 1) for k in net.values())
     assert tracker.pair_count == len(final)
+
+
+def test_docstring_example():
+    import doctest
+
+    tests = doctest.DocTestFinder().find(flatquad.PairTracker, "PairTracker", globs={"flatquad": flatquad})
+    assert sum(len(t.examples) for t in tests) > 0
+    runner = doctest.DocTestRunner()
+    for test in tests:
+        runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
