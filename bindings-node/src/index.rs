@@ -20,8 +20,8 @@ use napi::{sys, Env, JsValue, Unknown};
 use crate::args::{self, Rects};
 use crate::error::{code, Class, Fail, Outcome};
 use crate::objects::{
-    BulkResult, Filter as FilterObject, JoinResult, NearestManyResult, Neighbor, Nodes,
-    PairEvents, QueryManyResult, RayHit as RayHitObject, Rectangle, Stats,
+    BulkResult, Filter as FilterObject, JoinResult, NearestManyResult, Neighbor, Nodes, PairEvents,
+    QueryManyResult, RayHit as RayHitObject, Rectangle, Stats,
 };
 
 /// A core structure one of the classes wraps.

@@ -78,7 +78,10 @@ pub(crate) struct PairTracker {
 
 /// The tracker's lock: taken at once when free, else waited for with the GIL
 /// released (another thread may hold it inside `update`, without the GIL).
-fn locked<'a, B: Bounds>(py: Python<'_>, tracker: &'a Tracker<B>) -> MutexGuard<'a, flatquad::PairTracker<B>> {
+fn locked<'a, B: Bounds>(
+    py: Python<'_>,
+    tracker: &'a Tracker<B>,
+) -> MutexGuard<'a, flatquad::PairTracker<B>> {
     match tracker.try_lock() {
         Some(guard) => guard,
         None => py.detach(|| tracker.lock()),
@@ -96,6 +99,9 @@ fn rows(py: Python<'_>, flat: Vec<i64>) -> PyResult<Bound<'_, PyArray2<i64>>> {
 }
 
 type Events = (Vec<i64>, Vec<i64>);
+
+/// `(began, ended)` as Python gets them.
+type EventArrays<'py> = (Bound<'py, PyArray2<i64>>, Bound<'py, PyArray2<i64>>);
 
 fn update<T: Core>(py: Python<'_>, lock: &IndexLock<T>, tracker: &Tracker<T::Bounds>) -> Events {
     py.detach(|| {
@@ -137,10 +143,7 @@ impl PairTracker {
     /// (began, ended) : (numpy.ndarray, numpy.ndarray)
     ///     int64 handles, each of shape ``(k, 2)``: each row a pair in
     ///     ascending order, the rows sorted. Releases the GIL while it works.
-    fn update<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyArray2<i64>>)> {
+    fn update<'py>(&self, py: Python<'py>) -> PyResult<EventArrays<'py>> {
         let (began, ended) = match &self.tracked {
             Tracked::Flat(index, tracker) => update(py, index.get().lock(), tracker),
             Tracked::Solid(index, tracker) => update(py, index.get().lock(), tracker),
