@@ -9,7 +9,7 @@ import v8 from 'node:v8'
 import vm from 'node:vm'
 import fc from 'fast-check'
 import { Grid, Octree, PairTracker, Quadtree } from 'flatquad'
-import { CLASSES, throwsLike } from './helpers.mjs'
+import { CLASSES, pairSet, rng, throwsLike } from './helpers.mjs'
 
 const f32 = Math.fround
 const WORLD2 = { x1: 0, y1: 0, x2: 64, y2: 64 }
@@ -239,6 +239,49 @@ describe('PairTracker', () => {
       assert.deepEqual(began, new Float64Array([Math.min(a, c), Math.max(a, c)]), name)
       assert.deepEqual(ended, new Float64Array([a, b]), name)
       assert.equal(tracker.pairCount, 1, name)
+    }
+  })
+
+  it('large frames with none, a few or all moving: the difference of consecutive pairs()', () => {
+    // All moving takes the tracker's (parallel) pair walk, a few moving its
+    // per-element queries; pairs() is itself checked against brute force elsewhere.
+    for (const { name, make, axes } of SUBJECTS.filter((s) => s.name.endsWith('defaults'))) {
+      const next = rng(3)
+      const [n, side, n2] = [3000, 1.5, 2 * axes]
+      const index = make()
+      const corners = Float64Array.from({ length: n * axes }, () => next() * 62)
+      const boxesOf = (rows) => {
+        const out = new Float32Array(rows.length * n2)
+        rows.forEach((row, k) => {
+          for (let a = 0; a < axes; a++) {
+            out[k * n2 + a] = corners[row * axes + a]
+            out[k * n2 + axes + a] = corners[row * axes + a] + side
+          }
+        })
+        return out
+      }
+      const all = [...Array(n).keys()]
+      const handles = index.insertMany(boxesOf(all))
+      const tracker = new PairTracker(index)
+      let before = new Set()
+      for (const share of [1, 0, 0.02, 1, 0.3, 0.7, 0.001, 1]) {
+        const moving = all.filter(() => next() < share)
+        for (const row of moving) {
+          for (let a = 0; a < axes; a++) {
+            const v = corners[row * axes + a] + 2 * next() - 1
+            corners[row * axes + a] = Math.min(Math.max(v, 0), 62)
+          }
+        }
+        index.moveMany(Float64Array.from(moving, (row) => handles[row]), boxesOf(moving))
+        index.cleanup()
+        const now = new Set(pairSet(index.pairs()))
+        const { began, ended } = tracker.update()
+        assert.deepEqual(asPairs(began).sort(), minus(now, before), `${name} ${share}: began`)
+        assert.deepEqual(asPairs(ended).sort(), minus(before, now), `${name} ${share}: ended`)
+        assert.equal(tracker.pairCount, now.size)
+        assert.ok(now.size > 0)
+        before = now
+      }
     }
   })
 

@@ -380,3 +380,32 @@ def test_docstring_example():
     for test in tests:
         runner.run(test)
     assert runner.summarize(verbose=False).failed == 0
+
+
+@pytest.mark.parametrize("subject", FIRSTS, ids=subject_id)
+def test_large_frames_with_none_a_few_or_all_moving(subject):
+    # Thousands of elements: all moving takes the tracker's (parallel) pair
+    # walk, a few moving its per-element queries; both are the difference of
+    # consecutive pairs() (itself checked against brute force elsewhere).
+    cls, world, params, axes = subject
+    rng = np.random.default_rng(3)
+    n, side = 3000, 1.5
+    index = cls(world, **params)
+
+    def frame(corners):
+        return np.hstack([corners, corners + side]).astype(np.float32)
+
+    corners = rng.uniform(0, 62, (n, axes))
+    handles = index.insert_many(frame(corners))
+    tracker = flatquad.PairTracker(index)
+    before = set()
+    for share in [1.0, 0.0, 0.02, 1.0, 0.3, 0.7, 0.001, 1.0]:
+        moving = rng.random(n) < share
+        corners[moving] = np.clip(corners[moving] + rng.uniform(-1, 1, (moving.sum(), axes)), 0, 62)
+        index.move_many(handles[moving], frame(corners[moving]))
+        index.cleanup()
+        now = {tuple(sorted(p)) for p in index.pairs().tolist()}
+        began, ended = (set(as_pairs(a)) for a in tracker.update())
+        assert began == now - before and ended == before - now, share
+        assert tracker.pair_count == len(now) > 0
+        before = now
