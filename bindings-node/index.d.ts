@@ -1184,6 +1184,46 @@ export declare class Octree {
 }
 
 /**
+ * The pairs of elements of one index that began and ended overlapping since
+ * the last look: the contact events of a game loop (a sensor entered or
+ * left, a contact to create or destroy).
+ *
+ * After the frame's moves, inserts, removals and filter changes, `update()`
+ * returns `{ began, ended }`. Boxes are closed (touching counts) and
+ * collision filters apply, as for `pairs()`. The first update reports every
+ * overlapping pair as began. A removed element's pairs end under the handle
+ * it had; a pair whose filters stop colliding ends; a slot the index reuses
+ * for a new element ends the old element's pairs and begins the new one's.
+ * The work follows the change: pairs between unchanged elements are not
+ * tested again.
+ */
+export declare class PairTracker {
+  /**
+   * A tracker of `index` (a `Quadtree`, `Grid`, `LooseGrid`,
+   * `LooseQuadtree` or `Octree`) that has seen nothing yet. It keeps the
+   * index alive. Throws a `TypeError` (`ERR_INVALID_ARG_TYPE`) for anything
+   * else.
+   */
+  constructor(index: Quadtree | Grid | LooseGrid | LooseQuadtree | Octree)
+  /**
+   * The pairs that began and ended overlapping since the last `update()`
+   * (or since the tracker was made, or `reset()`): 2 handles per pair, the
+   * lower first, the pairs sorted. Throws as the index's own calls do when
+   * it cannot be read (`ERR_FLATQUAD_POISONED`).
+   */
+  update(): PairEvents
+  /** How many pairs overlapped at the last `update()` (0 before the first). */
+  get pairCount(): number
+  /** The index this tracker follows. */
+  get index(): Quadtree | Grid | LooseGrid | LooseQuadtree | Octree
+  /**
+   * Forgets everything seen: the next `update()` reports every overlapping
+   * pair as began, and nothing as ended.
+   */
+  reset(): void
+}
+
+/**
  * A flat quadtree over rectangles, for broad-phase collision detection and
  * region queries over many moving elements of any sizes.
  *
@@ -1717,6 +1757,21 @@ export interface OctreeOptions {
    * 6, at most 30): `world / 2^maxDepth ≈ 2 × element size`.
    */
   maxDepth?: number
+}
+
+/**
+ * The contact events of `PairTracker.update()`: the pairs that began and
+ * ended overlapping, 2 handles per pair (`[a0, b0, a1, b1, ...]`), each pair
+ * lower handle first, the pairs sorted.
+ */
+export interface PairEvents {
+  /** The pairs that began overlapping since the last update. */
+  began: Float64Array
+  /**
+   * The pairs that ended since the last update (a removed element's under
+   * the handle it had).
+   */
+  ended: Float64Array
 }
 
 /** `Quadtree` options; a left-out one takes its default. */

@@ -839,6 +839,7 @@ module.exports.Grid = nativeBinding.Grid
 module.exports.LooseGrid = nativeBinding.LooseGrid
 module.exports.LooseQuadtree = nativeBinding.LooseQuadtree
 module.exports.Octree = nativeBinding.Octree
+module.exports.PairTracker = nativeBinding.PairTracker
 module.exports.Quadtree = nativeBinding.Quadtree
 module.exports.fromBytes = nativeBinding.fromBytes
 module.exports.joinBounds = nativeBinding.joinBounds

@@ -3,5 +3,5 @@
 // `require('flatquad')` load the same addon and share the same classes.
 import binding from './index.js'
 
-export const { Quadtree, Grid, LooseGrid, LooseQuadtree, Octree, fromBytes, joinBounds } = binding
+export const { Quadtree, Grid, LooseGrid, LooseQuadtree, Octree, PairTracker, fromBytes, joinBounds } = binding
 export default binding

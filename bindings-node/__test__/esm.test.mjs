@@ -4,7 +4,7 @@ import { it } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
 import { readFileSync } from 'node:fs'
-import flatquad, { Grid, LooseGrid, LooseQuadtree, Quadtree, fromBytes } from 'flatquad'
+import flatquad, { Grid, LooseGrid, LooseQuadtree, PairTracker, Quadtree, fromBytes } from 'flatquad'
 
 const require = createRequire(import.meta.url)
 const CLASSES = { Quadtree, Grid, LooseGrid, LooseQuadtree }
@@ -18,6 +18,7 @@ it('named and default imports give the classes', () => {
     assert.equal(index.size, 0)
   }
   assert.equal(flatquad.fromBytes, fromBytes)
+  assert.equal(flatquad.PairTracker, PairTracker)
 })
 
 it('import and require load the same addon', () => {
@@ -27,6 +28,7 @@ it('import and require load the same addon', () => {
     assert.ok(index instanceof Class)
   }
   assert.equal(require('flatquad').fromBytes, fromBytes)
+  assert.equal(require('flatquad').PairTracker, PairTracker)
 })
 
 it('package.json points at files that exist', () => {
@@ -63,4 +65,11 @@ it('index.d.ts declares every method and getter of each class, and nothing it la
   assert.deepEqual([...shared.LooseGrid].filter((k) => !common.includes(k)).sort(), ['columns', 'rows', 'tightColumns', 'tightRows'])
   assert.match(dts, /export declare function fromBytes\(bytes: Uint8Array\): Quadtree \| Grid \| LooseGrid \| LooseQuadtree/)
   assert.match(dts, /export type Handle = number/)
+  // PairTracker: its members, declared and at run time.
+  const body = dts.match(/export declare class PairTracker \{([\s\S]*?)\n\}/)[1]
+  const declared = [...body.matchAll(/^ {2}(?:get )?(\w+)\(/gm)].map((m) => m[1]).filter((k) => k !== 'constructor')
+  const runtime = Object.getOwnPropertyNames(PairTracker.prototype).filter((k) => k !== 'constructor')
+  assert.deepEqual(declared.sort(), runtime.sort())
+  assert.deepEqual(runtime.sort(), ['index', 'pairCount', 'reset', 'update'])
+  assert.match(body, /constructor\(index: Quadtree \| Grid \| LooseGrid \| LooseQuadtree \| Octree\)/)
 })

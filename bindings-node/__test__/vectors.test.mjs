@@ -52,6 +52,8 @@ function replay(vector, structure) {
   const [x1, y1, x2, y2] = nums(vector.world)
   const index = new Class({ x1, y1, x2, y2 }, options(structure.params))
   assert.equal(index.kind, structure.kind)
+  // One tracker per replay, made with the structure (the `events` op).
+  const tracker = new flatquad.PairTracker(index)
   const handles = new Map([['never', NEVER]]) // variable -> handle
   const names = new Map() // handle -> variable
   const handle = (name) => {
@@ -59,6 +61,12 @@ function replay(vector, structure) {
     return handles.get(name)
   }
   const named = (list) => Array.from(list, (h) => names.get(h) ?? `?${h}`).sort(byName)
+  // Flat handle pairs as sorted name pairs (a removed handle keeps its name).
+  const namedPairs = (flatPairs) => {
+    const pairs = []
+    for (let i = 0; i < flatPairs.length; i += 2) pairs.push(named([flatPairs[i], flatPairs[i + 1]]))
+    return pairs.sort((a, b) => byName(a[0], b[0]) || byName(a[1], b[1]))
+  }
   const bind = (name, h) => {
     handles.set(name, h)
     names.set(h, name)
@@ -78,11 +86,10 @@ function replay(vector, structure) {
       query: () => named(index.query(...nums(op.rect), op.omit === null ? null : handle(op.omit))),
       query_point: () => named(index.queryPoint(...nums(op.point), op.omit === null ? null : handle(op.omit))),
       overlapping: () => named(index.overlapping(handle(op.handle))),
-      pairs: () => {
-        const flatPairs = index.pairs()
-        const pairs = []
-        for (let i = 0; i < flatPairs.length; i += 2) pairs.push(named([flatPairs[i], flatPairs[i + 1]]))
-        return pairs.sort((a, b) => byName(a[0], b[0]) || byName(a[1], b[1]))
+      pairs: () => namedPairs(index.pairs()),
+      events: () => {
+        const { began, ended } = tracker.update()
+        return { began: namedPairs(began), ended: namedPairs(ended) }
       },
       len: () => index.size,
       contains: () => index.has(handle(op.handle)),
@@ -105,6 +112,8 @@ function replay(vector, structure) {
       if (op.expect !== undefined) {
         const expect = op.op === 'rect' ? nums(op.expect) : op.expect
         assert.deepEqual(result, expect, where)
+      } else if (op.op === 'events') {
+        assert.deepEqual(result, { began: op.began, ended: op.ended }, where)
       }
     }
     index.validate()

@@ -324,6 +324,13 @@ macro_rules! shared_methods {
             }
         }
 
+        impl $class {
+            /// The index inside (for a `PairTracker`).
+            pub(crate) fn inner(&self) -> &Index {
+                &self.index
+            }
+        }
+
         common_methods!($class, $core);
 
         #[napi]

@@ -20,7 +20,7 @@ use napi::{sys, Env, JsValue, Unknown};
 use crate::args::{self, Rects};
 use crate::error::{code, Class, Fail, Outcome};
 use crate::objects::{
-    BulkResult, Filter as FilterObject, JoinResult, NearestManyResult, Neighbor, Nodes,
+    BulkResult, Filter as FilterObject, JoinResult, NearestManyResult, Neighbor, Nodes, PairEvents,
     QueryManyResult, RayHit as RayHitObject, Rectangle, Stats,
 };
 
@@ -115,7 +115,7 @@ fn guarded<T>(on_panic: impl FnOnce(), body: impl FnOnce() -> Outcome<T>) -> Out
 /// Refuses `Quadtree(world)` without `new`, which would otherwise attach an
 /// index to the global object (napi-rs runs the constructor with `this` =
 /// `globalThis`).
-fn called_with_new(env: &Env, this: &This<'_>, name: &str) -> Outcome<()> {
+pub(crate) fn called_with_new(env: &Env, this: &This<'_>, name: &str) -> Outcome<()> {
     let global = env.get_global()?;
     let (this, global) = (this.value(), global.value());
     let mut same = false;
@@ -238,7 +238,7 @@ fn box_f32<B: flatquad::Bounds>(b: &B) -> impl Iterator<Item = f32> + '_ {
         .chain((0..B::AXES).map(|axis| b.hi(axis)))
 }
 
-fn fail<T>(env: &Env, outcome: Outcome<T>) -> napi::Result<T> {
+pub(crate) fn fail<T>(env: &Env, outcome: Outcome<T>) -> napi::Result<T> {
     outcome.map_err(|fail| fail.throw(env.raw()))
 }
 
@@ -475,6 +475,22 @@ impl<T: Held> Index<T> {
     /// Runs `get` on the core structure: for the getters of one class.
     pub(crate) fn read_core<R>(&self, env: &Env, get: impl FnOnce(&T) -> R) -> napi::Result<R> {
         self.read(env, |index| Ok(get(index)))
+    }
+
+    /// The contact events since `tracker`'s last look at this index.
+    pub(crate) fn track(
+        &self,
+        env: &Env,
+        tracker: &mut flatquad::PairTracker<T::Bounds>,
+    ) -> napi::Result<PairEvents> {
+        self.read(env, |index| {
+            // The whole-index pair walk, when the tracker takes it, on all threads.
+            let (began, ended) = tracker.par_update(index);
+            Ok(PairEvents {
+                began: raws(began.iter().flatten().copied()),
+                ended: raws(ended.iter().flatten().copied()),
+            })
+        })
     }
 
     pub(crate) fn size(&self, env: &Env) -> napi::Result<u32> {

@@ -25,6 +25,7 @@ mod error;
 mod index;
 pub mod objects;
 mod octree;
+mod tracker;
 
 use napi::bindgen_prelude::Either4;
 use napi::{Env, Unknown};

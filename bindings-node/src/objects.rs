@@ -194,6 +194,20 @@ pub struct Nodes {
     pub counts: Uint32Array,
 }
 
+/// The contact events of `PairTracker.update()`: the pairs that began and
+/// ended overlapping, 2 handles per pair (`[a0, b0, a1, b1, ...]`), each pair
+/// lower handle first, the pairs sorted.
+#[napi(object, object_from_js = false)]
+pub struct PairEvents {
+    /// The pairs that began overlapping since the last update.
+    #[napi(ts_type = "Float64Array")]
+    pub began: Float64Array,
+    /// The pairs that ended since the last update (a removed element's under
+    /// the handle it had).
+    #[napi(ts_type = "Float64Array")]
+    pub ended: Float64Array,
+}
+
 /// The hits of `queryMany` and `overlappingMany`: the hits of item `i` are
 /// `hits.subarray(offsets[i], offsets[i + 1])`.
 #[napi(object, object_from_js = false)]

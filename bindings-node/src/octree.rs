@@ -34,6 +34,13 @@ pub struct Octree {
     index: Index<flatquad::Octree>,
 }
 
+impl Octree {
+    /// The index inside (for a `PairTracker`).
+    pub(crate) fn inner(&self) -> &Index<flatquad::Octree> {
+        &self.index
+    }
+}
+
 #[napi]
 impl Octree {
     /// An empty octree over `world`, `{ x1, y1, z1, x2, y2, z2 }` with

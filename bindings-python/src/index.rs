@@ -65,6 +65,11 @@ impl Index {
         self.lock.read(py)
     }
 
+    /// The lock itself (for a `PairTracker`, which reads it without the GIL).
+    pub(crate) fn lock(&self) -> &IndexLock {
+        &self.lock
+    }
+
     fn snapshot(&self, py: Python<'_>) -> AnyIndex {
         self.lock.read_with_gil_released(py, |index| index.clone())
     }

@@ -13,6 +13,7 @@ mod lock;
 mod octree;
 mod shared;
 mod structures;
+mod tracker;
 
 use pyo3::prelude::*;
 
@@ -27,6 +28,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<structures::LooseQuadtree>()?;
     m.add_class::<octree::Octree>()?;
     m.add_class::<join::BoxIndex>()?;
+    m.add_class::<tracker::PairTracker>()?;
     m.add_function(wrap_pyfunction!(join::join_bounds, m)?)?;
     m.add_function(wrap_pyfunction!(join::_restore_index, m)?)?;
     m.add_function(wrap_pyfunction!(octree::_restore_octree, m)?)?;

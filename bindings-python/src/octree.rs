@@ -52,6 +52,11 @@ impl Octree {
             lock: IndexLock::new(tree),
         }
     }
+
+    /// The lock (for a `PairTracker`, which reads it without the GIL).
+    pub(crate) fn lock(&self) -> &IndexLock<flatquad::Octree> {
+        &self.lock
+    }
 }
 
 fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Octree> {

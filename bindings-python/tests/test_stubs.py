@@ -12,9 +12,9 @@ import flatquad
 from flatquad import _native
 
 STUB = pathlib.Path(flatquad.__file__).with_name("_native.pyi")
-CLASSES = ["SpatialIndex", "Quadtree", "Grid", "LooseGrid", "LooseQuadtree", "BoxIndex", "Octree"]
+CLASSES = ["SpatialIndex", "Quadtree", "Grid", "LooseGrid", "LooseQuadtree", "BoxIndex", "Octree", "PairTracker"]
 #: Classes with no base of ours.
-ROOTS = {"SpatialIndex", "BoxIndex", "Octree"}
+ROOTS = {"SpatialIndex", "BoxIndex", "Octree", "PairTracker"}
 DUNDERS = {"__len__", "__contains__", "__iter__", "__getstate__", "__setstate__", "__reduce__",
            "__copy__", "__deepcopy__", "__reduce_ex__"}
 

@@ -63,6 +63,8 @@ class Replay:
         cls = CLASSES[structure["kind"]]
         self.index = cls(numbers(world), **(structure["params"] or {}))
         assert type(self.index) is cls
+        # One tracker per replay, made with the structure (the `events` op).
+        self.tracker = flatquad.PairTracker(self.index)
         self.handles = {"never": NEVER}  # name -> handle
         self.names = {}  # handle -> name
 
@@ -72,6 +74,10 @@ class Replay:
     def name_all(self, handles):
         """Names of the handles a query gave, sorted as strings."""
         return sorted(self.names[h] for h in handles)
+
+    def name_pairs(self, pairs):
+        """Handle pairs as sorted name pairs (a removed handle keeps its name)."""
+        return sorted(sorted((self.names[a], self.names[b])) for a, b in pairs.tolist())
 
     def bind(self, name, handle):
         assert handle not in self.names, "a handle value was issued twice"
@@ -111,6 +117,9 @@ class Replay:
         elif kind == "pairs":
             pairs = index.pairs().tolist()
             return sorted(sorted((self.names[a], self.names[b])) for a, b in pairs)
+        elif kind == "events":
+            began, ended = self.tracker.update()
+            return {"began": self.name_pairs(began), "ended": self.name_pairs(ended)}
         elif kind == "len":
             return len(index)
         elif kind == "contains":
@@ -132,6 +141,10 @@ def expected(op):
     if op["op"] == "pairs":
         return [list(p) for p in value]
     return value
+
+
+def expected_events(op):
+    return {"began": [list(p) for p in op["began"]], "ended": [list(p) for p in op["ended"]]}
 
 
 def test_the_vectors_are_there():
@@ -158,4 +171,6 @@ def test_vector(path, which):
             result = replay.run(op)
             if "expect" in op:
                 assert result == expected(op), where
+            elif op["op"] == "events":
+                assert result == expected_events(op), where
         replay.index._validate()

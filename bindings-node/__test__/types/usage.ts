@@ -3,9 +3,12 @@
 import {
   Grid,
   LooseGrid,
+  LooseQuadtree,
   Octree,
+  PairTracker,
   Quadtree,
   fromBytes,
+  type PairEvents,
   type Filter,
   type Neighbor,
   type RayHit,
@@ -112,6 +115,20 @@ const sphere: Float64Array = octree.queryCircle(0, 0, 0, 1)
 const hit3: RayHit | null = octree.rayCast(0, 0, 0, 1, 1, 1, 2, 1)
 octree.rayCastWith(0, 0, 0, 1, 0, 0, 2, () => false)
 void [near3, sphere, hit3, octree.nearestMany(new Float64Array(3)), octree.queryCircleMany(new Float64Array(3), new Float64Array(1))]
+
+// Contact events over any class, the octree included.
+const tracker = new PairTracker(tree)
+const events: PairEvents = tracker.update()
+const began: Float64Array = events.began
+const ended: Float64Array = new PairTracker(octree).update().ended
+const tracked: Quadtree | Grid | LooseGrid | LooseQuadtree | Octree = tracker.index
+const pairCount: number = tracker.pairCount
+tracker.reset()
+void [began, ended, tracked, pairCount]
+// @ts-expect-error: a tracker follows an index
+new PairTracker({ x1: 0, y1: 0, x2: 1, y2: 1 })
+// @ts-expect-error: the events are read-only results, not a method's arguments
+tracker.update(tree)
 
 // @ts-expect-error: coordinates are numbers
 tree.insert('1', 2, 3, 4)

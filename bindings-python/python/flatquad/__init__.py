@@ -16,6 +16,10 @@ rectangles::
     index.cleanup()
     pairs = index.pairs()                            # (k, 2) int64 handles
 
+Contact events instead of every pair: :class:`PairTracker` (``tracker =
+flatquad.PairTracker(index)``; each frame ``began, ended = tracker.update()``,
+the pairs that started and stopped overlapping since the last update).
+
 Results are exact for float32 input, and the same for every structure: a
 query finds precisely the elements whose closed rectangle meets the closed
 query rectangle. float64 input (numpy arrays are read in place) is rounded once
@@ -36,6 +40,7 @@ from ._native import (
     LooseGrid,
     LooseQuadtree,
     Octree,
+    PairTracker,
     Quadtree,
     SpatialIndex,
     __version__,
@@ -51,6 +56,7 @@ __all__ = [
     "LooseQuadtree",
     "Nodes",
     "Octree",
+    "PairTracker",
     "Quadtree",
     "RayHit",
     "SpatialIndex",

@@ -541,6 +541,25 @@ class BoxIndex:
     def __len__(self) -> int: ...
     def __reduce_ex__(self, protocol: SupportsIndex) -> Tuple[Any, ...]: ...
 
+class PairTracker:
+    """The pairs of an index's elements that began and ended overlapping since
+    the last ``update()``: contact events, filters applied, closed boxes."""
+
+    def __init__(self, index: Union[SpatialIndex, Octree]) -> None:
+        """A tracker that has seen nothing; it keeps ``index`` alive.
+        ``TypeError`` for anything but a flatquad structure."""
+    def update(self) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """``(began, ended)``: int64 handles of shape ``(k, 2)``, each row in
+        ascending order, rows sorted. Releases the GIL."""
+    @property
+    def pair_count(self) -> int:
+        """How many pairs overlapped at the last ``update`` (0 before the first)."""
+    def reset(self) -> None:
+        """Forget everything seen: the next ``update`` reports every pair as began."""
+    @property
+    def index(self) -> Union[SpatialIndex, Octree]:
+        """The index the tracker follows."""
+
 def join_bounds(
     left: RectsLike, right: RectsLike, *, sort: bool = False, index: str = "grid"
 ) -> npt.NDArray[np.int64]:
