@@ -320,14 +320,14 @@ def _frame_tree(*pieces):
     return flatquad.BoxIndex(right.bounds32), right
 
 
-def _matched_frame(left, right, l, r, how, lsuffix, rsuffix, distances=None):
+def _matched_frame(left, right, l, r, how, lsuffix, rsuffix, distances=None, on_attribute=None):
     """The joined rows of the pairs only, shaped as ``how`` shapes them (for
     ``"right"``: the right index and geometry)."""
     if how == "right":
         keep, r = np.unique(r, return_inverse=True)
         right = right.iloc[keep]
     return _fqg.join_frames(left, right, l, r, "inner" if how == "left" else how, lsuffix, rsuffix,
-                            distances=distances)
+                            distances=distances, on_attribute=on_attribute)
 
 
 def _matched_ids(piece, rows):
@@ -337,15 +337,18 @@ def _matched_ids(piece, rows):
     return {int(p): ids[ids[:, 0] == p, 1] for p in parts}
 
 
-def _frame_join(extent, tree_right, predicate, how, lsuffix, rsuffix, *pieces):
+def _frame_join(extent, tree_right, predicate, how, lsuffix, rsuffix, on_attribute, *pieces):
     """One cell's joined rows (the pairs it owns), and for ``how="left"``
     (``"right"``) the left (right) rows matched here, by partition."""
     tree, right = tree_right
     left = _concat(pieces)
     pairs = tree.query_bulk(left.bounds32, owner=extent, sort=True)
+    # The attributes first: comparing values is cheaper than GEOS' predicates,
+    # and keeping the pairs that pass both is the same in either order.
+    l, r = _fqg._same_attributes(left.frame, right.frame, pairs[0], pairs[1], on_attribute)
     lg, rg = left.frame.geometry.values, right.frame.geometry.values
-    l, r = _fqg.refine(lg, rg, pairs[0], pairs[1], predicate, left.distance)
-    joined, _ = _matched_frame(left.frame, right.frame, l, r, how, lsuffix, rsuffix)
+    l, r = _fqg.refine(lg, rg, l, r, predicate, left.distance)
+    joined, _ = _matched_frame(left.frame, right.frame, l, r, how, lsuffix, rsuffix, on_attribute=on_attribute)
     matched = None
     if how == "left":
         matched = _matched_ids(left, l)
@@ -362,7 +365,7 @@ def _matched_of(result, part):
     return (result[1] or {}).get(part, np.empty(0, np.int64))
 
 
-def _unmatched(frame, other_meta, how, lsuffix, rsuffix, *matched):
+def _unmatched(frame, other_meta, how, lsuffix, rsuffix, on_attribute, *matched):
     """The rows of one partition of the ``how`` side that no cell matched,
     with missing values for the other side's columns."""
     hit = np.zeros(len(frame), dtype=bool)
@@ -371,9 +374,11 @@ def _unmatched(frame, other_meta, how, lsuffix, rsuffix, *matched):
     rows = frame.iloc[np.flatnonzero(~hit)]
     none = np.empty(0, dtype=np.intp)
     if how == "left":
-        joined, _ = _fqg.join_frames(rows, other_meta, none, none, "left", lsuffix, rsuffix)
+        joined, _ = _fqg.join_frames(rows, other_meta, none, none, "left", lsuffix, rsuffix,
+                                     on_attribute=on_attribute)
     else:
-        joined, _ = _fqg.join_frames(other_meta, rows, none, none, "right", lsuffix, rsuffix)
+        joined, _ = _fqg.join_frames(other_meta, rows, none, none, "right", lsuffix, rsuffix,
+                                     on_attribute=on_attribute)
     return joined
 
 
@@ -528,9 +533,9 @@ def _widest(d):
 
 
 def sjoin(left, right, how="inner", predicate="intersects", lsuffix="left", rsuffix="right", distance=None,
-          *, cells=None, persist=True):
+          on_attribute=None, *, cells=None, persist=True):
     """``geopandas.sjoin(left, right, how, predicate, lsuffix, rsuffix,
-    distance)`` over two dask-geopandas GeoDataFrames, distributed (see the
+    distance, on_attribute)`` over two dask-geopandas GeoDataFrames, distributed (see the
     module's text).
 
     Parameters
@@ -546,6 +551,9 @@ def sjoin(left, right, how="inner", predicate="intersects", lsuffix="left", rsuf
     distance : float or array_like, optional
         For ``"dwithin"`` only: one distance, or a numpy array of one per left
         row (in the order of ``left``'s partitions).
+    on_attribute : str, list or tuple, optional
+        Columns of both frames whose values must also be equal; they appear
+        once in the result (the left frame's), as in geopandas.
     cells : int, optional
         Cells a side of the spatial grid.
     persist : bool
@@ -566,7 +574,7 @@ def sjoin(left, right, how="inner", predicate="intersects", lsuffix="left", rsuf
     Raises
     ------
     ValueError
-        A bad ``how``, ``predicate`` or ``distance`` (as geopandas).
+        A bad ``how``, ``predicate``, ``distance`` or ``on_attribute`` (as geopandas).
     """
     _check_frames(left, right, how)
     if predicate not in _fqg.PREDICATES and predicate != "dwithin":
@@ -574,7 +582,10 @@ def sjoin(left, right, how="inner", predicate="intersects", lsuffix="left", rsuf
             f"predicate {predicate!r} is not supported; expected one of {_fqg.PREDICATES + ('dwithin',)}")
     if predicate != "dwithin" and distance is not None:
         raise ValueError("'distance' parameter is only supported in combination with 'dwithin' predicate")
-    meta = _quiet(_fqg.sjoin, _meta(left), _meta(right), how=how, lsuffix=lsuffix, rsuffix=rsuffix)
+    on_attribute = _fqg._as_list(on_attribute)
+    # The meta's join also makes geopandas' checks of on_attribute (on the empty frames).
+    meta = _quiet(_fqg.sjoin, _meta(left), _meta(right), how=how, lsuffix=lsuffix, rsuffix=rsuffix,
+                  on_attribute=on_attribute)
     blocks = _blocks(left, right, persist)
     widen = 0.0
     if predicate == "dwithin":
@@ -606,7 +617,8 @@ def sjoin(left, right, how="inner", predicate="intersects", lsuffix="left", rsuf
     for cell, (lps, rps) in plan.items():
         take = lambda side, ps: [delayed(_piece)(pieces[side][p], cell, empties[side]) for p in ps]  # noqa: E731
         tree = delayed(_frame_tree)(*take(1, rps))
-        result = delayed(_frame_join)(grid.extent(cell), tree, predicate, how, lsuffix, rsuffix, *take(0, lps))
+        result = delayed(_frame_join)(grid.extent(cell), tree, predicate, how, lsuffix, rsuffix, on_attribute,
+                                      *take(0, lps))
         results[cell] = result
         parts.append(delayed(_first)(result))
     if how != "inner":
@@ -614,7 +626,7 @@ def sjoin(left, right, how="inner", predicate="intersects", lsuffix="left", rsuf
         other_meta = (_meta(right), _meta(left))[side]
         for p, b in enumerate(blocks[side]):
             matched = [delayed(_matched_of)(results[c], p) for c, lr in plan.items() if p in lr[side]]
-            parts.append(delayed(_unmatched)(b, other_meta, how, lsuffix, rsuffix, *matched))
+            parts.append(delayed(_unmatched)(b, other_meta, how, lsuffix, rsuffix, on_attribute, *matched))
     if not parts:
         return dd.from_pandas(meta, npartitions=1)
     return dd.from_delayed(parts, meta=meta, verify_meta=False)

@@ -427,10 +427,13 @@ def _sjoin_pairs(left_df, right_df, predicate, distance, index):
     return _tree_order(l, r, right_df.geometry.values, right_bounds)
 
 
-def _same_attribute(left_df, right_df, l, r, attr):
-    """Which pairs have equal values in column ``attr`` (geopandas compares
-    the values with ``==``)."""
-    return left_df[attr].iloc[l].values == right_df[attr].iloc[r].values
+def _same_attributes(left_df, right_df, l, r, on_attribute):
+    """The pairs ``(l, r)`` whose values are equal in every column of
+    ``on_attribute`` (geopandas compares the values with ``==``)."""
+    for attr in on_attribute or ():
+        keep = left_df[attr].iloc[l].values == right_df[attr].iloc[r].values
+        l, r = l[keep], r[keep]
+    return l, r
 
 
 # ------------------------------------------------------------------- frames
@@ -628,9 +631,7 @@ def sjoin(left_df, right_df, how="inner", predicate="intersects", lsuffix="left"
     on_attribute = _as_list(on_attribute)
     _basic_checks(left_df, right_df, how, on_attribute)
     l, r = _sjoin_pairs(left_df, right_df, predicate, distance, index)
-    for attr in on_attribute or ():
-        keep = _same_attribute(left_df, right_df, l, r, attr)
-        l, r = l[keep], r[keep]
+    l, r = _same_attributes(left_df, right_df, l, r, on_attribute)
     joined, _ = join_frames(left_df, right_df, l, r, how, lsuffix, rsuffix, on_attribute=on_attribute)
     return joined
 
