@@ -331,6 +331,38 @@ def test_on_attribute_equals_geopandas(client):
         fqd.sjoin(left, right, on_attribute="geometry")
 
 
+def test_bounds_are_computed_once_per_partition(client, monkeypatch):
+    """GEOS' bounds of a partition are computed by one task (persisted) and
+    read by the summary, the pieces and the unmatched rows: the rows whose
+    bounds flatquad.dask asks for, counted in this process with dask's
+    synchronous scheduler, are each input row once (the cells' own nearest
+    searches, in flatquad.geopandas, are not counted)."""
+    import sys
+
+    import dask
+
+    left, right = awkward(18)
+    lf, rf = left.compute(), right.compute()
+    rows = []
+    usable_bounds = fqg.usable_bounds
+
+    def counted(geometries):
+        if sys._getframe(1).f_globals["__name__"] == "flatquad.dask":
+            rows.append(len(geometries))
+        return usable_bounds(geometries)
+
+    monkeypatch.setattr(fqg, "usable_bounds", counted)
+    with dask.config.set(scheduler="sync"):
+        got = fqd.sjoin(left, right, how="left", cells=3).compute()
+        assert sum(rows) == len(lf) + len(rf)
+        rows.clear()
+        near = fqd.sjoin_nearest(left, right, how="left", distance_col="d", cells=3).compute()
+        assert sum(rows) == len(lf) + len(rf)
+    monkeypatch.undo()
+    same_rows(got, geopandas.sjoin(lf, rf, how="left"), ["name", "zone"])
+    same_rows(near, geopandas.sjoin_nearest(lf, rf, how="left", distance_col="d"), ["name", "zone"])
+
+
 def nearest_frames(seed):
     """Polygons clustered in one corner, points everywhere (most queries must
     search beyond their cell), on an integer grid (exact ties); no CRS
