@@ -60,9 +60,10 @@ side's columns widen as in geopandas when some row is unmatched.
 At 10^9 rows: the summary pass persists the inputs (``persist=True``, the
 default), so the workers' memory must hold both inputs (plus the replicated
 pieces while a cell is joined, and the frames' bounds: 40 bytes a row); with
-``persist=False`` they are read twice instead (the bounds are kept); raise ``cells`` so that a cell's boxes fit a worker's memory with room
-for replication (about 10^6-10^7 boxes a cell; replication grows with the box
-size over the cell size); the result of :func:`join_bounds` is a dask array:
+``persist=False`` they are read twice instead (the bounds are kept); raise
+``cells`` so that a cell's boxes fit a worker's memory with room for
+replication (about 10^6-10^7 boxes a cell; replication grows with the box size
+over the cell size); the result of :func:`join_bounds` is a dask array:
 write it out (``to_zarr``) rather than ``compute()`` it into one process.
 Positions are int64 throughout.
 """
@@ -355,16 +356,6 @@ def _frame_tree(*pieces):
     return flatquad.BoxIndex(right.bounds32), right
 
 
-def _matched_frame(left, right, l, r, how, lsuffix, rsuffix, distances=None, on_attribute=None):
-    """The joined rows of the pairs only, shaped as ``how`` shapes them (for
-    ``"right"``: the right index and geometry)."""
-    if how == "right":
-        keep, r = np.unique(r, return_inverse=True)
-        right = right.iloc[keep]
-    return _fqg.join_frames(left, right, l, r, "inner" if how == "left" else how, lsuffix, rsuffix,
-                            distances=distances, on_attribute=on_attribute)
-
-
 def _matched_ids(piece, rows):
     """``{partition: sorted positions}`` of the piece's rows ``rows``."""
     ids = np.unique(np.column_stack([piece.part[rows], piece.pos[rows]]), axis=0)
@@ -383,7 +374,9 @@ def _frame_join(extent, tree_right, predicate, how, lsuffix, rsuffix, on_attribu
     l, r = _fqg._same_attributes(left.frame, right.frame, pairs[0], pairs[1], on_attribute)
     lg, rg = left.frame.geometry.values, right.frame.geometry.values
     l, r = _fqg.refine(lg, rg, l, r, predicate, left.distance)
-    joined, _ = _matched_frame(left.frame, right.frame, l, r, how, lsuffix, rsuffix, on_attribute=on_attribute)
+    # The pairs only: the partitions' tasks add the rows no cell matched.
+    joined, _ = _fqg.join_frames(left.frame, right.frame, l, r, how, lsuffix, rsuffix, on_attribute=on_attribute,
+                                 add_unmatched=False)
     matched = None
     if how == "left":
         matched = _matched_ids(left, l)

@@ -489,10 +489,11 @@ def _suffixed(left, right, lsuffix, rsuffix, left_geometry, right_geometry):
     return left_new, right_new
 
 
-def _with_unmatched(l, r, distances, length, how):
-    """The pairs of an inner join made a left (or right) join: each row of
-    that side without a pair gets one with ``-1`` on the other side (and a NaN
-    distance), in its place."""
+def _ordered(l, r, distances, length, how, add_unmatched):
+    """The pairs in the order of ``how``'s side (by right row, then left row,
+    for ``"right"``); with ``add_unmatched``, each row of that side without a
+    pair gets one with ``-1`` on the other side (and a NaN distance), in its
+    place."""
     if how == "inner":
         return l, r, distances
     if how == "right":
@@ -500,12 +501,13 @@ def _with_unmatched(l, r, distances, length, how):
         l, r = r[order], l[order]
         if distances is not None:
             distances = distances[order]
-    missing = np.flatnonzero(~np.isin(np.arange(length), l))
-    at = np.searchsorted(l, missing)
-    l = np.insert(l, at, missing)
-    r = np.insert(r, at, -1)
-    if distances is not None:
-        distances = np.insert(distances, at, np.nan)
+    if add_unmatched:
+        missing = np.flatnonzero(~np.isin(np.arange(length), l))
+        at = np.searchsorted(l, missing)
+        l = np.insert(l, at, missing)
+        r = np.insert(r, at, -1)
+        if distances is not None:
+            distances = np.insert(distances, at, np.nan)
     if how == "right":
         l, r = r, l
     return l, r, distances
@@ -535,12 +537,14 @@ def _restore_index(joined, index_columns, original_names):
 
 
 def join_frames(left_df, right_df, l, r, how="inner", lsuffix="left", rsuffix="right",
-                distances=None, on_attribute=None):
+                distances=None, on_attribute=None, add_unmatched=True):
     """The joined frame of the pairs ``(left_df.iloc[l[i]], right_df.iloc[r[i]])``
     (positions, in increasing left order), as ``geopandas.sjoin`` makes it:
-    ``how="left"``/``"right"`` add the unmatched rows of that side in place,
+    the index and geometry are ``how``'s side's (the left's for ``"inner"``),
     the other frame's index becomes ``index_{suffix}`` columns, shared column
-    names get the suffixes, the kept geometry is the side's of ``how``.
+    names get the suffixes; ``how="left"``/``"right"`` add the unmatched rows
+    of that side in place unless ``add_unmatched`` is false (a part of a
+    join whose unmatched rows are found elsewhere: ``flatquad.dask``).
 
     Returns ``(joined, distances)``: ``distances`` (if given) follows the rows.
     Only public pandas and GeoPandas calls.
@@ -566,7 +570,7 @@ def join_frames(left_df, right_df, l, r, how="inner", lsuffix="left", rsuffix="r
     left_index = left_reset.columns[:left_nlevels]
     right_index = right_reset.columns[:right_nlevels]
     length = len(right_reset) if how == "right" else len(left_reset)
-    l, r, distances = _with_unmatched(l, r, distances, length, how)
+    l, r, distances = _ordered(l, r, distances, length, how, add_unmatched)
     joined = pd.concat([_rows(left_reset, l), _rows(right_reset, r)], axis=1)
     if how in ("inner", "left"):
         joined = _restore_index(joined, left_index, left_names)
