@@ -379,3 +379,32 @@ def test_prepared_geometries_are_left_as_they_were_even_from_threads():
     assert shapely.is_prepared(left.geometry.values[:5]).all()
     assert not shapely.is_prepared(left.geometry.values[5:]).any()
     assert not shapely.is_prepared(right.geometry.values).any()
+
+
+@pytest.mark.parametrize("predicate", ["intersects", "contains", "covers", "within", "touches", "dwithin"])
+def test_overlapping_calls_refine_on_prepared_copies(monkeypatch, predicate):
+    # A call that starts while another refines prepares GEOS clones of its
+    # geometries (which no other thread can reach) instead of the geometries:
+    # forced here by counting one call as running. The clones are prepared
+    # too: on the invalid polygon (last row) prepared contains and covers
+    # answer otherwise than the plain predicates, and geopandas prepares.
+    rng = np.random.default_rng(14)
+    a, b = kinds(rng, "polygons-points", 600, 600)
+    bad = shapely.from_wkt("POLYGON ((2 2, 5 5, 0 0, 5 4, 5 2, 1 2, 2 2))")
+    line = shapely.from_wkt("LINESTRING (0 0, 5 5)")
+    plain = shapely.contains(bad, line)
+    shapely.prepare(bad)
+    assert shapely.contains(bad, line) != plain
+    shapely.destroy_prepared(bad)
+    left = frame(np.r_[np.asarray(a, dtype=object), [bad]], rng, "l")
+    right = frame(np.r_[b, [line]], rng, "r")
+    if predicate == "within":
+        left, right = right, left
+    shapely.prepare(left.geometry.values[:3])
+    monkeypatch.setattr(fqg, "_running", 1)
+    distance = 5.0 if predicate == "dwithin" else None
+    assert_same("sjoin", left, right, predicate=predicate, distance=distance, sort=["lpos", "rpos"])
+    assert fqg._running == 1
+    assert shapely.is_prepared(left.geometry.values[:3]).all()
+    assert not shapely.is_prepared(left.geometry.values[3:]).any()
+    assert not shapely.is_prepared(right.geometry.values).any()

@@ -20,10 +20,11 @@ wheel ships it) runs on them: ``make test-geopandas-suite``, docs/geopandas.md.
    predicates; ``"within"`` as the right geometry's prepared ``contains``);
    ``predicate=None`` keeps the pairs whose float64 boxes meet. Geometries
    that were not prepared are prepared for the call only. GEOS' prepared
-   geometries must not be used by two threads at once, so concurrent calls
-   take turns for this step (their candidate searches still overlap); code of
-   your own that runs shapely predicates on the same geometry objects from
-   another thread at the same time is not covered by that.
+   geometries must not be used by two threads at once, so a call that runs
+   while another is refining prepares private copies of its geometries
+   instead (GEOS clones), and concurrent calls refine at once; code of your
+   own that uses or prepares the same geometry objects from another thread at
+   the same time is not covered by that.
 3. **The frame** is assembled from the pairs by :func:`join_frames` (public
    pandas calls), so suffixes, index names and ``how="left"``/``"right"``
    behave as in ``geopandas.sjoin``. ``on_attribute`` keeps the pairs whose
@@ -350,28 +351,46 @@ def refine(left_geoms, right_geoms, l, r, predicate, distance=None):
 
 
 #: GEOS' prepared geometries are not safe to use from two threads at once
-#: (they build their indexes lazily: libgeos/geos#825), and dask's threads join
-#: pieces that share geometry objects: calls from several threads take turns
-#: between preparing and freeing. The predicates release the GIL, so the other
-#: threads' candidate searches still run meanwhile.
-_PREPARED_LOCK = threading.Lock()
+#: (they build their indexes lazily: libgeos/geos#825), shapely keeps a
+#: geometry's prepared form on the geometry object, and dask's threads join
+#: pieces that share geometry objects. So only a call that starts while no
+#: other runs prepares the geometries themselves (as geopandas does, and
+#: without a copy); a call that overlaps one prepares private copies, which no
+#: other thread can reach. At most one call at a time is the first kind, so no
+#: two threads ever use or change one geometry's prepared form, and the calls
+#: refine at once (the predicates release the GIL).
+_RUNNING_LOCK = threading.Lock()
+_running = 0
 
 
 def _prepared(function, geoms, rows, others, *args):
     """``function(geoms[rows], others, *args)`` with ``geoms`` prepared, as
     geopandas' tree query prepares its input geometries (GEOS' prepared
-    predicates). Geometries prepared before stay so; the others are prepared
-    for the call only (one call at a time: see ``_PREPARED_LOCK``)."""
+    predicates). Alone, geometries prepared before stay so and the others are
+    prepared for the call only; concurrent with another call, on prepared
+    GEOS clones (see ``_running``)."""
+    global _running
     mark = np.zeros(len(geoms), dtype=bool)
     mark[rows] = True
     used = np.flatnonzero(mark)
-    with _PREPARED_LOCK:
+    with _RUNNING_LOCK:
+        alone = _running == 0
+        _running += 1
+    try:
+        if not alone:
+            # set_srid clones the geometry (GEOSGeom_clone), keeping its SRID.
+            copies = shapely.set_srid(geoms[used], shapely.get_srid(geoms[used]))
+            shapely.prepare(copies)
+            return function(copies[np.searchsorted(used, rows)], others, *args)
         fresh = geoms[used[~shapely.is_prepared(geoms[used])]]
         shapely.prepare(fresh)
         try:
             return function(geoms[rows], others, *args)
         finally:
             shapely.destroy_prepared(fresh)
+    finally:
+        with _RUNNING_LOCK:
+            _running -= 1
 
 
 def _dwithin_pairs(left_geoms, right_geoms, distance, right_bounds):
