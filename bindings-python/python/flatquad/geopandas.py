@@ -336,17 +336,21 @@ def refine(left_geoms, right_geoms, l, r, predicate, distance=None):
         raise ValueError(f"predicate {predicate!r} is not supported; expected one of {PREDICATES}")
     if len(l) == 0:
         return l, r
-    if predicate == "dwithin":
-        keep = _prepared(shapely.dwithin, np.asarray(left_geoms), l, np.asarray(right_geoms)[r], distance[l])
-    elif predicate is None:
-        keep = _box_meets(left_geoms, right_geoms, l, r)
-    elif predicate == "within":
-        # geopandas asks its tree over the left geometries which contain each
-        # right one: GEOS' prepared contains, whose answers on invalid or
-        # degenerate geometries can differ from the plain within's.
-        keep = _prepared(shapely.contains, np.asarray(right_geoms), r, np.asarray(left_geoms)[l])
-    else:
-        keep = _prepared(getattr(shapely, predicate), np.asarray(left_geoms), l, np.asarray(right_geoms)[r])
+    # Older GEOS (3.11, in shapely 2.0's wheels) leaves an invalid-value flag on
+    # some degenerate polygons, which numpy would report as a warning after the
+    # call; geopandas' tree query runs the same GEOS predicates and warns of none.
+    with np.errstate(invalid="ignore"):
+        if predicate == "dwithin":
+            keep = _prepared(shapely.dwithin, np.asarray(left_geoms), l, np.asarray(right_geoms)[r], distance[l])
+        elif predicate is None:
+            keep = _box_meets(left_geoms, right_geoms, l, r)
+        elif predicate == "within":
+            # geopandas asks its tree over the left geometries which contain each
+            # right one: GEOS' prepared contains, whose answers on invalid or
+            # degenerate geometries can differ from the plain within's.
+            keep = _prepared(shapely.contains, np.asarray(right_geoms), r, np.asarray(left_geoms)[l])
+        else:
+            keep = _prepared(getattr(shapely, predicate), np.asarray(left_geoms), l, np.asarray(right_geoms)[r])
     return l[keep], r[keep]
 
 
@@ -702,7 +706,10 @@ def _group_min(groups, values, n):
 def _distances(query, tree, q, t, exclusive):
     """Shapely distances of the pairs; inf where ``exclusive`` drops the pair
     (the geometries are equal, which needs distance 0) or GEOS gave NaN."""
-    d = shapely.distance(query[q], tree[t])
+    # Older GEOS (3.11, in shapely 2.0's wheels) gives NaN for some degenerate
+    # polygons, and numpy warns of it; geopandas' nearest search does not.
+    with np.errstate(invalid="ignore"):
+        d = shapely.distance(query[q], tree[t])
     d = np.where(np.isnan(d), np.inf, d)
     if exclusive:
         zero = np.flatnonzero(d == 0)
