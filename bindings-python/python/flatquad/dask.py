@@ -563,8 +563,8 @@ def _widest(d):
 def sjoin(left, right, how="inner", predicate="intersects", lsuffix="left", rsuffix="right", distance=None,
           on_attribute=None, *, cells=None, persist=True):
     """``geopandas.sjoin(left, right, how, predicate, lsuffix, rsuffix,
-    distance, on_attribute)`` over two dask-geopandas GeoDataFrames, distributed (see the
-    module's text).
+    distance, on_attribute)`` over two dask-geopandas GeoDataFrames,
+    distributed (see the module's text).
 
     Parameters
     ----------

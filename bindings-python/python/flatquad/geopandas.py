@@ -383,7 +383,8 @@ def _prepared(function, geoms, rows, others, *args):
     try:
         if not alone:
             # set_srid clones the geometry (GEOSGeom_clone), keeping its SRID.
-            copies = shapely.set_srid(geoms[used], shapely.get_srid(geoms[used]))
+            mine = geoms[used]
+            copies = shapely.set_srid(mine, shapely.get_srid(mine))
             shapely.prepare(copies)
             return function(copies[np.searchsorted(used, rows)], others, *args)
         fresh = geoms[used[~shapely.is_prepared(geoms[used])]]
