@@ -5,6 +5,9 @@
 #   make test-python     venv + wheel + pytest; part of `make test`
 #   make test-geopandas-suite  GeoPandas' own spatial-join tests run on flatquad.geopandas;
 #                        part of `make test`
+#   make test-geopandas-oldest  the GeoPandas tests (ours and GeoPandas' own) on the oldest
+#                        stack we support (requirements-oldest.txt), in a second venv;
+#                        part of `make test` (35-40 s warm)
 #   make python-wheel    build target/python-wheels/flatquad-*.whl and install it in the venv
 #   make bench-python    the agents workload from Python, beside the Rust demo and shapely (SCENARIO=...)
 #   make bench-join      bulk box joins (1M x 1M) beside shapely's STRtree and geoindex-rs, and the
@@ -28,9 +31,10 @@ PY_PIP := $(PY_BIN)/python -m pip --disable-pip-version-check --quiet
 # Rebuilt when the pinned requirements change.
 PY_STAMP := $(PY_VENV)/.requirements-dev.stamp
 
-.PHONY: test-python test-geopandas-suite python-venv python-wheel bench-python bench-join bench-nearest bench-dask-join
+.PHONY: test-python test-geopandas-suite test-geopandas-oldest python-venv python-wheel bench-python bench-join \
+	bench-nearest bench-dask-join
 
-TEST_TARGETS += test-python test-geopandas-suite
+TEST_TARGETS += test-python test-geopandas-suite test-geopandas-oldest
 
 $(PY_STAMP): $(PY_DIR)/requirements-dev.txt
 	$(PYTHON) -m venv $(PY_VENV)
@@ -57,6 +61,26 @@ test-python: python-wheel
 # (a download; docs/geopandas.md lists them). A few seconds.
 test-geopandas-suite: python-wheel
 	cd $(PY_DIR) && PYTHONPATH=$(PY_DIR)/tests/geopandas_suite $(PY_BIN)/python -m pytest \
+		-p route_to_flatquad --pyargs geopandas.tools.tests.test_sjoin
+
+# The oldest GeoPandas, pandas, shapely and numpy we support (requirements-oldest.txt)
+# in a venv of their own, with the wheel test-python tests: our GeoPandas tests and
+# that GeoPandas' own test_sjoin. --only-binary: an interpreter the old pins have no
+# wheels for fails at once instead of building numpy from source.
+PY_OLDEST_VENV := $(PY_DIR)/.venv-oldest
+PY_OLDEST_BIN := $(PY_OLDEST_VENV)/bin
+PY_OLDEST_PIP := $(PY_OLDEST_BIN)/python -m pip --disable-pip-version-check --quiet
+PY_OLDEST_STAMP := $(PY_OLDEST_VENV)/.requirements-oldest.stamp
+
+$(PY_OLDEST_STAMP): $(PY_DIR)/requirements-oldest.txt
+	$(PYTHON) -m venv $(PY_OLDEST_VENV)
+	$(REGISTRY_STEP) 600 $(PY_OLDEST_PIP) install --only-binary :all: -r $(PY_DIR)/requirements-oldest.txt
+	touch $@
+
+test-geopandas-oldest: python-wheel $(PY_OLDEST_STAMP)
+	$(PY_OLDEST_PIP) install --force-reinstall --no-deps $(PY_WHEELS)/flatquad-*.whl
+	cd $(PY_DIR) && $(PY_OLDEST_BIN)/python -m pytest tests/test_geopandas*.py
+	cd $(PY_DIR) && PYTHONPATH=$(PY_DIR)/tests/geopandas_suite $(PY_OLDEST_BIN)/python -m pytest \
 		-p route_to_flatquad --pyargs geopandas.tools.tests.test_sjoin
 
 # flatquad from Python beside the Rust demo and shapely, runs interleaved.

@@ -303,6 +303,66 @@ def test_dwithin_equals_geopandas(client):
     assert len(want) > len(lf)  # the infinite distances reach every polygon
 
 
+def test_on_attribute_equals_geopandas(client):
+    """Pairs must also have equal values in the named columns, which appear
+    once in the result (the left frame's values), as in geopandas; with
+    ``how="right"`` an unmatched right row has missing values there."""
+    left, right = awkward(17)
+    # Attributes on both sides: a number and a string (a few of each value).
+    right = right.assign(w=right.zone % 5, kind=(right.zone % 3).astype(str))
+    left = left.assign(kind=(left["rank"] % 3).astype(str))
+    lf, rf = left.compute(), right.compute()
+    plain = geopandas.sjoin(lf, rf)
+    for how in ("inner", "left", "right"):
+        for on_attribute in ("w", ["w", "kind"]):
+            want = geopandas.sjoin(lf, rf, how=how, on_attribute=on_attribute)
+            got = fqd.sjoin(left, right, how=how, on_attribute=on_attribute, cells=3).compute()
+            assert list(got.columns).count("w") == 1 and "w_left" not in got.columns
+            same_rows(got, want, ["name", "zone"])
+    # The attributes removed pairs, and left some.
+    inner = geopandas.sjoin(lf, rf, on_attribute=["w", "kind"])
+    assert 0 < len(inner) < len(plain)
+    want = geopandas.sjoin(lf, rf, predicate="dwithin", distance=20.0, on_attribute=("w",))
+    got = fqd.sjoin(left, right, predicate="dwithin", distance=20.0, on_attribute=("w",)).compute()
+    same_rows(got, want, ["name", "zone"])
+    with pytest.raises(ValueError, match="missing from the right dataframe"):
+        fqd.sjoin(left, right.drop(columns="kind"), on_attribute=["w", "kind"])
+    with pytest.raises(ValueError, match="Active geometry column"):
+        fqd.sjoin(left, right, on_attribute="geometry")
+
+
+def test_bounds_are_computed_once_per_partition(client, monkeypatch):
+    """GEOS' bounds of a partition are computed by one task (persisted) and
+    read by the summary, the pieces and the unmatched rows: the rows whose
+    bounds flatquad.dask asks for, counted in this process with dask's
+    synchronous scheduler, are each input row once (the cells' own nearest
+    searches, in flatquad.geopandas, are not counted)."""
+    import sys
+
+    import dask
+
+    left, right = awkward(18)
+    lf, rf = left.compute(), right.compute()
+    rows = []
+    usable_bounds = fqg.usable_bounds
+
+    def counted(geometries):
+        if sys._getframe(1).f_globals["__name__"] == "flatquad.dask":
+            rows.append(len(geometries))
+        return usable_bounds(geometries)
+
+    monkeypatch.setattr(fqg, "usable_bounds", counted)
+    with dask.config.set(scheduler="sync"):
+        got = fqd.sjoin(left, right, how="left", cells=3).compute()
+        assert sum(rows) == len(lf) + len(rf)
+        rows.clear()
+        near = fqd.sjoin_nearest(left, right, how="left", distance_col="d", cells=3).compute()
+        assert sum(rows) == len(lf) + len(rf)
+    monkeypatch.undo()
+    same_rows(got, geopandas.sjoin(lf, rf, how="left"), ["name", "zone"])
+    same_rows(near, geopandas.sjoin_nearest(lf, rf, how="left", distance_col="d"), ["name", "zone"])
+
+
 def nearest_frames(seed):
     """Polygons clustered in one corner, points everywhere (most queries must
     search beyond their cell), on an integer grid (exact ties); no CRS

@@ -95,3 +95,16 @@ def test_missing_and_empty_geometries_never_match():
     for how in ["inner", "left"]:
         same(fqg.sjoin(points, polys, how=how), geopandas.sjoin(points, polys, how=how),
              ["index", "index_right"])
+
+
+@pytest.mark.parametrize("how", ["left", "right"])
+def test_join_frames_can_leave_out_the_unmatched_rows(how):
+    # flatquad.dask joins the pairs of a cell with how's index and geometry,
+    # and adds the rows no cell matched elsewhere.
+    points, polys = random_frames(5, 200, 400)
+    l, r = shapely.STRtree(polys.geometry.values).query(points.geometry.values, predicate="intersects")
+    full, _ = fqg.join_frames(points, polys, l, r, how)
+    pairs, _ = fqg.join_frames(points, polys, l, r, how, add_unmatched=False)
+    other = "index_right" if how == "left" else "index_left"
+    assert full[other].isna().any() and len(pairs) == len(l)
+    pd.testing.assert_frame_equal(pairs, full[full[other].notna()].astype(pairs.dtypes.to_dict()))

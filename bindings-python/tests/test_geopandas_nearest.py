@@ -317,7 +317,7 @@ def test_nearest_pairs_against_brute_force():
 
 # Small frames drawn by hypothesis: integer coordinates, so ties of distance
 # and equal geometries are frequent; points, boxes and segments mixed.
-from hypothesis import given, strategies as st  # noqa: E402
+from hypothesis import example, given, strategies as st  # noqa: E402
 
 coordinate = st.integers(0, 6).map(float)
 point = st.tuples(coordinate, coordinate).map(lambda p: shapely.Point(p))
@@ -327,12 +327,17 @@ segment = st.tuples(coordinate, coordinate, coordinate, coordinate).map(
     lambda s: shapely.LineString([(s[0], s[1]), (s[2], s[3])]))
 geometry = st.one_of(point, point, box, segment, st.just(None), st.just(shapely.Point()))
 
+#: A zero-size box polygon: GEOS 3.11 (shapely 2.0's wheels) gives NaN for its
+#: distance to a point and leaves numpy a floating-point flag in dwithin.
+DOT = shapely.box(0.0, 1.0, 0.0, 1.0)
+
 
 @given(
     st.lists(geometry, max_size=12), st.lists(geometry, max_size=12),
     st.sampled_from(["inner", "left", "right"]),
     st.sampled_from([None, 0.5, 1.0, 2.5]), st.booleans(),
 )
+@example([shapely.Point(0.0, 0.0)], [DOT], "inner", None, False)
 def test_sjoin_nearest_small_frames(a, b, how, max_distance, exclusive):
     rng = np.random.default_rng(0)
     left = frame(np.array(a, dtype=object), rng, "l")
@@ -347,6 +352,7 @@ def test_sjoin_nearest_small_frames(a, b, how, max_distance, exclusive):
     st.sampled_from(["inner", "left", "right"]),
     st.sampled_from([None, "intersects", "contains", "within", "touches", "covers", "dwithin"]),
 )
+@example([shapely.Point(0.0, 0.0)], [DOT], "inner", "dwithin")
 def test_sjoin_small_frames(a, b, how, predicate):
     rng = np.random.default_rng(0)
     left = frame(np.array(a, dtype=object), rng, "l")
@@ -378,4 +384,33 @@ def test_prepared_geometries_are_left_as_they_were_even_from_threads():
         pd.testing.assert_frame_equal(joined, want[i % 4])
     assert shapely.is_prepared(left.geometry.values[:5]).all()
     assert not shapely.is_prepared(left.geometry.values[5:]).any()
+    assert not shapely.is_prepared(right.geometry.values).any()
+
+
+@pytest.mark.parametrize("predicate", ["intersects", "contains", "covers", "within", "touches", "dwithin"])
+def test_overlapping_calls_refine_on_prepared_copies(monkeypatch, predicate):
+    # A call that starts while another refines prepares GEOS clones of its
+    # geometries (which no other thread can reach) instead of the geometries:
+    # forced here by counting one call as running. The clones are prepared
+    # too: a line meets a zero-size polygon on it only by the prepared
+    # intersects (GEOS 3.11 to 3.14), and geopandas prepares.
+    rng = np.random.default_rng(14)
+    a, b = kinds(rng, "polygons-points", 600, 600)
+    line = shapely.from_wkt("LINESTRING (0 0, 2 2)")
+    dot = shapely.box(1, 1, 1, 1)
+    plain = shapely.intersects(line, dot)
+    shapely.prepare(line)
+    assert shapely.intersects(line, dot) != plain
+    shapely.destroy_prepared(line)
+    left = frame(np.r_[np.asarray(a, dtype=object), [line]], rng, "l")
+    right = frame(np.r_[b, [dot]], rng, "r")
+    if predicate == "within":
+        left, right = right, left
+    shapely.prepare(left.geometry.values[:3])
+    monkeypatch.setattr(fqg, "_running", 1)
+    distance = 5.0 if predicate == "dwithin" else None
+    assert_same("sjoin", left, right, predicate=predicate, distance=distance, sort=["lpos", "rpos"])
+    assert fqg._running == 1
+    assert shapely.is_prepared(left.geometry.values[:3]).all()
+    assert not shapely.is_prepared(left.geometry.values[3:]).any()
     assert not shapely.is_prepared(right.geometry.values).any()

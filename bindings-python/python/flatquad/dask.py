@@ -14,7 +14,9 @@ How it runs:
 
 1. **Summary pass** (one small task per input partition): its row count, the
    extent of its boxes, and a sample of their centres. Bad bounds (NaN, inverted)
-   of an array raise ``ValueError`` naming the global row here.
+   of an array raise ``ValueError`` naming the global row here. For frames the
+   task also keeps the partition's geometry bounds on its worker (persisted):
+   every later task reads them there instead of asking GEOS again.
 2. **Spatial partitioning**: a grid of ``cells × cells`` half-open cells
    ``[x_k, x_{k+1}) × [y_l, y_{l+1})`` whose borders are quantiles of the
    sampled centres (so each cell gets about as many boxes, however clustered),
@@ -57,10 +59,11 @@ side's columns widen as in geopandas when some row is unmatched.
 
 At 10^9 rows: the summary pass persists the inputs (``persist=True``, the
 default), so the workers' memory must hold both inputs (plus the replicated
-pieces while a cell is joined); with ``persist=False`` they are read twice
-instead; raise ``cells`` so that a cell's boxes fit a worker's memory with room
-for replication (about 10^6-10^7 boxes a cell; replication grows with the box
-size over the cell size); the result of :func:`join_bounds` is a dask array:
+pieces while a cell is joined, and the frames' bounds: 40 bytes a row); with
+``persist=False`` they are read twice instead (the bounds are kept); raise
+``cells`` so that a cell's boxes fit a worker's memory with room for
+replication (about 10^6-10^7 boxes a cell; replication grows with the box size
+over the cell size); the result of :func:`join_bounds` is a dask array:
 write it out (``to_zarr``) rather than ``compute()`` it into one process.
 Positions are int64 throughout.
 """
@@ -198,11 +201,24 @@ def _array_summary(block, side, seed, offset):
 GEOMETRY_SAMPLE_PER_PARTITION = 64
 
 
-def _frame_summary(frame, seed, widen=0.0, geometries=False):
-    """The summary of a frame partition: ``rows`` (all of them), ``n`` (those
-    that can match), the extent of their float32 boxes (widened by ``widen``
-    for ``dwithin``), their float64 extent ``extent64``, a sample of their
-    centres, and (``geometries``) a few of their geometries."""
+class _Bounds:
+    """One frame partition's usable rows: their positions ``rows`` and float64
+    boxes ``bounds`` (``flatquad.geopandas.usable_bounds``), and the
+    partition's ``summary``. Made once per partition and persisted: the
+    summary pass, the pieces and the unmatched rows all read it, and GEOS'
+    bounds of every geometry cost more than the rest of a piece's making."""
+
+    __slots__ = ("bounds", "rows", "summary")
+
+    def __init__(self, bounds, rows, summary):
+        self.bounds, self.rows, self.summary = bounds, rows, summary
+
+
+def _frame_bounds(frame, seed, widen=0.0, geometries=False):
+    """The :class:`_Bounds` of a frame partition. Its summary: ``rows`` (all
+    of them), ``n`` (those that can match), the extent of their float32 boxes
+    (widened by ``widen`` for ``dwithin``), their float64 extent ``extent64``,
+    a sample of their centres, and (``geometries``) a few of their geometries."""
     bounds, rows = _fqg.usable_bounds(frame.geometry.values)
     out = _summary(_f32(bounds), seed)
     out["rows"] = len(frame)
@@ -214,7 +230,27 @@ def _frame_summary(frame, seed, widen=0.0, geometries=False):
         take = np.random.default_rng(seed + 1).choice(
             len(rows), min(len(rows), GEOMETRY_SAMPLE_PER_PARTITION), replace=False)
         out["geometries"] = np.asarray(frame.geometry.values)[rows[take]]
-    return out
+    return _Bounds(bounds, rows, out)
+
+
+def _summary_of(bounds):
+    return bounds.summary
+
+
+def _partition_bounds(blocks, widen=0.0, geometries=False):
+    """``(bounds, summaries)``: the :class:`_Bounds` of every partition of
+    both sides, persisted (delayed objects), and their summaries, computed.
+    ``widen`` applies to the left side's extents, ``geometries`` (a sample of
+    them) to the right side's."""
+    tasks = [
+        [delayed(_frame_bounds)(b, seed, widen if side == 0 else 0.0, geometries and side == 1)
+         for seed, b in enumerate(bs)]
+        for side, bs in enumerate(blocks)
+    ]
+    done = dask.persist(*tasks[0], *tasks[1])
+    bounds = [list(done[:len(tasks[0])]), list(done[len(tasks[0]):])]
+    summaries = dask.compute(*[[delayed(_summary_of)(b) for b in side] for side in bounds])
+    return bounds, [list(s) for s in summaries]
 
 
 def _array_pieces(block, cells, offset):
@@ -257,25 +293,25 @@ def _empty_piece(meta, distance=False, dtype=np.float32):
                   np.empty(0) if distance else None)
 
 
-def _usable(frame, distance, clip):
+def _usable(part_bounds, distance, clip):
     """``(bounds32, rows, distances)`` of the rows that can match: for
     ``dwithin`` (``distance`` given, one per row) the boxes widened by it and
     clipped to ``clip`` (the right side's float64 extent: no answer changes),
     rows left inverted or NaN dropped, as flatquad.geopandas does."""
-    bounds, rows = _fqg.usable_bounds(frame.geometry.values)
+    bounds, rows = part_bounds.bounds, part_bounds.rows
     if distance is None:
         return _f32(bounds), rows, None
-    distance = np.broadcast_to(np.asarray(distance, dtype=np.float64), (len(frame),))
+    distance = np.broadcast_to(np.asarray(distance, dtype=np.float64), (part_bounds.summary["rows"],))
     if clip is None or not len(rows):
         return np.empty((0, 4), np.float32), rows[:0], np.empty(0)
     boxes, kept = _fqg._widened(bounds, distance[rows], np.asarray(clip, dtype=np.float64))
     return _f32(boxes), rows[kept], distance[rows[kept]]
 
 
-def _frame_pieces(frame, cells, part, distance=None, clip=None):
+def _frame_pieces(frame, part_bounds, cells, part, distance=None, clip=None):
     """``{cell: piece}`` of one frame partition (usable rows only), each box
     in every cell it meets."""
-    bounds32, usable, dist = _usable(frame, distance, clip)
+    bounds32, usable, dist = _usable(part_bounds, distance, clip)
     out = {}
     for c, rows in cells.assign(bounds32).items():
         at = usable[rows]
@@ -284,10 +320,10 @@ def _frame_pieces(frame, cells, part, distance=None, clip=None):
     return out
 
 
-def _home_pieces(frame, cells, part):
+def _home_pieces(frame, part_bounds, cells, part):
     """``{cell: piece}`` of one partition of :func:`sjoin_nearest`'s query
     side: each usable row in one cell only, the cell of its box's centre."""
-    bounds, usable = _fqg.usable_bounds(frame.geometry.values)
+    bounds, usable = part_bounds.bounds, part_bounds.rows
     centres = _f32(np.column_stack([(bounds[:, 0] + bounds[:, 2]) / 2, (bounds[:, 1] + bounds[:, 3]) / 2]))
     home = cells.assign(np.ascontiguousarray(np.hstack([centres, centres])))
     # The float64 bounds (the search box must hold the float64 box widened:
@@ -320,16 +356,6 @@ def _frame_tree(*pieces):
     return flatquad.BoxIndex(right.bounds32), right
 
 
-def _matched_frame(left, right, l, r, how, lsuffix, rsuffix, distances=None):
-    """The joined rows of the pairs only, shaped as ``how`` shapes them (for
-    ``"right"``: the right index and geometry)."""
-    if how == "right":
-        keep, r = np.unique(r, return_inverse=True)
-        right = right.iloc[keep]
-    return _fqg.join_frames(left, right, l, r, "inner" if how == "left" else how, lsuffix, rsuffix,
-                            distances=distances)
-
-
 def _matched_ids(piece, rows):
     """``{partition: sorted positions}`` of the piece's rows ``rows``."""
     ids = np.unique(np.column_stack([piece.part[rows], piece.pos[rows]]), axis=0)
@@ -337,15 +363,20 @@ def _matched_ids(piece, rows):
     return {int(p): ids[ids[:, 0] == p, 1] for p in parts}
 
 
-def _frame_join(extent, tree_right, predicate, how, lsuffix, rsuffix, *pieces):
+def _frame_join(extent, tree_right, predicate, how, lsuffix, rsuffix, on_attribute, *pieces):
     """One cell's joined rows (the pairs it owns), and for ``how="left"``
     (``"right"``) the left (right) rows matched here, by partition."""
     tree, right = tree_right
     left = _concat(pieces)
     pairs = tree.query_bulk(left.bounds32, owner=extent, sort=True)
+    # The attributes first: comparing values is cheaper than GEOS' predicates,
+    # and keeping the pairs that pass both is the same in either order.
+    l, r = _fqg._same_attributes(left.frame, right.frame, pairs[0], pairs[1], on_attribute)
     lg, rg = left.frame.geometry.values, right.frame.geometry.values
-    l, r = _fqg.refine(lg, rg, pairs[0], pairs[1], predicate, left.distance)
-    joined, _ = _matched_frame(left.frame, right.frame, l, r, how, lsuffix, rsuffix)
+    l, r = _fqg.refine(lg, rg, l, r, predicate, left.distance)
+    # The pairs only: the partitions' tasks add the rows no cell matched.
+    joined, _ = _fqg.join_frames(left.frame, right.frame, l, r, how, lsuffix, rsuffix, on_attribute=on_attribute,
+                                 add_unmatched=False)
     matched = None
     if how == "left":
         matched = _matched_ids(left, l)
@@ -362,7 +393,7 @@ def _matched_of(result, part):
     return (result[1] or {}).get(part, np.empty(0, np.int64))
 
 
-def _unmatched(frame, other_meta, how, lsuffix, rsuffix, *matched):
+def _unmatched(frame, other_meta, how, lsuffix, rsuffix, on_attribute, *matched):
     """The rows of one partition of the ``how`` side that no cell matched,
     with missing values for the other side's columns."""
     hit = np.zeros(len(frame), dtype=bool)
@@ -371,9 +402,11 @@ def _unmatched(frame, other_meta, how, lsuffix, rsuffix, *matched):
     rows = frame.iloc[np.flatnonzero(~hit)]
     none = np.empty(0, dtype=np.intp)
     if how == "left":
-        joined, _ = _fqg.join_frames(rows, other_meta, none, none, "left", lsuffix, rsuffix)
+        joined, _ = _fqg.join_frames(rows, other_meta, none, none, "left", lsuffix, rsuffix,
+                                     on_attribute=on_attribute)
     else:
-        joined, _ = _fqg.join_frames(other_meta, rows, none, none, "right", lsuffix, rsuffix)
+        joined, _ = _fqg.join_frames(other_meta, rows, none, none, "right", lsuffix, rsuffix,
+                                     on_attribute=on_attribute)
     return joined
 
 
@@ -528,10 +561,10 @@ def _widest(d):
 
 
 def sjoin(left, right, how="inner", predicate="intersects", lsuffix="left", rsuffix="right", distance=None,
-          *, cells=None, persist=True):
+          on_attribute=None, *, cells=None, persist=True):
     """``geopandas.sjoin(left, right, how, predicate, lsuffix, rsuffix,
-    distance)`` over two dask-geopandas GeoDataFrames, distributed (see the
-    module's text).
+    distance, on_attribute)`` over two dask-geopandas GeoDataFrames,
+    distributed (see the module's text).
 
     Parameters
     ----------
@@ -546,6 +579,9 @@ def sjoin(left, right, how="inner", predicate="intersects", lsuffix="left", rsuf
     distance : float or array_like, optional
         For ``"dwithin"`` only: one distance, or a numpy array of one per left
         row (in the order of ``left``'s partitions).
+    on_attribute : str, list or tuple, optional
+        Columns of both frames whose values must also be equal; they appear
+        once in the result (the left frame's), as in geopandas.
     cells : int, optional
         Cells a side of the spatial grid.
     persist : bool
@@ -566,7 +602,7 @@ def sjoin(left, right, how="inner", predicate="intersects", lsuffix="left", rsuf
     Raises
     ------
     ValueError
-        A bad ``how``, ``predicate`` or ``distance`` (as geopandas).
+        A bad ``how``, ``predicate``, ``distance`` or ``on_attribute`` (as geopandas).
     """
     _check_frames(left, right, how)
     if predicate not in _fqg.PREDICATES and predicate != "dwithin":
@@ -574,17 +610,16 @@ def sjoin(left, right, how="inner", predicate="intersects", lsuffix="left", rsuf
             f"predicate {predicate!r} is not supported; expected one of {_fqg.PREDICATES + ('dwithin',)}")
     if predicate != "dwithin" and distance is not None:
         raise ValueError("'distance' parameter is only supported in combination with 'dwithin' predicate")
-    meta = _quiet(_fqg.sjoin, _meta(left), _meta(right), how=how, lsuffix=lsuffix, rsuffix=rsuffix)
+    on_attribute = _fqg._as_list(on_attribute)
+    # The meta's join also makes geopandas' checks of on_attribute (on the empty frames).
+    meta = _quiet(_fqg.sjoin, _meta(left), _meta(right), how=how, lsuffix=lsuffix, rsuffix=rsuffix,
+                  on_attribute=on_attribute)
     blocks = _blocks(left, right, persist)
     widen = 0.0
     if predicate == "dwithin":
         distance = _dwithin_distance(distance)
         widen = _widest(distance)
-    summaries = dask.compute(*[
-        [delayed(_frame_summary)(b, seed, widen if side == 0 else 0.0) for seed, b in enumerate(bs)]
-        for side, bs in enumerate(blocks)
-    ])
-    summaries = [list(s) for s in summaries]
+    bounds, summaries = _partition_bounds(blocks, widen)
     if predicate == "dwithin" and distance.ndim == 1 and len(distance) != sum(s["rows"] for s in summaries[0]):
         raise ValueError("Could not broadcast distance to match geometry")
     grid, plan = _plan(summaries[0], summaries[1], cells or _default_cells(*map(len, blocks)))
@@ -598,15 +633,16 @@ def sjoin(left, right, how="inner", predicate="intersects", lsuffix="left", rsuf
             a["distance"] = distance if distance.ndim == 0 else distance[starts[p]:starts[p + 1]]
             a["clip"] = clip
     pieces = [
-        [delayed(_frame_pieces)(b, grid, p, **left_args[p]) for p, b in enumerate(blocks[0])],
-        [delayed(_frame_pieces)(b, grid, p) for p, b in enumerate(blocks[1])],
+        [delayed(_frame_pieces)(b, bounds[0][p], grid, p, **left_args[p]) for p, b in enumerate(blocks[0])],
+        [delayed(_frame_pieces)(b, bounds[1][p], grid, p) for p, b in enumerate(blocks[1])],
     ]
     empties = (_empty_piece(_meta(left), predicate == "dwithin"), _empty_piece(_meta(right)))
     parts, results = [], {}
     for cell, (lps, rps) in plan.items():
         take = lambda side, ps: [delayed(_piece)(pieces[side][p], cell, empties[side]) for p in ps]  # noqa: E731
         tree = delayed(_frame_tree)(*take(1, rps))
-        result = delayed(_frame_join)(grid.extent(cell), tree, predicate, how, lsuffix, rsuffix, *take(0, lps))
+        result = delayed(_frame_join)(grid.extent(cell), tree, predicate, how, lsuffix, rsuffix, on_attribute,
+                                      *take(0, lps))
         results[cell] = result
         parts.append(delayed(_first)(result))
     if how != "inner":
@@ -614,7 +650,7 @@ def sjoin(left, right, how="inner", predicate="intersects", lsuffix="left", rsuf
         other_meta = (_meta(right), _meta(left))[side]
         for p, b in enumerate(blocks[side]):
             matched = [delayed(_matched_of)(results[c], p) for c, lr in plan.items() if p in lr[side]]
-            parts.append(delayed(_unmatched)(b, other_meta, how, lsuffix, rsuffix, *matched))
+            parts.append(delayed(_unmatched)(b, other_meta, how, lsuffix, rsuffix, on_attribute, *matched))
     if not parts:
         return dd.from_pandas(meta, npartitions=1)
     return dd.from_delayed(parts, meta=meta, verify_meta=False)
@@ -710,11 +746,10 @@ def _nearest_wide(home, max_distance, exclusive, how, lsuffix, rsuffix, distance
     return _nearest_frame(query.frame, tframe, q, t, d, how, lsuffix, rsuffix, distance_col)
 
 
-def _nearest_unusable(frame, other_meta, how, lsuffix, rsuffix, distance_col):
+def _nearest_unusable(frame, part_bounds, other_meta, how, lsuffix, rsuffix, distance_col):
     """The rows of a query partition whose geometry cannot match, unmatched."""
-    _, usable = _fqg.usable_bounds(frame.geometry.values)
     mask = np.ones(len(frame), dtype=bool)
-    mask[usable] = False
+    mask[part_bounds.rows] = False
     none = np.empty(0, dtype=np.intp)
     return _nearest_frame(frame.iloc[np.flatnonzero(mask)], other_meta, none, none, np.empty(0), how,
                           lsuffix, rsuffix, distance_col)
@@ -768,18 +803,14 @@ def sjoin_nearest(left, right, how="inner", max_distance=None, lsuffix="left", r
                   distance_col=distance_col)
     query, tree = (right, left) if how == "right" else (left, right)
     blocks = _blocks(query, tree, persist)
-    summaries = dask.compute(*[
-        [delayed(_frame_summary)(b, seed, 0.0, side == 1) for seed, b in enumerate(bs)]
-        for side, bs in enumerate(blocks)
-    ])
-    summaries = [list(s) for s in summaries]
+    bounds, summaries = _partition_bounds(blocks, geometries=True)
     grid, _ = _plan(summaries[0], summaries[1], cells or _default_cells(*map(len, blocks)))
     samples = [s["geometries"] for s in summaries[1] if s["n"]]
     samples = delayed(np.concatenate(samples) if samples else np.empty(0, dtype=object))
     # The cells each partition sends rows to (by extent: a superset).
     reaches = [_reaches(grid, summaries[0]), _reaches(grid, summaries[1])]
-    home = [delayed(_home_pieces)(b, grid, p) for p, b in enumerate(blocks[0])]
-    sent = [delayed(_frame_pieces)(b, grid, p) for p, b in enumerate(blocks[1])]
+    home = [delayed(_home_pieces)(b, bounds[0][p], grid, p) for p, b in enumerate(blocks[0])]
+    sent = [delayed(_frame_pieces)(b, bounds[1][p], grid, p) for p, b in enumerate(blocks[1])]
     empties = (_empty_piece(_meta(query), dtype=np.float64), _empty_piece(_meta(tree)))
     args = (max_distance, exclusive, how, lsuffix, rsuffix, distance_col)
 
@@ -806,8 +837,8 @@ def sjoin_nearest(left, right, how="inner", max_distance=None, lsuffix="left", r
         parts.append(delayed(_nearest_wide)(rounds[cell], *args, *pieces))
     if how != "inner":
         other_meta = _meta(tree)
-        for b in blocks[0]:
-            parts.append(delayed(_nearest_unusable)(b, other_meta, how, lsuffix, rsuffix, distance_col))
+        for b, pb in zip(blocks[0], bounds[0]):
+            parts.append(delayed(_nearest_unusable)(b, pb, other_meta, how, lsuffix, rsuffix, distance_col))
     if not parts:
         return dd.from_pandas(meta, npartitions=1)
     return dd.from_delayed(parts, meta=meta, verify_meta=False)

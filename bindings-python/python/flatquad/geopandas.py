@@ -20,10 +20,11 @@ wheel ships it) runs on them: ``make test-geopandas-suite``, docs/geopandas.md.
    predicates; ``"within"`` as the right geometry's prepared ``contains``);
    ``predicate=None`` keeps the pairs whose float64 boxes meet. Geometries
    that were not prepared are prepared for the call only. GEOS' prepared
-   geometries must not be used by two threads at once, so concurrent calls
-   take turns for this step (their candidate searches still overlap); code of
-   your own that runs shapely predicates on the same geometry objects from
-   another thread at the same time is not covered by that.
+   geometries must not be used by two threads at once, so a call that runs
+   while another is refining prepares private copies of its geometries
+   instead (GEOS clones), and concurrent calls refine at once; code of your
+   own that uses or prepares the same geometry objects from another thread at
+   the same time is not covered by that.
 3. **The frame** is assembled from the pairs by :func:`join_frames` (public
    pandas calls), so suffixes, index names and ``how="left"``/``"right"``
    behave as in ``geopandas.sjoin``. ``on_attribute`` keeps the pairs whose
@@ -335,43 +336,66 @@ def refine(left_geoms, right_geoms, l, r, predicate, distance=None):
         raise ValueError(f"predicate {predicate!r} is not supported; expected one of {PREDICATES}")
     if len(l) == 0:
         return l, r
-    if predicate == "dwithin":
-        keep = _prepared(shapely.dwithin, np.asarray(left_geoms), l, np.asarray(right_geoms)[r], distance[l])
-    elif predicate is None:
-        keep = _box_meets(left_geoms, right_geoms, l, r)
-    elif predicate == "within":
-        # geopandas asks its tree over the left geometries which contain each
-        # right one: GEOS' prepared contains, whose answers on invalid or
-        # degenerate geometries can differ from the plain within's.
-        keep = _prepared(shapely.contains, np.asarray(right_geoms), r, np.asarray(left_geoms)[l])
-    else:
-        keep = _prepared(getattr(shapely, predicate), np.asarray(left_geoms), l, np.asarray(right_geoms)[r])
+    # Older GEOS (3.11, in shapely 2.0's wheels) leaves an invalid-value flag on
+    # some degenerate polygons, which numpy would report as a warning after the
+    # call; geopandas' tree query runs the same GEOS predicates and warns of none.
+    with np.errstate(invalid="ignore"):
+        if predicate == "dwithin":
+            keep = _prepared(shapely.dwithin, np.asarray(left_geoms), l, np.asarray(right_geoms)[r], distance[l])
+        elif predicate is None:
+            keep = _box_meets(left_geoms, right_geoms, l, r)
+        elif predicate == "within":
+            # geopandas asks its tree over the left geometries which contain each
+            # right one: GEOS' prepared contains, whose answers on invalid or
+            # degenerate geometries can differ from the plain within's.
+            keep = _prepared(shapely.contains, np.asarray(right_geoms), r, np.asarray(left_geoms)[l])
+        else:
+            keep = _prepared(getattr(shapely, predicate), np.asarray(left_geoms), l, np.asarray(right_geoms)[r])
     return l[keep], r[keep]
 
 
 #: GEOS' prepared geometries are not safe to use from two threads at once
-#: (they build their indexes lazily: libgeos/geos#825), and dask's threads join
-#: pieces that share geometry objects: calls from several threads take turns
-#: between preparing and freeing. The predicates release the GIL, so the other
-#: threads' candidate searches still run meanwhile.
-_PREPARED_LOCK = threading.Lock()
+#: (they build their indexes lazily: libgeos/geos#825), shapely keeps a
+#: geometry's prepared form on the geometry object, and dask's threads join
+#: pieces that share geometry objects. So only a call that starts while no
+#: other runs prepares the geometries themselves (as geopandas does, and
+#: without a copy); a call that overlaps one prepares private copies, which no
+#: other thread can reach. At most one call at a time is the first kind, so no
+#: two threads ever use or change one geometry's prepared form, and the calls
+#: refine at once (the predicates release the GIL).
+_RUNNING_LOCK = threading.Lock()
+_running = 0
 
 
 def _prepared(function, geoms, rows, others, *args):
     """``function(geoms[rows], others, *args)`` with ``geoms`` prepared, as
     geopandas' tree query prepares its input geometries (GEOS' prepared
-    predicates). Geometries prepared before stay so; the others are prepared
-    for the call only (one call at a time: see ``_PREPARED_LOCK``)."""
+    predicates). Alone, geometries prepared before stay so and the others are
+    prepared for the call only; concurrent with another call, on prepared
+    GEOS clones (see ``_running``)."""
+    global _running
     mark = np.zeros(len(geoms), dtype=bool)
     mark[rows] = True
     used = np.flatnonzero(mark)
-    with _PREPARED_LOCK:
+    with _RUNNING_LOCK:
+        alone = _running == 0
+        _running += 1
+    try:
+        if not alone:
+            # set_srid clones the geometry (GEOSGeom_clone), keeping its SRID.
+            mine = geoms[used]
+            copies = shapely.set_srid(mine, shapely.get_srid(mine))
+            shapely.prepare(copies)
+            return function(copies[np.searchsorted(used, rows)], others, *args)
         fresh = geoms[used[~shapely.is_prepared(geoms[used])]]
         shapely.prepare(fresh)
         try:
             return function(geoms[rows], others, *args)
         finally:
             shapely.destroy_prepared(fresh)
+    finally:
+        with _RUNNING_LOCK:
+            _running -= 1
 
 
 def _dwithin_pairs(left_geoms, right_geoms, distance, right_bounds):
@@ -427,10 +451,13 @@ def _sjoin_pairs(left_df, right_df, predicate, distance, index):
     return _tree_order(l, r, right_df.geometry.values, right_bounds)
 
 
-def _same_attribute(left_df, right_df, l, r, attr):
-    """Which pairs have equal values in column ``attr`` (geopandas compares
-    the values with ``==``)."""
-    return left_df[attr].iloc[l].values == right_df[attr].iloc[r].values
+def _same_attributes(left_df, right_df, l, r, on_attribute):
+    """The pairs ``(l, r)`` whose values are equal in every column of
+    ``on_attribute`` (geopandas compares the values with ``==``)."""
+    for attr in on_attribute or ():
+        keep = left_df[attr].iloc[l].values == right_df[attr].iloc[r].values
+        l, r = l[keep], r[keep]
+    return l, r
 
 
 # ------------------------------------------------------------------- frames
@@ -486,10 +513,11 @@ def _suffixed(left, right, lsuffix, rsuffix, left_geometry, right_geometry):
     return left_new, right_new
 
 
-def _with_unmatched(l, r, distances, length, how):
-    """The pairs of an inner join made a left (or right) join: each row of
-    that side without a pair gets one with ``-1`` on the other side (and a NaN
-    distance), in its place."""
+def _ordered(l, r, distances, length, how, add_unmatched):
+    """The pairs in the order of ``how``'s side (by right row, then left row,
+    for ``"right"``); with ``add_unmatched``, each row of that side without a
+    pair gets one with ``-1`` on the other side (and a NaN distance), in its
+    place."""
     if how == "inner":
         return l, r, distances
     if how == "right":
@@ -497,12 +525,13 @@ def _with_unmatched(l, r, distances, length, how):
         l, r = r[order], l[order]
         if distances is not None:
             distances = distances[order]
-    missing = np.flatnonzero(~np.isin(np.arange(length), l))
-    at = np.searchsorted(l, missing)
-    l = np.insert(l, at, missing)
-    r = np.insert(r, at, -1)
-    if distances is not None:
-        distances = np.insert(distances, at, np.nan)
+    if add_unmatched:
+        missing = np.flatnonzero(~np.isin(np.arange(length), l))
+        at = np.searchsorted(l, missing)
+        l = np.insert(l, at, missing)
+        r = np.insert(r, at, -1)
+        if distances is not None:
+            distances = np.insert(distances, at, np.nan)
     if how == "right":
         l, r = r, l
     return l, r, distances
@@ -532,12 +561,14 @@ def _restore_index(joined, index_columns, original_names):
 
 
 def join_frames(left_df, right_df, l, r, how="inner", lsuffix="left", rsuffix="right",
-                distances=None, on_attribute=None):
+                distances=None, on_attribute=None, add_unmatched=True):
     """The joined frame of the pairs ``(left_df.iloc[l[i]], right_df.iloc[r[i]])``
     (positions, in increasing left order), as ``geopandas.sjoin`` makes it:
-    ``how="left"``/``"right"`` add the unmatched rows of that side in place,
+    the index and geometry are ``how``'s side's (the left's for ``"inner"``),
     the other frame's index becomes ``index_{suffix}`` columns, shared column
-    names get the suffixes, the kept geometry is the side's of ``how``.
+    names get the suffixes; ``how="left"``/``"right"`` add the unmatched rows
+    of that side in place unless ``add_unmatched`` is false (a part of a
+    join whose unmatched rows are found elsewhere: ``flatquad.dask``).
 
     Returns ``(joined, distances)``: ``distances`` (if given) follows the rows.
     Only public pandas and GeoPandas calls.
@@ -563,7 +594,7 @@ def join_frames(left_df, right_df, l, r, how="inner", lsuffix="left", rsuffix="r
     left_index = left_reset.columns[:left_nlevels]
     right_index = right_reset.columns[:right_nlevels]
     length = len(right_reset) if how == "right" else len(left_reset)
-    l, r, distances = _with_unmatched(l, r, distances, length, how)
+    l, r, distances = _ordered(l, r, distances, length, how, add_unmatched)
     joined = pd.concat([_rows(left_reset, l), _rows(right_reset, r)], axis=1)
     if how in ("inner", "left"):
         joined = _restore_index(joined, left_index, left_names)
@@ -628,9 +659,7 @@ def sjoin(left_df, right_df, how="inner", predicate="intersects", lsuffix="left"
     on_attribute = _as_list(on_attribute)
     _basic_checks(left_df, right_df, how, on_attribute)
     l, r = _sjoin_pairs(left_df, right_df, predicate, distance, index)
-    for attr in on_attribute or ():
-        keep = _same_attribute(left_df, right_df, l, r, attr)
-        l, r = l[keep], r[keep]
+    l, r = _same_attributes(left_df, right_df, l, r, on_attribute)
     joined, _ = join_frames(left_df, right_df, l, r, how, lsuffix, rsuffix, on_attribute=on_attribute)
     return joined
 
@@ -678,7 +707,10 @@ def _group_min(groups, values, n):
 def _distances(query, tree, q, t, exclusive):
     """Shapely distances of the pairs; inf where ``exclusive`` drops the pair
     (the geometries are equal, which needs distance 0) or GEOS gave NaN."""
-    d = shapely.distance(query[q], tree[t])
+    # Older GEOS (3.11, in shapely 2.0's wheels) gives NaN for some degenerate
+    # polygons, and numpy warns of it; geopandas' nearest search does not.
+    with np.errstate(invalid="ignore"):
+        d = shapely.distance(query[q], tree[t])
     d = np.where(np.isnan(d), np.inf, d)
     if exclusive:
         zero = np.flatnonzero(d == 0)
