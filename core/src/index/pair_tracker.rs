@@ -18,7 +18,7 @@
 use core::ops::ControlFlow;
 
 use super::query;
-use super::raw::Structure;
+use super::raw::{Structure, PREFETCH_AHEAD};
 use super::SpatialIndex;
 use crate::slots::NONE;
 use crate::{Bounds, Filter, Handle, Rect};
@@ -126,6 +126,8 @@ pub struct PairTracker<B: Bounds = Rect> {
     found: Vec<u64>,
     /// Scratch for the radix sort.
     sorting: Vec<u64>,
+    /// Scratch: the live changed elements, queried.
+    queried: Vec<Handle>,
     /// Scratch: the changed slots, and each slot's [`Change`].
     changed: Vec<u32>,
     change: Vec<Change>,
@@ -164,6 +166,7 @@ impl<B: Bounds> PairTracker<B> {
             next: Vec::new(),
             found: Vec::new(),
             sorting: Vec::new(),
+            queried: Vec::new(),
             changed: Vec::new(),
             change: Vec::new(),
             old_handle: Vec::new(),
@@ -315,11 +318,21 @@ impl<B: Bounds> PairTracker<B> {
     /// queries find, sorted.
     fn query_changed<I: Structure<Bounds = B>>(&mut self, index: &I) {
         let change = &self.change;
+        // The live ones, as a batch of handles: the structure fetches what the
+        // queries ahead will read, as `overlapping_many` does (each query of
+        // elements scattered over memory otherwise waits on its misses).
+        self.queried.clear();
+        self.queried.extend(self.changed.iter().filter_map(|&slot| {
+            let handle = self.seen[slot as usize].handle;
+            (handle != 0).then_some(Handle::from_raw(handle))
+        }));
+        for &handle in self.queried.iter().take(PREFETCH_AHEAD) {
+            index.prefetch_slot(handle);
+        }
         self.found.clear();
-        for &slot in &self.changed {
-            if self.seen[slot as usize].handle == 0 {
-                continue; // removed
-            }
+        for (at, handle) in self.queried.iter().enumerate() {
+            index.prefetch_overlapping(&self.queried, at);
+            let slot = handle.slot();
             let found = &mut self.found;
             let _ = query::overlapping(index, slot, NONE, |other| {
                 let other = other.slot();
