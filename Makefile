@@ -39,12 +39,13 @@ fmt-check:
 	$(CARGO) fmt --all -- --check
 
 lint:
-	$(CARGO) clippy --workspace --all-targets --features flatquad/rayon,flatquad/testing -- -D warnings
+	$(CARGO) clippy --workspace --all-targets --features flatquad/rayon -- -D warnings
 
 # Release mode: one optimised build serves the tests and the demo, and the
-# property tests run many more cases in the same time.
+# property tests run many more cases in the same time. flatquad-testkit: the
+# harness's own test, and its examples (soak, churn, fuzz_seeds) built.
 rust-test:
-	PROPTEST_CASES=$${PROPTEST_CASES:-1024} $(CARGO) test --release -p flatquad -p flatquad-bench --features flatquad/rayon
+	PROPTEST_CASES=$${PROPTEST_CASES:-1024} $(CARGO) test --release -p flatquad -p flatquad-testkit -p flatquad-bench --features flatquad/rayon
 
 # The demo must reproduce the workload's checksums in both modes, with every
 # structure, and the octree the 3D scenario's (exits non-zero otherwise).

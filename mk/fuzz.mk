@@ -3,15 +3,15 @@
 # SanitizerCoverage instrumentation through rustc's stable -C flags (the flags
 # cargo-fuzz passes with `--sanitizer none`, without its -Z ones, so no nightly
 # and no extra tool). The targets: one differential target per structure (the
-# fuzzer's bytes as flatquad::random_ops's choices, checked against its
-# brute-force model), the snapshot reader, the C ABI's argument checking.
+# fuzzer's bytes as the choices of flatquad-testkit (testkit/), checked against
+# its brute-force model), the snapshot reader, the C ABI's argument checking.
 #
 #   make fuzz            every target FUZZ_SECONDS (300) each, corpus kept in fuzz/target/corpus
 #   make fuzz-ci         every target FUZZ_CI_SECONDS (12) each from the committed seeds; part of `make test`
 #   make fuzz-regressions  replay the committed failing inputs fuzz/regressions/<target>-*
 #   make fuzz-lint       rustfmt and clippy over fuzz/; part of `make test`
 #   make fuzz-build      build the instrumented targets only
-#   make fuzz-seeds      rewrite the committed seed corpus fuzz/corpus/ (core/examples/fuzz_seeds.rs)
+#   make fuzz-seeds      rewrite the committed seed corpus fuzz/corpus/ (testkit/examples/fuzz_seeds.rs)
 #   make fuzz-run FUZZ_TARGET=ops_grid FUZZ_SECONDS=60   one target
 #   make soak            >= 10^8 random operations against brute force (docs/soak.md)
 #   make churn           10^7 mixed operations per structure: bytes and RSS stay flat (docs/soak.md)
@@ -19,8 +19,8 @@
 # A crash leaves its input in fuzz/artifacts/<target>/; replay it with
 # `fuzz/target/$(FUZZ_TRIPLE)/release/<target> <file>`, then commit it as
 # fuzz/regressions/<target>-<what it shows>: fuzz-ci replays every one, and the
-# core's unit tests (random_ops::tests::fuzz_regressions_pass) replay those of
-# the ops and snapshot targets without the fuzz build.
+# core's tests (core/tests/fuzz_regressions.rs) replay those of the ops and
+# snapshot targets without the fuzz build.
 
 FUZZ_TARGETS := ops_quadtree ops_grid ops_loose_grid ops_loose_quadtree \
 	ops_loose_quadtree_max_extent ops_octree snapshot c_abi
@@ -85,13 +85,13 @@ fuzz-run: fuzz-build
 
 fuzz-seeds:
 	rm -rf "$(FUZZ_DIR)/corpus"
-	$(CARGO) run --release -p flatquad --features testing --example fuzz_seeds -- "$(FUZZ_DIR)/corpus"
+	$(CARGO) run --release -p flatquad-testkit --example fuzz_seeds -- "$(FUZZ_DIR)/corpus"
 
 SOAK_OPS ?= 100000000
 SOAK_FLAGS ?= --cap 100 --validate-every 8 --compare-every 16 --snapshot-every 512
 soak:
-	$(CARGO) run --release -p flatquad --features testing --example soak -- --ops $(SOAK_OPS) $(SOAK_FLAGS)
+	$(CARGO) run --release -p flatquad-testkit --example soak -- --ops $(SOAK_OPS) $(SOAK_FLAGS)
 
 CHURN_OPS ?= 10000000
 churn:
-	$(CARGO) run --release -p flatquad --features testing --example churn -- --ops $(CHURN_OPS)
+	$(CARGO) run --release -p flatquad-testkit --example churn -- --ops $(CHURN_OPS)

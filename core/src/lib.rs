@@ -64,11 +64,6 @@ mod index;
 mod links;
 mod loose_grid;
 mod loose_quadtree;
-/// The random-operation harness against brute force: the structures' own
-/// tests, and with the `testing` feature the soak and the fuzz targets.
-#[cfg(any(test, feature = "testing"))]
-#[doc(hidden)]
-pub mod random_ops;
 mod rect;
 mod slots;
 mod tree_lines;

@@ -4,10 +4,10 @@
 //! change (its query path), with inserts, removals (slots reused), filter
 //! changes, `cleanup` and `clear` between updates.
 
-use flatquad::random_ops::{check_tracker, Checks, Draw, Filters, Lcg, Model, Subject};
 use flatquad::{
     AnyIndex, Bounds, Box3, Filter, Handle, Kind, Octree, PairTracker, Rect, SpatialIndex,
 };
+use flatquad_testkit::{check_tracker, Checks, Draw, Filters, Lcg, Model, Subject};
 use proptest::prelude::*;
 
 /// One run of frames on `index`: each frame changes a share of the elements

@@ -18,13 +18,11 @@ use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
 use common::{next_down, next_up, snapshot, Lcg, Shape, Subject};
-use flatquad::random_ops::{
-    brute_circle, brute_nearest, brute_ray, hit_bits, neighbor_bits, Model,
-};
 use flatquad::{
     AnyIndex, Bounds, Box3, Error, Grid, Handle, LooseGrid, LooseQuadtree, Neighbor, Octree,
     Quadtree, Query, Ray, RayControl, RayHit, Rect, SpatialIndex,
 };
+use flatquad_testkit::{brute_circle, brute_nearest, brute_ray, hit_bits, neighbor_bits, Model};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
@@ -137,7 +135,7 @@ fn ray_of<B: Bounds>(origin: [f32; 3], direction: [f32; 3], max_length: f64) -> 
 }
 
 // ---------------------------------------------------------------------------
-// One case (the oracle: flatquad::random_ops's brute_* functions)
+// One case (the oracle: flatquad_testkit's brute_* functions)
 
 /// Random inserts, moves, removes and cleanups, then every query against the
 /// oracle.

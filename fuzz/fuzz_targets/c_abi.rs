@@ -10,7 +10,7 @@ use core::ffi::{c_int, c_void};
 use core::ptr::{null, null_mut};
 
 use ffi::*;
-use flatquad::random_ops::{Bytes, Draw};
+use flatquad_testkit::{Bytes, Draw};
 use libfuzzer_sys::fuzz_target;
 
 /// The length of every buffer the harness passes.

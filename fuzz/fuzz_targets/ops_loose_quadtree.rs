@@ -1,9 +1,9 @@
 //! The fuzzer's bytes as the random-operation harness's choices on
 //! `Subject::LooseQuadtree`: every result against the brute-force model, `validate`
-//! after each operation (flatquad::random_ops, the same as the unit tests').
+//! after each operation (flatquad-testkit, the same as core's tests').
 #![no_main]
 
-use flatquad::random_ops::Subject;
+use flatquad_testkit::Subject;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| Subject::LooseQuadtree.fuzz(data));

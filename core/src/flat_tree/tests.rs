@@ -5,7 +5,7 @@ use crate::tree_lines::{
     mask, place_in_children, place_of, point_child, unpack_place, Cell, SplitLines,
     TABLE_MAX_DEPTH, TREE_STACK_CAPACITY,
 };
-use crate::{Box3, Query, Rect};
+use crate::{Box3, Rect};
 
 #[test]
 fn mask_is_closed_on_the_left_and_open_on_the_right() {
@@ -128,105 +128,4 @@ fn places_pack_and_unpack_in_both_dimensions() {
         at: [5, 2],
     };
     assert_eq!(place_of(&[cell]), (3 << 28) | (5 << 12) | 2);
-}
-
-// ---------------------------------------------------------------------------
-// The octree against brute force (the quadtree's are in `tests/`).
-
-use crate::index::SpatialIndex;
-use crate::random_ops;
-use crate::Octree;
-
-#[test]
-fn octree_random_operations_match_brute_force() {
-    let mut seed = 1;
-    for world in random_ops::WORLDS_3D {
-        for (max_elements, max_depth) in [(1, 3), (4, 5), (8, 12), (2, 20)] {
-            let tree = Octree::new(world, max_elements, max_depth).unwrap();
-            random_ops::run(
-                tree,
-                seed,
-                500,
-                random_ops::tree_shapes,
-                random_ops::check_tree_traverse,
-            );
-            seed += 1;
-        }
-    }
-}
-
-#[test]
-fn octree_stack_at_one_point_stays_shallow_and_exact() {
-    let mut tree = Octree::new(Box3::new(0.0, 0.0, 0.0, 64.0, 64.0, 64.0), 2, 20).unwrap();
-    let spot = Box3::point(10.0, 20.0, 30.0);
-    let handles: Vec<_> = (0..500).map(|i| tree.insert(spot, i).unwrap()).collect();
-    tree.validate().unwrap();
-    let mut hits = Vec::new();
-    tree.query(
-        &Query::point([10.0, 20.0, 30.0]).omit(handles[7]),
-        &mut hits,
-    )
-    .unwrap();
-    assert_eq!(hits.len(), 499);
-    let mut pairs = Vec::new();
-    tree.pairs(&mut pairs);
-    assert_eq!(pairs.len(), 500 * 499 / 2);
-    // Splitting cannot separate them: the stack stays near the root.
-    assert!(tree.stats().max_depth_reached <= 1, "{:?}", tree.stats());
-}
-
-#[test]
-fn octree_snapshots_are_tagged_apart_from_the_2d_structures() {
-    let world = Box3::new(0.0, 0.0, 0.0, 8.0, 8.0, 8.0);
-    let mut tree = Octree::new(world, 1, 4).unwrap();
-    tree.insert(Box3::new(1.0, 1.0, 1.0, 2.0, 2.0, 2.0), 3)
-        .unwrap();
-    let bytes = tree.to_bytes();
-    let err = crate::AnyIndex::from_bytes(&bytes).unwrap_err();
-    assert!(err.to_string().contains("Octree"), "{err}");
-    let quad = crate::Quadtree::for_world(Rect::new(0.0, 0.0, 8.0, 8.0)).unwrap();
-    let err = Octree::from_bytes(&quad.to_bytes()).unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("a snapshot of a Quadtree, not of an Octree"),
-        "{err}"
-    );
-}
-
-/// The rayon variants give the octree the same answers as the calling thread.
-#[cfg(feature = "rayon")]
-#[test]
-fn octree_parallel_variants_match() {
-    let world = Box3::new(0.0, 0.0, 0.0, 64.0, 64.0, 64.0);
-    let mut tree = Octree::new(world, 4, 5).unwrap();
-    let mut rng = random_ops::Lcg(9);
-    let shapes = random_ops::tree_shapes(&tree, &mut rng);
-    let boxes: Vec<Box3> = (0..3000).map(|_| shapes.rect(&mut rng)).collect();
-    let ids: Vec<u32> = (0..boxes.len() as u32).collect();
-    let mut handles = Vec::new();
-    tree.insert_many(&boxes, &ids, &mut handles).unwrap();
-    let (mut offsets, mut hits) = (Vec::new(), Vec::new());
-    let (mut par_offsets, mut par_hits) = (Vec::new(), Vec::new());
-    tree.query_many(
-        &Query::of_rects(&boxes, Some(&handles)).unwrap(),
-        &mut offsets,
-        &mut hits,
-    )
-    .unwrap();
-    tree.par_query_many(
-        &Query::of_rects(&boxes, Some(&handles)).unwrap(),
-        &mut par_offsets,
-        &mut par_hits,
-    )
-    .unwrap();
-    assert_eq!((offsets, hits), (par_offsets, par_hits));
-    let (mut pairs, mut par_pairs) = (Vec::new(), Vec::new());
-    tree.pairs(&mut pairs);
-    tree.par_pairs(&mut par_pairs);
-    let ordered = |v: Vec<(crate::Handle, crate::Handle)>| {
-        let mut v: Vec<_> = v.into_iter().map(random_ops::ordered).collect();
-        v.sort_unstable();
-        v
-    };
-    assert_eq!(ordered(pairs), ordered(par_pairs));
 }

@@ -1,42 +1,35 @@
-//! The loose grid against brute force: random operation sequences in awkward
-//! worlds, `validate` after every operation, every query kind compared.
+//! Unit tests of the loose grid's internals and its parameters; the random
+//! operations against brute force are in `tests/loose_grid.rs`.
 
 use std::ops::ControlFlow;
 
 use crate::index::SpatialIndex;
 use crate::loose_grid::LooseGrid;
-use crate::{Error, Rect};
+use crate::{Error, Handle, Rect};
 
-use crate::random_ops::{self, check_queries, ordered, Draw, Lcg, Model};
+/// flatquad-testkit's LCG (the same draws), so these tests need no dependency.
+struct Lcg(u64);
 
-/// One random run of `steps` operations.
-fn run(grid: LooseGrid, seed: u64, steps: usize) {
-    random_ops::run(
-        grid,
-        seed,
-        steps,
-        random_ops::loose_grid_shapes,
-        random_ops::check_loose_grid_traverse,
-    );
+impl Lcg {
+    fn next(&mut self) -> u32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) as u32
+    }
+    /// In `[0, 1)`.
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 8) as f32 / 16_777_216.0
+    }
 }
 
-#[test]
-fn random_operations_match_brute_force() {
-    let mut seed = 1;
-    for world in random_ops::WORLDS {
-        for (columns, rows, tight_columns, tight_rows) in [
-            (1, 1, 1, 1),
-            (7, 5, 7, 5),
-            (16, 16, 8, 8),
-            (13, 9, 4, 3),
-            (32, 8, 1, 2),
-        ] {
-            let grid = LooseGrid::new(world, columns, rows, tight_columns, tight_rows).unwrap();
-            run(grid, seed, 400);
-            seed += 1;
-        }
-        run(LooseGrid::for_world(world).unwrap(), seed, 150);
-        seed += 1;
+/// A pair as `(lower, higher)`.
+fn ordered((a, b): (Handle, Handle)) -> (Handle, Handle) {
+    if a < b {
+        (a, b)
+    } else {
+        (b, a)
     }
 }
 
@@ -106,26 +99,6 @@ fn boxes_shrink_at_cleanup_and_cells_leave_tight_cells() {
     grid.cleanup();
     assert_eq!(listed(&grid), 0);
     grid.validate().unwrap();
-}
-
-#[test]
-fn stacks_and_crowds_pair_correctly() {
-    // More elements in one cell than are gathered on the stack, and crowded
-    // cells that are sorted and swept.
-    let world = Rect::new(0.0, 0.0, 64.0, 64.0);
-    for (n, spread) in [(300, 0.0), (200, 8.0), (60, 4.0), (700, 0.5), (1400, 16.0)] {
-        let mut grid = LooseGrid::new(world, 8, 8, 4, 4).unwrap();
-        let mut rng = Lcg(n as u64);
-        let mut model = Model::new();
-        for i in 0..n {
-            let (x, y) = (30.0 + rng.unit() * spread, 30.0 + rng.unit() * spread);
-            let r = Rect::new(x, y, x + 1.0, y + 1.0);
-            model.insert(grid.insert(r, i).unwrap(), (r, i));
-        }
-        grid.validate().unwrap();
-        let shapes = random_ops::loose_grid_shapes(&grid, &mut rng);
-        check_queries(&grid, &model, &Default::default(), &shapes, &mut rng);
-    }
 }
 
 #[test]
@@ -206,30 +179,4 @@ fn pairs_of_bands_of_tight_cells_add_up_to_all_pairs() {
     all.sort_unstable();
     banded.sort_unstable();
     assert_eq!(all, banded);
-}
-
-#[cfg(feature = "rayon")]
-#[test]
-fn par_pairs_finds_the_same_pairs() {
-    let world = Rect::new(0.0, 0.0, 4096.0, 4096.0);
-    let mut grid = LooseGrid::for_world(world).unwrap();
-    let mut rng = Lcg(5);
-    let rects: Vec<Rect> = (0..260_000)
-        .map(|i| {
-            let (x, y) = (rng.unit() * 4090.0, rng.unit() * 4090.0);
-            let side = if i % 1000 == 0 { 300.0 } else { 4.0 };
-            Rect::new(x, y, x + side, y + side)
-        })
-        .collect();
-    let ids: Vec<u32> = (0..rects.len() as u32).collect();
-    let mut handles = Vec::new();
-    grid.insert_many(&rects, &ids, &mut handles).unwrap();
-    let (mut one, mut many) = (Vec::new(), Vec::new());
-    grid.pairs(&mut one);
-    grid.par_pairs(&mut many);
-    let mut one: Vec<_> = one.into_iter().map(ordered).collect();
-    let mut many: Vec<_> = many.into_iter().map(ordered).collect();
-    one.sort_unstable();
-    many.sort_unstable();
-    assert_eq!(one, many);
 }

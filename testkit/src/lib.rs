@@ -1,16 +1,24 @@
-//! Random operation sequences against brute force, for any structure's own
-//! tests (`loose_grid/tests.rs`, `loose_quadtree/tests.rs`, the octree's
-//! `flat_tree/tests.rs`), in 2D or 3D: awkward boxes, `validate` after every operation, every query kind compared,
-//! refusals leaving the bytes unchanged, snapshots round-tripped and damaged.
-//! Each structure supplies its shapes (where its borders lie) and its own
-//! check of `traverse`.
+//! flatquad's test harness (unpublished): random operation sequences against
+//! brute force, for any structure, in 2D or 3D: awkward boxes, `validate`
+//! after every operation, every query kind compared, refusals leaving the
+//! bytes unchanged, snapshots round-tripped and damaged. Each structure
+//! supplies its shapes (where its borders lie) and its own check of
+//! `traverse`.
+//!
+//! Used by core's integration tests (`core/tests/`), the fuzz targets
+//! (`fuzz/`), and this crate's examples: the soak, the churn run and the
+//! fuzz seeds (`mk/fuzz.mk`, `docs/soak.md`). It reaches flatquad through its
+//! public API only.
+//!
+//! Feature `rayon`: flatquad's rayon API, and the tracker checks alternate
+//! `PairTracker::update` with `par_update`.
 
 use std::collections::BTreeMap;
 
-use crate::index::SpatialIndex;
-use crate::{
-    Bounds, Box3, BoxCast, Error, Filter, Grid, Handle, LooseGrid, LooseQuadtree, Neighbor, Octree,
-    PairTracker, Quadtree, Query, Ray, RayHit, Rect,
+use flatquad::{
+    AnyIndex, Bounds, Box3, BoxCast, Dimension, Error, Filter, FlatTree, Grid, Handle, LooseGrid,
+    LooseQuadtree, Neighbor, NodeInfo, Octree, PairTracker, Quadtree, Query, Ray, RayHit, Rect,
+    SpatialIndex,
 };
 
 /// Where the harness's choices come from: a seeded [`Lcg`] in the tests and
@@ -327,9 +335,8 @@ fn size<B: Bounds>(world: &B, axis: usize) -> f32 {
 
 /// A box's coordinates as bits, so `-0.0` and every ulp compare exactly.
 fn bits<B: Bounds>(b: &B) -> Vec<u32> {
-    bytemuck::cast_slice::<B, f32>(core::slice::from_ref(b))
-        .iter()
-        .map(|v| v.to_bits())
+    (0..B::AXES)
+        .flat_map(|axis| [b.lo(axis).to_bits(), b.hi(axis).to_bits()])
         .collect()
 }
 
@@ -667,7 +674,8 @@ pub fn check_searches<T: SpatialIndex>(
             "nearest {point:?} k {k} max {max_distance:?} mask {mask:#x}"
         );
         // The ordered route, refusing a third of the candidates.
-        let accept = |h: Handle| h.slot() % 3 != 1;
+        // (A handle's slot is its low 32 bits.)
+        let accept = |h: Handle| (h.to_raw() as u32) % 3 != 1;
         index
             .nearest_with(point, k, max_distance, mask, accept, &mut neighbors)
             .unwrap();
@@ -957,7 +965,7 @@ where
 
 /// Every node `traverse` shows, in its order, each checked to come through
 /// the right callback; the walk must not stop early.
-pub fn traverse_all<T: SpatialIndex>(index: &T) -> Vec<crate::NodeInfo<T::Bounds>> {
+pub fn traverse_all<T: SpatialIndex>(index: &T) -> Vec<NodeInfo<T::Bounds>> {
     let infos = core::cell::RefCell::new(Vec::new());
     let flow = index.traverse(
         |info| {
@@ -1159,7 +1167,7 @@ pub fn fuzz_snapshot(data: &[u8]) {
         1 => check::<Grid>(bytes, probe),
         2 => check::<LooseGrid>(bytes, probe),
         3 => check::<LooseQuadtree>(bytes, probe),
-        4 => check::<crate::AnyIndex>(bytes, probe),
+        4 => check::<AnyIndex>(bytes, probe),
         _ => check::<Octree>(bytes, Box3::new(0.0, 0.0, 0.0, 1.0, 1.0, 1.0)),
     }
 }
@@ -1327,12 +1335,9 @@ impl Subject {
 
 /// Shapes on the split lines (planes) of a quadtree's or octree's first
 /// levels, up to a few cells wide.
-pub fn tree_shapes<D: crate::Dimension>(
-    tree: &crate::FlatTree<D>,
-    rng: &mut impl Draw,
-) -> Shapes<D::Bounds>
+pub fn tree_shapes<D: Dimension>(tree: &FlatTree<D>, rng: &mut impl Draw) -> Shapes<D::Bounds>
 where
-    crate::FlatTree<D>: SpatialIndex<Bounds = D::Bounds>,
+    FlatTree<D>: SpatialIndex<Bounds = D::Bounds>,
 {
     let world = tree.world();
     let levels = 1u32 << tree.max_depth().min(5);
@@ -1392,9 +1397,9 @@ pub fn check_any_traverse<T: SpatialIndex>(index: &T) {
 
 /// A quadtree's or octree's `traverse`: pre-order from the world, 2^AXES
 /// children a branch, leaves counting the element links `stats` reports.
-pub fn check_tree_traverse<D: crate::Dimension>(tree: &crate::FlatTree<D>)
+pub fn check_tree_traverse<D: Dimension>(tree: &FlatTree<D>)
 where
-    crate::FlatTree<D>: SpatialIndex<Bounds = D::Bounds>,
+    FlatTree<D>: SpatialIndex<Bounds = D::Bounds>,
 {
     check_any_traverse(tree);
     let infos = traverse_all(tree);
@@ -1413,7 +1418,7 @@ where
 /// A loose grid's `traverse` shows every loose cell once as a leaf of depth 0
 /// with its count.
 pub fn check_loose_grid_traverse(grid: &LooseGrid) {
-    let mut leaves: Vec<crate::NodeInfo> = Vec::new();
+    let mut leaves: Vec<NodeInfo> = Vec::new();
     let flow = grid.traverse(
         |_| panic!("a loose grid has no branches"),
         |info| {
@@ -1446,7 +1451,7 @@ pub fn check_loose_grid_traverse(grid: &LooseGrid) {
 pub fn check_loose_quadtree_traverse(tree: &LooseQuadtree) {
     let infos = traverse_all(tree);
     assert_eq!((infos[0].index, infos[0].depth), (0, 0));
-    let leaves: Vec<&crate::NodeInfo> = infos.iter().filter(|n| n.is_leaf).collect();
+    let leaves: Vec<&NodeInfo> = infos.iter().filter(|n| n.is_leaf).collect();
     let total: u32 = leaves.iter().map(|l| l.count).sum();
     // Elements over a `max_extent` are kept apart, in no leaf of the tree.
     assert_eq!(total as usize + tree.over_bound_len(), tree.len());
@@ -1572,54 +1577,6 @@ pub fn flat_after_warm_up(values: &[(u64, usize)], slack: usize) -> Result<(), S
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The short churn: `stats().bytes` stays flat after warm-up on every
-    /// structure (`make churn` runs 10^7 operations each and watches RSS too).
-    #[test]
-    fn memory_stays_flat_under_churn() {
-        fn check<T: SpatialIndex>(mut index: T) {
-            let mut bytes = Vec::new();
-            churn(&mut index, &mut Lcg(5), 500_000, 10_000, 20, |done, t| {
-                bytes.push((done, t.stats().bytes))
-            });
-            index.validate().unwrap();
-            if let Err(e) = flat_after_warm_up(&bytes, 4096) {
-                panic!("{}: {e}\n{bytes:?}", core::any::type_name::<T>());
-            }
-        }
-        let world = Rect::new(0.0, 0.0, 1024.0, 1024.0);
-        check(Quadtree::for_world(world).unwrap());
-        check(Grid::new(world, 64, 64).unwrap());
-        check(LooseGrid::for_world(world).unwrap());
-        check(LooseQuadtree::for_world(world).unwrap());
-        check(LooseQuadtree::with_max_extent(world, 8, 8, 64.0).unwrap());
-        check(Octree::for_world(Box3::new(0.0, 0.0, 0.0, 1024.0, 1024.0, 1024.0)).unwrap());
-    }
-
-    /// Every input a fuzz target once failed on (`fuzz/regressions/`, named
-    /// `<target>-<what>`) passes its target's check now. The C ABI target's
-    /// inputs are replayed by `make fuzz-ci`, which builds that crate.
-    #[test]
-    fn fuzz_regressions_pass() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz/regressions");
-        let mut replayed = 0;
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            let name = path.file_name().unwrap().to_str().unwrap().to_owned();
-            let data = std::fs::read(&path).unwrap();
-            let target = name.split_once('-').map_or(name.as_str(), |(t, _)| t);
-            if target == "snapshot" {
-                fuzz_snapshot(&data);
-            } else if let Some(subject) = Subject::ALL.iter().find(|s| s.fuzz_target() == target) {
-                subject.fuzz(&data);
-            } else {
-                assert_eq!(target, "c_abi", "{name}: no fuzz target {target}");
-                continue;
-            }
-            replayed += 1;
-        }
-        assert!(replayed > 0);
-    }
 
     /// A fuzzer's bytes decode the same way every time, and running out of
     /// them ends the run.

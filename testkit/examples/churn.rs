@@ -4,10 +4,10 @@
 //! fifth) neither may grow more than 5% (plus a small slack). Exits non-zero
 //! otherwise.
 //!
-//! cargo run --release -p flatquad --features testing --example churn -- --ops 10000000
+//! cargo run --release -p flatquad-testkit --example churn -- --ops 10000000
 
-use flatquad::random_ops::{churn, flat_after_warm_up, Lcg};
 use flatquad::{Box3, Grid, LooseGrid, LooseQuadtree, Octree, Quadtree, Rect, SpatialIndex};
+use flatquad_testkit::{churn, flat_after_warm_up, Lcg};
 
 /// Resident set size in bytes, from /proc/self/status.
 fn rss() -> usize {

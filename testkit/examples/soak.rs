@@ -1,16 +1,16 @@
 //! The soak: many seeded runs of the random-operation harness
-//! (`random_ops::run_with`: every operation checked against a brute-force
+//! (`flatquad_testkit::run_with`: every operation checked against a brute-force
 //! model, `validate` after each) across every structure, on all cores, until
 //! `--ops` operations are done. Exits non-zero on any mismatch or panic.
 //!
-//! cargo run --release -p flatquad --features testing --example soak -- --ops 100000000
+//! cargo run --release -p flatquad-testkit --example soak -- --ops 100000000
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use flatquad::random_ops::{Checks, Lcg, Subject};
+use flatquad_testkit::{Checks, Lcg, Subject};
 
 struct Options {
     ops: u64,

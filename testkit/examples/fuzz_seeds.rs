@@ -1,16 +1,16 @@
 //! Writes the fuzz targets' seed corpus (fuzz/corpus/<target>/): for the
-//! operation targets and the C ABI, choice streams of the random_ops
+//! operation targets and the C ABI, choice streams of the testkit
 //! harness's own generator; for the snapshot reader, real snapshots of every
 //! structure after random operations, each behind its selector byte.
 //!
-//! cargo run --release -p flatquad --features testing --example fuzz_seeds -- fuzz/corpus
+//! cargo run --release -p flatquad-testkit --example fuzz_seeds -- fuzz/corpus
 
 use std::path::Path;
 
-use flatquad::random_ops::{Draw, Lcg, Shapes};
 use flatquad::{
     AnyIndex, Box3, Grid, Kind, LooseGrid, LooseQuadtree, Octree, Quadtree, Rect, SpatialIndex,
 };
+use flatquad_testkit::{Draw, Lcg, Shapes};
 
 const STREAM_TARGETS: [&str; 7] = [
     "ops_quadtree",
