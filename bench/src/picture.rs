@@ -542,22 +542,30 @@ mod tests {
         assert_eq!(frames[1][4 * 5..4 * 6], RED); // pixel (1, 1)
     }
 
-    #[test]
-    fn draws_leaves_and_elements() {
+    /// Two touching elements and one apart in a 64-unit world, drawn one
+    /// pixel a unit.
+    fn three_elements() -> (flatquad::Quadtree, [Handle; 3], View) {
         let mut tree =
             flatquad::Quadtree::new(Rect::new(0.0, 0.0, 64.0, 64.0), 1, 3).expect("tree");
-        tree.insert(Rect::new(1.0, 1.0, 5.0, 5.0), 0)
-            .expect("insert");
-        tree.insert(Rect::new(4.0, 4.0, 8.0, 8.0), 1)
-            .expect("insert");
-        tree.insert(Rect::new(40.0, 40.0, 44.0, 44.0), 2)
-            .expect("insert");
+        let mut handles = [Handle::from_raw(0); 3];
+        let rects = [(1.0, 5.0), (4.0, 8.0), (40.0, 44.0)];
+        for (i, (lo, hi)) in rects.into_iter().enumerate() {
+            handles[i] = tree
+                .insert(Rect::new(lo, lo, hi, hi), i as u32)
+                .expect("insert");
+        }
         let view = View {
             x: 0.0,
             y: 0.0,
             side: 64.0,
             pixels: 64,
         };
+        (tree, handles, view)
+    }
+
+    #[test]
+    fn draws_leaves_and_elements() {
+        let (tree, _, view) = three_elements();
         let (canvas, drawn) = draw_tree(&tree, &view, Events::default());
         assert_eq!(drawn.elements, 3);
         assert_eq!(drawn.colliding, 2);
@@ -574,26 +582,9 @@ mod tests {
 
     #[test]
     fn marks_the_elements_of_the_events() {
-        let mut tree =
-            flatquad::Quadtree::new(Rect::new(0.0, 0.0, 64.0, 64.0), 1, 3).expect("tree");
-        let a = tree
-            .insert(Rect::new(1.0, 1.0, 5.0, 5.0), 0)
+        let (mut tree, [a, b, c], view) = three_elements();
+        tree.insert(Rect::new(20.0, 40.0, 24.0, 44.0), 3)
             .expect("insert");
-        let b = tree
-            .insert(Rect::new(4.0, 4.0, 8.0, 8.0), 1)
-            .expect("insert");
-        let c = tree
-            .insert(Rect::new(40.0, 40.0, 44.0, 44.0), 2)
-            .expect("insert");
-        let d = tree
-            .insert(Rect::new(20.0, 40.0, 24.0, 44.0), 3)
-            .expect("insert");
-        let view = View {
-            x: 0.0,
-            y: 0.0,
-            side: 64.0,
-            pixels: 64,
-        };
         let events = Events {
             began: &[[a, b]],
             ended: &[[b, c]],
@@ -604,6 +595,5 @@ mod tests {
         assert_eq!(canvas.pixel(7, 7), Some(BEGAN)); // began wins over ended
         assert_eq!(canvas.pixel(42, 42), Some(ENDED));
         assert_eq!(canvas.pixel(22, 42), Some(AGENT));
-        let _ = d;
     }
 }
