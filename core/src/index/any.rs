@@ -180,11 +180,11 @@ impl Slots for AnyIndex {
     fn element_at(&self, slot: u32) -> Option<(Handle, Rect, u32)> {
         dispatch!(self, s => s.element_at(slot))
     }
-    fn for_each_slot<F>(&self, visit: F)
+    fn for_each_slot<F>(&self, slots: core::ops::Range<u32>, visit: F)
     where
         F: FnMut(u32, Option<(Handle, Rect, Filter)>),
     {
-        dispatch!(self, s => s.for_each_slot(visit))
+        dispatch!(self, s => s.for_each_slot(slots.clone(), visit))
     }
     fn filtered(&self) -> bool {
         dispatch!(self, s => s.filtered())

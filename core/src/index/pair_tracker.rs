@@ -138,6 +138,9 @@ pub struct PairTracker<B: Bounds = Rect> {
     old_handle: Vec<u64>,
     /// Slots whose change is [`Change::Element`] in this update.
     elements_changed: usize,
+    /// Scratch of the parallel search for changes: a list per stretch.
+    #[cfg(feature = "rayon")]
+    part_changed: Vec<Vec<u32>>,
     /// Scratch for the parallel pair walk.
     #[cfg(feature = "rayon")]
     walked: Vec<(Handle, Handle)>,
@@ -175,6 +178,8 @@ impl<B: Bounds> PairTracker<B> {
             elements_changed: 0,
             #[cfg(feature = "rayon")]
             walked: Vec::new(),
+            #[cfg(feature = "rayon")]
+            part_changed: Vec::new(),
             began: Vec::new(),
             ended: Vec::new(),
         }
@@ -189,7 +194,7 @@ impl<B: Bounds> PairTracker<B> {
     where
         I: SpatialIndex<Bounds = B>,
     {
-        self.refresh(index, |index, next| {
+        self.refresh(index, Self::find_changes, |index, next| {
             let _ = index.pairs_with(|a, b| {
                 next.push(key(a.slot(), b.slot()));
                 ControlFlow::Continue(())
@@ -206,7 +211,7 @@ impl<B: Bounds> PairTracker<B> {
         I: SpatialIndex<Bounds = B> + Sync,
     {
         let mut walked = core::mem::take(&mut self.walked);
-        self.refresh(index, |index, next| {
+        self.refresh(index, Self::par_find_changes, |index, next| {
             index.par_pairs(&mut walked);
             next.extend(walked.iter().map(|(a, b)| key(a.slot(), b.slot())));
         });
@@ -239,15 +244,20 @@ impl<B: Bounds> PairTracker<B> {
         self.ended.clear();
     }
 
-    /// One update: `walk` fills the (empty) new pair list from the whole
-    /// index when that is cheaper than querying the changed elements.
-    fn refresh<I>(&mut self, index: &I, walk: impl FnOnce(&I, &mut Vec<u64>))
-    where
+    /// One update: `find_changes` notes what changed (on one thread or
+    /// many); `walk` fills the (empty) new pair list from the whole index when
+    /// that is cheaper than querying the changed elements.
+    fn refresh<I>(
+        &mut self,
+        index: &I,
+        find_changes: impl FnOnce(&mut Self, &I),
+        walk: impl FnOnce(&I, &mut Vec<u64>),
+    ) where
         I: SpatialIndex<Bounds = B>,
     {
         self.began.clear();
         self.ended.clear();
-        self.find_changes(index);
+        find_changes(self, index);
         self.next.clear();
         if self.changed.len() * 16 > index.live() * WALK_SIXTEENTHS {
             walk(index, &mut self.next);
@@ -268,6 +278,53 @@ impl<B: Bounds> PairTracker<B> {
     /// from what the last update saw, records how, and sees them anew (the
     /// old handle kept aside where it changed, for the pairs that end).
     fn find_changes<I: Structure<Bounds = B>>(&mut self, index: &I) {
+        let slots = self.make_room(index);
+        self.changed.clear();
+        let mut whole = Stretch {
+            start: 0,
+            seen: &mut self.seen,
+            filters: &mut self.filters,
+            change: &mut self.change,
+            old_handle: &mut self.old_handle,
+            elements_changed: 0,
+        };
+        whole.scan(index, slots, &mut self.changed);
+        self.elements_changed = whole.elements_changed;
+    }
+
+    /// [`find_changes`](PairTracker::find_changes) in stretches of the pool
+    /// on rayon's threads, each with its own list of changed slots (kept for
+    /// the next frame), joined in slot order.
+    #[cfg(feature = "rayon")]
+    fn par_find_changes<I: Structure<Bounds = B> + Sync>(&mut self, index: &I) {
+        /// Fewer slots than this a stretch are not worth a task.
+        const STRETCH: usize = 1 << 15;
+        let slots = self.make_room(index);
+        let parts = (self.seen.len() / STRETCH)
+            .clamp(1, 4 * rayon::current_num_threads())
+            .next_power_of_two();
+        if self.part_changed.len() < parts {
+            self.part_changed.resize_with(parts, Vec::new);
+        }
+        let mut part_changed = core::mem::take(&mut self.part_changed);
+        let whole = Stretch {
+            start: 0,
+            seen: &mut self.seen,
+            filters: &mut self.filters,
+            change: &mut self.change,
+            old_handle: &mut self.old_handle,
+            elements_changed: 0,
+        };
+        self.elements_changed = whole.par_scan(index, slots, &mut part_changed[..parts]);
+        self.changed.clear();
+        for part in &part_changed[..parts] {
+            self.changed.extend_from_slice(part);
+        }
+        self.part_changed = part_changed;
+    }
+
+    /// Grows the per-slot records to the pool; the pool's slot count.
+    fn make_room<I: Structure<Bounds = B>>(&mut self, index: &I) -> usize {
         let slots = index.slot_count();
         if self.seen.len() < slots {
             self.seen.resize(slots, Seen::empty());
@@ -277,42 +334,7 @@ impl<B: Bounds> PairTracker<B> {
         if index.filtered() && self.filters.len() < slots {
             self.filters.resize(slots, Filter::DEFAULT);
         }
-        self.changed.clear();
-        self.elements_changed = 0;
-        let seen_slots = self.seen.len();
-        let mut note = |slot: u32, now: Seen<B>, filter: Filter| {
-            let slot = slot as usize;
-            let seen = &mut self.seen[slot];
-            let refiltered = match self.filters.get_mut(slot) {
-                Some(seen_filter) if *seen_filter != filter => {
-                    *seen_filter = filter;
-                    true
-                }
-                _ => false,
-            };
-            if now != *seen || refiltered {
-                self.changed.push(slot as u32);
-                self.change[slot] = if now.handle == seen.handle {
-                    Change::Moved
-                } else {
-                    self.old_handle[slot] = seen.handle;
-                    self.elements_changed += 1;
-                    Change::Element
-                };
-                *seen = now;
-            }
-        };
-        index.for_each_slot(|slot, element| match element {
-            Some((handle, rect, filter)) => {
-                let handle = handle.to_raw();
-                note(slot, Seen { handle, rect }, filter);
-            }
-            None => note(slot, Seen::empty(), Filter::DEFAULT),
-        });
-        // Slots past a pool that shrank (cleared) hold nothing now.
-        for slot in slots..seen_slots {
-            note(slot as u32, Seen::empty(), Filter::DEFAULT);
-        }
+        slots
     }
 
     /// `next` as the old pairs between unchanged elements (still true: their
@@ -416,6 +438,105 @@ impl<B: Bounds> PairTracker<B> {
     }
 }
 
+/// The per-slot records of slots `start..start + seen.len()`, compared with
+/// the pool (`filters` may be shorter: a missing entry is the default).
+struct Stretch<'a, B> {
+    start: u32,
+    seen: &'a mut [Seen<B>],
+    filters: &'a mut [Filter],
+    change: &'a mut [Change],
+    old_handle: &'a mut [u64],
+    elements_changed: usize,
+}
+
+impl<B: Bounds> Stretch<'_, B> {
+    /// Compares the stretch with the index's slots (of which there are
+    /// `slots`: those past it hold nothing now), noting the changed ones.
+    fn scan<I: Structure<Bounds = B>>(&mut self, index: &I, slots: usize, changed: &mut Vec<u32>) {
+        let start = self.start as usize;
+        let end = start + self.seen.len();
+        let pooled = slots.clamp(start, end);
+        index.for_each_slot(start as u32..pooled as u32, |slot, element| match element {
+            Some((handle, rect, filter)) => {
+                let handle = handle.to_raw();
+                self.note(slot, Seen { handle, rect }, filter, changed);
+            }
+            None => self.note(slot, Seen::empty(), Filter::DEFAULT, changed),
+        });
+        for slot in pooled..end {
+            self.note(slot as u32, Seen::empty(), Filter::DEFAULT, changed);
+        }
+    }
+
+    #[inline]
+    fn note(&mut self, slot: u32, now: Seen<B>, filter: Filter, changed: &mut Vec<u32>) {
+        let at = (slot - self.start) as usize;
+        let seen = &mut self.seen[at];
+        let refiltered = match self.filters.get_mut(at) {
+            Some(seen_filter) if *seen_filter != filter => {
+                *seen_filter = filter;
+                true
+            }
+            _ => false,
+        };
+        if now != *seen || refiltered {
+            changed.push(slot);
+            self.change[at] = if now.handle == seen.handle {
+                Change::Moved
+            } else {
+                self.old_handle[at] = seen.handle;
+                self.elements_changed += 1;
+                Change::Element
+            };
+            *seen = now;
+        }
+    }
+
+    /// [`scan`](Stretch::scan) cut in halves down to one stretch a list of
+    /// `parts`, the halves on rayon's threads; the elements changed.
+    #[cfg(feature = "rayon")]
+    fn par_scan<I: Structure<Bounds = B> + Sync>(
+        self,
+        index: &I,
+        slots: usize,
+        parts: &mut [Vec<u32>],
+    ) -> usize {
+        if parts.len() == 1 {
+            let mut stretch = self;
+            parts[0].clear();
+            stretch.scan(index, slots, &mut parts[0]);
+            return stretch.elements_changed;
+        }
+        let half = self.seen.len() / 2;
+        let (seen_low, seen_high) = self.seen.split_at_mut(half);
+        let (filters_low, filters_high) = self.filters.split_at_mut(half.min(self.filters.len()));
+        let (change_low, change_high) = self.change.split_at_mut(half);
+        let (old_low, old_high) = self.old_handle.split_at_mut(half);
+        let low = Stretch {
+            start: self.start,
+            seen: seen_low,
+            filters: filters_low,
+            change: change_low,
+            old_handle: old_low,
+            elements_changed: 0,
+        };
+        let high = Stretch {
+            start: self.start + half as u32,
+            seen: seen_high,
+            filters: filters_high,
+            change: change_high,
+            old_handle: old_high,
+            elements_changed: 0,
+        };
+        let (parts_low, parts_high) = parts.split_at_mut(parts.len() / 2);
+        let (a, b) = rayon::join(
+            || low.par_scan(index, slots, parts_low),
+            || high.par_scan(index, slots, parts_high),
+        );
+        a + b
+    }
+}
+
 /// Sorts slot-pair keys of a pool of `slots` slots: a least-significant-digit
 /// radix sort over the bits the slots use (a few passes of 11 bits in each
 /// half of the key), several times faster than comparing on the 10^5 to 10^6
@@ -473,6 +594,55 @@ fn merge_sorted(mut left: impl Iterator<Item = u64>, right: &[u64], out: &mut Ve
 #[cfg(test)]
 mod tests {
     use super::{key, sort_keys};
+    #[cfg(feature = "rayon")]
+    use {
+        super::PairTracker,
+        crate::{Filter, Grid, Rect, SpatialIndex},
+    };
+
+    /// The parallel search for changes (pools of several stretches) gives the
+    /// serial one's events, frame after frame: moves of some or all,
+    /// removals (slots reused), inserts past the old pool, filter changes.
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn par_update_reports_what_update_reports() {
+        let mut state = 12345u32;
+        let mut unit = move || {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (state >> 8) as f32 / 16_777_216.0
+        };
+        let mut grid = Grid::new(Rect::new(0.0, 0.0, 2048.0, 2048.0), 256, 256).unwrap();
+        let square = |unit: &mut dyn FnMut() -> f32| {
+            let (x, y) = (unit() * 2040.0, unit() * 2040.0);
+            Rect::new(x, y, x + 4.0, y + 4.0)
+        };
+        let mut handles: Vec<_> = (0..140_000)
+            .map(|i| grid.insert(square(&mut unit), i).unwrap())
+            .collect();
+        let (mut serial, mut parallel) = (PairTracker::new(), PairTracker::new());
+        for frame in 0..8u32 {
+            let every = [1, 2, 7, 1000][frame as usize % 4];
+            for (i, handle) in handles.iter_mut().enumerate() {
+                if i % every == 0 {
+                    grid.update(*handle, square(&mut unit)).unwrap();
+                }
+                if i % 997 == frame as usize {
+                    grid.remove(*handle).unwrap();
+                    *handle = grid.insert(square(&mut unit), i as u32).unwrap();
+                }
+                if i % 1999 == frame as usize {
+                    grid.set_filter(*handle, Filter::new(1, 2)).unwrap();
+                }
+            }
+            for i in 0..frame * 5000 {
+                handles.push(grid.insert(square(&mut unit), i).unwrap());
+            }
+            grid.cleanup();
+            let (began, ended) = serial.update(&grid);
+            assert!(!began.is_empty() || frame > 0);
+            assert_eq!(parallel.par_update(&grid), (began, ended), "frame {frame}");
+        }
+    }
 
     /// The radix sort against a comparison sort, for pools of every size
     /// class (one digit, several, and slots using all 32 bits).

@@ -49,10 +49,10 @@ pub trait Slots {
     fn slot_count(&self) -> usize;
     /// The element in slot `slot` as `(handle, rectangle, id)`, if it is live.
     fn element_at(&self, slot: u32) -> Option<(Handle, Self::Bounds, u32)>;
-    /// Calls `visit` with every slot in order and its live element's
-    /// `(handle, box, filter)`, or `None`: one pass over the pool for code
-    /// that compares every slot (the pair tracker), dispatched once.
-    fn for_each_slot<F>(&self, visit: F)
+    /// Calls `visit` with every slot of `slots` (within the pool) in order
+    /// and its live element's `(handle, box, filter)`, or `None`: one pass
+    /// for code that compares every slot (the pair tracker), dispatched once.
+    fn for_each_slot<F>(&self, slots: core::ops::Range<u32>, visit: F)
     where
         F: FnMut(u32, Option<(Handle, Self::Bounds, Filter)>);
     /// Whether any element may have a filter other than the default.
@@ -130,13 +130,14 @@ impl<T: HasSlots> Slots for T {
         pool.is_live(slot)
             .then(|| (pool.handle(slot), s.rect(), s.id()))
     }
-    fn for_each_slot<F>(&self, mut visit: F)
+    fn for_each_slot<F>(&self, slots: core::ops::Range<u32>, mut visit: F)
     where
         F: FnMut(u32, Option<(Handle, Self::Bounds, Filter)>),
     {
         let pool = self.slot_pool();
         let filtered = pool.filtered();
-        for (slot, record) in (0u32..).zip(&pool.slots) {
+        let records = &pool.slots[slots.start as usize..slots.end as usize];
+        for (slot, record) in (slots.start..).zip(records) {
             let filter = || {
                 if filtered {
                     pool.filter(slot)
