@@ -16,7 +16,7 @@ export CARGO_NET_RETRY := 3
 export CARGO_HTTP_TIMEOUT := 60
 REGISTRY_STEP := $(CURDIR)/mk/registry-step
 
-.PHONY: demo test fetch lint fmt-check rust-test agents-check bench figures doc
+.PHONY: demo test fetch lint fmt-check rust-test agents-check bench bench-events figures doc
 
 INDEX ?= all
 
@@ -60,6 +60,11 @@ bench:
 	$(CARGO) run --release -p flatquad-bench --features peers --bin peers -- all --threads 2 --markdown docs/benchmarks.md
 	$(CARGO) run --release -p flatquad-bench --features peers --bin searches -- --markdown docs/benchmarks.md
 	$(MAKE) figures
+
+# Contact events when only a share of the agents moves: the tracker beside all
+# pairs plus a HashSet difference (docs/design.md, "Contact events"). INDEX=grid etc.
+bench-events:
+	$(CARGO) run --release -p flatquad-bench --bin events -- $(SCENARIO) --index $(if $(filter all,$(INDEX)),grid,$(INDEX))
 
 figures:
 	$(CARGO) run --release -p flatquad-bench --bin figures
