@@ -279,16 +279,9 @@ impl<B: Bounds> PairTracker<B> {
     /// old handle kept aside where it changed, for the pairs that end).
     fn find_changes<I: Structure<Bounds = B>>(&mut self, index: &I) {
         let slots = self.make_room(index);
-        self.changed.clear();
-        let mut whole = Stretch {
-            start: 0,
-            seen: &mut self.seen,
-            filters: &mut self.filters,
-            change: &mut self.change,
-            old_handle: &mut self.old_handle,
-            elements_changed: 0,
-        };
-        whole.scan(index, slots, &mut self.changed);
+        let (mut whole, changed) = self.whole();
+        changed.clear();
+        whole.scan(index, slots, changed);
         self.elements_changed = whole.elements_changed;
     }
 
@@ -307,6 +300,18 @@ impl<B: Bounds> PairTracker<B> {
             self.part_changed.resize_with(parts, Vec::new);
         }
         let mut part_changed = core::mem::take(&mut self.part_changed);
+        let (whole, changed) = self.whole();
+        let elements_changed = whole.par_scan(index, slots, &mut part_changed[..parts]);
+        changed.clear();
+        for part in &part_changed[..parts] {
+            changed.extend_from_slice(part);
+        }
+        self.elements_changed = elements_changed;
+        self.part_changed = part_changed;
+    }
+
+    /// Every slot's records as one stretch, and the list of changed slots.
+    fn whole(&mut self) -> (Stretch<'_, B>, &mut Vec<u32>) {
         let whole = Stretch {
             start: 0,
             seen: &mut self.seen,
@@ -315,12 +320,7 @@ impl<B: Bounds> PairTracker<B> {
             old_handle: &mut self.old_handle,
             elements_changed: 0,
         };
-        self.elements_changed = whole.par_scan(index, slots, &mut part_changed[..parts]);
-        self.changed.clear();
-        for part in &part_changed[..parts] {
-            self.changed.extend_from_slice(part);
-        }
-        self.part_changed = part_changed;
+        (whole, &mut self.changed)
     }
 
     /// Grows the per-slot records to the pool; the pool's slot count.
