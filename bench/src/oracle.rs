@@ -16,23 +16,36 @@ pub fn count_pairs(rects: &[Aabb]) -> u64 {
 }
 
 /// Number of unordered overlapping pairs among closed boxes given by their low
-/// and high corners, in any dimension: the same sweep on x, the other axes
-/// tested exactly.
+/// and high corners, in any dimension ([`sweep_box_pairs`]).
 pub fn count_box_pairs<const D: usize>(boxes: &[([f32; D], [f32; D])]) -> u64 {
-    let mut sorted = boxes.to_vec();
-    sorted.sort_unstable_by(|a, b| a.0[0].total_cmp(&b.0[0]));
     let mut count = 0u64;
-    for (i, (lo_a, hi_a)) in sorted.iter().enumerate() {
-        for (lo_b, hi_b) in &sorted[i + 1..] {
+    sweep_box_pairs(boxes, |_, _| count += 1);
+    count
+}
+
+/// Calls `visit(a, b)` with the indices of every overlapping pair of closed
+/// boxes (given by their low and high corners), once: a sweep on x over the
+/// boxes sorted by their low x (copied with their index, so the sweep reads
+/// them in order), the other axes tested exactly.
+pub fn sweep_box_pairs<const D: usize>(
+    boxes: &[([f32; D], [f32; D])],
+    mut visit: impl FnMut(u32, u32),
+) {
+    let mut sorted: Vec<([f32; D], [f32; D], u32)> = (0u32..)
+        .zip(boxes)
+        .map(|(i, &(lo, hi))| (lo, hi, i))
+        .collect();
+    sorted.sort_unstable_by(|a, b| a.0[0].total_cmp(&b.0[0]));
+    for (i, (lo_a, hi_a, a)) in sorted.iter().enumerate() {
+        for (lo_b, hi_b, b) in &sorted[i + 1..] {
             if lo_b[0] > hi_a[0] {
                 break;
             }
             if (1..D).all(|axis| lo_a[axis] <= hi_b[axis] && lo_b[axis] <= hi_a[axis]) {
-                count += 1;
+                visit(*a, *b);
             }
         }
     }
-    count
 }
 
 /// Number of ordered overlapping pairs among the agents' current rectangles
@@ -132,24 +145,12 @@ pub fn query_checksums(scenario: &Scenario) -> Option<(u64, u64)> {
 }
 
 /// Every overlapping pair of closed boxes (by their low and high corners), as
-/// sorted keys `low index << 32 | high index`: the same sweep on x as
-/// [`count_box_pairs`], over indices so that the pairs name their boxes.
+/// sorted keys `low index << 32 | high index` ([`sweep_box_pairs`]).
 pub fn box_pair_keys<const D: usize>(boxes: &[([f32; D], [f32; D])]) -> Vec<u64> {
-    let mut order: Vec<u32> = (0..boxes.len() as u32).collect();
-    order.sort_unstable_by(|&a, &b| boxes[a as usize].0[0].total_cmp(&boxes[b as usize].0[0]));
     let mut keys = Vec::new();
-    for (i, &a) in order.iter().enumerate() {
-        let (lo_a, hi_a) = &boxes[a as usize];
-        for &b in &order[i + 1..] {
-            let (lo_b, hi_b) = &boxes[b as usize];
-            if lo_b[0] > hi_a[0] {
-                break;
-            }
-            if (1..D).all(|axis| lo_a[axis] <= hi_b[axis] && lo_b[axis] <= hi_a[axis]) {
-                keys.push((u64::from(a.min(b)) << 32) | u64::from(a.max(b)));
-            }
-        }
-    }
+    sweep_box_pairs(boxes, |a, b| {
+        keys.push((u64::from(a.min(b)) << 32) | u64::from(a.max(b)));
+    });
     keys.sort_unstable();
     keys
 }
