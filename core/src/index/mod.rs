@@ -501,17 +501,11 @@ pub trait SpatialIndex: Structure + Sized {
         hits.clear();
         offsets.reserve(handles.len() + 1);
         offsets.push(0);
-        // The first handles have no stages before them: their slots at once,
-        // so that their misses overlap.
-        for &handle in handles.iter().take(PREFETCH_AHEAD) {
-            self.prefetch_slot(handle);
-        }
-        for (index, &handle) in handles.iter().enumerate() {
-            self.prefetch_overlapping(handles, index);
+        query::overlapping_batch(self, handles, |_, handle| {
             // Checked above: no second look-up per element.
             let _ = query::overlapping(self, handle.slot(), crate::slots::NONE, collect_into(hits));
             offsets.push(hits.len());
-        }
+        });
         Ok(())
     }
 

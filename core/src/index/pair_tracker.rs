@@ -18,7 +18,7 @@
 use core::ops::ControlFlow;
 
 use super::query;
-use super::raw::{Structure, PREFETCH_AHEAD};
+use super::raw::Structure;
 use super::SpatialIndex;
 use crate::slots::NONE;
 use crate::{Bounds, Filter, Handle, Rect};
@@ -353,14 +353,10 @@ impl<B: Bounds> PairTracker<B> {
         // Counted as any batch's queries: a grid lays its cells out at the
         // next cleanup when enough come.
         index.count_queries(self.queried.len());
-        for &handle in self.queried.iter().take(PREFETCH_AHEAD) {
-            index.prefetch_slot(handle);
-        }
         self.found.clear();
-        for (at, handle) in self.queried.iter().enumerate() {
-            index.prefetch_overlapping(&self.queried, at);
+        let found = &mut self.found;
+        query::overlapping_batch(index, &self.queried, |_, handle| {
             let slot = handle.slot();
-            let found = &mut self.found;
             let _ = query::overlapping(index, slot, NONE, |other| {
                 let other = other.slot();
                 // A pair of two changed elements is found from both: kept once.
@@ -369,7 +365,7 @@ impl<B: Bounds> PairTracker<B> {
                 }
                 ControlFlow::Continue(())
             });
-        }
+        });
         sort_keys(&mut self.found, &mut self.sorting, index.slot_count());
         let kept = self.pairs.iter().copied().filter(|&pair| {
             let (a, b) = slots_of(pair);

@@ -5,7 +5,7 @@
 
 use core::ops::ControlFlow;
 
-use super::raw::Structure;
+use super::raw::{Structure, PREFETCH_AHEAD};
 use super::search::circle_box;
 use super::{check_distance, check_lengths, check_point, check_rect};
 use crate::slots::NONE;
@@ -292,6 +292,25 @@ where
             visit(other)
         }
     })
+}
+
+/// Calls `each(at, handle)` for every live, checked handle of a batch of
+/// neighbour queries, in order, after asking the structure to fetch what the
+/// later items will read (the first ones' slots at once, so that their misses
+/// overlap): the loop of `overlapping_many` and of the pair tracker.
+#[inline(always)]
+pub(crate) fn overlapping_batch<T, F>(index: &T, handles: &[Handle], mut each: F)
+where
+    T: Structure + ?Sized,
+    F: FnMut(usize, Handle),
+{
+    for &handle in handles.iter().take(PREFETCH_AHEAD) {
+        index.prefetch_slot(handle);
+    }
+    for (at, &handle) in handles.iter().enumerate() {
+        index.prefetch_overlapping(handles, at);
+        each(at, handle);
+    }
 }
 
 /// Checks every query of a batch: the first bad one's error, inside
