@@ -81,6 +81,28 @@ pub trait Bounds:
         sum.sqrt() + 0.0
     }
 
+    /// Whether the closed box holds `inner` whole (borders included).
+    #[inline]
+    fn holds_box(&self, inner: &Self) -> bool {
+        (0..Self::AXES)
+            .all(|axis| self.lo(axis) <= inner.lo(axis) && inner.hi(axis) <= self.hi(axis))
+    }
+
+    /// The box grown by `margin` (finite, `>= 0`) on every side, each
+    /// coordinate rounded outwards and kept finite: a fat box that holds this
+    /// one whatever the rounding, and stays a valid box.
+    #[inline]
+    fn grown(&self, margin: f32) -> Self {
+        let (mut lo, mut hi) = ([0.0f32; 3], [0.0f32; 3]);
+        for axis in 0..Self::AXES {
+            // Rounding to nearest is monotone, so `lo - margin <= lo`; the
+            // clamp keeps a box at the edge of `f32` finite.
+            lo[axis] = (self.lo(axis) - margin).max(f32::MIN);
+            hi[axis] = (self.hi(axis) + margin).min(f32::MAX);
+        }
+        Self::from_corners(lo, hi)
+    }
+
     /// Where the segment `origin + t · direction`, `0 <= t <= max_length`,
     /// first touches the closed box: that `t`, or `None` if it misses. The
     /// slab method in `f64`; an axis on which `direction` is 0 is inside the

@@ -86,7 +86,7 @@ pub(crate) use slot_record;
 /// checking a batch of handles then reads 4 bytes per element instead of a
 /// whole slot.
 #[derive(Clone, Debug)]
-pub struct SlotPool<S> {
+pub struct SlotPool<S: SlotRecord> {
     pub(crate) slots: Vec<S>,
     /// `stamps[i]` is slot `i`'s live bit, mark bit and generation.
     pub(crate) stamps: Vec<u32>,
@@ -95,6 +95,13 @@ pub struct SlotPool<S> {
     /// Each slot's collision filter, or empty while every element has
     /// [`Filter::DEFAULT`]: the unfiltered frame reads nothing more.
     pub(crate) filters: Vec<Filter>,
+    /// The fat-bounds margin (`0` for none): while it is positive the
+    /// structure files each element by its box grown by the margin (the
+    /// slot's rectangle), and the element's own box is in `tight`.
+    pub(crate) margin: f32,
+    /// Each slot's own (tight) box while `margin > 0`, else empty: what every
+    /// result is tested against (`index::fat_bounds`).
+    pub(crate) tight: Vec<S::Bounds>,
 }
 
 impl<S: SlotRecord> SlotPool<S> {
@@ -105,6 +112,8 @@ impl<S: SlotRecord> SlotPool<S> {
             free: NONE,
             live: 0,
             filters: Vec::new(),
+            margin: 0.0,
+            tight: Vec::new(),
         }
     }
 
@@ -128,9 +137,13 @@ impl<S: SlotRecord> SlotPool<S> {
         if self.filtered() {
             self.filters.reserve_exact(fresh);
         }
+        if self.is_fat() {
+            self.tight.reserve_exact(fresh);
+        }
     }
 
-    /// Appends a slot with its stamp (snapshots).
+    /// Appends a slot with its stamp (snapshots, which read the tight boxes
+    /// after the slots).
     pub(crate) fn push(&mut self, slot: S, stamp: u32) {
         self.live += (stamp & LIVE != 0) as usize;
         self.slots.push(slot);
@@ -153,6 +166,9 @@ impl<S: SlotRecord> SlotPool<S> {
             if let Some(filter) = self.filters.get_mut(index as usize) {
                 *filter = Filter::DEFAULT;
             }
+            if let Some(tight) = self.tight.get_mut(index as usize) {
+                *tight = rect;
+            }
             index
         } else {
             let index = self.slots.len() as u32;
@@ -160,6 +176,9 @@ impl<S: SlotRecord> SlotPool<S> {
             self.stamps.push(LIVE | 1);
             if !self.filters.is_empty() {
                 self.filters.push(Filter::DEFAULT);
+            }
+            if self.is_fat() {
+                self.tight.push(rect);
             }
             index
         }
@@ -280,6 +299,7 @@ impl<S: SlotRecord> SlotPool<S> {
         self.slots.capacity() * core::mem::size_of::<S>()
             + self.stamps.capacity() * core::mem::size_of::<u32>()
             + self.filters.capacity() * core::mem::size_of::<Filter>()
+            + self.tight.capacity() * core::mem::size_of::<S::Bounds>()
     }
 
     /// Checks the free list, the marks and the live count; whatever else a
@@ -294,6 +314,17 @@ impl<S: SlotRecord> SlotPool<S> {
                 "{} filters for {} slots",
                 self.filters.len(),
                 slots.len()
+            ));
+        }
+        if !(self.margin >= 0.0 && self.margin.is_finite()) {
+            return Err(format!("margin {} is not finite and >= 0", self.margin));
+        }
+        if self.tight.len() != if self.is_fat() { slots.len() } else { 0 } {
+            return Err(format!(
+                "{} tight boxes for {} slots at margin {}",
+                self.tight.len(),
+                slots.len(),
+                self.margin
             ));
         }
         let mut live = 0;
@@ -313,6 +344,14 @@ impl<S: SlotRecord> SlotPool<S> {
                 }
                 if !slot.rect().is_valid() {
                     return Err(format!("live slot {index} has an invalid rectangle"));
+                }
+                if let Some(tight) = self.tight.get(index) {
+                    if !tight.is_valid() || !slot.rect().holds_box(tight) {
+                        return Err(format!(
+                            "live slot {index}: its fat box {} does not hold its box {tight}",
+                            slot.rect()
+                        ));
+                    }
                 }
             }
         }

@@ -141,9 +141,10 @@ fn a_warm_frame_allocates_nothing<T: SpatialIndex>(make: fn(T::Bounds) -> T) {
     };
     // Warm-up: the pools and the result `Vec`s grow until the workload's
     // high-water marks are reached (in 2D within the first ~10 frames, in 3D
-    // by frame 31; 200 frames were watched when this test was written and
-    // none allocated after that).
-    let warm_up = if axes == 2 { 20 } else { 40 };
+    // by frame 31, and after frame 40 with a margin's fatter boxes; 200
+    // frames were watched when this test was written and none allocated
+    // after that).
+    let warm_up = if axes == 2 { 20 } else { 80 };
     for _ in 0..warm_up {
         frame(&mut tree);
     }
@@ -179,4 +180,36 @@ per_structure! {
     loose_grid: |world| LooseGrid::new(world, 64, 64, 32, 32),
     loose_quadtree: |world| LooseQuadtree::new(world, 8, 9);
     a_warm_2d_frame_allocates_nothing,
+}
+
+/// Fat bounds keep the frame free of allocations (moves inside the fat boxes
+/// write the own boxes only; the others are refiled as without a margin).
+#[test]
+fn a_warm_grid_frame_with_a_margin_allocates_nothing() {
+    a_warm_frame_allocates_nothing(|world| {
+        Grid::new(world, 128, 128)
+            .unwrap()
+            .with_margin(SIZE / 2.0)
+            .unwrap()
+    });
+}
+
+#[test]
+fn a_warm_quadtree_frame_with_a_margin_allocates_nothing() {
+    a_warm_frame_allocates_nothing(|world| {
+        Quadtree::new(world, 8, 9)
+            .unwrap()
+            .with_margin(SIZE / 2.0)
+            .unwrap()
+    });
+}
+
+#[test]
+fn a_warm_octree_frame_with_a_margin_allocates_nothing() {
+    a_warm_frame_allocates_nothing(|world| {
+        Octree::new(world, 8, 6)
+            .unwrap()
+            .with_margin(SIZE / 2.0)
+            .unwrap()
+    });
 }

@@ -241,6 +241,21 @@ impl<B: Bounds> Shapes<B> {
         }
     }
 
+    /// A fat-bounds margin: none, a sliver, half a cell, two cells, or so
+    /// large that every fat box reaches the ends of `f32`.
+    pub fn margin(&self, rng: &mut impl Draw) -> f32 {
+        let cell = self.cell[0];
+        match rng.below(6) {
+            0 => 0.0,
+            1 => cell * 0.01,
+            2 => cell * 0.5,
+            3 => cell * 2.0,
+            4 => f32::MIN_POSITIVE,
+            _ if rng.chance(20) => 1e38,
+            _ => cell * rng.unit(),
+        }
+    }
+
     /// A box near `r` (a small move), or anywhere.
     pub fn moved(&self, rng: &mut impl Draw, r: &B) -> B {
         if rng.chance(30) {
@@ -808,6 +823,11 @@ where
 {
     let mut index = index;
     let shapes = shapes(&index, rng);
+    // Fat bounds from the start in about a third of the runs, set (changed,
+    // cleared) in the middle of others below: every answer must stay exact.
+    if rng.chance(35) {
+        set_margin(&mut index, &shapes, rng);
+    }
     let mut model = Model::<T::Bounds>::new();
     let mut filters = Filters::new();
     let mut next_id = 0u32;
@@ -930,6 +950,8 @@ where
                     index.clear();
                     model.clear();
                     filters.clear();
+                } else if rng.chance(50) {
+                    set_margin(&mut index, &shapes, rng);
                 }
             }
             _ => check_refusals(&mut index, &model, rng),
@@ -961,6 +983,15 @@ where
         }
     }
     steps
+}
+
+/// Sets a margin drawn by [`Shapes::margin`]; the elements keep their boxes.
+fn set_margin<T: SpatialIndex>(index: &mut T, shapes: &Shapes<T::Bounds>, rng: &mut impl Draw) {
+    let margin = shapes.margin(rng);
+    let before: Vec<_> = index.iter().collect();
+    index.set_margin(margin).unwrap();
+    assert_eq!(index.margin(), margin);
+    assert_eq!(index.iter().collect::<Vec<_>>(), before);
 }
 
 /// Every node `traverse` shows, in its order, each checked to come through
@@ -1060,6 +1091,12 @@ pub fn check_refusals<T: SpatialIndex + Clone>(
         ..zero
     };
     assert!(index.ray_cast(&endless, Filter::ALL).is_err());
+    for margin in [f32::NAN, -1.0, -0.0 - f32::MIN_POSITIVE, f32::INFINITY] {
+        assert!(matches!(
+            index.set_margin(margin),
+            Err(Error::InvalidParameter { name: "margin", .. })
+        ));
+    }
     assert_eq!(
         index.to_bytes(),
         before,

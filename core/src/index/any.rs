@@ -189,6 +189,9 @@ impl Slots for AnyIndex {
     fn filtered(&self) -> bool {
         dispatch!(self, s => s.filtered())
     }
+    fn fat_margin(&self) -> f32 {
+        dispatch!(self, s => s.fat_margin())
+    }
     fn filter_at(&self, slot: u32) -> Filter {
         dispatch!(self, s => s.filter_at(slot))
     }
@@ -211,7 +214,10 @@ impl Structure for AnyIndex {
         dispatch!(self, s => s.remove_marked(handles))
     }
     fn relocate(&mut self, slot: u32, rect: Rect) {
-        dispatch!(self, s => s.relocate(slot, rect))
+        dispatch!(self, s => Structure::relocate(s, slot, rect))
+    }
+    fn set_margin_checked(&mut self, margin: f32) {
+        dispatch!(self, s => s.set_margin_checked(margin))
     }
     fn pairs_checked<F>(&self, visit: F) -> ControlFlow<()>
     where

@@ -7,6 +7,7 @@ use core::ops::ControlFlow;
 use crate::{Bounds, Error, Filter, Handle, Rect};
 
 mod any;
+pub(crate) mod fat_bounds;
 pub mod join;
 mod pair_tracker;
 #[cfg(feature = "rayon")]
@@ -406,6 +407,53 @@ pub trait SpatialIndex: Structure + Sized {
         parallel::check_moves(self, handles, rects)?;
         self.par_relocate_many(handles, rects);
         Ok(())
+    }
+
+    /// Sets the fat-bounds margin, in world units (`0`, the default, for
+    /// none). With a margin `m` each element is filed by its box grown by `m`
+    /// on every side, so a move that stays inside that fat box costs no
+    /// relink, only a write of the element's own box; a move that leaves it
+    /// refiles the element around its new box. Every query, pair, search and
+    /// event still answers on the elements' own boxes: the margin is a speed
+    /// knob, never an approximation. It pays where elements move a little
+    /// every frame across cell or leaf borders, and costs a test of the own
+    /// box per candidate, and more candidates; `docs/design.md` has the
+    /// measurements. Setting it refiles every element (O(n)).
+    ///
+    /// ```
+    /// use flatquad::{Quadtree, Query, Rect, SpatialIndex};
+    /// let mut tree = Quadtree::for_world(Rect::new(0.0, 0.0, 100.0, 100.0))?.with_margin(2.0)?;
+    /// let h = tree.insert(Rect::new(10.0, 10.0, 12.0, 12.0), 7)?;
+    /// tree.update(h, Rect::new(11.0, 10.0, 13.0, 12.0))?; // inside its fat box
+    /// let mut hits = Vec::new();
+    /// tree.query(&Query::rect(Rect::new(0.0, 0.0, 10.5, 100.0)), &mut hits)?;
+    /// assert!(hits.is_empty()); // exact: the fat box reaches 9, the box 11
+    /// assert_eq!(tree.rect(h)?, Rect::new(11.0, 10.0, 13.0, 12.0));
+    /// # Ok::<(), flatquad::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a NaN, negative or infinite margin;
+    /// nothing changes.
+    fn set_margin(&mut self, margin: f32) -> Result<(), Error> {
+        let margin = fat_bounds::check_margin(margin)?;
+        self.set_margin_checked(margin);
+        Ok(())
+    }
+
+    /// [`set_margin`](SpatialIndex::set_margin) on a new structure, as a
+    /// builder step.
+    ///
+    /// # Errors
+    /// As [`set_margin`](SpatialIndex::set_margin).
+    fn with_margin(mut self, margin: f32) -> Result<Self, Error> {
+        self.set_margin(margin)?;
+        Ok(self)
+    }
+
+    /// The fat-bounds margin ([`set_margin`](SpatialIndex::set_margin); `0` for none).
+    fn margin(&self) -> f32 {
+        self.fat_margin()
     }
 
     /// Calls `visit` with each element `query` reports ([`Query`]: a shape, a

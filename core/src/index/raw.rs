@@ -29,7 +29,7 @@ pub trait Slots {
     fn lookup(&self, handle: Handle) -> Result<u32, Error>;
     /// The handle of a live slot.
     fn handle_at(&self, slot: u32) -> Handle;
-    /// The rectangle of a live slot.
+    /// The box of a live slot: the element's own box, also under a margin.
     fn rect_at(&self, slot: u32) -> Self::Bounds;
     /// The id of a live slot.
     fn id_at(&self, slot: u32) -> u32;
@@ -57,6 +57,8 @@ pub trait Slots {
         F: FnMut(u32, Option<(Handle, Self::Bounds, Filter)>);
     /// Whether any element may have a filter other than the default.
     fn filtered(&self) -> bool;
+    /// The fat-bounds margin (`0` for none).
+    fn fat_margin(&self) -> f32;
     /// The collision filter of a live slot.
     fn filter_at(&self, slot: u32) -> Filter;
     /// Sets the collision filter of a live slot.
@@ -90,7 +92,7 @@ impl<T: HasSlots> Slots for T {
     }
     #[inline]
     fn rect_at(&self, slot: u32) -> Self::Bounds {
-        self.slot_pool().slots[slot as usize].rect()
+        self.slot_pool().tight_box(slot)
     }
     #[inline]
     fn id_at(&self, slot: u32) -> u32 {
@@ -128,7 +130,7 @@ impl<T: HasSlots> Slots for T {
         let pool = self.slot_pool();
         let s = pool.slots.get(slot as usize)?;
         pool.is_live(slot)
-            .then(|| (pool.handle(slot), s.rect(), s.id()))
+            .then(|| (pool.handle(slot), pool.tight_box(slot), s.id()))
     }
     fn for_each_slot<F>(&self, slots: core::ops::Range<u32>, mut visit: F)
     where
@@ -145,15 +147,23 @@ impl<T: HasSlots> Slots for T {
                     Filter::DEFAULT
                 }
             };
-            let element = pool
-                .is_live(slot)
-                .then(|| (pool.handle(slot), record.rect(), filter()));
+            let element = pool.is_live(slot).then(|| {
+                let rect = match pool.tight.get(slot as usize) {
+                    Some(&tight) => tight,
+                    None => record.rect(),
+                };
+                (pool.handle(slot), rect, filter())
+            });
             visit(slot, element);
         }
     }
     #[inline]
     fn filtered(&self) -> bool {
         self.slot_pool().filtered()
+    }
+    #[inline]
+    fn fat_margin(&self) -> f32 {
+        self.slot_pool().margin
     }
     #[inline]
     fn filter_at(&self, slot: u32) -> Filter {
@@ -211,6 +221,10 @@ pub trait Structure: Slots {
 
     /// Gives a live slot's element the valid rectangle `rect`.
     fn relocate(&mut self, slot: u32, rect: Self::Bounds);
+
+    /// Sets the fat-bounds margin (finite, `>= 0`) and refiles every element
+    /// (`index::fat_bounds`).
+    fn set_margin_checked(&mut self, margin: f32);
 
     /// The top of the structure for the best-first search: its root nodes
     /// and any elements kept apart from them (a grid's big elements).
@@ -360,7 +374,7 @@ macro_rules! impl_structure {
 
         impl<$($g)*> $crate::index::raw::Structure for $t {
             fn insert_checked(&mut self, rect: Self::Bounds, id: u32) -> $crate::Handle {
-                self.insert_one(rect, id)
+                $crate::index::fat_bounds::insert(self, rect, |s, rect| s.insert_one(rect, id))
             }
             fn insert_many_checked(
                 &mut self,
@@ -368,7 +382,9 @@ macro_rules! impl_structure {
                 ids: &[u32],
                 handles: &mut Vec<$crate::Handle>,
             ) {
-                self.insert_batch(rects, ids, handles)
+                $crate::index::fat_bounds::insert_many(self, rects, handles, |s, rects, handles| {
+                    s.insert_batch(rects, ids, handles)
+                })
             }
             fn remove_checked(&mut self, slot: u32) {
                 self.remove_slot(slot)
@@ -377,13 +393,20 @@ macro_rules! impl_structure {
                 self.remove_batch(handles)
             }
             fn relocate(&mut self, slot: u32, rect: Self::Bounds) {
-                <$t>::relocate(self, slot, rect)
+                $crate::index::fat_bounds::relocate(self, slot, rect, <$t>::relocate)
+            }
+            fn set_margin_checked(&mut self, margin: f32) {
+                $crate::index::fat_bounds::set_margin(self, margin, <$t>::relocate)
             }
             fn pairs_checked<F>(&self, visit: F) -> core::ops::ControlFlow<()>
             where
                 F: FnMut($crate::Handle, $crate::Handle) -> core::ops::ControlFlow<()>,
             {
-                self.all_pairs(visit)
+                if self.slots.is_fat() {
+                    self.all_pairs($crate::index::fat_bounds::pairs_meeting(&self.slots, visit))
+                } else {
+                    self.all_pairs(visit)
+                }
             }
             fn search_roots(
                 &self,
@@ -407,7 +430,12 @@ macro_rules! impl_structure {
             where
                 F: FnMut($crate::Handle) -> core::ops::ControlFlow<()>,
             {
-                self.query_rect(rect, omit, visit)
+                if self.slots.is_fat() {
+                    let visit = $crate::index::fat_bounds::meeting(&self.slots, rect, visit);
+                    self.query_rect(rect, omit, visit)
+                } else {
+                    self.query_rect(rect, omit, visit)
+                }
             }
             fn query_point_checked<F>(
                 &self,
@@ -418,7 +446,12 @@ macro_rules! impl_structure {
             where
                 F: FnMut($crate::Handle) -> core::ops::ControlFlow<()>,
             {
-                self.query_at(point, omit, visit)
+                if self.slots.is_fat() {
+                    let visit = $crate::index::fat_bounds::holding(&self.slots, point, visit);
+                    self.query_at(point, omit, visit)
+                } else {
+                    self.query_at(point, omit, visit)
+                }
             }
             $($($crate::index::raw::structure_hook!($hook => $method);)+)?
         }
@@ -433,13 +466,22 @@ macro_rules! structure_hook {
         where
             F: FnMut($crate::Handle) -> core::ops::ControlFlow<()>,
         {
-            self.$method(slot, visit)
+            if self.slots.is_fat() {
+                let own = self.slots.tight_box(slot);
+                self.$method(
+                    slot,
+                    $crate::index::fat_bounds::meeting(&self.slots, own, visit),
+                )
+            } else {
+                self.$method(slot, visit)
+            }
         }
     };
     (par_pairs_checked => $method:ident) => {
         #[cfg(feature = "rayon")]
         fn par_pairs_checked(&self, pairs: &mut Vec<($crate::Handle, $crate::Handle)>) {
-            self.$method(pairs)
+            self.$method(pairs);
+            $crate::index::fat_bounds::retain_meeting(&self.slots, pairs);
         }
     };
     (prefetch_overlapping => $method:ident) => {
@@ -457,12 +499,26 @@ macro_rules! structure_hook {
     (par_relocate_many => $method:ident) => {
         #[cfg(feature = "rayon")]
         fn par_relocate_many(&mut self, handles: &[$crate::Handle], rects: &[Self::Bounds]) {
-            self.$method(handles, rects)
+            $crate::index::fat_bounds::relocate_many(
+                self,
+                handles,
+                rects,
+                Self::$method,
+                // The inherent `relocate` (a path prefers it to the trait's).
+                Self::relocate,
+            )
         }
     };
     (relocate_many => $method:ident) => {
         fn relocate_many(&mut self, handles: &[$crate::Handle], rects: &[Self::Bounds]) {
-            self.$method(handles, rects)
+            $crate::index::fat_bounds::relocate_many(
+                self,
+                handles,
+                rects,
+                Self::$method,
+                // The inherent `relocate` (a path prefers it to the trait's).
+                Self::relocate,
+            )
         }
     };
     (prefetch_relocate => $method:ident) => {

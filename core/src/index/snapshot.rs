@@ -7,8 +7,9 @@ use crate::{Bounds, Error};
 
 const MAGIC: &[u8; 4] = b"FLQD";
 /// 2: the structure's kind follows the version. 3: the slots' collision
-/// filters follow the slots.
-const FORMAT_VERSION: u32 = 3;
+/// filters follow the slots. 4: the fat-bounds margin and the tight boxes
+/// follow the filters.
+const FORMAT_VERSION: u32 = 4;
 
 /// The snapshot tag of the octree, beside the 2D structures' [`Kind`] values.
 pub(crate) const OCTREE_TAG: u32 = 5;
@@ -138,7 +139,8 @@ impl<'a> Reader<'a> {
 
 /// A slot pool's words: the free head, then each slot's rectangle, id, stamp and
 /// `extra` words; then the number of filters (0 while every element has the
-/// default) and each slot's category and mask.
+/// default) and each slot's category and mask; then the margin and the number
+/// of tight boxes (0 without a margin) and each slot's tight box.
 pub(crate) fn write_slots<S: crate::slots::SlotRecord>(
     w: &mut Writer,
     pool: &crate::slots::SlotPool<S>,
@@ -156,6 +158,11 @@ pub(crate) fn write_slots<S: crate::slots::SlotRecord>(
     for filter in &pool.filters {
         w.u32(filter.category);
         w.u32(filter.mask);
+    }
+    w.f32(pool.margin);
+    w.u32(pool.tight.len() as u32);
+    for tight in &pool.tight {
+        w.rect(tight);
     }
 }
 
@@ -185,6 +192,12 @@ pub(crate) fn read_slots<S: crate::slots::SlotRecord>(
     for _ in 0..filters {
         let (category, mask) = (r.u32()?, r.u32()?);
         pool.filters.push(crate::Filter::new(category, mask));
+    }
+    pool.margin = r.f32()?;
+    let tight = r.len(4 * 2 * S::Bounds::AXES)?;
+    pool.tight.reserve_exact(tight);
+    for _ in 0..tight {
+        pool.tight.push(r.rect()?);
     }
     pool.validate()
         .map_err(|reason| invalid(&format!("inconsistent snapshot: {reason}")))?;
