@@ -109,33 +109,33 @@ static void check_all_queries(const qt_octree *tree) {
                           : random_box();
         qt_handle_t omit = (k % 3 == 0 && live[k]) ? handles[k] : QT_NO_HANDLE;
         size_t n = brute(q, omit, want);
-        CHECK_OK(qt_octree_query(tree, q, omit, got, N, &total));
+        CHECK_OK(qt_octree_query(tree, QBOX(q, omit, QT_MASK_ALL), got, N, &total));
         CHECK(total == n);
         qsort(got, total, sizeof *got, cmp_u64);
         CHECK(memcmp(got, want, n * sizeof *got) == 0);
         visited = 0;
-        CHECK_OK(qt_octree_query_each(tree, q, omit, count_visit, &visited));
+        CHECK_OK(qt_octree_query_each(tree, QBOX(q, omit, QT_MASK_ALL), count_visit, &visited));
         CHECK(visited == n);
         /* A point: the box's low corner. */
         n = brute(box(q.x1, q.y1, q.z1, q.x1, q.y1, q.z1), omit, want);
-        CHECK_OK(qt_octree_query_point(tree, q.x1, q.y1, q.z1, omit, got, N, &total));
+        CHECK_OK(qt_octree_query(tree, QPOINT3(q.x1, q.y1, q.z1, omit, QT_MASK_ALL), got, N, &total));
         CHECK(total == n);
         qsort(got, total, sizeof *got, cmp_u64);
         CHECK(memcmp(got, want, n * sizeof *got) == 0);
         visited = 0;
-        CHECK_OK(qt_octree_query_point_each(tree, q.x1, q.y1, q.z1, omit, count_visit, &visited));
+        CHECK_OK(qt_octree_query_each(tree, QPOINT3(q.x1, q.y1, q.z1, omit, QT_MASK_ALL), count_visit, &visited));
         CHECK(visited == n);
     }
     for (i = 0; i < N; i++) {
         size_t n;
         if (!live[i]) continue;
         n = brute(boxes[i], handles[i], want);
-        CHECK_OK(qt_octree_overlapping(tree, handles[i], got, N, &total));
+        CHECK_OK(qt_octree_query(tree, QELEM3(handles[i]), got, N, &total));
         CHECK(total == n);
         qsort(got, total, sizeof *got, cmp_u64);
         CHECK(memcmp(got, want, n * sizeof *got) == 0);
         visited = 0;
-        CHECK_OK(qt_octree_overlapping_each(tree, handles[i], count_visit, &visited));
+        CHECK_OK(qt_octree_query_each(tree, QELEM3(handles[i]), count_visit, &visited));
         CHECK(visited == n);
     }
     {
@@ -307,24 +307,23 @@ static void test_refusals(void) {
     for (k = 0; k < 3; k++) {
         CHECK_STATUS(qt_octree_insert(tree, bad[k], 1, &h), QT_INVALID_RECT);
         CHECK_STATUS(qt_octree_move(tree, a, bad[k]), QT_INVALID_RECT);
-        CHECK_STATUS(qt_octree_query(tree, bad[k], QT_NO_HANDLE, out, 4, &total), QT_INVALID_RECT);
-        CHECK_STATUS(qt_octree_query_each(tree, bad[k], QT_NO_HANDLE, count_visit, &visited),
+        CHECK_STATUS(qt_octree_query(tree, QBOX(bad[k], QT_NO_HANDLE, QT_MASK_ALL), out, 4, &total), QT_INVALID_RECT);
+        CHECK_STATUS(qt_octree_query_each(tree, QBOX(bad[k], QT_NO_HANDLE, QT_MASK_ALL), count_visit, &visited),
                      QT_INVALID_RECT);
     }
     CHECK(h == SENTINEL && total == 55 && visited == 0 && out[0] == SENTINEL);
-    CHECK_STATUS(qt_octree_query_point(tree, NAN, 0, 0, QT_NO_HANDLE, out, 4, &total),
+    CHECK_STATUS(qt_octree_query(tree, QPOINT3(NAN, 0, 0, QT_NO_HANDLE, QT_MASK_ALL), out, 4, &total),
                  QT_INVALID_POINT);
-    CHECK_STATUS(qt_octree_query_point_each(tree, 0, 0, INFINITY, QT_NO_HANDLE, count_visit,
-                                            &visited),
+    CHECK_STATUS(qt_octree_query_each(tree, QPOINT3(0, 0, INFINITY, QT_NO_HANDLE, QT_MASK_ALL), count_visit, &visited),
                  QT_INVALID_POINT);
     /* Stale handles: removed, never issued, 0. */
     CHECK_STATUS(qt_octree_remove(tree, b), QT_INVALID_HANDLE);
     CHECK_STATUS(qt_octree_move(tree, b, good), QT_INVALID_HANDLE);
     CHECK_STATUS(qt_octree_element_id(tree, b, &id), QT_INVALID_HANDLE);
     CHECK_STATUS(qt_octree_element_box(tree, 0, &good), QT_INVALID_HANDLE);
-    CHECK_STATUS(qt_octree_overlapping(tree, b, out, 4, &total), QT_INVALID_HANDLE);
-    CHECK_STATUS(qt_octree_overlapping_each(tree, b, count_visit, &visited), QT_INVALID_HANDLE);
-    CHECK_STATUS(qt_octree_query(tree, good, b, out, 4, &total), QT_INVALID_HANDLE);
+    CHECK_STATUS(qt_octree_query(tree, QELEM3(b), out, 4, &total), QT_INVALID_HANDLE);
+    CHECK_STATUS(qt_octree_query_each(tree, QELEM3(b), count_visit, &visited), QT_INVALID_HANDLE);
+    CHECK_STATUS(qt_octree_query(tree, QBOX(good, b, QT_MASK_ALL), out, 4, &total), QT_INVALID_HANDLE);
     CHECK(!qt_octree_contains(tree, b));
     CHECK(id == 99 && total == 55 && visited == 0);
     /* Batches: all or nothing, the first bad index. */
@@ -348,9 +347,9 @@ static void test_refusals(void) {
     CHECK_STATUS(qt_octree_insert_many(tree, NULL, ids, 2, batch, NULL), QT_NULL_ARGUMENT);
     CHECK_STATUS(qt_octree_move_many(tree, batch, NULL, 1, NULL), QT_NULL_ARGUMENT);
     CHECK_STATUS(qt_octree_remove_many(tree, NULL, 1, NULL), QT_NULL_ARGUMENT);
-    CHECK_STATUS(qt_octree_query(tree, good, QT_NO_HANDLE, NULL, 4, &total), QT_NULL_ARGUMENT);
-    CHECK_STATUS(qt_octree_query(tree, good, QT_NO_HANDLE, out, 4, NULL), QT_NULL_ARGUMENT);
-    CHECK_STATUS(qt_octree_query_each(tree, good, QT_NO_HANDLE, NULL, NULL), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_octree_query(tree, QBOX(good, QT_NO_HANDLE, QT_MASK_ALL), NULL, 4, &total), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_octree_query(tree, QBOX(good, QT_NO_HANDLE, QT_MASK_ALL), out, 4, NULL), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_octree_query_each(tree, QBOX(good, QT_NO_HANDLE, QT_MASK_ALL), NULL, NULL), QT_NULL_ARGUMENT);
     CHECK_STATUS(qt_octree_query_pairs_each(tree, NULL, NULL), QT_NULL_ARGUMENT);
     CHECK_STATUS(qt_octree_query_pairs(tree, NULL, 0, NULL), QT_NULL_ARGUMENT);
     CHECK_STATUS(qt_octree_stats(tree, NULL), QT_NULL_ARGUMENT);
@@ -367,14 +366,14 @@ static void test_refusals(void) {
     CHECK_OK(qt_octree_move_many(tree, NULL, NULL, 0, NULL));
     CHECK_OK(qt_octree_remove_many(tree, NULL, 0, NULL));
     CHECK(unchanged(tree, &before));
-    CHECK_STATUS(qt_octree_query_each(tree, good, QT_NO_HANDLE, stop_visit, &visited), QT_STOPPED);
+    CHECK_STATUS(qt_octree_query_each(tree, QBOX(good, QT_NO_HANDLE, QT_MASK_ALL), stop_visit, &visited), QT_STOPPED);
     CHECK(visited == 1);
     /* Touching counts: a face, an edge, a corner. */
-    CHECK_OK(qt_octree_query(tree, box(2, 0, 0, 3, 10, 10), QT_NO_HANDLE, out, 4, &total));
+    CHECK_OK(qt_octree_query(tree, QBOX(box(2, 0, 0, 3, 10, 10), QT_NO_HANDLE, QT_MASK_ALL), out, 4, &total));
     CHECK(total == 1 && out[0] == a);
-    CHECK_OK(qt_octree_query_point(tree, 2, 2, 2, QT_NO_HANDLE, out, 4, &total));
+    CHECK_OK(qt_octree_query(tree, QPOINT3(2, 2, 2, QT_NO_HANDLE, QT_MASK_ALL), out, 4, &total));
     CHECK(total == 1);
-    CHECK_OK(qt_octree_query_point(tree, 2, 2, 2.0001f, QT_NO_HANDLE, out, 4, &total));
+    CHECK_OK(qt_octree_query(tree, QPOINT3(2, 2, 2.0001f, QT_NO_HANDLE, QT_MASK_ALL), out, 4, &total));
     CHECK(total == 0);
     free(before.data);
     qt_octree_destroy(tree);
