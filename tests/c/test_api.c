@@ -1640,6 +1640,160 @@ static void test_panic_boundary(void) {
     qt_destroy(f.tree); /* still freed: the leak checker would say otherwise */
 }
 
+/* ------------------------------------------------- query descriptions */
+
+/* The sorted hits of one description, for comparing a batch's rows with. */
+static size_t sorted_hits(const qt_tree *tree, const qt_query_desc *q, qt_handle_t *out, size_t cap) {
+    size_t total = 0;
+    REQUIRE_OK(qt_query(tree, q, out, cap, &total));
+    CHECK(total <= cap);
+    qsort(out, total, sizeof *out, cmp_u64);
+    return total;
+}
+
+/* The inline helpers, a batch mixing every kind, and the refusals of a bad
+ * description: an unknown kind (a zeroed description's 0, a 3D kind, any
+ * other number), a NULL description or array, bad shapes in a batch. Each
+ * refusal leaves the tree and the out-parameters as they were. */
+static void test_query_descriptions(void) {
+    fixture f = make_fixture();
+    static qt_handle_t buf[400], rows[4000], one[400];
+    static qt_query_desc batch[8];
+    size_t offsets[9], total = 0, bad_index = 0, i;
+    counter c;
+    qt_query_desc q, zeroed;
+    const qt_shape_kind unknown[] = {0, QT_SHAPE_BOX, QT_SHAPE_SPHERE, 8, 99, UINT32_MAX};
+    snapshot before;
+    qt_rect_d where_d = {10, 10, 30, 30};
+    uint32_t category = 0, mask = 0;
+
+    /* The helpers: mask QT_MASK_ALL, nothing omitted, the member of their kind. */
+    q = qt_rect_query(rect(10, 10, 30, 30));
+    CHECK(q.kind == QT_SHAPE_RECT && q.mask == QT_MASK_ALL && q.omit == QT_NO_HANDLE);
+    CHECK(q.shape.rect.x1 == 10 && q.shape.rect.y2 == 30);
+    batch[0] = q;
+    batch[1] = qt_rect_d_query(where_d);
+    CHECK(batch[1].kind == QT_SHAPE_RECT_D && batch[1].shape.rect_d.x2 == 30);
+    batch[2] = qt_point_query(20, 20);
+    CHECK(batch[2].kind == QT_SHAPE_POINT && batch[2].shape.point.y == 20);
+    batch[3] = qt_circle_query(50, 50, 8.0);
+    CHECK(batch[3].kind == QT_SHAPE_CIRCLE && batch[3].shape.circle.radius == 8.0);
+    batch[4] = qt_element_query(f.live[7]);
+    CHECK(batch[4].kind == QT_SHAPE_ELEMENT && batch[4].shape.element == f.live[7]);
+    batch[5] = qt_rect_query(EVERYWHERE);
+    batch[5].omit = f.live[3];
+    batch[6] = qt_rect_query(EVERYWHERE);
+    batch[6].mask = 0; /* nothing passes */
+    batch[7] = qt_circle_query(0, 0, INFINITY);
+    /* The same rect as float and as double: the same hits. */
+    {
+        size_t n = sorted_hits(f.tree, &batch[0], buf, 400);
+        CHECK(n > 0 && n == sorted_hits(f.tree, &batch[1], one, 400));
+        CHECK(memcmp(buf, one, n * sizeof *buf) == 0);
+    }
+    /* A mask: only the elements whose category is in it (every other
+     * element keeps the category QT_MASK_ALL). */
+    CHECK_OK(qt_set_filter(f.tree, f.live[5], 2, QT_MASK_ALL));
+    CHECK_OK(qt_get_filter(f.tree, f.live[5], &category, &mask));
+    CHECK(category == 2 && mask == QT_MASK_ALL);
+    q = qt_rect_query(EVERYWHERE);
+    q.mask = 4;
+    CHECK_OK(qt_query(f.tree, &q, buf, 400, &total));
+    CHECK(total == f.nlive - 1);
+    for (i = 0; i < total; i++) CHECK(buf[i] != f.live[5]);
+    q.mask = 2;
+    CHECK_OK(qt_query(f.tree, &q, buf, 400, &total));
+    CHECK(total == f.nlive);
+
+    /* The batch, each row the single query's. */
+    CHECK_OK(qt_query_many(f.tree, batch, 8, offsets, rows, 4000, &total, &bad_index));
+    CHECK(offsets[0] == 0 && offsets[8] == total && total <= 4000);
+    for (i = 0; i < 8; i++) {
+        size_t n = offsets[i + 1] - offsets[i];
+        CHECK(n == sorted_hits(f.tree, &batch[i], one, 400));
+        qsort(rows + offsets[i], n, sizeof *rows, cmp_u64);
+        CHECK(memcmp(rows + offsets[i], one, n * sizeof *one) == 0);
+    }
+    CHECK(offsets[6] == offsets[7]);         /* mask 0: an empty row */
+    CHECK(offsets[8] - offsets[7] == f.nlive); /* the infinite circle: everything */
+    CHECK(offsets[6] - offsets[5] == f.nlive - 1);
+    CHECK_OK(qt_query_many(f.tree, NULL, 0, offsets, NULL, 0, &total, NULL));
+    CHECK(offsets[0] == 0 && total == 0);
+
+    /* Refusals: nothing written, the tree unchanged, the callback never called. */
+    before = take(f.tree);
+    memset(&zeroed, 0, sizeof zeroed);
+    CHECK_STATUS(qt_query(f.tree, &zeroed, buf, 400, &total), QT_INVALID_PARAMETER);
+    for (i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        q = qt_rect_query(EVERYWHERE);
+        q.kind = unknown[i];
+        total = 777;
+        memset(&c, 0, sizeof c);
+        CHECK_STATUS(qt_query(f.tree, &q, buf, 400, &total), QT_INVALID_PARAMETER);
+        CHECK_STATUS(qt_query_each(f.tree, &q, never_called, &c), QT_INVALID_PARAMETER);
+        CHECK(total == 777 && c.calls == 0);
+        batch[5] = q;
+        offsets[0] = 777;
+        bad_index = 99;
+        CHECK_STATUS(qt_query_many(f.tree, batch, 8, offsets, rows, 4000, &total, &bad_index),
+                     QT_INVALID_PARAMETER);
+        CHECK(bad_index == 5 && offsets[0] == 777 && total == 777);
+    }
+    batch[5] = qt_rect_query(EVERYWHERE);
+    /* NULL descriptions and arrays. */
+    CHECK_STATUS(qt_query(f.tree, NULL, buf, 400, &total), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query_each(f.tree, NULL, never_called, &c), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query_many(f.tree, NULL, 3, offsets, rows, 4000, &total, &bad_index),
+                 QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query_many(NULL, batch, 3, offsets, rows, 4000, &total, &bad_index),
+                 QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query_many(f.tree, batch, 3, NULL, rows, 4000, &total, &bad_index),
+                 QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query_many(f.tree, batch, 3, offsets, NULL, 4000, &total, &bad_index),
+                 QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query_many(f.tree, batch, 3, offsets, rows, 4000, NULL, &bad_index),
+                 QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query_many(f.tree, batch, SIZE_MAX, offsets, rows, 4000, &total, NULL),
+                 QT_INVALID_PARAMETER);
+    /* Bad shapes in a batch: the first one's index and the core's status. */
+    {
+        struct {
+            qt_query_desc q;
+            qt_status status;
+        } bad[7];
+        size_t nbad = 0;
+        bad[nbad].q = qt_rect_query(bad_rects[0]);
+        bad[nbad++].status = QT_INVALID_RECT;
+        bad[nbad].q = qt_rect_query(rect(2, 0, 1, 1));
+        bad[nbad++].status = QT_INVALID_RECT;
+        bad[nbad].q = qt_point_query(NAN, 1);
+        bad[nbad++].status = QT_INVALID_POINT;
+        bad[nbad].q = qt_circle_query(1, 1, -1.0);
+        bad[nbad++].status = QT_INVALID_PARAMETER;
+        bad[nbad].q = qt_circle_query(1, 1, NAN);
+        bad[nbad++].status = QT_INVALID_PARAMETER;
+        bad[nbad].q = qt_element_query(f.stale[0]);
+        bad[nbad++].status = QT_INVALID_HANDLE;
+        bad[nbad].q = qt_point_query(1, 1);
+        bad[nbad].q.omit = f.stale[1];
+        bad[nbad++].status = QT_INVALID_HANDLE;
+        for (i = 0; i < nbad; i++) {
+            total = 777;
+            CHECK_STATUS(qt_query(f.tree, &bad[i].q, buf, 400, &total), bad[i].status);
+            CHECK(total == 777);
+            batch[6] = bad[i].q;
+            bad_index = 99;
+            offsets[0] = 777;
+            CHECK_STATUS(qt_query_many(f.tree, batch, 8, offsets, rows, 4000, &total, &bad_index),
+                         bad[i].status);
+            CHECK(bad_index == 6 && offsets[0] == 777 && total == 777);
+        }
+    }
+    CHECK_UNCHANGED(f.tree, before);
+    drop_snapshot(&before);
+    qt_destroy(f.tree);
+}
+
 /* ------------------------------------------------- double input, bulk, join */
 
 /* The double entry points and the double query shape round once to float, and
@@ -1724,6 +1878,7 @@ int main(void) {
         test_remove_many();
         test_queries_exact();
         test_query_contracts();
+        test_query_descriptions();
         test_clear_elements_params();
         test_clone_and_bytes();
         test_panic_boundary();

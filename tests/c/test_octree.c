@@ -468,10 +468,119 @@ static void test_traverse(void) {
     qt_octree_destroy(tree);
 }
 
+/* The octree's descriptions: the inline helpers, a batch mixing every 3D
+ * kind (each row the single query's), and the refusals: a 2D or unknown
+ * kind, a NULL description or array, bad shapes in a batch. */
+static size_t sorted3(const qt_octree *tree, const qt_query3_desc *q, qt_handle_t *out) {
+    size_t total = 0;
+    REQUIRE_OK(qt_octree_query(tree, q, out, N, &total));
+    qsort(out, total, sizeof *out, cmp_u64);
+    return total;
+}
+
+static void test_descriptions(void) {
+    qt_octree *tree = NULL;
+    static qt_handle_t hs[60], rows[6 * N], one[N];
+    static qt_query3_desc batch[6];
+    const qt_shape_kind unknown[] = {0, QT_SHAPE_RECT, QT_SHAPE_CIRCLE, QT_SHAPE_RECT_D, 8, 99};
+    size_t offsets[7], total = 0, bad_index = 0, visited = 0, i;
+    qt_query3_desc q, zeroed;
+    bytes before;
+    REQUIRE_OK(qt_octree_create(box(0, 0, 0, 100, 100, 100), 4, 5, &tree));
+    for (i = 0; i < 60; i++) REQUIRE_OK(qt_octree_insert(tree, random_box(), (uint32_t)i, &hs[i]));
+    REQUIRE_OK(qt_octree_remove(tree, hs[59]));
+
+    batch[0] = qt_box_query(box(10, 10, 10, 60, 60, 60));
+    CHECK(batch[0].kind == QT_SHAPE_BOX && batch[0].mask == QT_MASK_ALL &&
+          batch[0].omit == QT_NO_HANDLE && batch[0].shape.box.z2 == 60);
+    batch[1] = qt_point3_query(30, 30, 30);
+    CHECK(batch[1].kind == QT_SHAPE_POINT && batch[1].shape.point.z == 30);
+    batch[2] = qt_sphere_query(50, 50, 50, 20.0);
+    CHECK(batch[2].kind == QT_SHAPE_SPHERE && batch[2].shape.sphere.radius == 20.0);
+    batch[3] = qt_element3_query(hs[4]);
+    CHECK(batch[3].kind == QT_SHAPE_ELEMENT && batch[3].shape.element == hs[4]);
+    batch[4] = qt_sphere_query(0, 0, 0, INFINITY);
+    batch[4].omit = hs[0];
+    batch[5] = qt_box_query(box(-1, -1, -1, 101, 101, 101));
+    batch[5].mask = 0;
+    CHECK_OK(qt_octree_query_many(tree, batch, 6, offsets, rows, 6 * N, &total, &bad_index));
+    CHECK(offsets[0] == 0 && offsets[6] == total);
+    for (i = 0; i < 6; i++) {
+        size_t n = offsets[i + 1] - offsets[i];
+        CHECK(n == sorted3(tree, &batch[i], one));
+        qsort(rows + offsets[i], n, sizeof *rows, cmp_u64);
+        CHECK(memcmp(rows + offsets[i], one, n * sizeof *one) == 0);
+    }
+    CHECK(offsets[5] - offsets[4] == 58 && offsets[6] == offsets[5]);
+    CHECK_OK(qt_octree_query_many(tree, NULL, 0, offsets, NULL, 0, &total, NULL));
+    CHECK(offsets[0] == 0 && total == 0);
+
+    before = snapshot(tree);
+    memset(&zeroed, 0, sizeof zeroed);
+    CHECK_STATUS(qt_octree_query(tree, &zeroed, one, N, &total), QT_INVALID_PARAMETER);
+    for (i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        q = qt_box_query(box(0, 0, 0, 100, 100, 100));
+        q.kind = unknown[i];
+        total = 777;
+        CHECK_STATUS(qt_octree_query(tree, &q, one, N, &total), QT_INVALID_PARAMETER);
+        CHECK_STATUS(qt_octree_query_each(tree, &q, count_visit, &visited), QT_INVALID_PARAMETER);
+        CHECK(total == 777 && visited == 0);
+        batch[2] = q;
+        bad_index = 99;
+        offsets[0] = 777;
+        CHECK_STATUS(qt_octree_query_many(tree, batch, 6, offsets, rows, 6 * N, &total, &bad_index),
+                     QT_INVALID_PARAMETER);
+        CHECK(bad_index == 2 && offsets[0] == 777 && total == 777);
+    }
+    batch[2] = qt_sphere_query(50, 50, 50, 20.0);
+    CHECK_STATUS(qt_octree_query(tree, NULL, one, N, &total), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_octree_query_each(tree, NULL, count_visit, &visited), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_octree_query_many(tree, NULL, 2, offsets, rows, 6 * N, &total, &bad_index),
+                 QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_octree_query_many(tree, batch, 2, NULL, rows, 6 * N, &total, &bad_index),
+                 QT_NULL_ARGUMENT);
+    {
+        struct {
+            qt_query3_desc q;
+            qt_status status;
+        } bad[6];
+        size_t nbad = 0;
+        bad[nbad].q = qt_box_query(box(0, 0, 1, 1, 1, 0));
+        bad[nbad++].status = QT_INVALID_RECT;
+        bad[nbad].q = qt_point3_query(0, NAN, 0);
+        bad[nbad++].status = QT_INVALID_POINT;
+        bad[nbad].q = qt_sphere_query(1, 1, 1, -0.5);
+        bad[nbad++].status = QT_INVALID_PARAMETER;
+        bad[nbad].q = qt_sphere_query(1, 1, INFINITY, 1.0);
+        bad[nbad++].status = QT_INVALID_POINT;
+        bad[nbad].q = qt_element3_query(hs[59]);
+        bad[nbad++].status = QT_INVALID_HANDLE;
+        bad[nbad].q = qt_point3_query(1, 1, 1);
+        bad[nbad].q.omit = hs[59];
+        bad[nbad++].status = QT_INVALID_HANDLE;
+        for (i = 0; i < nbad; i++) {
+            total = 777;
+            CHECK_STATUS(qt_octree_query(tree, &bad[i].q, one, N, &total), bad[i].status);
+            CHECK(total == 777);
+            batch[4] = bad[i].q;
+            bad_index = 99;
+            CHECK_STATUS(qt_octree_query_many(tree, batch, 6, offsets, rows, 6 * N, &total,
+                                              &bad_index),
+                         bad[i].status);
+            CHECK(bad_index == 4 && total == 777);
+        }
+    }
+    CHECK(unchanged(tree, &before));
+    CHECK_OK(qt_octree_validate(tree));
+    free(before.data);
+    qt_octree_destroy(tree);
+}
+
 int main(void) {
     test_create();
     test_model();
     test_refusals();
+    test_descriptions();
     test_traverse();
     return check_summary("test_octree");
 }
