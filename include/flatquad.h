@@ -576,8 +576,8 @@ typedef struct qt_circle {
 } qt_circle;
 
 /**
- * A rectangle in `double`, for the `_d` calls (`qt_insert_d`, `qt_move_d`,
- * `qt_query_d`, `qt_query_bulk_d`). Each corner is rounded once to the
+ * A rectangle in `double`, for `qt_insert_d`, `qt_move_d` and the query shape
+ * `QT_SHAPE_RECT_D`. Each corner is rounded once to the
  * nearest `float` (the one conversion every language uses). Rounding to
  * nearest is monotone, so a query never misses an element whose closed
  * rectangle meets the query in `double`; it may add one that the rounding
@@ -1663,7 +1663,7 @@ enum qt_status qt_nearest_with(const struct qt_tree *tree,
 
 /**
  * `qt_nearest` for `count` points at once (point `i` is `(points[2 i],
- * points[2 i + 1])`), in compressed rows as `qt_query_circle_many`: the
+ * points[2 i + 1])`), in compressed rows as `qt_query_many`: the
  * neighbours of point `i`, nearest first, are `out_handles[out_offsets[i] ..
  * out_offsets[i + 1]]` (and their distances the same range of
  * `out_distances`, which may be NULL). `k` bounds each row, the output's

@@ -83,7 +83,7 @@ pub unsafe extern "C" fn qt_nearest_with(
 }
 
 /// `qt_nearest` for `count` points at once (point `i` is `(points[2 i],
-/// points[2 i + 1])`), in compressed rows as `qt_query_circle_many`: the
+/// points[2 i + 1])`), in compressed rows as `qt_query_many`: the
 /// neighbours of point `i`, nearest first, are `out_handles[out_offsets[i] ..
 /// out_offsets[i + 1]]` (and their distances the same range of
 /// `out_distances`, which may be NULL). `k` bounds each row, the output's

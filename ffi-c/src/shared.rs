@@ -332,7 +332,9 @@ pub(crate) unsafe fn query_each<W: Shell>(
     user_data: *mut c_void,
 ) -> Status {
     let query = to_query(arg(desc)?)?;
-    each(tree, visit, user_data, |tree, visit| tree.visit(&query, visit))
+    each(tree, visit, user_data, |tree, visit| {
+        tree.visit(&query, visit)
+    })
 }
 
 /// `count` queries in compressed rows. The descriptions are converted first

@@ -95,8 +95,8 @@ impl From<qt_rect> for Rect {
     }
 }
 
-/// A rectangle in `double`, for the `_d` calls (`qt_insert_d`, `qt_move_d`,
-/// `qt_query_d`, `qt_query_bulk_d`). Each corner is rounded once to the
+/// A rectangle in `double`, for `qt_insert_d`, `qt_move_d` and the query shape
+/// `QT_SHAPE_RECT_D`. Each corner is rounded once to the
 /// nearest `float` (the one conversion every language uses). Rounding to
 /// nearest is monotone, so a query never misses an element whose closed
 /// rectangle meets the query in `double`; it may add one that the rounding
