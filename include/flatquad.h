@@ -1984,6 +1984,34 @@ enum qt_status qt_test_panic(struct qt_tree *tree);
  */
 
 /** A qt_query_desc for the elements whose closed rectangle meets `rect`. */
+static inline qt_query_desc qt_rect_query(qt_rect rect);
+
+/** A qt_query_desc for a double rectangle, each corner rounded once to float. */
+static inline qt_query_desc qt_rect_d_query(qt_rect_d rect);
+
+/** A qt_query_desc for the elements whose closed rectangle holds (x, y). */
+static inline qt_query_desc qt_point_query(float x, float y);
+
+/** A qt_query_desc for the elements at most `radius` from (x, y). */
+static inline qt_query_desc qt_circle_query(float x, float y, double radius);
+
+/** A qt_query_desc for what the element `handle` touches (filters applied). */
+static inline qt_query_desc qt_element_query(qt_handle_t handle);
+
+/** A qt_query3_desc for the elements whose closed box meets `b`. */
+static inline qt_query3_desc qt_box_query(qt_box b);
+
+/** A qt_query3_desc for the elements whose closed box holds (x, y, z). */
+static inline qt_query3_desc qt_point3_query(float x, float y, float z);
+
+/** A qt_query3_desc for the elements at most `radius` from (x, y, z). */
+static inline qt_query3_desc qt_sphere_query(float x, float y, float z, double radius);
+
+/** A qt_query3_desc for what the octree element `handle` touches. */
+static inline qt_query3_desc qt_element3_query(qt_handle_t handle);
+
+/* The helpers' bodies. */
+
 static inline qt_query_desc qt_rect_query(qt_rect rect) {
     qt_query_desc q;
     q.kind = QT_SHAPE_RECT;
@@ -1993,7 +2021,6 @@ static inline qt_query_desc qt_rect_query(qt_rect rect) {
     return q;
 }
 
-/** A qt_query_desc for a double rectangle, each corner rounded once to float. */
 static inline qt_query_desc qt_rect_d_query(qt_rect_d rect) {
     qt_query_desc q;
     q.kind = QT_SHAPE_RECT_D;
@@ -2003,7 +2030,6 @@ static inline qt_query_desc qt_rect_d_query(qt_rect_d rect) {
     return q;
 }
 
-/** A qt_query_desc for the elements whose closed rectangle holds (x, y). */
 static inline qt_query_desc qt_point_query(float x, float y) {
     qt_query_desc q;
     q.kind = QT_SHAPE_POINT;
@@ -2014,7 +2040,6 @@ static inline qt_query_desc qt_point_query(float x, float y) {
     return q;
 }
 
-/** A qt_query_desc for the elements at most `radius` from (x, y). */
 static inline qt_query_desc qt_circle_query(float x, float y, double radius) {
     qt_query_desc q;
     q.kind = QT_SHAPE_CIRCLE;
@@ -2026,7 +2051,6 @@ static inline qt_query_desc qt_circle_query(float x, float y, double radius) {
     return q;
 }
 
-/** A qt_query_desc for what the element `handle` touches (filters applied). */
 static inline qt_query_desc qt_element_query(qt_handle_t handle) {
     qt_query_desc q;
     q.kind = QT_SHAPE_ELEMENT;
@@ -2036,7 +2060,6 @@ static inline qt_query_desc qt_element_query(qt_handle_t handle) {
     return q;
 }
 
-/** A qt_query3_desc for the elements whose closed box meets `b`. */
 static inline qt_query3_desc qt_box_query(qt_box b) {
     qt_query3_desc q;
     q.kind = QT_SHAPE_BOX;
@@ -2046,7 +2069,6 @@ static inline qt_query3_desc qt_box_query(qt_box b) {
     return q;
 }
 
-/** A qt_query3_desc for the elements whose closed box holds (x, y, z). */
 static inline qt_query3_desc qt_point3_query(float x, float y, float z) {
     qt_query3_desc q;
     q.kind = QT_SHAPE_POINT;
@@ -2058,7 +2080,6 @@ static inline qt_query3_desc qt_point3_query(float x, float y, float z) {
     return q;
 }
 
-/** A qt_query3_desc for the elements at most `radius` from (x, y, z). */
 static inline qt_query3_desc qt_sphere_query(float x, float y, float z, double radius) {
     qt_query3_desc q;
     q.kind = QT_SHAPE_SPHERE;
@@ -2071,7 +2092,6 @@ static inline qt_query3_desc qt_sphere_query(float x, float y, float z, double r
     return q;
 }
 
-/** A qt_query3_desc for what the octree element `handle` touches. */
 static inline qt_query3_desc qt_element3_query(qt_handle_t handle) {
     qt_query3_desc q;
     q.kind = QT_SHAPE_ELEMENT;
