@@ -337,9 +337,10 @@ pub(crate) unsafe fn query_each<W: Shell>(
     })
 }
 
-/// `count` queries in compressed rows. The descriptions are converted first
-/// (the first unknown kind's index goes to `out_bad_index`), then the core
-/// checks and answers them all (on rayon's threads when the batch is big).
+/// `count` queries in compressed rows. The descriptions are converted first,
+/// then the core checks and answers them all (on rayon's threads when the
+/// batch is big); `out_bad_index` gets the first refused, whether for an
+/// unknown kind or for its shape.
 pub(crate) unsafe fn query_many<W: Shell>(
     tree: *const W,
     descs: *const W::Desc,
@@ -357,6 +358,11 @@ pub(crate) unsafe fn query_many<W: Shell>(
                 match to_query(desc) {
                     Ok(query) => queries.push(query),
                     Err(status) => {
+                        // The first refusal in order: a bad shape before
+                        // this one, if the core finds one there.
+                        let (mut rows, mut found) = (Vec::new(), Vec::new());
+                        tree.query_many(&queries, &mut rows, &mut found)
+                            .map_err(|error| batch_error(error, out_bad_index))?;
                         if let Some(out) = Out::optional(out_bad_index) {
                             out.write(at);
                         }

@@ -1789,6 +1789,18 @@ static void test_query_descriptions(void) {
             CHECK(bad_index == 6 && offsets[0] == 777 && total == 777);
         }
     }
+    /* Both an unknown kind and a bad shape: the first in order is reported. */
+    batch[6] = qt_rect_query(rect(2, 0, 1, 1));
+    batch[3].kind = 99;
+    CHECK_STATUS(qt_query_many(f.tree, batch, 8, offsets, rows, 4000, &total, &bad_index),
+                 QT_INVALID_PARAMETER);
+    CHECK(bad_index == 3);
+    batch[3] = qt_circle_query(50, 50, 8.0);
+    batch[1].kind = 0;
+    batch[0] = qt_point_query(INFINITY, 0);
+    CHECK_STATUS(qt_query_many(f.tree, batch, 8, offsets, rows, 4000, &total, &bad_index),
+                 QT_INVALID_POINT);
+    CHECK(bad_index == 0);
     CHECK_UNCHANGED(f.tree, before);
     drop_snapshot(&before);
     qt_destroy(f.tree);
