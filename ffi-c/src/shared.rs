@@ -339,8 +339,9 @@ pub(crate) unsafe fn query_each<W: Shell>(
 
 /// `count` queries in compressed rows. The descriptions are converted first,
 /// then the core checks and answers them all (on rayon's threads when the
-/// batch is big); `out_bad_index` gets the first refused, whether for an
-/// unknown kind or for its shape.
+/// batch is big; a big batch of plain rectangles in spatial order, see
+/// [`Batch`]); `out_bad_index` gets the first refused, whether for an unknown
+/// kind or for its shape.
 pub(crate) unsafe fn query_many<W: Shell>(
     tree: *const W,
     descs: *const W::Desc,
@@ -353,6 +354,9 @@ pub(crate) unsafe fn query_many<W: Shell>(
     out.fill(
         count,
         |offsets, hits| {
+            if let Some(done) = tree.bulk(descs, offsets, hits) {
+                return done.map_err(|error| batch_error(error, out_bad_index));
+            }
             let mut queries = Vec::with_capacity(descs.len());
             for (at, desc) in descs.iter().enumerate() {
                 match to_query(desc) {

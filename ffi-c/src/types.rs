@@ -8,8 +8,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
 use flatquad_core::{
-    AnyIndex, Bounds, Box3, Handle, Kind, Octree, Quadtree, Ray, RayHit, Rect, Shape, SpatialIndex,
-    Stats,
+    join, AnyIndex, Bounds, Box3, Error, Filter, Handle, Kind, Octree, Quadtree, Ray, RayHit, Rect,
+    Shape, SpatialIndex, Stats,
 };
 
 /// An element's handle: an opaque nonzero integer below 2^53 (exact in a
@@ -480,7 +480,7 @@ pub(crate) trait Shell: DerefMut<Target = Held<Self::Index>> + Sized + 'static {
     /// The core structure's box: `Rect` or `Box3`.
     type BoxType: Bounds;
     /// The core structure.
-    type Index: SpatialIndex<Bounds = Self::BoxType> + Sync;
+    type Index: SpatialIndex<Bounds = Self::BoxType> + Batch<Desc = Self::Desc>;
     /// Its C query description: `qt_query_desc` or `qt_query3_desc`.
     type Desc: Describe<BoxType = Self::BoxType>;
     /// Wraps a core structure.
@@ -494,6 +494,73 @@ pub(crate) trait Shell: DerefMut<Target = Held<Self::Index>> + Sized + 'static {
             poisoned: false,
             alive: OnceLock::new(),
         })))
+    }
+}
+
+/// A batch of descriptions (`qt_query_many`) a tree type answers its own
+/// way: the 2D tree sends a big batch of plain rectangles (no mask, nothing
+/// omitted: what `qt_query_bulk` took) through `join::query_bulk`, which
+/// answers it in the Z-order of the rectangles and puts the rows back. Any
+/// other batch is converted and given to the core's batch query.
+pub(crate) trait Batch: SpatialIndex + Sync {
+    /// The tree type's C query description.
+    type Desc: Describe<BoxType = Self::Bounds>;
+    /// `Some` when this batch was answered here (into compressed rows, as
+    /// `SpatialIndex::query_many`), `None` to go the common way.
+    fn bulk(
+        &self,
+        _descs: &[Self::Desc],
+        _offsets: &mut Vec<usize>,
+        _hits: &mut Vec<Handle>,
+    ) -> Option<Result<(), Error>> {
+        None
+    }
+}
+
+impl Batch for Octree {
+    type Desc = qt_query3_desc;
+}
+
+/// From this many plain rectangles on, `join::query_bulk` answers a batch in
+/// spatial order (the core's `SPATIAL_ORDER_FROM`); below, both ways are the
+/// core's batch query.
+const BULK_FROM: usize = 4096;
+
+impl Batch for AnyIndex {
+    type Desc = qt_query_desc;
+    fn bulk(
+        &self,
+        descs: &[qt_query_desc],
+        offsets: &mut Vec<usize>,
+        hits: &mut Vec<Handle>,
+    ) -> Option<Result<(), Error>> {
+        if descs.len() < BULK_FROM {
+            return None;
+        }
+        let mut rects = Vec::with_capacity(descs.len());
+        for q in descs {
+            match q.shape() {
+                Some(Shape::Rect(rect)) if q.mask == Filter::ALL && q.omit == QT_NO_HANDLE => {
+                    rects.push(rect);
+                }
+                _ => return None,
+            }
+        }
+        let mut rows = Vec::new();
+        if let Err(error) = join::query_bulk(self, &rects, false, &mut rows, hits) {
+            return Some(Err(error));
+        }
+        // One row number per hit back to offsets (the core keeps its
+        // spatial-order query in compressed rows private).
+        offsets.clear();
+        offsets.resize(rects.len() + 1, 0);
+        for &row in &rows {
+            offsets[row + 1] += 1;
+        }
+        for i in 1..offsets.len() {
+            offsets[i] += offsets[i - 1];
+        }
+        Some(Ok(()))
     }
 }
 

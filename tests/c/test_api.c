@@ -1789,6 +1789,40 @@ static void test_query_descriptions(void) {
             CHECK(bad_index == 6 && offsets[0] == 777 && total == 777);
         }
     }
+    /* A big batch of plain rectangles (answered in spatial order and put
+     * back): each row the single query's. */
+    {
+        enum { BIG = 5000 };
+        qt_query_desc *big = (qt_query_desc *)malloc(BIG * sizeof *big);
+        size_t *big_offsets = (size_t *)malloc((BIG + 1) * sizeof *big_offsets), k, all = 0;
+        qt_handle_t *big_rows = NULL;
+        for (k = 0; k < BIG; k++) {
+            float x = rnd() * 110 - 5, y = rnd() * 110 - 5, side = rnd() * 12;
+            big[k] = qt_rect_query(rect(x, y, x + side, y + side));
+        }
+        CHECK_OK(qt_query_many(f.tree, big, BIG, big_offsets, NULL, 0, &all, NULL));
+        big_rows = (qt_handle_t *)malloc((all + 1) * sizeof *big_rows);
+        CHECK_OK(qt_query_many(f.tree, big, BIG, big_offsets, big_rows, all, &total, NULL));
+        CHECK(total == all && big_offsets[0] == 0 && big_offsets[BIG] == all);
+        for (k = 0; k < BIG; k++) {
+            size_t n = big_offsets[k + 1] - big_offsets[k];
+            CHECK(n == sorted_hits(f.tree, &big[k], one, 400));
+            qsort(big_rows + big_offsets[k], n, sizeof *big_rows, cmp_u64);
+            CHECK(memcmp(big_rows + big_offsets[k], one, n * sizeof *one) == 0);
+        }
+        big[4321] = qt_rect_query(rect(3, 0, 1, 1));
+        bad_index = 99;
+        CHECK_STATUS(qt_query_many(f.tree, big, BIG, big_offsets, big_rows, all, &total, &bad_index),
+                     QT_INVALID_RECT);
+        CHECK(bad_index == 4321 && total == all);
+        big[4321].kind = 77;
+        CHECK_STATUS(qt_query_many(f.tree, big, BIG, big_offsets, big_rows, all, &total, &bad_index),
+                     QT_INVALID_PARAMETER);
+        CHECK(bad_index == 4321);
+        free(big);
+        free(big_offsets);
+        free(big_rows);
+    }
     /* Both an unknown kind and a bad shape: the first in order is reported. */
     batch[6] = qt_rect_query(rect(2, 0, 1, 1));
     batch[3].kind = 99;
