@@ -17,17 +17,32 @@
  *   getters are per structure (qt_params, qt_grid_params,
  *   qt_loose_grid_params: QT_WRONG_KIND on another).
  * - The octree (3D) is its own opaque type, qt_octree, over qt_box boxes:
- *   qt_octree_create, and the calls of a qt_tree named qt_octree_* (the
- *   point query takes x, y, z), with the same conventions and statuses.
+ *   qt_octree_create, and the calls of a qt_tree named qt_octree_*, with the
+ *   same conventions and statuses.
+ * - A query is a value: a qt_query_desc holds a shape (kind QT_SHAPE_RECT,
+ *   QT_SHAPE_POINT, QT_SHAPE_CIRCLE, QT_SHAPE_ELEMENT: what an element
+ *   touches, or QT_SHAPE_RECT_D), a collision mask and an element to omit.
+ *   qt_query fills a buffer, qt_query_each calls a callback with a void *
+ *   context (Box2D's b2DynamicTree_Query), qt_query_many answers an array of
+ *   them in compressed rows. The octree's are qt_query3_desc (QT_SHAPE_BOX,
+ *   QT_SHAPE_POINT, QT_SHAPE_SPHERE, QT_SHAPE_ELEMENT) and qt_octree_query,
+ *   qt_octree_query_each, qt_octree_query_many. The inline helpers at the
+ *   end (qt_rect_query, qt_circle_query, ..., qt_sphere_query) make one with
+ *   mask QT_MASK_ALL and nothing omitted:
+ *
+ *       qt_query_desc q = qt_circle_query(50, 50, 10.0);
+ *       q.mask = ENEMY;
+ *       qt_query(tree, &q, hits, 64, &total);
+ *
  * - Collision filters (Box2D's rule): qt_set_filter gives an element a 32-bit
- *   category and mask (both QT_MASK_ALL at first); qt_query_pairs and
- *   qt_overlapping report two elements only when each one's category is in
- *   the other's mask, and the _masked queries report only the elements whose
- *   category is in the query's mask.
- * - Searches, each with a mask: qt_query_circle (a sphere for the octree),
- *   qt_nearest (the k nearest, nearest first, with double distances to the
- *   closed boxes) and the ray casts qt_ray_cast, qt_ray_cast_all and
- *   qt_ray_cast_each (Box2D's callback convention). Ordered results come in
+ *   category and mask (both QT_MASK_ALL at first); qt_query_pairs and the
+ *   QT_SHAPE_ELEMENT query report two elements only when each one's category
+ *   is in the other's mask, and a query reports only the elements whose
+ *   category is in its mask.
+ * - Searches, each with a mask: qt_nearest (the k nearest, nearest first,
+ *   with double distances to the closed boxes), the ray casts qt_ray_cast,
+ *   qt_ray_cast_all and qt_ray_cast_each (Box2D's callback convention) and
+ *   the box casts qt_box_cast and qt_box_cast_all. Ordered results come in
  *   ascending (distance, id, handle).
  * - Contact events: a qt_tracker, made from a tree by qt_tracker_create (or
  *   qt_octree_tracker_create), reports at each qt_tracker_update the pairs
@@ -50,8 +65,8 @@
  *   what they point to; a qt_tree * must come from this library and not be
  *   destroyed.
  * - Coordinates are float: queries are exact for float input. The _d calls
- *   (qt_insert_d, qt_move_d, qt_query_d, qt_query_bulk_d) take qt_rect_d
- *   (double) and round each corner once to the nearest float. Rounding to
+ *   (qt_insert_d, qt_move_d) and the query shape QT_SHAPE_RECT_D take
+ *   qt_rect_d (double) and round each corner once to the nearest float. Rounding to
  *   nearest is monotone, so no element whose closed rectangle meets the
  *   query in double is ever missed (one the rounding made touch may be added).
  * - Results come into a caller buffer: the call writes the total found to
@@ -385,6 +400,102 @@ typedef struct qt_tree_stats {
 } qt_tree_stats;
 
 /**
+ * Which shape a query description holds: one of the `QT_SHAPE_*` values, in
+ * its `kind` field. A plain integer rather than a C enum, so that any value a
+ * caller passes is safe: one the call does not know (0, the kind of a
+ * zeroed description, among them) is refused with `QT_INVALID_PARAMETER`.
+ */
+typedef uint32_t qt_shape_kind;
+
+/**
+ * A point in 3D.
+ */
+typedef struct qt_point3 {
+    /**
+     * x.
+     */
+    float x;
+    /**
+     * y.
+     */
+    float y;
+    /**
+     * z.
+     */
+    float z;
+} qt_point3;
+
+/**
+ * A closed ball: the centre `(x, y, z)` and a `radius`, as `qt_circle`.
+ */
+typedef struct qt_sphere {
+    /**
+     * Centre x.
+     */
+    float x;
+    /**
+     * Centre y.
+     */
+    float y;
+    /**
+     * Centre z.
+     */
+    float z;
+    /**
+     * The radius: an element at distance `<= radius` is found.
+     */
+    double radius;
+} qt_sphere;
+
+/**
+ * The shape of a 3D query (the octree's): the member `kind` names is read.
+ */
+typedef union qt_shape3 {
+    /**
+     * `QT_SHAPE_BOX`.
+     */
+    struct qt_box box;
+    /**
+     * `QT_SHAPE_POINT`.
+     */
+    struct qt_point3 point;
+    /**
+     * `QT_SHAPE_SPHERE`.
+     */
+    struct qt_sphere sphere;
+    /**
+     * `QT_SHAPE_ELEMENT`: the element's handle.
+     */
+    qt_handle_t element;
+} qt_shape3;
+
+/**
+ * A query on a `qt_octree`, as `qt_query_desc` (kinds `QT_SHAPE_BOX`,
+ * `QT_SHAPE_POINT`, `QT_SHAPE_SPHERE`, `QT_SHAPE_ELEMENT`): for
+ * `qt_octree_query`, `qt_octree_query_each` and `qt_octree_query_many`. Make
+ * one with `qt_box_query`, `qt_point3_query`, `qt_sphere_query` or
+ * `qt_element3_query`.
+ */
+typedef struct qt_query3_desc {
+    /**
+     * Which member of `shape` holds the shape: a `QT_SHAPE_*` value.
+     */
+    qt_shape_kind kind;
+    /**
+     * The shape.
+     */
+    union qt_shape3 shape;
+    /**
+     * The collision mask, as `qt_query_desc`'s.
+     */
+    uint32_t mask;
+    /**
+     * An element to leave out of the answer, or `QT_NO_HANDLE`.
+     */
+    qt_handle_t omit;
+} qt_query3_desc;
+
+/**
  * Called with each element a query finds. Return 0 to go on, nonzero to stop
  * the walk (the query then returns `QT_STOPPED`). `user_data` is the pointer
  * given to the query, passed through untouched.
@@ -432,25 +543,41 @@ typedef int (*qt_node3_fn)(void *user_data,
 typedef uint32_t qt_kind;
 
 /**
- * Called by `qt_traverse` with each node: its index in the node array (the
- * root is 0), its depth (the root's is 0), its cell `(x1, y1)..(x2, y2)` in
- * world coordinates, and the number of elements linked in it (always 0 for a
- * branch). A grid's cells come as leaves of depth 0, each with its index in the grid (a
- * loose grid's cell rectangle is the box that bounds its elements). Return 0
- * to go on, nonzero to stop.
+ * A point in 2D.
  */
-typedef int (*qt_node_fn)(void *user_data,
-                          uint32_t node,
-                          uint32_t depth,
-                          float x1,
-                          float y1,
-                          float x2,
-                          float y2,
-                          uint32_t count);
+typedef struct qt_point {
+    /**
+     * x.
+     */
+    float x;
+    /**
+     * y.
+     */
+    float y;
+} qt_point;
 
 /**
- * A rectangle in `double`, for the `_d` calls (`qt_insert_d`, `qt_move_d`,
- * `qt_query_d`, `qt_query_bulk_d`). Each corner is rounded once to the
+ * A closed disc: the centre `(x, y)` and a `radius` (`>= 0`, `INFINITY`
+ * reaches every element) in `double`.
+ */
+typedef struct qt_circle {
+    /**
+     * Centre x.
+     */
+    float x;
+    /**
+     * Centre y.
+     */
+    float y;
+    /**
+     * The radius: an element at distance `<= radius` is found.
+     */
+    double radius;
+} qt_circle;
+
+/**
+ * A rectangle in `double`, for `qt_insert_d`, `qt_move_d` and the query shape
+ * `QT_SHAPE_RECT_D`. Each corner is rounded once to the
  * nearest `float` (the one conversion every language uses). Rounding to
  * nearest is monotone, so a query never misses an element whose closed
  * rectangle meets the query in `double`; it may add one that the rounding
@@ -474,6 +601,78 @@ typedef struct qt_rect_d {
      */
     double y2;
 } qt_rect_d;
+
+/**
+ * The shape of a 2D query: the member `kind` names is read, the others not.
+ */
+typedef union qt_shape {
+    /**
+     * `QT_SHAPE_RECT`.
+     */
+    struct qt_rect rect;
+    /**
+     * `QT_SHAPE_POINT`.
+     */
+    struct qt_point point;
+    /**
+     * `QT_SHAPE_CIRCLE`.
+     */
+    struct qt_circle circle;
+    /**
+     * `QT_SHAPE_ELEMENT`: the element's handle.
+     */
+    qt_handle_t element;
+    /**
+     * `QT_SHAPE_RECT_D`.
+     */
+    struct qt_rect_d rect_d;
+} qt_shape;
+
+/**
+ * A query on a `qt_tree`: a shape and the options every shape takes, for
+ * `qt_query`, `qt_query_each` and (an array of them) `qt_query_many`. Make
+ * one with `qt_rect_query`, `qt_point_query`, `qt_circle_query`,
+ * `qt_element_query` or `qt_rect_d_query` (mask `QT_MASK_ALL`, nothing
+ * omitted), then set `mask` or `omit`; or fill it in yourself. A zeroed
+ * description is refused (kind 0), and its mask 0 would find nothing.
+ */
+typedef struct qt_query_desc {
+    /**
+     * Which member of `shape` holds the shape: a `QT_SHAPE_*` value (2D:
+     * `RECT`, `POINT`, `CIRCLE`, `ELEMENT`, `RECT_D`).
+     */
+    qt_shape_kind kind;
+    /**
+     * The shape.
+     */
+    union qt_shape shape;
+    /**
+     * Only the elements whose collision category is in `mask` are reported
+     * (`category & mask` nonzero): `QT_MASK_ALL` for every element, 0 none.
+     */
+    uint32_t mask;
+    /**
+     * An element to leave out of the answer, or `QT_NO_HANDLE`.
+     */
+    qt_handle_t omit;
+} qt_query_desc;
+
+/**
+ * Called by `qt_traverse` with each node: its index in the node array (the
+ * root is 0), its depth (the root's is 0), its cell `(x1, y1)..(x2, y2)` in
+ * world coordinates, and the number of elements linked in it (always 0 for a
+ * branch). A grid's cells come as leaves of depth 0, each with its index in the grid (a
+ * loose grid's cell rectangle is the box that bounds its elements). Return 0
+ * to go on, nonzero to stop.
+ */
+typedef int (*qt_node_fn)(void *user_data,
+                          uint32_t node,
+                          uint32_t depth,
+                          float x1,
+                          float y1,
+                          float x2,
+                          float y2,
+                          uint32_t count);
 
 /**
  * Called by `qt_nearest_with` with each candidate, nearest first: return
@@ -607,6 +806,48 @@ typedef struct qt_ray3 {
  * cost no more than small ones.
  */
 #define QT_KIND_LOOSE_QUADTREE 4
+
+/**
+ * A rectangle, `shape.rect` (2D): the elements whose closed rectangle meets it.
+ */
+#define QT_SHAPE_RECT 1
+
+/**
+ * A point, `shape.point`: the elements whose closed box holds it (2D
+ * `qt_point`, 3D `qt_point3`).
+ */
+#define QT_SHAPE_POINT 2
+
+/**
+ * A closed disc, `shape.circle` (2D): the elements whose closed rectangle is
+ * at most `radius` from the centre.
+ */
+#define QT_SHAPE_CIRCLE 3
+
+/**
+ * A live element, `shape.element`: the other elements meeting its box whose
+ * collision filters collide with its own (what it touches in a collision
+ * loop); starts from where the element is stored.
+ */
+#define QT_SHAPE_ELEMENT 4
+
+/**
+ * A rectangle in `double`, `shape.rect_d` (2D): each corner rounded once to
+ * the nearest `float`, so no element whose rectangle meets it in `double` is
+ * missed (one the rounding made touch may be added).
+ */
+#define QT_SHAPE_RECT_D 5
+
+/**
+ * A box, `shape.box` (3D): the elements whose closed box meets it.
+ */
+#define QT_SHAPE_BOX 6
+
+/**
+ * A closed ball, `shape.sphere` (3D): the elements whose closed box is at
+ * most `radius` from the centre.
+ */
+#define QT_SHAPE_SPHERE 7
 
 #ifdef __cplusplus
 extern "C" {
@@ -954,68 +1195,37 @@ enum qt_status qt_octree_stats(const struct qt_octree *tree, struct qt_tree_stat
 enum qt_status qt_octree_validate(const struct qt_octree *tree);
 
 /**
- * Finds the elements whose closed box meets the closed box `b`, leaving out
- * `omit`, into a caller buffer, as `qt_query`.
+ * Finds the elements `query` describes (see `qt_query3_desc`: a box, a
+ * point, a sphere, an element's neighbours) into a caller buffer, as
+ * `qt_query`.
  */
 enum qt_status qt_octree_query(const struct qt_octree *tree,
-                               struct qt_box b,
-                               qt_handle_t omit,
+                               const struct qt_query3_desc *query,
                                qt_handle_t *out_handles,
                                size_t capacity,
                                size_t *out_total);
 
 /**
- * Calls `visit` with each element whose closed box meets `b`, as
- * `qt_query_each`.
+ * Calls `visit(user_data, handle)` with each element `qt_octree_query`
+ * finds, as `qt_query_each`.
  */
 enum qt_status qt_octree_query_each(const struct qt_octree *tree,
-                                    struct qt_box b,
-                                    qt_handle_t omit,
+                                    const struct qt_query3_desc *query,
                                     qt_visit_fn visit,
                                     void *user_data);
 
 /**
- * Finds the elements whose closed box holds `(x, y, z)`, as `qt_query_point`.
+ * Runs the `count` queries of `queries` in compressed rows, as
+ * `qt_query_many`.
  */
-enum qt_status qt_octree_query_point(const struct qt_octree *tree,
-                                     float x,
-                                     float y,
-                                     float z,
-                                     qt_handle_t omit,
-                                     qt_handle_t *out_handles,
-                                     size_t capacity,
-                                     size_t *out_total);
-
-/**
- * Calls `visit` with each element whose closed box holds `(x, y, z)`, as
- * `qt_query_point_each`.
- */
-enum qt_status qt_octree_query_point_each(const struct qt_octree *tree,
-                                          float x,
-                                          float y,
-                                          float z,
-                                          qt_handle_t omit,
-                                          qt_visit_fn visit,
-                                          void *user_data);
-
-/**
- * Finds the other elements whose closed box meets this element's, as
- * `qt_overlapping`.
- */
-enum qt_status qt_octree_overlapping(const struct qt_octree *tree,
-                                     qt_handle_t handle,
-                                     qt_handle_t *out_handles,
-                                     size_t capacity,
-                                     size_t *out_total);
-
-/**
- * Calls `visit` with each other element whose closed box meets this
- * element's, as `qt_overlapping_each`.
- */
-enum qt_status qt_octree_overlapping_each(const struct qt_octree *tree,
-                                          qt_handle_t handle,
-                                          qt_visit_fn visit,
-                                          void *user_data);
+enum qt_status qt_octree_query_many(const struct qt_octree *tree,
+                                    const struct qt_query3_desc *queries,
+                                    size_t count,
+                                    size_t *out_offsets,
+                                    qt_handle_t *out_handles,
+                                    size_t capacity,
+                                    size_t *out_total,
+                                    size_t *out_bad_index);
 
 /**
  * Finds every pair of elements whose closed boxes meet, each unordered pair
@@ -1232,87 +1442,59 @@ enum qt_status qt_stats(const struct qt_tree *tree, struct qt_tree_stats *out_st
 enum qt_status qt_validate(const struct qt_tree *tree);
 
 /**
- * Finds the elements whose closed rectangle intersects the closed rectangle
- * `rect`, each once, leaving out `omit` (`QT_NO_HANDLE` for none): writes the
- * number found to `*out_total` and the first min(total, capacity) handles to
- * `out_handles`, in no particular order. `out_handles` may be NULL when
- * `capacity` is 0 (to count, or to learn the size a buffer needs).
+ * Finds the elements `query` describes (see `qt_query_desc`: a rectangle,
+ * a point, a circle, an element's neighbours, a `double` rectangle), each
+ * once, leaving out `query->omit` and those whose category is not in
+ * `query->mask`: writes the number found to `*out_total` and the first
+ * min(total, capacity) handles to `out_handles`, in no particular order.
+ * `out_handles` may be NULL when `capacity` is 0 (to count, or to learn the
+ * size a buffer needs).
  *
- * Returns `QT_INVALID_RECT` for a bad `rect`, `QT_INVALID_HANDLE` for an
- * `omit` that is not live; nothing is written then.
+ * Returns `QT_INVALID_PARAMETER` for an unknown `query->kind` or a NaN or
+ * negative radius, `QT_INVALID_RECT` for a bad rectangle,
+ * `QT_INVALID_POINT` for a NaN or infinite point or centre,
+ * `QT_INVALID_HANDLE` for an element or `omit` that is not live,
+ * `QT_NULL_ARGUMENT` for a NULL `query`; nothing is written then.
  */
 enum qt_status qt_query(const struct qt_tree *tree,
-                        struct qt_rect rect,
-                        qt_handle_t omit,
+                        const struct qt_query_desc *query,
                         qt_handle_t *out_handles,
                         size_t capacity,
                         size_t *out_total);
 
 /**
- * Calls `visit(user_data, handle)` with each element whose closed rectangle
- * intersects `rect`, leaving out `omit`. Returns `QT_OK` when every element
- * was visited, `QT_STOPPED` when `visit` returned nonzero, and (without
- * calling `visit`) `QT_INVALID_RECT`, `QT_INVALID_HANDLE` or
+ * Calls `visit(user_data, handle)` with each element `qt_query` finds.
+ * Returns `QT_OK` when every element was visited, `QT_STOPPED` when `visit`
+ * returned nonzero, and (without calling `visit`) `qt_query`'s refusals or
  * `QT_NULL_ARGUMENT` for a NULL `visit`.
  */
 enum qt_status qt_query_each(const struct qt_tree *tree,
-                             struct qt_rect rect,
-                             qt_handle_t omit,
+                             const struct qt_query_desc *query,
                              qt_visit_fn visit,
                              void *user_data);
 
 /**
- * Finds the other elements whose closed rectangle intersects this element's:
- * the same as `qt_query` with the element's rectangle, omitting the element,
- * but starting from where the element is stored (a quadtree's element knows
- * its leaves). The results as for `qt_query`.
+ * Runs the `count` queries of `queries` (any mix of kinds, each with its own
+ * mask and omit) in compressed rows: the hits of `queries[i]` are
+ * `out_handles[out_offsets[i] .. out_offsets[i + 1]]`, in no particular
+ * order. `out_offsets` holds `count + 1` items and is always filled;
+ * `*out_total` is the number of hits (`out_offsets[count]`), and the first
+ * min(total, capacity) are written (size the buffer and call again).
+ * `out_handles` may be NULL when `capacity` is 0, `queries` when `count` is
+ * 0. Big batches run on every core, through rayon's global pool.
  *
- * Returns `QT_INVALID_HANDLE` if `handle` is not live; nothing is written then.
+ * Checks every query first: for the first one refused (as `qt_query`
+ * refuses it), its index is written to `*out_bad_index` when that is not
+ * NULL, and nothing else is written.
  */
-enum qt_status qt_overlapping(const struct qt_tree *tree,
-                              qt_handle_t handle,
-                              qt_handle_t *out_handles,
-                              size_t capacity,
-                              size_t *out_total);
-
-/**
- * Calls `visit(user_data, other)` with each other element whose closed
- * rectangle intersects this element's (see `qt_overlapping`). Returns `QT_OK`
- * when every element was visited, `QT_STOPPED` when `visit` returned nonzero,
- * and (without calling `visit`) `QT_INVALID_HANDLE` or `QT_NULL_ARGUMENT` for a
- * NULL `visit`.
- */
-enum qt_status qt_overlapping_each(const struct qt_tree *tree,
-                                   qt_handle_t handle,
-                                   qt_visit_fn visit,
-                                   void *user_data);
-
-/**
- * Finds the elements whose closed rectangle holds the point `(x, y)`, leaving
- * out `omit`; the results as for `qt_query`. Faster than `qt_query` with a
- * zero-size rectangle: a point lies in exactly one leaf or cell.
- *
- * Returns `QT_INVALID_POINT` for a NaN or infinite coordinate,
- * `QT_INVALID_HANDLE` for an `omit` that is not live.
- */
-enum qt_status qt_query_point(const struct qt_tree *tree,
-                              float x,
-                              float y,
-                              qt_handle_t omit,
-                              qt_handle_t *out_handles,
-                              size_t capacity,
-                              size_t *out_total);
-
-/**
- * Calls `visit(user_data, handle)` with each element whose closed rectangle
- * holds `(x, y)`, leaving out `omit`; returns as `qt_query_each`.
- */
-enum qt_status qt_query_point_each(const struct qt_tree *tree,
-                                   float x,
-                                   float y,
-                                   qt_handle_t omit,
-                                   qt_visit_fn visit,
-                                   void *user_data);
+enum qt_status qt_query_many(const struct qt_tree *tree,
+                             const struct qt_query_desc *queries,
+                             size_t count,
+                             size_t *out_offsets,
+                             qt_handle_t *out_handles,
+                             size_t capacity,
+                             size_t *out_total,
+                             size_t *out_bad_index);
 
 /**
  * Finds every pair of elements whose closed rectangles intersect, each
@@ -1362,55 +1544,6 @@ enum qt_status qt_insert_d(struct qt_tree *tree,
 enum qt_status qt_move_d(struct qt_tree *tree, qt_handle_t handle, struct qt_rect_d rect);
 
 /**
- * `qt_query` with a `double` rectangle (rounded once to `float`): finds every
- * element whose rectangle meets the query in `double`, and perhaps one the
- * rounding made touch.
- */
-enum qt_status qt_query_d(const struct qt_tree *tree,
-                          struct qt_rect_d rect,
-                          qt_handle_t omit,
-                          qt_handle_t *out_handles,
-                          size_t capacity,
-                          size_t *out_total);
-
-/**
- * Runs one query per rectangle of `rects[0..count]` and gives every pair
- * `(row, handle)` such that `rects[row]` meets the element `handle`: writes
- * the number of pairs to `*out_total` and the first min(total, capacity) to
- * `out_rows` and `out_handles` (`size_t` positions in `rects`, and handles).
- * Rows increase; when `sorted` is true, the handles of each row increase too.
- * The output arrays may be NULL when
- * `capacity` is 0 (to learn the total).
- *
- * Returns `QT_INVALID_RECT` for a bad rectangle, whose index is written to
- * `*out_bad_index` when that is not NULL; nothing else is written then.
- */
-enum qt_status qt_query_bulk(const struct qt_tree *tree,
-                             const struct qt_rect *rects,
-                             size_t count,
-                             bool sorted,
-                             size_t *out_rows,
-                             qt_handle_t *out_handles,
-                             size_t capacity,
-                             size_t *out_total,
-                             size_t *out_bad_index);
-
-/**
- * `qt_query_bulk` with `double` rectangles, each corner rounded once to
- * `float`: no pair whose rectangles meet in `double` is missed (a pair the
- * rounding made touch may be added).
- */
-enum qt_status qt_query_bulk_d(const struct qt_tree *tree,
-                               const struct qt_rect_d *rects,
-                               size_t count,
-                               bool sorted,
-                               size_t *out_rows,
-                               qt_handle_t *out_handles,
-                               size_t capacity,
-                               size_t *out_total,
-                               size_t *out_bad_index);
-
-/**
  * Every pair of an element of `left` and an element of `right` whose closed
  * rectangles meet, each pair once (`a` from `left`, `b` from `right`; the two
  * may be different kinds, or the same tree): writes the number of pairs to
@@ -1426,10 +1559,10 @@ enum qt_status qt_join(const struct qt_tree *left,
                        size_t *out_total);
 
 /**
- * Sets an element's collision filter: from now on `qt_query_pairs` and
- * `qt_overlapping` report it with another element only when each one's
- * `category` is in the other's `mask` (`a.category & b.mask` and
- * `b.category & a.mask` both nonzero), and a `_masked` query reports it only
+ * Sets an element's collision filter: from now on `qt_query_pairs` and a
+ * `QT_SHAPE_ELEMENT` query report it with another element only when each
+ * one's `category` is in the other's `mask` (`a.category & b.mask` and
+ * `b.category & a.mask` both nonzero), and a query or search reports it only
  * when `category & mask` of the query is nonzero. Every element starts with
  * `QT_MASK_ALL` for both; removing it (or `qt_clear`) resets its filter.
  *
@@ -1464,51 +1597,6 @@ enum qt_status qt_set_filters(struct qt_tree *tree,
                               size_t *out_bad_index);
 
 /**
- * `qt_query` reporting only the elements whose category is in `mask`
- * (`category & mask` nonzero; `QT_MASK_ALL` reports every element, 0 none).
- */
-enum qt_status qt_query_masked(const struct qt_tree *tree,
-                               struct qt_rect rect,
-                               qt_handle_t omit,
-                               uint32_t mask,
-                               qt_handle_t *out_handles,
-                               size_t capacity,
-                               size_t *out_total);
-
-/**
- * `qt_query_each` visiting only the elements whose category is in `mask`.
- */
-enum qt_status qt_query_masked_each(const struct qt_tree *tree,
-                                    struct qt_rect rect,
-                                    qt_handle_t omit,
-                                    uint32_t mask,
-                                    qt_visit_fn visit,
-                                    void *user_data);
-
-/**
- * `qt_query_point` reporting only the elements whose category is in `mask`.
- */
-enum qt_status qt_query_point_masked(const struct qt_tree *tree,
-                                     float x,
-                                     float y,
-                                     qt_handle_t omit,
-                                     uint32_t mask,
-                                     qt_handle_t *out_handles,
-                                     size_t capacity,
-                                     size_t *out_total);
-
-/**
- * `qt_query_point_each` visiting only the elements whose category is in `mask`.
- */
-enum qt_status qt_query_point_masked_each(const struct qt_tree *tree,
-                                          float x,
-                                          float y,
-                                          qt_handle_t omit,
-                                          uint32_t mask,
-                                          qt_visit_fn visit,
-                                          void *user_data);
-
-/**
  * Sets an octree element's collision filter, as `qt_set_filter`.
  */
 enum qt_status qt_octree_set_filter(struct qt_octree *tree,
@@ -1533,106 +1621,6 @@ enum qt_status qt_octree_set_filters(struct qt_octree *tree,
                                      const uint32_t *masks,
                                      size_t count,
                                      size_t *out_bad_index);
-
-/**
- * `qt_octree_query` reporting only the elements whose category is in `mask`.
- */
-enum qt_status qt_octree_query_masked(const struct qt_octree *tree,
-                                      struct qt_box b,
-                                      qt_handle_t omit,
-                                      uint32_t mask,
-                                      qt_handle_t *out_handles,
-                                      size_t capacity,
-                                      size_t *out_total);
-
-/**
- * `qt_octree_query_each` visiting only the elements whose category is in `mask`.
- */
-enum qt_status qt_octree_query_masked_each(const struct qt_octree *tree,
-                                           struct qt_box b,
-                                           qt_handle_t omit,
-                                           uint32_t mask,
-                                           qt_visit_fn visit,
-                                           void *user_data);
-
-/**
- * `qt_octree_query_point` reporting only the elements whose category is in `mask`.
- */
-enum qt_status qt_octree_query_point_masked(const struct qt_octree *tree,
-                                            float x,
-                                            float y,
-                                            float z,
-                                            qt_handle_t omit,
-                                            uint32_t mask,
-                                            qt_handle_t *out_handles,
-                                            size_t capacity,
-                                            size_t *out_total);
-
-/**
- * `qt_octree_query_point_each` visiting only the elements whose category is
- * in `mask`.
- */
-enum qt_status qt_octree_query_point_masked_each(const struct qt_octree *tree,
-                                                 float x,
-                                                 float y,
-                                                 float z,
-                                                 qt_handle_t omit,
-                                                 uint32_t mask,
-                                                 qt_visit_fn visit,
-                                                 void *user_data);
-
-/**
- * Finds the elements passing `mask` whose closed rectangle is within
- * `radius` of `(x, y)` (distance `<= radius`), into a caller buffer as
- * `qt_query` (in no particular order).
- *
- * Returns `QT_INVALID_POINT` for a NaN or infinite coordinate,
- * `QT_INVALID_PARAMETER` for a NaN or negative `radius` (`INFINITY` is
- * fine: every element passing the mask).
- */
-enum qt_status qt_query_circle(const struct qt_tree *tree,
-                               float x,
-                               float y,
-                               double radius,
-                               uint32_t mask,
-                               qt_handle_t *out_handles,
-                               size_t capacity,
-                               size_t *out_total);
-
-/**
- * Calls `visit(user_data, handle)` with each element `qt_query_circle` finds;
- * returns as `qt_query_each`.
- */
-enum qt_status qt_query_circle_each(const struct qt_tree *tree,
-                                    float x,
-                                    float y,
-                                    double radius,
-                                    uint32_t mask,
-                                    qt_visit_fn visit,
-                                    void *user_data);
-
-/**
- * `qt_query_circle` for `count` circles at once, in compressed rows: circle
- * `i` has center `(centers[2 i], centers[2 i + 1])` and radius `radii[i]`,
- * and its hits are `out_handles[out_offsets[i] .. out_offsets[i + 1]]`.
- * `out_offsets` holds `count + 1` items and is always filled; `*out_total`
- * is the number of hits (`out_offsets[count]`), and the first
- * min(total, capacity) are written (size the buffer and call again).
- *
- * Returns `QT_INVALID_POINT` or `QT_INVALID_PARAMETER` for the first bad
- * center or radius, whose index is written to `*out_bad_index` when that is
- * not NULL; nothing else is written then.
- */
-enum qt_status qt_query_circle_many(const struct qt_tree *tree,
-                                    const float *centers,
-                                    const double *radii,
-                                    size_t count,
-                                    uint32_t mask,
-                                    size_t *out_offsets,
-                                    qt_handle_t *out_handles,
-                                    size_t capacity,
-                                    size_t *out_total,
-                                    size_t *out_bad_index);
 
 /**
  * Finds the `k` elements passing `mask` nearest to `(x, y)` (fewer if there
@@ -1675,7 +1663,7 @@ enum qt_status qt_nearest_with(const struct qt_tree *tree,
 
 /**
  * `qt_nearest` for `count` points at once (point `i` is `(points[2 i],
- * points[2 i + 1])`), in compressed rows as `qt_query_circle_many`: the
+ * points[2 i + 1])`), in compressed rows as `qt_query_many`: the
  * neighbours of point `i`, nearest first, are `out_handles[out_offsets[i] ..
  * out_offsets[i + 1]]` (and their distances the same range of
  * `out_distances`, which may be NULL). `k` bounds each row, the output's
@@ -1772,48 +1760,6 @@ enum qt_status qt_ray_cast_each(const struct qt_tree *tree,
                                 uint32_t mask,
                                 qt_ray_fn visit,
                                 void *user_data);
-
-/**
- * Finds the elements passing `mask` whose closed box is within `radius` of
- * `(x, y, z)` (a sphere), as `qt_query_circle`.
- */
-enum qt_status qt_octree_query_circle(const struct qt_octree *tree,
-                                      float x,
-                                      float y,
-                                      float z,
-                                      double radius,
-                                      uint32_t mask,
-                                      qt_handle_t *out_handles,
-                                      size_t capacity,
-                                      size_t *out_total);
-
-/**
- * Calls `visit` with each element `qt_octree_query_circle` finds, as
- * `qt_query_circle_each`.
- */
-enum qt_status qt_octree_query_circle_each(const struct qt_octree *tree,
-                                           float x,
-                                           float y,
-                                           float z,
-                                           double radius,
-                                           uint32_t mask,
-                                           qt_visit_fn visit,
-                                           void *user_data);
-
-/**
- * `qt_octree_query_circle` for `count` spheres, as `qt_query_circle_many`
- * (center `i` is `centers[3 i .. 3 i + 3]`).
- */
-enum qt_status qt_octree_query_circle_many(const struct qt_octree *tree,
-                                           const float *centers,
-                                           const double *radii,
-                                           size_t count,
-                                           uint32_t mask,
-                                           size_t *out_offsets,
-                                           qt_handle_t *out_handles,
-                                           size_t capacity,
-                                           size_t *out_total,
-                                           size_t *out_bad_index);
 
 /**
  * The `k` elements nearest to `(x, y, z)`, as `qt_nearest`.
@@ -2027,3 +1973,132 @@ enum qt_status qt_test_panic(struct qt_tree *tree);
 #endif  // __cplusplus
 
 #endif  /* FLATQUAD_H */
+
+#ifndef FLATQUAD_QUERY_HELPERS_H
+#define FLATQUAD_QUERY_HELPERS_H
+
+/*
+ * Query descriptions, made inline: the shape, mask QT_MASK_ALL (every
+ * element) and nothing omitted; set .mask or .omit afterwards as needed.
+ * Only the union member the kind names is written.
+ */
+
+/** A qt_query_desc for the elements whose closed rectangle meets `rect`. */
+static inline qt_query_desc qt_rect_query(qt_rect rect);
+
+/** A qt_query_desc for a double rectangle, each corner rounded once to float. */
+static inline qt_query_desc qt_rect_d_query(qt_rect_d rect);
+
+/** A qt_query_desc for the elements whose closed rectangle holds (x, y). */
+static inline qt_query_desc qt_point_query(float x, float y);
+
+/** A qt_query_desc for the elements at most `radius` from (x, y). */
+static inline qt_query_desc qt_circle_query(float x, float y, double radius);
+
+/** A qt_query_desc for what the element `handle` touches (filters applied). */
+static inline qt_query_desc qt_element_query(qt_handle_t handle);
+
+/** A qt_query3_desc for the elements whose closed box meets `b`. */
+static inline qt_query3_desc qt_box_query(qt_box b);
+
+/** A qt_query3_desc for the elements whose closed box holds (x, y, z). */
+static inline qt_query3_desc qt_point3_query(float x, float y, float z);
+
+/** A qt_query3_desc for the elements at most `radius` from (x, y, z). */
+static inline qt_query3_desc qt_sphere_query(float x, float y, float z, double radius);
+
+/** A qt_query3_desc for what the octree element `handle` touches. */
+static inline qt_query3_desc qt_element3_query(qt_handle_t handle);
+
+/* The helpers' bodies. */
+
+static inline qt_query_desc qt_rect_query(qt_rect rect) {
+    qt_query_desc q;
+    q.kind = QT_SHAPE_RECT;
+    q.shape.rect = rect;
+    q.mask = QT_MASK_ALL;
+    q.omit = QT_NO_HANDLE;
+    return q;
+}
+
+static inline qt_query_desc qt_rect_d_query(qt_rect_d rect) {
+    qt_query_desc q;
+    q.kind = QT_SHAPE_RECT_D;
+    q.shape.rect_d = rect;
+    q.mask = QT_MASK_ALL;
+    q.omit = QT_NO_HANDLE;
+    return q;
+}
+
+static inline qt_query_desc qt_point_query(float x, float y) {
+    qt_query_desc q;
+    q.kind = QT_SHAPE_POINT;
+    q.shape.point.x = x;
+    q.shape.point.y = y;
+    q.mask = QT_MASK_ALL;
+    q.omit = QT_NO_HANDLE;
+    return q;
+}
+
+static inline qt_query_desc qt_circle_query(float x, float y, double radius) {
+    qt_query_desc q;
+    q.kind = QT_SHAPE_CIRCLE;
+    q.shape.circle.x = x;
+    q.shape.circle.y = y;
+    q.shape.circle.radius = radius;
+    q.mask = QT_MASK_ALL;
+    q.omit = QT_NO_HANDLE;
+    return q;
+}
+
+static inline qt_query_desc qt_element_query(qt_handle_t handle) {
+    qt_query_desc q;
+    q.kind = QT_SHAPE_ELEMENT;
+    q.shape.element = handle;
+    q.mask = QT_MASK_ALL;
+    q.omit = QT_NO_HANDLE;
+    return q;
+}
+
+static inline qt_query3_desc qt_box_query(qt_box b) {
+    qt_query3_desc q;
+    q.kind = QT_SHAPE_BOX;
+    q.shape.box = b;
+    q.mask = QT_MASK_ALL;
+    q.omit = QT_NO_HANDLE;
+    return q;
+}
+
+static inline qt_query3_desc qt_point3_query(float x, float y, float z) {
+    qt_query3_desc q;
+    q.kind = QT_SHAPE_POINT;
+    q.shape.point.x = x;
+    q.shape.point.y = y;
+    q.shape.point.z = z;
+    q.mask = QT_MASK_ALL;
+    q.omit = QT_NO_HANDLE;
+    return q;
+}
+
+static inline qt_query3_desc qt_sphere_query(float x, float y, float z, double radius) {
+    qt_query3_desc q;
+    q.kind = QT_SHAPE_SPHERE;
+    q.shape.sphere.x = x;
+    q.shape.sphere.y = y;
+    q.shape.sphere.z = z;
+    q.shape.sphere.radius = radius;
+    q.mask = QT_MASK_ALL;
+    q.omit = QT_NO_HANDLE;
+    return q;
+}
+
+static inline qt_query3_desc qt_element3_query(qt_handle_t handle) {
+    qt_query3_desc q;
+    q.kind = QT_SHAPE_ELEMENT;
+    q.shape.element = handle;
+    q.mask = QT_MASK_ALL;
+    q.omit = QT_NO_HANDLE;
+    return q;
+}
+
+#endif  /* FLATQUAD_QUERY_HELPERS_H */

@@ -1,13 +1,9 @@
 //! Collision filters: a 32-bit category and a 32-bit mask per element (Box2D's
 //! `b2Filter`). Two elements are reported as a pair (`qt_query_pairs`,
-//! `qt_overlapping`) only when each one's category is in the other's mask; the
-//! `_masked` queries report an element only when its category is in the
-//! query's mask. The rule is the core's; these calls only set and read it.
-//!
-//! The masked queries are new `_masked` calls rather than a mask added to
-//! `qt_query` and friends, so that the existing calls keep their signatures
-//! (the ABI stays compatible) and read as before; the searches (circle,
-//! nearest, ray) are new and take the mask as a plain parameter.
+//! a `QT_SHAPE_ELEMENT` query) only when each one's category is in the
+//! other's mask; a query (`qt_query_desc.mask`) and the searches report an
+//! element only when its category is in the query's mask. The rule is the
+//! core's; these calls only set and read it.
 
 use flatquad_core::Filter;
 
@@ -25,10 +21,10 @@ const _: () = {
     assert!(Filter::DEFAULT.category == QT_MASK_ALL && Filter::DEFAULT.mask == QT_MASK_ALL);
 };
 
-/// Sets an element's collision filter: from now on `qt_query_pairs` and
-/// `qt_overlapping` report it with another element only when each one's
-/// `category` is in the other's `mask` (`a.category & b.mask` and
-/// `b.category & a.mask` both nonzero), and a `_masked` query reports it only
+/// Sets an element's collision filter: from now on `qt_query_pairs` and a
+/// `QT_SHAPE_ELEMENT` query report it with another element only when each
+/// one's `category` is in the other's `mask` (`a.category & b.mask` and
+/// `b.category & a.mask` both nonzero), and a query or search reports it only
 /// when `category & mask` of the query is nonzero. Every element starts with
 /// `QT_MASK_ALL` for both; removing it (or `qt_clear`) resets its filter.
 ///
@@ -72,73 +68,6 @@ pub unsafe extern "C" fn qt_set_filters(
     guard(|| set_filters(tree, handles, categories, masks, count, out_bad_index))
 }
 
-/// `qt_query` reporting only the elements whose category is in `mask`
-/// (`category & mask` nonzero; `QT_MASK_ALL` reports every element, 0 none).
-#[no_mangle]
-pub unsafe extern "C" fn qt_query_masked(
-    tree: *const qt_tree,
-    rect: qt_rect,
-    omit: qt_handle_t,
-    mask: u32,
-    out_handles: *mut qt_handle_t,
-    capacity: usize,
-    out_total: *mut usize,
-) -> qt_status {
-    guard(|| {
-        query_masked(
-            tree,
-            rect.into(),
-            omit,
-            mask,
-            out_handles,
-            capacity,
-            out_total,
-        )
-    })
-}
-
-/// `qt_query_each` visiting only the elements whose category is in `mask`.
-#[no_mangle]
-pub unsafe extern "C" fn qt_query_masked_each(
-    tree: *const qt_tree,
-    rect: qt_rect,
-    omit: qt_handle_t,
-    mask: u32,
-    visit: qt_visit_fn,
-    user_data: *mut std::ffi::c_void,
-) -> qt_status {
-    guard(|| query_masked_each(tree, rect.into(), omit, mask, visit, user_data))
-}
-
-/// `qt_query_point` reporting only the elements whose category is in `mask`.
-#[no_mangle]
-pub unsafe extern "C" fn qt_query_point_masked(
-    tree: *const qt_tree,
-    x: f32,
-    y: f32,
-    omit: qt_handle_t,
-    mask: u32,
-    out_handles: *mut qt_handle_t,
-    capacity: usize,
-    out_total: *mut usize,
-) -> qt_status {
-    guard(|| query_point_masked(tree, [x, y], omit, mask, out_handles, capacity, out_total))
-}
-
-/// `qt_query_point_each` visiting only the elements whose category is in `mask`.
-#[no_mangle]
-pub unsafe extern "C" fn qt_query_point_masked_each(
-    tree: *const qt_tree,
-    x: f32,
-    y: f32,
-    omit: qt_handle_t,
-    mask: u32,
-    visit: qt_visit_fn,
-    user_data: *mut std::ffi::c_void,
-) -> qt_status {
-    guard(|| query_point_masked_each(tree, [x, y], omit, mask, visit, user_data))
-}
-
 /// Sets an octree element's collision filter, as `qt_set_filter`.
 #[no_mangle]
 pub unsafe extern "C" fn qt_octree_set_filter(
@@ -172,73 +101,4 @@ pub unsafe extern "C" fn qt_octree_set_filters(
     out_bad_index: *mut usize,
 ) -> qt_status {
     guard(|| set_filters(tree, handles, categories, masks, count, out_bad_index))
-}
-
-/// `qt_octree_query` reporting only the elements whose category is in `mask`.
-#[no_mangle]
-pub unsafe extern "C" fn qt_octree_query_masked(
-    tree: *const qt_octree,
-    b: qt_box,
-    omit: qt_handle_t,
-    mask: u32,
-    out_handles: *mut qt_handle_t,
-    capacity: usize,
-    out_total: *mut usize,
-) -> qt_status {
-    guard(|| query_masked(tree, b.into(), omit, mask, out_handles, capacity, out_total))
-}
-
-/// `qt_octree_query_each` visiting only the elements whose category is in `mask`.
-#[no_mangle]
-pub unsafe extern "C" fn qt_octree_query_masked_each(
-    tree: *const qt_octree,
-    b: qt_box,
-    omit: qt_handle_t,
-    mask: u32,
-    visit: qt_visit_fn,
-    user_data: *mut std::ffi::c_void,
-) -> qt_status {
-    guard(|| query_masked_each(tree, b.into(), omit, mask, visit, user_data))
-}
-
-/// `qt_octree_query_point` reporting only the elements whose category is in `mask`.
-#[no_mangle]
-pub unsafe extern "C" fn qt_octree_query_point_masked(
-    tree: *const qt_octree,
-    x: f32,
-    y: f32,
-    z: f32,
-    omit: qt_handle_t,
-    mask: u32,
-    out_handles: *mut qt_handle_t,
-    capacity: usize,
-    out_total: *mut usize,
-) -> qt_status {
-    guard(|| {
-        query_point_masked(
-            tree,
-            [x, y, z],
-            omit,
-            mask,
-            out_handles,
-            capacity,
-            out_total,
-        )
-    })
-}
-
-/// `qt_octree_query_point_each` visiting only the elements whose category is
-/// in `mask`.
-#[no_mangle]
-pub unsafe extern "C" fn qt_octree_query_point_masked_each(
-    tree: *const qt_octree,
-    x: f32,
-    y: f32,
-    z: f32,
-    omit: qt_handle_t,
-    mask: u32,
-    visit: qt_visit_fn,
-    user_data: *mut std::ffi::c_void,
-) -> qt_status {
-    guard(|| query_point_masked_each(tree, [x, y, z], omit, mask, visit, user_data))
 }

@@ -7,7 +7,7 @@ use std::ffi::c_void;
 use flatquad_core::{Box3, NodeInfo, Octree};
 
 use crate::boundary::*;
-use crate::shared::*;
+use crate::shared::{self, *};
 use crate::status::*;
 use crate::types::*;
 
@@ -249,86 +249,60 @@ pub unsafe extern "C" fn qt_octree_validate(tree: *const qt_octree) -> qt_status
     guard(|| validate(tree))
 }
 
-/// Finds the elements whose closed box meets the closed box `b`, leaving out
-/// `omit`, into a caller buffer, as `qt_query`.
+/// Finds the elements `query` describes (see `qt_query3_desc`: a box, a
+/// point, a sphere, an element's neighbours) into a caller buffer, as
+/// `qt_query`.
 #[no_mangle]
 pub unsafe extern "C" fn qt_octree_query(
     tree: *const qt_octree,
-    b: qt_box,
-    omit: qt_handle_t,
+    query: *const qt_query3_desc,
     out_handles: *mut qt_handle_t,
     capacity: usize,
     out_total: *mut usize,
 ) -> qt_status {
-    guard(|| query(tree, b.into(), omit, out_handles, capacity, out_total))
+    guard(|| shared::query(tree, query, out_handles, capacity, out_total))
 }
 
-/// Calls `visit` with each element whose closed box meets `b`, as
-/// `qt_query_each`.
+/// Calls `visit(user_data, handle)` with each element `qt_octree_query`
+/// finds, as `qt_query_each`.
 #[no_mangle]
 pub unsafe extern "C" fn qt_octree_query_each(
     tree: *const qt_octree,
-    b: qt_box,
-    omit: qt_handle_t,
+    query: *const qt_query3_desc,
     visit: qt_visit_fn,
     user_data: *mut c_void,
 ) -> qt_status {
-    guard(|| query_each(tree, b.into(), omit, visit, user_data))
+    guard(|| shared::query_each(tree, query, visit, user_data))
 }
 
-/// Finds the elements whose closed box holds `(x, y, z)`, as `qt_query_point`.
+/// Runs the `count` queries of `queries` in compressed rows, as
+/// `qt_query_many`.
 #[no_mangle]
-pub unsafe extern "C" fn qt_octree_query_point(
+pub unsafe extern "C" fn qt_octree_query_many(
     tree: *const qt_octree,
-    x: f32,
-    y: f32,
-    z: f32,
-    omit: qt_handle_t,
+    queries: *const qt_query3_desc,
+    count: usize,
+    out_offsets: *mut usize,
     out_handles: *mut qt_handle_t,
     capacity: usize,
     out_total: *mut usize,
+    out_bad_index: *mut usize,
 ) -> qt_status {
-    guard(|| query_point(tree, [x, y, z], omit, out_handles, capacity, out_total))
-}
-
-/// Calls `visit` with each element whose closed box holds `(x, y, z)`, as
-/// `qt_query_point_each`.
-#[no_mangle]
-pub unsafe extern "C" fn qt_octree_query_point_each(
-    tree: *const qt_octree,
-    x: f32,
-    y: f32,
-    z: f32,
-    omit: qt_handle_t,
-    visit: qt_visit_fn,
-    user_data: *mut c_void,
-) -> qt_status {
-    guard(|| query_point_each(tree, [x, y, z], omit, visit, user_data))
-}
-
-/// Finds the other elements whose closed box meets this element's, as
-/// `qt_overlapping`.
-#[no_mangle]
-pub unsafe extern "C" fn qt_octree_overlapping(
-    tree: *const qt_octree,
-    handle: qt_handle_t,
-    out_handles: *mut qt_handle_t,
-    capacity: usize,
-    out_total: *mut usize,
-) -> qt_status {
-    guard(|| overlapping(tree, handle, out_handles, capacity, out_total))
-}
-
-/// Calls `visit` with each other element whose closed box meets this
-/// element's, as `qt_overlapping_each`.
-#[no_mangle]
-pub unsafe extern "C" fn qt_octree_overlapping_each(
-    tree: *const qt_octree,
-    handle: qt_handle_t,
-    visit: qt_visit_fn,
-    user_data: *mut c_void,
-) -> qt_status {
-    guard(|| overlapping_each(tree, handle, visit, user_data))
+    guard(|| {
+        shared::query_many(
+            tree,
+            queries,
+            count,
+            CsrOut::new(
+                out_offsets,
+                out_handles,
+                std::ptr::null_mut(),
+                capacity,
+                out_total,
+            ),
+            out_bad_index,
+        )
+    })
 }
 
 /// Finds every pair of elements whose closed boxes meet, each unordered pair

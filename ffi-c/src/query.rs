@@ -1,117 +1,97 @@
-//! Queries (by rectangle, by point, every overlapping pair) and the node walk.
+//! Queries (one description of any shape, every overlapping pair) and the
+//! node walk.
 //!
-//! Each query comes in two forms: into a caller buffer (`qt_query`: the total
-//! is reported, min(total, capacity) handles are written), and through a
-//! callback (`qt_query_each`) that can stop the walk by returning nonzero.
+//! A query is a value, `qt_query_desc`, answered three ways: into a caller
+//! buffer (`qt_query`: the total is reported, min(total, capacity) handles
+//! are written), through a callback (`qt_query_each`) that can stop the walk
+//! by returning nonzero, and many at once in compressed rows
+//! (`qt_query_many`).
 
 use std::ffi::c_void;
 
 use flatquad_core::NodeInfo;
 
 use crate::boundary::*;
-use crate::shared::*;
+use crate::shared::{self, *};
 use crate::status::*;
 use crate::types::*;
 
-/// Finds the elements whose closed rectangle intersects the closed rectangle
-/// `rect`, each once, leaving out `omit` (`QT_NO_HANDLE` for none): writes the
-/// number found to `*out_total` and the first min(total, capacity) handles to
-/// `out_handles`, in no particular order. `out_handles` may be NULL when
-/// `capacity` is 0 (to count, or to learn the size a buffer needs).
+/// Finds the elements `query` describes (see `qt_query_desc`: a rectangle,
+/// a point, a circle, an element's neighbours, a `double` rectangle), each
+/// once, leaving out `query->omit` and those whose category is not in
+/// `query->mask`: writes the number found to `*out_total` and the first
+/// min(total, capacity) handles to `out_handles`, in no particular order.
+/// `out_handles` may be NULL when `capacity` is 0 (to count, or to learn the
+/// size a buffer needs).
 ///
-/// Returns `QT_INVALID_RECT` for a bad `rect`, `QT_INVALID_HANDLE` for an
-/// `omit` that is not live; nothing is written then.
+/// Returns `QT_INVALID_PARAMETER` for an unknown `query->kind` or a NaN or
+/// negative radius, `QT_INVALID_RECT` for a bad rectangle,
+/// `QT_INVALID_POINT` for a NaN or infinite point or centre,
+/// `QT_INVALID_HANDLE` for an element or `omit` that is not live,
+/// `QT_NULL_ARGUMENT` for a NULL `query`; nothing is written then.
 #[no_mangle]
 pub unsafe extern "C" fn qt_query(
     tree: *const qt_tree,
-    rect: qt_rect,
-    omit: qt_handle_t,
+    query: *const qt_query_desc,
     out_handles: *mut qt_handle_t,
     capacity: usize,
     out_total: *mut usize,
 ) -> qt_status {
-    guard(|| query(tree, rect.into(), omit, out_handles, capacity, out_total))
+    guard(|| shared::query(tree, query, out_handles, capacity, out_total))
 }
 
-/// Calls `visit(user_data, handle)` with each element whose closed rectangle
-/// intersects `rect`, leaving out `omit`. Returns `QT_OK` when every element
-/// was visited, `QT_STOPPED` when `visit` returned nonzero, and (without
-/// calling `visit`) `QT_INVALID_RECT`, `QT_INVALID_HANDLE` or
+/// Calls `visit(user_data, handle)` with each element `qt_query` finds.
+/// Returns `QT_OK` when every element was visited, `QT_STOPPED` when `visit`
+/// returned nonzero, and (without calling `visit`) `qt_query`'s refusals or
 /// `QT_NULL_ARGUMENT` for a NULL `visit`.
 #[no_mangle]
 pub unsafe extern "C" fn qt_query_each(
     tree: *const qt_tree,
-    rect: qt_rect,
-    omit: qt_handle_t,
+    query: *const qt_query_desc,
     visit: qt_visit_fn,
     user_data: *mut c_void,
 ) -> qt_status {
-    guard(|| query_each(tree, rect.into(), omit, visit, user_data))
+    guard(|| shared::query_each(tree, query, visit, user_data))
 }
 
-/// Finds the other elements whose closed rectangle intersects this element's:
-/// the same as `qt_query` with the element's rectangle, omitting the element,
-/// but starting from where the element is stored (a quadtree's element knows
-/// its leaves). The results as for `qt_query`.
+/// Runs the `count` queries of `queries` (any mix of kinds, each with its own
+/// mask and omit) in compressed rows: the hits of `queries[i]` are
+/// `out_handles[out_offsets[i] .. out_offsets[i + 1]]`, in no particular
+/// order. `out_offsets` holds `count + 1` items and is always filled;
+/// `*out_total` is the number of hits (`out_offsets[count]`), and the first
+/// min(total, capacity) are written (size the buffer and call again).
+/// `out_handles` may be NULL when `capacity` is 0, `queries` when `count` is
+/// 0. Big batches run on every core, through rayon's global pool.
 ///
-/// Returns `QT_INVALID_HANDLE` if `handle` is not live; nothing is written then.
+/// Checks every query first: for the first one refused (as `qt_query`
+/// refuses it), its index is written to `*out_bad_index` when that is not
+/// NULL, and nothing else is written.
 #[no_mangle]
-pub unsafe extern "C" fn qt_overlapping(
+pub unsafe extern "C" fn qt_query_many(
     tree: *const qt_tree,
-    handle: qt_handle_t,
+    queries: *const qt_query_desc,
+    count: usize,
+    out_offsets: *mut usize,
     out_handles: *mut qt_handle_t,
     capacity: usize,
     out_total: *mut usize,
+    out_bad_index: *mut usize,
 ) -> qt_status {
-    guard(|| overlapping(tree, handle, out_handles, capacity, out_total))
-}
-
-/// Calls `visit(user_data, other)` with each other element whose closed
-/// rectangle intersects this element's (see `qt_overlapping`). Returns `QT_OK`
-/// when every element was visited, `QT_STOPPED` when `visit` returned nonzero,
-/// and (without calling `visit`) `QT_INVALID_HANDLE` or `QT_NULL_ARGUMENT` for a
-/// NULL `visit`.
-#[no_mangle]
-pub unsafe extern "C" fn qt_overlapping_each(
-    tree: *const qt_tree,
-    handle: qt_handle_t,
-    visit: qt_visit_fn,
-    user_data: *mut c_void,
-) -> qt_status {
-    guard(|| overlapping_each(tree, handle, visit, user_data))
-}
-
-/// Finds the elements whose closed rectangle holds the point `(x, y)`, leaving
-/// out `omit`; the results as for `qt_query`. Faster than `qt_query` with a
-/// zero-size rectangle: a point lies in exactly one leaf or cell.
-///
-/// Returns `QT_INVALID_POINT` for a NaN or infinite coordinate,
-/// `QT_INVALID_HANDLE` for an `omit` that is not live.
-#[no_mangle]
-pub unsafe extern "C" fn qt_query_point(
-    tree: *const qt_tree,
-    x: f32,
-    y: f32,
-    omit: qt_handle_t,
-    out_handles: *mut qt_handle_t,
-    capacity: usize,
-    out_total: *mut usize,
-) -> qt_status {
-    guard(|| query_point(tree, [x, y], omit, out_handles, capacity, out_total))
-}
-
-/// Calls `visit(user_data, handle)` with each element whose closed rectangle
-/// holds `(x, y)`, leaving out `omit`; returns as `qt_query_each`.
-#[no_mangle]
-pub unsafe extern "C" fn qt_query_point_each(
-    tree: *const qt_tree,
-    x: f32,
-    y: f32,
-    omit: qt_handle_t,
-    visit: qt_visit_fn,
-    user_data: *mut c_void,
-) -> qt_status {
-    guard(|| query_point_each(tree, [x, y], omit, visit, user_data))
+    guard(|| {
+        shared::query_many(
+            tree,
+            queries,
+            count,
+            CsrOut::new(
+                out_offsets,
+                out_handles,
+                std::ptr::null_mut(),
+                capacity,
+                out_total,
+            ),
+            out_bad_index,
+        )
+    })
 }
 
 /// Finds every pair of elements whose closed rectangles intersect, each

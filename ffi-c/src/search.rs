@@ -1,4 +1,4 @@
-//! Searches: circle (sphere) queries, nearest neighbours and ray casts, on
+//! Searches: nearest neighbours, ray casts and box casts, on
 //! every 2D structure and the octree. Each takes a collision `mask` (an
 //! element is reported only when its category is in it; `QT_MASK_ALL`: every
 //! element). Argument checks and results are the core's: distances are `double`
@@ -11,84 +11,6 @@ use crate::boundary::*;
 use crate::shared::*;
 use crate::status::*;
 use crate::types::*;
-
-/// Finds the elements passing `mask` whose closed rectangle is within
-/// `radius` of `(x, y)` (distance `<= radius`), into a caller buffer as
-/// `qt_query` (in no particular order).
-///
-/// Returns `QT_INVALID_POINT` for a NaN or infinite coordinate,
-/// `QT_INVALID_PARAMETER` for a NaN or negative `radius` (`INFINITY` is
-/// fine: every element passing the mask).
-#[no_mangle]
-pub unsafe extern "C" fn qt_query_circle(
-    tree: *const qt_tree,
-    x: f32,
-    y: f32,
-    radius: f64,
-    mask: u32,
-    out_handles: *mut qt_handle_t,
-    capacity: usize,
-    out_total: *mut usize,
-) -> qt_status {
-    guard(|| query_circle(tree, [x, y], radius, mask, out_handles, capacity, out_total))
-}
-
-/// Calls `visit(user_data, handle)` with each element `qt_query_circle` finds;
-/// returns as `qt_query_each`.
-#[no_mangle]
-pub unsafe extern "C" fn qt_query_circle_each(
-    tree: *const qt_tree,
-    x: f32,
-    y: f32,
-    radius: f64,
-    mask: u32,
-    visit: qt_visit_fn,
-    user_data: *mut c_void,
-) -> qt_status {
-    guard(|| query_circle_each(tree, [x, y], radius, mask, visit, user_data))
-}
-
-/// `qt_query_circle` for `count` circles at once, in compressed rows: circle
-/// `i` has center `(centers[2 i], centers[2 i + 1])` and radius `radii[i]`,
-/// and its hits are `out_handles[out_offsets[i] .. out_offsets[i + 1]]`.
-/// `out_offsets` holds `count + 1` items and is always filled; `*out_total`
-/// is the number of hits (`out_offsets[count]`), and the first
-/// min(total, capacity) are written (size the buffer and call again).
-///
-/// Returns `QT_INVALID_POINT` or `QT_INVALID_PARAMETER` for the first bad
-/// center or radius, whose index is written to `*out_bad_index` when that is
-/// not NULL; nothing else is written then.
-#[no_mangle]
-pub unsafe extern "C" fn qt_query_circle_many(
-    tree: *const qt_tree,
-    centers: *const f32,
-    radii: *const f64,
-    count: usize,
-    mask: u32,
-    out_offsets: *mut usize,
-    out_handles: *mut qt_handle_t,
-    capacity: usize,
-    out_total: *mut usize,
-    out_bad_index: *mut usize,
-) -> qt_status {
-    guard(|| {
-        query_circle_many(
-            tree,
-            centers.cast::<[f32; 2]>(),
-            radii,
-            count,
-            mask,
-            CsrOut::new(
-                out_offsets,
-                out_handles,
-                std::ptr::null_mut(),
-                capacity,
-                out_total,
-            ),
-            out_bad_index,
-        )
-    })
-}
 
 /// Finds the `k` elements passing `mask` nearest to `(x, y)` (fewer if there
 /// are fewer), at most `max_distance` away (`INFINITY`: no limit), nearest
@@ -161,7 +83,7 @@ pub unsafe extern "C" fn qt_nearest_with(
 }
 
 /// `qt_nearest` for `count` points at once (point `i` is `(points[2 i],
-/// points[2 i + 1])`), in compressed rows as `qt_query_circle_many`: the
+/// points[2 i + 1])`), in compressed rows as `qt_query_many`: the
 /// neighbours of point `i`, nearest first, are `out_handles[out_offsets[i] ..
 /// out_offsets[i + 1]]` (and their distances the same range of
 /// `out_distances`, which may be NULL). `k` bounds each row, the output's
@@ -302,83 +224,6 @@ pub unsafe extern "C" fn qt_ray_cast_each(
     user_data: *mut c_void,
 ) -> qt_status {
     guard(|| ray_cast_each(tree, ray.into(), mask, visit, user_data))
-}
-
-/// Finds the elements passing `mask` whose closed box is within `radius` of
-/// `(x, y, z)` (a sphere), as `qt_query_circle`.
-#[no_mangle]
-pub unsafe extern "C" fn qt_octree_query_circle(
-    tree: *const qt_octree,
-    x: f32,
-    y: f32,
-    z: f32,
-    radius: f64,
-    mask: u32,
-    out_handles: *mut qt_handle_t,
-    capacity: usize,
-    out_total: *mut usize,
-) -> qt_status {
-    guard(|| {
-        query_circle(
-            tree,
-            [x, y, z],
-            radius,
-            mask,
-            out_handles,
-            capacity,
-            out_total,
-        )
-    })
-}
-
-/// Calls `visit` with each element `qt_octree_query_circle` finds, as
-/// `qt_query_circle_each`.
-#[no_mangle]
-pub unsafe extern "C" fn qt_octree_query_circle_each(
-    tree: *const qt_octree,
-    x: f32,
-    y: f32,
-    z: f32,
-    radius: f64,
-    mask: u32,
-    visit: qt_visit_fn,
-    user_data: *mut c_void,
-) -> qt_status {
-    guard(|| query_circle_each(tree, [x, y, z], radius, mask, visit, user_data))
-}
-
-/// `qt_octree_query_circle` for `count` spheres, as `qt_query_circle_many`
-/// (center `i` is `centers[3 i .. 3 i + 3]`).
-#[no_mangle]
-pub unsafe extern "C" fn qt_octree_query_circle_many(
-    tree: *const qt_octree,
-    centers: *const f32,
-    radii: *const f64,
-    count: usize,
-    mask: u32,
-    out_offsets: *mut usize,
-    out_handles: *mut qt_handle_t,
-    capacity: usize,
-    out_total: *mut usize,
-    out_bad_index: *mut usize,
-) -> qt_status {
-    guard(|| {
-        query_circle_many(
-            tree,
-            centers.cast::<[f32; 3]>(),
-            radii,
-            count,
-            mask,
-            CsrOut::new(
-                out_offsets,
-                out_handles,
-                std::ptr::null_mut(),
-                capacity,
-                out_total,
-            ),
-            out_bad_index,
-        )
-    })
 }
 
 /// The `k` elements nearest to `(x, y, z)`, as `qt_nearest`.

@@ -299,104 +299,87 @@ pub(crate) unsafe fn each<W: Shell>(
     walked(walk(tree, &mut |h| flow(visit(user_data, h.to_raw())))?)
 }
 
+/// The one conversion of a C query description into the core's [`Query`]:
+/// `QT_NULL_ARGUMENT` for NULL, `QT_INVALID_PARAMETER` for a kind the tree's
+/// dimension does not have. The shape's own checks (boxes, points, radius,
+/// live handles) are the core's, when the query runs.
+pub(crate) fn to_query<D: Describe>(desc: &D) -> Result<Query<D::BoxType>, qt_status> {
+    let (mask, omit) = desc.options();
+    Ok(Query {
+        shape: desc.shape().ok_or(QT_INVALID_PARAMETER)?,
+        mask,
+        omit: Handle::optional(omit),
+    })
+}
+
 pub(crate) unsafe fn query<W: Shell>(
     tree: *const W,
-    rect: BoxOf<W>,
-    omit: qt_handle_t,
+    desc: *const W::Desc,
     out_handles: *mut qt_handle_t,
     capacity: usize,
     out_total: *mut usize,
 ) -> Status {
+    let query = to_query(arg(desc)?)?;
     collect(tree, out_handles, capacity, out_total, |tree, push| {
-        tree.visit(
-            &Query {
-                omit: Handle::optional(omit),
-                ..Query::rect(rect)
-            },
-            push,
-        )
-        .map(drop)
+        tree.visit(&query, push).map(drop)
     })
 }
 
 pub(crate) unsafe fn query_each<W: Shell>(
     tree: *const W,
-    rect: BoxOf<W>,
-    omit: qt_handle_t,
+    desc: *const W::Desc,
     visit: qt_visit_fn,
     user_data: *mut c_void,
 ) -> Status {
+    let query = to_query(arg(desc)?)?;
     each(tree, visit, user_data, |tree, visit| {
-        tree.visit(
-            &Query {
-                omit: Handle::optional(omit),
-                ..Query::rect(rect)
-            },
-            visit,
-        )
+        tree.visit(&query, visit)
     })
 }
 
-pub(crate) unsafe fn query_point<W: Shell>(
+/// `count` queries in compressed rows. The descriptions are converted first,
+/// then the core checks and answers them all (on rayon's threads when the
+/// batch is big; a big batch of plain rectangles in spatial order, see
+/// [`Batch`]); `out_bad_index` gets the first refused, whether for an unknown
+/// kind or for its shape.
+pub(crate) unsafe fn query_many<W: Shell>(
     tree: *const W,
-    point: PointOf<W>,
-    omit: qt_handle_t,
-    out_handles: *mut qt_handle_t,
-    capacity: usize,
-    out_total: *mut usize,
+    descs: *const W::Desc,
+    count: usize,
+    out: CsrOut,
+    out_bad_index: *mut usize,
 ) -> Status {
-    collect(tree, out_handles, capacity, out_total, |tree, push| {
-        tree.visit(
-            &Query {
-                omit: Handle::optional(omit),
-                ..Query::point(point)
-            },
-            push,
-        )
-        .map(drop)
-    })
-}
-
-pub(crate) unsafe fn query_point_each<W: Shell>(
-    tree: *const W,
-    point: PointOf<W>,
-    omit: qt_handle_t,
-    visit: qt_visit_fn,
-    user_data: *mut c_void,
-) -> Status {
-    each(tree, visit, user_data, |tree, visit| {
-        tree.visit(
-            &Query {
-                omit: Handle::optional(omit),
-                ..Query::point(point)
-            },
-            visit,
-        )
-    })
-}
-
-pub(crate) unsafe fn overlapping<W: Shell>(
-    tree: *const W,
-    handle: qt_handle_t,
-    out_handles: *mut qt_handle_t,
-    capacity: usize,
-    out_total: *mut usize,
-) -> Status {
-    collect(tree, out_handles, capacity, out_total, |tree, push| {
-        tree.visit(&Query::element(Handle::from_raw(handle)), push)
-            .map(drop)
-    })
-}
-
-pub(crate) unsafe fn overlapping_each<W: Shell>(
-    tree: *const W,
-    handle: qt_handle_t,
-    visit: qt_visit_fn,
-    user_data: *mut c_void,
-) -> Status {
-    each(tree, visit, user_data, |tree, visit| {
-        tree.visit(&Query::element(Handle::from_raw(handle)), visit)
-    })
+    let tree = tree_ref(tree)?;
+    let descs = slice_in(descs, count)?;
+    out.fill(
+        count,
+        |offsets, hits| {
+            if let Some(done) = tree.bulk(descs, offsets, hits) {
+                return done.map_err(|error| batch_error(error, out_bad_index));
+            }
+            let mut queries = Vec::with_capacity(descs.len());
+            for (at, desc) in descs.iter().enumerate() {
+                match to_query(desc) {
+                    Ok(query) => queries.push(query),
+                    Err(status) => {
+                        // The first refusal in order: a bad shape before
+                        // this one, if the core finds one there.
+                        let (mut rows, mut found) = (Vec::new(), Vec::new());
+                        tree.query_many(&queries, &mut rows, &mut found)
+                            .map_err(|error| batch_error(error, out_bad_index))?;
+                        if let Some(out) = Out::optional(out_bad_index) {
+                            out.write(at);
+                        }
+                        return Err(status);
+                    }
+                }
+            }
+            tree.par_query_many(&queries, offsets, hits)
+                .map_err(|error| batch_error(error, out_bad_index))
+        },
+        |&h| h,
+        |_| 0.0,
+    )
 }
 
 pub(crate) unsafe fn pairs<W: Shell>(
@@ -497,114 +480,6 @@ pub(crate) unsafe fn set_filters<W: Shell>(
         .map_err(|error| batch_error(error, out_bad_index))
 }
 
-pub(crate) unsafe fn query_masked<W: Shell>(
-    tree: *const W,
-    rect: BoxOf<W>,
-    omit: qt_handle_t,
-    mask: u32,
-    out_handles: *mut qt_handle_t,
-    capacity: usize,
-    out_total: *mut usize,
-) -> Status {
-    collect(tree, out_handles, capacity, out_total, |tree, push| {
-        tree.visit(
-            &Query {
-                omit: Handle::optional(omit),
-                ..Query::rect(rect).mask(mask)
-            },
-            push,
-        )
-        .map(drop)
-    })
-}
-
-pub(crate) unsafe fn query_masked_each<W: Shell>(
-    tree: *const W,
-    rect: BoxOf<W>,
-    omit: qt_handle_t,
-    mask: u32,
-    visit: qt_visit_fn,
-    user_data: *mut c_void,
-) -> Status {
-    each(tree, visit, user_data, |tree, visit| {
-        tree.visit(
-            &Query {
-                omit: Handle::optional(omit),
-                ..Query::rect(rect).mask(mask)
-            },
-            visit,
-        )
-    })
-}
-
-pub(crate) unsafe fn query_point_masked<W: Shell>(
-    tree: *const W,
-    point: PointOf<W>,
-    omit: qt_handle_t,
-    mask: u32,
-    out_handles: *mut qt_handle_t,
-    capacity: usize,
-    out_total: *mut usize,
-) -> Status {
-    collect(tree, out_handles, capacity, out_total, |tree, push| {
-        tree.visit(
-            &Query {
-                omit: Handle::optional(omit),
-                ..Query::point(point).mask(mask)
-            },
-            push,
-        )
-        .map(drop)
-    })
-}
-
-pub(crate) unsafe fn query_point_masked_each<W: Shell>(
-    tree: *const W,
-    point: PointOf<W>,
-    omit: qt_handle_t,
-    mask: u32,
-    visit: qt_visit_fn,
-    user_data: *mut c_void,
-) -> Status {
-    each(tree, visit, user_data, |tree, visit| {
-        tree.visit(
-            &Query {
-                omit: Handle::optional(omit),
-                ..Query::point(point).mask(mask)
-            },
-            visit,
-        )
-    })
-}
-
-pub(crate) unsafe fn query_circle<W: Shell>(
-    tree: *const W,
-    center: PointOf<W>,
-    radius: f64,
-    mask: u32,
-    out_handles: *mut qt_handle_t,
-    capacity: usize,
-    out_total: *mut usize,
-) -> Status {
-    collect(tree, out_handles, capacity, out_total, |tree, push| {
-        tree.visit(&Query::circle(center, radius).mask(mask), push)
-            .map(drop)
-    })
-}
-
-pub(crate) unsafe fn query_circle_each<W: Shell>(
-    tree: *const W,
-    center: PointOf<W>,
-    radius: f64,
-    mask: u32,
-    visit: qt_visit_fn,
-    user_data: *mut c_void,
-) -> Status {
-    each(tree, visit, user_data, |tree, visit| {
-        tree.visit(&Query::circle(center, radius).mask(mask), visit)
-    })
-}
-
 /// The output of a batch search in compressed rows, as the caller passed it:
 /// `count + 1` offsets, and handles (and distances, when not NULL) with a
 /// capacity and the total.
@@ -633,13 +508,12 @@ impl CsrOut {
         }
     }
 
-    /// Checks every pointer first, then runs `search` (the core's batch call)
-    /// and writes what it found; on error only `out_bad_index` is written.
+    /// Checks every pointer first, then runs `search` (the core's batch call,
+    /// which writes `out_bad_index` itself on error) and writes what it found.
     unsafe fn fill<T>(
         self,
         count: usize,
-        out_bad_index: *mut usize,
-        search: impl FnOnce(&mut Vec<usize>, &mut Vec<T>) -> Result<(), Error>,
+        search: impl FnOnce(&mut Vec<usize>, &mut Vec<T>) -> Status,
         handle: impl Fn(&T) -> Handle,
         distance: impl Fn(&T) -> f64,
     ) -> Status {
@@ -652,7 +526,7 @@ impl CsrOut {
         };
         let total = Out::new(self.total)?;
         let (mut offsets, mut found) = (Vec::new(), Vec::new());
-        search(&mut offsets, &mut found).map_err(|error| batch_error(error, out_bad_index))?;
+        search(&mut offsets, &mut found)?;
         for (slot, &offset) in offsets_out.iter_mut().zip(&offsets) {
             slot.write(offset);
         }
@@ -667,30 +541,6 @@ impl CsrOut {
         total.write(found.len());
         Ok(())
     }
-}
-
-pub(crate) unsafe fn query_circle_many<W: Shell>(
-    tree: *const W,
-    centers: *const PointOf<W>,
-    radii: *const f64,
-    count: usize,
-    mask: u32,
-    out: CsrOut,
-    out_bad_index: *mut usize,
-) -> Status {
-    let tree = tree_ref(tree)?;
-    let centers = slice_in(centers, count)?;
-    let radii = slice_in(radii, count)?;
-    out.fill(
-        count,
-        out_bad_index,
-        |offsets, hits| {
-            let circles = Query::of_circles(centers, radii, mask)?;
-            tree.query_many(&circles, offsets, hits)
-        },
-        |&h| h,
-        |_| 0.0,
-    )
 }
 
 /// The arguments of a nearest search as C gives them: `max_distance` is
@@ -779,10 +629,10 @@ pub(crate) unsafe fn nearest_many<W: Shell>(
     check_len::<qt_handle_t>(args.k)?;
     out.fill(
         count,
-        out_bad_index,
         |offsets, found| {
             let max_distance = Some(args.max_distance);
             tree.nearest_many(points, args.k, max_distance, args.mask, offsets, found)
+                .map_err(|error| batch_error(error, out_bad_index))
         },
         |n: &Neighbor| n.handle,
         |n: &Neighbor| n.distance,

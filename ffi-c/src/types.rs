@@ -8,7 +8,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
 use flatquad_core::{
-    AnyIndex, Bounds, Box3, Handle, Kind, Octree, Quadtree, Ray, RayHit, Rect, SpatialIndex, Stats,
+    join, AnyIndex, Bounds, Box3, Error, Filter, Handle, Kind, Octree, Quadtree, Ray, RayHit, Rect,
+    Shape, SpatialIndex, Stats,
 };
 
 /// An element's handle: an opaque nonzero integer below 2^53 (exact in a
@@ -94,8 +95,8 @@ impl From<qt_rect> for Rect {
     }
 }
 
-/// A rectangle in `double`, for the `_d` calls (`qt_insert_d`, `qt_move_d`,
-/// `qt_query_d`, `qt_query_bulk_d`). Each corner is rounded once to the
+/// A rectangle in `double`, for `qt_insert_d`, `qt_move_d` and the query shape
+/// `QT_SHAPE_RECT_D`. Each corner is rounded once to the
 /// nearest `float` (the one conversion every language uses). Rounding to
 /// nearest is monotone, so a query never misses an element whose closed
 /// rectangle meets the query in `double`; it may add one that the rounding
@@ -178,6 +179,219 @@ impl From<Box3> for qt_box {
             x2: b.x2,
             y2: b.y2,
             z2: b.z2,
+        }
+    }
+}
+
+/// Which shape a query description holds: one of the `QT_SHAPE_*` values, in
+/// its `kind` field. A plain integer rather than a C enum, so that any value a
+/// caller passes is safe: one the call does not know (0, the kind of a
+/// zeroed description, among them) is refused with `QT_INVALID_PARAMETER`.
+pub type qt_shape_kind = u32;
+
+/// A rectangle, `shape.rect` (2D): the elements whose closed rectangle meets it.
+pub const QT_SHAPE_RECT: qt_shape_kind = 1;
+/// A point, `shape.point`: the elements whose closed box holds it (2D
+/// `qt_point`, 3D `qt_point3`).
+pub const QT_SHAPE_POINT: qt_shape_kind = 2;
+/// A closed disc, `shape.circle` (2D): the elements whose closed rectangle is
+/// at most `radius` from the centre.
+pub const QT_SHAPE_CIRCLE: qt_shape_kind = 3;
+/// A live element, `shape.element`: the other elements meeting its box whose
+/// collision filters collide with its own (what it touches in a collision
+/// loop); starts from where the element is stored.
+pub const QT_SHAPE_ELEMENT: qt_shape_kind = 4;
+/// A rectangle in `double`, `shape.rect_d` (2D): each corner rounded once to
+/// the nearest `float`, so no element whose rectangle meets it in `double` is
+/// missed (one the rounding made touch may be added).
+pub const QT_SHAPE_RECT_D: qt_shape_kind = 5;
+/// A box, `shape.box` (3D): the elements whose closed box meets it.
+pub const QT_SHAPE_BOX: qt_shape_kind = 6;
+/// A closed ball, `shape.sphere` (3D): the elements whose closed box is at
+/// most `radius` from the centre.
+pub const QT_SHAPE_SPHERE: qt_shape_kind = 7;
+
+/// A point in 2D.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct qt_point {
+    /// x.
+    pub x: f32,
+    /// y.
+    pub y: f32,
+}
+
+/// A point in 3D.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct qt_point3 {
+    /// x.
+    pub x: f32,
+    /// y.
+    pub y: f32,
+    /// z.
+    pub z: f32,
+}
+
+/// A closed disc: the centre `(x, y)` and a `radius` (`>= 0`, `INFINITY`
+/// reaches every element) in `double`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct qt_circle {
+    /// Centre x.
+    pub x: f32,
+    /// Centre y.
+    pub y: f32,
+    /// The radius: an element at distance `<= radius` is found.
+    pub radius: f64,
+}
+
+/// A closed ball: the centre `(x, y, z)` and a `radius`, as `qt_circle`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct qt_sphere {
+    /// Centre x.
+    pub x: f32,
+    /// Centre y.
+    pub y: f32,
+    /// Centre z.
+    pub z: f32,
+    /// The radius: an element at distance `<= radius` is found.
+    pub radius: f64,
+}
+
+/// The shape of a 2D query: the member `kind` names is read, the others not.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union qt_shape {
+    /// `QT_SHAPE_RECT`.
+    pub rect: qt_rect,
+    /// `QT_SHAPE_POINT`.
+    pub point: qt_point,
+    /// `QT_SHAPE_CIRCLE`.
+    pub circle: qt_circle,
+    /// `QT_SHAPE_ELEMENT`: the element's handle.
+    pub element: qt_handle_t,
+    /// `QT_SHAPE_RECT_D`.
+    pub rect_d: qt_rect_d,
+}
+
+/// The shape of a 3D query (the octree's): the member `kind` names is read.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union qt_shape3 {
+    /// `QT_SHAPE_BOX`.
+    pub r#box: qt_box,
+    /// `QT_SHAPE_POINT`.
+    pub point: qt_point3,
+    /// `QT_SHAPE_SPHERE`.
+    pub sphere: qt_sphere,
+    /// `QT_SHAPE_ELEMENT`: the element's handle.
+    pub element: qt_handle_t,
+}
+
+/// A query on a `qt_tree`: a shape and the options every shape takes, for
+/// `qt_query`, `qt_query_each` and (an array of them) `qt_query_many`. Make
+/// one with `qt_rect_query`, `qt_point_query`, `qt_circle_query`,
+/// `qt_element_query` or `qt_rect_d_query` (mask `QT_MASK_ALL`, nothing
+/// omitted), then set `mask` or `omit`; or fill it in yourself. A zeroed
+/// description is refused (kind 0), and its mask 0 would find nothing.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct qt_query_desc {
+    /// Which member of `shape` holds the shape: a `QT_SHAPE_*` value (2D:
+    /// `RECT`, `POINT`, `CIRCLE`, `ELEMENT`, `RECT_D`).
+    pub kind: qt_shape_kind,
+    /// The shape.
+    pub shape: qt_shape,
+    /// Only the elements whose collision category is in `mask` are reported
+    /// (`category & mask` nonzero): `QT_MASK_ALL` for every element, 0 none.
+    pub mask: u32,
+    /// An element to leave out of the answer, or `QT_NO_HANDLE`.
+    pub omit: qt_handle_t,
+}
+
+/// A query on a `qt_octree`, as `qt_query_desc` (kinds `QT_SHAPE_BOX`,
+/// `QT_SHAPE_POINT`, `QT_SHAPE_SPHERE`, `QT_SHAPE_ELEMENT`): for
+/// `qt_octree_query`, `qt_octree_query_each` and `qt_octree_query_many`. Make
+/// one with `qt_box_query`, `qt_point3_query`, `qt_sphere_query` or
+/// `qt_element3_query`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct qt_query3_desc {
+    /// Which member of `shape` holds the shape: a `QT_SHAPE_*` value.
+    pub kind: qt_shape_kind,
+    /// The shape.
+    pub shape: qt_shape3,
+    /// The collision mask, as `qt_query_desc`'s.
+    pub mask: u32,
+    /// An element to leave out of the answer, or `QT_NO_HANDLE`.
+    pub omit: qt_handle_t,
+}
+
+/// A C query description: its kind and options, and its shape read as the
+/// core's (`None` for a kind its dimension does not have). The one place a
+/// description's union is read; [`crate::shared::to_query`] does the rest.
+pub(crate) trait Describe {
+    /// The core structure's box: `Rect` or `Box3`.
+    type BoxType: Bounds;
+    /// The mask and the omitted handle.
+    fn options(&self) -> (u32, qt_handle_t);
+    /// The shape, read from the member `kind` names.
+    fn shape(&self) -> Option<Shape<Self::BoxType>>;
+}
+
+impl Describe for qt_query_desc {
+    type BoxType = Rect;
+    fn options(&self) -> (u32, qt_handle_t) {
+        (self.mask, self.omit)
+    }
+    fn shape(&self) -> Option<Shape<Rect>> {
+        // SAFETY: every member is plain numbers, any bits of which are a
+        // value; `kind` says which the caller wrote.
+        unsafe {
+            Some(match self.kind {
+                QT_SHAPE_RECT => Shape::Rect(self.shape.rect.into()),
+                QT_SHAPE_RECT_D => Shape::Rect(self.shape.rect_d.into()),
+                QT_SHAPE_POINT => Shape::Point([self.shape.point.x, self.shape.point.y]),
+                QT_SHAPE_CIRCLE => {
+                    let c = self.shape.circle;
+                    Shape::Circle {
+                        center: [c.x, c.y],
+                        radius: c.radius,
+                    }
+                }
+                QT_SHAPE_ELEMENT => Shape::Element(Handle::from_raw(self.shape.element)),
+                _ => return None,
+            })
+        }
+    }
+}
+
+impl Describe for qt_query3_desc {
+    type BoxType = Box3;
+    fn options(&self) -> (u32, qt_handle_t) {
+        (self.mask, self.omit)
+    }
+    fn shape(&self) -> Option<Shape<Box3>> {
+        // SAFETY: as for `qt_query_desc`.
+        unsafe {
+            Some(match self.kind {
+                QT_SHAPE_BOX => Shape::Rect(self.shape.r#box.into()),
+                QT_SHAPE_POINT => {
+                    let p = self.shape.point;
+                    Shape::Point([p.x, p.y, p.z])
+                }
+                QT_SHAPE_SPHERE => {
+                    let s = self.shape.sphere;
+                    Shape::Circle {
+                        center: [s.x, s.y, s.z],
+                        radius: s.radius,
+                    }
+                }
+                QT_SHAPE_ELEMENT => Shape::Element(Handle::from_raw(self.shape.element)),
+                _ => return None,
+            })
         }
     }
 }
@@ -266,7 +480,9 @@ pub(crate) trait Shell: DerefMut<Target = Held<Self::Index>> + Sized + 'static {
     /// The core structure's box: `Rect` or `Box3`.
     type BoxType: Bounds;
     /// The core structure.
-    type Index: SpatialIndex<Bounds = Self::BoxType> + Sync;
+    type Index: SpatialIndex<Bounds = Self::BoxType> + Batch<Desc = Self::Desc>;
+    /// Its C query description: `qt_query_desc` or `qt_query3_desc`.
+    type Desc: Describe<BoxType = Self::BoxType>;
     /// Wraps a core structure.
     fn wrap(held: Held<Self::Index>) -> Self;
 
@@ -281,12 +497,80 @@ pub(crate) trait Shell: DerefMut<Target = Held<Self::Index>> + Sized + 'static {
     }
 }
 
+/// A batch of descriptions (`qt_query_many`) a tree type answers its own
+/// way: the 2D tree sends a big batch of plain rectangles (no mask, nothing
+/// omitted: what `qt_query_bulk` took) through `join::query_bulk`, which
+/// answers it in the Z-order of the rectangles and puts the rows back. Any
+/// other batch is converted and given to the core's batch query.
+pub(crate) trait Batch: SpatialIndex + Sync {
+    /// The tree type's C query description.
+    type Desc: Describe<BoxType = Self::Bounds>;
+    /// `Some` when this batch was answered here (into compressed rows, as
+    /// `SpatialIndex::query_many`), `None` to go the common way.
+    fn bulk(
+        &self,
+        _descs: &[Self::Desc],
+        _offsets: &mut Vec<usize>,
+        _hits: &mut Vec<Handle>,
+    ) -> Option<Result<(), Error>> {
+        None
+    }
+}
+
+impl Batch for Octree {
+    type Desc = qt_query3_desc;
+}
+
+/// From this many plain rectangles on, `join::query_bulk` answers a batch in
+/// spatial order (the core's `SPATIAL_ORDER_FROM`); below, both ways are the
+/// core's batch query.
+const BULK_FROM: usize = 4096;
+
+impl Batch for AnyIndex {
+    type Desc = qt_query_desc;
+    fn bulk(
+        &self,
+        descs: &[qt_query_desc],
+        offsets: &mut Vec<usize>,
+        hits: &mut Vec<Handle>,
+    ) -> Option<Result<(), Error>> {
+        if descs.len() < BULK_FROM {
+            return None;
+        }
+        let mut rects = Vec::with_capacity(descs.len());
+        for q in descs {
+            match q.shape() {
+                Some(Shape::Rect(rect)) if q.mask == Filter::ALL && q.omit == QT_NO_HANDLE => {
+                    rects.push(rect);
+                }
+                _ => return None,
+            }
+        }
+        let mut rows = Vec::new();
+        if let Err(error) = join::query_bulk(self, &rects, false, &mut rows, hits) {
+            return Some(Err(error));
+        }
+        // One row number per hit back to offsets (the core keeps its
+        // spatial-order query in compressed rows private).
+        offsets.clear();
+        offsets.resize(rects.len() + 1, 0);
+        for &row in &rows {
+            offsets[row + 1] += 1;
+        }
+        for i in 1..offsets.len() {
+            offsets[i] += offsets[i - 1];
+        }
+        Some(Ok(()))
+    }
+}
+
 /// `Shell`, `Deref` and `DerefMut` for a C type over one core structure.
 macro_rules! shell {
-    ($c:ident, $index:ty, $box:ty) => {
+    ($c:ident, $index:ty, $box:ty, $desc:ty) => {
         impl Shell for $c {
             type BoxType = $box;
             type Index = $index;
+            type Desc = $desc;
             fn wrap(held: Held<$index>) -> $c {
                 $c(held)
             }
@@ -304,8 +588,8 @@ macro_rules! shell {
         }
     };
 }
-shell!(qt_tree, AnyIndex, Rect);
-shell!(qt_octree, Octree, Box3);
+shell!(qt_tree, AnyIndex, Rect, qt_query_desc);
+shell!(qt_octree, Octree, Box3, qt_query3_desc);
 
 /// Called with each element a query finds. Return 0 to go on, nonzero to stop
 /// the walk (the query then returns `QT_STOPPED`). `user_data` is the pointer

@@ -173,6 +173,113 @@ fn count(d: &mut Bytes) -> usize {
     d.below(BUF as u32 + 1) as usize
 }
 
+/// A query kind: mostly the dimension's own, sometimes the other's, 0 (a
+/// zeroed description) or any number.
+fn kind(d: &mut Bytes, own: [qt_shape_kind; 4]) -> qt_shape_kind {
+    match d.below(16) {
+        0 => 0,
+        1 => d.next(),
+        2 => d.below(9),
+        k => own[k as usize % 4],
+    }
+}
+
+/// A 2D query description of any kind, the shape drawn for its kind (the
+/// member the kind names is always the one written: reading another would
+/// read bytes never written, which no caller may ask of the ABI).
+fn desc(d: &mut Bytes, live: &[qt_handle_t]) -> qt_query_desc {
+    let kind = kind(
+        d,
+        [
+            QT_SHAPE_RECT,
+            QT_SHAPE_POINT,
+            QT_SHAPE_CIRCLE,
+            QT_SHAPE_ELEMENT,
+        ],
+    );
+    let kind = if kind == QT_SHAPE_RECT && d.chance(20) {
+        QT_SHAPE_RECT_D
+    } else {
+        kind
+    };
+    let shape = match kind {
+        QT_SHAPE_POINT => qt_shape {
+            point: qt_point {
+                x: float(d),
+                y: float(d),
+            },
+        },
+        QT_SHAPE_CIRCLE => qt_shape {
+            circle: qt_circle {
+                x: float(d),
+                y: float(d),
+                radius: distance(d),
+            },
+        },
+        QT_SHAPE_ELEMENT => qt_shape {
+            element: handle(d, live),
+        },
+        QT_SHAPE_RECT_D => {
+            let r = rect(d);
+            qt_shape {
+                rect_d: qt_rect_d {
+                    x1: f64::from(r.x1),
+                    y1: f64::from(r.y1) - f64::from(d.unit()),
+                    x2: f64::from(r.x2),
+                    y2: f64::from(r.y2) + f64::from(d.unit()),
+                },
+            }
+        }
+        _ => qt_shape { rect: rect(d) },
+    };
+    qt_query_desc {
+        kind,
+        shape,
+        mask: mask(d),
+        omit: handle(d, live),
+    }
+}
+
+/// A 3D query description of any kind, as [`desc`].
+fn desc3(d: &mut Bytes, live: &[qt_handle_t]) -> qt_query3_desc {
+    let kind = kind(
+        d,
+        [
+            QT_SHAPE_BOX,
+            QT_SHAPE_POINT,
+            QT_SHAPE_SPHERE,
+            QT_SHAPE_ELEMENT,
+        ],
+    );
+    let shape = match kind {
+        QT_SHAPE_POINT => qt_shape3 {
+            point: qt_point3 {
+                x: float(d),
+                y: float(d),
+                z: float(d),
+            },
+        },
+        QT_SHAPE_SPHERE => qt_shape3 {
+            sphere: qt_sphere {
+                x: float(d),
+                y: float(d),
+                z: float(d),
+                radius: distance(d),
+            },
+        },
+        QT_SHAPE_ELEMENT => qt_shape3 {
+            element: handle(d, live),
+        },
+        _ => qt_shape3 { r#box: boxed(d) },
+    };
+    qt_query3_desc {
+        kind,
+        shape,
+        mask: mask(d),
+        omit: handle(d, live),
+    }
+}
+
 unsafe extern "C" fn visit(user: *mut c_void, _h: qt_handle_t) -> c_int {
     stop_after(user)
 }
@@ -311,10 +418,25 @@ unsafe fn run(d: &mut Bytes) {
     let mut rects = [qt_rect::default(); BUF];
     let mut boxes = [qt_box::default(); BUF];
     let mut ids = [0u32; BUF];
-    let mut sizes = [0usize; BUF];
     let mut pairs = [qt_pair::default(); BUF];
     let mut bytes = vec![0u8; 1 << 16];
     let mut offsets = [0usize; BUF + 1];
+    let mut descs = [qt_query_desc {
+        kind: 0,
+        shape: qt_shape {
+            rect_d: qt_rect_d::default(),
+        },
+        mask: 0,
+        omit: 0,
+    }; BUF];
+    let mut descs3 = [qt_query3_desc {
+        kind: 0,
+        shape: qt_shape3 {
+            r#box: qt_box::default(),
+        },
+        mask: 0,
+        omit: 0,
+    }; BUF];
     let mut coords = [0f32; 3 * BUF];
     let mut reals = [0f64; BUF];
     let mut categories = [0u32; BUF];
@@ -395,34 +517,30 @@ unsafe fn run(d: &mut Bytes) {
                     ok(qt_clear(t));
                 }
             }
-            10 => {
+            10 | 11 => {
+                let mut q = desc(d, &live);
                 ok(qt_query(
                     t,
-                    rect(d),
-                    handle(d, &live),
-                    or_null(d, handles.as_mut_ptr()),
-                    count(d),
-                    or_null(d, &mut total),
-                ));
-            }
-            11 => {
-                ok(qt_query_point(
-                    t,
-                    float(d),
-                    float(d),
-                    handle(d, &live),
+                    or_null(d, &mut q),
                     or_null(d, handles.as_mut_ptr()),
                     count(d),
                     or_null(d, &mut total),
                 ));
             }
             12 => {
-                ok(qt_overlapping(
+                let n = count(d);
+                for q in descs.iter_mut().take(n) {
+                    *q = desc(d, &live);
+                }
+                ok(qt_query_many(
                     t,
-                    handle(d, &live),
+                    or_null(d, descs.as_mut_ptr()),
+                    n,
+                    or_null(d, offsets.as_mut_ptr()),
                     or_null(d, handles.as_mut_ptr()),
                     count(d),
                     or_null(d, &mut total),
+                    or_null(d, &mut bad),
                 ));
             }
             13 => {
@@ -439,12 +557,8 @@ unsafe fn run(d: &mut Bytes) {
                 } else {
                     Some(visit as unsafe extern "C" fn(_, _) -> _)
                 };
-                let h = handle(d, &live);
-                ok(match d.below(3) {
-                    0 => qt_query_each(t, rect(d), h, f, user),
-                    1 => qt_query_point_each(t, float(d), float(d), h, f, user),
-                    _ => qt_overlapping_each(t, h, f, user),
-                });
+                let mut q = desc(d, &live);
+                ok(qt_query_each(t, or_null(d, &mut q), f, user));
             }
             15 => {
                 let f = if d.chance(10) {
@@ -536,10 +650,15 @@ unsafe fn run(d: &mut Bytes) {
                         ok(qt_move_d(t, handle(d, &live), rd));
                     }
                     _ => {
-                        ok(qt_query_d(
+                        let q = qt_query_desc {
+                            kind: QT_SHAPE_RECT_D,
+                            shape: qt_shape { rect_d: rd },
+                            mask: mask(d),
+                            omit: handle(d, &live),
+                        };
+                        ok(qt_query(
                             t,
-                            rd,
-                            handle(d, &live),
+                            &q,
                             or_null(d, handles.as_mut_ptr()),
                             count(d),
                             or_null(d, &mut total),
@@ -548,16 +667,21 @@ unsafe fn run(d: &mut Bytes) {
                 }
             }
             20 => {
+                // A batch of one kind (the shape of the old bulk calls).
                 let n = count(d);
-                for r in rects.iter_mut().take(n) {
-                    *r = rect(d);
+                let one = desc(d, &live);
+                for q in descs.iter_mut().take(n) {
+                    *q = qt_query_desc {
+                        kind: QT_SHAPE_RECT,
+                        shape: qt_shape { rect: rect(d) },
+                        ..one
+                    };
                 }
-                ok(qt_query_bulk(
+                ok(qt_query_many(
                     t,
-                    or_null(d, rects.as_mut_ptr()),
+                    or_null(d, descs.as_mut_ptr()),
                     n,
-                    d.chance(50),
-                    or_null(d, sizes.as_mut_ptr()),
+                    or_null(d, offsets.as_mut_ptr()),
                     or_null(d, handles.as_mut_ptr()),
                     count(d),
                     or_null(d, &mut total),
@@ -667,33 +791,31 @@ unsafe fn run(d: &mut Bytes) {
                 });
             }
             26 => {
-                let h = handle(d, &live3);
+                let mut q = desc3(d, &live3);
                 ok(match d.below(5) {
-                    0 => qt_octree_query(
+                    0 | 1 => qt_octree_query(
                         o,
-                        boxed(d),
-                        h,
+                        or_null(d, &mut q),
                         or_null(d, handles.as_mut_ptr()),
                         count(d),
                         or_null(d, &mut total),
                     ),
-                    1 => qt_octree_query_point(
-                        o,
-                        float(d),
-                        float(d),
-                        float(d),
-                        h,
-                        or_null(d, handles.as_mut_ptr()),
-                        count(d),
-                        or_null(d, &mut total),
-                    ),
-                    2 => qt_octree_overlapping(
-                        o,
-                        h,
-                        or_null(d, handles.as_mut_ptr()),
-                        count(d),
-                        or_null(d, &mut total),
-                    ),
+                    2 => {
+                        let n = count(d);
+                        for q in descs3.iter_mut().take(n) {
+                            *q = desc3(d, &live3);
+                        }
+                        qt_octree_query_many(
+                            o,
+                            or_null(d, descs3.as_mut_ptr()),
+                            n,
+                            or_null(d, offsets.as_mut_ptr()),
+                            or_null(d, handles.as_mut_ptr()),
+                            count(d),
+                            or_null(d, &mut total),
+                            or_null(d, &mut bad),
+                        )
+                    }
                     3 => qt_octree_query_pairs(
                         o,
                         or_null(d, pairs.as_mut_ptr()),
@@ -778,74 +900,19 @@ unsafe fn run(d: &mut Bytes) {
                     or_null(d, &mut bad),
                 ));
             }
-            31 => {
-                let (out, capacity) = (or_null(d, handles.as_mut_ptr()), count(d));
-                if d.chance(50) {
-                    let (omit, m) = (handle(d, &live), mask(d));
-                    ok(qt_query_masked(
-                        t,
-                        rect(d),
-                        omit,
-                        m,
-                        out,
-                        capacity,
-                        &mut total,
-                    ));
-                } else {
-                    let (x, y, omit, m) = (float(d), float(d), handle(d, &live), mask(d));
-                    ok(qt_query_point_masked(
-                        t,
-                        x,
-                        y,
-                        omit,
-                        m,
-                        out,
-                        capacity,
-                        or_null(d, &mut total),
-                    ));
-                }
-            }
-            32 => {
-                let (x, y, radius, m) = (float(d), float(d), distance(d), mask(d));
-                match d.below(3) {
-                    0 => {
-                        let (out, capacity) = (or_null(d, handles.as_mut_ptr()), count(d));
-                        ok(qt_query_circle(
-                            t,
-                            x,
-                            y,
-                            radius,
-                            m,
-                            out,
-                            capacity,
-                            or_null(d, &mut total),
-                        ));
-                    }
-                    1 => {
-                        let v = if d.chance(10) { None } else { Some(visit as _) };
-                        ok(qt_query_circle_each(t, x, y, radius, m, v, user));
-                    }
-                    _ => {
-                        let n = count(d);
-                        for i in 0..n {
-                            coords[2 * i] = float(d);
-                            coords[2 * i + 1] = float(d);
-                            reals[i] = distance(d);
-                        }
-                        ok(qt_query_circle_many(
-                            t,
-                            or_null(d, coords.as_mut_ptr()),
-                            or_null(d, reals.as_mut_ptr()),
-                            n,
-                            m,
-                            or_null(d, offsets.as_mut_ptr()),
-                            or_null(d, handles.as_mut_ptr()),
-                            count(d),
-                            or_null(d, &mut total),
-                            or_null(d, &mut bad),
-                        ));
-                    }
-                }
+            31 | 32 => {
+                // Masked queries of every kind, after a filter change.
+                let h = handle(d, &live);
+                ok(qt_set_filter(t, h, mask(d), mask(d)));
+                let mut q = desc(d, &live);
+                q.mask = mask(d);
+                ok(qt_query(
+                    t,
+                    &q,
+                    or_null(d, handles.as_mut_ptr()),
+                    count(d),
+                    or_null(d, &mut total),
+                ));
             }
             33 => {
                 let (x, y, max_distance, m) = (float(d), float(d), distance(d), mask(d));

@@ -8,9 +8,10 @@
  *
  * SCENARIO: uniform-100k (default), uniform-20k or uniform-1m. --update batch
  * (default) does what the Rust demo does: one qt_insert_many, one qt_move_many
- * per frame, and per agent qt_overlapping (its own rectangle, itself left out,
- * found from its own leaves). --update each makes one call per agent instead:
- * qt_insert, qt_move, and qt_query with the agent's rectangle. --index picks the
+ * per frame, and per agent a QT_SHAPE_ELEMENT qt_query (its own rectangle,
+ * itself left out, found from its own leaves). --update each makes one call per
+ * agent instead: qt_insert, qt_move, and a QT_SHAPE_RECT qt_query with the
+ * agent's rectangle, omitting it. --index picks the
  * structure: the quadtree (default) with the Rust demo's parameters, or a grid
  * or loose grid with its defaults (qt_create_default). Exits 1 when a checksum
  * does not match, 2 on a usage or library error. All arithmetic in float, in
@@ -228,16 +229,20 @@ static report run(const scenario *s, qt_kind kind, enum mode mode, int batch) {
         t1 = now_ms();
         if (mode == PER_AGENT) {
             for (i = 0; i < a.n; i++) {
-                qt_rect r = agent_rect(&a, i);
-                status = batch ? qt_overlapping(tree, a.handles[i], hits, hits_cap, &total)
-                               : qt_query(tree, r, a.handles[i], hits, hits_cap, &total);
+                /* What the agent touches (its own rectangle, itself left
+                 * out), or the same as a rectangle query omitting it. */
+                qt_query_desc q = qt_element_query(a.handles[i]);
+                if (!batch) {
+                    q = qt_rect_query(agent_rect(&a, i));
+                    q.omit = a.handles[i];
+                }
+                status = qt_query(tree, &q, hits, hits_cap, &total);
                 if (status != QT_OK) die("qt_query", status);
                 if (total > hits_cap) { /* grow and ask again: the buffer convention */
                     free(hits);
                     hits_cap = total * 2;
                     hits = (qt_handle_t *)xmalloc(hits_cap * sizeof *hits);
-                    status = batch ? qt_overlapping(tree, a.handles[i], hits, hits_cap, &total)
-                                   : qt_query(tree, r, a.handles[i], hits, hits_cap, &total);
+                    status = qt_query(tree, &q, hits, hits_cap, &total);
                     if (status != QT_OK) die("qt_query", status);
                 }
                 ordered += total;
@@ -328,8 +333,8 @@ int main(int argc, char **argv) {
         printf("flatquad %s through the C ABI: %s with its defaults", qt_version(),
                INDEXES[index].name);
     }
-    printf(", calls: %s\n\n", batch ? "qt_insert_many, qt_move_many, qt_overlapping"
-                                     : "qt_insert, qt_move, qt_query per agent");
+    printf(", calls: %s\n\n", batch ? "qt_insert_many, qt_move_many, qt_query (element)"
+                                     : "qt_insert, qt_move, qt_query (rect) per agent");
     printf("%-10s %10s %11s %9s %12s %9s %8s %12s\n", "mode", "update ms", "collide ms",
            "frame ms", "pairs/frame", "expected", "check", "bytes/agent");
     for (m = PER_AGENT; m <= ALL_PAIRS; m++) {

@@ -51,6 +51,23 @@ static const char *check_context = "";
         }                                                                         \
     } while (0)
 
+/* Query descriptions as C99 compound literals, for the many calls of the
+ * tests: a pointer to a description living until the end of the block. */
+#define QRECT(r, omit, mask) (&(qt_query_desc){QT_SHAPE_RECT, {.rect = (r)}, (mask), (omit)})
+#define QRECT_D(r, omit) (&(qt_query_desc){QT_SHAPE_RECT_D, {.rect_d = (r)}, QT_MASK_ALL, (omit)})
+#define QPOINT(x, y, omit, mask) \
+    (&(qt_query_desc){QT_SHAPE_POINT, {.point = {(x), (y)}}, (mask), (omit)})
+#define QCIRCLE(x, y, radius, mask) \
+    (&(qt_query_desc){QT_SHAPE_CIRCLE, {.circle = {(x), (y), (radius)}}, (mask), QT_NO_HANDLE})
+#define QELEM(h) (&(qt_query_desc){QT_SHAPE_ELEMENT, {.element = (h)}, QT_MASK_ALL, QT_NO_HANDLE})
+#define QBOX(b, omit, mask) (&(qt_query3_desc){QT_SHAPE_BOX, {.box = (b)}, (mask), (omit)})
+#define QPOINT3(x, y, z, omit, mask) \
+    (&(qt_query3_desc){QT_SHAPE_POINT, {.point = {(x), (y), (z)}}, (mask), (omit)})
+#define QSPHERE(x, y, z, radius, mask) \
+    (&(qt_query3_desc){QT_SHAPE_SPHERE, {.sphere = {(x), (y), (z), (radius)}}, (mask), QT_NO_HANDLE})
+#define QELEM3(h) \
+    (&(qt_query3_desc){QT_SHAPE_ELEMENT, {.element = (h)}, QT_MASK_ALL, QT_NO_HANDLE})
+
 static int check_summary(const char *name) {
     printf("%s: %d passed, %d failed\n", name, check_passed, check_failed);
     return check_failed == 0 ? 0 : 1;

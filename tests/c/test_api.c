@@ -162,9 +162,9 @@ static snapshot take(const qt_tree *tree) {
     REQUIRE_OK(qt_to_bytes(tree, NULL, 0, &s.nbytes));
     s.bytes = (unsigned char *)malloc(s.nbytes);
     REQUIRE_OK(qt_to_bytes(tree, s.bytes, s.nbytes, &total));
-    REQUIRE_OK(qt_query(tree, EVERYWHERE, QT_NO_HANDLE, NULL, 0, &s.nhits));
+    REQUIRE_OK(qt_query(tree, QRECT(EVERYWHERE, QT_NO_HANDLE, QT_MASK_ALL), NULL, 0, &s.nhits));
     s.hits = (qt_handle_t *)malloc((s.nhits + 1) * sizeof *s.hits);
-    REQUIRE_OK(qt_query(tree, EVERYWHERE, QT_NO_HANDLE, s.hits, s.nhits, &total));
+    REQUIRE_OK(qt_query(tree, QRECT(EVERYWHERE, QT_NO_HANDLE, QT_MASK_ALL), s.hits, s.nhits, &total));
     qsort(s.hits, s.nhits, sizeof *s.hits, cmp_u64);
     return s;
 }
@@ -444,7 +444,7 @@ static void test_create_loose_quadtree_max_extent(void) {
     CHECK_OK(qt_insert(tree, rect(0, 0, 50, 11), 2, &big)); /* over the bound */
     CHECK_OK(qt_query_pairs(tree, pairs, 4, &total));
     CHECK(total == 1);
-    CHECK_OK(qt_query(tree, rect(40, 5, 41, 6), 0, hits, 4, &total));
+    CHECK_OK(qt_query(tree, QRECT(rect(40, 5, 41, 6), 0, QT_MASK_ALL), hits, 4, &total));
     CHECK(total == 1 && hits[0] == big);
     CHECK_OK(qt_validate(tree));
     CHECK_OK(qt_to_bytes(tree, bytes, sizeof bytes, &len));
@@ -653,7 +653,7 @@ static void test_insert_and_accessors(void) {
     CHECK_OK(qt_element_rect(tree, c, &r));
     CHECK(r.x1 == -50 && r.y1 == 70 && r.x2 == -40 && r.y2 == 90);
     /* Elements outside the world are found. */
-    CHECK_OK(qt_query(tree, rect(-45, 80, -45, 80), QT_NO_HANDLE, &h, 1, &total));
+    CHECK_OK(qt_query(tree, QRECT(rect(-45, 80, -45, 80), QT_NO_HANDLE, QT_MASK_ALL), &h, 1, &total));
     CHECK(total == 1 && h == c);
     CHECK_OK(qt_validate(tree));
 
@@ -753,7 +753,7 @@ static void test_move(void) {
     CHECK_OK(qt_move(f.tree, h, rect(200, 200, 201, 201)));
     CHECK_OK(qt_element_rect(f.tree, h, &r));
     CHECK(r.x1 == 200 && r.y2 == 201);
-    CHECK_OK(qt_query(f.tree, rect(200.5f, 200.5f, 300, 300), QT_NO_HANDLE, &hit, 1, &total));
+    CHECK_OK(qt_query(f.tree, QRECT(rect(200.5f, 200.5f, 300, 300), QT_NO_HANDLE, QT_MASK_ALL), &hit, 1, &total));
     CHECK(total == 1 && hit == h);
     CHECK_OK(qt_move(f.tree, h, rect(200.25f, 200, 201.25f, 201))); /* stays in its leaf */
     CHECK_OK(qt_validate(f.tree));
@@ -1004,28 +1004,28 @@ static void check_queries(const model *m, qt_rect world) {
                 omit = m->handle[k];
                 /* The same through qt_overlapping, which starts from the element. */
                 nwant = brute_query(m, r, omit, want);
-                CHECK_OK(qt_overlapping(m->tree, omit, got, MODEL_N, &total));
+                CHECK_OK(qt_query(m->tree, QELEM(omit), got, MODEL_N, &total));
                 qsort(got, total, sizeof *got, cmp_u64);
                 ok &= total == nwant && memcmp(got, want, nwant * sizeof *got) == 0;
-                CHECK_OK(qt_overlapping_each(m->tree, omit, count_visit, &oc));
+                CHECK_OK(qt_query_each(m->tree, QELEM(omit), count_visit, &oc));
                 ok &= oc.calls == nwant;
             }
         }
         if (q % 7 == 0) r = rect(x, y, x, y); /* a point as a rectangle */
         nwant = brute_query(m, r, omit, want);
-        CHECK_OK(qt_query(m->tree, r, omit, got, MODEL_N, &total));
+        CHECK_OK(qt_query(m->tree, QRECT(r, omit, QT_MASK_ALL), got, MODEL_N, &total));
         qsort(got, total, sizeof *got, cmp_u64);
         ok &= total == nwant && memcmp(got, want, nwant * sizeof *got) == 0;
-        CHECK_OK(qt_query_each(m->tree, r, omit, count_visit, &c));
+        CHECK_OK(qt_query_each(m->tree, QRECT(r, omit, QT_MASK_ALL), count_visit, &c));
         ok &= c.calls == nwant;
         /* The same through the point query. */
         if (q % 2 == 0) {
             counter pc = {0, 0, 0};
             nwant = brute_query(m, rect(x, y, x, y), omit, want);
-            CHECK_OK(qt_query_point(m->tree, x, y, omit, got, MODEL_N, &total));
+            CHECK_OK(qt_query(m->tree, QPOINT(x, y, omit, QT_MASK_ALL), got, MODEL_N, &total));
             qsort(got, total, sizeof *got, cmp_u64);
             ok &= total == nwant && memcmp(got, want, nwant * sizeof *got) == 0;
-            CHECK_OK(qt_query_point_each(m->tree, x, y, omit, count_visit, &pc));
+            CHECK_OK(qt_query_each(m->tree, QPOINT(x, y, omit, QT_MASK_ALL), count_visit, &pc));
             ok &= pc.calls == nwant;
         }
     }
@@ -1083,24 +1083,24 @@ static void test_query_contracts(void) {
     counter c;
     snapshot before = take(f.tree);
 
-    CHECK_OK(qt_query(f.tree, EVERYWHERE, QT_NO_HANDLE, all, 400, &all_total));
+    CHECK_OK(qt_query(f.tree, QRECT(EVERYWHERE, QT_NO_HANDLE, QT_MASK_ALL), all, 400, &all_total));
     CHECK(all_total == 300);
 
     /* Zero capacity: counts, writes nothing, NULL buffer allowed. */
     total = 0;
-    CHECK_OK(qt_query(f.tree, EVERYWHERE, QT_NO_HANDLE, NULL, 0, &total));
+    CHECK_OK(qt_query(f.tree, QRECT(EVERYWHERE, QT_NO_HANDLE, QT_MASK_ALL), NULL, 0, &total));
     CHECK(total == 300);
     buf[0] = SENTINEL;
-    CHECK_OK(qt_query(f.tree, EVERYWHERE, QT_NO_HANDLE, buf, 0, &total));
+    CHECK_OK(qt_query(f.tree, QRECT(EVERYWHERE, QT_NO_HANDLE, QT_MASK_ALL), buf, 0, &total));
     CHECK(total == 300 && buf[0] == SENTINEL);
     /* A short buffer: min(total, capacity) written, nothing past it. */
     for (i = 0; i < 400; i++) buf[i] = SENTINEL;
-    CHECK_OK(qt_query(f.tree, EVERYWHERE, QT_NO_HANDLE, buf, 17, &total));
+    CHECK_OK(qt_query(f.tree, QRECT(EVERYWHERE, QT_NO_HANDLE, QT_MASK_ALL), buf, 17, &total));
     CHECK(total == 300);
     for (i = 0; i < 17; i++) CHECK(qt_contains(f.tree, buf[i]));
     CHECK(buf[17] == SENTINEL);
     /* omit leaves exactly one out. */
-    CHECK_OK(qt_query(f.tree, EVERYWHERE, f.live[9], buf, 400, &total));
+    CHECK_OK(qt_query(f.tree, QRECT(EVERYWHERE, f.live[9], QT_MASK_ALL), buf, 400, &total));
     CHECK(total == 299);
     for (i = 0; i < total; i++) CHECK(buf[i] != f.live[9]);
 
@@ -1108,47 +1108,47 @@ static void test_query_contracts(void) {
     for (i = 0; i < N_BAD_RECTS; i++) {
         total = 777;
         buf[0] = SENTINEL;
-        CHECK_STATUS(qt_query(f.tree, bad_rects[i], QT_NO_HANDLE, buf, 400, &total),
+        CHECK_STATUS(qt_query(f.tree, QRECT(bad_rects[i], QT_NO_HANDLE, QT_MASK_ALL), buf, 400, &total),
                      QT_INVALID_RECT);
         CHECK(total == 777 && buf[0] == SENTINEL);
         c.calls = 0;
-        CHECK_STATUS(qt_query_each(f.tree, bad_rects[i], QT_NO_HANDLE, never_called, &c),
+        CHECK_STATUS(qt_query_each(f.tree, QRECT(bad_rects[i], QT_NO_HANDLE, QT_MASK_ALL), never_called, &c),
                      QT_INVALID_RECT);
         CHECK(c.calls == 0);
     }
     for (i = 0; i < 20; i++) {
         total = 777;
         c.calls = 0;
-        CHECK_STATUS(qt_query(f.tree, EVERYWHERE, f.stale[i], buf, 400, &total),
+        CHECK_STATUS(qt_query(f.tree, QRECT(EVERYWHERE, f.stale[i], QT_MASK_ALL), buf, 400, &total),
                      QT_INVALID_HANDLE);
-        CHECK_STATUS(qt_query_each(f.tree, EVERYWHERE, f.stale[i], never_called, &c),
+        CHECK_STATUS(qt_query_each(f.tree, QRECT(EVERYWHERE, f.stale[i], QT_MASK_ALL), never_called, &c),
                      QT_INVALID_HANDLE);
-        CHECK_STATUS(qt_query_point(f.tree, 1, 1, f.stale[i], buf, 400, &total),
+        CHECK_STATUS(qt_query(f.tree, QPOINT(1, 1, f.stale[i], QT_MASK_ALL), buf, 400, &total),
                      QT_INVALID_HANDLE);
-        CHECK_STATUS(qt_query_point_each(f.tree, 1, 1, f.stale[i], never_called, &c),
+        CHECK_STATUS(qt_query_each(f.tree, QPOINT(1, 1, f.stale[i], QT_MASK_ALL), never_called, &c),
                      QT_INVALID_HANDLE);
         CHECK(total == 777 && c.calls == 0 && buf[0] == SENTINEL);
     }
     for (i = 1; i < N_NEVER_ISSUED; i++) {
-        CHECK_STATUS(qt_query(f.tree, EVERYWHERE, never_issued(&f, (int)i), buf, 400, &total),
+        CHECK_STATUS(qt_query(f.tree, QRECT(EVERYWHERE, never_issued(&f, (int)i), QT_MASK_ALL), buf, 400, &total),
                      QT_INVALID_HANDLE);
-        CHECK_STATUS(qt_overlapping(f.tree, never_issued(&f, (int)i), buf, 400, &total),
+        CHECK_STATUS(qt_query(f.tree, QELEM(never_issued(&f, (int)i)), buf, 400, &total),
                      QT_INVALID_HANDLE);
     }
     /* qt_overlapping: stale, removed and never-issued handles, NULLs; nothing written. */
     for (i = 0; i < 20; i++) {
         total = 777;
         c.calls = 0;
-        CHECK_STATUS(qt_overlapping(f.tree, f.stale[i], buf, 400, &total), QT_INVALID_HANDLE);
-        CHECK_STATUS(qt_overlapping_each(f.tree, f.stale[i], never_called, &c), QT_INVALID_HANDLE);
+        CHECK_STATUS(qt_query(f.tree, QELEM(f.stale[i]), buf, 400, &total), QT_INVALID_HANDLE);
+        CHECK_STATUS(qt_query_each(f.tree, QELEM(f.stale[i]), never_called, &c), QT_INVALID_HANDLE);
         CHECK(total == 777 && c.calls == 0 && buf[0] == SENTINEL);
     }
-    CHECK_STATUS(qt_overlapping(f.tree, QT_NO_HANDLE, buf, 400, &total), QT_INVALID_HANDLE);
-    CHECK_STATUS(qt_overlapping(NULL, f.live[0], buf, 400, &total), QT_NULL_ARGUMENT);
-    CHECK_STATUS(qt_overlapping(f.tree, f.live[0], NULL, 400, &total), QT_NULL_ARGUMENT);
-    CHECK_STATUS(qt_overlapping(f.tree, f.live[0], buf, 400, NULL), QT_NULL_ARGUMENT);
-    CHECK_STATUS(qt_overlapping_each(NULL, f.live[0], count_visit, &c), QT_NULL_ARGUMENT);
-    CHECK_STATUS(qt_overlapping_each(f.tree, f.live[0], NULL, &c), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query(f.tree, QELEM(QT_NO_HANDLE), buf, 400, &total), QT_INVALID_HANDLE);
+    CHECK_STATUS(qt_query(NULL, QELEM(f.live[0]), buf, 400, &total), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query(f.tree, QELEM(f.live[0]), NULL, 400, &total), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query(f.tree, QELEM(f.live[0]), buf, 400, NULL), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query_each(NULL, QELEM(f.live[0]), count_visit, &c), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query_each(f.tree, QELEM(f.live[0]), NULL, &c), QT_NULL_ARGUMENT);
     CHECK(total == 777 && buf[0] == SENTINEL);
     /* Counting without a buffer, then filling one: what qt_query finds with the
      * element's own rectangle, omitting it. */
@@ -1156,36 +1156,36 @@ static void test_query_contracts(void) {
         qt_rect own;
         size_t want_total;
         CHECK_OK(qt_element_rect(f.tree, f.live[9], &own));
-        CHECK_OK(qt_query(f.tree, own, f.live[9], NULL, 0, &want_total));
-        CHECK_OK(qt_overlapping(f.tree, f.live[9], NULL, 0, &total));
+        CHECK_OK(qt_query(f.tree, QRECT(own, f.live[9], QT_MASK_ALL), NULL, 0, &want_total));
+        CHECK_OK(qt_query(f.tree, QELEM(f.live[9]), NULL, 0, &total));
         CHECK(total == want_total);
-        CHECK_OK(qt_overlapping(f.tree, f.live[9], buf, 400, &total));
+        CHECK_OK(qt_query(f.tree, QELEM(f.live[9]), buf, 400, &total));
         CHECK(total == want_total);
         for (i = 0; i < total && i < 400; i++) CHECK(buf[i] != f.live[9]);
     }
     buf[0] = SENTINEL;
     total = 777;
-    CHECK_STATUS(qt_query(NULL, EVERYWHERE, QT_NO_HANDLE, buf, 400, &total), QT_NULL_ARGUMENT);
-    CHECK_STATUS(qt_query(f.tree, EVERYWHERE, QT_NO_HANDLE, NULL, 400, &total), QT_NULL_ARGUMENT);
-    CHECK_STATUS(qt_query(f.tree, EVERYWHERE, QT_NO_HANDLE, buf, 400, NULL), QT_NULL_ARGUMENT);
-    CHECK_STATUS(qt_query(f.tree, EVERYWHERE, QT_NO_HANDLE, buf, SIZE_MAX, &total),
+    CHECK_STATUS(qt_query(NULL, QRECT(EVERYWHERE, QT_NO_HANDLE, QT_MASK_ALL), buf, 400, &total), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query(f.tree, QRECT(EVERYWHERE, QT_NO_HANDLE, QT_MASK_ALL), NULL, 400, &total), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query(f.tree, QRECT(EVERYWHERE, QT_NO_HANDLE, QT_MASK_ALL), buf, 400, NULL), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query(f.tree, QRECT(EVERYWHERE, QT_NO_HANDLE, QT_MASK_ALL), buf, SIZE_MAX, &total),
                  QT_INVALID_PARAMETER);
-    CHECK_STATUS(qt_query_each(NULL, EVERYWHERE, QT_NO_HANDLE, count_visit, &c), QT_NULL_ARGUMENT);
-    CHECK_STATUS(qt_query_each(f.tree, EVERYWHERE, QT_NO_HANDLE, NULL, &c), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query_each(NULL, QRECT(EVERYWHERE, QT_NO_HANDLE, QT_MASK_ALL), count_visit, &c), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query_each(f.tree, QRECT(EVERYWHERE, QT_NO_HANDLE, QT_MASK_ALL), NULL, &c), QT_NULL_ARGUMENT);
     CHECK(total == 777 && buf[0] == SENTINEL);
 
     /* Callbacks: user_data passes through; nonzero stops at once. */
     c.calls = 0;
     c.stop_after = 0;
-    CHECK_OK(qt_query_each(f.tree, EVERYWHERE, QT_NO_HANDLE, count_visit, &c));
+    CHECK_OK(qt_query_each(f.tree, QRECT(EVERYWHERE, QT_NO_HANDLE, QT_MASK_ALL), count_visit, &c));
     CHECK(c.calls == 300);
     c.calls = 0;
     c.stop_after = 5;
-    CHECK_STATUS(qt_query_each(f.tree, EVERYWHERE, QT_NO_HANDLE, count_visit, &c), QT_STOPPED);
+    CHECK_STATUS(qt_query_each(f.tree, QRECT(EVERYWHERE, QT_NO_HANDLE, QT_MASK_ALL), count_visit, &c), QT_STOPPED);
     CHECK(c.calls == 5);
     c.calls = 0;
     c.stop_after = 1;
-    CHECK_STATUS(qt_query_each(f.tree, EVERYWHERE, QT_NO_HANDLE, count_visit, &c), QT_STOPPED);
+    CHECK_STATUS(qt_query_each(f.tree, QRECT(EVERYWHERE, QT_NO_HANDLE, QT_MASK_ALL), count_visit, &c), QT_STOPPED);
     CHECK(c.calls == 1 && qt_contains(f.tree, c.last));
 
     /* Points: NaN and infinities refused. */
@@ -1196,33 +1196,31 @@ static void test_query_contracts(void) {
         for (i = 0; i < 5; i++) {
             total = 777;
             c.calls = 0;
-            CHECK_STATUS(qt_query_point(f.tree, bad[i][0], bad[i][1], QT_NO_HANDLE, buf, 400,
-                                        &total),
+            CHECK_STATUS(qt_query(f.tree, QPOINT(bad[i][0], bad[i][1], QT_NO_HANDLE, QT_MASK_ALL), buf, 400, &total),
                          QT_INVALID_POINT);
-            CHECK_STATUS(qt_query_point_each(f.tree, bad[i][0], bad[i][1], QT_NO_HANDLE,
-                                             never_called, &c),
+            CHECK_STATUS(qt_query_each(f.tree, QPOINT(bad[i][0], bad[i][1], QT_NO_HANDLE, QT_MASK_ALL), never_called, &c),
                          QT_INVALID_POINT);
             CHECK(total == 777 && c.calls == 0);
         }
         CHECK_OK(qt_element_rect(f.tree, f.live[42], &r));
         x = (r.x1 + r.x2) / 2;
         y = (r.y1 + r.y2) / 2;
-        CHECK_OK(qt_query_point(f.tree, x, y, QT_NO_HANDLE, NULL, 0, &total));
+        CHECK_OK(qt_query(f.tree, QPOINT(x, y, QT_NO_HANDLE, QT_MASK_ALL), NULL, 0, &total));
         CHECK(total >= 1);
-        CHECK_OK(qt_query_point(f.tree, x, y, f.live[42], buf, 400, &all_total));
+        CHECK_OK(qt_query(f.tree, QPOINT(x, y, f.live[42], QT_MASK_ALL), buf, 400, &all_total));
         CHECK(all_total == total - 1);
         c.calls = 0;
         c.stop_after = 1;
-        CHECK_STATUS(qt_query_point_each(f.tree, x, y, QT_NO_HANDLE, count_visit, &c),
+        CHECK_STATUS(qt_query_each(f.tree, QPOINT(x, y, QT_NO_HANDLE, QT_MASK_ALL), count_visit, &c),
                      QT_STOPPED);
         CHECK(c.calls == 1);
-        CHECK_STATUS(qt_query_point(NULL, x, y, QT_NO_HANDLE, buf, 400, &total), QT_NULL_ARGUMENT);
-        CHECK_STATUS(qt_query_point(f.tree, x, y, QT_NO_HANDLE, NULL, 4, &total),
+        CHECK_STATUS(qt_query(NULL, QPOINT(x, y, QT_NO_HANDLE, QT_MASK_ALL), buf, 400, &total), QT_NULL_ARGUMENT);
+        CHECK_STATUS(qt_query(f.tree, QPOINT(x, y, QT_NO_HANDLE, QT_MASK_ALL), NULL, 4, &total),
                      QT_NULL_ARGUMENT);
-        CHECK_STATUS(qt_query_point(f.tree, x, y, QT_NO_HANDLE, buf, 4, NULL), QT_NULL_ARGUMENT);
-        CHECK_STATUS(qt_query_point_each(NULL, x, y, QT_NO_HANDLE, count_visit, &c),
+        CHECK_STATUS(qt_query(f.tree, QPOINT(x, y, QT_NO_HANDLE, QT_MASK_ALL), buf, 4, NULL), QT_NULL_ARGUMENT);
+        CHECK_STATUS(qt_query_each(NULL, QPOINT(x, y, QT_NO_HANDLE, QT_MASK_ALL), count_visit, &c),
                      QT_NULL_ARGUMENT);
-        CHECK_STATUS(qt_query_point_each(f.tree, x, y, QT_NO_HANDLE, NULL, &c), QT_NULL_ARGUMENT);
+        CHECK_STATUS(qt_query_each(f.tree, QPOINT(x, y, QT_NO_HANDLE, QT_MASK_ALL), NULL, &c), QT_NULL_ARGUMENT);
     }
 
     /* Pairs: the same buffer rules, and early stops. */
@@ -1627,8 +1625,8 @@ static void test_panic_boundary(void) {
     CHECK_STATUS(qt_move(f.tree, f.live[0], rect(0, 0, 1, 1)), QT_POISONED);
     CHECK_STATUS(qt_cleanup(f.tree), QT_POISONED);
     CHECK_STATUS(qt_clear(f.tree), QT_POISONED);
-    CHECK_STATUS(qt_query(f.tree, EVERYWHERE, QT_NO_HANDLE, buf, 4, &total), QT_POISONED);
-    CHECK_STATUS(qt_query_each(f.tree, EVERYWHERE, QT_NO_HANDLE, count_visit, &c), QT_POISONED);
+    CHECK_STATUS(qt_query(f.tree, QRECT(EVERYWHERE, QT_NO_HANDLE, QT_MASK_ALL), buf, 4, &total), QT_POISONED);
+    CHECK_STATUS(qt_query_each(f.tree, QRECT(EVERYWHERE, QT_NO_HANDLE, QT_MASK_ALL), count_visit, &c), QT_POISONED);
     CHECK_STATUS(qt_query_pairs(f.tree, NULL, 0, &total), QT_POISONED);
     CHECK_STATUS(qt_stats(f.tree, &stats), QT_POISONED);
     CHECK_STATUS(qt_clone(f.tree, &copy), QT_POISONED);
@@ -1642,10 +1640,210 @@ static void test_panic_boundary(void) {
     qt_destroy(f.tree); /* still freed: the leak checker would say otherwise */
 }
 
+/* ------------------------------------------------- query descriptions */
+
+/* The sorted hits of one description, for comparing a batch's rows with. */
+static size_t sorted_hits(const qt_tree *tree, const qt_query_desc *q, qt_handle_t *out, size_t cap) {
+    size_t total = 0;
+    REQUIRE_OK(qt_query(tree, q, out, cap, &total));
+    CHECK(total <= cap);
+    qsort(out, total, sizeof *out, cmp_u64);
+    return total;
+}
+
+/* The inline helpers, a batch mixing every kind, and the refusals of a bad
+ * description: an unknown kind (a zeroed description's 0, a 3D kind, any
+ * other number), a NULL description or array, bad shapes in a batch. Each
+ * refusal leaves the tree and the out-parameters as they were. */
+static void test_query_descriptions(void) {
+    fixture f = make_fixture();
+    static qt_handle_t buf[400], rows[4000], one[400];
+    static qt_query_desc batch[8];
+    size_t offsets[9], total = 0, bad_index = 0, i;
+    counter c;
+    qt_query_desc q, zeroed;
+    const qt_shape_kind unknown[] = {0, QT_SHAPE_BOX, QT_SHAPE_SPHERE, 8, 99, UINT32_MAX};
+    snapshot before;
+    qt_rect_d where_d = {10, 10, 30, 30};
+    uint32_t category = 0, mask = 0;
+
+    /* The helpers: mask QT_MASK_ALL, nothing omitted, the member of their kind. */
+    q = qt_rect_query(rect(10, 10, 30, 30));
+    CHECK(q.kind == QT_SHAPE_RECT && q.mask == QT_MASK_ALL && q.omit == QT_NO_HANDLE);
+    CHECK(q.shape.rect.x1 == 10 && q.shape.rect.y2 == 30);
+    batch[0] = q;
+    batch[1] = qt_rect_d_query(where_d);
+    CHECK(batch[1].kind == QT_SHAPE_RECT_D && batch[1].shape.rect_d.x2 == 30);
+    batch[2] = qt_point_query(20, 20);
+    CHECK(batch[2].kind == QT_SHAPE_POINT && batch[2].shape.point.y == 20);
+    batch[3] = qt_circle_query(50, 50, 8.0);
+    CHECK(batch[3].kind == QT_SHAPE_CIRCLE && batch[3].shape.circle.radius == 8.0);
+    batch[4] = qt_element_query(f.live[7]);
+    CHECK(batch[4].kind == QT_SHAPE_ELEMENT && batch[4].shape.element == f.live[7]);
+    batch[5] = qt_rect_query(EVERYWHERE);
+    batch[5].omit = f.live[3];
+    batch[6] = qt_rect_query(EVERYWHERE);
+    batch[6].mask = 0; /* nothing passes */
+    batch[7] = qt_circle_query(0, 0, INFINITY);
+    /* The same rect as float and as double: the same hits. */
+    {
+        size_t n = sorted_hits(f.tree, &batch[0], buf, 400);
+        CHECK(n > 0 && n == sorted_hits(f.tree, &batch[1], one, 400));
+        CHECK(memcmp(buf, one, n * sizeof *buf) == 0);
+    }
+    /* A mask: only the elements whose category is in it (every other
+     * element keeps the category QT_MASK_ALL). */
+    CHECK_OK(qt_set_filter(f.tree, f.live[5], 2, QT_MASK_ALL));
+    CHECK_OK(qt_get_filter(f.tree, f.live[5], &category, &mask));
+    CHECK(category == 2 && mask == QT_MASK_ALL);
+    q = qt_rect_query(EVERYWHERE);
+    q.mask = 4;
+    CHECK_OK(qt_query(f.tree, &q, buf, 400, &total));
+    CHECK(total == f.nlive - 1);
+    for (i = 0; i < total; i++) CHECK(buf[i] != f.live[5]);
+    q.mask = 2;
+    CHECK_OK(qt_query(f.tree, &q, buf, 400, &total));
+    CHECK(total == f.nlive);
+
+    /* The batch, each row the single query's. */
+    CHECK_OK(qt_query_many(f.tree, batch, 8, offsets, rows, 4000, &total, &bad_index));
+    CHECK(offsets[0] == 0 && offsets[8] == total && total <= 4000);
+    for (i = 0; i < 8; i++) {
+        size_t n = offsets[i + 1] - offsets[i];
+        CHECK(n == sorted_hits(f.tree, &batch[i], one, 400));
+        qsort(rows + offsets[i], n, sizeof *rows, cmp_u64);
+        CHECK(memcmp(rows + offsets[i], one, n * sizeof *one) == 0);
+    }
+    CHECK(offsets[6] == offsets[7]);         /* mask 0: an empty row */
+    CHECK(offsets[8] - offsets[7] == f.nlive); /* the infinite circle: everything */
+    CHECK(offsets[6] - offsets[5] == f.nlive - 1);
+    CHECK_OK(qt_query_many(f.tree, NULL, 0, offsets, NULL, 0, &total, NULL));
+    CHECK(offsets[0] == 0 && total == 0);
+
+    /* Refusals: nothing written, the tree unchanged, the callback never called. */
+    before = take(f.tree);
+    memset(&zeroed, 0, sizeof zeroed);
+    CHECK_STATUS(qt_query(f.tree, &zeroed, buf, 400, &total), QT_INVALID_PARAMETER);
+    for (i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        q = qt_rect_query(EVERYWHERE);
+        q.kind = unknown[i];
+        total = 777;
+        memset(&c, 0, sizeof c);
+        CHECK_STATUS(qt_query(f.tree, &q, buf, 400, &total), QT_INVALID_PARAMETER);
+        CHECK_STATUS(qt_query_each(f.tree, &q, never_called, &c), QT_INVALID_PARAMETER);
+        CHECK(total == 777 && c.calls == 0);
+        batch[5] = q;
+        offsets[0] = 777;
+        bad_index = 99;
+        CHECK_STATUS(qt_query_many(f.tree, batch, 8, offsets, rows, 4000, &total, &bad_index),
+                     QT_INVALID_PARAMETER);
+        CHECK(bad_index == 5 && offsets[0] == 777 && total == 777);
+    }
+    batch[5] = qt_rect_query(EVERYWHERE);
+    /* NULL descriptions and arrays. */
+    CHECK_STATUS(qt_query(f.tree, NULL, buf, 400, &total), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query_each(f.tree, NULL, never_called, &c), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query_many(f.tree, NULL, 3, offsets, rows, 4000, &total, &bad_index),
+                 QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query_many(NULL, batch, 3, offsets, rows, 4000, &total, &bad_index),
+                 QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query_many(f.tree, batch, 3, NULL, rows, 4000, &total, &bad_index),
+                 QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query_many(f.tree, batch, 3, offsets, NULL, 4000, &total, &bad_index),
+                 QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query_many(f.tree, batch, 3, offsets, rows, 4000, NULL, &bad_index),
+                 QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_query_many(f.tree, batch, SIZE_MAX, offsets, rows, 4000, &total, NULL),
+                 QT_INVALID_PARAMETER);
+    /* Bad shapes in a batch: the first one's index and the core's status. */
+    {
+        struct {
+            qt_query_desc q;
+            qt_status status;
+        } bad[7];
+        size_t nbad = 0;
+        bad[nbad].q = qt_rect_query(bad_rects[0]);
+        bad[nbad++].status = QT_INVALID_RECT;
+        bad[nbad].q = qt_rect_query(rect(2, 0, 1, 1));
+        bad[nbad++].status = QT_INVALID_RECT;
+        bad[nbad].q = qt_point_query(NAN, 1);
+        bad[nbad++].status = QT_INVALID_POINT;
+        bad[nbad].q = qt_circle_query(1, 1, -1.0);
+        bad[nbad++].status = QT_INVALID_PARAMETER;
+        bad[nbad].q = qt_circle_query(1, 1, NAN);
+        bad[nbad++].status = QT_INVALID_PARAMETER;
+        bad[nbad].q = qt_element_query(f.stale[0]);
+        bad[nbad++].status = QT_INVALID_HANDLE;
+        bad[nbad].q = qt_point_query(1, 1);
+        bad[nbad].q.omit = f.stale[1];
+        bad[nbad++].status = QT_INVALID_HANDLE;
+        for (i = 0; i < nbad; i++) {
+            total = 777;
+            CHECK_STATUS(qt_query(f.tree, &bad[i].q, buf, 400, &total), bad[i].status);
+            CHECK(total == 777);
+            batch[6] = bad[i].q;
+            bad_index = 99;
+            offsets[0] = 777;
+            CHECK_STATUS(qt_query_many(f.tree, batch, 8, offsets, rows, 4000, &total, &bad_index),
+                         bad[i].status);
+            CHECK(bad_index == 6 && offsets[0] == 777 && total == 777);
+        }
+    }
+    /* A big batch of plain rectangles (answered in spatial order and put
+     * back): each row the single query's. */
+    {
+        enum { BIG = 5000 };
+        qt_query_desc *big = (qt_query_desc *)malloc(BIG * sizeof *big);
+        size_t *big_offsets = (size_t *)malloc((BIG + 1) * sizeof *big_offsets), k, all = 0;
+        qt_handle_t *big_rows = NULL;
+        for (k = 0; k < BIG; k++) {
+            float x = rnd() * 110 - 5, y = rnd() * 110 - 5, side = rnd() * 12;
+            big[k] = qt_rect_query(rect(x, y, x + side, y + side));
+        }
+        CHECK_OK(qt_query_many(f.tree, big, BIG, big_offsets, NULL, 0, &all, NULL));
+        big_rows = (qt_handle_t *)malloc((all + 1) * sizeof *big_rows);
+        CHECK_OK(qt_query_many(f.tree, big, BIG, big_offsets, big_rows, all, &total, NULL));
+        CHECK(total == all && big_offsets[0] == 0 && big_offsets[BIG] == all);
+        for (k = 0; k < BIG; k++) {
+            size_t n = big_offsets[k + 1] - big_offsets[k];
+            CHECK(n == sorted_hits(f.tree, &big[k], one, 400));
+            qsort(big_rows + big_offsets[k], n, sizeof *big_rows, cmp_u64);
+            CHECK(memcmp(big_rows + big_offsets[k], one, n * sizeof *one) == 0);
+        }
+        big[4321] = qt_rect_query(rect(3, 0, 1, 1));
+        bad_index = 99;
+        CHECK_STATUS(qt_query_many(f.tree, big, BIG, big_offsets, big_rows, all, &total, &bad_index),
+                     QT_INVALID_RECT);
+        CHECK(bad_index == 4321 && total == all);
+        big[4321].kind = 77;
+        CHECK_STATUS(qt_query_many(f.tree, big, BIG, big_offsets, big_rows, all, &total, &bad_index),
+                     QT_INVALID_PARAMETER);
+        CHECK(bad_index == 4321);
+        free(big);
+        free(big_offsets);
+        free(big_rows);
+    }
+    /* Both an unknown kind and a bad shape: the first in order is reported. */
+    batch[6] = qt_rect_query(rect(2, 0, 1, 1));
+    batch[3].kind = 99;
+    CHECK_STATUS(qt_query_many(f.tree, batch, 8, offsets, rows, 4000, &total, &bad_index),
+                 QT_INVALID_PARAMETER);
+    CHECK(bad_index == 3);
+    batch[3] = qt_circle_query(50, 50, 8.0);
+    batch[1].kind = 0;
+    batch[0] = qt_point_query(INFINITY, 0);
+    CHECK_STATUS(qt_query_many(f.tree, batch, 8, offsets, rows, 4000, &total, &bad_index),
+                 QT_INVALID_POINT);
+    CHECK(bad_index == 0);
+    CHECK_UNCHANGED(f.tree, before);
+    drop_snapshot(&before);
+    qt_destroy(f.tree);
+}
+
 /* ------------------------------------------------- double input, bulk, join */
 
-/* The double entry points round once to float, and the bulk query and the join
- * agree with one query per rectangle: a box at 1e7 with sub-metre sides that
+/* The double entry points and the double query shape round once to float, and
+ * the batch query and the join agree with one query per rectangle: a box at 1e7 with sub-metre sides that
  * touches another in double still meets it. */
 static void test_double_bulk_join(void) {
     qt_tree *a = make_tree(rect(-2e7f, -2e7f, 2e7f, 2e7f), 4, 8);
@@ -1656,7 +1854,7 @@ static void test_double_bulk_join(void) {
     qt_rect_d bad[2] = {{0, 0, 1, 1}, {2, 0, 1, 1}};
     qt_rect fq[2] = {{-1, -1, 1, 1}, {5e6f, 5e6f, 5e6f, 5e6f}};
     qt_handle_t h1 = 0, h2 = 0, hits[8] = {0}, g = 0;
-    size_t rows[8] = {0}, total = 0, bad_index = 99;
+    size_t offsets[4] = {0}, total = 0, bad_index = 99;
     qt_pair pairs[8];
     qt_rect r;
 
@@ -1664,18 +1862,26 @@ static void test_double_bulk_join(void) {
     CHECK_OK(qt_insert_d(a, touching, 2, &h2));
     CHECK_OK(qt_element_rect(a, h1, &r));
     CHECK(r.x1 == (float)near.x1 && r.y2 == (float)near.y2);
-    CHECK_OK(qt_query_d(a, touching, h2, hits, 8, &total));
+    CHECK_OK(qt_query(a, QRECT_D(touching, h2), hits, 8, &total));
     CHECK(total == 1 && hits[0] == h1);
-    CHECK_OK(qt_query_bulk_d(a, queries, 3, true, rows, hits, 8, &total, &bad_index));
-    CHECK(total == 4 && rows[0] == 0 && rows[1] == 0 && rows[2] == 2 && rows[3] == 2);
-    CHECK(hits[0] < hits[1] && hits[2] < hits[3]);
-    CHECK_OK(qt_query_bulk_d(a, queries, 3, false, NULL, NULL, 0, &total, NULL));
-    CHECK(total == 4);
-    CHECK_STATUS(qt_query_bulk_d(a, bad, 2, false, rows, hits, 8, &total, &bad_index), QT_INVALID_RECT);
-    CHECK(bad_index == 1);
-    CHECK_STATUS(qt_query_bulk(a, NULL, 1, false, rows, hits, 8, &total, NULL), QT_NULL_ARGUMENT);
-    CHECK_OK(qt_query_bulk(a, fq, 2, false, rows, hits, 8, &total, NULL));
-    CHECK(total == 0);
+    {
+        /* The double rectangles as a batch: rows 0 and 2 hit both elements. */
+        qt_query_desc qd[3], bq[2], fd[2];
+        size_t i;
+        for (i = 0; i < 3; i++) qd[i] = qt_rect_d_query(queries[i]);
+        for (i = 0; i < 2; i++) bq[i] = qt_rect_d_query(bad[i]);
+        for (i = 0; i < 2; i++) fd[i] = qt_rect_query(fq[i]);
+        CHECK_OK(qt_query_many(a, qd, 3, offsets, hits, 8, &total, &bad_index));
+        CHECK(total == 4 && offsets[0] == 0 && offsets[1] == 2 && offsets[2] == 2 && offsets[3] == 4);
+        CHECK(hits[0] != hits[1] && hits[2] != hits[3]);
+        CHECK_OK(qt_query_many(a, qd, 3, offsets, NULL, 0, &total, NULL));
+        CHECK(total == 4);
+        CHECK_STATUS(qt_query_many(a, bq, 2, offsets, hits, 8, &total, &bad_index), QT_INVALID_RECT);
+        CHECK(bad_index == 1);
+        CHECK_STATUS(qt_query_many(a, NULL, 1, offsets, hits, 8, &total, NULL), QT_NULL_ARGUMENT);
+        CHECK_OK(qt_query_many(a, fd, 2, offsets, hits, 8, &total, NULL));
+        CHECK(total == 0);
+    }
     CHECK_OK(qt_move_d(a, h2, near));
     CHECK_OK(qt_insert_d(b, touching, 3, &g));
     CHECK_OK(qt_join(a, b, true, pairs, 8, &total));
@@ -1718,6 +1924,7 @@ int main(void) {
         test_remove_many();
         test_queries_exact();
         test_query_contracts();
+        test_query_descriptions();
         test_clear_elements_params();
         test_clone_and_bytes();
         test_panic_boundary();

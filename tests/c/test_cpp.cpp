@@ -52,10 +52,10 @@ void exercise(qt_kind kind) {
 
     // Buffer form: size the buffer from the total, then call again.
     std::size_t total = 0;
-    qt_rect probe{0.0f, 0.0f, 20.0f, 20.0f};
-    CHECK(qt_query(tree.get(), probe, QT_NO_HANDLE, nullptr, 0, &total) == QT_OK);
+    qt_query_desc probe = qt_rect_query(qt_rect{0.0f, 0.0f, 20.0f, 20.0f});
+    CHECK(qt_query(tree.get(), &probe, nullptr, 0, &total) == QT_OK);
     std::vector<qt_handle_t> hits(total);
-    CHECK(qt_query(tree.get(), probe, QT_NO_HANDLE, hits.data(), hits.size(), &total) == QT_OK);
+    CHECK(qt_query(tree.get(), &probe, hits.data(), hits.size(), &total) == QT_OK);
     CHECK(total == 3 && hits.size() == 3);
     std::sort(hits.begin(), hits.end());
     std::vector<qt_handle_t> want(handles.begin(), handles.begin() + 3);
@@ -68,8 +68,10 @@ void exercise(qt_kind kind) {
         const qt_tree *tree;
         std::vector<uint32_t> *ids;
     } ctx{tree.get(), &found};
+    qt_query_desc omitting = probe;
+    omitting.omit = handles[0];
     qt_status status = qt_query_each(
-        tree.get(), probe, handles[0],
+        tree.get(), &omitting,
         [](void *user_data, qt_handle_t h) -> int {
             auto *c = static_cast<Ctx *>(user_data);
             uint32_t id = 0;
@@ -85,6 +87,21 @@ void exercise(qt_kind kind) {
     std::vector<qt_pair> pairs(16);
     CHECK(qt_query_pairs(tree.get(), pairs.data(), pairs.size(), &total) == QT_OK);
     CHECK(total == 9);
+
+    // A batch mixing shapes, in compressed rows: the point (5, 5) meets
+    // element 0, the circle around (31, 5) element 3, element 0 touches 1.
+    std::vector<qt_query_desc> batch = {qt_point_query(5.0f, 5.0f),
+                                        qt_circle_query(31.0f, 5.0f, 1.0),
+                                        qt_element_query(handles[0])};
+    std::vector<std::size_t> offsets(batch.size() + 1);
+    std::vector<qt_handle_t> rows(16);
+    CHECK(qt_query_many(tree.get(), batch.data(), batch.size(), offsets.data(), rows.data(),
+                        rows.size(), &total, nullptr) == QT_OK);
+    CHECK(total == 3 && offsets[1] == 1 && offsets[2] == 2 && offsets[3] == 3);
+    CHECK(rows[0] == handles[0] && rows[1] == handles[3] && rows[2] == handles[1]);
+    qt_query_desc unknown = probe;
+    unknown.kind = 99;
+    CHECK(qt_query(tree.get(), &unknown, hits.data(), hits.size(), &total) == QT_INVALID_PARAMETER);
 
     // Errors change nothing.
     qt_handle_t h = 0;

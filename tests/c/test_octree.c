@@ -109,33 +109,33 @@ static void check_all_queries(const qt_octree *tree) {
                           : random_box();
         qt_handle_t omit = (k % 3 == 0 && live[k]) ? handles[k] : QT_NO_HANDLE;
         size_t n = brute(q, omit, want);
-        CHECK_OK(qt_octree_query(tree, q, omit, got, N, &total));
+        CHECK_OK(qt_octree_query(tree, QBOX(q, omit, QT_MASK_ALL), got, N, &total));
         CHECK(total == n);
         qsort(got, total, sizeof *got, cmp_u64);
         CHECK(memcmp(got, want, n * sizeof *got) == 0);
         visited = 0;
-        CHECK_OK(qt_octree_query_each(tree, q, omit, count_visit, &visited));
+        CHECK_OK(qt_octree_query_each(tree, QBOX(q, omit, QT_MASK_ALL), count_visit, &visited));
         CHECK(visited == n);
         /* A point: the box's low corner. */
         n = brute(box(q.x1, q.y1, q.z1, q.x1, q.y1, q.z1), omit, want);
-        CHECK_OK(qt_octree_query_point(tree, q.x1, q.y1, q.z1, omit, got, N, &total));
+        CHECK_OK(qt_octree_query(tree, QPOINT3(q.x1, q.y1, q.z1, omit, QT_MASK_ALL), got, N, &total));
         CHECK(total == n);
         qsort(got, total, sizeof *got, cmp_u64);
         CHECK(memcmp(got, want, n * sizeof *got) == 0);
         visited = 0;
-        CHECK_OK(qt_octree_query_point_each(tree, q.x1, q.y1, q.z1, omit, count_visit, &visited));
+        CHECK_OK(qt_octree_query_each(tree, QPOINT3(q.x1, q.y1, q.z1, omit, QT_MASK_ALL), count_visit, &visited));
         CHECK(visited == n);
     }
     for (i = 0; i < N; i++) {
         size_t n;
         if (!live[i]) continue;
         n = brute(boxes[i], handles[i], want);
-        CHECK_OK(qt_octree_overlapping(tree, handles[i], got, N, &total));
+        CHECK_OK(qt_octree_query(tree, QELEM3(handles[i]), got, N, &total));
         CHECK(total == n);
         qsort(got, total, sizeof *got, cmp_u64);
         CHECK(memcmp(got, want, n * sizeof *got) == 0);
         visited = 0;
-        CHECK_OK(qt_octree_overlapping_each(tree, handles[i], count_visit, &visited));
+        CHECK_OK(qt_octree_query_each(tree, QELEM3(handles[i]), count_visit, &visited));
         CHECK(visited == n);
     }
     {
@@ -307,24 +307,23 @@ static void test_refusals(void) {
     for (k = 0; k < 3; k++) {
         CHECK_STATUS(qt_octree_insert(tree, bad[k], 1, &h), QT_INVALID_RECT);
         CHECK_STATUS(qt_octree_move(tree, a, bad[k]), QT_INVALID_RECT);
-        CHECK_STATUS(qt_octree_query(tree, bad[k], QT_NO_HANDLE, out, 4, &total), QT_INVALID_RECT);
-        CHECK_STATUS(qt_octree_query_each(tree, bad[k], QT_NO_HANDLE, count_visit, &visited),
+        CHECK_STATUS(qt_octree_query(tree, QBOX(bad[k], QT_NO_HANDLE, QT_MASK_ALL), out, 4, &total), QT_INVALID_RECT);
+        CHECK_STATUS(qt_octree_query_each(tree, QBOX(bad[k], QT_NO_HANDLE, QT_MASK_ALL), count_visit, &visited),
                      QT_INVALID_RECT);
     }
     CHECK(h == SENTINEL && total == 55 && visited == 0 && out[0] == SENTINEL);
-    CHECK_STATUS(qt_octree_query_point(tree, NAN, 0, 0, QT_NO_HANDLE, out, 4, &total),
+    CHECK_STATUS(qt_octree_query(tree, QPOINT3(NAN, 0, 0, QT_NO_HANDLE, QT_MASK_ALL), out, 4, &total),
                  QT_INVALID_POINT);
-    CHECK_STATUS(qt_octree_query_point_each(tree, 0, 0, INFINITY, QT_NO_HANDLE, count_visit,
-                                            &visited),
+    CHECK_STATUS(qt_octree_query_each(tree, QPOINT3(0, 0, INFINITY, QT_NO_HANDLE, QT_MASK_ALL), count_visit, &visited),
                  QT_INVALID_POINT);
     /* Stale handles: removed, never issued, 0. */
     CHECK_STATUS(qt_octree_remove(tree, b), QT_INVALID_HANDLE);
     CHECK_STATUS(qt_octree_move(tree, b, good), QT_INVALID_HANDLE);
     CHECK_STATUS(qt_octree_element_id(tree, b, &id), QT_INVALID_HANDLE);
     CHECK_STATUS(qt_octree_element_box(tree, 0, &good), QT_INVALID_HANDLE);
-    CHECK_STATUS(qt_octree_overlapping(tree, b, out, 4, &total), QT_INVALID_HANDLE);
-    CHECK_STATUS(qt_octree_overlapping_each(tree, b, count_visit, &visited), QT_INVALID_HANDLE);
-    CHECK_STATUS(qt_octree_query(tree, good, b, out, 4, &total), QT_INVALID_HANDLE);
+    CHECK_STATUS(qt_octree_query(tree, QELEM3(b), out, 4, &total), QT_INVALID_HANDLE);
+    CHECK_STATUS(qt_octree_query_each(tree, QELEM3(b), count_visit, &visited), QT_INVALID_HANDLE);
+    CHECK_STATUS(qt_octree_query(tree, QBOX(good, b, QT_MASK_ALL), out, 4, &total), QT_INVALID_HANDLE);
     CHECK(!qt_octree_contains(tree, b));
     CHECK(id == 99 && total == 55 && visited == 0);
     /* Batches: all or nothing, the first bad index. */
@@ -348,9 +347,9 @@ static void test_refusals(void) {
     CHECK_STATUS(qt_octree_insert_many(tree, NULL, ids, 2, batch, NULL), QT_NULL_ARGUMENT);
     CHECK_STATUS(qt_octree_move_many(tree, batch, NULL, 1, NULL), QT_NULL_ARGUMENT);
     CHECK_STATUS(qt_octree_remove_many(tree, NULL, 1, NULL), QT_NULL_ARGUMENT);
-    CHECK_STATUS(qt_octree_query(tree, good, QT_NO_HANDLE, NULL, 4, &total), QT_NULL_ARGUMENT);
-    CHECK_STATUS(qt_octree_query(tree, good, QT_NO_HANDLE, out, 4, NULL), QT_NULL_ARGUMENT);
-    CHECK_STATUS(qt_octree_query_each(tree, good, QT_NO_HANDLE, NULL, NULL), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_octree_query(tree, QBOX(good, QT_NO_HANDLE, QT_MASK_ALL), NULL, 4, &total), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_octree_query(tree, QBOX(good, QT_NO_HANDLE, QT_MASK_ALL), out, 4, NULL), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_octree_query_each(tree, QBOX(good, QT_NO_HANDLE, QT_MASK_ALL), NULL, NULL), QT_NULL_ARGUMENT);
     CHECK_STATUS(qt_octree_query_pairs_each(tree, NULL, NULL), QT_NULL_ARGUMENT);
     CHECK_STATUS(qt_octree_query_pairs(tree, NULL, 0, NULL), QT_NULL_ARGUMENT);
     CHECK_STATUS(qt_octree_stats(tree, NULL), QT_NULL_ARGUMENT);
@@ -367,14 +366,14 @@ static void test_refusals(void) {
     CHECK_OK(qt_octree_move_many(tree, NULL, NULL, 0, NULL));
     CHECK_OK(qt_octree_remove_many(tree, NULL, 0, NULL));
     CHECK(unchanged(tree, &before));
-    CHECK_STATUS(qt_octree_query_each(tree, good, QT_NO_HANDLE, stop_visit, &visited), QT_STOPPED);
+    CHECK_STATUS(qt_octree_query_each(tree, QBOX(good, QT_NO_HANDLE, QT_MASK_ALL), stop_visit, &visited), QT_STOPPED);
     CHECK(visited == 1);
     /* Touching counts: a face, an edge, a corner. */
-    CHECK_OK(qt_octree_query(tree, box(2, 0, 0, 3, 10, 10), QT_NO_HANDLE, out, 4, &total));
+    CHECK_OK(qt_octree_query(tree, QBOX(box(2, 0, 0, 3, 10, 10), QT_NO_HANDLE, QT_MASK_ALL), out, 4, &total));
     CHECK(total == 1 && out[0] == a);
-    CHECK_OK(qt_octree_query_point(tree, 2, 2, 2, QT_NO_HANDLE, out, 4, &total));
+    CHECK_OK(qt_octree_query(tree, QPOINT3(2, 2, 2, QT_NO_HANDLE, QT_MASK_ALL), out, 4, &total));
     CHECK(total == 1);
-    CHECK_OK(qt_octree_query_point(tree, 2, 2, 2.0001f, QT_NO_HANDLE, out, 4, &total));
+    CHECK_OK(qt_octree_query(tree, QPOINT3(2, 2, 2.0001f, QT_NO_HANDLE, QT_MASK_ALL), out, 4, &total));
     CHECK(total == 0);
     free(before.data);
     qt_octree_destroy(tree);
@@ -469,10 +468,119 @@ static void test_traverse(void) {
     qt_octree_destroy(tree);
 }
 
+/* The octree's descriptions: the inline helpers, a batch mixing every 3D
+ * kind (each row the single query's), and the refusals: a 2D or unknown
+ * kind, a NULL description or array, bad shapes in a batch. */
+static size_t sorted3(const qt_octree *tree, const qt_query3_desc *q, qt_handle_t *out) {
+    size_t total = 0;
+    REQUIRE_OK(qt_octree_query(tree, q, out, N, &total));
+    qsort(out, total, sizeof *out, cmp_u64);
+    return total;
+}
+
+static void test_descriptions(void) {
+    qt_octree *tree = NULL;
+    static qt_handle_t hs[60], rows[6 * N], one[N];
+    static qt_query3_desc batch[6];
+    const qt_shape_kind unknown[] = {0, QT_SHAPE_RECT, QT_SHAPE_CIRCLE, QT_SHAPE_RECT_D, 8, 99};
+    size_t offsets[7], total = 0, bad_index = 0, visited = 0, i;
+    qt_query3_desc q, zeroed;
+    bytes before;
+    REQUIRE_OK(qt_octree_create(box(0, 0, 0, 100, 100, 100), 4, 5, &tree));
+    for (i = 0; i < 60; i++) REQUIRE_OK(qt_octree_insert(tree, random_box(), (uint32_t)i, &hs[i]));
+    REQUIRE_OK(qt_octree_remove(tree, hs[59]));
+
+    batch[0] = qt_box_query(box(10, 10, 10, 60, 60, 60));
+    CHECK(batch[0].kind == QT_SHAPE_BOX && batch[0].mask == QT_MASK_ALL &&
+          batch[0].omit == QT_NO_HANDLE && batch[0].shape.box.z2 == 60);
+    batch[1] = qt_point3_query(30, 30, 30);
+    CHECK(batch[1].kind == QT_SHAPE_POINT && batch[1].shape.point.z == 30);
+    batch[2] = qt_sphere_query(50, 50, 50, 20.0);
+    CHECK(batch[2].kind == QT_SHAPE_SPHERE && batch[2].shape.sphere.radius == 20.0);
+    batch[3] = qt_element3_query(hs[4]);
+    CHECK(batch[3].kind == QT_SHAPE_ELEMENT && batch[3].shape.element == hs[4]);
+    batch[4] = qt_sphere_query(0, 0, 0, INFINITY);
+    batch[4].omit = hs[0];
+    batch[5] = qt_box_query(box(-1, -1, -1, 101, 101, 101));
+    batch[5].mask = 0;
+    CHECK_OK(qt_octree_query_many(tree, batch, 6, offsets, rows, 6 * N, &total, &bad_index));
+    CHECK(offsets[0] == 0 && offsets[6] == total);
+    for (i = 0; i < 6; i++) {
+        size_t n = offsets[i + 1] - offsets[i];
+        CHECK(n == sorted3(tree, &batch[i], one));
+        qsort(rows + offsets[i], n, sizeof *rows, cmp_u64);
+        CHECK(memcmp(rows + offsets[i], one, n * sizeof *one) == 0);
+    }
+    CHECK(offsets[5] - offsets[4] == 58 && offsets[6] == offsets[5]);
+    CHECK_OK(qt_octree_query_many(tree, NULL, 0, offsets, NULL, 0, &total, NULL));
+    CHECK(offsets[0] == 0 && total == 0);
+
+    before = snapshot(tree);
+    memset(&zeroed, 0, sizeof zeroed);
+    CHECK_STATUS(qt_octree_query(tree, &zeroed, one, N, &total), QT_INVALID_PARAMETER);
+    for (i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
+        q = qt_box_query(box(0, 0, 0, 100, 100, 100));
+        q.kind = unknown[i];
+        total = 777;
+        CHECK_STATUS(qt_octree_query(tree, &q, one, N, &total), QT_INVALID_PARAMETER);
+        CHECK_STATUS(qt_octree_query_each(tree, &q, count_visit, &visited), QT_INVALID_PARAMETER);
+        CHECK(total == 777 && visited == 0);
+        batch[2] = q;
+        bad_index = 99;
+        offsets[0] = 777;
+        CHECK_STATUS(qt_octree_query_many(tree, batch, 6, offsets, rows, 6 * N, &total, &bad_index),
+                     QT_INVALID_PARAMETER);
+        CHECK(bad_index == 2 && offsets[0] == 777 && total == 777);
+    }
+    batch[2] = qt_sphere_query(50, 50, 50, 20.0);
+    CHECK_STATUS(qt_octree_query(tree, NULL, one, N, &total), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_octree_query_each(tree, NULL, count_visit, &visited), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_octree_query_many(tree, NULL, 2, offsets, rows, 6 * N, &total, &bad_index),
+                 QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_octree_query_many(tree, batch, 2, NULL, rows, 6 * N, &total, &bad_index),
+                 QT_NULL_ARGUMENT);
+    {
+        struct {
+            qt_query3_desc q;
+            qt_status status;
+        } bad[6];
+        size_t nbad = 0;
+        bad[nbad].q = qt_box_query(box(0, 0, 1, 1, 1, 0));
+        bad[nbad++].status = QT_INVALID_RECT;
+        bad[nbad].q = qt_point3_query(0, NAN, 0);
+        bad[nbad++].status = QT_INVALID_POINT;
+        bad[nbad].q = qt_sphere_query(1, 1, 1, -0.5);
+        bad[nbad++].status = QT_INVALID_PARAMETER;
+        bad[nbad].q = qt_sphere_query(1, 1, INFINITY, 1.0);
+        bad[nbad++].status = QT_INVALID_POINT;
+        bad[nbad].q = qt_element3_query(hs[59]);
+        bad[nbad++].status = QT_INVALID_HANDLE;
+        bad[nbad].q = qt_point3_query(1, 1, 1);
+        bad[nbad].q.omit = hs[59];
+        bad[nbad++].status = QT_INVALID_HANDLE;
+        for (i = 0; i < nbad; i++) {
+            total = 777;
+            CHECK_STATUS(qt_octree_query(tree, &bad[i].q, one, N, &total), bad[i].status);
+            CHECK(total == 777);
+            batch[4] = bad[i].q;
+            bad_index = 99;
+            CHECK_STATUS(qt_octree_query_many(tree, batch, 6, offsets, rows, 6 * N, &total,
+                                              &bad_index),
+                         bad[i].status);
+            CHECK(bad_index == 4 && total == 777);
+        }
+    }
+    CHECK(unchanged(tree, &before));
+    CHECK_OK(qt_octree_validate(tree));
+    free(before.data);
+    qt_octree_destroy(tree);
+}
+
 int main(void) {
     test_create();
     test_model();
     test_refusals();
+    test_descriptions();
     test_traverse();
     return check_summary("test_octree");
 }

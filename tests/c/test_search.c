@@ -193,34 +193,32 @@ static qt_status ix_pairs(const ix *x, qt_pair *out, size_t cap, size_t *total) 
 
 static qt_status ix_overlapping(const ix *x, qt_handle_t h, qt_handle_t *out, size_t cap,
                                 size_t *total) {
-    return x->t ? qt_overlapping(x->t, h, out, cap, total)
-                : qt_octree_overlapping(x->o, h, out, cap, total);
+    return x->t ? qt_query(x->t, QELEM(h), out, cap, total)
+                : qt_octree_query(x->o, QELEM3(h), out, cap, total);
 }
 
 static qt_status ix_query_masked(const ix *x, bx b, qt_handle_t omit, uint32_t mask,
                                  qt_handle_t *out, size_t cap, size_t *total) {
-    return x->t ? qt_query_masked(x->t, to_rect(b), omit, mask, out, cap, total)
-                : qt_octree_query_masked(x->o, to_box(b), omit, mask, out, cap, total);
+    return x->t ? qt_query(x->t, QRECT(to_rect(b), omit, mask), out, cap, total)
+                : qt_octree_query(x->o, QBOX(to_box(b), omit, mask), out, cap, total);
 }
 
 static qt_status ix_query_masked_each(const ix *x, bx b, qt_handle_t omit, uint32_t mask,
                                       qt_visit_fn visit, void *user) {
-    return x->t ? qt_query_masked_each(x->t, to_rect(b), omit, mask, visit, user)
-                : qt_octree_query_masked_each(x->o, to_box(b), omit, mask, visit, user);
+    return x->t ? qt_query_each(x->t, QRECT(to_rect(b), omit, mask), visit, user)
+                : qt_octree_query_each(x->o, QBOX(to_box(b), omit, mask), visit, user);
 }
 
 static qt_status ix_point_masked(const ix *x, const float *p, qt_handle_t omit, uint32_t mask,
                                  qt_handle_t *out, size_t cap, size_t *total) {
-    return x->t ? qt_query_point_masked(x->t, p[0], p[1], omit, mask, out, cap, total)
-                : qt_octree_query_point_masked(x->o, p[0], p[1], p[2], omit, mask, out, cap,
-                                               total);
+    return x->t ? qt_query(x->t, QPOINT(p[0], p[1], omit, mask), out, cap, total)
+                : qt_octree_query(x->o, QPOINT3(p[0], p[1], p[2], omit, mask), out, cap, total);
 }
 
 static qt_status ix_point_masked_each(const ix *x, const float *p, qt_handle_t omit,
                                       uint32_t mask, qt_visit_fn visit, void *user) {
-    return x->t ? qt_query_point_masked_each(x->t, p[0], p[1], omit, mask, visit, user)
-                : qt_octree_query_point_masked_each(x->o, p[0], p[1], p[2], omit, mask, visit,
-                                                    user);
+    return x->t ? qt_query_each(x->t, QPOINT(p[0], p[1], omit, mask), visit, user)
+                : qt_octree_query_each(x->o, QPOINT3(p[0], p[1], p[2], omit, mask), visit, user);
 }
 
 /* The snapshot bytes: a refused call must leave them as they were. */
@@ -681,23 +679,38 @@ static size_t ix_len(const ix *x) { return x->t ? qt_len(x->t) : qt_octree_len(x
 
 static qt_status ix_circle(const ix *x, const float *p, double r, uint32_t mask, qt_handle_t *out,
                            size_t cap, size_t *total) {
-    return x->t ? qt_query_circle(x->t, p[0], p[1], r, mask, out, cap, total)
-                : qt_octree_query_circle(x->o, p[0], p[1], p[2], r, mask, out, cap, total);
+    return x->t ? qt_query(x->t, QCIRCLE(p[0], p[1], r, mask), out, cap, total)
+                : qt_octree_query(x->o, QSPHERE(p[0], p[1], p[2], r, mask), out, cap, total);
 }
 
 static qt_status ix_circle_each(const ix *x, const float *p, double r, uint32_t mask,
                                 qt_visit_fn visit, void *user) {
-    return x->t ? qt_query_circle_each(x->t, p[0], p[1], r, mask, visit, user)
-                : qt_octree_query_circle_each(x->o, p[0], p[1], p[2], r, mask, visit, user);
+    return x->t ? qt_query_each(x->t, QCIRCLE(p[0], p[1], r, mask), visit, user)
+                : qt_octree_query_each(x->o, QSPHERE(p[0], p[1], p[2], r, mask), visit, user);
 }
 
+/* A batch of circle (sphere) queries: one description each, in compressed
+ * rows by qt_query_many. NULL centers give NULL descriptions. */
 static qt_status ix_circle_many(const ix *x, const float *centers, const double *radii,
                                 size_t count, uint32_t mask, size_t *offsets, qt_handle_t *out,
                                 size_t cap, size_t *total, size_t *bad) {
-    return x->t ? qt_query_circle_many(x->t, centers, radii, count, mask, offsets, out, cap, total,
-                                       bad)
-                : qt_octree_query_circle_many(x->o, centers, radii, count, mask, offsets, out, cap,
-                                              total, bad);
+    static qt_query_desc q2[64];
+    static qt_query3_desc q3[64];
+    size_t i;
+    if (count > 64) return QT_INVALID_PARAMETER;
+    for (i = 0; centers && i < count; i++) {
+        const float *c = centers + i * (size_t)x->dims;
+        if (x->t) {
+            q2[i] = qt_circle_query(c[0], c[1], radii[i]);
+            q2[i].mask = mask;
+        } else {
+            q3[i] = qt_sphere_query(c[0], c[1], c[2], radii[i]);
+            q3[i].mask = mask;
+        }
+    }
+    return x->t ? qt_query_many(x->t, centers ? q2 : NULL, count, offsets, out, cap, total, bad)
+                : qt_octree_query_many(x->o, centers ? q3 : NULL, count, offsets, out, cap, total,
+                                       bad);
 }
 
 static qt_status ix_nearest(const ix *x, const float *p, size_t k, double max_distance,

@@ -55,7 +55,7 @@ static qt_tree_stats shared_stats;
 static answer rect_answer(const qt_tree *tree, size_t q, qt_handle_t *buf, size_t cap) {
     answer a = {0, 0};
     size_t i, total = 0;
-    if (qt_query(tree, queries[q], omits[q], buf, cap, &total) != QT_OK || total > cap) {
+    if (qt_query(tree, QRECT(queries[q], omits[q], QT_MASK_ALL), buf, cap, &total) != QT_OK || total > cap) {
         a.count = (size_t)-1;
         return a;
     }
@@ -67,7 +67,7 @@ static answer rect_answer(const qt_tree *tree, size_t q, qt_handle_t *buf, size_
 static answer point_answer(const qt_tree *tree, size_t q, qt_handle_t *buf, size_t cap) {
     answer a = {0, 0};
     size_t i, total = 0;
-    if (qt_query_point(tree, queries[q].x1, queries[q].y1, omits[q], buf, cap, &total) != QT_OK ||
+    if (qt_query(tree, QPOINT(queries[q].x1, queries[q].y1, omits[q], QT_MASK_ALL), buf, cap, &total) != QT_OK ||
         total > cap) {
         a.count = (size_t)-1;
         return a;
@@ -113,7 +113,7 @@ static void *read_shared(void *arg) {
             size_t q = (r->start + k) % QUERIES;
             answer a = rect_answer(shared_tree, q, buf, ELEMENTS), b = {0, 0};
             r->mismatches += a.count != rect_answers[q].count || a.mix != rect_answers[q].mix;
-            if (qt_query_each(shared_tree, queries[q], omits[q], add_visit, &b) != QT_OK ||
+            if (qt_query_each(shared_tree, QRECT(queries[q], omits[q], QT_MASK_ALL), add_visit, &b) != QT_OK ||
                 b.count != rect_answers[q].count || b.mix != rect_answers[q].mix)
                 r->mismatches++;
             a = point_answer(shared_tree, q, buf, ELEMENTS);

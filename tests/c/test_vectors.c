@@ -253,8 +253,7 @@ typedef qt_status (*fetch_fn)(replay *r, const json_t *op, qt_handle_t *out, siz
 
 static qt_status fetch_query(replay *r, const json_t *op, qt_handle_t *out, size_t cap,
                              size_t *total) {
-    return qt_query(r->tree, rect_of(r, json_object_get(op, "rect")),
-                    handle_of(r, json_object_get(op, "omit"), 1), out, cap, total);
+    return qt_query(r->tree, QRECT(rect_of(r, json_object_get(op, "rect")), handle_of(r, json_object_get(op, "omit"), 1), QT_MASK_ALL), out, cap, total);
 }
 
 static qt_status fetch_point(replay *r, const json_t *op, qt_handle_t *out, size_t cap,
@@ -264,15 +263,12 @@ static qt_status fetch_point(replay *r, const json_t *op, qt_handle_t *out, size
         malformed(r, "point is not [x, y]");
         return QT_INTERNAL_ERROR;
     }
-    return qt_query_point(r->tree, number(r, json_array_get(p, 0)),
-                          number(r, json_array_get(p, 1)),
-                          handle_of(r, json_object_get(op, "omit"), 1), out, cap, total);
+    return qt_query(r->tree, QPOINT(number(r, json_array_get(p, 0)), number(r, json_array_get(p, 1)), handle_of(r, json_object_get(op, "omit"), 1), QT_MASK_ALL), out, cap, total);
 }
 
 static qt_status fetch_overlapping(replay *r, const json_t *op, qt_handle_t *out, size_t cap,
                                    size_t *total) {
-    return qt_overlapping(r->tree, handle_of(r, json_object_get(op, "handle"), 0), out, cap,
-                          total);
+    return qt_query(r->tree, QELEM(handle_of(r, json_object_get(op, "handle"), 0)), out, cap, total);
 }
 
 static void run_query(replay *r, const json_t *op, int expected, fetch_fn fetch) {

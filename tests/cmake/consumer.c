@@ -5,7 +5,8 @@
 
 int main(void) {
     qt_tree *tree = NULL;
-    qt_rect world = {0, 0, 100, 100}, r = {10, 10, 20, 20}, q = {15, 15, 15, 15};
+    qt_rect world = {0, 0, 100, 100}, r = {10, 10, 20, 20};
+    qt_query_desc query = qt_point_query(15, 15);
     qt_handle_t h = QT_NO_HANDLE, hit = QT_NO_HANDLE;
     size_t total = 0;
     if (strcmp(qt_version(), EXPECTED_VERSION) != 0 || strcmp(qt_version(), QT_VERSION_STRING) != 0) {
@@ -14,7 +15,7 @@ int main(void) {
         return 1;
     }
     if (qt_create(world, 8, 6, &tree) != QT_OK || qt_insert(tree, r, 42, &h) != QT_OK ||
-        qt_query(tree, q, QT_NO_HANDLE, &hit, 1, &total) != QT_OK || total != 1 || hit != h) {
+        qt_query(tree, &query, &hit, 1, &total) != QT_OK || total != 1 || hit != h) {
         fprintf(stderr, "consumer: unexpected result\n");
         return 1;
     }
