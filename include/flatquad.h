@@ -1128,6 +1128,16 @@ enum qt_status qt_octree_move_many(struct qt_octree *tree,
                                    size_t *out_bad_index);
 
 /**
+ * Sets the octree's fat-bounds margin, as `qt_set_margin`.
+ */
+enum qt_status qt_octree_set_margin(struct qt_octree *tree, float margin);
+
+/**
+ * Writes the octree's fat-bounds margin, as `qt_get_margin`.
+ */
+enum qt_status qt_octree_get_margin(const struct qt_octree *tree, float *out_margin);
+
+/**
  * Merges, one level per call, every branch whose eight children are empty
  * leaves, as `qt_cleanup`.
  */
@@ -1355,6 +1365,23 @@ enum qt_status qt_move_many(struct qt_tree *tree,
  * has nothing to do.
  */
 enum qt_status qt_cleanup(struct qt_tree *tree);
+
+/**
+ * Sets the fat-bounds margin, in world units (0, the default, for none):
+ * each element is filed by its box grown by `margin` on every side, so a
+ * `qt_move` that stays inside that fat box costs no relink. Every query,
+ * pair, search and event still answers on the elements' own boxes: the
+ * margin changes speed, never a result. Setting it refiles every element.
+ *
+ * Returns `QT_INVALID_PARAMETER` for a NaN, negative or infinite margin
+ * (nothing changes).
+ */
+enum qt_status qt_set_margin(struct qt_tree *tree, float margin);
+
+/**
+ * Writes the fat-bounds margin (`qt_set_margin`; 0 for none) to `*out_margin`.
+ */
+enum qt_status qt_get_margin(const struct qt_tree *tree, float *out_margin);
 
 /**
  * Removes every element (all handles go stale) and, from a quadtree, every

@@ -156,6 +156,21 @@ pub unsafe extern "C" fn qt_octree_move_many(
     guard(|| move_many(tree, handles, boxes.cast::<Box3>(), count, out_bad_index))
 }
 
+/// Sets the octree's fat-bounds margin, as `qt_set_margin`.
+#[no_mangle]
+pub unsafe extern "C" fn qt_octree_set_margin(tree: *mut qt_octree, margin: f32) -> qt_status {
+    guard(|| set_margin(tree, margin))
+}
+
+/// Writes the octree's fat-bounds margin, as `qt_get_margin`.
+#[no_mangle]
+pub unsafe extern "C" fn qt_octree_get_margin(
+    tree: *const qt_octree,
+    out_margin: *mut f32,
+) -> qt_status {
+    guard(|| margin(tree, out_margin))
+}
+
 /// Merges, one level per call, every branch whose eight children are empty
 /// leaves, as `qt_cleanup`.
 #[no_mangle]

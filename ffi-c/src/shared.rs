@@ -150,6 +150,18 @@ pub(crate) unsafe fn cleanup<W: Shell>(tree: *mut W) -> Status {
     Ok(())
 }
 
+pub(crate) unsafe fn set_margin<W: Shell>(tree: *mut W, margin: f32) -> Status {
+    tree_mut(tree)?.tree.set_margin(margin)?;
+    Ok(())
+}
+
+pub(crate) unsafe fn margin<W: Shell>(tree: *const W, out_margin: *mut f32) -> Status {
+    let tree = tree_ref(tree)?;
+    let out_margin = Out::new(out_margin)?;
+    out_margin.write(tree.margin());
+    Ok(())
+}
+
 pub(crate) unsafe fn clear<W: Shell>(tree: *mut W) -> Status {
     tree_mut(tree)?.tree.clear();
     Ok(())

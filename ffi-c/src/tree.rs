@@ -149,6 +149,25 @@ pub unsafe extern "C" fn qt_cleanup(tree: *mut qt_tree) -> qt_status {
     guard(|| cleanup(tree))
 }
 
+/// Sets the fat-bounds margin, in world units (0, the default, for none):
+/// each element is filed by its box grown by `margin` on every side, so a
+/// `qt_move` that stays inside that fat box costs no relink. Every query,
+/// pair, search and event still answers on the elements' own boxes: the
+/// margin changes speed, never a result. Setting it refiles every element.
+///
+/// Returns `QT_INVALID_PARAMETER` for a NaN, negative or infinite margin
+/// (nothing changes).
+#[no_mangle]
+pub unsafe extern "C" fn qt_set_margin(tree: *mut qt_tree, margin: f32) -> qt_status {
+    guard(|| set_margin(tree, margin))
+}
+
+/// Writes the fat-bounds margin (`qt_set_margin`; 0 for none) to `*out_margin`.
+#[no_mangle]
+pub unsafe extern "C" fn qt_get_margin(tree: *const qt_tree, out_margin: *mut f32) -> qt_status {
+    guard(|| margin(tree, out_margin))
+}
+
 /// Removes every element (all handles go stale) and, from a quadtree, every
 /// node but the root, keeping the memory for reuse.
 #[no_mangle]

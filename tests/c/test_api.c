@@ -1073,6 +1073,71 @@ static void test_queries_exact(void) {
     }
 }
 
+/* Fat bounds: with a margin the answers stay those of brute force on the
+ * elements' own boxes, through small moves (inside the fat boxes), far moves
+ * and a snapshot; bad margins are refused and change nothing. */
+static void test_margin(void) {
+    qt_rect world = {0, 0, 1000, 1000};
+    model *m = make_model(world, 4, 8);
+    qt_tree *copy = NULL;
+    snapshot before;
+    float margin = -1;
+    size_t i, round, size = 0;
+    uint8_t *bytes;
+
+    CHECK_OK(qt_get_margin(m->tree, &margin));
+    CHECK(margin == 0);
+    CHECK_OK(qt_set_margin(m->tree, 5.0f));
+    CHECK_OK(qt_get_margin(m->tree, &margin));
+    CHECK(margin == 5.0f);
+    CHECK_OK(qt_validate(m->tree));
+    check_queries(m, world);
+    for (round = 0; round < 3; round++) {
+        for (i = 0; i < MODEL_N; i++) {
+            float step = i % 10 == 0 ? 60.0f : 3.0f; /* most stay inside their fat box */
+            float dx = (rnd() - 0.5f) * step, dy = (rnd() - 0.5f) * step;
+            qt_rect r = m->rect[i];
+            if (!m->live[i]) continue;
+            m->rect[i] = rect(r.x1 + dx, r.y1 + dy, r.x2 + dx, r.y2 + dy);
+            CHECK_OK(qt_move(m->tree, m->handle[i], m->rect[i]));
+        }
+        CHECK_OK(qt_cleanup(m->tree));
+        CHECK_OK(qt_validate(m->tree));
+        check_queries(m, world);
+    }
+    /* A snapshot keeps the margin and the own boxes. */
+    CHECK_OK(qt_to_bytes(m->tree, NULL, 0, &size));
+    bytes = (uint8_t *)malloc(size);
+    CHECK_OK(qt_to_bytes(m->tree, bytes, size, &size));
+    CHECK_OK(qt_from_bytes(bytes, size, &copy));
+    margin = 0;
+    CHECK_OK(qt_get_margin(copy, &margin));
+    CHECK(margin == 5.0f);
+    for (i = 0; i < MODEL_N; i++) {
+        qt_rect r;
+        if (!m->live[i]) continue;
+        CHECK_OK(qt_element_rect(copy, m->handle[i], &r));
+        CHECK(memcmp(&r, &m->rect[i], sizeof r) == 0);
+    }
+    qt_destroy(copy);
+    free(bytes);
+
+    before = take(m->tree);
+    CHECK_STATUS(qt_set_margin(m->tree, NAN), QT_INVALID_PARAMETER);
+    CHECK_STATUS(qt_set_margin(m->tree, -1.0f), QT_INVALID_PARAMETER);
+    CHECK_STATUS(qt_set_margin(m->tree, INFINITY), QT_INVALID_PARAMETER);
+    CHECK_STATUS(qt_set_margin(NULL, 1.0f), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_get_margin(NULL, &margin), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_get_margin(m->tree, NULL), QT_NULL_ARGUMENT);
+    CHECK_UNCHANGED(m->tree, before);
+    drop_snapshot(&before);
+    /* Cleared again: the same answers without a margin. */
+    CHECK_OK(qt_set_margin(m->tree, 0.0f));
+    CHECK_OK(qt_validate(m->tree));
+    check_queries(m, world);
+    free_model(m);
+}
+
 /* ---------------------------------------------------------------- query contracts */
 
 static void test_query_contracts(void) {
@@ -1923,6 +1988,7 @@ int main(void) {
         test_move_many();
         test_remove_many();
         test_queries_exact();
+        test_margin();
         test_query_contracts();
         test_query_descriptions();
         test_clear_elements_params();

@@ -576,11 +576,49 @@ static void test_descriptions(void) {
     qt_octree_destroy(tree);
 }
 
+/* Fat bounds on the octree: after small moves (inside the fat boxes) and
+ * far ones every query still matches brute force on the own boxes; bad
+ * margins are refused. */
+static void test_margin(void) {
+    qt_octree *tree = NULL;
+    size_t i, round;
+    float margin = -1;
+    REQUIRE_OK(qt_octree_create(box(0, 0, 0, 100, 100, 100), 4, 6, &tree));
+    CHECK_OK(qt_octree_set_margin(tree, 2.0f));
+    CHECK_OK(qt_octree_get_margin(tree, &margin));
+    CHECK(margin == 2.0f);
+    for (i = 0; i < N; i++) {
+        boxes[i] = random_box();
+        REQUIRE_OK(qt_octree_insert(tree, boxes[i], (uint32_t)i, &handles[i]));
+        live[i] = 1;
+    }
+    check_all_queries(tree);
+    for (round = 0; round < 3; round++) {
+        for (i = 0; i < N; i++) {
+            float step = i % 8 == 0 ? 30.0f : 1.5f;
+            qt_box b = boxes[i];
+            float dx = (rnd() - 0.5f) * step, dy = (rnd() - 0.5f) * step, dz = (rnd() - 0.5f) * step;
+            boxes[i] = box(b.x1 + dx, b.y1 + dy, b.z1 + dz, b.x2 + dx, b.y2 + dy, b.z2 + dz);
+            CHECK_OK(qt_octree_move(tree, handles[i], boxes[i]));
+        }
+        CHECK_OK(qt_octree_validate(tree));
+        check_all_queries(tree);
+    }
+    CHECK_STATUS(qt_octree_set_margin(tree, NAN), QT_INVALID_PARAMETER);
+    CHECK_STATUS(qt_octree_set_margin(tree, -2.0f), QT_INVALID_PARAMETER);
+    CHECK_STATUS(qt_octree_set_margin(NULL, 2.0f), QT_NULL_ARGUMENT);
+    CHECK_STATUS(qt_octree_get_margin(tree, NULL), QT_NULL_ARGUMENT);
+    CHECK_OK(qt_octree_get_margin(tree, &margin));
+    CHECK(margin == 2.0f);
+    qt_octree_destroy(tree);
+}
+
 int main(void) {
     test_create();
     test_model();
     test_refusals();
     test_descriptions();
+    test_margin();
     test_traverse();
     return check_summary("test_octree");
 }
