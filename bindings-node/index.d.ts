@@ -80,7 +80,7 @@ export declare class Grid {
    * Throws a `RangeError` for a world that is not finite or has no area, or
    * options out of range; a `TypeError` for arguments of the wrong type.
    */
-  constructor(world: Rectangle | WorldRect, options?: GridCells | GridCellSize)
+  constructor(world: Rectangle | WorldRect, options?: GridCells | GridCellSize | MarginOption)
   /** Columns of cells. */
   get columns(): number
   /** Rows of cells. */
@@ -103,6 +103,17 @@ export declare class Grid {
    * (never issued, already removed, or cleared); nothing is changed then.
    */
   remove(handle: Handle): void
+  /**
+   * The fat-bounds margin, in world units (a 32-bit float; 0 for
+   * none; the constructor's `margin` option). Each element is filed
+   * by its box grown by the margin on every side, so a move that
+   * stays inside that fat box costs no relink; every query, pair,
+   * search and contact event still answers on the elements' own
+   * boxes. Setting it refiles every element; a NaN, negative or
+   * infinite value throws a `RangeError` and changes nothing.
+   */
+  get margin(): number
+  set margin(margin: number)
   /**
    * The lazy tidying after moves and removals (a quadtree merges
    * emptied branches, one level per call; a loose grid shrinks its
@@ -373,7 +384,7 @@ export declare class LooseGrid {
    * Throws a `RangeError` for a world that is not finite or has no area, or
    * options out of range; a `TypeError` for arguments of the wrong type.
    */
-  constructor(world: Rectangle | WorldRect, options?: LooseGridCells | LooseGridCellSize)
+  constructor(world: Rectangle | WorldRect, options?: LooseGridCells | LooseGridCellSize | MarginOption)
   /** Columns of loose cells. */
   get columns(): number
   /** Rows of loose cells. */
@@ -396,6 +407,17 @@ export declare class LooseGrid {
    * (never issued, already removed, or cleared); nothing is changed then.
    */
   remove(handle: Handle): void
+  /**
+   * The fat-bounds margin, in world units (a 32-bit float; 0 for
+   * none; the constructor's `margin` option). Each element is filed
+   * by its box grown by the margin on every side, so a move that
+   * stays inside that fat box costs no relink; every query, pair,
+   * search and contact event still answers on the elements' own
+   * boxes. Setting it refiles every element; a NaN, negative or
+   * infinite value throws a `RangeError` and changes nothing.
+   */
+  get margin(): number
+  set margin(margin: number)
   /**
    * The lazy tidying after moves and removals (a quadtree merges
    * emptied branches, one level per call; a loose grid shrinks its
@@ -695,6 +717,17 @@ export declare class LooseQuadtree {
    * (never issued, already removed, or cleared); nothing is changed then.
    */
   remove(handle: Handle): void
+  /**
+   * The fat-bounds margin, in world units (a 32-bit float; 0 for
+   * none; the constructor's `margin` option). Each element is filed
+   * by its box grown by the margin on every side, so a move that
+   * stays inside that fat box costs no relink; every query, pair,
+   * search and contact event still answers on the elements' own
+   * boxes. Setting it refiles every element; a NaN, negative or
+   * infinite value throws a `RangeError` and changes nothing.
+   */
+  get margin(): number
+  set margin(margin: number)
   /**
    * The lazy tidying after moves and removals (a quadtree merges
    * emptied branches, one level per call; a loose grid shrinks its
@@ -1058,6 +1091,17 @@ export declare class Octree {
    */
   remove(handle: Handle): void
   /**
+   * The fat-bounds margin, in world units (a 32-bit float; 0 for
+   * none; the constructor's `margin` option). Each element is filed
+   * by its box grown by the margin on every side, so a move that
+   * stays inside that fat box costs no relink; every query, pair,
+   * search and contact event still answers on the elements' own
+   * boxes. Setting it refiles every element; a NaN, negative or
+   * infinite value throws a `RangeError` and changes nothing.
+   */
+  get margin(): number
+  set margin(margin: number)
+  /**
    * The lazy tidying after moves and removals (a quadtree merges
    * emptied branches, one level per call; a loose grid shrinks its
    * cells' boxes): call it once a frame, after the moves.
@@ -1260,6 +1304,17 @@ export declare class Quadtree {
    * (never issued, already removed, or cleared); nothing is changed then.
    */
   remove(handle: Handle): void
+  /**
+   * The fat-bounds margin, in world units (a 32-bit float; 0 for
+   * none; the constructor's `margin` option). Each element is filed
+   * by its box grown by the margin on every side, so a move that
+   * stays inside that fat box costs no relink; every query, pair,
+   * search and contact event still answers on the elements' own
+   * boxes. Setting it refiles every element; a NaN, negative or
+   * infinite value throws a `RangeError` and changes nothing.
+   */
+  get margin(): number
+  set margin(margin: number)
   /**
    * The lazy tidying after moves and removals (a quadtree merges
    * emptied branches, one level per call; a loose grid shrinks its
@@ -1566,6 +1621,12 @@ export declare function fromBytes(bytes: Uint8Array): Quadtree | Grid | LooseGri
 export interface GridCells {
   columns: number
   rows: number
+  /**
+   * Fat bounds, in world units (default 0, none): each element is filed by
+   * its box grown by this on every side, so moves that stay inside cost no
+   * relink. Finite and at least 0; results are as exact either way.
+   */
+  margin?: number
 }
 
 /**
@@ -1574,6 +1635,12 @@ export interface GridCells {
  */
 export interface GridCellSize {
   cellSize: number | [number, number]
+  /**
+   * Fat bounds, in world units (default 0, none): each element is filed by
+   * its box grown by this on every side, so moves that stay inside cost no
+   * relink. Finite and at least 0; results are as exact either way.
+   */
+  margin?: number
 }
 
 /**
@@ -1610,11 +1677,23 @@ export interface LooseGridCells {
   rows: number
   tightColumns: number
   tightRows: number
+  /**
+   * Fat bounds, in world units (default 0, none): each element is filed by
+   * its box grown by this on every side, so moves that stay inside cost no
+   * relink. Finite and at least 0; results are as exact either way.
+   */
+  margin?: number
 }
 
 /** `LooseGrid` options by size: square loose cells of `cellSize`. */
 export interface LooseGridCellSize {
   cellSize: number
+  /**
+   * Fat bounds, in world units (default 0, none): each element is filed by
+   * its box grown by this on every side, so moves that stay inside cost no
+   * relink. Finite and at least 0; results are as exact either way.
+   */
+  margin?: number
 }
 
 /** `LooseQuadtree` options; a left-out one takes its default. */
@@ -1633,6 +1712,25 @@ export interface LooseQuadtreeOptions {
    * out, no bound). Any size is fine either way, and results are as exact.
    */
   maxExtent?: number
+  /**
+   * Fat bounds, in world units (default 0, none): each element is filed by
+   * its box grown by this on every side, so moves that stay inside cost no
+   * relink. Finite and at least 0; results are as exact either way.
+   */
+  margin?: number
+}
+
+/**
+ * A grid's options with only the fat-bounds margin (the cells the
+ * world's defaults).
+ */
+export interface MarginOption {
+  /**
+   * Fat bounds, in world units (default 0, none): each element is filed by
+   * its box grown by this on every side, so moves that stay inside cost no
+   * relink. Finite and at least 0; results are as exact either way.
+   */
+  margin?: number
 }
 
 /** Options of `nearestMany`: those of `nearest` but the callback. */
@@ -1757,6 +1855,12 @@ export interface OctreeOptions {
    * 6, at most 30): `world / 2^maxDepth ≈ 2 × element size`.
    */
   maxDepth?: number
+  /**
+   * Fat bounds, in world units (default 0, none): each element is filed by
+   * its box grown by this on every side, so moves that stay inside cost no
+   * relink. Finite and at least 0; results are as exact either way.
+   */
+  margin?: number
 }
 
 /**
@@ -1784,6 +1888,12 @@ export interface QuadtreeOptions {
    * element: `world / 2^maxDepth ≈ 2 × element size`.
    */
   maxDepth?: number
+  /**
+   * Fat bounds, in world units (default 0, none): each element is filed by
+   * its box grown by this on every side, so moves that stay inside cost no
+   * relink. Finite and at least 0; results are as exact either way.
+   */
+  margin?: number
 }
 
 /**

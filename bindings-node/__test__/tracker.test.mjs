@@ -20,9 +20,12 @@ const SUBJECTS = [
   ...CLASSES.flatMap(({ name, Class, small }) => [
     { name: `${name} ${JSON.stringify(small)}`, make: () => new Class(WORLD2, small), axes: 2 },
     { name: `${name} defaults`, make: () => new Class(WORLD2), axes: 2 },
+    // Fat bounds: the events stay those of the own boxes.
+    { name: `${name} margin 1.5`, make: () => new Class(WORLD2, { ...small, margin: 1.5 }), axes: 2 },
   ]),
   { name: 'Octree { maxElements: 2, maxDepth: 5 }', make: () => new Octree(WORLD3, { maxElements: 2, maxDepth: 5 }), axes: 3 },
   { name: 'Octree defaults', make: () => new Octree(WORLD3), axes: 3 },
+  { name: 'Octree margin 1.5', make: () => new Octree(WORLD3, { maxElements: 2, margin: 1.5 }), axes: 3 },
 ]
 
 // Corners on a coarse grid (edges touch often) or anywhere, in and around the world.

@@ -46,6 +46,23 @@ macro_rules! common_methods {
                 self.index.remove(env, &handle)
             }
 
+            /// The fat-bounds margin, in world units (a 32-bit float; 0 for
+            /// none; the constructor's `margin` option). Each element is filed
+            /// by its box grown by the margin on every side, so a move that
+            /// stays inside that fat box costs no relink; every query, pair,
+            /// search and contact event still answers on the elements' own
+            /// boxes. Setting it refiles every element; a NaN, negative or
+            /// infinite value throws a `RangeError` and changes nothing.
+            #[napi(getter, catch_unwind)]
+            pub fn margin(&self, env: &Env) -> napi::Result<f64> {
+                self.index.margin(env)
+            }
+
+            #[napi(setter, js_name = "margin", catch_unwind, ts_args_type = "margin: number")]
+            pub fn set_margin(&self, env: &Env, margin: Unknown<'_>) -> napi::Result<()> {
+                self.index.set_margin(env, &margin)
+            }
+
             /// The lazy tidying after moves and removals (a quadtree merges
             /// emptied branches, one level per call; a loose grid shrinks its
             /// cells' boxes): call it once a frame, after the moves.
@@ -767,7 +784,7 @@ impl Quadtree {
         world: Unknown<'_>,
         options: Option<Unknown<'_>>,
     ) -> napi::Result<Self> {
-        let index = Index::construct(env, &this, &world, |world| {
+        let index = Index::construct(env, &this, &world, options.as_ref(), |world| {
             tree_options(options.as_ref(), world, flatquad::Quadtree::new)
         })?;
         Ok(Quadtree { index })
@@ -806,7 +823,7 @@ impl Grid {
     #[napi(
         constructor,
         catch_unwind,
-        ts_args_type = "world: Rectangle | WorldRect, options?: GridCells | GridCellSize"
+        ts_args_type = "world: Rectangle | WorldRect, options?: GridCells | GridCellSize | MarginOption"
     )]
     pub fn new(
         env: &Env,
@@ -816,7 +833,7 @@ impl Grid {
     ) -> napi::Result<Self> {
         use flatquad::Grid as Core;
         const FORMS: &str = "{ columns, rows } or { cellSize }";
-        let index = Index::construct(env, &this, &world, |world| {
+        let index = Index::construct(env, &this, &world, options.as_ref(), |world| {
             let Some(options) = args::options(options.as_ref(), FORMS)? else {
                 return Ok(Core::for_world(world));
             };
@@ -879,7 +896,7 @@ impl LooseGrid {
     #[napi(
         constructor,
         catch_unwind,
-        ts_args_type = "world: Rectangle | WorldRect, options?: LooseGridCells | LooseGridCellSize"
+        ts_args_type = "world: Rectangle | WorldRect, options?: LooseGridCells | LooseGridCellSize | MarginOption"
     )]
     pub fn new(
         env: &Env,
@@ -889,7 +906,7 @@ impl LooseGrid {
     ) -> napi::Result<Self> {
         use flatquad::LooseGrid as Core;
         const FORMS: &str = "{ columns, rows, tightColumns, tightRows } or { cellSize }";
-        let index = Index::construct(env, &this, &world, |world| {
+        let index = Index::construct(env, &this, &world, options.as_ref(), |world| {
             let Some(options) = args::options(options.as_ref(), FORMS)? else {
                 return Ok(Core::for_world(world));
             };
@@ -969,7 +986,7 @@ impl LooseQuadtree {
         options: Option<Unknown<'_>>,
     ) -> napi::Result<Self> {
         use flatquad::LooseQuadtree as Core;
-        let index = Index::construct(env, &this, &world, |world| {
+        let index = Index::construct(env, &this, &world, options.as_ref(), |world| {
             let max_extent =
                 match args::options(options.as_ref(), "{ maxElements, maxDepth, maxExtent }")? {
                     Some(options) => args::option_f32(options, c"maxExtent")?,

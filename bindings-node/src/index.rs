@@ -253,9 +253,17 @@ impl Index {
         env: &Env,
         this: &This<'_>,
         world: &Unknown<'_>,
+        options: Option<&Unknown<'_>>,
         build: impl FnOnce(Rect) -> Outcome<Result<C, flatquad::Error>>,
     ) -> napi::Result<Index> {
-        Index::construct_with(env, this, C::KIND.name(), || args::world(world), build)
+        Index::construct_with(
+            env,
+            this,
+            C::KIND.name(),
+            || args::world(world),
+            options,
+            build,
+        )
     }
 
     /// An index of whichever kind the snapshot holds.
@@ -361,11 +369,13 @@ impl<T: Held> Index<T> {
     /// called with `new`, reads the world (`world` gives it and how to show
     /// it), and runs `build`, which reads the options and calls the core's
     /// constructor. The core's refusal names the argument.
-    pub(crate) fn construct_with<B, C: Into<T>>(
+    /// `options.margin`, read once here for every class, sets the fat bounds.
+    pub(crate) fn construct_with<B, C: Into<T> + SpatialIndex>(
         env: &Env,
         this: &This<'_>,
         name: &str,
         world: impl FnOnce() -> Outcome<(B, String)>,
+        options: Option<&Unknown<'_>>,
         build: impl FnOnce(B) -> Outcome<Result<C, flatquad::Error>>,
     ) -> napi::Result<Index<T>> {
         let outcome = guarded(
@@ -373,7 +383,16 @@ impl<T: Held> Index<T> {
             || {
                 called_with_new(env, this, name)?;
                 let (world, shown) = world()?;
-                build(world)?.map_err(|error| match error.root() {
+                let structure = build(world)?;
+                let margin = match args::options(options, "{ margin }")? {
+                    Some(options) => args::option_f32(options, c"margin")?,
+                    None => None,
+                };
+                let structure = match margin {
+                    Some(margin) => structure.and_then(|s| s.with_margin(margin)),
+                    None => structure,
+                };
+                structure.map_err(|error| match error.root() {
                     e if e.kind() == ErrorKind::InvalidWorld => {
                         core(error).context(format!("world {shown}"))
                     }
@@ -527,6 +546,17 @@ impl<T: Held> Index<T> {
             let handle = args::handle(handle, "handle")?;
             let rect = args::any_box::<T::Bounds>(coords)?;
             index.update(handle, rect).map_err(core)
+        })
+    }
+
+    pub(crate) fn margin(&self, env: &Env) -> napi::Result<f64> {
+        self.read(env, |index| Ok(f64::from(index.margin())))
+    }
+
+    pub(crate) fn set_margin(&self, env: &Env, margin: &Unknown<'_>) -> napi::Result<()> {
+        self.write(env, "margin", |index| {
+            let margin = args::number(margin, "margin")? as f32;
+            index.set_margin(margin).map_err(core)
         })
     }
 

@@ -34,6 +34,10 @@ pub struct OctreeOptions {
     /// Depth below which leaves no longer split; the root is depth 0 (default
     /// 6, at most 30): `world / 2^maxDepth ≈ 2 × element size`.
     pub max_depth: Option<u32>,
+    /// Fat bounds, in world units (default 0, none): each element is filed by
+    /// its box grown by this on every side, so moves that stay inside cost no
+    /// relink. Finite and at least 0; results are as exact either way.
+    pub margin: Option<f64>,
 }
 
 /// The other form of the world a constructor takes: top-left corner `(x, y)`,
@@ -56,6 +60,10 @@ pub struct QuadtreeOptions {
     /// at most 30). Pick it so the deepest cells are a little larger than a typical
     /// element: `world / 2^maxDepth ≈ 2 × element size`.
     pub max_depth: Option<u32>,
+    /// Fat bounds, in world units (default 0, none): each element is filed by
+    /// its box grown by this on every side, so moves that stay inside cost no
+    /// relink. Finite and at least 0; results are as exact either way.
+    pub margin: Option<f64>,
 }
 
 /// `LooseQuadtree` options; a left-out one takes its default.
@@ -71,6 +79,20 @@ pub struct LooseQuadtreeOptions {
     /// do not widen the boxes the small ones share (positive and finite; left
     /// out, no bound). Any size is fine either way, and results are as exact.
     pub max_extent: Option<f64>,
+    /// Fat bounds, in world units (default 0, none): each element is filed by
+    /// its box grown by this on every side, so moves that stay inside cost no
+    /// relink. Finite and at least 0; results are as exact either way.
+    pub margin: Option<f64>,
+}
+
+/// A grid's options with only the fat-bounds margin (the cells the
+/// world's defaults).
+#[napi(object)]
+pub struct MarginOption {
+    /// Fat bounds, in world units (default 0, none): each element is filed by
+    /// its box grown by this on every side, so moves that stay inside cost no
+    /// relink. Finite and at least 0; results are as exact either way.
+    pub margin: Option<f64>,
 }
 
 /// `Grid` options by count: `columns × rows` cells over the world.
@@ -78,6 +100,10 @@ pub struct LooseQuadtreeOptions {
 pub struct GridCells {
     pub columns: u32,
     pub rows: u32,
+    /// Fat bounds, in world units (default 0, none): each element is filed by
+    /// its box grown by this on every side, so moves that stay inside cost no
+    /// relink. Finite and at least 0; results are as exact either way.
+    pub margin: Option<f64>,
 }
 
 /// `Grid` options by size: cells of `cellSize` (square) or `[width, height]`,
@@ -86,6 +112,10 @@ pub struct GridCells {
 pub struct GridCellSize {
     #[napi(ts_type = "number | [number, number]")]
     pub cell_size: f64,
+    /// Fat bounds, in world units (default 0, none): each element is filed by
+    /// its box grown by this on every side, so moves that stay inside cost no
+    /// relink. Finite and at least 0; results are as exact either way.
+    pub margin: Option<f64>,
 }
 
 /// `LooseGrid` options by count: `columns × rows` loose cells (every element
@@ -97,12 +127,20 @@ pub struct LooseGridCells {
     pub rows: u32,
     pub tight_columns: u32,
     pub tight_rows: u32,
+    /// Fat bounds, in world units (default 0, none): each element is filed by
+    /// its box grown by this on every side, so moves that stay inside cost no
+    /// relink. Finite and at least 0; results are as exact either way.
+    pub margin: Option<f64>,
 }
 
 /// `LooseGrid` options by size: square loose cells of `cellSize`.
 #[napi(object)]
 pub struct LooseGridCellSize {
     pub cell_size: f64,
+    /// Fat bounds, in world units (default 0, none): each element is filed by
+    /// its box grown by this on every side, so moves that stay inside cost no
+    /// relink. Finite and at least 0; results are as exact either way.
+    pub margin: Option<f64>,
 }
 
 /// One node of a tree or one cell of a grid, as `traverse` visits it.

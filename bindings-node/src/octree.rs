@@ -63,6 +63,7 @@ impl Octree {
             &this,
             "Octree",
             || args::world3(&world),
+            options.as_ref(),
             |world| {
                 use flatquad::Octree as Defaults;
                 let (mut max_elements, mut max_depth) = (None, None);

@@ -28,6 +28,10 @@ type Box6 = (f64, f64, f64, f64, f64, f64);
 ///     A leaf splits when it holds more (default 8).
 /// max_depth : int
 ///     The deepest level, at most 30 (default 6: 64**3 cells).
+/// margin : float, keyword-only, default 0
+///     Fat bounds: each element is filed by its box grown by this much on
+///     every side, so moves that stay inside cost no relink (finite, >= 0;
+///     the ``margin`` property). Results are as exact with or without.
 ///
 /// Every method is the 2D classes' with 6-number boxes: ``insert``,
 /// ``insert_many`` (an ``(n, 6)`` float32 or float64 array, read in place),
@@ -92,17 +96,19 @@ fn six(v: Vec<f64>) -> Box6 {
 
 index_methods!(Octree, "_restore_octree", [
     #[new]
-    #[pyo3(signature = (world, max_elements = 8, max_depth = 6))]
+    #[pyo3(signature = (world, max_elements = 8, max_depth = 6, *, margin = 0.0))]
     fn new(
         py: Python<'_>,
         world: &Bound<'_, PyAny>,
         max_elements: i64,
         max_depth: i64,
+        margin: f64,
     ) -> PyResult<Self> {
         let world = convert::any_box::<Box3>(world, "world")?;
         let max_elements = count(py, max_elements, "max_elements")?;
         let max_depth = count(py, max_depth, "max_depth")?;
         let tree = flatquad::Octree::new(world, max_elements, max_depth)
+            .and_then(|tree| tree.with_margin(margin as f32))
             .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
         Ok(Octree::wrap(tree))
     }

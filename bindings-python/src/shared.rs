@@ -117,6 +117,20 @@ pub(crate) fn move_to<T: Core>(
     result.map_err(|e| errors::to_py(py, e, Args::SINGLE))
 }
 
+pub(crate) fn margin<T: Core>(lock: &IndexLock<T>, py: Python<'_>) -> f64 {
+    f64::from(lock.read(py).margin())
+}
+
+/// Sets the fat-bounds margin (refiles every element, so without the GIL).
+pub(crate) fn set_margin<T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'_>,
+    margin: f64,
+) -> PyResult<()> {
+    let result = lock.write_detached(py, |index| index.set_margin(margin as f32))?;
+    result.map_err(|e| errors::to_py(py, e, Args::SINGLE))
+}
+
 pub(crate) fn cleanup<T: Core>(lock: &IndexLock<T>, py: Python<'_>) -> PyResult<()> {
     lock.write_detached(py, |index| index.cleanup())
 }
@@ -523,6 +537,27 @@ macro_rules! index_methods {
                 rect: &Bound<'_, PyAny>,
             ) -> PyResult<()> {
                 shared::move_to(&self.lock, py, handle, rect)
+            }
+
+            /// The fat-bounds margin, in world units (float32; 0 for none; the
+            /// constructors' ``margin=``). Each element is filed by its box grown
+            /// by the margin on every side, so a move that stays inside that fat
+            /// box costs no relink. Every query, pair, search and contact event
+            /// still answers on the elements' own boxes: the margin changes
+            /// speed, never a result. Setting it refiles every element.
+            ///
+            /// Raises
+            /// ------
+            /// ValueError
+            ///     When set to a NaN, negative or infinite value (nothing changes).
+            #[getter]
+            fn get_margin(&self, py: Python<'_>) -> f64 {
+                shared::margin(&self.lock, py)
+            }
+
+            #[setter]
+            fn set_margin(&self, py: Python<'_>, margin: f64) -> PyResult<()> {
+                shared::set_margin(&self.lock, py, margin)
             }
 
             /// The lazy tidying after moves and removals (a quadtree merges emptied

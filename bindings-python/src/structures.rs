@@ -21,12 +21,16 @@ trait Subclass: PyClass<BaseType = Index> + Default {
     fn core(index: &AnyIndex) -> Option<&Self::Core>;
 }
 
-/// A new instance of `T` holding `structure`, or the core's error.
+/// A new instance of `T` holding `structure` with the fat-bounds `margin`,
+/// or the core's error.
 fn init<T: Subclass>(
     py: Python<'_>,
     structure: Result<T::Core, Error>,
+    margin: f64,
 ) -> PyResult<PyClassInitializer<T>> {
-    let structure = structure.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
+    let structure = structure
+        .and_then(|structure| structure.with_margin(margin as f32))
+        .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
     Ok(PyClassInitializer::from(Index::new(structure.into())).add_subclass(T::default()))
 }
 
@@ -54,12 +58,13 @@ fn init_tree<T: Subclass>(
     bounds: &Bound<'_, PyAny>,
     max_elements: i64,
     max_depth: i64,
+    margin: f64,
     new: impl FnOnce(flatquad::Rect, u32, u32) -> Result<T::Core, Error>,
 ) -> PyResult<PyClassInitializer<T>> {
     let world = convert::rect(bounds, "bounds")?;
     let max_elements = count(py, max_elements, "max_elements")?;
     let max_depth = count(py, max_depth, "max_depth")?;
-    init(py, new(world, max_elements, max_depth))
+    init(py, new(world, max_elements, max_depth), margin)
 }
 
 /// The Python object for `index`: an instance of its kind's class.
@@ -142,6 +147,10 @@ pub(crate) fn parameters(index: &AnyIndex) -> String {
 ///     Cells stop splitting at this depth (the root is depth 0; at most 30).
 ///     Pick it so that the smallest cells, ``(x2 - x1) / 2**max_depth``
 ///     wide, are a little larger than a typical element.
+/// margin : float, keyword-only, default 0
+///     Fat bounds: each element is filed by its box grown by this much on
+///     every side, so moves that stay inside cost no relink (finite, >= 0;
+///     the ``margin`` property). Results are as exact with or without.
 ///
 /// Examples
 /// --------
@@ -171,14 +180,22 @@ impl Subclass for Quadtree {
 #[pymethods]
 impl Quadtree {
     #[new]
-    #[pyo3(signature = (bounds, max_elements = 8, max_depth = 8))]
+    #[pyo3(signature = (bounds, max_elements = 8, max_depth = 8, *, margin = 0.0))]
     fn new(
         py: Python<'_>,
         bounds: &Bound<'_, PyAny>,
         max_elements: i64,
         max_depth: i64,
+        margin: f64,
     ) -> PyResult<PyClassInitializer<Self>> {
-        init_tree(py, bounds, max_elements, max_depth, flatquad::Quadtree::new)
+        init_tree(
+            py,
+            bounds,
+            max_elements,
+            max_depth,
+            margin,
+            flatquad::Quadtree::new,
+        )
     }
 
     /// Elements a cell holds before it splits.
@@ -208,6 +225,10 @@ impl Quadtree {
 /// cell_size : float or (width, height), optional
 ///     Instead of ``columns`` and ``rows``: cells of about this size (the
 ///     world divided into whole numbers of cells, rounded up).
+/// margin : float, keyword-only, default 0
+///     Fat bounds: each element is filed by its box grown by this much on
+///     every side, so moves that stay inside cost no relink (finite, >= 0;
+///     the ``margin`` property). Results are as exact with or without.
 ///
 /// With neither, the grid has the core's default cells for the world
 /// (``Grid.for_world`` in Rust). Cells about 2 to 4 times a typical element's
@@ -237,13 +258,14 @@ impl Subclass for Grid {
 #[pymethods]
 impl Grid {
     #[new]
-    #[pyo3(signature = (bounds, columns = None, rows = None, cell_size = None))]
+    #[pyo3(signature = (bounds, columns = None, rows = None, cell_size = None, *, margin = 0.0))]
     fn new(
         py: Python<'_>,
         bounds: &Bound<'_, PyAny>,
         columns: Option<i64>,
         rows: Option<i64>,
         cell_size: Option<&Bound<'_, PyAny>>,
+        margin: f64,
     ) -> PyResult<PyClassInitializer<Self>> {
         let world = convert::rect(bounds, "bounds")?;
         let cell_size = cell_size.filter(|size| !size.is_none());
@@ -267,7 +289,7 @@ impl Grid {
                 ))
             }
         };
-        init(py, grid)
+        init(py, grid, margin)
     }
 
     /// The number of columns of cells.
@@ -311,6 +333,10 @@ impl Grid {
 /// cell_size : float, optional
 ///     Instead of the counts: square loose cells of about this side, the
 ///     core's tight cells for them.
+/// margin : float, keyword-only, default 0
+///     Fat bounds: each element is filed by its box grown by this much on
+///     every side, so moves that stay inside cost no relink (finite, >= 0;
+///     the ``margin`` property). Results are as exact with or without.
 ///
 /// With neither, the grid has the core's defaults for the world
 /// (``LooseGrid.for_world`` in Rust).
@@ -345,8 +371,11 @@ impl LooseGrid {
         rows = None,
         tight_columns = None,
         tight_rows = None,
-        cell_size = None
+        cell_size = None,
+        *,
+        margin = 0.0
     ))]
+    #[allow(clippy::too_many_arguments)] // the constructor's keywords
     fn new(
         py: Python<'_>,
         bounds: &Bound<'_, PyAny>,
@@ -355,6 +384,7 @@ impl LooseGrid {
         tight_columns: Option<i64>,
         tight_rows: Option<i64>,
         cell_size: Option<&Bound<'_, PyAny>>,
+        margin: f64,
     ) -> PyResult<PyClassInitializer<Self>> {
         let world = convert::rect(bounds, "bounds")?;
         let cell_size = cell_size.filter(|size| !size.is_none());
@@ -381,7 +411,7 @@ impl LooseGrid {
                 ))
             }
         };
-        init(py, grid)
+        init(py, grid, margin)
     }
 
     /// The number of columns of loose cells.
@@ -428,6 +458,10 @@ impl LooseGrid {
 ///     taller than this are kept apart, in a loose quadtree of their own, so
 ///     that they do not widen the boxes the small ones share (positive and
 ///     finite). Any size is fine either way, and results are as exact.
+/// margin : float, keyword-only, default 0
+///     Fat bounds: each element is filed by its box grown by this much on
+///     every side, so moves that stay inside cost no relink (finite, >= 0;
+///     the ``margin`` property). Results are as exact with or without.
 ///
 /// Examples
 /// --------
@@ -457,13 +491,14 @@ impl Subclass for LooseQuadtree {
 #[pymethods]
 impl LooseQuadtree {
     #[new]
-    #[pyo3(signature = (bounds, max_elements = 8, max_depth = 8, max_extent = None))]
+    #[pyo3(signature = (bounds, max_elements = 8, max_depth = 8, max_extent = None, *, margin = 0.0))]
     fn new(
         py: Python<'_>,
         bounds: &Bound<'_, PyAny>,
         max_elements: i64,
         max_depth: i64,
         max_extent: Option<&Bound<'_, PyAny>>,
+        margin: f64,
     ) -> PyResult<PyClassInitializer<Self>> {
         use flatquad::LooseQuadtree as Core;
         let max_extent = max_extent
@@ -475,6 +510,7 @@ impl LooseQuadtree {
             bounds,
             max_elements,
             max_depth,
+            margin,
             |world, max_elements, max_depth| match max_extent {
                 Some(extent) => Core::with_max_extent(world, max_elements, max_depth, extent),
                 None => Core::new(world, max_elements, max_depth),

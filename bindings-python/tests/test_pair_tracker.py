@@ -25,6 +25,10 @@ WORLD3 = (0.0, 0.0, 0.0, 64.0, 64.0, 64.0)
 SUBJECTS = [(cls, WORLD2, params, 2) for cls in STRUCTURES for params in PARAMS[cls]] + [
     (flatquad.Octree, WORLD3, {"max_elements": 2, "max_depth": 5}, 3),
     (flatquad.Octree, WORLD3, {}, 3),
+    # Fat bounds: the events stay those of the own boxes.
+    (flatquad.Quadtree, WORLD2, {"max_elements": 2, "max_depth": 5, "margin": 1.5}, 2),
+    (flatquad.Grid, WORLD2, {"columns": 8, "rows": 8, "margin": 1.5}, 2),
+    (flatquad.Octree, WORLD3, {"max_elements": 2, "margin": 1.5}, 3),
 ]
 
 

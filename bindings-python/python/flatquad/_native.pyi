@@ -61,6 +61,11 @@ class SpatialIndex:
         """Remove an element; ``KeyError`` if ``handle`` names none."""
     def move(self, handle: SupportsIndex, rect: RectLike) -> None:
         """Give an element a new rectangle."""
+    @property
+    def margin(self) -> float:
+        """Fat bounds: elements filed by their boxes grown by this (0 for none); exact either way."""
+    @margin.setter
+    def margin(self, value: SupportsFloat) -> None: ...
     def cleanup(self) -> None:
         """The lazy tidying after moves and removals: call it once a frame."""
     def clear(self) -> None:
@@ -240,6 +245,8 @@ class Quadtree(SpatialIndex):
         bounds: BoundsLike,
         max_elements: SupportsIndex = 8,
         max_depth: SupportsIndex = 8,
+        *,
+        margin: SupportsFloat = 0.0,
     ) -> None: ...
     @property
     def max_elements(self) -> int:
@@ -257,6 +264,8 @@ class LooseQuadtree(SpatialIndex):
         max_elements: SupportsIndex = 8,
         max_depth: SupportsIndex = 8,
         max_extent: Optional[SupportsFloat] = None,
+        *,
+        margin: SupportsFloat = 0.0,
     ) -> None: ...
     @property
     def max_extent(self) -> Optional[float]:
@@ -277,6 +286,8 @@ class Grid(SpatialIndex):
         columns: Optional[SupportsIndex] = None,
         rows: Optional[SupportsIndex] = None,
         cell_size: Union[None, SupportsFloat, Tuple[SupportsFloat, SupportsFloat]] = None,
+        *,
+        margin: SupportsFloat = 0.0,
     ) -> None: ...
     @property
     def columns(self) -> int:
@@ -302,6 +313,8 @@ class LooseGrid(SpatialIndex):
         tight_columns: Optional[SupportsIndex] = None,
         tight_rows: Optional[SupportsIndex] = None,
         cell_size: Optional[SupportsFloat] = None,
+        *,
+        margin: SupportsFloat = 0.0,
     ) -> None: ...
     @property
     def columns(self) -> int:
@@ -331,6 +344,8 @@ class Octree:
         world: BoxLike,
         max_elements: SupportsIndex = 8,
         max_depth: SupportsIndex = 6,
+        *,
+        margin: SupportsFloat = 0.0,
     ) -> None: ...
     @property
     def bounds(self) -> Tuple[float, float, float, float, float, float]:
@@ -350,6 +365,11 @@ class Octree:
         """Remove an element (``KeyError`` for a stale handle)."""
     def move(self, handle: SupportsIndex, rect: BoxLike) -> None:
         """Give an element a new box."""
+    @property
+    def margin(self) -> float:
+        """Fat bounds: elements filed by their boxes grown by this (0 for none); exact either way."""
+    @margin.setter
+    def margin(self, value: SupportsFloat) -> None: ...
     def cleanup(self) -> None:
         """Merge emptied branches, one level per call."""
     def clear(self) -> None:
