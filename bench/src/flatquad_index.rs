@@ -33,6 +33,8 @@ pub struct FlatquadConfig {
     /// `par_pairs`); the caller installs a rayon pool of that many. 1: the
     /// calls on one thread.
     pub threads: usize,
+    /// The fat-bounds margin, in agent sides (`None`: none).
+    pub margin: Option<f32>,
 }
 
 impl Default for FlatquadConfig {
@@ -44,6 +46,7 @@ impl Default for FlatquadConfig {
             max_depth: None,
             max_extent: None,
             threads: 1,
+            margin: None,
         }
     }
 }
@@ -128,13 +131,17 @@ impl FlatquadConfig {
                 self.cell_side(size) / size
             ),
         };
-        shape + &threads
+        let margin = self
+            .margin
+            .map(|k| format!("; margin {} ({k} agent sides)", k * size))
+            .unwrap_or_default();
+        shape + &margin + &threads
     }
 
     /// The structure this config gives over a square world of side `world`.
     pub fn make(&self, world: f32, size: f32) -> Result<AnyIndex, flatquad::Error> {
         let rect = Rect::new(0.0, 0.0, world, world);
-        Ok(match self.structure {
+        let index: AnyIndex = match self.structure {
             Kind::Quadtree => {
                 Quadtree::new(rect, self.max_elements(), self.max_depth(world, size))?.into()
             }
@@ -153,7 +160,8 @@ impl FlatquadConfig {
                 }
                 .into()
             }
-        })
+        };
+        index.with_margin(self.margin.unwrap_or(0.0) * size)
     }
 
     /// The max elements this config gives.

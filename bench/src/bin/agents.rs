@@ -3,7 +3,7 @@
 //! ```text
 //! cargo run --release -p flatquad-bench --bin agents -- [SCENARIO] \
 //!     [--index quadtree|grid|loose-grid|loose-quadtree[-bounded]|all] [--mode MODE|all] \
-//!     [--max-elements N] [--max-depth N] [--cell K] [--threads N] \
+//!     [--max-elements N] [--max-depth N] [--cell K] [--margin K] [--threads N] \
 //!     [--png PATH [--png-size PX]] [--gif PATH [--gif-size PX] [--frames N] [--gif-every K]] \
 //!     [--region X,Y,SIDE]
 //! ```
@@ -44,7 +44,7 @@ struct Args {
 fn usage() -> String {
     format!(
         "usage: agents [SCENARIO] [--index STRUCTURE|all] [--mode MODE|all]\n\
-         \x20             [--max-elements N] [--max-depth N] [--cell K] [--threads N]\n\
+         \x20             [--max-elements N] [--max-depth N] [--cell K] [--margin K] [--threads N]\n\
          \x20             [--png PATH] [--png-size PX] [--gif PATH] [--gif-size PX] [--frames N]\n\
          \x20             [--gif-every K] [--region X,Y,SIDE]\n\
          \n\
@@ -61,6 +61,8 @@ fn usage() -> String {
          --max-depth     deepest tree level (default: smallest cell >= 4 agent sides;\n\
          \x20               the loose quadtree: >= 1 agent side)\n\
          --cell K        grids: cell side in agent sides (default 6 for the grid, 10 for the loose grid)\n\
+         --margin K      fat bounds of K agent sides (set_margin; default none): answers\n\
+         \x20               stay exact, a move inside the fat box costs no relink\n\
          --threads N     the frame's moves, queries and pair walk on N threads (par_update_many,\n\
          \x20               par_overlapping_many, par_pairs; default 1)\n\
          --png PATH      after the run, draw the tree's leaves and the agents as a PNG\n\
@@ -149,6 +151,13 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
                     .parse()
                     .map_err(|_| format!("--cell: not a number: {value:?}"))?;
                 config.cell = Some(cell);
+            }
+            "--margin" => {
+                let value = args.next().ok_or("--margin needs a value")?;
+                let margin: f32 = value
+                    .parse()
+                    .map_err(|_| format!("--margin: not a number: {value:?}"))?;
+                config.margin = Some(margin);
             }
             "--threads" => {
                 config.threads = parse_u32(&arg, args.next())? as usize;
