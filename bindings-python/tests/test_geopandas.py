@@ -108,3 +108,83 @@ def test_join_frames_can_leave_out_the_unmatched_rows(how):
     other = "index_right" if how == "left" else "index_left"
     assert full[other].isna().any() and len(pairs) == len(l)
     pd.testing.assert_frame_equal(pairs, full[full[other].notna()].astype(pairs.dtypes.to_dict()))
+
+
+# intersects is answered by the float64 boxes where both geometries are
+# exactly their boxes (points, rectangles): these must be the answers of GEOS'
+# prepared intersects, which geopandas runs, on every pair.
+
+
+def _rectangle(x1, y1, x2, y2, start=0, clockwise=False):
+    """The box's ring from corner ``start``, either way round (z optional)."""
+    corners = [(x1, y1), (x2, y1), (x2, y2), (x1, y2)]
+    if clockwise:
+        corners = corners[::-1]
+    ring = corners[start:] + corners[:start]
+    return shapely.Polygon(ring + ring[:1])
+
+
+def _edge_cases():
+    """Rectangles in every ring order, touching, nested, a float64 step
+    apart; degenerate boxes; points on corners, edges, inside, outside; and
+    shapes the box test must not claim (5-coordinate non-rectangles, a hole,
+    a collinear vertex, a multipolygon, a line along an edge, 3D)."""
+    step = np.nextafter(2.0, 3.0)
+    shaped = [_rectangle(0, 0, 2, 2, start, cw) for start in range(4) for cw in (False, True)]
+    shaped += [
+        shapely.box(2, 0, 4, 2), shapely.box(2, 2, 3, 3), shapely.box(step, 0, 4, 1),
+        shapely.box(0.5, 0.5, 1.5, 1.5), shapely.box(-1, -1, 5, 5), shapely.box(0, step, 2, 3),
+        shapely.Point(0, 0), shapely.Point(2, 1), shapely.Point(1, 1), shapely.Point(step, 1),
+        shapely.Point(2, 2), shapely.Point(1, 1, 7), shapely.Polygon([(0, 0, 1), (2, 0, 1), (2, 2, 1), (0, 2, 1)]),
+    ]
+    other = [
+        shapely.box(1, 1, 1, 1), shapely.box(0, 0, 0, 2), shapely.box(2, 0, 3, 0),
+        shapely.Polygon([(0, 0), (2, 2), (2, 0), (0, 2), (0, 0)]),  # a bow tie over the box's corners
+        shapely.Polygon([(0, 0), (2, 0), (2, 2), (2, 2), (0, 0)]),  # a triangle, one vertex twice
+        shapely.Polygon([(0, 0), (2, 0), (0, 0), (0, 2), (0, 0)]),  # two spikes
+        shapely.Polygon([(0, 0), (1, 0), (2, 0), (2, 2), (0, 2)]),  # a collinear vertex
+        shapely.box(-1, -1, 3, 3).difference(shapely.box(0, 0, 2, 2)),  # a hole
+        shapely.MultiPolygon([shapely.box(0, 0, 1, 1)]),
+        shapely.LineString([(0, 2), (2, 2)]), shapely.Point(), None,
+    ]
+    return shaped, other
+
+
+def test_intersects_of_boxes_and_points_is_geos_prepared_intersects():
+    shaped, other = _edge_cases()
+    geoms = np.array(shaped + other, dtype=object)
+    bounds = shapely.bounds(geoms)
+    rows = np.flatnonzero(~shapely.is_missing(geoms))
+    claimed = fqg._box_shaped(geoms, rows, bounds)
+    np.testing.assert_array_equal(claimed, np.arange(len(geoms)) < len(shaped))
+    # Every pair, both ways, against GEOS' prepared intersects.
+    l, r = np.divmod(np.arange(len(geoms) ** 2), len(geoms))
+    shapely.prepare(geoms)
+    want = np.array([a is not None and b is not None and shapely.intersects(a, b) for a, b in zip(geoms[l], geoms[r])])
+    shapely.destroy_prepared(geoms)
+    keep = fqg._intersects(geoms, geoms, l, r)
+    np.testing.assert_array_equal(keep, want)
+    # And the whole join (sorted: many equal box centres in a tree of more
+    # than 16, whose order GEOS' std::sort leaves unspecified).
+    frame = geopandas.GeoDataFrame({"k": np.arange(len(geoms))}, geometry=list(geoms))
+    same(fqg.sjoin(frame, frame), geopandas.sjoin(frame, frame), ["index", "index_right"])
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+_coordinate = st.integers(0, 5).map(float)
+_ring = st.tuples(_coordinate, _coordinate, st.integers(0, 3), st.integers(0, 3), st.integers(0, 3), st.booleans()).map(
+    lambda b: _rectangle(b[0], b[1], b[0] + b[2], b[1] + b[3], b[4], b[5]))
+_point = st.tuples(_coordinate, _coordinate).map(shapely.Point)
+_box_geometry = st.one_of(_ring, _point, st.permutations([(0.0, 0.0), (2.0, 0.0), (2.0, 2.0), (0.0, 2.0)]).map(
+    lambda corners: shapely.Polygon(list(corners) + [corners[0]])))
+
+
+@given(st.lists(_box_geometry, max_size=14), st.lists(_box_geometry, max_size=14),
+       st.sampled_from(["inner", "left", "right"]))
+def test_sjoin_of_boxes_and_points_small_frames(a, b, how):
+    # Rings from any corner, either way round, zero-size ones; the four
+    # corners of a box in any order (bow ties among them); points.
+    left = geopandas.GeoDataFrame({"a": np.arange(len(a))}, geometry=geopandas.GeoSeries(a).values)
+    right = geopandas.GeoDataFrame({"b": np.arange(len(b))}, geometry=geopandas.GeoSeries(b).values)
+    pd.testing.assert_frame_equal(fqg.sjoin(left, right, how=how), geopandas.sjoin(left, right, how=how))
