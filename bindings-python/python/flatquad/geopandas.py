@@ -209,13 +209,19 @@ def usable_bounds(geometries, bounds=None):
     if known)."""
     if bounds is None:
         bounds = shapely.bounds(np.asarray(geometries))
-    rows = np.flatnonzero(np.isfinite(bounds).all(axis=1))
+    finite = np.isfinite(bounds).all(axis=1)
+    if finite.all():
+        return np.ascontiguousarray(bounds), np.arange(len(bounds))
+    rows = np.flatnonzero(finite)
     return np.ascontiguousarray(bounds[rows]), rows
 
 
-def _has_tree(geometries):
+def _has_tree(geometries, usable=None):
     """Whether geopandas' tree over ``geometries`` would hold any (its
-    ``bool(sindex)``): some geometry is neither missing nor empty."""
+    ``bool(sindex)``): some geometry is neither missing nor empty (``usable``:
+    the positions of those with finite bounds, which are such, if known)."""
+    if usable is not None and len(usable):
+        return True
     geoms = np.asarray(geometries)
     return bool(len(geoms)) and bool((~(shapely.is_missing(geoms) | shapely.is_empty(geoms))).any())
 
@@ -288,7 +294,7 @@ def tree_ranks(bounds, capacity=10):
         first = np.arange(number) % per_slice % capacity == 0
         parent = np.cumsum(first) - 1
         heads = np.flatnonzero(first)
-        children = nodes[perm]
+        children = np.take(nodes, perm, axis=0)  # faster than nodes[perm]
         nodes = np.column_stack([
             np.minimum.reduceat(children[:, 0], heads), np.minimum.reduceat(children[:, 1], heads),
             np.maximum.reduceat(children[:, 2], heads), np.maximum.reduceat(children[:, 3], heads),
@@ -309,33 +315,39 @@ def tree_ranks(bounds, capacity=10):
 
 def _tree_order(l, r, right_geoms, right_bounds, rank=None):
     """The pairs (sorted by left row) with each left row's right rows in the
-    order geopandas' tree over the right geometries visits them (:func:`tree_ranks`;
-    ``rank``: ``_right_ranks``, if known)."""
+    order geopandas' tree over the right geometries visits them (``rank``:
+    :func:`tree_ranks` of the right side's ``usable_bounds``, if known)."""
     shared = np.flatnonzero(l[1:] == l[:-1])
     if not len(shared):
         return l, r  # no left row with two pairs: nothing to order
-    if rank is None:
-        rank = _right_ranks(right_geoms, right_bounds)
+    rows = right_bounds[1]
+    ranks = tree_ranks(right_bounds[0]) if rank is None else rank
+    rank_of = np.zeros(len(right_geoms), dtype=np.int64)
+    rank_of[rows] = ranks
+    row_at = np.empty(len(rows), dtype=r.dtype)
+    row_at[ranks] = rows
     # Only the pairs of left rows with several (the rest stay in place), by
-    # one sort of unique integer keys (left row, rank).
+    # one sort of unique integer keys, left row * n + rank, from which the
+    # rank and so the right row come back.
     several = np.zeros(len(l), dtype=bool)
     several[shared] = several[shared + 1] = True
     at = np.flatnonzero(several)
     r = r.copy()
-    pairs = r[at]
-    r[at] = pairs[np.argsort(l[at].astype(np.int64) * len(right_geoms) + rank[pairs])]
+    keys = np.sort(l[at].astype(np.int64) * len(rows) + rank_of[r[at]])
+    r[at] = row_at[keys % len(rows)]
     return l, r
 
 
-def candidate_pairs(left_geoms, right_geoms, *, index="grid", right_bounds=None, left_bounds=None):
-    """``(l, r)`` positions of every pair whose bounding boxes meet, sorted,
-    skipping geometries that cannot match (``left_bounds``, ``right_bounds``:
-    the sides' ``usable_bounds``, if known)."""
+def candidate_pairs(left_geoms, right_geoms, *, index="grid", right_bounds=None, left_bounds=None, sort=True):
+    """``(l, r)`` positions of every pair whose bounding boxes meet, sorted
+    (with ``sort=False``, by ``l`` only), skipping geometries that cannot
+    match (``left_bounds``, ``right_bounds``: the sides' ``usable_bounds``,
+    if known)."""
     lb, lrows = left_bounds if left_bounds is not None else usable_bounds(left_geoms)
     rb, rrows = right_bounds if right_bounds is not None else usable_bounds(right_geoms)
     if not len(lrows) or not len(rrows):
         return _empty_pairs()
-    pairs = flatquad.join_bounds(lb, rb, sort=True, index=index)
+    pairs = flatquad.join_bounds(lb, rb, sort=sort, index=index)
     return lrows[pairs[0]], rrows[pairs[1]]
 
 
@@ -391,13 +403,14 @@ def _meet(a, b):
     return (a[:, 0] <= b[:, 2]) & (b[:, 0] <= a[:, 2]) & (a[:, 1] <= b[:, 3]) & (b[:, 1] <= a[:, 3])
 
 
-def _intersects(left_geoms, right_geoms, l, r, bounds=(None, None), shaped=None):
+def _intersects(left_geoms, right_geoms, l, r, bounds=(None, None), shaped=None, met=False):
     """``intersects`` of the pairs as GEOS' prepared predicate answers it, by
     the boxes where both geometries are exactly their boxes (points and
     rectangles, :func:`_box_shaped`: two closed boxes intersect exactly when
     they meet, and the float64 comparisons are exact), by shapely for the
     other pairs. ``bounds``, ``shaped``: the sides' ``shapely.bounds`` and
-    ``_box_shaped``, if known."""
+    ``_box_shaped``, if known; ``met``: the pairs' float64 boxes are known
+    to meet."""
     left_bounds, right_bounds = bounds
     if left_bounds is None:
         left_bounds = shapely.bounds(np.asarray(left_geoms))
@@ -410,22 +423,27 @@ def _intersects(left_geoms, right_geoms, l, r, bounds=(None, None), shaped=None)
     by_box = left_shaped[l] & right_shaped[r]
     keep = np.empty(len(l), dtype=bool)
     if by_box.all():
-        keep[:] = _meet(left_bounds[l], right_bounds[r])
+        keep[:] = True if met else _meet(left_bounds[l], right_bounds[r])
         return keep
     boxed = np.flatnonzero(by_box)
-    keep[boxed] = _meet(left_bounds[l[boxed]], right_bounds[r[boxed]])
+    keep[boxed] = True if met else _meet(left_bounds[l[boxed]], right_bounds[r[boxed]])
     rest = np.flatnonzero(~by_box)
     keep[rest] = _prepared(shapely.intersects, np.asarray(left_geoms), l[rest], np.asarray(right_geoms)[r[rest]])
     return keep
 
 
-def refine(left_geoms, right_geoms, l, r, predicate, distance=None, *, bounds=(None, None), shaped=None):
+def refine(left_geoms, right_geoms, l, r, predicate, distance=None):
     """The candidate pairs ``(l, r)`` for which ``predicate(left[l], right[r])``
     holds, by one vectorised shapely call (``None``: the float64 boxes meet;
     ``"dwithin"``: within ``distance``, one float64 per left row;
     ``"intersects"``: by the boxes where both geometries are points or
-    rectangles, see :func:`_intersects`, which ``bounds`` and ``shaped`` are
-    for)."""
+    rectangles)."""
+    return _refine(left_geoms, right_geoms, l, r, predicate, distance)
+
+
+def _refine(left_geoms, right_geoms, l, r, predicate, distance=None, bounds=(None, None), shaped=None,
+            met=False):
+    """:func:`refine`, with what :func:`_intersects` can be told."""
     if predicate is not None and predicate not in VALID_PREDICATES:
         raise ValueError(f"predicate {predicate!r} is not supported; expected one of {PREDICATES}")
     if len(l) == 0:
@@ -439,7 +457,7 @@ def refine(left_geoms, right_geoms, l, r, predicate, distance=None, *, bounds=(N
         elif predicate is None:
             keep = _box_meets(left_geoms, right_geoms, l, r)
         elif predicate == "intersects":
-            keep = _intersects(left_geoms, right_geoms, l, r, bounds, shaped)
+            keep = _intersects(left_geoms, right_geoms, l, r, bounds, shaped, met)
         elif predicate == "within":
             # geopandas asks its tree over the left geometries which contain each
             # right one: GEOS' prepared contains, whose answers on invalid or
@@ -519,7 +537,7 @@ def _predicate_pairs(left_df, right_df, predicate, distance, index, right_bounds
     makes (only when the tree would hold a geometry), then the pairs."""
     left_geoms, right_geoms = left_df.geometry.values, right_df.geometry.values
     tree_side = left_geoms if predicate == "within" else right_geoms
-    if not _has_tree(tree_side):
+    if not _has_tree(tree_side, None if predicate == "within" else right_bounds[1]):
         return _empty_pairs() + (None,)
     if predicate not in VALID_PREDICATES:
         raise ValueError(
@@ -536,17 +554,32 @@ def _predicate_pairs(left_df, right_df, predicate, distance, index, right_bounds
     left_all = shapely.bounds(np.asarray(left_geoms))
     left_bounds = usable_bounds(left_geoms, left_all)
     # flatquad joins the boxes without the GIL, on its own threads; meanwhile
-    # this thread works out what the refinement and the row order need.
-    pairs = _meanwhile(len(left_bounds[1]) + len(right_bounds[1]) >= _MEANWHILE_ROWS, candidate_pairs,
-                       left_geoms, right_geoms, index=index, right_bounds=right_bounds, left_bounds=left_bounds)
-    shaped = None
+    # this thread works out the shapes the refinement needs and the right
+    # boxes' ranks in geopandas' tree (ranked in a thread of their own, they
+    # took longer: the two threads wait for the GIL in turn). The pairs come
+    # by left row; only "within" keeps them by right row (the others are put
+    # in tree order after).
+    big = len(left_bounds[1]) + len(right_bounds[1]) >= _MEANWHILE_ROWS
+    pairs = _meanwhile(big, candidate_pairs, left_geoms, right_geoms, index=index, right_bounds=right_bounds,
+                       left_bounds=left_bounds, sort=predicate == "within")
+    rank = tree_ranks(right_bounds[0]) if big and predicate != "within" else None
+    shaped, met = None, False
     if predicate == "intersects":
         shaped = (_box_shaped(left_geoms, left_bounds[1], left_all),
                   _box_shaped(right_geoms, right_bounds[1], right_all))
-    rank = _right_ranks(right_geoms, right_bounds) if predicate != "within" else None
+        # float32 boxes (flatquad's) that are the float64 ones: the
+        # candidates are exactly the pairs whose float64 boxes meet.
+        met = _float32_exact(left_bounds[0]) and _float32_exact(right_bounds[0])
     l, r = pairs()
-    l, r = refine(left_geoms, right_geoms, l, r, predicate, bounds=(left_all, right_all), shaped=shaped)
+    l, r = _refine(left_geoms, right_geoms, l, r, predicate, bounds=(left_all, right_all), shaped=shaped, met=met)
     return l, r, rank
+
+
+def _float32_exact(bounds):
+    """Whether every value of ``bounds`` is a float32 (so flatquad's
+    rounding to float32 keeps it)."""
+    with np.errstate(over="ignore"):
+        return bool((bounds.astype(np.float32) == bounds).all())
 
 
 #: Joins of fewer rows (both sides) run the box join in the calling thread.
@@ -576,15 +609,6 @@ def _meanwhile(background, function, *args, **kwargs):
         return out["value"]
 
     return result
-
-
-def _right_ranks(right_geoms, right_bounds):
-    """:func:`tree_ranks` of the right side's usable boxes, by row (0 for
-    the rows geopandas' tree leaves out)."""
-    bounds, rows = right_bounds
-    rank = np.zeros(len(right_geoms), dtype=np.int64)
-    rank[rows] = tree_ranks(bounds)
-    return rank
 
 
 def _sjoin_pairs(left_df, right_df, predicate, distance, index):
