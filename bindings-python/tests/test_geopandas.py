@@ -188,3 +188,30 @@ def test_sjoin_of_boxes_and_points_small_frames(a, b, how):
     left = geopandas.GeoDataFrame({"a": np.arange(len(a))}, geometry=geopandas.GeoSeries(a).values)
     right = geopandas.GeoDataFrame({"b": np.arange(len(b))}, geometry=geopandas.GeoSeries(b).values)
     pd.testing.assert_frame_equal(fqg.sjoin(left, right, how=how), geopandas.sjoin(left, right, how=how))
+
+
+@pytest.mark.parametrize("predicate", ["intersects", "contains", "within", None])
+@pytest.mark.parametrize("meanwhile", [True, False])
+def test_mixed_shapes_in_geopandas_order(monkeypatch, predicate, meanwhile):
+    # Boxes (some float32-exact, some not), points and hexagons on both
+    # sides, unsorted: the rows in geopandas' order. With `meanwhile`, the box
+    # join runs in its own thread as it does for big frames.
+    monkeypatch.setattr(fqg, "_MEANWHILE_ROWS", 0 if meanwhile else 10**9)
+    rng = np.random.default_rng(21)
+
+    def shapes(n):
+        corner = rng.uniform(0, 1000, (n, 2))
+        side = rng.uniform(1, 30, (n, 2))
+        side[: n // 3] = np.round(side[: n // 3])
+        corner[: n // 3] = np.round(corner[: n // 3])
+        boxes = shapely.box(*corner.T, *(corner + side).T)
+        points = shapely.points(rng.uniform(0, 1000, (n, 2)))
+        hexagons = shapely.buffer(shapely.points(rng.uniform(0, 1000, (n // 2, 2))), 12, quad_segs=1)
+        geoms = np.concatenate([boxes, points, hexagons])
+        return geoms[rng.permutation(len(geoms))]
+
+    a, b = shapes(900), shapes(900)
+    left = geopandas.GeoDataFrame({"a": np.arange(len(a))}, geometry=a, crs="EPSG:3857")
+    right = geopandas.GeoDataFrame({"b": np.arange(len(b))}, geometry=b, crs="EPSG:3857")
+    pd.testing.assert_frame_equal(fqg.sjoin(left, right, predicate=predicate),
+                                  geopandas.sjoin(left, right, predicate=predicate))
