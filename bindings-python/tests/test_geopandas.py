@@ -159,10 +159,13 @@ def test_intersects_of_boxes_and_points_is_geos_prepared_intersects():
     np.testing.assert_array_equal(claimed, np.arange(len(geoms)) < len(shaped))
     # Every pair, both ways, against GEOS' prepared intersects.
     l, r = np.divmod(np.arange(len(geoms) ** 2), len(geoms))
-    shapely.prepare(geoms)
-    want = np.array([a is not None and b is not None and shapely.intersects(a, b) for a, b in zip(geoms[l], geoms[r])])
-    shapely.destroy_prepared(geoms)
-    keep = fqg._intersects(geoms, geoms, l, r)
+    # (GEOS 3.11 leaves numpy an invalid-value flag on the zero-size boxes.)
+    with np.errstate(invalid="ignore"):
+        shapely.prepare(geoms)
+        want = np.array([a is not None and b is not None and shapely.intersects(a, b)
+                         for a, b in zip(geoms[l], geoms[r])])
+        shapely.destroy_prepared(geoms)
+        keep = fqg._intersects(geoms, geoms, l, r)
     np.testing.assert_array_equal(keep, want)
     # And the whole join (sorted: many equal box centres in a tree of more
     # than 16, whose order GEOS' std::sort leaves unspecified).
