@@ -118,16 +118,26 @@ def frame_contenders(n, world, side, rng):
     }
 
 
-def measure(runs, repeats):
-    """``(medians, answers)`` of the runs, interleaved ``repeats`` times."""
-    times = {name: [] for name in runs}
+def measure(runs, repeats, times=None):
+    """``(medians, answers)`` of the runs, interleaved ``repeats`` times
+    (``times``: a dict that gets every run's time by name)."""
+    times = {} if times is None else times
+    times.update({name: [] for name in runs})
     answers = {}
     for _ in range(repeats):
         for name, run in runs.items():  # interleaved: noise hits everyone alike
             start = time.perf_counter()
             answers[name] = run()
             times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(t) for name, t in times.items()}, answers
+    return {name: statistics.median(times[name]) for name in runs}, answers
+
+
+def load():
+    """The 1-minute load average (the machine's other work), or "?"."""
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:
+        return "?"
 
 
 def main():
@@ -154,14 +164,17 @@ def main():
     frames = args.n if args.frames is None else args.frames
     runs = frame_contenders(frames, args.world, args.side, rng) if frames else {}
     if runs:
-        medians, answers = measure(runs, args.runs)
-        print(f"\nGeoDataFrame joins, {frames:,} x {frames:,} rows; {machine}")
-        print("| join | implementation | rows, checksum | median s | ratio to geopandas |\n|---|---|--:|--:|--:|")
+        before, times = load(), {}
+        medians, answers = measure(runs, args.runs, times)
+        print(f"\nGeoDataFrame joins, {frames:,} x {frames:,} rows; {machine}; "
+              f"load average {before} before, {load()} after")
+        print("| join | implementation | rows, checksum | median s | runs s | ratio to geopandas |\n"
+              "|---|---|--:|--:|--:|--:|")
         for join in ("sjoin (intersects)", "sjoin_nearest"):
             ours, theirs = f"flatquad.geopandas.{join}", f"geopandas.{join}"
             for name in (ours, theirs):
                 print(f"| {join} | {name.split('.' + join)[0]} | {answers[name]} | {medians[name]:.3f} "
-                      f"| {medians[name] / medians[theirs]:.2f} |")
+                      f"| {', '.join(f'{t:.2f}' for t in times[name])} | {medians[name] / medians[theirs]:.2f} |")
             if answers[ours] != answers[theirs]:
                 raise SystemExit(f"{join}: the answers differ: {answers[ours]} != {answers[theirs]}")
 

@@ -403,7 +403,7 @@ def _meet(a, b):
     return (a[:, 0] <= b[:, 2]) & (b[:, 0] <= a[:, 2]) & (a[:, 1] <= b[:, 3]) & (b[:, 1] <= a[:, 3])
 
 
-def _intersects(left_geoms, right_geoms, l, r, bounds=(None, None), shaped=None, met=False):
+def _intersects(left_geoms, right_geoms, l, r, bounds=(None, None), shaped=(None, None), met=False):
     """``intersects`` of the pairs as GEOS' prepared predicate answers it, by
     the boxes where both geometries are exactly their boxes (points and
     rectangles, :func:`_box_shaped`: two closed boxes intersect exactly when
@@ -416,10 +416,11 @@ def _intersects(left_geoms, right_geoms, l, r, bounds=(None, None), shaped=None,
         left_bounds = shapely.bounds(np.asarray(left_geoms))
     if right_bounds is None:
         right_bounds = shapely.bounds(np.asarray(right_geoms))
-    if shaped is None:
-        shaped = (_box_shaped(left_geoms, _used(len(left_geoms), l), left_bounds),
-                  _box_shaped(right_geoms, _used(len(right_geoms), r), right_bounds))
     left_shaped, right_shaped = shaped
+    if left_shaped is None:
+        left_shaped = _box_shaped(left_geoms, _used(len(left_geoms), l), left_bounds)
+    if right_shaped is None:
+        right_shaped = _box_shaped(right_geoms, _used(len(right_geoms), r), right_bounds)
     by_box = left_shaped[l] & right_shaped[r]
     keep = np.empty(len(l), dtype=bool)
     if by_box.all():
@@ -441,7 +442,7 @@ def refine(left_geoms, right_geoms, l, r, predicate, distance=None):
     return _refine(left_geoms, right_geoms, l, r, predicate, distance)
 
 
-def _refine(left_geoms, right_geoms, l, r, predicate, distance=None, bounds=(None, None), shaped=None,
+def _refine(left_geoms, right_geoms, l, r, predicate, distance=None, bounds=(None, None), shaped=(None, None),
             met=False):
     """:func:`refine`, with what :func:`_intersects` can be told."""
     if predicate is not None and predicate not in VALID_PREDICATES:
@@ -553,23 +554,28 @@ def _predicate_pairs(left_df, right_df, predicate, distance, index, right_bounds
         )
     left_all = shapely.bounds(np.asarray(left_geoms))
     left_bounds = usable_bounds(left_geoms, left_all)
-    # flatquad joins the boxes without the GIL, on its own threads; meanwhile
-    # this thread works out the shapes the refinement needs and the right
-    # boxes' ranks in geopandas' tree (ranked in a thread of their own, they
-    # took longer: the two threads wait for the GIL in turn). The pairs come
-    # by left row; only "within" keeps them by right row (the others are put
-    # in tree order after).
+    # flatquad joins the boxes without the GIL, on its own threads. Until it
+    # is done, this thread works out, for every usable row, what may be
+    # needed after: the shapes intersects refines by (each side) and the
+    # right boxes' ranks in geopandas' tree; what the join's end finds not
+    # done is done after, for the rows in pairs only, and only if needed.
+    # (Ranked in a thread of their own, the ranks took longer: the two
+    # threads wait for the GIL in turn.) The pairs come by left row; only
+    # "within" keeps them by right row (the others are put in tree order after).
     big = len(left_bounds[1]) + len(right_bounds[1]) >= _MEANWHILE_ROWS
-    pairs = _meanwhile(big, candidate_pairs, left_geoms, right_geoms, index=index, right_bounds=right_bounds,
-                       left_bounds=left_bounds, sort=predicate == "within")
-    rank = tree_ranks(right_bounds[0]) if big and predicate != "within" else None
-    shaped, met = None, False
+    pairs, joined = _meanwhile(big, candidate_pairs, left_geoms, right_geoms, index=index,
+                               right_bounds=right_bounds, left_bounds=left_bounds, sort=predicate == "within")
+    shaped, rank, met = [None, None], None, False
     if predicate == "intersects":
-        shaped = (_box_shaped(left_geoms, left_bounds[1], left_all),
-                  _box_shaped(right_geoms, right_bounds[1], right_all))
         # float32 boxes (flatquad's) that are the float64 ones: the
         # candidates are exactly the pairs whose float64 boxes meet.
         met = _float32_exact(left_bounds[0]) and _float32_exact(right_bounds[0])
+        for side, (geoms, (_, rows), all_bounds) in enumerate(
+                [(left_geoms, left_bounds, left_all), (right_geoms, right_bounds, right_all)]):
+            if not joined():
+                shaped[side] = _box_shaped(geoms, rows, all_bounds)
+    if predicate != "within" and not joined():
+        rank = tree_ranks(right_bounds[0])
     l, r = pairs()
     l, r = _refine(left_geoms, right_geoms, l, r, predicate, bounds=(left_all, right_all), shaped=shaped, met=met)
     return l, r, rank
@@ -583,14 +589,16 @@ def _float32_exact(bounds):
 
 
 #: Joins of fewer rows (both sides) run the box join in the calling thread.
-_MEANWHILE_ROWS = 20_000
+_MEANWHILE_ROWS = 300_000
 
 
 def _meanwhile(background, function, *args, **kwargs):
-    """A callable giving ``function(*args, **kwargs)``: run in another thread
-    from now (``background``), else when called; an error is raised by the call."""
+    """``(result, done)``: ``result()`` gives ``function(*args, **kwargs)``,
+    run in another thread from now (``background``), else when called (an
+    error is raised by ``result()``); ``done()``: whether it has finished
+    (true at once when not in the background)."""
     if not background:
-        return lambda: function(*args, **kwargs)
+        return (lambda: function(*args, **kwargs)), (lambda: True)
     out = {}
 
     def run():
@@ -608,7 +616,7 @@ def _meanwhile(background, function, *args, **kwargs):
             raise out["error"]
         return out["value"]
 
-    return result
+    return result, lambda: not thread.is_alive()
 
 
 def _sjoin_pairs(left_df, right_df, predicate, distance, index):
