@@ -194,12 +194,21 @@ def test_sjoin_of_boxes_and_points_small_frames(a, b, how):
 
 
 @pytest.mark.parametrize("predicate", ["intersects", "contains", "within", None])
-@pytest.mark.parametrize("meanwhile", [True, False])
+@pytest.mark.parametrize("meanwhile", ["all", "some", "none"])
 def test_mixed_shapes_in_geopandas_order(monkeypatch, predicate, meanwhile):
     # Boxes (some float32-exact, some not), points and hexagons on both
-    # sides, unsorted: the rows in geopandas' order. With `meanwhile`, the box
-    # join runs in its own thread as it does for big frames.
-    monkeypatch.setattr(fqg, "_MEANWHILE_ROWS", 0 if meanwhile else 10**9)
+    # sides, unsorted: the rows in geopandas' order. The box join in its own
+    # thread as for big frames ("all": everything that can be worked out
+    # meanwhile is, whenever the join ends; "some": as it comes) or not.
+    monkeypatch.setattr(fqg, "_MEANWHILE_ROWS", 10**9 if meanwhile == "none" else 0)
+    if meanwhile == "all":
+        background = fqg._meanwhile
+
+        def never_done(*args, **kwargs):
+            result, _ = background(*args, **kwargs)
+            return result, lambda: False
+
+        monkeypatch.setattr(fqg, "_meanwhile", never_done)
     rng = np.random.default_rng(21)
 
     def shapes(n):
