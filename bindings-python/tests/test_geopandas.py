@@ -227,3 +227,15 @@ def test_mixed_shapes_in_geopandas_order(monkeypatch, predicate, meanwhile):
     right = geopandas.GeoDataFrame({"b": np.arange(len(b))}, geometry=b, crs="EPSG:3857")
     pd.testing.assert_frame_equal(fqg.sjoin(left, right, predicate=predicate),
                                   geopandas.sjoin(left, right, predicate=predicate))
+
+
+def test_stable_argsort_is_numpys_stable_argsort():
+    # Ties (rounded values), -0.0 beside 0.0, tiny and huge values, and keys
+    # that differ only in the low bits the packed sort drops, in reverse
+    # order (its fallback).
+    rng = np.random.default_rng(22)
+    near = 1.0 + np.arange(3000)[::-1] * np.finfo(float).eps
+    for keys in [np.round(rng.normal(size=5000), 2), rng.uniform(0, 2e5, 4000).astype(np.float32).astype(float),
+                 np.array([0.0, -0.0, 1.0, -0.0, 0.0, -1.0]), rng.uniform(-1, 1, 999) * 1e-300,
+                 rng.uniform(-1, 1, 999) * 1e300, near, np.r_[near, near], np.zeros(1)]:
+        np.testing.assert_array_equal(fqg._stable_argsort(keys), np.argsort(keys, kind="stable"))

@@ -248,15 +248,25 @@ def _extent(bounds):
 
 
 def _stable_argsort(keys):
-    """``np.argsort(keys, kind="stable")`` by the faster unstable sort: equal
-    keys are put back in the order of their positions afterwards."""
-    order = np.argsort(keys)
+    """``np.argsort(keys, kind="stable")`` of finite float64 keys, by one
+    ``np.sort`` (twice as fast as that argsort here) of 64-bit words: the
+    key's bits in an order-preserving form, their low bits replaced by the
+    position. Keys equal in the bits kept come out by position, which is
+    right for equal keys; if any unequal ones came out of order, the slow
+    sort answers."""
+    n = len(keys)
+    bits = max(1, (n - 1).bit_length())
+    words = (keys + 0.0).view(np.uint64)  # + 0.0: -0.0 becomes 0.0, its equal
+    sign = np.uint64(1 << 63)
+    words = np.where(words & sign, ~words, words | sign)
+    words >>= np.uint64(bits)
+    words <<= np.uint64(bits)
+    words |= np.arange(n, dtype=np.uint64)
+    words.sort()
+    order = (words & np.uint64((1 << bits) - 1)).astype(np.intp)
     ordered = keys[order]
-    tie = ordered[1:] == ordered[:-1]
-    if tie.any():
-        at = np.flatnonzero(np.r_[tie, False] | np.r_[False, tie])
-        run = np.cumsum(np.r_[True, ~tie])[at]
-        order[at] = order[at][np.lexsort((order[at], run))]
+    if (ordered[1:] < ordered[:-1]).any():
+        return np.argsort(keys, kind="stable")
     return order
 
 
@@ -389,7 +399,9 @@ def _piece_box_shaped(geoms):
     polygons = np.flatnonzero(kind == 3)
     if len(polygons):
         poly = geoms if len(polygons) == len(geoms) else geoms[polygons]
-        simple = (shapely.get_num_coordinates(poly) == 5) & (shapely.get_num_interior_rings(poly) == 0)
+        # 5 coordinates: a shell of 5 and no hole (GEOS' rings have 0 or at
+        # least 3 coordinates, and an empty shell has no holes).
+        simple = shapely.get_num_coordinates(poly) == 5
         if not simple.all():
             polygons, poly = polygons[simple], poly[simple]
         xy = shapely.get_coordinates(poly).reshape(-1, 5, 2)
