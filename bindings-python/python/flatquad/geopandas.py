@@ -18,7 +18,10 @@ wheel ships it) runs on them: ``make test-geopandas-suite``, docs/geopandas.md.
    (``shapely.intersects(left[i], right[j])`` over all candidate pairs at once),
    in float64 and on prepared geometries as geopandas does it (GEOS' prepared
    predicates; ``"within"`` as the right geometry's prepared ``contains``);
-   ``predicate=None`` keeps the pairs whose float64 boxes meet. Geometries
+   ``predicate=None`` keeps the pairs whose float64 boxes meet;
+   ``"intersects"`` answers a pair of points and rectangles (geometries that
+   are exactly their closed box) by their float64 boxes, which is exact, and
+   asks shapely only about the other pairs. Geometries
    that were not prepared are prepared for the call only. GEOS' prepared
    geometries must not be used by two threads at once, so a call that runs
    while another is refining prepares private copies of its geometries
