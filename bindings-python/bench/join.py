@@ -118,16 +118,30 @@ def frame_contenders(n, world, side, rng):
     }
 
 
-def measure(runs, repeats):
-    """``(medians, answers)`` of the runs, interleaved ``repeats`` times."""
-    times = {name: [] for name in runs}
+def measure(runs, repeats, times=None, cpu=None):
+    """``(medians, answers)`` of the runs, interleaved ``repeats`` times
+    (``times``, ``cpu``: dicts that get every run's time, and the process's
+    CPU time in it, all threads, by name)."""
+    times = {} if times is None else times
+    cpu = {} if cpu is None else cpu
+    times.update({name: [] for name in runs})
+    cpu.update({name: [] for name in runs})
     answers = {}
     for _ in range(repeats):
         for name, run in runs.items():  # interleaved: noise hits everyone alike
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             answers[name] = run()
             times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(t) for name, t in times.items()}, answers
+            cpu[name].append(time.process_time() - start_cpu)
+    return {name: statistics.median(times[name]) for name in runs}, answers
+
+
+def load():
+    """The 1-minute load average (the machine's other work), or "?"."""
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:
+        return "?"
 
 
 def main():
@@ -154,14 +168,19 @@ def main():
     frames = args.n if args.frames is None else args.frames
     runs = frame_contenders(frames, args.world, args.side, rng) if frames else {}
     if runs:
-        medians, answers = measure(runs, args.runs)
-        print(f"\nGeoDataFrame joins, {frames:,} x {frames:,} rows; {machine}")
-        print("| join | implementation | rows, checksum | median s | ratio to geopandas |\n|---|---|--:|--:|--:|")
+        before, times, cpu = load(), {}, {}
+        medians, answers = measure(runs, args.runs, times, cpu)
+        print(f"\nGeoDataFrame joins, {frames:,} x {frames:,} rows; {machine}; "
+              f"load average {before} before, {load()} after")
+        print("| join | implementation | rows, checksum | median s | runs s | ratio to geopandas "
+              "| CPU s (median) | CPU ratio |\n|---|---|--:|--:|--:|--:|--:|--:|")
         for join in ("sjoin (intersects)", "sjoin_nearest"):
             ours, theirs = f"flatquad.geopandas.{join}", f"geopandas.{join}"
             for name in (ours, theirs):
                 print(f"| {join} | {name.split('.' + join)[0]} | {answers[name]} | {medians[name]:.3f} "
-                      f"| {medians[name] / medians[theirs]:.2f} |")
+                      f"| {', '.join(f'{t:.2f}' for t in times[name])} | {medians[name] / medians[theirs]:.2f} "
+                      f"| {statistics.median(cpu[name]):.2f} "
+                      f"| {statistics.median(cpu[name]) / statistics.median(cpu[theirs]):.2f} |")
             if answers[ours] != answers[theirs]:
                 raise SystemExit(f"{join}: the answers differ: {answers[ours]} != {answers[theirs]}")
 

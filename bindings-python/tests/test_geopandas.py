@@ -108,3 +108,134 @@ def test_join_frames_can_leave_out_the_unmatched_rows(how):
     other = "index_right" if how == "left" else "index_left"
     assert full[other].isna().any() and len(pairs) == len(l)
     pd.testing.assert_frame_equal(pairs, full[full[other].notna()].astype(pairs.dtypes.to_dict()))
+
+
+# intersects is answered by the float64 boxes where both geometries are
+# exactly their boxes (points, rectangles): these must be the answers of GEOS'
+# prepared intersects, which geopandas runs, on every pair.
+
+
+def _rectangle(x1, y1, x2, y2, start=0, clockwise=False):
+    """The box's ring from corner ``start``, either way round (z optional)."""
+    corners = [(x1, y1), (x2, y1), (x2, y2), (x1, y2)]
+    if clockwise:
+        corners = corners[::-1]
+    ring = corners[start:] + corners[:start]
+    return shapely.Polygon(ring + ring[:1])
+
+
+def _edge_cases():
+    """Rectangles in every ring order, touching, nested, a float64 step
+    apart; degenerate boxes; points on corners, edges, inside, outside; and
+    shapes the box test must not claim (5-coordinate non-rectangles, a hole,
+    a collinear vertex, a multipolygon, a line along an edge, 3D)."""
+    step = np.nextafter(2.0, 3.0)
+    shaped = [_rectangle(0, 0, 2, 2, start, cw) for start in range(4) for cw in (False, True)]
+    shaped += [
+        shapely.box(2, 0, 4, 2), shapely.box(2, 2, 3, 3), shapely.box(step, 0, 4, 1),
+        shapely.box(0.5, 0.5, 1.5, 1.5), shapely.box(-1, -1, 5, 5), shapely.box(0, step, 2, 3),
+        shapely.Point(0, 0), shapely.Point(2, 1), shapely.Point(1, 1), shapely.Point(step, 1),
+        shapely.Point(2, 2), shapely.Point(1, 1, 7), shapely.Polygon([(0, 0, 1), (2, 0, 1), (2, 2, 1), (0, 2, 1)]),
+    ]
+    other = [
+        shapely.box(1, 1, 1, 1), shapely.box(0, 0, 0, 2), shapely.box(2, 0, 3, 0),
+        shapely.Polygon([(0, 0), (2, 2), (2, 0), (0, 2), (0, 0)]),  # a bow tie over the box's corners
+        shapely.Polygon([(0, 0), (2, 0), (2, 2), (2, 2), (0, 0)]),  # a triangle, one vertex twice
+        shapely.Polygon([(0, 0), (2, 0), (0, 0), (0, 2), (0, 0)]),  # two spikes
+        shapely.Polygon([(0, 0), (1, 0), (2, 0), (2, 2), (0, 2)]),  # a collinear vertex
+        shapely.box(-1, -1, 3, 3).difference(shapely.box(0, 0, 2, 2)),  # a hole
+        shapely.MultiPolygon([shapely.box(0, 0, 1, 1)]),
+        shapely.LineString([(0, 2), (2, 2)]), shapely.Point(), None,
+    ]
+    return shaped, other
+
+
+def test_intersects_of_boxes_and_points_is_geos_prepared_intersects():
+    shaped, other = _edge_cases()
+    geoms = np.array(shaped + other, dtype=object)
+    bounds = shapely.bounds(geoms)
+    rows = np.flatnonzero(~shapely.is_missing(geoms))
+    claimed = fqg._box_shaped(geoms, rows, bounds)
+    np.testing.assert_array_equal(claimed, np.arange(len(geoms)) < len(shaped))
+    # Every pair, both ways, against GEOS' prepared intersects.
+    l, r = np.divmod(np.arange(len(geoms) ** 2), len(geoms))
+    # (GEOS 3.11 leaves numpy an invalid-value flag on the zero-size boxes.)
+    with np.errstate(invalid="ignore"):
+        shapely.prepare(geoms)
+        want = np.array([a is not None and b is not None and shapely.intersects(a, b)
+                         for a, b in zip(geoms[l], geoms[r])])
+        shapely.destroy_prepared(geoms)
+        keep = fqg._intersects(geoms, geoms, l, r)
+    np.testing.assert_array_equal(keep, want)
+    # And the whole join (sorted: many equal box centres in a tree of more
+    # than 16, whose order GEOS' std::sort leaves unspecified).
+    frame = geopandas.GeoDataFrame({"k": np.arange(len(geoms))}, geometry=list(geoms))
+    same(fqg.sjoin(frame, frame), geopandas.sjoin(frame, frame), ["index", "index_right"])
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+_coordinate = st.integers(0, 5).map(float)
+_ring = st.tuples(_coordinate, _coordinate, st.integers(0, 3), st.integers(0, 3), st.integers(0, 3), st.booleans()).map(
+    lambda b: _rectangle(b[0], b[1], b[0] + b[2], b[1] + b[3], b[4], b[5]))
+_point = st.tuples(_coordinate, _coordinate).map(shapely.Point)
+_box_geometry = st.one_of(_ring, _point, st.permutations([(0.0, 0.0), (2.0, 0.0), (2.0, 2.0), (0.0, 2.0)]).map(
+    lambda corners: shapely.Polygon(list(corners) + [corners[0]])))
+
+
+@given(st.lists(_box_geometry, max_size=14), st.lists(_box_geometry, max_size=14),
+       st.sampled_from(["inner", "left", "right"]))
+def test_sjoin_of_boxes_and_points_small_frames(a, b, how):
+    # Rings from any corner, either way round, zero-size ones; the four
+    # corners of a box in any order (bow ties among them); points.
+    left = geopandas.GeoDataFrame({"a": np.arange(len(a))}, geometry=geopandas.GeoSeries(a).values)
+    right = geopandas.GeoDataFrame({"b": np.arange(len(b))}, geometry=geopandas.GeoSeries(b).values)
+    pd.testing.assert_frame_equal(fqg.sjoin(left, right, how=how), geopandas.sjoin(left, right, how=how))
+
+
+@pytest.mark.parametrize("predicate", ["intersects", "contains", "within", None])
+@pytest.mark.parametrize("meanwhile", ["all", "some", "none"])
+def test_mixed_shapes_in_geopandas_order(monkeypatch, predicate, meanwhile):
+    # Boxes (some float32-exact, some not), points and hexagons on both
+    # sides, unsorted: the rows in geopandas' order. The box join in its own
+    # thread as for big frames ("all": everything that can be worked out
+    # meanwhile is, whenever the join ends; "some": as it comes) or not.
+    monkeypatch.setattr(fqg, "_MEANWHILE_ROWS", 10**9 if meanwhile == "none" else 0)
+    if meanwhile == "all":
+        background = fqg._meanwhile
+
+        def never_done(*args, **kwargs):
+            result, _ = background(*args, **kwargs)
+            return result, lambda: False
+
+        monkeypatch.setattr(fqg, "_meanwhile", never_done)
+    rng = np.random.default_rng(21)
+
+    def shapes(n):
+        corner = rng.uniform(0, 1000, (n, 2))
+        side = rng.uniform(1, 30, (n, 2))
+        side[: n // 3] = np.round(side[: n // 3])
+        corner[: n // 3] = np.round(corner[: n // 3])
+        boxes = shapely.box(*corner.T, *(corner + side).T)
+        points = shapely.points(rng.uniform(0, 1000, (n, 2)))
+        hexagons = shapely.buffer(shapely.points(rng.uniform(0, 1000, (n // 2, 2))), 12, quad_segs=1)
+        geoms = np.concatenate([boxes, points, hexagons])
+        return geoms[rng.permutation(len(geoms))]
+
+    a, b = shapes(900), shapes(900)
+    left = geopandas.GeoDataFrame({"a": np.arange(len(a))}, geometry=a, crs="EPSG:3857")
+    right = geopandas.GeoDataFrame({"b": np.arange(len(b))}, geometry=b, crs="EPSG:3857")
+    pd.testing.assert_frame_equal(fqg.sjoin(left, right, predicate=predicate),
+                                  geopandas.sjoin(left, right, predicate=predicate))
+
+
+def test_stable_argsort_is_numpys_stable_argsort():
+    # Ties (rounded values), -0.0 beside 0.0, tiny and huge values, and keys
+    # that differ only in the low bits the packed sort drops, in reverse
+    # order (its fallback).
+    rng = np.random.default_rng(22)
+    near = 1.0 + np.arange(3000)[::-1] * np.finfo(float).eps
+    for keys in [np.round(rng.normal(size=5000), 2), rng.uniform(0, 2e5, 4000).astype(np.float32).astype(float),
+                 np.array([0.0, -0.0, 1.0, -0.0, 0.0, -1.0]), rng.uniform(-1, 1, 999) * 1e-300,
+                 rng.uniform(-1, 1, 999) * 1e300, near, np.r_[near, near], np.zeros(1)]:
+        np.testing.assert_array_equal(fqg._stable_argsort(keys), np.argsort(keys, kind="stable"))

@@ -18,7 +18,10 @@ wheel ships it) runs on them: ``make test-geopandas-suite``, docs/geopandas.md.
    (``shapely.intersects(left[i], right[j])`` over all candidate pairs at once),
    in float64 and on prepared geometries as geopandas does it (GEOS' prepared
    predicates; ``"within"`` as the right geometry's prepared ``contains``);
-   ``predicate=None`` keeps the pairs whose float64 boxes meet. Geometries
+   ``predicate=None`` keeps the pairs whose float64 boxes meet;
+   ``"intersects"`` answers a pair of points and rectangles (geometries that
+   are exactly their closed box) by their float64 boxes, which is exact, and
+   asks shapely only about the other pairs. Geometries
    that were not prepared are prepared for the call only. GEOS' prepared
    geometries must not be used by two threads at once, so a call that runs
    while another is refining prepares private copies of its geometries
@@ -202,18 +205,26 @@ def _basic_checks(left_df, right_df, how, on_attribute=None):
             )
 
 
-def usable_bounds(geometries):
+def usable_bounds(geometries, bounds=None):
     """``(bounds, rows)``: the float64 ``(n, 4)`` bounds of the geometries
     that can match (not missing, not empty, finite bounds) and their
-    positions in ``geometries``."""
-    bounds = shapely.bounds(np.asarray(geometries))
-    rows = np.flatnonzero(np.isfinite(bounds).all(axis=1))
+    positions in ``geometries`` (``bounds``: ``shapely.bounds(geometries)``,
+    if known)."""
+    if bounds is None:
+        bounds = shapely.bounds(np.asarray(geometries))
+    finite = np.isfinite(bounds).all(axis=1)
+    if finite.all():
+        return np.ascontiguousarray(bounds), np.arange(len(bounds))
+    rows = np.flatnonzero(finite)
     return np.ascontiguousarray(bounds[rows]), rows
 
 
-def _has_tree(geometries):
+def _has_tree(geometries, usable=None):
     """Whether geopandas' tree over ``geometries`` would hold any (its
-    ``bool(sindex)``): some geometry is neither missing nor empty."""
+    ``bool(sindex)``): some geometry is neither missing nor empty (``usable``:
+    the positions of those with finite bounds, which are such, if known)."""
+    if usable is not None and len(usable):
+        return True
     geoms = np.asarray(geometries)
     return bool(len(geoms)) and bool((~(shapely.is_missing(geoms) | shapely.is_empty(geoms))).any())
 
@@ -239,6 +250,29 @@ def _extent(bounds):
 # --------------------------------------------------------------- predicates
 
 
+def _stable_argsort(keys):
+    """``np.argsort(keys, kind="stable")`` of finite float64 keys, by one
+    ``np.sort`` (twice as fast as that argsort here) of 64-bit words: the
+    key's bits in an order-preserving form, their low bits replaced by the
+    position. Keys equal in the bits kept come out by position, which is
+    right for equal keys; if any unequal ones came out of order, the slow
+    sort answers."""
+    n = len(keys)
+    bits = max(1, (n - 1).bit_length())
+    words = (keys + 0.0).view(np.uint64)  # + 0.0: -0.0 becomes 0.0, its equal
+    sign = np.uint64(1 << 63)
+    words = np.where(words & sign, ~words, words | sign)
+    words >>= np.uint64(bits)
+    words <<= np.uint64(bits)
+    words |= np.arange(n, dtype=np.uint64)
+    words.sort()
+    order = (words & np.uint64((1 << bits) - 1)).astype(np.intp)
+    ordered = keys[order]
+    if (ordered[1:] < ordered[:-1]).any():
+        return np.argsort(keys, kind="stable")
+    return order
+
+
 def tree_ranks(bounds, capacity=10):
     """The position of each box in the order a query of GEOS' ``STRtree``
     over them (shapely's, ``node_capacity=10``) visits its leaves: the boxes
@@ -253,85 +287,190 @@ def tree_ranks(bounds, capacity=10):
     """
     bounds = np.asarray(bounds, dtype=np.float64)
     n = len(bounds)
-    seq = np.arange(n)  # the leaves below each node, the nodes in order
-    starts, lengths = np.arange(n), np.ones(n, dtype=np.intp)
-    nodes = bounds
+    if n == 0:
+        return np.empty(0, dtype=np.intp)
+    # Bottom up: each level's nodes in their new order, their parents (by
+    # position in that order) and the leaves below each.
+    levels = []
+    nodes, leaves = bounds, np.ones(n, dtype=np.intp)
     while len(nodes) > 1:
         number = len(nodes)
         slices = int(np.ceil(np.sqrt(np.ceil(number / capacity))))
         per_slice = int(np.ceil(number / slices))
-        by_x = np.argsort(nodes[:, 0] + nodes[:, 2], kind="stable")
-        slice_of = np.arange(number) // per_slice
+        by_x = _stable_argsort(nodes[:, 0] + nodes[:, 2])
         y = nodes[:, 1] + nodes[:, 3]
         perm = np.empty(number, dtype=np.intp)
         for start in range(0, number, per_slice):
             piece = by_x[start:start + per_slice]
             perm[start:start + per_slice] = piece[np.argsort(y[piece], kind="stable")]
-        # The leaves, the nodes in their new order.
-        moved = lengths[perm]
-        first = np.cumsum(moved) - moved
-        if number == n:
-            seq = seq[perm]  # the leaves themselves
-        else:
-            seq = seq[np.repeat(starts[perm] - first, moved) + np.arange(n)]
-        # Parents: runs of `capacity` nodes within each slice.
-        parent = np.cumsum(np.r_[True, ((np.arange(1, number) - slice_of[1:] * per_slice) % capacity == 0)
-                                  | (slice_of[1:] != slice_of[:-1])]) - 1
-        heads = np.flatnonzero(np.r_[True, parent[1:] != parent[:-1]])
-        children = nodes[perm]
+        # A parent for every `capacity` nodes of a slice.
+        first = np.arange(number) % per_slice % capacity == 0
+        parent = np.cumsum(first) - 1
+        heads = np.flatnonzero(first)
+        children = np.take(nodes, perm, axis=0)  # faster than nodes[perm]
         nodes = np.column_stack([
             np.minimum.reduceat(children[:, 0], heads), np.minimum.reduceat(children[:, 1], heads),
             np.maximum.reduceat(children[:, 2], heads), np.maximum.reduceat(children[:, 3], heads),
         ])
-        starts = first[heads]
-        lengths = np.add.reduceat(moved, heads)
-    ranks = np.empty(n, dtype=np.intp)
-    ranks[seq] = np.arange(n)
-    return ranks
+        moved = leaves[perm]
+        levels.append((perm, parent, heads, moved))
+        leaves = np.add.reduceat(moved, heads)
+    # Top down: a node's leaves start where its parent's do, after those of
+    # the siblings before it.
+    start = np.zeros(1, dtype=np.intp)
+    for perm, parent, heads, moved in reversed(levels):
+        before = np.cumsum(moved) - moved
+        start_at = np.empty(len(perm), dtype=np.intp)
+        start_at[perm] = start[parent] + before - before[heads][parent]
+        start = start_at
+    return start
 
 
-def _tree_order(l, r, right_geoms, right_bounds):
+def _tree_order(l, r, right_geoms, right_bounds, rank=None):
     """The pairs (sorted by left row) with each left row's right rows in the
-    order geopandas' tree over the right geometries visits them (:func:`tree_ranks`)."""
+    order geopandas' tree over the right geometries visits them (``rank``:
+    :func:`tree_ranks` of the right side's ``usable_bounds``, if known)."""
     shared = np.flatnonzero(l[1:] == l[:-1])
     if not len(shared):
         return l, r  # no left row with two pairs: nothing to order
-    bounds, rows = right_bounds
-    rank = np.zeros(len(right_geoms), dtype=np.intp)
-    rank[rows] = tree_ranks(bounds)
-    # Only the pairs of left rows with several (the rest stay in place).
+    rows = right_bounds[1]
+    ranks = tree_ranks(right_bounds[0]) if rank is None else rank
+    rank_of = np.zeros(len(right_geoms), dtype=np.int64)
+    rank_of[rows] = ranks
+    row_at = np.empty(len(rows), dtype=r.dtype)
+    row_at[ranks] = rows
+    # Only the pairs of left rows with several (the rest stay in place), by
+    # one sort of unique integer keys, left row * n + rank, from which the
+    # rank and so the right row come back.
     several = np.zeros(len(l), dtype=bool)
     several[shared] = several[shared + 1] = True
     at = np.flatnonzero(several)
     r = r.copy()
-    r[at] = r[at][np.lexsort((rank[r[at]], l[at]))]
+    keys = np.sort(l[at].astype(np.int64) * len(rows) + rank_of[r[at]])
+    r[at] = row_at[keys % len(rows)]
     return l, r
 
 
-def candidate_pairs(left_geoms, right_geoms, *, index="grid", right_bounds=None):
-    """``(l, r)`` positions of every pair whose bounding boxes meet, sorted,
-    skipping geometries that cannot match (``right_bounds``: the right side's
-    ``usable_bounds``, if known)."""
-    lb, lrows = usable_bounds(left_geoms)
+def candidate_pairs(left_geoms, right_geoms, *, index="grid", right_bounds=None, left_bounds=None, sort=True):
+    """``(l, r)`` positions of every pair whose bounding boxes meet, sorted
+    (with ``sort=False``, by ``l`` only), skipping geometries that cannot
+    match (``left_bounds``, ``right_bounds``: the sides' ``usable_bounds``,
+    if known)."""
+    lb, lrows = left_bounds if left_bounds is not None else usable_bounds(left_geoms)
     rb, rrows = right_bounds if right_bounds is not None else usable_bounds(right_geoms)
     if not len(lrows) or not len(rrows):
         return _empty_pairs()
-    pairs = flatquad.join_bounds(lb, rb, sort=True, index=index)
+    pairs = flatquad.join_bounds(lb, rb, sort=sort, index=index)
     return lrows[pairs[0]], rrows[pairs[1]]
 
 
 def _box_meets(left_geoms, right_geoms, l, r):
     """Whether the float64 bounding boxes of the pairs meet (closed boxes,
     as GEOS' envelopes)."""
-    a = shapely.bounds(np.asarray(left_geoms)[l])
-    b = shapely.bounds(np.asarray(right_geoms)[r])
+    return _meet(shapely.bounds(np.asarray(left_geoms)[l]), shapely.bounds(np.asarray(right_geoms)[r]))
+
+
+def _box_shaped(geoms, rows, bounds):
+    """Whether each geometry (filled at ``rows``, positions in increasing
+    order; ``False`` elsewhere) is, as a point set, exactly its closed float64
+    bounding box (``bounds``: ``shapely.bounds(geoms)``, at least at
+    ``rows``). Only two kinds are claimed: a point with finite coordinates,
+    and a polygon without holes whose ring is the four corners of a box of
+    positive width and height in turn (5 coordinates, edges alternately
+    vertical and horizontal: what ``shapely.box`` makes). Everything else is
+    ``False``. In pieces of ``_SHAPE_PIECE`` rows, whose coordinates reuse
+    memory (a million boxes' coordinates are 80 MB)."""
+    geoms = np.asarray(geoms)
+    shaped = np.zeros(len(geoms), dtype=bool)
+    whole = len(rows) == len(geoms)
+    for start in range(0, len(rows), _SHAPE_PIECE):
+        at = rows[start:start + _SHAPE_PIECE]
+        piece = geoms[start:start + _SHAPE_PIECE] if whole else geoms[at]
+        box = _piece_box_shaped(piece)
+        shaped[at] = box & np.isfinite(bounds[at]).all(axis=1)
+    return shaped
+
+
+#: Rows of a piece of :func:`_box_shaped`.
+_SHAPE_PIECE = 1 << 16
+
+
+def _piece_box_shaped(geoms):
+    """:func:`_box_shaped` of each of ``geoms``, but for finite bounds."""
+    kind = shapely.get_type_id(geoms)
+    box = kind == 0
+    polygons = np.flatnonzero(kind == 3)
+    if len(polygons):
+        poly = geoms if len(polygons) == len(geoms) else geoms[polygons]
+        # 5 coordinates: a shell of 5 and no hole (GEOS' rings have 0 or at
+        # least 3 coordinates, and an empty shell has no holes).
+        simple = shapely.get_num_coordinates(poly) == 5
+        if not simple.all():
+            polygons, poly = polygons[simple], poly[simple]
+        xy = shapely.get_coordinates(poly).reshape(-1, 5, 2)
+        x0, y0, x1, y1, x2, y2, x3, y3 = (xy[:, i // 2, i % 2] for i in range(8))
+        # (x0, y0), (x1, y1), ... go round the corners of {x0, x2} x {y0, y2}.
+        box[polygons] = (x0 != x2) & (y0 != y2) & (
+            ((x0 == x1) & (y1 == y2) & (x2 == x3) & (y3 == y0))
+            | ((y0 == y1) & (x1 == x2) & (y2 == y3) & (x3 == x0))
+        )
+    return box
+
+
+def _used(n, rows):
+    """The distinct positions among ``rows`` (below ``n``), increasing."""
+    mark = np.zeros(n, dtype=bool)
+    mark[rows] = True
+    return np.flatnonzero(mark)
+
+
+def _meet(a, b):
+    """Whether the closed boxes (rows of ``a`` and ``b``, float64) meet."""
     return (a[:, 0] <= b[:, 2]) & (b[:, 0] <= a[:, 2]) & (a[:, 1] <= b[:, 3]) & (b[:, 1] <= a[:, 3])
+
+
+def _intersects(left_geoms, right_geoms, l, r, bounds=(None, None), shaped=(None, None), met=False):
+    """``intersects`` of the pairs as GEOS' prepared predicate answers it, by
+    the boxes where both geometries are exactly their boxes (points and
+    rectangles, :func:`_box_shaped`: two closed boxes intersect exactly when
+    they meet, and the float64 comparisons are exact), by shapely for the
+    other pairs. ``bounds``, ``shaped``: the sides' ``shapely.bounds`` and
+    ``_box_shaped``, if known; ``met``: the pairs' float64 boxes are known
+    to meet."""
+    left_bounds, right_bounds = bounds
+    if left_bounds is None:
+        left_bounds = shapely.bounds(np.asarray(left_geoms))
+    if right_bounds is None:
+        right_bounds = shapely.bounds(np.asarray(right_geoms))
+    left_shaped, right_shaped = shaped
+    if left_shaped is None:
+        left_shaped = _box_shaped(left_geoms, _used(len(left_geoms), l), left_bounds)
+    if right_shaped is None:
+        right_shaped = _box_shaped(right_geoms, _used(len(right_geoms), r), right_bounds)
+    by_box = left_shaped[l] & right_shaped[r]
+    keep = np.empty(len(l), dtype=bool)
+    if by_box.all():
+        keep[:] = True if met else _meet(left_bounds[l], right_bounds[r])
+        return keep
+    boxed = np.flatnonzero(by_box)
+    keep[boxed] = True if met else _meet(left_bounds[l[boxed]], right_bounds[r[boxed]])
+    rest = np.flatnonzero(~by_box)
+    keep[rest] = _prepared(shapely.intersects, np.asarray(left_geoms), l[rest], np.asarray(right_geoms)[r[rest]])
+    return keep
 
 
 def refine(left_geoms, right_geoms, l, r, predicate, distance=None):
     """The candidate pairs ``(l, r)`` for which ``predicate(left[l], right[r])``
     holds, by one vectorised shapely call (``None``: the float64 boxes meet;
-    ``"dwithin"``: within ``distance``, one float64 per left row)."""
+    ``"dwithin"``: within ``distance``, one float64 per left row;
+    ``"intersects"``: by the boxes where both geometries are points or
+    rectangles)."""
+    return _refine(left_geoms, right_geoms, l, r, predicate, distance)
+
+
+def _refine(left_geoms, right_geoms, l, r, predicate, distance=None, bounds=(None, None), shaped=(None, None),
+            met=False):
+    """:func:`refine`, with what :func:`_intersects` can be told."""
     if predicate is not None and predicate not in VALID_PREDICATES:
         raise ValueError(f"predicate {predicate!r} is not supported; expected one of {PREDICATES}")
     if len(l) == 0:
@@ -344,6 +483,8 @@ def refine(left_geoms, right_geoms, l, r, predicate, distance=None):
             keep = _prepared(shapely.dwithin, np.asarray(left_geoms), l, np.asarray(right_geoms)[r], distance[l])
         elif predicate is None:
             keep = _box_meets(left_geoms, right_geoms, l, r)
+        elif predicate == "intersects":
+            keep = _intersects(left_geoms, right_geoms, l, r, bounds, shaped, met)
         elif predicate == "within":
             # geopandas asks its tree over the left geometries which contain each
             # right one: GEOS' prepared contains, whose answers on invalid or
@@ -418,13 +559,13 @@ def _dwithin_pairs(left_geoms, right_geoms, distance, right_bounds):
     return refine(left_geoms, right_geoms, lrows[kept[pairs[0]]], rrows[pairs[1]], "dwithin", distance)
 
 
-def _predicate_pairs(left_df, right_df, predicate, distance, index, right_bounds):
+def _predicate_pairs(left_df, right_df, predicate, distance, index, right_bounds, right_all):
     """geopandas' ``_geom_predicate_query`` on flatquad: the checks its tree
     makes (only when the tree would hold a geometry), then the pairs."""
     left_geoms, right_geoms = left_df.geometry.values, right_df.geometry.values
     tree_side = left_geoms if predicate == "within" else right_geoms
-    if not _has_tree(tree_side):
-        return _empty_pairs()
+    if not _has_tree(tree_side, None if predicate == "within" else right_bounds[1]):
+        return _empty_pairs() + (None,)
     if predicate not in VALID_PREDICATES:
         raise ValueError(
             f"Got predicate='{predicate}'; `predicate` must be one of {set(VALID_PREDICATES)}"
@@ -432,23 +573,88 @@ def _predicate_pairs(left_df, right_df, predicate, distance, index, right_bounds
     if predicate == "dwithin":
         if distance is None:
             raise ValueError("'distance' parameter is required for 'dwithin' predicate")
-        return _dwithin_pairs(left_geoms, right_geoms, distance, right_bounds)
+        return _dwithin_pairs(left_geoms, right_geoms, distance, right_bounds) + (None,)
     if distance is not None:
         raise ValueError(
             "'distance' parameter is only supported in combination with 'dwithin' predicate"
         )
-    l, r = candidate_pairs(left_geoms, right_geoms, index=index, right_bounds=right_bounds)
-    return refine(left_geoms, right_geoms, l, r, predicate)
+    left_all = shapely.bounds(np.asarray(left_geoms))
+    left_bounds = usable_bounds(left_geoms, left_all)
+    # flatquad joins the boxes without the GIL, on its own threads. Until it
+    # is done, this thread works out, for every usable row, what may be
+    # needed after: the shapes intersects refines by (each side) and the
+    # right boxes' ranks in geopandas' tree; what the join's end finds not
+    # done is done after, for the rows in pairs only, and only if needed.
+    # (Ranked in a thread of their own, the ranks took longer: the two
+    # threads wait for the GIL in turn.) The pairs come by left row; only
+    # "within" keeps them by right row (the others are put in tree order after).
+    big = len(left_bounds[1]) + len(right_bounds[1]) >= _MEANWHILE_ROWS
+    pairs, joined = _meanwhile(big, candidate_pairs, left_geoms, right_geoms, index=index,
+                               right_bounds=right_bounds, left_bounds=left_bounds, sort=predicate == "within")
+    shaped, rank, met = [None, None], None, False
+    if predicate == "intersects":
+        # float32 boxes (flatquad's) that are the float64 ones: the
+        # candidates are exactly the pairs whose float64 boxes meet.
+        met = _float32_exact(left_bounds[0]) and _float32_exact(right_bounds[0])
+        for side, (geoms, (_, rows), all_bounds) in enumerate(
+                [(left_geoms, left_bounds, left_all), (right_geoms, right_bounds, right_all)]):
+            if not joined():
+                shaped[side] = _box_shaped(geoms, rows, all_bounds)
+    if predicate != "within" and not joined():
+        rank = tree_ranks(right_bounds[0])
+    l, r = pairs()
+    l, r = _refine(left_geoms, right_geoms, l, r, predicate, bounds=(left_all, right_all), shaped=shaped, met=met)
+    return l, r, rank
+
+
+def _float32_exact(bounds):
+    """Whether every value of ``bounds`` is a float32 (so flatquad's
+    rounding to float32 keeps it)."""
+    with np.errstate(over="ignore"):
+        return bool((bounds.astype(np.float32) == bounds).all())
+
+
+#: Joins of fewer rows (both sides) run the box join in the calling thread.
+_MEANWHILE_ROWS = 300_000
+
+
+def _meanwhile(background, function, *args, **kwargs):
+    """``(result, done)``: ``result()`` gives ``function(*args, **kwargs)``,
+    run in another thread from now (``background``), else when called (an
+    error is raised by ``result()``); ``done()``: whether it has finished
+    (true at once when not in the background)."""
+    if not background:
+        return (lambda: function(*args, **kwargs)), (lambda: True)
+    out = {}
+
+    def run():
+        try:
+            out["value"] = function(*args, **kwargs)
+        except BaseException as error:  # noqa: BLE001 - raised by the call below
+            out["error"] = error
+
+    thread = threading.Thread(target=run, name="flatquad-sjoin-boxes", daemon=True)
+    thread.start()
+
+    def result():
+        thread.join()
+        if "error" in out:
+            raise out["error"]
+        return out["value"]
+
+    return result, lambda: not thread.is_alive()
 
 
 def _sjoin_pairs(left_df, right_df, predicate, distance, index):
     """The pairs in geopandas' order: by left row, then (``"within"``) by
     right row or (the other predicates) in its tree's order."""
-    right_bounds = usable_bounds(right_df.geometry.values)
-    l, r = _predicate_pairs(left_df, right_df, predicate, distance, index, right_bounds)
+    right_geoms = right_df.geometry.values
+    right_all = shapely.bounds(np.asarray(right_geoms))
+    right_bounds = usable_bounds(right_geoms, right_all)
+    l, r, rank = _predicate_pairs(left_df, right_df, predicate, distance, index, right_bounds, right_all)
     if predicate == "within":
         return l, r
-    return _tree_order(l, r, right_df.geometry.values, right_bounds)
+    return _tree_order(l, r, right_geoms, right_bounds, rank)
 
 
 def _same_attributes(left_df, right_df, l, r, on_attribute):
