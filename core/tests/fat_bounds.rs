@@ -247,7 +247,7 @@ fn twins<T: SpatialIndex + Clone + Sync>(empty: T, world: f32, margin: f32, seed
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(16))]
+    #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
     fn every_structure_answers_as_without_a_margin(

@@ -84,6 +84,13 @@ fn parse_u32(flag: &str, value: Option<String>) -> Result<u32, String> {
         .map_err(|_| format!("{flag}: not a non-negative integer: {value:?}"))
 }
 
+fn parse_f32(flag: &str, value: Option<String>) -> Result<f32, String> {
+    let value = value.ok_or_else(|| format!("{flag} needs a value"))?;
+    value
+        .parse()
+        .map_err(|_| format!("{flag}: not a number: {value:?}"))
+}
+
 fn parse_pixels(flag: &str, value: Option<String>) -> Result<u32, String> {
     let px = parse_u32(flag, value)?;
     if (1..=16384).contains(&px) {
@@ -145,20 +152,8 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
                     })?;
                 }
             }
-            "--cell" => {
-                let value = args.next().ok_or("--cell needs a value")?;
-                let cell: f32 = value
-                    .parse()
-                    .map_err(|_| format!("--cell: not a number: {value:?}"))?;
-                config.cell = Some(cell);
-            }
-            "--margin" => {
-                let value = args.next().ok_or("--margin needs a value")?;
-                let margin: f32 = value
-                    .parse()
-                    .map_err(|_| format!("--margin: not a number: {value:?}"))?;
-                config.margin = Some(margin);
-            }
+            "--cell" => config.cell = Some(parse_f32(&arg, args.next())?),
+            "--margin" => config.margin = Some(parse_f32(&arg, args.next())?),
             "--threads" => {
                 config.threads = parse_u32(&arg, args.next())? as usize;
                 if config.threads == 0 {
