@@ -37,6 +37,14 @@ def test_the_classes_and_their_bases():
     classes = stub_classes()
     assert sorted(classes) == sorted(CLASSES)
     assert sorted(flatquad.__all__) == sorted(CLASSES + ["Elements", "Nodes", "RayHit", "__version__", "join_bounds"])
+    # The stub's own list names every public name of the extension module.
+    stub_all = next(
+        ast.literal_eval(n.value)
+        for n in ast.parse(STUB.read_text()).body
+        if isinstance(n, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in n.targets)
+    )
+    public = [k for k in dir(_native) if not k.startswith("_")] + ["__version__"]
+    assert sorted(stub_all) == sorted(public)
     for name, node in classes.items():
         runtime = getattr(_native, name)
         assert getattr(flatquad, name) is runtime

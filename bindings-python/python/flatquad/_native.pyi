@@ -585,4 +585,15 @@ def join_bounds(
 ) -> npt.NDArray[np.int64]:
     """``[left_index, right_index]`` of every pair of meeting boxes, shape ``(2, k)``."""
 
-__all__ = ["BoxIndex", "Grid", "LooseGrid", "Quadtree", "SpatialIndex", "__version__", "join_bounds"]
+__all__ = [
+    "BoxIndex",
+    "Grid",
+    "LooseGrid",
+    "LooseQuadtree",
+    "Octree",
+    "PairTracker",
+    "Quadtree",
+    "SpatialIndex",
+    "__version__",
+    "join_bounds",
+]
