@@ -136,8 +136,12 @@ pub fn borders(origin: f32, size: f32, counts: &[u32]) -> Vec<f32> {
     values
 }
 
+/// The next `f32` above `x` (written out: `f32::next_up` is newer than the
+/// MSRV); NaN and +∞ are their own.
 pub fn next_up(x: f32) -> f32 {
-    if x == 0.0 {
+    if x.is_nan() || x == f32::INFINITY {
+        x
+    } else if x == 0.0 {
         f32::from_bits(1)
     } else if x > 0.0 {
         f32::from_bits(x.to_bits() + 1)
@@ -146,6 +150,7 @@ pub fn next_up(x: f32) -> f32 {
     }
 }
 
+/// The next `f32` below `x`.
 pub fn next_down(x: f32) -> f32 {
     -next_up(-x)
 }

@@ -258,23 +258,9 @@ pub fn bits(r: &Rect) -> [u32; 4] {
     ]
 }
 
-/// The next `f32` above `x` (written out: `f32::next_up` is newer than the MSRV).
-pub fn next_up(x: f32) -> f32 {
-    if x.is_nan() || x == f32::INFINITY {
-        x
-    } else if x == 0.0 {
-        f32::from_bits(1)
-    } else if x > 0.0 {
-        f32::from_bits(x.to_bits() + 1)
-    } else {
-        f32::from_bits(x.to_bits() - 1)
-    }
-}
-
-/// The next `f32` below `x`.
-pub fn next_down(x: f32) -> f32 {
-    -next_up(-x)
-}
+/// One ulp up and down: the harness's (one copy for every test).
+#[allow(unused_imports)] // each test binary uses a part of this module
+pub use flatquad_testkit::{next_down, next_up};
 
 /// Brute force: every element whose closed rectangle meets `q`, but `omit`; sorted.
 pub fn brute_query<'a>(
