@@ -1933,7 +1933,10 @@ void qt_tracker_destroy(struct qt_tracker *tracker);
  * change: unchanged pairs are not tested again.
  *
  * Reads the tree as the calls taking a `const qt_tree *` do: it may run
- * beside them, never beside a change to the tree.
+ * beside them, never beside a change to the tree. When most elements
+ * changed it walks the pairs on every core, as `qt_move_many` moves
+ * (`RAYON_NUM_THREADS=1` keeps it on the calling thread); the events are the
+ * same either way.
  *
  * Returns `QT_NULL_ARGUMENT` if a pointer is NULL, `QT_TREE_DESTROYED` if
  * the tree was destroyed, `QT_POISONED` if the tree or the tracker is. A
