@@ -75,7 +75,7 @@ impl<W: Shell> Events for Follow<W> {
         let tree = unsafe { tree_ref(self.tree)? };
         // On rayon's threads when the pair walk is taken, as the batch calls
         // (RAYON_NUM_THREADS=1 keeps it on the caller's thread): the same events.
-        let (began, ended) = self.events.par_update(&*tree);
+        let (began, ended) = self.events.par_update(tree);
         Ok((began.len(), ended.len()))
     }
 
