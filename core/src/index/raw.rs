@@ -138,8 +138,7 @@ impl<T: HasSlots> Slots for T {
     {
         let pool = self.slot_pool();
         let filtered = pool.filtered();
-        let records = &pool.slots[slots.start as usize..slots.end as usize];
-        for (slot, record) in (slots.start..).zip(records) {
+        for slot in slots {
             let filter = || {
                 if filtered {
                     pool.filter(slot)
@@ -147,13 +146,9 @@ impl<T: HasSlots> Slots for T {
                     Filter::DEFAULT
                 }
             };
-            let element = pool.is_live(slot).then(|| {
-                let rect = match pool.tight.get(slot as usize) {
-                    Some(&tight) => tight,
-                    None => record.rect(),
-                };
-                (pool.handle(slot), rect, filter())
-            });
+            let element = pool
+                .is_live(slot)
+                .then(|| (pool.handle(slot), pool.tight_box(slot), filter()));
             visit(slot, element);
         }
     }
