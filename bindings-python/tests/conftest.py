@@ -2,7 +2,9 @@
 two minutes on two cores (`HYPOTHESIS_PROFILE=thorough` for a longer run), and
 the structures every test of the shared API runs on."""
 
+import importlib.util
 import os
+import pathlib
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -64,3 +66,12 @@ def placeholder(cls):
     if cls is flatquad.LooseGrid:
         return flatquad.LooseGrid((0, 0, 8, 8), 4, 2, 2, 1).columns != 4
     return False
+
+
+def load_example(name):
+    """``examples/<name>.py`` as a module, loaded as a user would run it."""
+    path = pathlib.Path(__file__).resolve().parents[1] / "examples" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"{name}_example", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -1,24 +1,15 @@
 """examples/agents.py reproduces the docs/workload.md checksums (the small scenario
 here; `make bench-python` runs uniform-100k)."""
 
-import importlib.util
-import pathlib
-
 import numpy as np
 import pytest
 
 import flatquad
-from conftest import placeholder
-
-EXAMPLE = pathlib.Path(__file__).resolve().parents[1] / "examples" / "agents.py"
-
+from conftest import load_example, placeholder
 
 @pytest.fixture(scope="module")
 def agents():
-    spec = importlib.util.spec_from_file_location("agents_example", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_example("agents")
 
 
 def test_rng_matches_the_spec(agents):

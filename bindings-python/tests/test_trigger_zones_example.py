@@ -2,7 +2,6 @@
 prints is the brute-force set difference of the (agent, sensor) overlaps of
 consecutive frames, and its total agrees."""
 
-import importlib.util
 import pathlib
 import re
 import subprocess
@@ -11,15 +10,14 @@ import sys
 import numpy as np
 import pytest
 
+from conftest import load_example
+
 EXAMPLE = pathlib.Path(__file__).resolve().parents[1] / "examples" / "trigger_zones.py"
 
 
 @pytest.fixture(scope="module")
 def example():
-    spec = importlib.util.spec_from_file_location("trigger_zones_example", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_example("trigger_zones")
 
 
 def inside(ids, agents, sensors):
