@@ -10,6 +10,7 @@ const SORTED_BATCH: usize = 256;
 impl Grid {
     /// Adds an element: room checked, `rect` valid.
     pub(crate) fn insert_one(&mut self, rect: Rect, id: u32) -> Handle {
+        self.relist();
         self.insert_in(rect, id, self.span(&rect))
     }
 
@@ -25,6 +26,7 @@ impl Grid {
 
     /// Adds a checked batch; big batches in cell order.
     pub(crate) fn insert_batch(&mut self, rects: &[Rect], ids: &[u32], handles: &mut Vec<Handle>) {
+        self.relist();
         self.slots.reserve(rects.len());
         handles.reserve(rects.len());
         if rects.len() < SORTED_BATCH {

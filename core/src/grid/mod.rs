@@ -13,6 +13,7 @@ mod snapshot;
 #[cfg(test)]
 mod tests;
 mod traverse;
+mod unlisted;
 mod validate;
 
 use core::ops::ControlFlow;
@@ -181,6 +182,9 @@ pub struct Grid {
     pub(crate) packed: Packed,
     /// Queries since the last `cleanup`: whether the next one lays the cells out.
     pub(crate) demand: Demand,
+    /// Whether a big batch of moves left `cells` and `links` behind: the runs
+    /// (then fresh) are the truth until [`relist`](Grid::relist).
+    pub(crate) lists_stale: bool,
 }
 
 impl Grid {
@@ -240,6 +244,7 @@ impl Grid {
             slots: SlotPool::new(),
             packed: Packed::default(),
             demand: Demand::default(),
+            lists_stale: false,
         })
     }
 
@@ -300,8 +305,7 @@ impl Grid {
     /// quarter of the grid.
     #[inline]
     pub(crate) fn is_big(&self, span: &Span) -> bool {
-        let quarter = (self.cells.len() as u64 / 4).max(1);
-        span.cells() > quarter.min(Grid::MAX_CELLS_PER_ELEMENT as u64)
+        is_big_among(self.cells.len(), span)
     }
 
     /// The cells of a live slot's element.
@@ -315,6 +319,13 @@ impl Grid {
     pub(crate) fn cell_index(&self, cx: u32, cy: u32) -> usize {
         cy as usize * self.columns() as usize + cx as usize
     }
+}
+
+/// [`Grid::is_big`] in a grid of `cells` cells.
+#[inline]
+pub(crate) fn is_big_among(cells: usize, span: &Span) -> bool {
+    let quarter = (cells as u64 / 4).max(1);
+    span.cells() > quarter.min(Grid::MAX_CELLS_PER_ELEMENT as u64)
 }
 
 /// [`Error::InvalidParameter`] unless a grid of `columns × rows` can be made.
@@ -408,6 +419,7 @@ impl SpatialIndex for Grid {
         self.big.clear();
         self.slots.free_all();
         self.packed.stale();
+        self.lists_stale = false;
     }
     /// Every cell, row by row, as a leaf of depth 0 (its index `cy * columns +
     /// cx`); `branch` is never called. A cell's count is the elements linked in

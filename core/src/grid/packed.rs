@@ -90,6 +90,11 @@ impl Demand {
         }
     }
 
+    /// The queries counted since the last [`take`](Demand::take) (up to enough).
+    pub fn counted(&self) -> usize {
+        self.0.load(Ordering::Relaxed)
+    }
+
     /// The queries counted since the last [`take`](Demand::take), resetting the count.
     pub fn take(&mut self) -> usize {
         core::mem::take(self.0.get_mut())
@@ -459,6 +464,44 @@ impl Grid {
         ControlFlow::Continue(())
     }
 
+    /// The slots of the elements in the runs that meet cell `(cx, cy)` (its
+    /// closed box, to infinity for a border cell, which owns everything
+    /// beyond the world): the small ones filed in it or within the reach
+    /// before it, and its medium copies. A search takes each element from
+    /// every cell it is listed in, and maybe a few more, never fewer.
+    pub(crate) fn cell_runs(&self, [cx, cy]: [u32; 2], mut visit: impl FnMut(u32)) {
+        let (ax, ay) = (&self.axis_x, &self.axis_y);
+        let finite = |v: f32| v.clamp(f32::MIN, f32::MAX);
+        let cell = Rect::new(
+            finite(ax.border(cx)),
+            finite(ay.border(cy)),
+            finite(ax.border(cx + 1)),
+            finite(ay.border(cy + 1)),
+        );
+        let span = Span {
+            x1: cx,
+            y1: cy,
+            x2: cx,
+            y2: cy,
+        };
+        let qv = [cell.x2, cell.y2, -cell.x1, -cell.y1];
+        let _ = self.scan_small(
+            self.small_cells(&cell, span),
+            &qv,
+            NONE,
+            &mut |h: Handle| {
+                visit(h.slot());
+                ControlFlow::Continue(())
+            },
+        );
+        let packed = &self.packed;
+        if packed.has_mid {
+            for entry in packed.mid_run(self.cell_index(cx, cy)) {
+                visit(packed.mid_slots[entry]);
+            }
+        }
+    }
+
     /// The pairs owned by rows `rows`, read from the runs. Small with small:
     /// each small element of the rows against the boxes after it in its row up
     /// to the last column it reaches, and the later rows it reaches (each pair
@@ -659,7 +702,7 @@ fn running_sums(starts: &mut [u32]) {
 
 /// Calls `f` with the index of every cell of `span` (grid of `columns`).
 #[inline(always)]
-fn for_each_cell(span: Span, columns: usize, mut f: impl FnMut(usize)) {
+pub(crate) fn for_each_cell(span: Span, columns: usize, mut f: impl FnMut(usize)) {
     for cy in span.y1..=span.y2 {
         let row = cy as usize * columns;
         for cx in span.x1..=span.x2 {

@@ -117,6 +117,8 @@ impl Grid {
             if span.cells() > self.slots.slots.len() as u64 {
                 // Fewer slots than cells: scanning them is cheaper.
                 self.scan_slots(&rect, big, true, &mut with_big)?;
+            } else if self.packed.fresh {
+                self.query_runs(&rect, span, NONE, &mut with_big)?;
             } else {
                 self.query_cells(&rect, span, NONE, &mut with_big)?;
             }

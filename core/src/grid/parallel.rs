@@ -30,11 +30,17 @@ impl Grid {
     /// thread in batch order, so the lists end exactly as after
     /// [`relocate_batch`](Grid::relocate_batch). The records are where the
     /// time goes (a batch in an order unrelated to memory misses the cache on
-    /// each), and those are split; reading the batch is not.
+    /// each), and those are split; reading the batch is not. A batch that
+    /// leaves the lists behind ([`defers_lists`](Grid::defers_lists)) only
+    /// keeps the big list, then lays the runs out.
     pub(crate) fn relocate_parallel(&mut self, handles: &[Handle], rects: &[Rect]) {
         let threads = rayon::current_num_threads();
         if handles.len() < PAR_MOVES_MIN || threads == 1 {
             return self.relocate_batch(handles, rects);
+        }
+        let unlisted = self.defers_lists(handles.len());
+        if !unlisted {
+            self.relist();
         }
         self.packed.stale();
         // Fresh lists: this path runs for hundreds of thousands of moves, next
@@ -48,6 +54,12 @@ impl Grid {
         // part only, so the order is exactly the batch's).
         let mut moves = part_moves.concat();
         moves.sort_unstable_by_key(|&(at, _)| at);
+        if unlisted {
+            for (_, moved) in moves {
+                self.follow_big(moved);
+            }
+            return self.unlist();
+        }
         let merged: Vec<Move> = moves.into_iter().map(|(_, m)| m).collect();
         self.relink_moves(&merged);
     }

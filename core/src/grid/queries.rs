@@ -215,9 +215,13 @@ impl Grid {
         }
     }
 
-    /// A range's halves, or a single cell's elements.
+    /// A range's halves, or a single cell's elements: from the runs while they
+    /// are fresh ([`cell_runs`](Grid::cell_runs)), else its list.
     pub(crate) fn search_below(&self, id: u128, push: &mut impl FnMut(SearchItem<Rect>)) {
         if let Some((cx, cy)) = self.ranges().expand(id, 0, push) {
+            if self.packed.fresh {
+                return self.cell_runs([cx, cy], |slot| push(SearchItem::Element(slot)));
+            }
             let mut link = self.cells[(cy * self.axis_x.cells() + cx) as usize];
             while link != NONE {
                 let Link { next, element } = self.links.links[link as usize];

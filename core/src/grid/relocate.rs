@@ -13,9 +13,9 @@ use crate::{Handle, Rect};
 /// One element leaving the cells of `from` for those of `to`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Move {
-    slot: u32,
-    from: Span,
-    to: Span,
+    pub slot: u32,
+    pub from: Span,
+    pub to: Span,
 }
 
 /// Gives the slot record `record` (of slot `slot`) the rectangle `rect`;
@@ -84,6 +84,7 @@ impl Grid {
     }
 
     pub(crate) fn relocate(&mut self, slot: u32, rect: Rect) {
+        self.relist();
         if let Some(moved) = self.move_slot(slot, rect) {
             self.relink(moved);
         }
@@ -93,8 +94,14 @@ impl Grid {
     /// order (the slots are fetched ahead); the moves that leave their cells
     /// are gathered and relinked in groups, in the same order, each group
     /// fetching the lists it will search ahead. The lists then change exactly
-    /// as by one [`relocate`](Grid::relocate) after another.
+    /// as by one [`relocate`](Grid::relocate) after another. A batch moving a
+    /// good share of the elements leaves the lists behind instead
+    /// ([`relocate_unlisted`](Grid::relocate_unlisted)).
     pub(crate) fn relocate_batch(&mut self, handles: &[Handle], rects: &[Rect]) {
+        if self.defers_lists(handles.len()) {
+            return self.relocate_unlisted(handles, rects);
+        }
+        self.relist();
         let mut moves = ArrayVec::<Move, MOVES>::new();
         for (index, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
             if let Some(&ahead) = handles.get(index + SLOTS_AHEAD) {

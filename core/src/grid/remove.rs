@@ -7,6 +7,7 @@ use crate::Handle;
 
 impl Grid {
     pub(crate) fn remove_slot(&mut self, slot: u32) {
+        self.relist();
         self.packed.stale();
         self.unlink(slot, self.span_at(slot));
         self.slots.free(slot);
@@ -18,6 +19,7 @@ impl Grid {
     /// elements' links, instead of searching each cell's list once per element
     /// (quadratic for many elements stacked in one cell).
     pub(crate) fn remove_batch(&mut self, handles: &[Handle]) {
+        self.relist();
         self.packed.stale();
         if handles.len() >= 64
             && handles.len() * 8 >= self.slots.live

@@ -9,6 +9,9 @@ use crate::Error;
 
 impl Grid {
     pub(crate) fn write_snapshot(&self) -> Vec<u8> {
+        if self.lists_stale {
+            return self.listed().write_snapshot();
+        }
         let words = 12
             + self.cells.len()
             + 2 * self.links.links.len()

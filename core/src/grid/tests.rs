@@ -6,7 +6,7 @@ use core::ops::ControlFlow;
 
 use crate::grid::Grid;
 use crate::index::{NodeInfo, Stats};
-use crate::{Error, Handle, Query, Rect, SpatialIndex};
+use crate::{Bounds, Error, Handle, Query, Rect, SpatialIndex};
 
 /// A small LCG (Knuth's MMIX constants), so the tests need no dependency.
 struct Lcg(u64);
@@ -307,6 +307,42 @@ fn compare(grid: &Grid, model: &Model, shapes: &Shapes, rng: &mut Lcg) {
         );
     }
     assert_eq!(grid_pairs(grid), model.pairs());
+    // The nearest three to a point: the distances brute force finds (from
+    // the runs while they are fresh, else the lists).
+    let p = shapes.point(rng);
+    let mut near = Vec::new();
+    grid.nearest([p.x1, p.y1], 3, None, u32::MAX, &mut near)
+        .unwrap();
+    let mut expected: Vec<f64> = model
+        .live
+        .iter()
+        .map(|(_, r)| r.distance_to_point([p.x1, p.y1]))
+        .collect();
+    expected.sort_by(f64::total_cmp);
+    expected.truncate(3);
+    let found: Vec<f64> = near.iter().map(|n| n.distance).collect();
+    assert_eq!(found, expected, "nearest to ({}, {})", p.x1, p.y1);
+    if grid.lists_stale {
+        // What the lists would show, rebuilt: the same cells and counts.
+        let relisted = grid.listed();
+        assert_eq!(cell_counts(grid), cell_counts(&relisted));
+        // (The bytes differ: a copy holds no spare capacity.)
+        let without_bytes = |stats: Stats| Stats { bytes: 0, ..stats };
+        assert_eq!(without_bytes(grid.stats()), without_bytes(relisted.stats()));
+    }
+}
+
+/// Every cell's element count, as `traverse` shows them.
+fn cell_counts(grid: &Grid) -> Vec<u32> {
+    let mut counts = Vec::new();
+    let _ = grid.traverse(
+        |_| ControlFlow::Continue(()),
+        |cell| {
+            counts.push(cell.count);
+            ControlFlow::Continue(())
+        },
+    );
+    counts
 }
 
 /// Calls that must fail and leave the grid exactly as it was.
@@ -422,6 +458,8 @@ fn run(world: Rect, columns: u32, rows: u32, seed: u64, steps: usize) {
     let mut id = 0;
     // Steps compared with the cells laid out contiguously (by `cleanup` or a bulk insert).
     let mut packed_steps = 0;
+    // Steps after a big batch of moves left the lists behind (the runs alone true).
+    let mut unlisted_steps = 0;
     for step in 0..steps {
         let live = model.live.len();
         let op = rng.below(100);
@@ -525,12 +563,17 @@ fn run(world: Rect, columns: u32, rows: u32, seed: u64, steps: usize) {
             _ => {}
         }
         packed_steps += grid.packed.fresh as usize;
+        unlisted_steps += grid.lists_stale as usize;
         compare(&grid, &model, &shapes, &mut rng);
         for &stale in model.dead.iter().rev().take(3) {
             assert!(!grid.contains(stale));
         }
     }
     assert!(packed_steps > 0, "the contiguous cells were never queried");
+    assert!(
+        unlisted_steps > 0,
+        "no batch of moves left the lists behind"
+    );
     snapshot_round_trip(&grid, &mut rng);
 }
 

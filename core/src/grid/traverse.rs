@@ -5,7 +5,6 @@ use core::ops::ControlFlow;
 use crate::grid::Grid;
 use crate::index::{NodeInfo, SpatialIndex, Stats};
 use crate::links::Link;
-use crate::slots::NONE;
 use crate::Rect;
 
 impl Grid {
@@ -14,6 +13,7 @@ impl Grid {
     where
         L: FnMut(&NodeInfo) -> ControlFlow<()>,
     {
+        let lengths = self.list_lengths();
         for cy in 0..self.rows() {
             let (y1, y2) = self.axis_y.extent(cy);
             for cx in 0..self.columns() {
@@ -24,21 +24,11 @@ impl Grid {
                     depth: 0,
                     rect: Rect::new(x1, y1, x2, y2),
                     is_leaf: true,
-                    count: self.list_len(self.cells[index]),
+                    count: lengths[index],
                 })?;
             }
         }
         ControlFlow::Continue(())
-    }
-
-    /// The length of the list starting at link `link`.
-    fn list_len(&self, mut link: u32) -> u32 {
-        let mut count = 0;
-        while link != NONE {
-            count += 1;
-            link = self.links.links[link as usize].next;
-        }
-        count
     }
 
     /// Counts cells and links, and the bytes held.
@@ -57,9 +47,9 @@ impl Grid {
                 + self.axis_y.bytes(),
             ..Stats::default()
         };
-        for &head in &self.cells {
-            stats.empty_leaves += (head == NONE) as usize;
-            stats.element_links += self.list_len(head) as usize;
+        for length in self.list_lengths() {
+            stats.empty_leaves += (length == 0) as usize;
+            stats.element_links += length as usize;
         }
         stats
     }

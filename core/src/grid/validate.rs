@@ -16,6 +16,14 @@ impl Grid {
     /// # Errors
     /// A description of the first broken invariant.
     pub(crate) fn check_invariants(&self) -> Result<(), String> {
+        if self.lists_stale {
+            // The runs are the truth: they must be fresh, and the lists rebuilt
+            // from the slots must hold, as must the runs against them.
+            if !self.packed.fresh {
+                return Err("the lists are stale and so are the runs".into());
+            }
+            return self.listed().check_invariants();
+        }
         // First the slots: the rectangles of live ones must be valid before
         // their cells are computed.
         self.slots.validate()?;

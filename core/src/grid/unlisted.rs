@@ -1,0 +1,183 @@
+//! Big batches of moves without the lists: the runs alone stay true until the
+//! next change that needs the lists, which rebuilds them in one pass.
+//!
+//! A frame that moves most elements spends half its update relinking the
+//! ones that left their cells (a search of each list they leave, a link in
+//! each they join), only for `cleanup` to lay the cells out as runs, which the
+//! frame's queries and pair walk then read instead of the lists. So a batch
+//! moving a good share of the elements writes the slot records alone (and
+//! keeps the big list, which the runs leave out), then lays the runs out at
+//! once: a counting sort, as `cleanup` does. Until the lists are rebuilt
+//! (`relist`: any insert, removal, single move or small batch), every reader
+//! takes the runs: queries, point queries, the pair walks, the searches; the
+//! few that show the lists (`traverse`, `stats`, `validate`, snapshots) count
+//! from the slots or work on a relisted copy.
+
+use crate::grid::packed::for_each_cell;
+use crate::grid::relocate::{Move, SLOTS_AHEAD};
+use crate::grid::{is_big_among, Grid, Slot, Span};
+use crate::links::{Link, LinkPool};
+use crate::slots::{SlotPool, NONE};
+use crate::{Handle, Rect};
+
+impl Grid {
+    /// Whether a batch of `moves` leaves the lists behind: when it moves at
+    /// least a quarter of the elements, plus a 64th of the cells (what the
+    /// counting sort costs beyond the elements), and at least 16, and enough
+    /// queries came since the last `cleanup` for it to lay the runs out (a
+    /// loop that queries each frame). A loop that only walks the pairs keeps
+    /// the lists: their walk is faster than the sort plus the runs' walk.
+    #[inline]
+    pub(crate) fn defers_lists(&self, moves: usize) -> bool {
+        moves >= 16
+            && moves >= self.slots.live / 4 + self.cells.len() / 64
+            && self.demand.counted() >= self.queries_to_pack()
+    }
+
+    /// `update_many`'s moves, checked, with the lists left stale (see the
+    /// module): each record takes its rectangle in batch order (a handle
+    /// given twice ends at its last), the big list follows the moves into and
+    /// out of it, and the runs are laid out.
+    pub(crate) fn relocate_unlisted(&mut self, handles: &[Handle], rects: &[Rect]) {
+        for (index, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
+            if let Some(&ahead) = handles.get(index + SLOTS_AHEAD) {
+                self.slots.prefetch(ahead);
+            }
+            let slot = handle.slot();
+            self.packed.stale();
+            let axes = (&self.axis_x, &self.axis_y);
+            let record = &mut self.slots.slots[slot as usize];
+            if let Some(moved) = super::relocate::move_record(axes, record, slot, rect) {
+                self.follow_big(moved);
+            }
+        }
+        self.unlist();
+    }
+
+    /// Marks the lists stale and lays the runs out, which are then the truth.
+    pub(crate) fn unlist(&mut self) {
+        self.lists_stale = true;
+        self.pack_cells();
+    }
+
+    /// Keeps the big list through a move while the lists are not kept.
+    #[inline]
+    pub(crate) fn follow_big(&mut self, Move { slot, from, to }: Move) {
+        match (self.is_big(&from), self.is_big(&to)) {
+            (false, true) => self.big.add(slot),
+            (true, false) => self.big.remove(slot),
+            _ => {}
+        }
+    }
+
+    /// Rebuilds the lists if a big batch left them stale: every element linked
+    /// into the cells it meets, in one counting sort, so each cell's links
+    /// are contiguous in the pool and in slot order (the walks then read them
+    /// in order). The pool's memory is reused: nothing is allocated once warm.
+    pub(crate) fn relist(&mut self) {
+        if !self.lists_stale {
+            return;
+        }
+        self.lists_stale = false;
+        let columns = self.columns() as usize;
+        let count = self.cells.len();
+        // Taken out while the slots are read, put back at the end.
+        let mut cells = core::mem::take(&mut self.cells);
+        let mut links = core::mem::replace(&mut self.links, LinkPool::new());
+        // Count each cell's links, then turn the counts into each run's end.
+        cells.fill(0);
+        let mut total = 0u64;
+        for slot in 0..self.slots.slots.len() as u32 {
+            if let Some(span) = listed_span(&self.slots, count, slot) {
+                for_each_cell(span, columns, |cell| cells[cell] += 1);
+                total += span.cells();
+            }
+        }
+        assert!(total < NONE as u64, "flatquad: more than 2^32 - 1 links");
+        let total = total as u32;
+        let mut end = 0u32;
+        for cell in cells.iter_mut() {
+            end += *cell;
+            *cell = end;
+        }
+        links.free = NONE;
+        links.links.clear();
+        links.links.resize(
+            total as usize,
+            Link {
+                next: NONE,
+                element: NONE,
+            },
+        );
+        // Fill each run from its end, the slots in reverse: each cell's head
+        // then ends at its run's start, and the run is in slot order.
+        for slot in (0..self.slots.slots.len() as u32).rev() {
+            if let Some(span) = listed_span(&self.slots, count, slot) {
+                for_each_cell(span, columns, |cell| {
+                    cells[cell] -= 1;
+                    let at = cells[cell];
+                    links.links[at as usize] = Link {
+                        next: at + 1,
+                        element: slot,
+                    };
+                });
+            }
+        }
+        // Each run's last link ends its list; an empty cell has no head. A
+        // cell's run ends where the next one's starts (read before it is
+        // rewritten).
+        for cell in 0..cells.len() {
+            let start = cells[cell];
+            let end = cells.get(cell + 1).copied().unwrap_or(total);
+            if start == end {
+                cells[cell] = NONE;
+            } else {
+                links.links[end as usize - 1].next = NONE;
+            }
+        }
+        self.cells = cells;
+        self.links = links;
+    }
+
+    /// How many elements each cell's list holds (or would, rebuilt): from the
+    /// lists, or from the slots while the lists are stale.
+    pub(crate) fn list_lengths(&self) -> Vec<u32> {
+        let columns = self.columns() as usize;
+        let mut lengths = vec![0u32; self.cells.len()];
+        if self.lists_stale {
+            for slot in 0..self.slots.slots.len() as u32 {
+                if let Some(span) = listed_span(&self.slots, self.cells.len(), slot) {
+                    for_each_cell(span, columns, |cell| lengths[cell] += 1);
+                }
+            }
+            return lengths;
+        }
+        for (length, &head) in lengths.iter_mut().zip(&self.cells) {
+            let mut link = head;
+            while link != NONE {
+                *length += 1;
+                link = self.links.links[link as usize].next;
+            }
+        }
+        lengths
+    }
+
+    /// This grid, or while its lists are stale a copy with them rebuilt: for
+    /// the readers that show the lists themselves (snapshots, `validate`).
+    pub(crate) fn listed(&self) -> std::borrow::Cow<'_, Grid> {
+        if !self.lists_stale {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut copy = self.clone();
+        copy.relist();
+        std::borrow::Cow::Owned(copy)
+    }
+}
+
+/// The cells a slot's element is linked in (of a grid of `cells` cells), if it
+/// is live and not big.
+#[inline]
+fn listed_span(pool: &SlotPool<Slot>, cells: usize, slot: u32) -> Option<Span> {
+    let span = Span::unpack(pool.slots[slot as usize].cells);
+    (pool.is_live(slot) && !is_big_among(cells, &span)).then_some(span)
+}
