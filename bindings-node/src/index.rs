@@ -21,7 +21,7 @@ use crate::args::{self, Rects};
 use crate::error::{code, Class, Fail, Outcome};
 use crate::objects::{
     BulkResult, Filter as FilterObject, JoinResult, NearestManyResult, Neighbor, Nodes, PairEvents,
-    QueryManyResult, RayHit as RayHitObject, Rectangle, Stats,
+    QueryManyResult, RayHit as RayHitObject, Stats,
 };
 
 /// A core structure one of the classes wraps.
@@ -144,15 +144,6 @@ fn camel(name: &str) -> String {
         }
     }
     out
-}
-
-pub(crate) fn rectangle(r: Rect) -> Rectangle {
-    Rectangle {
-        x1: r.x1 as f64,
-        y1: r.y1 as f64,
-        x2: r.x2 as f64,
-        y2: r.y2 as f64,
-    }
 }
 
 fn raw(handle: Handle) -> f64 {

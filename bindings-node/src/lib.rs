@@ -23,6 +23,7 @@ mod args;
 mod classes;
 mod error;
 mod index;
+mod methods;
 pub mod objects;
 mod octree;
 mod tracker;
