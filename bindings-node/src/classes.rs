@@ -94,26 +94,6 @@ macro_rules! shared_methods {
     };
 }
 
-/// The structure a tree's options give: `{ maxElements, maxDepth }`, each left
-/// out taking the trees' default (8 and 8), so no options give the defaults.
-fn tree_options<C>(
-    options: Option<&Unknown<'_>>,
-    world: flatquad::Rect,
-    new: impl FnOnce(flatquad::Rect, u32, u32) -> Result<C, flatquad::Error>,
-) -> crate::error::Outcome<Result<C, flatquad::Error>> {
-    use flatquad::Quadtree as Defaults;
-    let (mut max_elements, mut max_depth) = (None, None);
-    if let Some(options) = args::options(options, "{ maxElements, maxDepth }")? {
-        max_elements = args::option_u32(options, c"maxElements")?;
-        max_depth = args::option_u32(options, c"maxDepth")?;
-    }
-    Ok(new(
-        world,
-        max_elements.unwrap_or(Defaults::DEFAULT_MAX_ELEMENTS),
-        max_depth.unwrap_or(Defaults::DEFAULT_MAX_DEPTH),
-    ))
-}
-
 /// A flat quadtree over rectangles, for broad-phase collision detection and
 /// region queries over many moving elements of any sizes.
 ///
@@ -145,8 +125,11 @@ impl Quadtree {
         world: Unknown<'_>,
         options: Option<Unknown<'_>>,
     ) -> napi::Result<Self> {
+        use flatquad::Quadtree as Core;
         let index = Index::construct(env, &this, &world, options.as_ref(), |world| {
-            tree_options(options.as_ref(), world, flatquad::Quadtree::new)
+            let defaults = [Core::DEFAULT_MAX_ELEMENTS, Core::DEFAULT_MAX_DEPTH];
+            let [max_elements, max_depth] = args::tree_options(options.as_ref(), defaults)?;
+            Ok(Core::new(world, max_elements, max_depth))
         })?;
         Ok(Quadtree { index })
     }
@@ -353,14 +336,12 @@ impl LooseQuadtree {
                     Some(options) => args::option_f32(options, c"maxExtent")?,
                     None => None,
                 };
-            tree_options(
-                options.as_ref(),
-                world,
-                |world, max_elements, max_depth| match max_extent {
-                    Some(extent) => Core::with_max_extent(world, max_elements, max_depth, extent),
-                    None => Core::new(world, max_elements, max_depth),
-                },
-            )
+            let defaults = [Core::DEFAULT_MAX_ELEMENTS, Core::DEFAULT_MAX_DEPTH];
+            let [max_elements, max_depth] = args::tree_options(options.as_ref(), defaults)?;
+            Ok(match max_extent {
+                Some(extent) => Core::with_max_extent(world, max_elements, max_depth, extent),
+                None => Core::new(world, max_elements, max_depth),
+            })
         })?;
         Ok(LooseQuadtree { index })
     }

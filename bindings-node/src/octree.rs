@@ -53,18 +53,10 @@ impl Octree {
             || args::world3(&world),
             options.as_ref(),
             |world| {
-                use flatquad::Octree as Defaults;
-                let (mut max_elements, mut max_depth) = (None, None);
-                if let Some(options) = args::options(options.as_ref(), "{ maxElements, maxDepth }")?
-                {
-                    max_elements = args::option_u32(options, c"maxElements")?;
-                    max_depth = args::option_u32(options, c"maxDepth")?;
-                }
-                Ok(flatquad::Octree::new(
-                    world,
-                    max_elements.unwrap_or(Defaults::DEFAULT_MAX_ELEMENTS),
-                    max_depth.unwrap_or(Defaults::DEFAULT_MAX_DEPTH),
-                ))
+                use flatquad::Octree as Core;
+                let defaults = [Core::DEFAULT_MAX_ELEMENTS, Core::DEFAULT_MAX_DEPTH];
+                let [max_elements, max_depth] = args::tree_options(options.as_ref(), defaults)?;
+                Ok(Core::new(world, max_elements, max_depth))
             },
         )?;
         Ok(Octree { index })
