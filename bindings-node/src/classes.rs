@@ -1,7 +1,7 @@
 //! The JavaScript classes: `Quadtree`, `Grid`, `LooseGrid` and `LooseQuadtree`, one per core
 //! structure, each an [`Index`] inside.
 //!
-//! [`shared_methods!`] declares every method they share once: those of every
+//! `shared_methods!` declares every method they share once: those of every
 //! class ([`methods!`], with the 2D coordinate names) and the 2D classes' own
 //! (bulk queries, joins); a class adds only its constructor and the getters of
 //! its parameters. napi-rs generates `index.d.ts` from these declarations, so

@@ -17,7 +17,11 @@
 /// but its constructor and the getters of its parameters.
 ///
 /// - `boxes`, `nodes`: the objects (of [`crate::objects`]) a box and a
-///   `traverse` node are shown as; `traverse` is its TypeScript arguments.
+///   `traverse` node are shown as.
+/// - `kind`, `traverse`: the TypeScript type of `kind` and the arguments of
+///   `traverse` (whose callback names the node object), each one string
+///   literal: napi-rs reads attribute values as written, so `concat!` cannot
+///   build them.
 /// - `corners`, `point`, `origin`, `direction`: the names of the coordinate
 ///   arguments of a box, a point, a ray's origin and a direction (or motion).
 ///
