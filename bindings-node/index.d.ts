@@ -241,84 +241,91 @@ export declare class Grid {
   /** Which structure this is. */
   get kind(): 'Grid'
   /**
-   * The world rectangle it was made with, as corners (32-bit floats,
-   * what it stores): `new Class(index.world, ...)` divides the same world.
+   * The world it was made with, as corners (32-bit floats, what it
+   * stores): `new Class(index.world, ...)` divides the same world.
    */
   get world(): Rectangle
   /**
-   * Adds the rectangle `[x1, x2] × [y1, y2]` with an id of yours (an
-   * integer from 0 to 2^32 - 1; 0 when left out) and returns its handle.
-   * Coordinates are rounded to the nearest 32-bit float.
+   * Adds the box `[x1, x2] × [y1, y2]` (an `Octree`'s `[x1, x2] ×
+   * [y1, y2] × [z1, z2]`) with an id of yours (an integer from 0 to
+   * 2^32 - 1; 0 when left out) and returns its handle. Coordinates
+   * are rounded to the nearest 32-bit float.
    *
    * Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or
    * infinite coordinates (a number beyond the 32-bit range rounds to
-   * an infinity) or `x1 > x2` / `y1 > y2`; nothing is changed then.
+   * an infinity) or a low corner above the high one (`x1 > x2`, ...);
+   * nothing is changed then.
    */
   insert(x1: number, y1: number, x2: number, y2: number, id?: number): Handle
   /**
-   * Gives an element a new rectangle. Throws as `insert` does for a bad
-   * rectangle and as `remove` does for a bad handle; nothing is changed then.
+   * Gives an element a new box. Throws as `insert` does for a bad
+   * box and as `remove` does for a bad handle; nothing is changed then.
    */
   move(handle: Handle, x1: number, y1: number, x2: number, y2: number): void
   /**
-   * Handles of the elements whose closed rectangle meets the closed
-   * rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
-   * live handle; `0`, `null` or `undefined` omit nothing) and, with a
-   * `mask`, the elements whose filter category has no bit in it (see
-   * `setFilter`; left out, every element).
+   * Handles of the elements whose closed box meets the closed query
+   * box, each once, leaving out `omit` (a live handle; `0`, `null` or
+   * `undefined` omit nothing) and, with a `mask`, the elements whose
+   * filter category has no bit in it (see `setFilter`; left out,
+   * every element).
    */
   query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null, mask?: number | null): Float64Array
   /**
-   * Handles of the elements whose closed rectangle holds the point
-   * `(x, y)`, leaving out `omit` and, with a `mask`, the elements
-   * whose category has no bit in it.
+   * Handles of the elements whose closed box holds the point `(x, y)`
+   * (an `Octree`'s `(x, y, z)`), leaving out `omit` and, with a
+   * `mask`, the elements whose category has no bit in it.
    */
   queryPoint(x: number, y: number, omit?: Handle | null, mask?: number | null): Float64Array
   /**
-   * Handles of the elements whose closed rectangle is within `radius`
-   * of `(x, y)` (at distance `<= radius`, in 64-bit floats from the
-   * 32-bit coordinates), in no particular order, leaving out, with a
-   * `mask`, the elements whose category has no bit in it. Throws a
+   * Handles of the elements whose closed box is within `radius` of
+   * `(x, y)` (a circle; an `Octree`'s sphere around `(x, y, z)`): at
+   * distance `<= radius`, in 64-bit floats from the 32-bit
+   * coordinates, in no particular order, leaving out, with a `mask`,
+   * the elements whose category has no bit in it. Throws a
    * `RangeError` for a NaN or infinite center or a NaN or negative
    * `radius` (`Infinity` is fine: everything).
    */
   queryCircle(x: number, y: number, radius: number, mask?: number | null): Float64Array
   /**
-   * The `k` (default 1; an integer `>= 0`) elements nearest to `(x, y)`,
-   * nearest first, fewer if there are fewer: `[{ handle, id, distance }]`,
-   * the distance to the element's closed rectangle (0 inside it).
-   * Ties go to the smaller id, then the smaller handle. Options:
-   * `maxDistance` (closed), `mask` (only the categories in it) and
-   * `filter(handle)`, called nearest first, which leaves out the
-   * elements it returns a falsy value for (they do not count towards
-   * `k`); an exception it throws propagates. Throws a `RangeError` for
-   * a NaN or infinite point, a negative or non-integer `k`, or a NaN
-   * or negative `maxDistance`.
+   * The `k` (default 1; an integer `>= 0`) elements nearest to the
+   * point `(x, y)` (an `Octree`'s `(x, y, z)`), nearest first, fewer
+   * if there are fewer: `[{ handle, id, distance }]`, the distance to
+   * the element's closed box (0 inside it). Ties go to the smaller
+   * id, then the smaller handle. Options: `maxDistance` (closed),
+   * `mask` (only the categories in it) and `filter(handle)`, called
+   * nearest first, which leaves out the elements it returns a falsy
+   * value for (they do not count towards `k`); an exception it
+   * throws propagates. Throws a `RangeError` for a NaN or infinite
+   * point, a negative or non-integer `k`, or a NaN or negative
+   * `maxDistance`.
    */
   nearest(x: number, y: number, k?: number | null, options?: NearestOptions | null): Array<Neighbor>
   /**
-   * The first element the segment from `(ox, oy)` along `(dx, dy)` (any
-   * length but 0; normalised in 64-bit floats) for `maxLength` hits:
-   * `{ handle, id, distance, fraction }` or `null`. Closed boxes: a ray
-   * starting inside one hits it at distance 0; ties go to the smaller
-   * id, then handle. With a `mask`, only the categories in it. Throws
-   * a `RangeError` for a NaN or infinite origin, a zero or non-finite
-   * direction, or a `maxLength` that is NaN, negative or infinite.
+   * The first element the segment from `(ox, oy)` along `(dx, dy)`
+   * (an `Octree`'s `(ox, oy, oz)` along `(dx, dy, dz)`; any length
+   * but 0, normalised in 64-bit floats) for `maxLength` hits:
+   * `{ handle, id, distance, fraction }` or `null`. Closed boxes: a
+   * ray starting inside one hits it at distance 0; ties go to the
+   * smaller id, then handle. With a `mask`, only the categories in
+   * it. Throws a `RangeError` for a NaN or infinite origin, a zero
+   * or non-finite direction, or a `maxLength` that is NaN, negative
+   * or infinite.
    */
   rayCast(ox: number, oy: number, dx: number, dy: number, maxLength: number, mask?: number | null): RayHit | null
   /**
-   * The first element the rectangle `(x1, y1, x2, y2)` touches when it
-   * moves by `t * (dx, dy)` for `t` from 0 to 1, or `null`: the first of
-   * `boxCastAll`. `hit.fraction` is `t`, `hit.distance` that times the
-   * motion's length. Pass `omit` (the moving element's own handle) to
-   * ask where it can go. Throws a `RangeError` for a bad rectangle or a
-   * NaN or infinite motion.
+   * The first element the box `x1, y1, x2, y2` (an `Octree`'s
+   * `x1, y1, z1, x2, y2, z2`) touches when it moves by
+   * `t * (dx, dy)` (`t * (dx, dy, dz)`) for `t` from 0 to 1, or
+   * `null`: the first of `boxCastAll`. `hit.fraction` is `t`,
+   * `hit.distance` that times the motion's length. Pass `omit` (the
+   * moving element's own handle) to ask where it can go. Throws a
+   * `RangeError` for a bad box or a NaN or infinite motion.
    */
   boxCast(x1: number, y1: number, x2: number, y2: number, dx: number, dy: number, mask?: number | null, omit?: number | null): RayHit | null
   /**
-   * Every element the moving rectangle of `boxCast` touches, in
-   * ascending `(fraction, id, handle)` order (one it touches where it
-   * starts at fraction 0).
+   * Every element the moving box of `boxCast` touches, in ascending
+   * `(fraction, id, handle)` order (one it touches where it starts at
+   * fraction 0).
    */
   boxCastAll(x1: number, y1: number, x2: number, y2: number, dx: number, dy: number, mask?: number | null, omit?: number | null): Array<RayHit>
   /** Every element the ray hits, nearest first (ties: id, then handle). */
@@ -340,6 +347,17 @@ export declare class Grid {
    * changes it throws `ERR_FLATQUAD_BUSY`.
    */
   queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null, mask?: number | null): void
+  /** The element's box (as 32-bit floats: what the index stores). */
+  rectOf(handle: Handle): Rectangle
+  /**
+   * Calls `callback(node)` for every node of a tree (depth-first,
+   * parents before children; a quadtree's children in the order
+   * top-left, top-right, bottom-left, bottom-right) or every cell of
+   * a grid (as leaves of depth 0); returning `false` stops the walk.
+   * An exception thrown by the callback propagates. The callback may
+   * read the index; a call that changes it throws `ERR_FLATQUAD_BUSY`.
+   */
+  traverse(callback: (node: NodeInfo) => boolean | void): void
   /**
    * Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
    * each; a `Float64Array` is rounded to the nearest `f32` once, which
@@ -356,17 +374,6 @@ export declare class Grid {
    * in increasing `(left, right)` order.
    */
   join(other: Quadtree | Grid | LooseGrid | LooseQuadtree, sort?: boolean | null): JoinResult
-  /** The element's rectangle (as 32-bit floats: what the index stores). */
-  rectOf(handle: Handle): Rectangle
-  /**
-   * Calls `callback(node)` for every node of a tree (depth-first,
-   * parents before children, children in the order top-left, top-right,
-   * bottom-left, bottom-right) or every cell of a grid (as leaves of
-   * depth 0); returning `false` stops the walk. An exception thrown by
-   * the callback propagates. The callback may read the index; a call
-   * that changes it throws `ERR_FLATQUAD_BUSY`.
-   */
-  traverse(callback: (node: NodeInfo) => boolean | void): void
 }
 
 /**
@@ -545,84 +552,91 @@ export declare class LooseGrid {
   /** Which structure this is. */
   get kind(): 'LooseGrid'
   /**
-   * The world rectangle it was made with, as corners (32-bit floats,
-   * what it stores): `new Class(index.world, ...)` divides the same world.
+   * The world it was made with, as corners (32-bit floats, what it
+   * stores): `new Class(index.world, ...)` divides the same world.
    */
   get world(): Rectangle
   /**
-   * Adds the rectangle `[x1, x2] × [y1, y2]` with an id of yours (an
-   * integer from 0 to 2^32 - 1; 0 when left out) and returns its handle.
-   * Coordinates are rounded to the nearest 32-bit float.
+   * Adds the box `[x1, x2] × [y1, y2]` (an `Octree`'s `[x1, x2] ×
+   * [y1, y2] × [z1, z2]`) with an id of yours (an integer from 0 to
+   * 2^32 - 1; 0 when left out) and returns its handle. Coordinates
+   * are rounded to the nearest 32-bit float.
    *
    * Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or
    * infinite coordinates (a number beyond the 32-bit range rounds to
-   * an infinity) or `x1 > x2` / `y1 > y2`; nothing is changed then.
+   * an infinity) or a low corner above the high one (`x1 > x2`, ...);
+   * nothing is changed then.
    */
   insert(x1: number, y1: number, x2: number, y2: number, id?: number): Handle
   /**
-   * Gives an element a new rectangle. Throws as `insert` does for a bad
-   * rectangle and as `remove` does for a bad handle; nothing is changed then.
+   * Gives an element a new box. Throws as `insert` does for a bad
+   * box and as `remove` does for a bad handle; nothing is changed then.
    */
   move(handle: Handle, x1: number, y1: number, x2: number, y2: number): void
   /**
-   * Handles of the elements whose closed rectangle meets the closed
-   * rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
-   * live handle; `0`, `null` or `undefined` omit nothing) and, with a
-   * `mask`, the elements whose filter category has no bit in it (see
-   * `setFilter`; left out, every element).
+   * Handles of the elements whose closed box meets the closed query
+   * box, each once, leaving out `omit` (a live handle; `0`, `null` or
+   * `undefined` omit nothing) and, with a `mask`, the elements whose
+   * filter category has no bit in it (see `setFilter`; left out,
+   * every element).
    */
   query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null, mask?: number | null): Float64Array
   /**
-   * Handles of the elements whose closed rectangle holds the point
-   * `(x, y)`, leaving out `omit` and, with a `mask`, the elements
-   * whose category has no bit in it.
+   * Handles of the elements whose closed box holds the point `(x, y)`
+   * (an `Octree`'s `(x, y, z)`), leaving out `omit` and, with a
+   * `mask`, the elements whose category has no bit in it.
    */
   queryPoint(x: number, y: number, omit?: Handle | null, mask?: number | null): Float64Array
   /**
-   * Handles of the elements whose closed rectangle is within `radius`
-   * of `(x, y)` (at distance `<= radius`, in 64-bit floats from the
-   * 32-bit coordinates), in no particular order, leaving out, with a
-   * `mask`, the elements whose category has no bit in it. Throws a
+   * Handles of the elements whose closed box is within `radius` of
+   * `(x, y)` (a circle; an `Octree`'s sphere around `(x, y, z)`): at
+   * distance `<= radius`, in 64-bit floats from the 32-bit
+   * coordinates, in no particular order, leaving out, with a `mask`,
+   * the elements whose category has no bit in it. Throws a
    * `RangeError` for a NaN or infinite center or a NaN or negative
    * `radius` (`Infinity` is fine: everything).
    */
   queryCircle(x: number, y: number, radius: number, mask?: number | null): Float64Array
   /**
-   * The `k` (default 1; an integer `>= 0`) elements nearest to `(x, y)`,
-   * nearest first, fewer if there are fewer: `[{ handle, id, distance }]`,
-   * the distance to the element's closed rectangle (0 inside it).
-   * Ties go to the smaller id, then the smaller handle. Options:
-   * `maxDistance` (closed), `mask` (only the categories in it) and
-   * `filter(handle)`, called nearest first, which leaves out the
-   * elements it returns a falsy value for (they do not count towards
-   * `k`); an exception it throws propagates. Throws a `RangeError` for
-   * a NaN or infinite point, a negative or non-integer `k`, or a NaN
-   * or negative `maxDistance`.
+   * The `k` (default 1; an integer `>= 0`) elements nearest to the
+   * point `(x, y)` (an `Octree`'s `(x, y, z)`), nearest first, fewer
+   * if there are fewer: `[{ handle, id, distance }]`, the distance to
+   * the element's closed box (0 inside it). Ties go to the smaller
+   * id, then the smaller handle. Options: `maxDistance` (closed),
+   * `mask` (only the categories in it) and `filter(handle)`, called
+   * nearest first, which leaves out the elements it returns a falsy
+   * value for (they do not count towards `k`); an exception it
+   * throws propagates. Throws a `RangeError` for a NaN or infinite
+   * point, a negative or non-integer `k`, or a NaN or negative
+   * `maxDistance`.
    */
   nearest(x: number, y: number, k?: number | null, options?: NearestOptions | null): Array<Neighbor>
   /**
-   * The first element the segment from `(ox, oy)` along `(dx, dy)` (any
-   * length but 0; normalised in 64-bit floats) for `maxLength` hits:
-   * `{ handle, id, distance, fraction }` or `null`. Closed boxes: a ray
-   * starting inside one hits it at distance 0; ties go to the smaller
-   * id, then handle. With a `mask`, only the categories in it. Throws
-   * a `RangeError` for a NaN or infinite origin, a zero or non-finite
-   * direction, or a `maxLength` that is NaN, negative or infinite.
+   * The first element the segment from `(ox, oy)` along `(dx, dy)`
+   * (an `Octree`'s `(ox, oy, oz)` along `(dx, dy, dz)`; any length
+   * but 0, normalised in 64-bit floats) for `maxLength` hits:
+   * `{ handle, id, distance, fraction }` or `null`. Closed boxes: a
+   * ray starting inside one hits it at distance 0; ties go to the
+   * smaller id, then handle. With a `mask`, only the categories in
+   * it. Throws a `RangeError` for a NaN or infinite origin, a zero
+   * or non-finite direction, or a `maxLength` that is NaN, negative
+   * or infinite.
    */
   rayCast(ox: number, oy: number, dx: number, dy: number, maxLength: number, mask?: number | null): RayHit | null
   /**
-   * The first element the rectangle `(x1, y1, x2, y2)` touches when it
-   * moves by `t * (dx, dy)` for `t` from 0 to 1, or `null`: the first of
-   * `boxCastAll`. `hit.fraction` is `t`, `hit.distance` that times the
-   * motion's length. Pass `omit` (the moving element's own handle) to
-   * ask where it can go. Throws a `RangeError` for a bad rectangle or a
-   * NaN or infinite motion.
+   * The first element the box `x1, y1, x2, y2` (an `Octree`'s
+   * `x1, y1, z1, x2, y2, z2`) touches when it moves by
+   * `t * (dx, dy)` (`t * (dx, dy, dz)`) for `t` from 0 to 1, or
+   * `null`: the first of `boxCastAll`. `hit.fraction` is `t`,
+   * `hit.distance` that times the motion's length. Pass `omit` (the
+   * moving element's own handle) to ask where it can go. Throws a
+   * `RangeError` for a bad box or a NaN or infinite motion.
    */
   boxCast(x1: number, y1: number, x2: number, y2: number, dx: number, dy: number, mask?: number | null, omit?: number | null): RayHit | null
   /**
-   * Every element the moving rectangle of `boxCast` touches, in
-   * ascending `(fraction, id, handle)` order (one it touches where it
-   * starts at fraction 0).
+   * Every element the moving box of `boxCast` touches, in ascending
+   * `(fraction, id, handle)` order (one it touches where it starts at
+   * fraction 0).
    */
   boxCastAll(x1: number, y1: number, x2: number, y2: number, dx: number, dy: number, mask?: number | null, omit?: number | null): Array<RayHit>
   /** Every element the ray hits, nearest first (ties: id, then handle). */
@@ -644,6 +658,17 @@ export declare class LooseGrid {
    * changes it throws `ERR_FLATQUAD_BUSY`.
    */
   queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null, mask?: number | null): void
+  /** The element's box (as 32-bit floats: what the index stores). */
+  rectOf(handle: Handle): Rectangle
+  /**
+   * Calls `callback(node)` for every node of a tree (depth-first,
+   * parents before children; a quadtree's children in the order
+   * top-left, top-right, bottom-left, bottom-right) or every cell of
+   * a grid (as leaves of depth 0); returning `false` stops the walk.
+   * An exception thrown by the callback propagates. The callback may
+   * read the index; a call that changes it throws `ERR_FLATQUAD_BUSY`.
+   */
+  traverse(callback: (node: NodeInfo) => boolean | void): void
   /**
    * Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
    * each; a `Float64Array` is rounded to the nearest `f32` once, which
@@ -660,17 +685,6 @@ export declare class LooseGrid {
    * in increasing `(left, right)` order.
    */
   join(other: Quadtree | Grid | LooseGrid | LooseQuadtree, sort?: boolean | null): JoinResult
-  /** The element's rectangle (as 32-bit floats: what the index stores). */
-  rectOf(handle: Handle): Rectangle
-  /**
-   * Calls `callback(node)` for every node of a tree (depth-first,
-   * parents before children, children in the order top-left, top-right,
-   * bottom-left, bottom-right) or every cell of a grid (as leaves of
-   * depth 0); returning `false` stops the walk. An exception thrown by
-   * the callback propagates. The callback may read the index; a call
-   * that changes it throws `ERR_FLATQUAD_BUSY`.
-   */
-  traverse(callback: (node: NodeInfo) => boolean | void): void
 }
 
 /**
@@ -855,84 +869,91 @@ export declare class LooseQuadtree {
   /** Which structure this is. */
   get kind(): 'LooseQuadtree'
   /**
-   * The world rectangle it was made with, as corners (32-bit floats,
-   * what it stores): `new Class(index.world, ...)` divides the same world.
+   * The world it was made with, as corners (32-bit floats, what it
+   * stores): `new Class(index.world, ...)` divides the same world.
    */
   get world(): Rectangle
   /**
-   * Adds the rectangle `[x1, x2] × [y1, y2]` with an id of yours (an
-   * integer from 0 to 2^32 - 1; 0 when left out) and returns its handle.
-   * Coordinates are rounded to the nearest 32-bit float.
+   * Adds the box `[x1, x2] × [y1, y2]` (an `Octree`'s `[x1, x2] ×
+   * [y1, y2] × [z1, z2]`) with an id of yours (an integer from 0 to
+   * 2^32 - 1; 0 when left out) and returns its handle. Coordinates
+   * are rounded to the nearest 32-bit float.
    *
    * Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or
    * infinite coordinates (a number beyond the 32-bit range rounds to
-   * an infinity) or `x1 > x2` / `y1 > y2`; nothing is changed then.
+   * an infinity) or a low corner above the high one (`x1 > x2`, ...);
+   * nothing is changed then.
    */
   insert(x1: number, y1: number, x2: number, y2: number, id?: number): Handle
   /**
-   * Gives an element a new rectangle. Throws as `insert` does for a bad
-   * rectangle and as `remove` does for a bad handle; nothing is changed then.
+   * Gives an element a new box. Throws as `insert` does for a bad
+   * box and as `remove` does for a bad handle; nothing is changed then.
    */
   move(handle: Handle, x1: number, y1: number, x2: number, y2: number): void
   /**
-   * Handles of the elements whose closed rectangle meets the closed
-   * rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
-   * live handle; `0`, `null` or `undefined` omit nothing) and, with a
-   * `mask`, the elements whose filter category has no bit in it (see
-   * `setFilter`; left out, every element).
+   * Handles of the elements whose closed box meets the closed query
+   * box, each once, leaving out `omit` (a live handle; `0`, `null` or
+   * `undefined` omit nothing) and, with a `mask`, the elements whose
+   * filter category has no bit in it (see `setFilter`; left out,
+   * every element).
    */
   query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null, mask?: number | null): Float64Array
   /**
-   * Handles of the elements whose closed rectangle holds the point
-   * `(x, y)`, leaving out `omit` and, with a `mask`, the elements
-   * whose category has no bit in it.
+   * Handles of the elements whose closed box holds the point `(x, y)`
+   * (an `Octree`'s `(x, y, z)`), leaving out `omit` and, with a
+   * `mask`, the elements whose category has no bit in it.
    */
   queryPoint(x: number, y: number, omit?: Handle | null, mask?: number | null): Float64Array
   /**
-   * Handles of the elements whose closed rectangle is within `radius`
-   * of `(x, y)` (at distance `<= radius`, in 64-bit floats from the
-   * 32-bit coordinates), in no particular order, leaving out, with a
-   * `mask`, the elements whose category has no bit in it. Throws a
+   * Handles of the elements whose closed box is within `radius` of
+   * `(x, y)` (a circle; an `Octree`'s sphere around `(x, y, z)`): at
+   * distance `<= radius`, in 64-bit floats from the 32-bit
+   * coordinates, in no particular order, leaving out, with a `mask`,
+   * the elements whose category has no bit in it. Throws a
    * `RangeError` for a NaN or infinite center or a NaN or negative
    * `radius` (`Infinity` is fine: everything).
    */
   queryCircle(x: number, y: number, radius: number, mask?: number | null): Float64Array
   /**
-   * The `k` (default 1; an integer `>= 0`) elements nearest to `(x, y)`,
-   * nearest first, fewer if there are fewer: `[{ handle, id, distance }]`,
-   * the distance to the element's closed rectangle (0 inside it).
-   * Ties go to the smaller id, then the smaller handle. Options:
-   * `maxDistance` (closed), `mask` (only the categories in it) and
-   * `filter(handle)`, called nearest first, which leaves out the
-   * elements it returns a falsy value for (they do not count towards
-   * `k`); an exception it throws propagates. Throws a `RangeError` for
-   * a NaN or infinite point, a negative or non-integer `k`, or a NaN
-   * or negative `maxDistance`.
+   * The `k` (default 1; an integer `>= 0`) elements nearest to the
+   * point `(x, y)` (an `Octree`'s `(x, y, z)`), nearest first, fewer
+   * if there are fewer: `[{ handle, id, distance }]`, the distance to
+   * the element's closed box (0 inside it). Ties go to the smaller
+   * id, then the smaller handle. Options: `maxDistance` (closed),
+   * `mask` (only the categories in it) and `filter(handle)`, called
+   * nearest first, which leaves out the elements it returns a falsy
+   * value for (they do not count towards `k`); an exception it
+   * throws propagates. Throws a `RangeError` for a NaN or infinite
+   * point, a negative or non-integer `k`, or a NaN or negative
+   * `maxDistance`.
    */
   nearest(x: number, y: number, k?: number | null, options?: NearestOptions | null): Array<Neighbor>
   /**
-   * The first element the segment from `(ox, oy)` along `(dx, dy)` (any
-   * length but 0; normalised in 64-bit floats) for `maxLength` hits:
-   * `{ handle, id, distance, fraction }` or `null`. Closed boxes: a ray
-   * starting inside one hits it at distance 0; ties go to the smaller
-   * id, then handle. With a `mask`, only the categories in it. Throws
-   * a `RangeError` for a NaN or infinite origin, a zero or non-finite
-   * direction, or a `maxLength` that is NaN, negative or infinite.
+   * The first element the segment from `(ox, oy)` along `(dx, dy)`
+   * (an `Octree`'s `(ox, oy, oz)` along `(dx, dy, dz)`; any length
+   * but 0, normalised in 64-bit floats) for `maxLength` hits:
+   * `{ handle, id, distance, fraction }` or `null`. Closed boxes: a
+   * ray starting inside one hits it at distance 0; ties go to the
+   * smaller id, then handle. With a `mask`, only the categories in
+   * it. Throws a `RangeError` for a NaN or infinite origin, a zero
+   * or non-finite direction, or a `maxLength` that is NaN, negative
+   * or infinite.
    */
   rayCast(ox: number, oy: number, dx: number, dy: number, maxLength: number, mask?: number | null): RayHit | null
   /**
-   * The first element the rectangle `(x1, y1, x2, y2)` touches when it
-   * moves by `t * (dx, dy)` for `t` from 0 to 1, or `null`: the first of
-   * `boxCastAll`. `hit.fraction` is `t`, `hit.distance` that times the
-   * motion's length. Pass `omit` (the moving element's own handle) to
-   * ask where it can go. Throws a `RangeError` for a bad rectangle or a
-   * NaN or infinite motion.
+   * The first element the box `x1, y1, x2, y2` (an `Octree`'s
+   * `x1, y1, z1, x2, y2, z2`) touches when it moves by
+   * `t * (dx, dy)` (`t * (dx, dy, dz)`) for `t` from 0 to 1, or
+   * `null`: the first of `boxCastAll`. `hit.fraction` is `t`,
+   * `hit.distance` that times the motion's length. Pass `omit` (the
+   * moving element's own handle) to ask where it can go. Throws a
+   * `RangeError` for a bad box or a NaN or infinite motion.
    */
   boxCast(x1: number, y1: number, x2: number, y2: number, dx: number, dy: number, mask?: number | null, omit?: number | null): RayHit | null
   /**
-   * Every element the moving rectangle of `boxCast` touches, in
-   * ascending `(fraction, id, handle)` order (one it touches where it
-   * starts at fraction 0).
+   * Every element the moving box of `boxCast` touches, in ascending
+   * `(fraction, id, handle)` order (one it touches where it starts at
+   * fraction 0).
    */
   boxCastAll(x1: number, y1: number, x2: number, y2: number, dx: number, dy: number, mask?: number | null, omit?: number | null): Array<RayHit>
   /** Every element the ray hits, nearest first (ties: id, then handle). */
@@ -954,6 +975,17 @@ export declare class LooseQuadtree {
    * changes it throws `ERR_FLATQUAD_BUSY`.
    */
   queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null, mask?: number | null): void
+  /** The element's box (as 32-bit floats: what the index stores). */
+  rectOf(handle: Handle): Rectangle
+  /**
+   * Calls `callback(node)` for every node of a tree (depth-first,
+   * parents before children; a quadtree's children in the order
+   * top-left, top-right, bottom-left, bottom-right) or every cell of
+   * a grid (as leaves of depth 0); returning `false` stops the walk.
+   * An exception thrown by the callback propagates. The callback may
+   * read the index; a call that changes it throws `ERR_FLATQUAD_BUSY`.
+   */
+  traverse(callback: (node: NodeInfo) => boolean | void): void
   /**
    * Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
    * each; a `Float64Array` is rounded to the nearest `f32` once, which
@@ -970,17 +1002,6 @@ export declare class LooseQuadtree {
    * in increasing `(left, right)` order.
    */
   join(other: Quadtree | Grid | LooseGrid | LooseQuadtree, sort?: boolean | null): JoinResult
-  /** The element's rectangle (as 32-bit floats: what the index stores). */
-  rectOf(handle: Handle): Rectangle
-  /**
-   * Calls `callback(node)` for every node of a tree (depth-first,
-   * parents before children, children in the order top-left, top-right,
-   * bottom-left, bottom-right) or every cell of a grid (as leaves of
-   * depth 0); returning `false` stops the walk. An exception thrown by
-   * the callback propagates. The callback may read the index; a call
-   * that changes it throws `ERR_FLATQUAD_BUSY`.
-   */
-  traverse(callback: (node: NodeInfo) => boolean | void): void
 }
 
 /**
@@ -997,85 +1018,10 @@ export declare class Octree {
    * or options out of range, a `TypeError` for arguments of the wrong type.
    */
   constructor(world: Box3, options?: OctreeOptions)
-  /** `'Octree'`. */
-  get kind(): 'Octree'
-  /** The world box it was made with (32-bit floats, what it stores). */
-  get world(): Box3
   /** Elements a leaf holds before it splits. */
   get maxElements(): number
   /** Depth below which leaves no longer split. */
   get maxDepth(): number
-  /**
-   * Adds the box with an id of yours (0 when left out) and returns its
-   * handle. Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or
-   * infinite coordinates or an inverted box; nothing is changed then.
-   */
-  insert(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, id?: number): Handle
-  /** Gives an element a new box. */
-  move(handle: Handle, x1: number, y1: number, z1: number, x2: number, y2: number, z2: number): void
-  /**
-   * Handles of the elements whose closed box meets the closed query box,
-   * each once, leaving out `omit` and, with a `mask`, the elements whose
-   * filter category has no bit in it (see `setFilter`).
-   */
-  query(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, omit?: Handle | null, mask?: number | null): Float64Array
-  /**
-   * Calls `callback(handle)` for each element `query` would return, until
-   * the callback returns `false`. An exception thrown by the callback
-   * propagates. The callback may read the tree; a call that changes it
-   * throws `ERR_FLATQUAD_BUSY`.
-   */
-  queryWith(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null, mask?: number | null): void
-  /**
-   * Calls `callback(node)` for every node (depth-first, parents before
-   * children), each with its box `x1, y1, z1, x2, y2, z2`; returning
-   * `false` stops the walk. An exception thrown by the callback
-   * propagates; a call that changes the tree from inside it throws
-   * `ERR_FLATQUAD_BUSY`.
-   */
-  traverse(callback: (node: NodeInfo3) => boolean | void): void
-  /**
-   * Handles of the elements whose closed box holds `(x, y, z)`, leaving out
-   * `omit` and, with a `mask`, the elements whose category has no bit in it.
-   */
-  queryPoint(x: number, y: number, z: number, omit?: Handle | null, mask?: number | null): Float64Array
-  /**
-   * Handles of the elements whose closed box is within `radius` of
-   * `(x, y, z)` (a sphere), in no particular order; with a `mask`, only
-   * the categories in it. Throws as the 2D classes' `queryCircle` does.
-   */
-  queryCircle(x: number, y: number, z: number, radius: number, mask?: number | null): Float64Array
-  /**
-   * The `k` (default 1) elements nearest to `(x, y, z)`, nearest first:
-   * `[{ handle, id, distance }]`; options and errors as the 2D classes'
-   * `nearest`.
-   */
-  nearest(x: number, y: number, z: number, k?: number | null, options?: NearestOptions | null): Array<Neighbor>
-  /**
-   * The first element the segment from `(ox, oy, oz)` along `(dx, dy, dz)`
-   * for `maxLength` hits, or `null`; as the 2D classes' `rayCast`.
-   */
-  rayCast(ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, maxLength: number, mask?: number | null): RayHit | null
-  /**
-   * The first box `(x1, y1, z1, x2, y2, z2)` touches moving by `t * (dx, dy,
-   * dz)`, `t` from 0 to 1, or `null`; as the 2D classes' `boxCast`.
-   */
-  boxCast(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, dx: number, dy: number, dz: number, mask?: number | null, omit?: number | null): RayHit | null
-  /**
-   * Every box the moving box of `boxCast` touches, in ascending
-   * `(fraction, id, handle)` order.
-   */
-  boxCastAll(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, dx: number, dy: number, dz: number, mask?: number | null, omit?: number | null): Array<RayHit>
-  /** Every element the ray hits, nearest first. */
-  rayCastAll(ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, maxLength: number, mask?: number | null): Array<RayHit>
-  /**
-   * Calls `callback(hit)` for each hit in `rayCastAll`'s order: nothing or
-   * `true` goes on, `false` stops, a number shortens the ray to that length.
-   * An exception thrown by the callback propagates.
-   */
-  rayCastWith(ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, maxLength: number, callback: (hit: RayHit) => boolean | number | void, mask?: number | null): void
-  /** The element's box (as 32-bit floats: what the octree stores). */
-  rectOf(handle: Handle): Box3
   /**
    * Every node (or cell) in `traverse` order, as typed arrays ready to
    * draw: `rects` (4 numbers per node; an octree's 6), `depths`,
@@ -1225,6 +1171,126 @@ export declare class Octree {
    * throw `ERR_FLATQUAD_INVALID_BYTES`.
    */
   static fromBytes(bytes: Uint8Array): Octree
+  /** Which structure this is. */
+  get kind(): 'Octree'
+  /**
+   * The world it was made with, as corners (32-bit floats, what it
+   * stores): `new Class(index.world, ...)` divides the same world.
+   */
+  get world(): Box3
+  /**
+   * Adds the box `[x1, x2] × [y1, y2]` (an `Octree`'s `[x1, x2] ×
+   * [y1, y2] × [z1, z2]`) with an id of yours (an integer from 0 to
+   * 2^32 - 1; 0 when left out) and returns its handle. Coordinates
+   * are rounded to the nearest 32-bit float.
+   *
+   * Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or
+   * infinite coordinates (a number beyond the 32-bit range rounds to
+   * an infinity) or a low corner above the high one (`x1 > x2`, ...);
+   * nothing is changed then.
+   */
+  insert(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, id?: number): Handle
+  /**
+   * Gives an element a new box. Throws as `insert` does for a bad
+   * box and as `remove` does for a bad handle; nothing is changed then.
+   */
+  move(handle: Handle, x1: number, y1: number, z1: number, x2: number, y2: number, z2: number): void
+  /**
+   * Handles of the elements whose closed box meets the closed query
+   * box, each once, leaving out `omit` (a live handle; `0`, `null` or
+   * `undefined` omit nothing) and, with a `mask`, the elements whose
+   * filter category has no bit in it (see `setFilter`; left out,
+   * every element).
+   */
+  query(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, omit?: Handle | null, mask?: number | null): Float64Array
+  /**
+   * Handles of the elements whose closed box holds the point `(x, y)`
+   * (an `Octree`'s `(x, y, z)`), leaving out `omit` and, with a
+   * `mask`, the elements whose category has no bit in it.
+   */
+  queryPoint(x: number, y: number, z: number, omit?: Handle | null, mask?: number | null): Float64Array
+  /**
+   * Handles of the elements whose closed box is within `radius` of
+   * `(x, y)` (a circle; an `Octree`'s sphere around `(x, y, z)`): at
+   * distance `<= radius`, in 64-bit floats from the 32-bit
+   * coordinates, in no particular order, leaving out, with a `mask`,
+   * the elements whose category has no bit in it. Throws a
+   * `RangeError` for a NaN or infinite center or a NaN or negative
+   * `radius` (`Infinity` is fine: everything).
+   */
+  queryCircle(x: number, y: number, z: number, radius: number, mask?: number | null): Float64Array
+  /**
+   * The `k` (default 1; an integer `>= 0`) elements nearest to the
+   * point `(x, y)` (an `Octree`'s `(x, y, z)`), nearest first, fewer
+   * if there are fewer: `[{ handle, id, distance }]`, the distance to
+   * the element's closed box (0 inside it). Ties go to the smaller
+   * id, then the smaller handle. Options: `maxDistance` (closed),
+   * `mask` (only the categories in it) and `filter(handle)`, called
+   * nearest first, which leaves out the elements it returns a falsy
+   * value for (they do not count towards `k`); an exception it
+   * throws propagates. Throws a `RangeError` for a NaN or infinite
+   * point, a negative or non-integer `k`, or a NaN or negative
+   * `maxDistance`.
+   */
+  nearest(x: number, y: number, z: number, k?: number | null, options?: NearestOptions | null): Array<Neighbor>
+  /**
+   * The first element the segment from `(ox, oy)` along `(dx, dy)`
+   * (an `Octree`'s `(ox, oy, oz)` along `(dx, dy, dz)`; any length
+   * but 0, normalised in 64-bit floats) for `maxLength` hits:
+   * `{ handle, id, distance, fraction }` or `null`. Closed boxes: a
+   * ray starting inside one hits it at distance 0; ties go to the
+   * smaller id, then handle. With a `mask`, only the categories in
+   * it. Throws a `RangeError` for a NaN or infinite origin, a zero
+   * or non-finite direction, or a `maxLength` that is NaN, negative
+   * or infinite.
+   */
+  rayCast(ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, maxLength: number, mask?: number | null): RayHit | null
+  /**
+   * The first element the box `x1, y1, x2, y2` (an `Octree`'s
+   * `x1, y1, z1, x2, y2, z2`) touches when it moves by
+   * `t * (dx, dy)` (`t * (dx, dy, dz)`) for `t` from 0 to 1, or
+   * `null`: the first of `boxCastAll`. `hit.fraction` is `t`,
+   * `hit.distance` that times the motion's length. Pass `omit` (the
+   * moving element's own handle) to ask where it can go. Throws a
+   * `RangeError` for a bad box or a NaN or infinite motion.
+   */
+  boxCast(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, dx: number, dy: number, dz: number, mask?: number | null, omit?: number | null): RayHit | null
+  /**
+   * Every element the moving box of `boxCast` touches, in ascending
+   * `(fraction, id, handle)` order (one it touches where it starts at
+   * fraction 0).
+   */
+  boxCastAll(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, dx: number, dy: number, dz: number, mask?: number | null, omit?: number | null): Array<RayHit>
+  /** Every element the ray hits, nearest first (ties: id, then handle). */
+  rayCastAll(ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, maxLength: number, mask?: number | null): Array<RayHit>
+  /**
+   * Calls `callback(hit)` for each hit of `rayCastAll`, in its order; the
+   * callback returns nothing or `true` to go on, `false` to stop, or a
+   * number to shorten the ray to that length (only hits at most that
+   * far are visited from then on: return `hit.distance` to keep the
+   * nearest). An exception thrown by the callback propagates. The
+   * callback may read the index; a call that changes it throws
+   * `ERR_FLATQUAD_BUSY`.
+   */
+  rayCastWith(ox: number, oy: number, oz: number, dx: number, dy: number, dz: number, maxLength: number, callback: (hit: RayHit) => boolean | number | void, mask?: number | null): void
+  /**
+   * Calls `callback(handle)` for each element `query` would return,
+   * until the callback returns `false`. An exception thrown by the
+   * callback propagates. The callback may read the index; a call that
+   * changes it throws `ERR_FLATQUAD_BUSY`.
+   */
+  queryWith(x1: number, y1: number, z1: number, x2: number, y2: number, z2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null, mask?: number | null): void
+  /** The element's box (as 32-bit floats: what the index stores). */
+  rectOf(handle: Handle): Box3
+  /**
+   * Calls `callback(node)` for every node of a tree (depth-first,
+   * parents before children; a quadtree's children in the order
+   * top-left, top-right, bottom-left, bottom-right) or every cell of
+   * a grid (as leaves of depth 0); returning `false` stops the walk.
+   * An exception thrown by the callback propagates. The callback may
+   * read the index; a call that changes it throws `ERR_FLATQUAD_BUSY`.
+   */
+  traverse(callback: (node: NodeInfo3) => boolean | void): void
 }
 
 /**
@@ -1442,84 +1508,91 @@ export declare class Quadtree {
   /** Which structure this is. */
   get kind(): 'Quadtree'
   /**
-   * The world rectangle it was made with, as corners (32-bit floats,
-   * what it stores): `new Class(index.world, ...)` divides the same world.
+   * The world it was made with, as corners (32-bit floats, what it
+   * stores): `new Class(index.world, ...)` divides the same world.
    */
   get world(): Rectangle
   /**
-   * Adds the rectangle `[x1, x2] × [y1, y2]` with an id of yours (an
-   * integer from 0 to 2^32 - 1; 0 when left out) and returns its handle.
-   * Coordinates are rounded to the nearest 32-bit float.
+   * Adds the box `[x1, x2] × [y1, y2]` (an `Octree`'s `[x1, x2] ×
+   * [y1, y2] × [z1, z2]`) with an id of yours (an integer from 0 to
+   * 2^32 - 1; 0 when left out) and returns its handle. Coordinates
+   * are rounded to the nearest 32-bit float.
    *
    * Throws a `RangeError` (`ERR_FLATQUAD_INVALID_RECT`) for NaN or
    * infinite coordinates (a number beyond the 32-bit range rounds to
-   * an infinity) or `x1 > x2` / `y1 > y2`; nothing is changed then.
+   * an infinity) or a low corner above the high one (`x1 > x2`, ...);
+   * nothing is changed then.
    */
   insert(x1: number, y1: number, x2: number, y2: number, id?: number): Handle
   /**
-   * Gives an element a new rectangle. Throws as `insert` does for a bad
-   * rectangle and as `remove` does for a bad handle; nothing is changed then.
+   * Gives an element a new box. Throws as `insert` does for a bad
+   * box and as `remove` does for a bad handle; nothing is changed then.
    */
   move(handle: Handle, x1: number, y1: number, x2: number, y2: number): void
   /**
-   * Handles of the elements whose closed rectangle meets the closed
-   * rectangle `[x1, x2] × [y1, y2]`, each once, leaving out `omit` (a
-   * live handle; `0`, `null` or `undefined` omit nothing) and, with a
-   * `mask`, the elements whose filter category has no bit in it (see
-   * `setFilter`; left out, every element).
+   * Handles of the elements whose closed box meets the closed query
+   * box, each once, leaving out `omit` (a live handle; `0`, `null` or
+   * `undefined` omit nothing) and, with a `mask`, the elements whose
+   * filter category has no bit in it (see `setFilter`; left out,
+   * every element).
    */
   query(x1: number, y1: number, x2: number, y2: number, omit?: Handle | null, mask?: number | null): Float64Array
   /**
-   * Handles of the elements whose closed rectangle holds the point
-   * `(x, y)`, leaving out `omit` and, with a `mask`, the elements
-   * whose category has no bit in it.
+   * Handles of the elements whose closed box holds the point `(x, y)`
+   * (an `Octree`'s `(x, y, z)`), leaving out `omit` and, with a
+   * `mask`, the elements whose category has no bit in it.
    */
   queryPoint(x: number, y: number, omit?: Handle | null, mask?: number | null): Float64Array
   /**
-   * Handles of the elements whose closed rectangle is within `radius`
-   * of `(x, y)` (at distance `<= radius`, in 64-bit floats from the
-   * 32-bit coordinates), in no particular order, leaving out, with a
-   * `mask`, the elements whose category has no bit in it. Throws a
+   * Handles of the elements whose closed box is within `radius` of
+   * `(x, y)` (a circle; an `Octree`'s sphere around `(x, y, z)`): at
+   * distance `<= radius`, in 64-bit floats from the 32-bit
+   * coordinates, in no particular order, leaving out, with a `mask`,
+   * the elements whose category has no bit in it. Throws a
    * `RangeError` for a NaN or infinite center or a NaN or negative
    * `radius` (`Infinity` is fine: everything).
    */
   queryCircle(x: number, y: number, radius: number, mask?: number | null): Float64Array
   /**
-   * The `k` (default 1; an integer `>= 0`) elements nearest to `(x, y)`,
-   * nearest first, fewer if there are fewer: `[{ handle, id, distance }]`,
-   * the distance to the element's closed rectangle (0 inside it).
-   * Ties go to the smaller id, then the smaller handle. Options:
-   * `maxDistance` (closed), `mask` (only the categories in it) and
-   * `filter(handle)`, called nearest first, which leaves out the
-   * elements it returns a falsy value for (they do not count towards
-   * `k`); an exception it throws propagates. Throws a `RangeError` for
-   * a NaN or infinite point, a negative or non-integer `k`, or a NaN
-   * or negative `maxDistance`.
+   * The `k` (default 1; an integer `>= 0`) elements nearest to the
+   * point `(x, y)` (an `Octree`'s `(x, y, z)`), nearest first, fewer
+   * if there are fewer: `[{ handle, id, distance }]`, the distance to
+   * the element's closed box (0 inside it). Ties go to the smaller
+   * id, then the smaller handle. Options: `maxDistance` (closed),
+   * `mask` (only the categories in it) and `filter(handle)`, called
+   * nearest first, which leaves out the elements it returns a falsy
+   * value for (they do not count towards `k`); an exception it
+   * throws propagates. Throws a `RangeError` for a NaN or infinite
+   * point, a negative or non-integer `k`, or a NaN or negative
+   * `maxDistance`.
    */
   nearest(x: number, y: number, k?: number | null, options?: NearestOptions | null): Array<Neighbor>
   /**
-   * The first element the segment from `(ox, oy)` along `(dx, dy)` (any
-   * length but 0; normalised in 64-bit floats) for `maxLength` hits:
-   * `{ handle, id, distance, fraction }` or `null`. Closed boxes: a ray
-   * starting inside one hits it at distance 0; ties go to the smaller
-   * id, then handle. With a `mask`, only the categories in it. Throws
-   * a `RangeError` for a NaN or infinite origin, a zero or non-finite
-   * direction, or a `maxLength` that is NaN, negative or infinite.
+   * The first element the segment from `(ox, oy)` along `(dx, dy)`
+   * (an `Octree`'s `(ox, oy, oz)` along `(dx, dy, dz)`; any length
+   * but 0, normalised in 64-bit floats) for `maxLength` hits:
+   * `{ handle, id, distance, fraction }` or `null`. Closed boxes: a
+   * ray starting inside one hits it at distance 0; ties go to the
+   * smaller id, then handle. With a `mask`, only the categories in
+   * it. Throws a `RangeError` for a NaN or infinite origin, a zero
+   * or non-finite direction, or a `maxLength` that is NaN, negative
+   * or infinite.
    */
   rayCast(ox: number, oy: number, dx: number, dy: number, maxLength: number, mask?: number | null): RayHit | null
   /**
-   * The first element the rectangle `(x1, y1, x2, y2)` touches when it
-   * moves by `t * (dx, dy)` for `t` from 0 to 1, or `null`: the first of
-   * `boxCastAll`. `hit.fraction` is `t`, `hit.distance` that times the
-   * motion's length. Pass `omit` (the moving element's own handle) to
-   * ask where it can go. Throws a `RangeError` for a bad rectangle or a
-   * NaN or infinite motion.
+   * The first element the box `x1, y1, x2, y2` (an `Octree`'s
+   * `x1, y1, z1, x2, y2, z2`) touches when it moves by
+   * `t * (dx, dy)` (`t * (dx, dy, dz)`) for `t` from 0 to 1, or
+   * `null`: the first of `boxCastAll`. `hit.fraction` is `t`,
+   * `hit.distance` that times the motion's length. Pass `omit` (the
+   * moving element's own handle) to ask where it can go. Throws a
+   * `RangeError` for a bad box or a NaN or infinite motion.
    */
   boxCast(x1: number, y1: number, x2: number, y2: number, dx: number, dy: number, mask?: number | null, omit?: number | null): RayHit | null
   /**
-   * Every element the moving rectangle of `boxCast` touches, in
-   * ascending `(fraction, id, handle)` order (one it touches where it
-   * starts at fraction 0).
+   * Every element the moving box of `boxCast` touches, in ascending
+   * `(fraction, id, handle)` order (one it touches where it starts at
+   * fraction 0).
    */
   boxCastAll(x1: number, y1: number, x2: number, y2: number, dx: number, dy: number, mask?: number | null, omit?: number | null): Array<RayHit>
   /** Every element the ray hits, nearest first (ties: id, then handle). */
@@ -1541,6 +1614,17 @@ export declare class Quadtree {
    * changes it throws `ERR_FLATQUAD_BUSY`.
    */
   queryWith(x1: number, y1: number, x2: number, y2: number, callback: (handle: Handle) => boolean | void, omit?: Handle | null, mask?: number | null): void
+  /** The element's box (as 32-bit floats: what the index stores). */
+  rectOf(handle: Handle): Rectangle
+  /**
+   * Calls `callback(node)` for every node of a tree (depth-first,
+   * parents before children; a quadtree's children in the order
+   * top-left, top-right, bottom-left, bottom-right) or every cell of
+   * a grid (as leaves of depth 0); returning `false` stops the walk.
+   * An exception thrown by the callback propagates. The callback may
+   * read the index; a call that changes it throws `ERR_FLATQUAD_BUSY`.
+   */
+  traverse(callback: (node: NodeInfo) => boolean | void): void
   /**
    * Every pair `(i, h)` such that rectangle `i` of `rects` (4 numbers
    * each; a `Float64Array` is rounded to the nearest `f32` once, which
@@ -1557,17 +1641,6 @@ export declare class Quadtree {
    * in increasing `(left, right)` order.
    */
   join(other: Quadtree | Grid | LooseGrid | LooseQuadtree, sort?: boolean | null): JoinResult
-  /** The element's rectangle (as 32-bit floats: what the index stores). */
-  rectOf(handle: Handle): Rectangle
-  /**
-   * Calls `callback(node)` for every node of a tree (depth-first,
-   * parents before children, children in the order top-left, top-right,
-   * bottom-left, bottom-right) or every cell of a grid (as leaves of
-   * depth 0); returning `false` stops the walk. An exception thrown by
-   * the callback propagates. The callback may read the index; a call
-   * that changes it throws `ERR_FLATQUAD_BUSY`.
-   */
-  traverse(callback: (node: NodeInfo) => boolean | void): void
 }
 
 /**

@@ -290,26 +290,38 @@ fn numbers<const N: usize>(
     Ok(out)
 }
 
+/// The numbers `world[names[i]]`, and how they were written (`{ x1: 0, ...
+/// }`), for the message of a world the core refuses.
+fn world_numbers<const N: usize>(
+    world: &Unknown<'_>,
+    names: [&CStr; N],
+) -> Outcome<([f64; N], String)> {
+    let values = numbers(world, "world", names)?;
+    let shown: Vec<String> = names
+        .iter()
+        .zip(values)
+        .map(|(name, v)| format!("{}: {}", name.to_str().unwrap_or("?"), js_number(v)))
+        .collect();
+    Ok((values, format!("{{ {} }}", shown.join(", "))))
+}
+
+/// Refuses a world that is not an object (`forms`: what it may be).
+fn world_object(value: &Unknown<'_>, forms: &str) -> Outcome<()> {
+    if is_object(value)? {
+        return Ok(());
+    }
+    Err(Fail::wrong_type(format!(
+        "world must be an object {forms}, received {}",
+        describe(value)
+    )))
+}
+
 /// The octree's world: an object `{ x1, y1, z1, x2, y2, z2 }`, and how to show it.
 pub(crate) fn world3(value: &Unknown<'_>) -> Outcome<(Box3, String)> {
-    const FORM: &str = "{ x1, y1, z1, x2, y2, z2 }";
-    if !is_object(value)? {
-        return Err(Fail::wrong_type(format!(
-            "world must be an object {FORM}, received {}",
-            describe(value)
-        )));
-    }
-    let c = numbers(value, "world", [c"x1", c"y1", c"z1", c"x2", c"y2", c"z2"])?;
-    let shown = format!(
-        "{{ x1: {}, y1: {}, z1: {}, x2: {}, y2: {}, z2: {} }}",
-        js_number(c[0]),
-        js_number(c[1]),
-        js_number(c[2]),
-        js_number(c[3]),
-        js_number(c[4]),
-        js_number(c[5])
-    );
-    Ok((Box3::from_f64(c[0], c[1], c[2], c[3], c[4], c[5]), shown))
+    world_object(value, "{ x1, y1, z1, x2, y2, z2 }")?;
+    let ([x1, y1, z1, x2, y2, z2], shown) =
+        world_numbers(value, [c"x1", c"y1", c"z1", c"x2", c"y2", c"z2"])?;
+    Ok((Box3::from_f64(x1, y1, z1, x2, y2, z2), shown))
 }
 
 /// The world rectangle, in either of two forms: corners `{ x1, y1, x2, y2 }`
@@ -319,35 +331,16 @@ pub(crate) fn world3(value: &Unknown<'_>) -> Outcome<(Box3, String)> {
 /// the values as written, for the message of a world the core refuses.
 pub(crate) fn world(value: &Unknown<'_>) -> Outcome<(Rect, String)> {
     const FORMS: &str = "{ x1, y1, x2, y2 } or { x, y, width, height }";
-    if !is_object(value)? {
-        return Err(Fail::wrong_type(format!(
-            "world must be an object {FORMS}, received {}",
-            describe(value)
-        )));
-    }
+    world_object(value, FORMS)?;
     let corners = !is_absent(Some(&property(value, c"x1")?));
     let sized = !is_absent(Some(&property(value, c"x")?));
     match (corners, sized) {
         (true, false) => {
-            let [x1, y1, x2, y2] = numbers(value, "world", [c"x1", c"y1", c"x2", c"y2"])?;
-            let shown = format!(
-                "{{ x1: {}, y1: {}, x2: {}, y2: {} }}",
-                js_number(x1),
-                js_number(y1),
-                js_number(x2),
-                js_number(y2)
-            );
+            let ([x1, y1, x2, y2], shown) = world_numbers(value, [c"x1", c"y1", c"x2", c"y2"])?;
             Ok((Rect::from_f64(x1, y1, x2, y2), shown))
         }
         (false, true) => {
-            let [x, y, w, h] = numbers(value, "world", [c"x", c"y", c"width", c"height"])?;
-            let shown = format!(
-                "{{ x: {}, y: {}, width: {}, height: {} }}",
-                js_number(x),
-                js_number(y),
-                js_number(w),
-                js_number(h)
-            );
+            let ([x, y, w, h], shown) = world_numbers(value, [c"x", c"y", c"width", c"height"])?;
             Ok((Rect::from_xywh_f64(x, y, w, h), shown))
         }
         (true, true) => Err(Fail::wrong_type(format!(
@@ -377,6 +370,18 @@ pub(crate) fn options<'a, 'env>(
         }
         _ => Ok(None),
     }
+}
+
+/// A tree's options `{ maxElements, maxDepth }`, each left out taking its
+/// default of `defaults` (so no options give the defaults). The core decides
+/// which values make sense.
+pub(crate) fn tree_options(value: Option<&Unknown<'_>>, defaults: [u32; 2]) -> Outcome<[u32; 2]> {
+    let [mut max_elements, mut max_depth] = defaults;
+    if let Some(options) = options(value, "{ maxElements, maxDepth }")? {
+        max_elements = option_u32(options, c"maxElements")?.unwrap_or(max_elements);
+        max_depth = option_u32(options, c"maxDepth")?.unwrap_or(max_depth);
+    }
+    Ok([max_elements, max_depth])
 }
 
 /// Option `options[name]`, an integer from 0 to 2^32 - 1; `None` when absent.

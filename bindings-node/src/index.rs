@@ -21,7 +21,7 @@ use crate::args::{self, Rects};
 use crate::error::{code, Class, Fail, Outcome};
 use crate::objects::{
     BulkResult, Filter as FilterObject, JoinResult, NearestManyResult, Neighbor, Nodes, PairEvents,
-    QueryManyResult, RayHit as RayHitObject, Rectangle, Stats,
+    QueryManyResult, RayHit as RayHitObject, Stats,
 };
 
 /// A core structure one of the classes wraps.
@@ -146,15 +146,6 @@ fn camel(name: &str) -> String {
     out
 }
 
-pub(crate) fn rectangle(r: Rect) -> Rectangle {
-    Rectangle {
-        x1: r.x1 as f64,
-        y1: r.y1 as f64,
-        x2: r.x2 as f64,
-        y2: r.y2 as f64,
-    }
-}
-
 fn raw(handle: Handle) -> f64 {
     handle.to_raw() as f64
 }
@@ -222,6 +213,27 @@ fn visit<A: napi::bindgen_prelude::ToNapiValue>(
             ControlFlow::Break(())
         }
     }
+}
+
+/// `query` with the `omit` and `mask` arguments of a call (read after its
+/// shape, so a bad shape is the error reported).
+fn filtered<B: flatquad::Bounds>(
+    query: Query<B>,
+    omit: Option<&Unknown<'_>>,
+    mask: Option<&Unknown<'_>>,
+) -> Outcome<Query<B>> {
+    Ok(Query {
+        omit: args::optional_handle(omit, "omit")?,
+        mask: args::optional_mask(mask)?,
+        ..query
+    })
+}
+
+/// The handles `query` reports.
+fn hits<S: SpatialIndex>(index: &S, query: &Query<S::Bounds>) -> Outcome<Float64Array> {
+    let mut hits = Vec::new();
+    index.query(query, &mut hits).map_err(core)?;
+    Ok(raws(hits))
 }
 
 /// Calls `each` with every node (or cell) in `traverse` order.
@@ -582,20 +594,8 @@ impl<T: Held> Index<T> {
         mask: Option<&Unknown<'_>>,
     ) -> napi::Result<Float64Array> {
         self.read(env, |index| {
-            let rect = args::any_box::<T::Bounds>(coords)?;
-            let omit = args::optional_handle(omit, "omit")?;
-            let mask = args::optional_mask(mask)?;
-            let mut hits = Vec::new();
-            index
-                .query(
-                    &Query {
-                        omit,
-                        ..Query::rect(rect).mask(mask)
-                    },
-                    &mut hits,
-                )
-                .map_err(core)?;
-            Ok(raws(hits))
+            let rect = Query::rect(args::any_box::<T::Bounds>(coords)?);
+            hits(index, &filtered(rect, omit, mask)?)
         })
     }
 
@@ -608,23 +608,8 @@ impl<T: Held> Index<T> {
         mask: Option<&Unknown<'_>>,
     ) -> napi::Result<Float64Array> {
         self.read(env, |index| {
-            let point = args::any_point::<T::Bounds>(coords)?;
-            let omit = args::optional_handle(omit, "omit")?;
-            let mask = args::optional_mask(mask)?;
-            let mut hits = Vec::new();
-            let _ = index
-                .visit(
-                    &Query {
-                        omit,
-                        ..Query::point(point).mask(mask)
-                    },
-                    |h| {
-                        hits.push(h);
-                        ControlFlow::Continue(())
-                    },
-                )
-                .map_err(core)?;
-            Ok(raws(hits))
+            let point = Query::point(args::any_point::<T::Bounds>(coords)?);
+            hits(index, &filtered(point, omit, mask)?)
         })
     }
 
@@ -637,19 +622,12 @@ impl<T: Held> Index<T> {
         mask: Option<&Unknown<'_>>,
     ) -> napi::Result<()> {
         self.read(env, |index| {
-            let rect = args::any_box::<T::Bounds>(coords)?;
+            let rect = Query::rect(args::any_box::<T::Bounds>(coords)?);
             let callback = args::function(callback, "callback")?;
-            let omit = args::optional_handle(omit, "omit")?;
-            let mask = args::optional_mask(mask)?;
+            let query = filtered(rect, omit, mask)?;
             let mut failure = None;
             let _ = index
-                .visit(
-                    &Query {
-                        omit,
-                        ..Query::rect(rect).mask(mask)
-                    },
-                    |h| visit(&callback, raw(h), &mut failure),
-                )
+                .visit(&query, |h| visit(&callback, raw(h), &mut failure))
                 .map_err(core)?;
             failure.map_or(Ok(()), Err)
         })
@@ -709,11 +687,7 @@ impl<T: Held> Index<T> {
     ) -> napi::Result<Float64Array> {
         self.read(env, |index| {
             let handle = args::handle(handle, "handle")?;
-            let mut hits = Vec::new();
-            index
-                .query(&Query::element(handle), &mut hits)
-                .map_err(core)?;
-            Ok(raws(hits))
+            hits(index, &Query::element(handle))
         })
     }
 
@@ -839,11 +813,7 @@ impl<T: Held> Index<T> {
             let center = args::any_point::<T::Bounds>(coords)?;
             let radius = args::number(radius, "radius")?;
             let mask = args::optional_mask(mask)?;
-            let mut hits = Vec::new();
-            index
-                .query(&Query::circle(center, radius).mask(mask), &mut hits)
-                .map_err(core)?;
-            Ok(raws(hits))
+            hits(index, &Query::circle(center, radius).mask(mask))
         })
     }
 

@@ -10,8 +10,9 @@
 //! - One layer serves every structure: [`index::Index`] wraps the core's
 //!   [`flatquad::AnyIndex`] (or the octree) and implements every shared
 //!   method once, generic over the core type;
-//!   [`classes`] declares them on each class and adds its constructor and
-//!   parameter getters.
+//!   [`methods`] declares them once for both dimensions (a macro over the
+//!   coordinate names), and [`classes`] (2D) and [`octree`] invoke it and add
+//!   each class's constructor and parameter getters.
 //! - Handles cross as JavaScript numbers (exact: the core keeps them below 2^53)
 //!   and arrays of handles as `Float64Array`s.
 //! - Batch calls read `Float32Array` rectangles in place (`Float64Array`s are
@@ -23,6 +24,7 @@ mod args;
 mod classes;
 mod error;
 mod index;
+mod methods;
 pub mod objects;
 mod octree;
 mod tracker;

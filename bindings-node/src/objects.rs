@@ -26,6 +26,30 @@ pub struct Box3 {
     pub z2: f64,
 }
 
+impl From<flatquad::Rect> for Rectangle {
+    fn from(r: flatquad::Rect) -> Rectangle {
+        Rectangle {
+            x1: r.x1 as f64,
+            y1: r.y1 as f64,
+            x2: r.x2 as f64,
+            y2: r.y2 as f64,
+        }
+    }
+}
+
+impl From<flatquad::Box3> for Box3 {
+    fn from(b: flatquad::Box3) -> Box3 {
+        Box3 {
+            x1: b.x1 as f64,
+            y1: b.y1 as f64,
+            z1: b.z1 as f64,
+            x2: b.x2 as f64,
+            y2: b.y2 as f64,
+            z2: b.z2 as f64,
+        }
+    }
+}
+
 /// `Octree` options; a left-out one takes its default.
 #[napi(object)]
 pub struct OctreeOptions {
