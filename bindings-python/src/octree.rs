@@ -1,7 +1,7 @@
 //! `flatquad.Octree`: the core's octree behind the same lock. The methods
-//! every class has come from `shared::index_methods!`; here are only its
-//! constructor, getters, `query_point(x, y, z)`, `rect_of` and the snapshot
-//! and copy protocol (boxes are 6-tuples, batches `(n, 6)` arrays).
+//! every class has come from `methods::index_methods!`, given the coordinate
+//! names `x, y, z`; here are only its constructor, getters, `rect_of` and the
+//! snapshot and copy protocol (boxes are 6-tuples, batches `(n, 6)` arrays).
 
 use flatquad::{Box3, SpatialIndex};
 use numpy::{PyArray1, PyArray2};
@@ -12,7 +12,8 @@ use crate::convert;
 use crate::errors::{self, Args};
 use crate::join;
 use crate::lock::IndexLock;
-use crate::shared::{self, index_methods, Csr};
+use crate::methods::index_methods;
+use crate::shared::{self, Csr};
 
 type Box6 = (f64, f64, f64, f64, f64, f64);
 
@@ -94,7 +95,8 @@ fn six(v: Vec<f64>) -> Box6 {
     (v[0], v[1], v[2], v[3], v[4], v[5])
 }
 
-index_methods!(Octree, "_restore_octree", [
+index_methods!(Octree, "_restore_octree",
+    point (x, y, z), origin (ox, oy, oz), direction (dx, dy, dz), [
     #[new]
     #[pyo3(signature = (world, max_elements = 8, max_depth = 6, *, margin = 0.0))]
     fn new(
@@ -135,156 +137,6 @@ index_methods!(Octree, "_restore_octree", [
     #[getter]
     fn max_depth(&self, py: Python<'_>) -> u32 {
         self.lock.read(py).max_depth()
-    }
-
-    /// The handles of the elements whose box holds ``(x, y, z)``, leaving out
-    /// ``omit``; with ``mask``, only those whose filter category has a bit in it.
-    #[pyo3(signature = (x, y, z, omit = None, mask = None))]
-    fn query_point(
-        &self,
-        py: Python<'_>,
-        x: f64,
-        y: f64,
-        z: f64,
-        omit: Option<&Bound<'_, PyAny>>,
-        mask: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Vec<u64>> {
-        shared::query_point(&self.lock, py, &[x, y, z], omit, mask)
-    }
-
-    /// The handles of the elements whose box is within ``radius`` of
-    /// ``(x, y, z)`` (a sphere; closed), as the 2D ``query_circle``.
-    #[pyo3(signature = (x, y, z, radius, mask = None))]
-    fn query_circle(
-        &self,
-        py: Python<'_>,
-        x: f64,
-        y: f64,
-        z: f64,
-        radius: f64,
-        mask: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Vec<u64>> {
-        shared::query_circle(&self.lock, py, &[x, y, z], radius, mask)
-    }
-
-    /// The ``k`` elements nearest to ``(x, y, z)``, nearest first (ties: id, then
-    /// handle), as the 2D ``nearest``.
-    #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (x, y, z, k = 1, max_distance = None, return_distance = false, mask = None, filter = None))]
-    fn nearest<'py>(
-        &self,
-        py: Python<'py>,
-        x: f64,
-        y: f64,
-        z: f64,
-        k: i64,
-        max_distance: Option<f64>,
-        return_distance: bool,
-        mask: Option<&Bound<'py, PyAny>>,
-        filter: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        shared::nearest(&self.lock, py, &[x, y, z], k, max_distance, return_distance, mask, filter)
-    }
-
-    /// The first box the segment from ``(ox, oy, oz)`` along ``(dx, dy, dz)``
-    /// for ``max_length`` touches, as a ``RayHit``, or None.
-    #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (ox, oy, oz, dx, dy, dz, max_length, mask = None))]
-    fn ray_cast<'py>(
-        &self,
-        py: Python<'py>,
-        ox: f64,
-        oy: f64,
-        oz: f64,
-        dx: f64,
-        dy: f64,
-        dz: f64,
-        max_length: f64,
-        mask: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        shared::ray_cast(&self.lock, py, &[ox, oy, oz], &[dx, dy, dz], max_length, mask)
-    }
-
-    /// The first box ``rect`` touches moving by ``t * (dx, dy, dz)``, ``t``
-    /// from 0 to 1, or None, as the 2D ``box_cast``.
-    #[pyo3(signature = (rect, dx, dy, dz, *, mask = None, omit = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn box_cast<'py>(
-        &self,
-        py: Python<'py>,
-        rect: &Bound<'py, PyAny>,
-        dx: f64,
-        dy: f64,
-        dz: f64,
-        mask: Option<&Bound<'py, PyAny>>,
-        omit: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let hits = shared::box_cast(&self.lock, py, rect, &[dx, dy, dz], mask, omit, false)?;
-        Ok(hits.into_iter().next())
-    }
-
-    /// Every box the moving box of ``box_cast`` touches, in ascending
-    /// ``(fraction, id, handle)`` order, as the 2D ``box_cast_all``.
-    #[pyo3(signature = (rect, dx, dy, dz, *, mask = None, omit = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn box_cast_all<'py>(
-        &self,
-        py: Python<'py>,
-        rect: &Bound<'py, PyAny>,
-        dx: f64,
-        dy: f64,
-        dz: f64,
-        mask: Option<&Bound<'py, PyAny>>,
-        omit: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Vec<Bound<'py, PyAny>>> {
-        shared::box_cast(&self.lock, py, rect, &[dx, dy, dz], mask, omit, true)
-    }
-
-    /// Every box the segment touches, as ``RayHit``s in ascending
-    /// ``(distance, id, handle)`` order, as the 2D ``ray_cast_all``.
-    #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (ox, oy, oz, dx, dy, dz, max_length, mask = None))]
-    fn ray_cast_all<'py>(
-        &self,
-        py: Python<'py>,
-        ox: f64,
-        oy: f64,
-        oz: f64,
-        dx: f64,
-        dy: f64,
-        dz: f64,
-        max_length: f64,
-        mask: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Vec<Bound<'py, PyAny>>> {
-        shared::ray_cast_all(&self.lock, py, &[ox, oy, oz], &[dx, dy, dz], max_length, mask)
-    }
-
-    /// ``callback(hit)`` with each hit in order: None or True go on, False
-    /// stops, a number clips the ray, as the 2D ``ray_cast_with``.
-    #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (ox, oy, oz, dx, dy, dz, max_length, callback, mask = None))]
-    fn ray_cast_with(
-        &self,
-        py: Python<'_>,
-        ox: f64,
-        oy: f64,
-        oz: f64,
-        dx: f64,
-        dy: f64,
-        dz: f64,
-        max_length: f64,
-        callback: &Bound<'_, PyAny>,
-        mask: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<()> {
-        shared::ray_cast_with(
-            &self.lock,
-            py,
-            &[ox, oy, oz],
-            &[dx, dy, dz],
-            max_length,
-            callback,
-            mask,
-        )
     }
 
     /// The element's box ``(x1, y1, z1, x2, y2, z2)``, as stored (float32).
