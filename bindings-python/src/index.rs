@@ -1,6 +1,7 @@
-//! `flatquad.SpatialIndex`: the base class of every structure, holding the
-//! core's `AnyIndex` behind a lock, with every method written once: calls
-//! converted and forwarded. No algorithm lives here; the subclasses
+//! `flatquad.SpatialIndex`: the base class of the 2D structures, holding the
+//! core's `AnyIndex` behind a lock. Its methods are `methods::index_methods!`,
+//! given the coordinate names `x, y`, and the two only 2D structures have:
+//! `query_bulk` and `join`. No algorithm lives here; the subclasses
 //! (`structures`) only construct themselves.
 
 use flatquad::{AnyIndex, SpatialIndex};
@@ -10,10 +11,10 @@ use pyo3::types::{PyBytes, PyDict, PyTuple, PyType};
 
 use crate::convert::Rects;
 use crate::errors::{self, Args};
+use crate::join;
 use crate::lock::{IndexLock, Reading};
 use crate::methods::index_methods;
 use crate::shared::{self, raw, Csr};
-use crate::{join, structures};
 
 const BULK: Args = Args {
     rects: "bounds",
@@ -70,27 +71,10 @@ impl Index {
     pub(crate) fn lock(&self) -> &IndexLock {
         &self.lock
     }
-
-    fn snapshot(&self, py: Python<'_>) -> AnyIndex {
-        self.lock.read_with_gil_released(py, |index| index.clone())
-    }
 }
 
-index_methods!(Index, "_restore_index",
+index_methods!(Index, AnyIndex, "_restore_index",
     point (x, y), origin (ox, oy), direction (dx, dy), [
-    /// The world as ``(x1, y1, x2, y2)``, in float32 precision.
-    #[getter]
-    fn bounds(&self, py: Python<'_>) -> (f32, f32, f32, f32) {
-        let world = self.lock.read(py).world();
-        (world.x1, world.y1, world.x2, world.y2)
-    }
-
-    /// The structure's class name: ``"Quadtree"``, ``"Grid"`` or ``"LooseGrid"``.
-    #[getter]
-    fn kind(&self, py: Python<'_>) -> &'static str {
-        self.lock.read(py).kind().name()
-    }
-
     /// Every pair ``(i, h)`` such that ``bounds[i]`` meets the element ``h``
     /// (closed boxes: touching counts): one query per row, as shapely's
     /// ``STRtree.query(geoms, predicate="intersects")`` gives them for boxes.
@@ -173,77 +157,5 @@ index_methods!(Index, "_restore_index",
             (lefts, rights)
         });
         join::two_rows(py, columns, raw, raw)
-    }
-
-    /// The element's rectangle ``(x1, y1, x2, y2)``, as stored (float32).
-    ///
-    /// Raises
-    /// ------
-    /// KeyError
-    ///     If ``handle`` names no element.
-    fn rect_of(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<(f64, f64, f64, f64)> {
-        let r = shared::box_of(&self.lock, py, handle)?;
-        Ok((r[0], r[1], r[2], r[3]))
-    }
-
-    /// A structure from ``to_bytes()``'s output. On ``SpatialIndex``, it is
-    /// whichever structure the snapshot holds; on a subclass, the snapshot must
-    /// be of that subclass's kind.
-    ///
-    /// Raises
-    /// ------
-    /// ValueError
-    ///     If the bytes are not a consistent snapshot (every invariant is
-    ///     checked), or hold another kind of structure than the class's.
-    #[classmethod]
-    fn from_bytes<'py>(
-        cls: &Bound<'py, PyType>,
-        data: std::borrow::Cow<'_, [u8]>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let py = cls.py();
-        let kind = structures::kind_of_class(cls);
-        let data: &[u8] = &data;
-        let index = py
-            .detach(|| structures::from_bytes(kind, data))
-            .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
-        structures::wrap(py, index)
-    }
-
-    /// Replaces the whole structure with a snapshot of the same kind.
-    fn __setstate__(&self, py: Python<'_>, state: std::borrow::Cow<'_, [u8]>) -> PyResult<()> {
-        let kind = self.lock.read(py).kind();
-        let data: &[u8] = &state;
-        let index = py
-            .detach(|| structures::from_bytes(Some(kind), data))
-            .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
-        *self.lock.write(py)? = index;
-        Ok(())
-    }
-
-    fn __copy__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        structures::wrap(py, self.snapshot(py))
-    }
-
-    fn __deepcopy__<'py>(
-        &self,
-        py: Python<'py>,
-        _memo: &Bound<'_, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        structures::wrap(py, self.snapshot(py))
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> String {
-        let index = self.lock.read(py);
-        let world = index.world();
-        format!(
-            "<flatquad.{} bounds=({:?}, {:?}, {:?}, {:?}) {} len={}>",
-            index.kind().name(),
-            world.x1,
-            world.y1,
-            world.x2,
-            world.y2,
-            structures::parameters(&index),
-            index.len()
-        )
     }
 ]);

@@ -3,12 +3,12 @@
 //! Python signature, its docstring and one call into `shared`, where the body
 //! is written once over the core structure the class locks.
 
-/// `index_methods!(Class, "_restore_function", point (x, y), origin (ox, oy),
+/// `index_methods!(Class, Core, "_restore_function", point (x, y), origin (ox, oy),
 /// direction (dx, dy), [own methods])`: the `#[pymethods]` of a class whose
-/// field `lock` is a [`crate::lock::IndexLock`] and which has a `bounds`
-/// getter: its own methods, then every method all classes share, each one call
-/// into `shared`, and the pickle protocol (`_restore_function` unpickles
-/// protocol 5's out-of-band snapshot).
+/// field `lock` is a [`crate::lock::IndexLock`] of the `Core` structure: its
+/// own methods, then every method all classes share, each one call into
+/// `shared`, and the pickle protocol (`_restore_function` unpickles protocol
+/// 5's out-of-band snapshot).
 ///
 /// The dimension is only in the parameter names: a point's coordinates, a
 /// ray's origin and a ray's (or a moving box's) direction, one name per axis.
@@ -16,6 +16,7 @@
 macro_rules! index_methods {
     (
         $class:ident,
+        $core:ty,
         $restore:literal,
         point ($($p:ident),+),
         origin ($($o:ident),+),
@@ -26,12 +27,26 @@ macro_rules! index_methods {
         impl $class {
             $($own)*
 
+            /// The world as ``(x1, y1, x2, y2)`` (``(x1, y1, z1, x2, y2, z2)``
+            /// for an ``Octree``), in float32 precision.
+            #[getter]
+            fn bounds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+                shared::bounds(&self.lock, py)
+            }
+
+            /// The structure's class name: ``"Quadtree"``, ``"Grid"``,
+            /// ``"LooseGrid"``, ``"LooseQuadtree"`` or ``"Octree"``.
+            #[getter]
+            fn kind(&self, py: Python<'_>) -> &'static str {
+                shared::kind(&self.lock, py)
+            }
+
             /// ``(class, (bounds,), state)``: an index of the class over the same
             /// world, then the snapshot in place of its contents.
             fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
                 let py = slf.py();
                 let this = slf.get();
-                let args = (this.bounds(py),).into_pyobject(py)?;
+                let args = (this.bounds(py)?,).into_pyobject(py)?;
                 PyTuple::new(
                     py,
                     [
@@ -721,6 +736,21 @@ macro_rules! index_methods {
                 shared::id_of(&self.lock, py, handle)
             }
 
+            /// The element's rectangle ``(x1, y1, x2, y2)`` (an ``Octree``'s box
+            /// ``(x1, y1, z1, x2, y2, z2)``), as stored (float32).
+            ///
+            /// Raises
+            /// ------
+            /// KeyError
+            ///     If ``handle`` names no element.
+            fn rect_of<'py>(
+                &self,
+                py: Python<'py>,
+                handle: &Bound<'_, PyAny>,
+            ) -> PyResult<Bound<'py, PyTuple>> {
+                shared::rect_of(&self.lock, py, handle)
+            }
+
             fn __len__(&self, py: Python<'_>) -> usize {
                 self.lock.read(py).len()
             }
@@ -799,6 +829,47 @@ macro_rules! index_methods {
 
             fn __getstate__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
                 self.to_bytes(py)
+            }
+
+            /// A structure from ``to_bytes()``'s output. On ``SpatialIndex``, it is
+            /// whichever structure the snapshot holds; on a subclass, or on
+            /// ``Octree``, the snapshot must be of that class's kind.
+            ///
+            /// Raises
+            /// ------
+            /// ValueError
+            ///     If the bytes are not a consistent snapshot (every invariant is
+            ///     checked), or hold another kind of structure than the class's.
+            #[classmethod]
+            fn from_bytes<'py>(
+                cls: &Bound<'py, PyType>,
+                data: std::borrow::Cow<'_, [u8]>,
+            ) -> PyResult<Bound<'py, PyAny>> {
+                shared::from_bytes::<$core>(cls, &data)
+            }
+
+            /// Replaces the whole structure with a snapshot of the same kind.
+            fn __setstate__(
+                slf: &Bound<'_, Self>,
+                state: std::borrow::Cow<'_, [u8]>,
+            ) -> PyResult<()> {
+                shared::set_state(&slf.get().lock, &slf.get_type(), &state)
+            }
+
+            fn __copy__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                shared::copy(&self.lock, py)
+            }
+
+            fn __deepcopy__<'py>(
+                &self,
+                py: Python<'py>,
+                _memo: &Bound<'_, PyAny>,
+            ) -> PyResult<Bound<'py, PyAny>> {
+                shared::copy(&self.lock, py)
+            }
+
+            fn __repr__(&self, py: Python<'_>) -> String {
+                shared::repr(&self.lock, py)
             }
 
             /// Check every invariant of the structure (slow; for tests).

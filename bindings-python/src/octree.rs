@@ -1,9 +1,9 @@
-//! `flatquad.Octree`: the core's octree behind the same lock. The methods
-//! every class has come from `methods::index_methods!`, given the coordinate
-//! names `x, y, z`; here are only its constructor, getters, `rect_of` and the
-//! snapshot and copy protocol (boxes are 6-tuples, batches `(n, 6)` arrays).
+//! `flatquad.Octree`: the core's octree behind the same lock. Every method
+//! but its constructor and parameters comes from `methods::index_methods!`,
+//! given the coordinate names `x, y, z` (boxes are 6-tuples, batches `(n, 6)`
+//! arrays); the little the snapshot and copy methods need is its `Core`.
 
-use flatquad::{Box3, SpatialIndex};
+use flatquad::{Box3, Error, SpatialIndex};
 use numpy::{PyArray1, PyArray2};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple, PyType};
@@ -13,9 +13,7 @@ use crate::errors::{self, Args};
 use crate::join;
 use crate::lock::IndexLock;
 use crate::methods::index_methods;
-use crate::shared::{self, Csr};
-
-type Box6 = (f64, f64, f64, f64, f64, f64);
+use crate::shared::{self, Core, Csr};
 
 /// An octree: the quadtree in 3D, over axis-aligned boxes
 /// ``(x1, y1, z1, x2, y2, z2)`` (closed: touching counts), stored as float32.
@@ -64,22 +62,33 @@ impl Octree {
     }
 }
 
-fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Octree> {
-    let tree = py
-        .detach(|| flatquad::Octree::from_bytes(data))
-        .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
-    Ok(Octree::wrap(tree))
+impl Core for flatquad::Octree {
+    type Kind = ();
+    const WORLD: &'static str = "world";
+
+    fn kind_of_class(_cls: &Bound<'_, PyType>) {}
+
+    fn from_snapshot(_kind: (), bytes: &[u8]) -> Result<Self, Error> {
+        flatquad::Octree::from_bytes(bytes)
+    }
+
+    fn into_object(self, py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+        Ok(Bound::new(py, Octree::wrap(self))?.into_any())
+    }
+
+    fn parameters(&self) -> String {
+        format!(
+            "max_elements={} max_depth={}",
+            self.max_elements(),
+            self.max_depth()
+        )
+    }
 }
 
 /// Unpickles an ``Octree`` from its snapshot (pickle protocol 5).
 #[pyfunction]
-pub(crate) fn _restore_octree(data: &Bound<'_, PyAny>) -> PyResult<Octree> {
-    let py = data.py();
-    let tree = join::with_buffer(data, |bytes| {
-        py.detach(|| flatquad::Octree::from_bytes(bytes))
-    })?
-    .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
-    Ok(Octree::wrap(tree))
+pub(crate) fn _restore_octree<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    join::from_buffer::<flatquad::Octree>(data, ())?.into_object(data.py())
 }
 
 fn count(py: Python<'_>, value: i64, name: &str) -> PyResult<u32> {
@@ -91,11 +100,7 @@ fn count(py: Python<'_>, value: i64, name: &str) -> PyResult<u32> {
     })
 }
 
-fn six(v: Vec<f64>) -> Box6 {
-    (v[0], v[1], v[2], v[3], v[4], v[5])
-}
-
-index_methods!(Octree, "_restore_octree",
+index_methods!(Octree, flatquad::Octree, "_restore_octree",
     point (x, y, z), origin (ox, oy, oz), direction (dx, dy, dz), [
     #[new]
     #[pyo3(signature = (world, max_elements = 8, max_depth = 6, *, margin = 0.0))]
@@ -115,18 +120,6 @@ index_methods!(Octree, "_restore_octree",
         Ok(Octree::wrap(tree))
     }
 
-    /// The world as ``(x1, y1, z1, x2, y2, z2)``, in float32 precision.
-    #[getter]
-    fn bounds(&self, py: Python<'_>) -> Box6 {
-        six(convert::box_coords(&self.lock.read(py).world()))
-    }
-
-    /// ``"Octree"``.
-    #[getter]
-    fn kind(&self) -> &'static str {
-        "Octree"
-    }
-
     /// Elements a leaf holds before it splits.
     #[getter]
     fn max_elements(&self, py: Python<'_>) -> u32 {
@@ -137,45 +130,5 @@ index_methods!(Octree, "_restore_octree",
     #[getter]
     fn max_depth(&self, py: Python<'_>) -> u32 {
         self.lock.read(py).max_depth()
-    }
-
-    /// The element's box ``(x1, y1, z1, x2, y2, z2)``, as stored (float32).
-    fn rect_of(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<Box6> {
-        shared::box_of(&self.lock, py, handle).map(six)
-    }
-
-    /// An octree from ``to_bytes()``'s output (``ValueError`` for anything else).
-    #[classmethod]
-    fn from_bytes(cls: &Bound<'_, PyType>, data: std::borrow::Cow<'_, [u8]>) -> PyResult<Octree> {
-        from_bytes(cls.py(), &data)
-    }
-
-    fn __setstate__(&self, py: Python<'_>, state: std::borrow::Cow<'_, [u8]>) -> PyResult<()> {
-        let data: &[u8] = &state;
-        let tree = py
-            .detach(|| flatquad::Octree::from_bytes(data))
-            .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
-        *self.lock.write(py)? = tree;
-        Ok(())
-    }
-
-    fn __copy__(&self, py: Python<'_>) -> Octree {
-        Octree::wrap(self.lock.read_with_gil_released(py, |tree| tree.clone()))
-    }
-
-    fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> Octree {
-        self.__copy__(py)
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> String {
-        let tree = self.lock.read(py);
-        let w = tree.world();
-        format!(
-            "<flatquad.Octree world=({:?}, {:?}, {:?}, {:?}, {:?}, {:?}) max_elements={} max_depth={} len={}>",
-            w.x1, w.y1, w.z1, w.x2, w.y2, w.z2,
-            tree.max_elements(),
-            tree.max_depth(),
-            tree.len()
-        )
     }
 ]);

@@ -13,7 +13,7 @@ use flatquad::{
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::{PyAssertionError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyTuple, PyType};
 
 use crate::convert::{self, Handles, Ids, Rects};
 use crate::errors::{self, Args};
@@ -43,9 +43,24 @@ pub(crate) const QUERY_MANY: Args = Args {
     lengths: ("rects", "omit"),
 };
 
-/// What a class's lock holds: a core structure, shared between threads.
-pub(crate) trait Core: SpatialIndex + Lockable + Clone + Sync {}
-impl<T: SpatialIndex + Lockable + Clone + Sync> Core for T {}
+/// What a class's lock holds: a core structure, shared between threads, and
+/// the little that differs between the classes in making and showing one
+/// (the snapshot, copy and `repr` methods are written once over it).
+pub(crate) trait Core: SpatialIndex + Lockable + Clone + Sync {
+    /// What a class asks of a snapshot: the 2D classes their own kind (any
+    /// kind on `SpatialIndex`), `Octree` no more than the core checks.
+    type Kind: Copy + Send;
+    /// The constructor's name for the world, as `repr` shows it.
+    const WORLD: &'static str;
+    /// The kind the class `cls` (or a subclass of it) serves.
+    fn kind_of_class(cls: &Bound<'_, PyType>) -> Self::Kind;
+    /// The structure a snapshot holds (the core refuses one of another kind).
+    fn from_snapshot(kind: Self::Kind, bytes: &[u8]) -> Result<Self, Error>;
+    /// A new Python object holding the structure: an instance of its class.
+    fn into_object(self, py: Python<'_>) -> PyResult<Bound<'_, PyAny>>;
+    /// The constructor's parameters, as `repr` shows them (`"columns=4 rows=4"`).
+    fn parameters(&self) -> String;
+}
 
 pub(crate) fn raw(handle: Handle) -> i64 {
     // Handles are below 2^53: exact as int64 (and as float64).
@@ -393,15 +408,28 @@ pub(crate) fn id_of<T: Core>(
 }
 
 /// The element's box: low corner then high corner.
-pub(crate) fn box_of<T: Core>(
+pub(crate) fn rect_of<'py, T: Core>(
     lock: &IndexLock<T>,
-    py: Python<'_>,
+    py: Python<'py>,
     handle: &Bound<'_, PyAny>,
-) -> PyResult<Vec<f64>> {
+) -> PyResult<Bound<'py, PyTuple>> {
     let handle = convert::handle(handle, "handle")?;
     let result = lock.read(py).rect(handle);
     let b = result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
-    Ok(convert::box_coords(&b))
+    PyTuple::new(py, convert::box_coords(&b))
+}
+
+/// The world: low corner then high corner.
+pub(crate) fn bounds<'py, T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'py>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let world = lock.read(py).world();
+    PyTuple::new(py, convert::box_coords(&world))
+}
+
+pub(crate) fn kind<T: Core>(lock: &IndexLock<T>, py: Python<'_>) -> &'static str {
+    lock.read(py).class_name()
 }
 
 pub(crate) fn contains<T: Core>(
@@ -434,6 +462,57 @@ pub(crate) fn stats<'py, T: Core>(
 pub(crate) fn to_bytes<'py, T: Core>(lock: &IndexLock<T>, py: Python<'py>) -> Bound<'py, PyBytes> {
     let bytes = lock.read_with_gil_released(py, |index| index.to_bytes());
     PyBytes::new(py, &bytes)
+}
+
+/// The structure a snapshot of `kind` holds, read without the GIL.
+pub(crate) fn from_snapshot<T: Core>(py: Python<'_>, kind: T::Kind, data: &[u8]) -> PyResult<T> {
+    py.detach(move || T::from_snapshot(kind, data))
+        .map_err(|e| errors::to_py(py, e, Args::SINGLE))
+}
+
+/// `from_bytes` on the class `cls`: a snapshot of the kind it serves.
+pub(crate) fn from_bytes<'py, T: Core>(
+    cls: &Bound<'py, PyType>,
+    data: &[u8],
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = cls.py();
+    from_snapshot::<T>(py, T::kind_of_class(cls), data)?.into_object(py)
+}
+
+/// Replaces the whole structure with a snapshot of the kind `cls` serves.
+pub(crate) fn set_state<T: Core>(
+    lock: &IndexLock<T>,
+    cls: &Bound<'_, PyType>,
+    data: &[u8],
+) -> PyResult<()> {
+    let py = cls.py();
+    let index = from_snapshot(py, T::kind_of_class(cls), data)?;
+    *lock.write(py)? = index;
+    Ok(())
+}
+
+/// A new object of the same class holding a copy of the structure.
+pub(crate) fn copy<'py, T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'py>,
+) -> PyResult<Bound<'py, PyAny>> {
+    lock.read_with_gil_released(py, T::clone).into_object(py)
+}
+
+/// `<flatquad.Quadtree bounds=(0.0, 0.0, 1.0, 1.0) max_elements=8 max_depth=8 len=0>`.
+pub(crate) fn repr<T: Core>(lock: &IndexLock<T>, py: Python<'_>) -> String {
+    let index = lock.read(py);
+    let world: Vec<String> = f32_coords(&index.world())
+        .map(|c| format!("{c:?}"))
+        .collect();
+    format!(
+        "<flatquad.{} {}=({}) {} len={}>",
+        index.class_name(),
+        T::WORLD,
+        world.join(", "),
+        index.parameters(),
+        index.len()
+    )
 }
 
 pub(crate) fn validate<T: Core>(lock: &IndexLock<T>, py: Python<'_>) -> PyResult<()> {

@@ -12,6 +12,7 @@ use pyo3::PyClass;
 use crate::convert;
 use crate::errors::{self, Args};
 use crate::index::Index;
+use crate::shared::Core;
 
 /// A subclass of `SpatialIndex` serving one kind of core structure.
 trait Subclass: PyClass<BaseType = Index> + Default {
@@ -67,69 +68,75 @@ fn init_tree<T: Subclass>(
     init(py, new(world, max_elements, max_depth), margin)
 }
 
-/// The Python object for `index`: an instance of its kind's class.
-pub(crate) fn wrap(py: Python<'_>, index: AnyIndex) -> PyResult<Bound<'_, PyAny>> {
-    let kind = index.kind();
-    let base = PyClassInitializer::from(Index::new(index));
-    Ok(match kind {
-        Kind::Quadtree => Bound::new(py, base.add_subclass(Quadtree))?.into_any(),
-        Kind::Grid => Bound::new(py, base.add_subclass(Grid))?.into_any(),
-        Kind::LooseGrid => Bound::new(py, base.add_subclass(LooseGrid))?.into_any(),
-        Kind::LooseQuadtree => Bound::new(py, base.add_subclass(LooseQuadtree))?.into_any(),
-    })
-}
+/// The 2D classes' structure: the kind a class serves is the one its
+/// snapshots must hold, `None` (any) on `SpatialIndex`.
+impl Core for AnyIndex {
+    type Kind = Option<Kind>;
+    const WORLD: &'static str = "bounds";
 
-/// The kind of structure the class `cls` serves; `None` for `SpatialIndex`.
-pub(crate) fn kind_of_class(cls: &Bound<'_, PyType>) -> Option<Kind> {
-    if cls.is_subclass_of::<Quadtree>().unwrap_or(false) {
-        Some(Kind::Quadtree)
-    } else if cls.is_subclass_of::<Grid>().unwrap_or(false) {
-        Some(Kind::Grid)
-    } else if cls.is_subclass_of::<LooseGrid>().unwrap_or(false) {
-        Some(Kind::LooseGrid)
-    } else if cls.is_subclass_of::<LooseQuadtree>().unwrap_or(false) {
-        Some(Kind::LooseQuadtree)
-    } else {
-        None
+    fn kind_of_class(cls: &Bound<'_, PyType>) -> Option<Kind> {
+        if cls.is_subclass_of::<Quadtree>().unwrap_or(false) {
+            Some(Kind::Quadtree)
+        } else if cls.is_subclass_of::<Grid>().unwrap_or(false) {
+            Some(Kind::Grid)
+        } else if cls.is_subclass_of::<LooseGrid>().unwrap_or(false) {
+            Some(Kind::LooseGrid)
+        } else if cls.is_subclass_of::<LooseQuadtree>().unwrap_or(false) {
+            Some(Kind::LooseQuadtree)
+        } else {
+            None
+        }
     }
-}
 
-/// The structure a snapshot holds: any kind, or only `kind` (the core refuses
-/// a snapshot of another kind with `InvalidBytes`).
-pub(crate) fn from_bytes(kind: Option<Kind>, bytes: &[u8]) -> Result<AnyIndex, Error> {
-    match kind {
-        None => AnyIndex::from_bytes(bytes),
-        Some(Kind::Quadtree) => flatquad::Quadtree::from_bytes(bytes).map(AnyIndex::from),
-        Some(Kind::Grid) => flatquad::Grid::from_bytes(bytes).map(AnyIndex::from),
-        Some(Kind::LooseGrid) => flatquad::LooseGrid::from_bytes(bytes).map(AnyIndex::from),
-        Some(Kind::LooseQuadtree) => flatquad::LooseQuadtree::from_bytes(bytes).map(AnyIndex::from),
+    /// The core refuses a snapshot of another kind with `InvalidBytes`.
+    fn from_snapshot(kind: Option<Kind>, bytes: &[u8]) -> Result<AnyIndex, Error> {
+        match kind {
+            None => AnyIndex::from_bytes(bytes),
+            Some(Kind::Quadtree) => flatquad::Quadtree::from_bytes(bytes).map(AnyIndex::from),
+            Some(Kind::Grid) => flatquad::Grid::from_bytes(bytes).map(AnyIndex::from),
+            Some(Kind::LooseGrid) => flatquad::LooseGrid::from_bytes(bytes).map(AnyIndex::from),
+            Some(Kind::LooseQuadtree) => {
+                flatquad::LooseQuadtree::from_bytes(bytes).map(AnyIndex::from)
+            }
+        }
     }
-}
 
-/// The parameters of `index`, as `repr` shows them.
-pub(crate) fn parameters(index: &AnyIndex) -> String {
-    match index {
-        AnyIndex::Quadtree(tree) => format!(
-            "max_elements={} max_depth={}",
-            tree.max_elements(),
-            tree.max_depth()
-        ),
-        AnyIndex::LooseQuadtree(tree) => format!(
-            "max_elements={} max_depth={}{}",
-            tree.max_elements(),
-            tree.max_depth(),
-            tree.max_extent()
-                .map(|extent| format!(" max_extent={extent}"))
-                .unwrap_or_default()
-        ),
-        AnyIndex::Grid(grid) => format!("columns={} rows={}", grid.columns(), grid.rows()),
-        AnyIndex::LooseGrid(grid) => format!(
-            "columns={} rows={} tight_columns={} tight_rows={}",
-            grid.columns(),
-            grid.rows(),
-            grid.tight_columns(),
-            grid.tight_rows()
-        ),
+    /// An instance of the kind's class.
+    fn into_object(self, py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+        let kind = self.kind();
+        let base = PyClassInitializer::from(Index::new(self));
+        Ok(match kind {
+            Kind::Quadtree => Bound::new(py, base.add_subclass(Quadtree))?.into_any(),
+            Kind::Grid => Bound::new(py, base.add_subclass(Grid))?.into_any(),
+            Kind::LooseGrid => Bound::new(py, base.add_subclass(LooseGrid))?.into_any(),
+            Kind::LooseQuadtree => Bound::new(py, base.add_subclass(LooseQuadtree))?.into_any(),
+        })
+    }
+
+    fn parameters(&self) -> String {
+        match self {
+            AnyIndex::Quadtree(tree) => format!(
+                "max_elements={} max_depth={}",
+                tree.max_elements(),
+                tree.max_depth()
+            ),
+            AnyIndex::LooseQuadtree(tree) => format!(
+                "max_elements={} max_depth={}{}",
+                tree.max_elements(),
+                tree.max_depth(),
+                tree.max_extent()
+                    .map(|extent| format!(" max_extent={extent}"))
+                    .unwrap_or_default()
+            ),
+            AnyIndex::Grid(grid) => format!("columns={} rows={}", grid.columns(), grid.rows()),
+            AnyIndex::LooseGrid(grid) => format!(
+                "columns={} rows={} tight_columns={} tight_rows={}",
+                grid.columns(),
+                grid.rows(),
+                grid.tight_columns(),
+                grid.tight_rows()
+            ),
+        }
     }
 }
 
