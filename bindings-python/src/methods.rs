@@ -322,7 +322,9 @@ macro_rules! index_methods {
                 max_length: f64,
                 mask: Option<&Bound<'py, PyAny>>,
             ) -> PyResult<Option<Bound<'py, PyAny>>> {
-                shared::ray_cast(&self.lock, py, &[$($o),+], &[$($d),+], max_length, mask)
+                let (origin, direction) = ([$($o),+], [$($d),+]);
+                let hits = shared::ray_cast(&self.lock, py, &origin, &direction, max_length, mask, false)?;
+                Ok(hits.into_iter().next())
             }
 
             /// Every element the segment from ``(ox, oy)`` along ``(dx, dy)`` (any
@@ -346,7 +348,8 @@ macro_rules! index_methods {
                 max_length: f64,
                 mask: Option<&Bound<'py, PyAny>>,
             ) -> PyResult<Vec<Bound<'py, PyAny>>> {
-                shared::ray_cast_all(&self.lock, py, &[$($o),+], &[$($d),+], max_length, mask)
+                let (origin, direction) = ([$($o),+], [$($d),+]);
+                shared::ray_cast(&self.lock, py, &origin, &direction, max_length, mask, true)
             }
 
             /// Calls ``callback(hit)`` with each hit of ``ray_cast_all``, in that order.

@@ -91,15 +91,6 @@ pub(crate) fn _restore_octree<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'
     join::from_buffer::<flatquad::Octree>(data, ())?.into_object(data.py())
 }
 
-fn count(py: Python<'_>, value: i64, name: &str) -> PyResult<u32> {
-    u32::try_from(value).map_err(|_| {
-        errors::invalid_parameter(
-            py,
-            format!("invalid parameter {name} = {value}: expected an unsigned 32-bit integer"),
-        )
-    })
-}
-
 index_methods!(Octree, flatquad::Octree, "_restore_octree",
     point (x, y, z), origin (ox, oy, oz), direction (dx, dy, dz), [
     #[new]
@@ -112,8 +103,8 @@ index_methods!(Octree, flatquad::Octree, "_restore_octree",
         margin: f64,
     ) -> PyResult<Self> {
         let world = convert::any_box::<Box3>(world, "world")?;
-        let max_elements = count(py, max_elements, "max_elements")?;
-        let max_depth = count(py, max_depth, "max_depth")?;
+        let max_elements = convert::count(py, max_elements, "max_elements")?;
+        let max_depth = convert::count(py, max_depth, "max_depth")?;
         let tree = flatquad::Octree::new(world, max_elements, max_depth)
             .and_then(|tree| tree.with_margin(margin as f32))
             .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;

@@ -852,6 +852,7 @@ fn ray_hit<'py>(py: Python<'py>, hit: &RayHit) -> PyResult<Bound<'py, PyAny>> {
     ))
 }
 
+/// The ray cast (`all`: every hit, else the first), as `RayHit`s.
 pub(crate) fn ray_cast<'py, T: Core>(
     lock: &IndexLock<T>,
     py: Python<'py>,
@@ -859,26 +860,18 @@ pub(crate) fn ray_cast<'py, T: Core>(
     direction: &[f64],
     max_length: f64,
     mask: Option<&Bound<'py, PyAny>>,
-) -> PyResult<Option<Bound<'py, PyAny>>> {
-    let ray = ray::<T::Bounds>(origin, direction, max_length);
-    let mask = self::mask(mask)?;
-    let result = lock.read(py).ray_cast(&ray, mask);
-    let hit = result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
-    hit.map(|hit| ray_hit(py, &hit)).transpose()
-}
-
-pub(crate) fn ray_cast_all<'py, T: Core>(
-    lock: &IndexLock<T>,
-    py: Python<'py>,
-    origin: &[f64],
-    direction: &[f64],
-    max_length: f64,
-    mask: Option<&Bound<'py, PyAny>>,
+    all: bool,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
     let ray = ray::<T::Bounds>(origin, direction, max_length);
     let mask = self::mask(mask)?;
     let mut hits = Vec::new();
-    let result = lock.read(py).ray_cast_all(&ray, mask, &mut hits);
+    let result = if all {
+        lock.read(py).ray_cast_all(&ray, mask, &mut hits)
+    } else {
+        lock.read(py)
+            .ray_cast(&ray, mask)
+            .map(|first| hits.extend(first))
+    };
     result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
     hits.iter().map(|hit| ray_hit(py, hit)).collect()
 }

@@ -42,16 +42,6 @@ fn read<T: Subclass, R>(slf: &Bound<'_, T>, get: impl FnOnce(&T::Core) -> R) -> 
     get(T::core(&index).expect("a structure of its class's kind"))
 }
 
-/// A count parameter: a Python int the core can take (`u32`).
-fn count(py: Python<'_>, value: i64, name: &str) -> PyResult<u32> {
-    u32::try_from(value).map_err(|_| {
-        errors::invalid_parameter(
-            py,
-            format!("invalid parameter {name} = {value}: expected an unsigned 32-bit integer"),
-        )
-    })
-}
-
 /// A new tree subclass from a constructor's arguments (the quadtree's and the
 /// loose quadtree's are the same).
 fn init_tree<T: Subclass>(
@@ -63,8 +53,8 @@ fn init_tree<T: Subclass>(
     new: impl FnOnce(flatquad::Rect, u32, u32) -> Result<T::Core, Error>,
 ) -> PyResult<PyClassInitializer<T>> {
     let world = convert::rect(bounds, "bounds")?;
-    let max_elements = count(py, max_elements, "max_elements")?;
-    let max_depth = count(py, max_depth, "max_depth")?;
+    let max_elements = convert::count(py, max_elements, "max_elements")?;
+    let max_depth = convert::count(py, max_depth, "max_depth")?;
     init(py, new(world, max_elements, max_depth), margin)
 }
 
@@ -280,8 +270,8 @@ impl Grid {
             (None, None, None) => flatquad::Grid::for_world(world),
             (Some(columns), Some(rows), None) => flatquad::Grid::new(
                 world,
-                count(py, columns, "columns")?,
-                count(py, rows, "rows")?,
+                convert::count(py, columns, "columns")?,
+                convert::count(py, rows, "rows")?,
             ),
             (None, None, Some(size)) => {
                 let (width, height) = convert::cell_size(size, "cell_size")?;
@@ -400,10 +390,10 @@ impl LooseGrid {
             (Some(columns), Some(rows), Some(tight_columns), Some(tight_rows), None) => {
                 flatquad::LooseGrid::new(
                     world,
-                    count(py, columns, "columns")?,
-                    count(py, rows, "rows")?,
-                    count(py, tight_columns, "tight_columns")?,
-                    count(py, tight_rows, "tight_rows")?,
+                    convert::count(py, columns, "columns")?,
+                    convert::count(py, rows, "rows")?,
+                    convert::count(py, tight_columns, "tight_columns")?,
+                    convert::count(py, tight_rows, "tight_rows")?,
                 )
             }
             (None, None, None, None, Some(size)) => {
