@@ -3,13 +3,11 @@
 //! given the coordinate names `x, y, z` (boxes are 6-tuples, batches `(n, 6)`
 //! arrays); the little the snapshot and copy methods need is its `Core`.
 
-use flatquad::{Box3, Error, SpatialIndex};
+use flatquad::{Error, SpatialIndex};
 use numpy::{PyArray1, PyArray2};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple, PyType};
 
-use crate::convert;
-use crate::errors::{self, Args};
 use crate::join;
 use crate::lock::IndexLock;
 use crate::methods::index_methods;
@@ -102,12 +100,8 @@ index_methods!(Octree, flatquad::Octree, "_restore_octree",
         max_depth: i64,
         margin: f64,
     ) -> PyResult<Self> {
-        let world = convert::any_box::<Box3>(world, "world")?;
-        let max_elements = convert::count(py, max_elements, "max_elements")?;
-        let max_depth = convert::count(py, max_depth, "max_depth")?;
-        let tree = flatquad::Octree::new(world, max_elements, max_depth)
-            .and_then(|tree| tree.with_margin(margin as f32))
-            .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
+        let new = flatquad::Octree::new;
+        let tree = shared::new_tree(py, (world, "world"), max_elements, max_depth, margin, new)?;
         Ok(Octree::wrap(tree))
     }
 

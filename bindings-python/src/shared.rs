@@ -62,6 +62,34 @@ pub(crate) trait Core: SpatialIndex + Lockable + Clone + Sync {
     fn parameters(&self) -> String;
 }
 
+/// A structure with the fat-bounds `margin` (the constructors' keyword), or
+/// the core's error raised.
+pub(crate) fn with_margin<T: SpatialIndex>(
+    py: Python<'_>,
+    structure: Result<T, Error>,
+    margin: f64,
+) -> PyResult<T> {
+    structure
+        .and_then(|structure| structure.with_margin(margin as f32))
+        .map_err(|e| errors::to_py(py, e, Args::SINGLE))
+}
+
+/// A tree from its constructor's arguments, which the quadtrees and the
+/// octree share but for the world's width (and name: `(world, "bounds")`).
+pub(crate) fn new_tree<T: SpatialIndex>(
+    py: Python<'_>,
+    (world, name): (&Bound<'_, PyAny>, &str),
+    max_elements: i64,
+    max_depth: i64,
+    margin: f64,
+    new: impl FnOnce(T::Bounds, u32, u32) -> Result<T, Error>,
+) -> PyResult<T> {
+    let world = convert::any_box::<T::Bounds>(world, name)?;
+    let max_elements = convert::count(py, max_elements, "max_elements")?;
+    let max_depth = convert::count(py, max_depth, "max_depth")?;
+    with_margin(py, new(world, max_elements, max_depth), margin)
+}
+
 pub(crate) fn raw(handle: Handle) -> i64 {
     // Handles are below 2^53: exact as int64 (and as float64).
     handle.to_raw() as i64

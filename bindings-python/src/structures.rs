@@ -10,9 +10,9 @@ use pyo3::types::PyType;
 use pyo3::PyClass;
 
 use crate::convert;
-use crate::errors::{self, Args};
+use crate::errors;
 use crate::index::Index;
-use crate::shared::Core;
+use crate::shared::{self, Core};
 
 /// A subclass of `SpatialIndex` serving one kind of core structure.
 trait Subclass: PyClass<BaseType = Index> + Default {
@@ -22,17 +22,9 @@ trait Subclass: PyClass<BaseType = Index> + Default {
     fn core(index: &AnyIndex) -> Option<&Self::Core>;
 }
 
-/// A new instance of `T` holding `structure` with the fat-bounds `margin`,
-/// or the core's error.
-fn init<T: Subclass>(
-    py: Python<'_>,
-    structure: Result<T::Core, Error>,
-    margin: f64,
-) -> PyResult<PyClassInitializer<T>> {
-    let structure = structure
-        .and_then(|structure| structure.with_margin(margin as f32))
-        .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
-    Ok(PyClassInitializer::from(Index::new(structure.into())).add_subclass(T::default()))
+/// A new instance of `T` holding `structure`.
+fn instance<T: Subclass>(structure: T::Core) -> PyClassInitializer<T> {
+    PyClassInitializer::from(Index::new(structure.into())).add_subclass(T::default())
 }
 
 /// Reads the core structure of `slf`, which is always of its class's kind:
@@ -40,22 +32,6 @@ fn init<T: Subclass>(
 fn read<T: Subclass, R>(slf: &Bound<'_, T>, get: impl FnOnce(&T::Core) -> R) -> R {
     let index = slf.as_super().get().read(slf.py());
     get(T::core(&index).expect("a structure of its class's kind"))
-}
-
-/// A new tree subclass from a constructor's arguments (the quadtree's and the
-/// loose quadtree's are the same).
-fn init_tree<T: Subclass>(
-    py: Python<'_>,
-    bounds: &Bound<'_, PyAny>,
-    max_elements: i64,
-    max_depth: i64,
-    margin: f64,
-    new: impl FnOnce(flatquad::Rect, u32, u32) -> Result<T::Core, Error>,
-) -> PyResult<PyClassInitializer<T>> {
-    let world = convert::rect(bounds, "bounds")?;
-    let max_elements = convert::count(py, max_elements, "max_elements")?;
-    let max_depth = convert::count(py, max_depth, "max_depth")?;
-    init(py, new(world, max_elements, max_depth), margin)
 }
 
 /// The 2D classes' structure: the kind a class serves is the one its
@@ -185,14 +161,9 @@ impl Quadtree {
         max_depth: i64,
         margin: f64,
     ) -> PyResult<PyClassInitializer<Self>> {
-        init_tree(
-            py,
-            bounds,
-            max_elements,
-            max_depth,
-            margin,
-            flatquad::Quadtree::new,
-        )
+        let new = flatquad::Quadtree::new;
+        let tree = shared::new_tree(py, (bounds, "bounds"), max_elements, max_depth, margin, new)?;
+        Ok(instance(tree))
     }
 
     /// Elements a cell holds before it splits.
@@ -286,7 +257,7 @@ impl Grid {
                 ))
             }
         };
-        init(py, grid, margin)
+        Ok(instance(shared::with_margin(py, grid, margin)?))
     }
 
     /// The number of columns of cells.
@@ -408,7 +379,7 @@ impl LooseGrid {
                 ))
             }
         };
-        init(py, grid, margin)
+        Ok(instance(shared::with_margin(py, grid, margin)?))
     }
 
     /// The number of columns of loose cells.
@@ -497,22 +468,17 @@ impl LooseQuadtree {
         max_extent: Option<&Bound<'_, PyAny>>,
         margin: f64,
     ) -> PyResult<PyClassInitializer<Self>> {
-        use flatquad::LooseQuadtree as Core;
+        use flatquad::LooseQuadtree as Tree;
         let max_extent = max_extent
             .filter(|extent| !extent.is_none())
             .map(|extent| convert::cell_side(extent, "max_extent"))
             .transpose()?;
-        init_tree(
-            py,
-            bounds,
-            max_elements,
-            max_depth,
-            margin,
-            |world, max_elements, max_depth| match max_extent {
-                Some(extent) => Core::with_max_extent(world, max_elements, max_depth, extent),
-                None => Core::new(world, max_elements, max_depth),
-            },
-        )
+        let new = |world, max_elements, max_depth| match max_extent {
+            Some(extent) => Tree::with_max_extent(world, max_elements, max_depth, extent),
+            None => Tree::new(world, max_elements, max_depth),
+        };
+        let tree = shared::new_tree(py, (bounds, "bounds"), max_elements, max_depth, margin, new)?;
+        Ok(instance(tree))
     }
 
     /// Elements wider or taller than this are kept apart; ``None`` without a bound.
