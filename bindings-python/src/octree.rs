@@ -60,6 +60,7 @@ impl Octree {
     }
 }
 
+/// One kind of octree: its snapshots need only the core's own checks.
 impl Core for flatquad::Octree {
     type Kind = ();
     const WORLD: &'static str = "world";
@@ -101,7 +102,7 @@ index_methods!(Octree, flatquad::Octree, "_restore_octree",
         margin: f64,
     ) -> PyResult<Self> {
         let new = flatquad::Octree::new;
-        let tree = shared::new_tree(py, (world, "world"), max_elements, max_depth, margin, new)?;
+        let tree = shared::new_tree(py, world, "world", max_elements, max_depth, margin, new)?;
         Ok(Octree::wrap(tree))
     }
 

@@ -1,8 +1,9 @@
 //! The bodies of the methods every class has, written once over the core
-//! structure a class locks: `SpatialIndex` (and its 2D subclasses) locks an
-//! `AnyIndex`, `Octree` an `Octree`. Each method of `methods::index_methods!`
-//! is its signature, its docstring and one call here; only the box width
-//! differs (`convert::any_box`, `convert::Rects<B>`).
+//! structure a class locks (`Core`): `SpatialIndex` (and its 2D subclasses)
+//! locks an `AnyIndex`, `Octree` an `Octree`. Each method of
+//! `methods::index_methods!` is its signature, its docstring and one call
+//! here. The dimension is the structure's box type (`convert::any_box`,
+//! `convert::Rects<B>`) and the length of the coordinate slices (2 or 3).
 
 use std::cell::RefCell;
 use std::ops::ControlFlow;
@@ -75,10 +76,11 @@ pub(crate) fn with_margin<T: SpatialIndex>(
 }
 
 /// A tree from its constructor's arguments, which the quadtrees and the
-/// octree share but for the world's width (and name: `(world, "bounds")`).
+/// octree share but for the world's width and `name` (`"bounds"`, `"world"`).
 pub(crate) fn new_tree<T: SpatialIndex>(
     py: Python<'_>,
-    (world, name): (&Bound<'_, PyAny>, &str),
+    world: &Bound<'_, PyAny>,
+    name: &str,
     max_elements: i64,
     max_depth: i64,
     margin: f64,

@@ -2,7 +2,7 @@
 //! `flatquad.LooseQuadtree`: each only
 //! constructs its core structure and shows its parameters; every other method
 //! is the base class's (`SpatialIndex`, in `index`), written once over
-//! `AnyIndex`.
+//! `AnyIndex`, whose `Core` here says which class serves which kind.
 
 use flatquad::{AnyIndex, Error, Kind, SpatialIndex};
 use pyo3::prelude::*;
@@ -162,7 +162,7 @@ impl Quadtree {
         margin: f64,
     ) -> PyResult<PyClassInitializer<Self>> {
         let new = flatquad::Quadtree::new;
-        let tree = shared::new_tree(py, (bounds, "bounds"), max_elements, max_depth, margin, new)?;
+        let tree = shared::new_tree(py, bounds, "bounds", max_elements, max_depth, margin, new)?;
         Ok(instance(tree))
     }
 
@@ -477,7 +477,7 @@ impl LooseQuadtree {
             Some(extent) => Tree::with_max_extent(world, max_elements, max_depth, extent),
             None => Tree::new(world, max_elements, max_depth),
         };
-        let tree = shared::new_tree(py, (bounds, "bounds"), max_elements, max_depth, margin, new)?;
+        let tree = shared::new_tree(py, bounds, "bounds", max_elements, max_depth, margin, new)?;
         Ok(instance(tree))
     }
 
