@@ -14,7 +14,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyBool;
 
-use crate::errors::no_such_handle;
+use crate::errors::{self, no_such_handle};
 
 static ASARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static ASCONTIGUOUSARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -240,6 +240,17 @@ pub(crate) fn cell_size(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<(f32, f3
 pub(crate) fn cell_side(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<f32> {
     let side = coordinate(obj, what)?;
     Ok(Rect::from_f64(0.0, 0.0, side, side).x2)
+}
+
+/// A constructor's count (`max_elements`, `columns`, ...): a Python int the
+/// core can take (`u32`); the core checks its range further.
+pub(crate) fn count(py: Python<'_>, value: i64, name: &str) -> PyResult<u32> {
+    u32::try_from(value).map_err(|_| {
+        errors::invalid_parameter(
+            py,
+            format!("invalid parameter {name} = {value}: expected an unsigned 32-bit integer"),
+        )
+    })
 }
 
 /// An int in `0..=u32::MAX` (an id).

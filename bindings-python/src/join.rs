@@ -13,7 +13,7 @@ use pyo3::types::{PyBytes, PyTuple};
 
 use crate::convert::Rects;
 use crate::errors::{self, Args};
-use crate::structures;
+use crate::shared::{self, Core};
 
 /// `rects` named in messages (`bounds[3]: ...`).
 const BOUNDS: Args = Args {
@@ -100,13 +100,9 @@ pub(crate) fn with_buffer<R>(obj: &Bound<'_, PyAny>, read: impl FnOnce(&[u8]) ->
     Ok(read(bytes.as_bytes()))
 }
 
-/// The structure of a snapshot in any buffer: what unpickling calls.
-pub(crate) fn index_from_buffer(obj: &Bound<'_, PyAny>, kind: Option<Kind>) -> PyResult<AnyIndex> {
-    let py = obj.py();
-    with_buffer(obj, |bytes| {
-        py.detach(|| structures::from_bytes(kind, bytes))
-    })?
-    .map_err(|e| errors::to_py(py, e, Args::SINGLE))
+/// The structure of a snapshot of `kind` in any buffer: what unpickling calls.
+pub(crate) fn from_buffer<T: Core>(obj: &Bound<'_, PyAny>, kind: T::Kind) -> PyResult<T> {
+    with_buffer(obj, |bytes| shared::from_snapshot(obj.py(), kind, bytes))?
 }
 
 /// `(restore, (PickleBuffer(snapshot),))` for pickle protocol 5 and later (the
@@ -134,15 +130,14 @@ pub(crate) fn reduce_out_of_band<'py>(
 /// Unpickles any structure from its snapshot (pickle protocol 5).
 #[pyfunction]
 pub(crate) fn _restore_index<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    let index = index_from_buffer(data, None)?;
-    structures::wrap(data.py(), index)
+    from_buffer::<AnyIndex>(data, None)?.into_object(data.py())
 }
 
 /// Unpickles a ``BoxIndex`` from its snapshot (pickle protocol 5).
 #[pyfunction]
 pub(crate) fn _restore_boxes(data: &Bound<'_, PyAny>) -> PyResult<BoxIndex> {
     Ok(BoxIndex {
-        boxes: Boxes::from_index(index_from_buffer(data, None)?),
+        boxes: Boxes::from_index(from_buffer(data, None)?),
     })
 }
 

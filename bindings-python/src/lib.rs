@@ -10,6 +10,7 @@ mod errors;
 mod index;
 mod join;
 mod lock;
+mod methods;
 mod octree;
 mod shared;
 mod structures;

@@ -1,20 +1,17 @@
-//! `flatquad.Octree`: the core's octree behind the same lock. The methods
-//! every class has come from `shared::index_methods!`; here are only its
-//! constructor, getters, `query_point(x, y, z)`, `rect_of` and the snapshot
-//! and copy protocol (boxes are 6-tuples, batches `(n, 6)` arrays).
+//! `flatquad.Octree`: the core's octree behind the same lock. Every method
+//! but its constructor and parameters comes from `methods::index_methods!`,
+//! given the coordinate names `x, y, z` (boxes are 6-tuples, batches `(n, 6)`
+//! arrays); the little the snapshot and copy methods need is its `Core`.
 
-use flatquad::{Box3, SpatialIndex};
+use flatquad::{Error, SpatialIndex};
 use numpy::{PyArray1, PyArray2};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple, PyType};
 
-use crate::convert;
-use crate::errors::{self, Args};
 use crate::join;
 use crate::lock::IndexLock;
-use crate::shared::{self, index_methods, Csr};
-
-type Box6 = (f64, f64, f64, f64, f64, f64);
+use crate::methods::index_methods;
+use crate::shared::{self, Core, Csr};
 
 /// An octree: the quadtree in 3D, over axis-aligned boxes
 /// ``(x1, y1, z1, x2, y2, z2)`` (closed: touching counts), stored as float32.
@@ -63,38 +60,38 @@ impl Octree {
     }
 }
 
-fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Octree> {
-    let tree = py
-        .detach(|| flatquad::Octree::from_bytes(data))
-        .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
-    Ok(Octree::wrap(tree))
+/// One kind of octree: its snapshots need only the core's own checks.
+impl Core for flatquad::Octree {
+    type Kind = ();
+    const WORLD: &'static str = "world";
+
+    fn kind_of_class(_cls: &Bound<'_, PyType>) {}
+
+    fn from_snapshot(_kind: (), bytes: &[u8]) -> Result<Self, Error> {
+        flatquad::Octree::from_bytes(bytes)
+    }
+
+    fn into_object(self, py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+        Ok(Bound::new(py, Octree::wrap(self))?.into_any())
+    }
+
+    fn parameters(&self) -> String {
+        format!(
+            "max_elements={} max_depth={}",
+            self.max_elements(),
+            self.max_depth()
+        )
+    }
 }
 
 /// Unpickles an ``Octree`` from its snapshot (pickle protocol 5).
 #[pyfunction]
-pub(crate) fn _restore_octree(data: &Bound<'_, PyAny>) -> PyResult<Octree> {
-    let py = data.py();
-    let tree = join::with_buffer(data, |bytes| {
-        py.detach(|| flatquad::Octree::from_bytes(bytes))
-    })?
-    .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
-    Ok(Octree::wrap(tree))
+pub(crate) fn _restore_octree<'py>(data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    join::from_buffer::<flatquad::Octree>(data, ())?.into_object(data.py())
 }
 
-fn count(py: Python<'_>, value: i64, name: &str) -> PyResult<u32> {
-    u32::try_from(value).map_err(|_| {
-        errors::invalid_parameter(
-            py,
-            format!("invalid parameter {name} = {value}: expected an unsigned 32-bit integer"),
-        )
-    })
-}
-
-fn six(v: Vec<f64>) -> Box6 {
-    (v[0], v[1], v[2], v[3], v[4], v[5])
-}
-
-index_methods!(Octree, "_restore_octree", [
+index_methods!(Octree, flatquad::Octree, "_restore_octree",
+    point (x, y, z), origin (ox, oy, oz), direction (dx, dy, dz), [
     #[new]
     #[pyo3(signature = (world, max_elements = 8, max_depth = 6, *, margin = 0.0))]
     fn new(
@@ -104,25 +101,9 @@ index_methods!(Octree, "_restore_octree", [
         max_depth: i64,
         margin: f64,
     ) -> PyResult<Self> {
-        let world = convert::any_box::<Box3>(world, "world")?;
-        let max_elements = count(py, max_elements, "max_elements")?;
-        let max_depth = count(py, max_depth, "max_depth")?;
-        let tree = flatquad::Octree::new(world, max_elements, max_depth)
-            .and_then(|tree| tree.with_margin(margin as f32))
-            .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
+        let new = flatquad::Octree::new;
+        let tree = shared::new_tree(py, world, "world", max_elements, max_depth, margin, new)?;
         Ok(Octree::wrap(tree))
-    }
-
-    /// The world as ``(x1, y1, z1, x2, y2, z2)``, in float32 precision.
-    #[getter]
-    fn bounds(&self, py: Python<'_>) -> Box6 {
-        six(convert::box_coords(&self.lock.read(py).world()))
-    }
-
-    /// ``"Octree"``.
-    #[getter]
-    fn kind(&self) -> &'static str {
-        "Octree"
     }
 
     /// Elements a leaf holds before it splits.
@@ -135,195 +116,5 @@ index_methods!(Octree, "_restore_octree", [
     #[getter]
     fn max_depth(&self, py: Python<'_>) -> u32 {
         self.lock.read(py).max_depth()
-    }
-
-    /// The handles of the elements whose box holds ``(x, y, z)``, leaving out
-    /// ``omit``; with ``mask``, only those whose filter category has a bit in it.
-    #[pyo3(signature = (x, y, z, omit = None, mask = None))]
-    fn query_point(
-        &self,
-        py: Python<'_>,
-        x: f64,
-        y: f64,
-        z: f64,
-        omit: Option<&Bound<'_, PyAny>>,
-        mask: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Vec<u64>> {
-        shared::query_point(&self.lock, py, &[x, y, z], omit, mask)
-    }
-
-    /// The handles of the elements whose box is within ``radius`` of
-    /// ``(x, y, z)`` (a sphere; closed), as the 2D ``query_circle``.
-    #[pyo3(signature = (x, y, z, radius, mask = None))]
-    fn query_circle(
-        &self,
-        py: Python<'_>,
-        x: f64,
-        y: f64,
-        z: f64,
-        radius: f64,
-        mask: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Vec<u64>> {
-        shared::query_circle(&self.lock, py, &[x, y, z], radius, mask)
-    }
-
-    /// The ``k`` elements nearest to ``(x, y, z)``, nearest first (ties: id, then
-    /// handle), as the 2D ``nearest``.
-    #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (x, y, z, k = 1, max_distance = None, return_distance = false, mask = None, filter = None))]
-    fn nearest<'py>(
-        &self,
-        py: Python<'py>,
-        x: f64,
-        y: f64,
-        z: f64,
-        k: i64,
-        max_distance: Option<f64>,
-        return_distance: bool,
-        mask: Option<&Bound<'py, PyAny>>,
-        filter: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        shared::nearest(&self.lock, py, &[x, y, z], k, max_distance, return_distance, mask, filter)
-    }
-
-    /// The first box the segment from ``(ox, oy, oz)`` along ``(dx, dy, dz)``
-    /// for ``max_length`` touches, as a ``RayHit``, or None.
-    #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (ox, oy, oz, dx, dy, dz, max_length, mask = None))]
-    fn ray_cast<'py>(
-        &self,
-        py: Python<'py>,
-        ox: f64,
-        oy: f64,
-        oz: f64,
-        dx: f64,
-        dy: f64,
-        dz: f64,
-        max_length: f64,
-        mask: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        shared::ray_cast(&self.lock, py, &[ox, oy, oz], &[dx, dy, dz], max_length, mask)
-    }
-
-    /// The first box ``rect`` touches moving by ``t * (dx, dy, dz)``, ``t``
-    /// from 0 to 1, or None, as the 2D ``box_cast``.
-    #[pyo3(signature = (rect, dx, dy, dz, *, mask = None, omit = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn box_cast<'py>(
-        &self,
-        py: Python<'py>,
-        rect: &Bound<'py, PyAny>,
-        dx: f64,
-        dy: f64,
-        dz: f64,
-        mask: Option<&Bound<'py, PyAny>>,
-        omit: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let hits = shared::box_cast(&self.lock, py, rect, &[dx, dy, dz], mask, omit, false)?;
-        Ok(hits.into_iter().next())
-    }
-
-    /// Every box the moving box of ``box_cast`` touches, in ascending
-    /// ``(fraction, id, handle)`` order, as the 2D ``box_cast_all``.
-    #[pyo3(signature = (rect, dx, dy, dz, *, mask = None, omit = None))]
-    #[allow(clippy::too_many_arguments)]
-    fn box_cast_all<'py>(
-        &self,
-        py: Python<'py>,
-        rect: &Bound<'py, PyAny>,
-        dx: f64,
-        dy: f64,
-        dz: f64,
-        mask: Option<&Bound<'py, PyAny>>,
-        omit: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Vec<Bound<'py, PyAny>>> {
-        shared::box_cast(&self.lock, py, rect, &[dx, dy, dz], mask, omit, true)
-    }
-
-    /// Every box the segment touches, as ``RayHit``s in ascending
-    /// ``(distance, id, handle)`` order, as the 2D ``ray_cast_all``.
-    #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (ox, oy, oz, dx, dy, dz, max_length, mask = None))]
-    fn ray_cast_all<'py>(
-        &self,
-        py: Python<'py>,
-        ox: f64,
-        oy: f64,
-        oz: f64,
-        dx: f64,
-        dy: f64,
-        dz: f64,
-        max_length: f64,
-        mask: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Vec<Bound<'py, PyAny>>> {
-        shared::ray_cast_all(&self.lock, py, &[ox, oy, oz], &[dx, dy, dz], max_length, mask)
-    }
-
-    /// ``callback(hit)`` with each hit in order: None or True go on, False
-    /// stops, a number clips the ray, as the 2D ``ray_cast_with``.
-    #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (ox, oy, oz, dx, dy, dz, max_length, callback, mask = None))]
-    fn ray_cast_with(
-        &self,
-        py: Python<'_>,
-        ox: f64,
-        oy: f64,
-        oz: f64,
-        dx: f64,
-        dy: f64,
-        dz: f64,
-        max_length: f64,
-        callback: &Bound<'_, PyAny>,
-        mask: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<()> {
-        shared::ray_cast_with(
-            &self.lock,
-            py,
-            &[ox, oy, oz],
-            &[dx, dy, dz],
-            max_length,
-            callback,
-            mask,
-        )
-    }
-
-    /// The element's box ``(x1, y1, z1, x2, y2, z2)``, as stored (float32).
-    fn rect_of(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<Box6> {
-        shared::box_of(&self.lock, py, handle).map(six)
-    }
-
-    /// An octree from ``to_bytes()``'s output (``ValueError`` for anything else).
-    #[classmethod]
-    fn from_bytes(cls: &Bound<'_, PyType>, data: std::borrow::Cow<'_, [u8]>) -> PyResult<Octree> {
-        from_bytes(cls.py(), &data)
-    }
-
-    fn __setstate__(&self, py: Python<'_>, state: std::borrow::Cow<'_, [u8]>) -> PyResult<()> {
-        let data: &[u8] = &state;
-        let tree = py
-            .detach(|| flatquad::Octree::from_bytes(data))
-            .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
-        *self.lock.write(py)? = tree;
-        Ok(())
-    }
-
-    fn __copy__(&self, py: Python<'_>) -> Octree {
-        Octree::wrap(self.lock.read_with_gil_released(py, |tree| tree.clone()))
-    }
-
-    fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> Octree {
-        self.__copy__(py)
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> String {
-        let tree = self.lock.read(py);
-        let w = tree.world();
-        format!(
-            "<flatquad.Octree world=({:?}, {:?}, {:?}, {:?}, {:?}, {:?}) max_elements={} max_depth={} len={}>",
-            w.x1, w.y1, w.z1, w.x2, w.y2, w.z2,
-            tree.max_elements(),
-            tree.max_depth(),
-            tree.len()
-        )
     }
 ]);

@@ -1,8 +1,9 @@
 //! The bodies of the methods every class has, written once over the core
-//! structure a class locks: `SpatialIndex` (and its 2D subclasses) locks an
-//! `AnyIndex`, `Octree` an `Octree`. Each `#[pymethods]` method is its
-//! signature, its docstring and one call here; only the box width differs
-//! (`convert::any_box`, `convert::Rects<B>`).
+//! structure a class locks (`Core`): `SpatialIndex` (and its 2D subclasses)
+//! locks an `AnyIndex`, `Octree` an `Octree`. Each method of
+//! `methods::index_methods!` is its signature, its docstring and one call
+//! here. The dimension is the structure's box type (`convert::any_box`,
+//! `convert::Rects<B>`) and the length of the coordinate slices (2 or 3).
 
 use std::cell::RefCell;
 use std::ops::ControlFlow;
@@ -13,7 +14,7 @@ use flatquad::{
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::{PyAssertionError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyTuple, PyType};
 
 use crate::convert::{self, Handles, Ids, Rects};
 use crate::errors::{self, Args};
@@ -43,9 +44,53 @@ pub(crate) const QUERY_MANY: Args = Args {
     lengths: ("rects", "omit"),
 };
 
-/// What a class's lock holds: a core structure, shared between threads.
-pub(crate) trait Core: SpatialIndex + Lockable + Clone + Sync {}
-impl<T: SpatialIndex + Lockable + Clone + Sync> Core for T {}
+/// What a class's lock holds: a core structure, shared between threads, and
+/// the little that differs between the classes in making and showing one
+/// (the snapshot, copy and `repr` methods are written once over it).
+pub(crate) trait Core: SpatialIndex + Lockable + Clone + Sync {
+    /// What a class asks of a snapshot: the 2D classes their own kind (any
+    /// kind on `SpatialIndex`), `Octree` no more than the core checks.
+    type Kind: Copy + Send;
+    /// The constructor's name for the world, as `repr` shows it.
+    const WORLD: &'static str;
+    /// The kind the class `cls` (or a subclass of it) serves.
+    fn kind_of_class(cls: &Bound<'_, PyType>) -> Self::Kind;
+    /// The structure a snapshot holds (the core refuses one of another kind).
+    fn from_snapshot(kind: Self::Kind, bytes: &[u8]) -> Result<Self, Error>;
+    /// A new Python object holding the structure: an instance of its class.
+    fn into_object(self, py: Python<'_>) -> PyResult<Bound<'_, PyAny>>;
+    /// The constructor's parameters, as `repr` shows them (`"columns=4 rows=4"`).
+    fn parameters(&self) -> String;
+}
+
+/// A structure with the fat-bounds `margin` (the constructors' keyword), or
+/// the core's error raised.
+pub(crate) fn with_margin<T: SpatialIndex>(
+    py: Python<'_>,
+    structure: Result<T, Error>,
+    margin: f64,
+) -> PyResult<T> {
+    structure
+        .and_then(|structure| structure.with_margin(margin as f32))
+        .map_err(|e| errors::to_py(py, e, Args::SINGLE))
+}
+
+/// A tree from its constructor's arguments, which the quadtrees and the
+/// octree share but for the world's width and `name` (`"bounds"`, `"world"`).
+pub(crate) fn new_tree<T: SpatialIndex>(
+    py: Python<'_>,
+    world: &Bound<'_, PyAny>,
+    name: &str,
+    max_elements: i64,
+    max_depth: i64,
+    margin: f64,
+    new: impl FnOnce(T::Bounds, u32, u32) -> Result<T, Error>,
+) -> PyResult<T> {
+    let world = convert::any_box::<T::Bounds>(world, name)?;
+    let max_elements = convert::count(py, max_elements, "max_elements")?;
+    let max_depth = convert::count(py, max_depth, "max_depth")?;
+    with_margin(py, new(world, max_elements, max_depth), margin)
+}
 
 pub(crate) fn raw(handle: Handle) -> i64 {
     // Handles are below 2^53: exact as int64 (and as float64).
@@ -393,15 +438,28 @@ pub(crate) fn id_of<T: Core>(
 }
 
 /// The element's box: low corner then high corner.
-pub(crate) fn box_of<T: Core>(
+pub(crate) fn rect_of<'py, T: Core>(
     lock: &IndexLock<T>,
-    py: Python<'_>,
+    py: Python<'py>,
     handle: &Bound<'_, PyAny>,
-) -> PyResult<Vec<f64>> {
+) -> PyResult<Bound<'py, PyTuple>> {
     let handle = convert::handle(handle, "handle")?;
     let result = lock.read(py).rect(handle);
     let b = result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
-    Ok(convert::box_coords(&b))
+    PyTuple::new(py, convert::box_coords(&b))
+}
+
+/// The world: low corner then high corner.
+pub(crate) fn bounds<'py, T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'py>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let world = lock.read(py).world();
+    PyTuple::new(py, convert::box_coords(&world))
+}
+
+pub(crate) fn kind<T: Core>(lock: &IndexLock<T>, py: Python<'_>) -> &'static str {
+    lock.read(py).class_name()
 }
 
 pub(crate) fn contains<T: Core>(
@@ -436,577 +494,61 @@ pub(crate) fn to_bytes<'py, T: Core>(lock: &IndexLock<T>, py: Python<'py>) -> Bo
     PyBytes::new(py, &bytes)
 }
 
+/// The structure a snapshot of `kind` holds, read without the GIL.
+pub(crate) fn from_snapshot<T: Core>(py: Python<'_>, kind: T::Kind, data: &[u8]) -> PyResult<T> {
+    py.detach(move || T::from_snapshot(kind, data))
+        .map_err(|e| errors::to_py(py, e, Args::SINGLE))
+}
+
+/// `from_bytes` on the class `cls`: a snapshot of the kind it serves.
+pub(crate) fn from_bytes<'py, T: Core>(
+    cls: &Bound<'py, PyType>,
+    data: &[u8],
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = cls.py();
+    from_snapshot::<T>(py, T::kind_of_class(cls), data)?.into_object(py)
+}
+
+/// Replaces the whole structure with a snapshot of the kind `cls` serves.
+pub(crate) fn set_state<T: Core>(
+    lock: &IndexLock<T>,
+    cls: &Bound<'_, PyType>,
+    data: &[u8],
+) -> PyResult<()> {
+    let py = cls.py();
+    let index = from_snapshot(py, T::kind_of_class(cls), data)?;
+    *lock.write(py)? = index;
+    Ok(())
+}
+
+/// A new object of the same class holding a copy of the structure.
+pub(crate) fn copy<'py, T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'py>,
+) -> PyResult<Bound<'py, PyAny>> {
+    lock.read_with_gil_released(py, T::clone).into_object(py)
+}
+
+/// `<flatquad.Quadtree bounds=(0.0, 0.0, 1.0, 1.0) max_elements=8 max_depth=8 len=0>`.
+pub(crate) fn repr<T: Core>(lock: &IndexLock<T>, py: Python<'_>) -> String {
+    let index = lock.read(py);
+    let world: Vec<String> = f32_coords(&index.world())
+        .map(|c| format!("{c:?}"))
+        .collect();
+    format!(
+        "<flatquad.{} {}=({}) {} len={}>",
+        index.class_name(),
+        T::WORLD,
+        world.join(", "),
+        index.parameters(),
+        index.len()
+    )
+}
+
 pub(crate) fn validate<T: Core>(lock: &IndexLock<T>, py: Python<'_>) -> PyResult<()> {
     lock.read_with_gil_released(py, |index| index.validate())
         .map_err(PyAssertionError::new_err)
 }
-
-/// `index_methods!(Class, "_restore_function", [own methods])`: the
-/// `#[pymethods]` of a class whose field `lock` is an [`IndexLock`] and which
-/// has a `bounds` getter: its own methods, then every method all classes share
-/// (the 2D ones and `Octree`), each one call above, and the pickle protocol
-/// (`_restore_function` unpickles protocol 5's out-of-band snapshot).
-macro_rules! index_methods {
-    ($class:ident, $restore:literal, [$($own:tt)*]) => {
-        #[pymethods]
-        impl $class {
-            $($own)*
-
-            /// ``(class, (bounds,), state)``: an index of the class over the same
-            /// world, then the snapshot in place of its contents.
-            fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-                let py = slf.py();
-                let this = slf.get();
-                let args = (this.bounds(py),).into_pyobject(py)?;
-                PyTuple::new(
-                    py,
-                    [
-                        slf.get_type().into_any(),
-                        args.into_any(),
-                        this.__getstate__(py).into_any(),
-                    ],
-                )
-            }
-
-            /// Pickle protocol 5 and later: the snapshot as an out-of-band buffer
-            /// (no copy in a pickler that takes buffers; nothing is rebuilt on
-            /// loading, only checked); earlier protocols: ``__reduce__``.
-            fn __reduce_ex__<'py>(slf: &Bound<'py, Self>, protocol: i64) -> PyResult<Bound<'py, PyTuple>> {
-                let py = slf.py();
-                let snapshot = slf
-                    .get()
-                    .lock
-                    .read_with_gil_released(py, |index| index.to_bytes());
-                match crate::join::reduce_out_of_band(py, $restore, snapshot, protocol)? {
-                    Some(reduced) => Ok(reduced),
-                    None => Self::__reduce__(slf),
-                }
-            }
-
-            /// Add a rectangle and return its handle.
-            ///
-            /// Parameters
-            /// ----------
-            /// rect : (x1, y1, x2, y2)
-            ///     Or ``(x1, y1, z1, x2, y2, z2)`` for an ``Octree``.
-            ///     Finite numbers with ``x1 <= x2`` and ``y1 <= y2`` (a point or a
-            ///     segment is fine). Stored as float32.
-            /// id : int, optional
-            ///     Your unsigned 32-bit value for the element, returned by ``id_of``;
-            ///     0 when omitted.
-            ///
-            /// Returns
-            /// -------
-            /// int
-            ///     The handle, never 0 and below 2**53.
-            ///
-            /// Raises
-            /// ------
-            /// ValueError
-            ///     For NaN or infinite coordinates, an inverted rectangle, or an id
-            ///     out of range.
-            #[pyo3(signature = (rect, id = None))]
-            fn insert(&self, py: Python<'_>, rect: &Bound<'_, PyAny>, id: Option<i64>) -> PyResult<u64> {
-                shared::insert(&self.lock, py, rect, id)
-            }
-
-            /// Remove an element. Its handle goes stale for good.
-            ///
-            /// Raises
-            /// ------
-            /// KeyError
-            ///     If ``handle`` names no element of this structure (never issued,
-            ///     already removed, or cleared).
-            fn remove(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<()> {
-                shared::remove(&self.lock, py, handle)
-            }
-
-            /// Give an element a new rectangle (the "move" of a collision loop).
-            ///
-            /// Raises
-            /// ------
-            /// KeyError
-            ///     If ``handle`` names no element.
-            /// ValueError
-            ///     For a bad rectangle.
-            #[pyo3(name = "move")]
-            fn move_(
-                &self,
-                py: Python<'_>,
-                handle: &Bound<'_, PyAny>,
-                rect: &Bound<'_, PyAny>,
-            ) -> PyResult<()> {
-                shared::move_to(&self.lock, py, handle, rect)
-            }
-
-            /// The fat-bounds margin, in world units (float32; 0 for none; the
-            /// constructors' ``margin=``). Each element is filed by its box grown
-            /// by the margin on every side, so a move that stays inside that fat
-            /// box costs no relink. Every query, pair, search and contact event
-            /// still answers on the elements' own boxes: the margin changes
-            /// speed, never a result. Setting it refiles every element.
-            ///
-            /// Raises
-            /// ------
-            /// ValueError
-            ///     When set to a NaN, negative or infinite value (nothing changes).
-            #[getter]
-            fn get_margin(&self, py: Python<'_>) -> f64 {
-                shared::margin(&self.lock, py)
-            }
-
-            #[setter]
-            fn set_margin(&self, py: Python<'_>, margin: f64) -> PyResult<()> {
-                shared::set_margin(&self.lock, py, margin)
-            }
-
-            /// The lazy tidying after moves and removals (a quadtree merges emptied
-            /// cells, one level per call; a loose grid shrinks its cells' boxes): call
-            /// it once a frame, after the moves.
-            fn cleanup(&self, py: Python<'_>) -> PyResult<()> {
-                shared::cleanup(&self.lock, py)
-            }
-
-            /// Remove every element (all handles go stale); the memory is kept for reuse.
-            fn clear(&self, py: Python<'_>) -> PyResult<()> {
-                shared::clear(&self.lock, py)
-            }
-
-            /// The handles of the elements whose rectangle meets ``rect``.
-            ///
-            /// Parameters
-            /// ----------
-            /// rect : (x1, y1, x2, y2)
-            ///     Or ``(x1, y1, z1, x2, y2, z2)`` for an ``Octree``.
-            ///     The closed query rectangle: elements that only touch it are found.
-            /// omit : int, optional
-            ///     A handle to leave out, typically the querying element's own;
-            ///     None or 0 (never a handle) leave out nothing.
-            /// mask : int, optional
-            ///     Report only the elements whose filter category has a bit in
-            ///     ``mask`` (see ``set_filter``); None (or ``0xFFFFFFFF``): every
-            ///     element.
-            ///
-            /// Returns
-            /// -------
-            /// list of int
-            ///     Each matching handle once, in no particular order.
-            ///
-            /// Raises
-            /// ------
-            /// ValueError
-            ///     For a bad rectangle or a mask out of range.
-            /// KeyError
-            ///     If ``omit`` names no element.
-            #[pyo3(signature = (rect, omit = None, mask = None))]
-            fn query(
-                &self,
-                py: Python<'_>,
-                rect: &Bound<'_, PyAny>,
-                omit: Option<&Bound<'_, PyAny>>,
-                mask: Option<&Bound<'_, PyAny>>,
-            ) -> PyResult<Vec<u64>> {
-                shared::query(&self.lock, py, rect, omit, mask)
-            }
-
-            /// Give an element a collision filter (Box2D's rule): ``pairs``,
-            /// ``overlapping`` and ``overlapping_many`` report two elements only
-            /// when each one's ``category`` has a bit in the other's ``mask``, and a
-            /// query with ``mask=m`` reports an element only when its category has a
-            /// bit in ``m``. Every element starts with category and mask
-            /// ``0xFFFFFFFF`` (everything collides). Filters are kept by ``move``,
-            /// snapshots, pickling and copies.
-            ///
-            /// Parameters
-            /// ----------
-            /// handle : int
-            /// category : int
-            ///     The categories the element belongs to (unsigned 32-bit bits).
-            /// mask : int
-            ///     The categories it collides with (unsigned 32-bit bits).
-            ///
-            /// Raises
-            /// ------
-            /// KeyError
-            ///     If ``handle`` names no element.
-            /// ValueError
-            ///     For a category or mask out of range.
-            fn set_filter(
-                &self,
-                py: Python<'_>,
-                handle: &Bound<'_, PyAny>,
-                category: &Bound<'_, PyAny>,
-                mask: &Bound<'_, PyAny>,
-            ) -> PyResult<()> {
-                shared::set_filter(&self.lock, py, handle, category, mask)
-            }
-
-            /// The element's collision filter ``(category, mask)``
-            /// (``(0xFFFFFFFF, 0xFFFFFFFF)`` unless set).
-            ///
-            /// Raises
-            /// ------
-            /// KeyError
-            ///     If ``handle`` names no element.
-            fn filter(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<(u32, u32)> {
-                shared::filter(&self.lock, py, handle)
-            }
-
-            /// ``set_filter`` for many elements at once: ``handles[i]`` gets
-            /// ``(categories[i], masks[i])``.
-            ///
-            /// Parameters
-            /// ----------
-            /// handles : array_like of int, shape (n,)
-            ///     As for ``move_many``.
-            /// categories, masks : int or array_like of int, shape (n,)
-            ///     Unsigned 32-bit values, one per handle or one int for all (uint32
-            ///     arrays are read in place).
-            ///
-            /// Raises
-            /// ------
-            /// KeyError
-            ///     For a handle that names no element (``err.index`` is its position).
-            /// ValueError
-            ///     For a value out of range or arrays of different lengths. Every
-            ///     item is checked first: on error no filter changes.
-            fn set_filters(
-                &self,
-                py: Python<'_>,
-                handles: &Bound<'_, PyAny>,
-                categories: &Bound<'_, PyAny>,
-                masks: &Bound<'_, PyAny>,
-            ) -> PyResult<()> {
-                shared::set_filters(&self.lock, py, handles, categories, masks)
-            }
-
-            /// Every pair of elements whose rectangles overlap, each pair once.
-            ///
-            /// Returns
-            /// -------
-            /// numpy.ndarray
-            ///     int64 handles, shape ``(k, 2)``; the order of the pairs and within a
-            ///     pair is unspecified. Releases the GIL while it works.
-            fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<i64>>> {
-                shared::pairs(&self.lock, py)
-            }
-
-            /// Insert many rectangles at once; return their handles.
-            ///
-            /// Parameters
-            /// ----------
-            /// rects : array_like, shape (n, 4)
-            ///     Or ``(n, 6)`` for an ``Octree``.
-            ///     Rows ``(x1, y1, x2, y2)``. A C-contiguous float32 array is read in
-            ///     place; float64 (or integer) arrays and nested sequences are
-            ///     converted first.
-            /// ids : None, int or array_like of shape (n,), optional
-            ///     Unsigned 32-bit ids: one per row, one for all rows, or 0 for all
-            ///     (the default).
-            ///
-            /// Returns
-            /// -------
-            /// numpy.ndarray
-            ///     The handles, int64, shape ``(n,)``, in row order.
-            ///
-            /// Raises
-            /// ------
-            /// TypeError, ValueError
-            ///     For arrays of the wrong dtype or shape; ``ValueError`` for a bad
-            ///     row (the message names it, ``err.index`` is its position). Every
-            ///     row is checked first: on error nothing is inserted.
-            #[pyo3(signature = (rects, ids = None))]
-            fn insert_many<'py>(
-                &self,
-                py: Python<'py>,
-                rects: &Bound<'py, PyAny>,
-                ids: Option<&Bound<'py, PyAny>>,
-            ) -> PyResult<Bound<'py, PyArray1<i64>>> {
-                shared::insert_many(&self.lock, py, rects, ids)
-            }
-
-            /// Move many elements at once: ``handles[i]`` gets ``rects[i]``.
-            ///
-            /// Parameters
-            /// ----------
-            /// handles : array_like of int, shape (n,)
-            ///     int64 or uint64 arrays are read in place.
-            /// rects : array_like, shape (n, 4)
-            ///     Or ``(n, 6)`` for an ``Octree``.
-            ///     As for ``insert_many``.
-            ///
-            /// Raises
-            /// ------
-            /// KeyError
-            ///     For a handle that names no element (``err.index`` is its position).
-            /// ValueError
-            ///     For a bad row or different lengths. Every item is checked first:
-            ///     on error nothing moves.
-            fn move_many(
-                &self,
-                py: Python<'_>,
-                handles: &Bound<'_, PyAny>,
-                rects: &Bound<'_, PyAny>,
-            ) -> PyResult<()> {
-                shared::move_many(&self.lock, py, handles, rects)
-            }
-
-            /// Remove many elements at once.
-            ///
-            /// Raises
-            /// ------
-            /// KeyError
-            ///     For a handle that names no element or appears twice
-            ///     (``err.index`` is its position). On error nothing is removed.
-            fn remove_many(&self, py: Python<'_>, handles: &Bound<'_, PyAny>) -> PyResult<()> {
-                shared::remove_many(&self.lock, py, handles)
-            }
-
-            /// Query many rectangles at once.
-            ///
-            /// Parameters
-            /// ----------
-            /// rects : array_like, shape (n, 4)
-            ///     Or ``(n, 6)`` for an ``Octree``.
-            ///     As for ``insert_many``.
-            /// omit : array_like of int, shape (n,), optional
-            ///     ``omit[i]`` is left out of query ``i`` (typically the querying
-            ///     element's own handle); each must name an element.
-            ///
-            /// Returns
-            /// -------
-            /// offsets : numpy.ndarray
-            ///     int64, shape ``(n + 1,)``: the hits of query ``i`` are
-            ///     ``hits[offsets[i]:offsets[i + 1]]`` (CSR layout).
-            /// hits : numpy.ndarray
-            ///     int64 handles, shape ``(offsets[-1],)``.
-            ///
-            /// Releases the GIL while it works.
-            #[pyo3(signature = (rects, omit = None))]
-            fn query_many<'py>(
-                &self,
-                py: Python<'py>,
-                rects: &Bound<'py, PyAny>,
-                omit: Option<&Bound<'py, PyAny>>,
-            ) -> PyResult<Csr<'py>> {
-                shared::query_many(&self.lock, py, rects, omit)
-            }
-
-            /// ``query_circle`` for many circles at once (spheres for an ``Octree``).
-            ///
-            /// Parameters
-            /// ----------
-            /// centers : array_like, shape (n, 2)
-            ///     Or ``(n, 3)`` for an ``Octree``; any real dtype.
-            /// radii : float or array_like, shape (n,)
-            ///     One radius for all, or one per center.
-            /// mask : int, optional
-            ///     As for ``query``.
-            ///
-            /// Returns
-            /// -------
-            /// (offsets, hits)
-            ///     As ``query_many`` gives them: circle ``i`` holds
-            ///     ``hits[offsets[i]:offsets[i + 1]]``.
-            ///
-            /// Raises
-            /// ------
-            /// ValueError
-            ///     For a bad center or radius (``err.index`` is its row) or different
-            ///     lengths; nothing is returned then.
-            ///
-            /// Releases the GIL while it works.
-            #[pyo3(signature = (centers, radii, mask = None))]
-            fn query_circle_many<'py>(
-                &self,
-                py: Python<'py>,
-                centers: &Bound<'py, PyAny>,
-                radii: &Bound<'py, PyAny>,
-                mask: Option<&Bound<'py, PyAny>>,
-            ) -> PyResult<Csr<'py>> {
-                shared::query_circle_many(&self.lock, py, centers, radii, mask)
-            }
-
-            /// ``nearest`` for many points at once (no ``filter``: the GIL is
-            /// released while it works).
-            ///
-            /// Parameters
-            /// ----------
-            /// points : array_like, shape (n, 2)
-            ///     Or ``(n, 3)`` for an ``Octree``; any real dtype.
-            /// k, max_distance, mask
-            ///     As for ``nearest``.
-            ///
-            /// Returns
-            /// -------
-            /// offsets : numpy.ndarray
-            ///     int64, shape ``(n + 1,)``: the neighbours of ``points[i]`` are
-            ///     ``handles[offsets[i]:offsets[i + 1]]``, nearest first.
-            /// handles : numpy.ndarray
-            ///     int64.
-            /// distances : numpy.ndarray
-            ///     float64, the distance of each of ``handles``.
-            ///
-            /// Raises
-            /// ------
-            /// ValueError
-            ///     For a bad point (``err.index`` is its row), a negative ``k`` or a
-            ///     bad ``max_distance``.
-            #[pyo3(signature = (points, k = 1, max_distance = None, mask = None))]
-            fn nearest_many<'py>(
-                &self,
-                py: Python<'py>,
-                points: &Bound<'py, PyAny>,
-                k: i64,
-                max_distance: Option<f64>,
-                mask: Option<&Bound<'py, PyAny>>,
-            ) -> PyResult<shared::NearestRows<'py>> {
-                shared::nearest_many(&self.lock, py, points, k, max_distance, mask)
-            }
-
-            /// The handles of the other elements whose rectangle meets this element's
-            /// (touching counts): ``query(rect_of(handle), omit=handle)``, but found
-            /// from where the element lies, without a search from the top.
-            ///
-            /// Raises
-            /// ------
-            /// KeyError
-            ///     If ``handle`` names no element.
-            fn overlapping(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
-                shared::overlapping(&self.lock, py, handle)
-            }
-
-            /// ``overlapping`` for many elements at once: the per-agent query of a
-            /// collision loop in one call.
-            ///
-            /// Parameters
-            /// ----------
-            /// handles : array_like of int, shape (n,)
-            ///     As for ``move_many``.
-            ///
-            /// Returns
-            /// -------
-            /// (offsets, hits)
-            ///     As ``query_many`` gives them: the neighbours of ``handles[i]`` are
-            ///     ``hits[offsets[i]:offsets[i + 1]]``.
-            ///
-            /// Raises
-            /// ------
-            /// KeyError
-            ///     For a handle that names no element (``err.index`` is its position).
-            ///
-            /// Releases the GIL while it works.
-            fn overlapping_many<'py>(
-                &self,
-                py: Python<'py>,
-                handles: &Bound<'py, PyAny>,
-            ) -> PyResult<Csr<'py>> {
-                shared::overlapping_many(&self.lock, py, handles)
-            }
-
-            /// The id the element was inserted with.
-            ///
-            /// Raises
-            /// ------
-            /// KeyError
-            ///     If ``handle`` names no element.
-            fn id_of(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<u32> {
-                shared::id_of(&self.lock, py, handle)
-            }
-
-            fn __len__(&self, py: Python<'_>) -> usize {
-                self.lock.read(py).len()
-            }
-
-            fn __contains__(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> bool {
-                shared::contains(&self.lock, py, handle)
-            }
-
-            /// Iterate over the live handles (a snapshot taken when iteration starts).
-            fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-                shared::iter(&self.lock, py)
-            }
-
-            /// Every element, as arrays: ``Elements(handles, rects, ids)``.
-            ///
-            /// Returns
-            /// -------
-            /// Elements
-            ///     A named tuple of ``handles`` (int64, shape (n,)), ``rects``
-            ///     (float32, shape (n, 4), or (n, 6) for an ``Octree``) and ``ids``
-            ///     (int64, shape (n,)), in storage order.
-            fn elements<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-                shared::elements(&self.lock, py)
-            }
-
-            /// Every node (of a tree) or cell (of a grid), as arrays ready to plot.
-            ///
-            /// Returns
-            /// -------
-            /// Nodes
-            ///     A named tuple of ``indices`` (int64, the node's index, as
-            ///     ``traverse`` gives it), ``rects`` (float32, shape (m, 4), or
-            ///     (m, 6) for an ``Octree``: the box of each), ``depths`` (int64),
-            ///     ``is_leaf`` (bool) and ``counts`` (int64, elements linked in each
-            ///     leaf, 0 for branches), in depth-first order, parents before
-            ///     children.
-            fn nodes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-                shared::nodes(&self.lock, py)
-            }
-
-            /// Walk the nodes depth-first, parents before children, calling
-            /// ``branch(index, depth, x1, y1, x2, y2)`` for each branch and
-            /// ``leaf(index, depth, x1, y1, x2, y2, count)`` for each leaf (``count``:
-            /// the elements linked in it; an ``Octree`` passes its 6 numbers
-            /// ``x1, y1, z1, x2, y2, z2``). Either may be None. A grid shows its
-            /// cells as leaves of depth 0 (a loose grid's cell rectangle is the box
-            /// around its elements).
-            ///
-            /// A callback that returns ``False`` (exactly) stops the walk; an exception
-            /// it raises stops the walk and propagates. The structure cannot be modified
-            /// from inside a callback: that raises ``RuntimeError``. Queries are fine.
-            #[pyo3(signature = (branch = None, leaf = None))]
-            fn traverse(
-                &self,
-                py: Python<'_>,
-                branch: Option<Bound<'_, PyAny>>,
-                leaf: Option<Bound<'_, PyAny>>,
-            ) -> PyResult<()> {
-                shared::traverse(&self.lock, py, branch, leaf)
-            }
-
-            /// Sizes of the structure, as a dict: ``elements``, ``nodes``, ``leaves``,
-            /// ``empty_leaves``, ``max_depth_reached``, ``element_links`` (one per
-            /// element per leaf it lies in) and ``bytes`` (memory held, capacity
-            /// included).
-            fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-                shared::stats(&self.lock, py)
-            }
-
-            /// The whole structure as bytes (versioned, little-endian, tagged with the
-            /// structure's kind); ``from_bytes`` gives back an equal structure, the
-            /// same handles valid.
-            fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-                shared::to_bytes(&self.lock, py)
-            }
-
-            fn __getstate__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-                self.to_bytes(py)
-            }
-
-            /// Check every invariant of the structure (slow; for tests).
-            ///
-            /// Raises
-            /// ------
-            /// AssertionError
-            ///     Naming the first broken invariant.
-            fn _validate(&self, py: Python<'_>) -> PyResult<()> {
-                shared::validate(&self.lock, py)
-            }
-        }
-    };
-}
-pub(crate) use index_methods;
 
 static NODES: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
 static ELEMENTS: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
@@ -1340,6 +882,7 @@ fn ray_hit<'py>(py: Python<'py>, hit: &RayHit) -> PyResult<Bound<'py, PyAny>> {
     ))
 }
 
+/// The ray cast (`all`: every hit, else the first), as `RayHit`s.
 pub(crate) fn ray_cast<'py, T: Core>(
     lock: &IndexLock<T>,
     py: Python<'py>,
@@ -1347,26 +890,18 @@ pub(crate) fn ray_cast<'py, T: Core>(
     direction: &[f64],
     max_length: f64,
     mask: Option<&Bound<'py, PyAny>>,
-) -> PyResult<Option<Bound<'py, PyAny>>> {
-    let ray = ray::<T::Bounds>(origin, direction, max_length);
-    let mask = self::mask(mask)?;
-    let result = lock.read(py).ray_cast(&ray, mask);
-    let hit = result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
-    hit.map(|hit| ray_hit(py, &hit)).transpose()
-}
-
-pub(crate) fn ray_cast_all<'py, T: Core>(
-    lock: &IndexLock<T>,
-    py: Python<'py>,
-    origin: &[f64],
-    direction: &[f64],
-    max_length: f64,
-    mask: Option<&Bound<'py, PyAny>>,
+    all: bool,
 ) -> PyResult<Vec<Bound<'py, PyAny>>> {
     let ray = ray::<T::Bounds>(origin, direction, max_length);
     let mask = self::mask(mask)?;
     let mut hits = Vec::new();
-    let result = lock.read(py).ray_cast_all(&ray, mask, &mut hits);
+    let result = if all {
+        lock.read(py).ray_cast_all(&ray, mask, &mut hits)
+    } else {
+        lock.read(py)
+            .ray_cast(&ray, mask)
+            .map(|first| hits.extend(first))
+    };
     result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
     hits.iter().map(|hit| ray_hit(py, hit)).collect()
 }

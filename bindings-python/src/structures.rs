@@ -2,7 +2,7 @@
 //! `flatquad.LooseQuadtree`: each only
 //! constructs its core structure and shows its parameters; every other method
 //! is the base class's (`SpatialIndex`, in `index`), written once over
-//! `AnyIndex`.
+//! `AnyIndex`, whose `Core` here says which class serves which kind.
 
 use flatquad::{AnyIndex, Error, Kind, SpatialIndex};
 use pyo3::prelude::*;
@@ -10,8 +10,9 @@ use pyo3::types::PyType;
 use pyo3::PyClass;
 
 use crate::convert;
-use crate::errors::{self, Args};
+use crate::errors;
 use crate::index::Index;
+use crate::shared::{self, Core};
 
 /// A subclass of `SpatialIndex` serving one kind of core structure.
 trait Subclass: PyClass<BaseType = Index> + Default {
@@ -21,17 +22,9 @@ trait Subclass: PyClass<BaseType = Index> + Default {
     fn core(index: &AnyIndex) -> Option<&Self::Core>;
 }
 
-/// A new instance of `T` holding `structure` with the fat-bounds `margin`,
-/// or the core's error.
-fn init<T: Subclass>(
-    py: Python<'_>,
-    structure: Result<T::Core, Error>,
-    margin: f64,
-) -> PyResult<PyClassInitializer<T>> {
-    let structure = structure
-        .and_then(|structure| structure.with_margin(margin as f32))
-        .map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
-    Ok(PyClassInitializer::from(Index::new(structure.into())).add_subclass(T::default()))
+/// A new instance of `T` holding `structure`.
+fn instance<T: Subclass>(structure: T::Core) -> PyClassInitializer<T> {
+    PyClassInitializer::from(Index::new(structure.into())).add_subclass(T::default())
 }
 
 /// Reads the core structure of `slf`, which is always of its class's kind:
@@ -41,95 +34,75 @@ fn read<T: Subclass, R>(slf: &Bound<'_, T>, get: impl FnOnce(&T::Core) -> R) -> 
     get(T::core(&index).expect("a structure of its class's kind"))
 }
 
-/// A count parameter: a Python int the core can take (`u32`).
-fn count(py: Python<'_>, value: i64, name: &str) -> PyResult<u32> {
-    u32::try_from(value).map_err(|_| {
-        errors::invalid_parameter(
-            py,
-            format!("invalid parameter {name} = {value}: expected an unsigned 32-bit integer"),
-        )
-    })
-}
+/// The 2D classes' structure: the kind a class serves is the one its
+/// snapshots must hold, `None` (any) on `SpatialIndex`.
+impl Core for AnyIndex {
+    type Kind = Option<Kind>;
+    const WORLD: &'static str = "bounds";
 
-/// A new tree subclass from a constructor's arguments (the quadtree's and the
-/// loose quadtree's are the same).
-fn init_tree<T: Subclass>(
-    py: Python<'_>,
-    bounds: &Bound<'_, PyAny>,
-    max_elements: i64,
-    max_depth: i64,
-    margin: f64,
-    new: impl FnOnce(flatquad::Rect, u32, u32) -> Result<T::Core, Error>,
-) -> PyResult<PyClassInitializer<T>> {
-    let world = convert::rect(bounds, "bounds")?;
-    let max_elements = count(py, max_elements, "max_elements")?;
-    let max_depth = count(py, max_depth, "max_depth")?;
-    init(py, new(world, max_elements, max_depth), margin)
-}
-
-/// The Python object for `index`: an instance of its kind's class.
-pub(crate) fn wrap(py: Python<'_>, index: AnyIndex) -> PyResult<Bound<'_, PyAny>> {
-    let kind = index.kind();
-    let base = PyClassInitializer::from(Index::new(index));
-    Ok(match kind {
-        Kind::Quadtree => Bound::new(py, base.add_subclass(Quadtree))?.into_any(),
-        Kind::Grid => Bound::new(py, base.add_subclass(Grid))?.into_any(),
-        Kind::LooseGrid => Bound::new(py, base.add_subclass(LooseGrid))?.into_any(),
-        Kind::LooseQuadtree => Bound::new(py, base.add_subclass(LooseQuadtree))?.into_any(),
-    })
-}
-
-/// The kind of structure the class `cls` serves; `None` for `SpatialIndex`.
-pub(crate) fn kind_of_class(cls: &Bound<'_, PyType>) -> Option<Kind> {
-    if cls.is_subclass_of::<Quadtree>().unwrap_or(false) {
-        Some(Kind::Quadtree)
-    } else if cls.is_subclass_of::<Grid>().unwrap_or(false) {
-        Some(Kind::Grid)
-    } else if cls.is_subclass_of::<LooseGrid>().unwrap_or(false) {
-        Some(Kind::LooseGrid)
-    } else if cls.is_subclass_of::<LooseQuadtree>().unwrap_or(false) {
-        Some(Kind::LooseQuadtree)
-    } else {
-        None
+    fn kind_of_class(cls: &Bound<'_, PyType>) -> Option<Kind> {
+        if cls.is_subclass_of::<Quadtree>().unwrap_or(false) {
+            Some(Kind::Quadtree)
+        } else if cls.is_subclass_of::<Grid>().unwrap_or(false) {
+            Some(Kind::Grid)
+        } else if cls.is_subclass_of::<LooseGrid>().unwrap_or(false) {
+            Some(Kind::LooseGrid)
+        } else if cls.is_subclass_of::<LooseQuadtree>().unwrap_or(false) {
+            Some(Kind::LooseQuadtree)
+        } else {
+            None
+        }
     }
-}
 
-/// The structure a snapshot holds: any kind, or only `kind` (the core refuses
-/// a snapshot of another kind with `InvalidBytes`).
-pub(crate) fn from_bytes(kind: Option<Kind>, bytes: &[u8]) -> Result<AnyIndex, Error> {
-    match kind {
-        None => AnyIndex::from_bytes(bytes),
-        Some(Kind::Quadtree) => flatquad::Quadtree::from_bytes(bytes).map(AnyIndex::from),
-        Some(Kind::Grid) => flatquad::Grid::from_bytes(bytes).map(AnyIndex::from),
-        Some(Kind::LooseGrid) => flatquad::LooseGrid::from_bytes(bytes).map(AnyIndex::from),
-        Some(Kind::LooseQuadtree) => flatquad::LooseQuadtree::from_bytes(bytes).map(AnyIndex::from),
+    /// The core refuses a snapshot of another kind with `InvalidBytes`.
+    fn from_snapshot(kind: Option<Kind>, bytes: &[u8]) -> Result<AnyIndex, Error> {
+        match kind {
+            None => AnyIndex::from_bytes(bytes),
+            Some(Kind::Quadtree) => flatquad::Quadtree::from_bytes(bytes).map(AnyIndex::from),
+            Some(Kind::Grid) => flatquad::Grid::from_bytes(bytes).map(AnyIndex::from),
+            Some(Kind::LooseGrid) => flatquad::LooseGrid::from_bytes(bytes).map(AnyIndex::from),
+            Some(Kind::LooseQuadtree) => {
+                flatquad::LooseQuadtree::from_bytes(bytes).map(AnyIndex::from)
+            }
+        }
     }
-}
 
-/// The parameters of `index`, as `repr` shows them.
-pub(crate) fn parameters(index: &AnyIndex) -> String {
-    match index {
-        AnyIndex::Quadtree(tree) => format!(
-            "max_elements={} max_depth={}",
-            tree.max_elements(),
-            tree.max_depth()
-        ),
-        AnyIndex::LooseQuadtree(tree) => format!(
-            "max_elements={} max_depth={}{}",
-            tree.max_elements(),
-            tree.max_depth(),
-            tree.max_extent()
-                .map(|extent| format!(" max_extent={extent}"))
-                .unwrap_or_default()
-        ),
-        AnyIndex::Grid(grid) => format!("columns={} rows={}", grid.columns(), grid.rows()),
-        AnyIndex::LooseGrid(grid) => format!(
-            "columns={} rows={} tight_columns={} tight_rows={}",
-            grid.columns(),
-            grid.rows(),
-            grid.tight_columns(),
-            grid.tight_rows()
-        ),
+    /// An instance of the kind's class.
+    fn into_object(self, py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+        let kind = self.kind();
+        let base = PyClassInitializer::from(Index::new(self));
+        Ok(match kind {
+            Kind::Quadtree => Bound::new(py, base.add_subclass(Quadtree))?.into_any(),
+            Kind::Grid => Bound::new(py, base.add_subclass(Grid))?.into_any(),
+            Kind::LooseGrid => Bound::new(py, base.add_subclass(LooseGrid))?.into_any(),
+            Kind::LooseQuadtree => Bound::new(py, base.add_subclass(LooseQuadtree))?.into_any(),
+        })
+    }
+
+    fn parameters(&self) -> String {
+        match self {
+            AnyIndex::Quadtree(tree) => format!(
+                "max_elements={} max_depth={}",
+                tree.max_elements(),
+                tree.max_depth()
+            ),
+            AnyIndex::LooseQuadtree(tree) => format!(
+                "max_elements={} max_depth={}{}",
+                tree.max_elements(),
+                tree.max_depth(),
+                tree.max_extent()
+                    .map(|extent| format!(" max_extent={extent}"))
+                    .unwrap_or_default()
+            ),
+            AnyIndex::Grid(grid) => format!("columns={} rows={}", grid.columns(), grid.rows()),
+            AnyIndex::LooseGrid(grid) => format!(
+                "columns={} rows={} tight_columns={} tight_rows={}",
+                grid.columns(),
+                grid.rows(),
+                grid.tight_columns(),
+                grid.tight_rows()
+            ),
+        }
     }
 }
 
@@ -188,14 +161,9 @@ impl Quadtree {
         max_depth: i64,
         margin: f64,
     ) -> PyResult<PyClassInitializer<Self>> {
-        init_tree(
-            py,
-            bounds,
-            max_elements,
-            max_depth,
-            margin,
-            flatquad::Quadtree::new,
-        )
+        let new = flatquad::Quadtree::new;
+        let tree = shared::new_tree(py, bounds, "bounds", max_elements, max_depth, margin, new)?;
+        Ok(instance(tree))
     }
 
     /// Elements a cell holds before it splits.
@@ -273,8 +241,8 @@ impl Grid {
             (None, None, None) => flatquad::Grid::for_world(world),
             (Some(columns), Some(rows), None) => flatquad::Grid::new(
                 world,
-                count(py, columns, "columns")?,
-                count(py, rows, "rows")?,
+                convert::count(py, columns, "columns")?,
+                convert::count(py, rows, "rows")?,
             ),
             (None, None, Some(size)) => {
                 let (width, height) = convert::cell_size(size, "cell_size")?;
@@ -289,7 +257,7 @@ impl Grid {
                 ))
             }
         };
-        init(py, grid, margin)
+        Ok(instance(shared::with_margin(py, grid, margin)?))
     }
 
     /// The number of columns of cells.
@@ -393,10 +361,10 @@ impl LooseGrid {
             (Some(columns), Some(rows), Some(tight_columns), Some(tight_rows), None) => {
                 flatquad::LooseGrid::new(
                     world,
-                    count(py, columns, "columns")?,
-                    count(py, rows, "rows")?,
-                    count(py, tight_columns, "tight_columns")?,
-                    count(py, tight_rows, "tight_rows")?,
+                    convert::count(py, columns, "columns")?,
+                    convert::count(py, rows, "rows")?,
+                    convert::count(py, tight_columns, "tight_columns")?,
+                    convert::count(py, tight_rows, "tight_rows")?,
                 )
             }
             (None, None, None, None, Some(size)) => {
@@ -411,7 +379,7 @@ impl LooseGrid {
                 ))
             }
         };
-        init(py, grid, margin)
+        Ok(instance(shared::with_margin(py, grid, margin)?))
     }
 
     /// The number of columns of loose cells.
@@ -500,22 +468,17 @@ impl LooseQuadtree {
         max_extent: Option<&Bound<'_, PyAny>>,
         margin: f64,
     ) -> PyResult<PyClassInitializer<Self>> {
-        use flatquad::LooseQuadtree as Core;
+        use flatquad::LooseQuadtree as Tree;
         let max_extent = max_extent
             .filter(|extent| !extent.is_none())
             .map(|extent| convert::cell_side(extent, "max_extent"))
             .transpose()?;
-        init_tree(
-            py,
-            bounds,
-            max_elements,
-            max_depth,
-            margin,
-            |world, max_elements, max_depth| match max_extent {
-                Some(extent) => Core::with_max_extent(world, max_elements, max_depth, extent),
-                None => Core::new(world, max_elements, max_depth),
-            },
-        )
+        let new = |world, max_elements, max_depth| match max_extent {
+            Some(extent) => Tree::with_max_extent(world, max_elements, max_depth, extent),
+            None => Tree::new(world, max_elements, max_depth),
+        };
+        let tree = shared::new_tree(py, bounds, "bounds", max_elements, max_depth, margin, new)?;
+        Ok(instance(tree))
     }
 
     /// Elements wider or taller than this are kept apart; ``None`` without a bound.

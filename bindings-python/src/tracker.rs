@@ -24,6 +24,17 @@ enum Tracked {
     Solid(Py<Octree>, Tracker<Box3>),
 }
 
+/// `$body` with the tracked index and core tracker bound, written once for
+/// both box widths (each arm is compiled for its own types).
+macro_rules! with_tracked {
+    ($tracked:expr, |$index:pat_param, $tracker:pat_param| $body:expr) => {
+        match $tracked {
+            Tracked::Flat($index, $tracker) => $body,
+            Tracked::Solid($index, $tracker) => $body,
+        }
+    };
+}
+
 /// The pairs that began and ended overlapping in an index since the last
 /// look: the contact events of a game loop (a sensor entered or left, a
 /// contact to create or destroy).
@@ -144,38 +155,28 @@ impl PairTracker {
     ///     int64 handles, each of shape ``(k, 2)``: each row a pair in
     ///     ascending order, the rows sorted. Releases the GIL while it works.
     fn update<'py>(&self, py: Python<'py>) -> PyResult<EventArrays<'py>> {
-        let (began, ended) = match &self.tracked {
-            Tracked::Flat(index, tracker) => update(py, index.get().lock(), tracker),
-            Tracked::Solid(index, tracker) => update(py, index.get().lock(), tracker),
-        };
+        let (began, ended) = with_tracked!(&self.tracked, |index, tracker| {
+            update(py, index.get().lock(), tracker)
+        });
         Ok((rows(py, began)?, rows(py, ended)?))
     }
 
     /// How many pairs overlapped at the last ``update`` (0 before the first).
     #[getter]
     fn pair_count(&self, py: Python<'_>) -> usize {
-        match &self.tracked {
-            Tracked::Flat(_, tracker) => locked(py, tracker).pair_count(),
-            Tracked::Solid(_, tracker) => locked(py, tracker).pair_count(),
-        }
+        with_tracked!(&self.tracked, |_, tracker| locked(py, tracker).pair_count())
     }
 
     /// Forget everything seen: the next ``update`` reports every overlapping
     /// pair as began, and nothing as ended.
     fn reset(&self, py: Python<'_>) {
-        match &self.tracked {
-            Tracked::Flat(_, tracker) => locked(py, tracker).reset(),
-            Tracked::Solid(_, tracker) => locked(py, tracker).reset(),
-        }
+        with_tracked!(&self.tracked, |_, tracker| locked(py, tracker).reset())
     }
 
     /// The index the tracker follows.
     #[getter]
     fn index(&self, py: Python<'_>) -> Py<PyAny> {
-        match &self.tracked {
-            Tracked::Flat(index, _) => index.clone_ref(py).into_any(),
-            Tracked::Solid(index, _) => index.clone_ref(py).into_any(),
-        }
+        with_tracked!(&self.tracked, |index, _| index.clone_ref(py).into_any())
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
