@@ -3,6 +3,8 @@
 
 mod insert;
 mod packed;
+#[cfg(feature = "rayon")]
+mod packed_parallel;
 mod pairs;
 #[cfg(feature = "rayon")]
 mod parallel;
