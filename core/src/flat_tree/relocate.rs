@@ -9,7 +9,7 @@ use crate::slots::NONE;
 use crate::tree_lines::{mask, Cell, Place, Stack, NO_PLACE};
 
 impl<D: Dimension> FlatTree<D> {
-    pub(crate) fn relocate(&mut self, slot: u32, rect: D::Bounds) {
+    pub(crate) fn move_element(&mut self, slot: u32, rect: D::Bounds) {
         let current = self.slots.slots[slot as usize];
         if current.place != NO_PLACE {
             // The common case, without a descent: still inside the same leaves.

@@ -396,7 +396,7 @@ impl_structure!(
     prefetch_overlapping => prefetch_neighbours,
     par_pairs_checked => pairs_parallel,
     par_relocate_many => relocate_parallel,
-    count_queries => count_queries,
+    count_queries => note_queries,
 );
 
 impl SpatialIndex for Grid {

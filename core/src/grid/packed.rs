@@ -177,7 +177,7 @@ impl Grid {
     /// Counts the queries of a call towards
     /// [`pack_cells_if_queried`](Grid::pack_cells_if_queried).
     #[inline(always)]
-    pub(crate) fn count_queries(&self, queries: usize) {
+    pub(crate) fn note_queries(&self, queries: usize) {
         self.demand.count(queries, self.queries_to_pack());
     }
 

@@ -83,7 +83,7 @@ impl Grid {
         }
     }
 
-    pub(crate) fn relocate(&mut self, slot: u32, rect: Rect) {
+    pub(crate) fn move_element(&mut self, slot: u32, rect: Rect) {
         self.relist();
         if let Some(moved) = self.move_slot(slot, rect) {
             self.relink(moved);
@@ -94,7 +94,7 @@ impl Grid {
     /// order (the slots are fetched ahead); the moves that leave their cells
     /// are gathered and relinked in groups, in the same order, each group
     /// fetching the lists it will search ahead. The lists then change exactly
-    /// as by one [`relocate`](Grid::relocate) after another. A batch moving a
+    /// as by one [`move_element`](Grid::move_element) after another. A batch moving a
     /// good share of the elements leaves the lists behind instead
     /// ([`relocate_unlisted`](Grid::relocate_unlisted)).
     pub(crate) fn relocate_batch(&mut self, handles: &[Handle], rects: &[Rect]) {

@@ -342,7 +342,7 @@ pub trait Structure: Slots {
 
 /// `impl HasSlots` and `impl Structure` for a structure whose slots are in a
 /// `slots` field and whose inherent methods have the house names — `insert_one`,
-/// `insert_batch`, `remove_slot`, `remove_batch`, `relocate`, `query_rect`,
+/// `insert_batch`, `remove_slot`, `remove_batch`, `move_element`, `query_rect`,
 /// `query_at`, `search_top`, `search_below` — plus the optional hooks it names after a `;`
 /// (`overlapping_checked => neighbours`, `prefetch_overlapping => ...`,
 /// `prefetch_relocate => ...`, `relocate_many => ...`, `par_relocate_many => ...`,
@@ -388,10 +388,10 @@ macro_rules! impl_structure {
                 self.remove_batch(handles)
             }
             fn relocate(&mut self, slot: u32, rect: Self::Bounds) {
-                $crate::index::fat_bounds::relocate(self, slot, rect, <$t>::relocate)
+                $crate::index::fat_bounds::relocate(self, slot, rect, <$t>::move_element)
             }
             fn set_margin_checked(&mut self, margin: f32) {
-                $crate::index::fat_bounds::set_margin(self, margin, <$t>::relocate)
+                $crate::index::fat_bounds::set_margin(self, margin, <$t>::move_element)
             }
             fn pairs_checked<F>(&self, visit: F) -> core::ops::ControlFlow<()>
             where
@@ -499,8 +499,7 @@ macro_rules! structure_hook {
                 handles,
                 rects,
                 Self::$method,
-                // The inherent `relocate` (a path prefers it to the trait's).
-                Self::relocate,
+                Self::move_element,
             )
         }
     };
@@ -511,8 +510,7 @@ macro_rules! structure_hook {
                 handles,
                 rects,
                 Self::$method,
-                // The inherent `relocate` (a path prefers it to the trait's).
-                Self::relocate,
+                Self::move_element,
             )
         }
     };

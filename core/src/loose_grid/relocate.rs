@@ -9,7 +9,7 @@ use crate::slots::prefetch;
 use crate::{Handle, Rect};
 
 impl LooseGrid {
-    pub(crate) fn relocate(&mut self, slot: u32, rect: Rect) {
+    pub(crate) fn move_element(&mut self, slot: u32, rect: Rect) {
         let old = self.slots.slots[slot as usize].rect;
         match (self.is_big(&old), self.is_big(&rect)) {
             (false, false) => {

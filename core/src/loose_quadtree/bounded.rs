@@ -66,7 +66,7 @@ impl LooseQuadtree {
             if now_over {
                 self.slots.slots[slot as usize].rect = rect;
                 let over = self.over_bound.as_mut().expect("a max_extent");
-                over.relocate(s.next, rect);
+                over.move_element(s.next, rect);
                 return;
             }
             self.remove_over_bound(slot);

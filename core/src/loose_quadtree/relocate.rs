@@ -13,7 +13,7 @@ use crate::slots::prefetch;
 use crate::{Handle, Rect};
 
 impl LooseQuadtree {
-    pub(crate) fn relocate(&mut self, slot: u32, rect: Rect) {
+    pub(crate) fn move_element(&mut self, slot: u32, rect: Rect) {
         let old = self.slots.slots[slot as usize].leaf;
         if old == OVER_BOUND || self.is_over_bound(&rect) {
             return self.relocate_over_bound(slot, rect);
