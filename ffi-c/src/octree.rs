@@ -4,7 +4,7 @@
 
 use std::ffi::c_void;
 
-use flatquad_core::{Box3, NodeInfo, Octree};
+use flatquad_core::Octree;
 
 use crate::boundary::*;
 use crate::shared::{self, *};
@@ -105,16 +105,7 @@ pub unsafe extern "C" fn qt_octree_insert_many(
     out_handles: *mut qt_handle_t,
     out_bad_index: *mut usize,
 ) -> qt_status {
-    guard(|| {
-        insert_many(
-            tree,
-            boxes.cast::<Box3>(),
-            ids,
-            count,
-            out_handles,
-            out_bad_index,
-        )
-    })
+    guard(|| insert_many(tree, boxes.cast(), ids, count, out_handles, out_bad_index))
 }
 
 /// Removes an element, as `qt_remove`.
@@ -153,7 +144,7 @@ pub unsafe extern "C" fn qt_octree_move_many(
     count: usize,
     out_bad_index: *mut usize,
 ) -> qt_status {
-    guard(|| move_many(tree, handles, boxes.cast::<Box3>(), count, out_bad_index))
+    guard(|| move_many(tree, handles, boxes.cast(), count, out_bad_index))
 }
 
 /// Sets the octree's fat-bounds margin, as `qt_set_margin`.
@@ -308,13 +299,10 @@ pub unsafe extern "C" fn qt_octree_query_many(
             tree,
             queries,
             count,
-            CsrOut::new(
-                out_offsets,
-                out_handles,
-                std::ptr::null_mut(),
-                capacity,
-                out_total,
-            ),
+            out_offsets,
+            out_handles,
+            capacity,
+            out_total,
             out_bad_index,
         )
     })
@@ -353,15 +341,5 @@ pub unsafe extern "C" fn qt_octree_traverse(
     leaf: qt_node3_fn,
     user_data: *mut c_void,
 ) -> qt_status {
-    guard(|| {
-        traverse(tree, branch, leaf, |f, info: &NodeInfo<Box3>| {
-            f(
-                user_data,
-                info.index,
-                info.depth,
-                info.rect.into(),
-                info.count,
-            )
-        })
-    })
+    guard(|| traverse(tree, branch, leaf, user_data))
 }

@@ -38,13 +38,13 @@ pub unsafe extern "C" fn qt_nearest(
         nearest(
             tree,
             [x, y],
-            NearestArgs {
-                k,
-                max_distance,
-                mask,
-            },
+            k,
+            max_distance,
+            mask,
             None,
-            NearestOut::new(out_handles, out_distances, out_count),
+            out_handles,
+            out_distances,
+            out_count,
         )
     })
 }
@@ -67,17 +67,16 @@ pub unsafe extern "C" fn qt_nearest_with(
     out_count: *mut usize,
 ) -> qt_status {
     guard(|| {
-        let accept = accept.ok_or(QT_NULL_ARGUMENT)?;
         nearest(
             tree,
             [x, y],
-            NearestArgs {
-                k,
-                max_distance,
-                mask,
-            },
+            k,
+            max_distance,
+            mask,
             Some((accept, user_data)),
-            NearestOut::new(out_handles, out_distances, out_count),
+            out_handles,
+            out_distances,
+            out_count,
         )
     })
 }
@@ -108,14 +107,16 @@ pub unsafe extern "C" fn qt_nearest_many(
     guard(|| {
         nearest_many(
             tree,
-            points.cast::<[f32; 2]>(),
+            points,
             count,
-            NearestArgs {
-                k,
-                max_distance,
-                mask,
-            },
-            CsrOut::new(out_offsets, out_handles, out_distances, capacity, out_total),
+            k,
+            max_distance,
+            mask,
+            out_offsets,
+            out_handles,
+            out_distances,
+            capacity,
+            out_total,
             out_bad_index,
         )
     })
@@ -244,13 +245,13 @@ pub unsafe extern "C" fn qt_octree_nearest(
         nearest(
             tree,
             [x, y, z],
-            NearestArgs {
-                k,
-                max_distance,
-                mask,
-            },
+            k,
+            max_distance,
+            mask,
             None,
-            NearestOut::new(out_handles, out_distances, out_count),
+            out_handles,
+            out_distances,
+            out_count,
         )
     })
 }
@@ -272,17 +273,16 @@ pub unsafe extern "C" fn qt_octree_nearest_with(
     out_count: *mut usize,
 ) -> qt_status {
     guard(|| {
-        let accept = accept.ok_or(QT_NULL_ARGUMENT)?;
         nearest(
             tree,
             [x, y, z],
-            NearestArgs {
-                k,
-                max_distance,
-                mask,
-            },
+            k,
+            max_distance,
+            mask,
             Some((accept, user_data)),
-            NearestOut::new(out_handles, out_distances, out_count),
+            out_handles,
+            out_distances,
+            out_count,
         )
     })
 }
@@ -307,14 +307,16 @@ pub unsafe extern "C" fn qt_octree_nearest_many(
     guard(|| {
         nearest_many(
             tree,
-            points.cast::<[f32; 3]>(),
+            points,
             count,
-            NearestArgs {
-                k,
-                max_distance,
-                mask,
-            },
-            CsrOut::new(out_offsets, out_handles, out_distances, capacity, out_total),
+            k,
+            max_distance,
+            mask,
+            out_offsets,
+            out_handles,
+            out_distances,
+            capacity,
+            out_total,
             out_bad_index,
         )
     })

@@ -2,7 +2,7 @@
 //! each structure are in its own file, on [`create`]; the bodies are
 //! `shared`'s, which the octree's calls use too.
 
-use flatquad_core::{AnyIndex, Kind, Rect};
+use flatquad_core::{AnyIndex, Kind};
 
 use crate::boundary::*;
 use crate::shared::*;
@@ -73,16 +73,7 @@ pub unsafe extern "C" fn qt_insert_many(
     out_handles: *mut qt_handle_t,
     out_bad_index: *mut usize,
 ) -> qt_status {
-    guard(|| {
-        insert_many(
-            tree,
-            rects.cast::<Rect>(),
-            ids,
-            count,
-            out_handles,
-            out_bad_index,
-        )
-    })
+    guard(|| insert_many(tree, rects.cast(), ids, count, out_handles, out_bad_index))
 }
 
 /// Removes an element; its handle goes stale. Only unlinks: `qt_cleanup`
@@ -137,7 +128,7 @@ pub unsafe extern "C" fn qt_move_many(
     count: usize,
     out_bad_index: *mut usize,
 ) -> qt_status {
-    guard(|| move_many(tree, handles, rects.cast::<Rect>(), count, out_bad_index))
+    guard(|| move_many(tree, handles, rects.cast(), count, out_bad_index))
 }
 
 /// The structure's lazy tidying, once a frame after the moves: a quadtree

@@ -8,8 +8,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
 use flatquad_core::{
-    join, AnyIndex, Bounds, Box3, Error, Filter, Handle, Kind, Octree, Quadtree, Ray, RayHit, Rect,
-    Shape, SpatialIndex, Stats,
+    join, AnyIndex, Bounds, Box3, Error, Filter, Handle, Kind, NodeInfo, Octree, Quadtree, Ray,
+    RayHit, Rect, Shape, SpatialIndex, Stats,
 };
 
 /// An element's handle: an opaque nonzero integer below 2^53 (exact in a
@@ -634,6 +634,36 @@ pub type qt_node_fn = Option<
     ) -> c_int,
 >;
 
+/// The function a `qt_node_fn` or `qt_node3_fn` holds, called with a node of
+/// a tree whose boxes are `B`, in the callback's own form.
+pub(crate) trait NodeFn<B>: Copy {
+    /// Calls it with the node's index, depth, box and element count.
+    unsafe fn call(self, user_data: *mut c_void, node: &NodeInfo<B>) -> c_int;
+}
+
+impl NodeFn<Rect>
+    for unsafe extern "C" fn(*mut c_void, u32, u32, f32, f32, f32, f32, u32) -> c_int
+{
+    unsafe fn call(self, user_data: *mut c_void, node: &NodeInfo<Rect>) -> c_int {
+        let r = node.rect;
+        self(
+            user_data, node.index, node.depth, r.x1, r.y1, r.x2, r.y2, node.count,
+        )
+    }
+}
+
+impl NodeFn<Box3> for unsafe extern "C" fn(*mut c_void, u32, u32, qt_box, u32) -> c_int {
+    unsafe fn call(self, user_data: *mut c_void, node: &NodeInfo<Box3>) -> c_int {
+        self(
+            user_data,
+            node.index,
+            node.depth,
+            node.rect.into(),
+            node.count,
+        )
+    }
+}
+
 /// A segment to cast in 2D: from `(x, y)` along `(dx, dy)` (any length but
 /// zero; it is normalised in `double`) for `max_length` (finite, `>= 0`; 0
 /// hits the elements holding the origin).
@@ -731,7 +761,3 @@ pub type qt_ray_fn = Option<unsafe extern "C" fn(user_data: *mut c_void, hit: qt
 /// nonzero to accept it (it counts towards `k`), 0 to pass over it.
 pub type qt_accept_fn =
     Option<unsafe extern "C" fn(user_data: *mut c_void, handle: qt_handle_t) -> c_int>;
-
-/// The function a `qt_accept_fn` holds.
-pub(crate) type AcceptFn =
-    unsafe extern "C" fn(user_data: *mut c_void, handle: qt_handle_t) -> c_int;
