@@ -4,7 +4,7 @@
 
 use std::ffi::c_void;
 
-use flatquad_core::Octree;
+use flatquad_core::{Octree, SpatialIndex};
 
 use crate::boundary::*;
 use crate::shared::{self, *};
@@ -67,18 +67,8 @@ pub unsafe extern "C" fn qt_octree_params(
 ) -> qt_status {
     guard(|| {
         let tree = tree_ref(tree)?;
-        if let Some(out) = Out::optional(out_world) {
-            out.write(flatquad_core::SpatialIndex::world(tree).into());
-        }
-        for (out, value) in [
-            (out_max_elements, tree.max_elements()),
-            (out_max_depth, tree.max_depth()),
-        ] {
-            if let Some(out) = Out::optional(out) {
-                out.write(value);
-            }
-        }
-        Ok(())
+        let params = (tree.world(), tree.max_elements(), tree.max_depth());
+        tree_params(params, out_world, out_max_elements, out_max_depth)
     })
 }
 

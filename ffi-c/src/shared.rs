@@ -35,6 +35,26 @@ pub(crate) unsafe fn create<W: Shell, T: Into<W::Index>>(
     Ok(())
 }
 
+/// Writes the parameters of a tree made from a world, `max_elements` and
+/// `max_depth` (`qt_params`, `qt_loose_quadtree_params`, `qt_octree_params`)
+/// to the out-pointers that are not NULL, the world as the C box `C`.
+pub(crate) unsafe fn tree_params<B, C: From<B>>(
+    (world, max_elements, max_depth): (B, u32, u32),
+    out_world: *mut C,
+    out_max_elements: *mut u32,
+    out_max_depth: *mut u32,
+) -> Status {
+    if let Some(out) = Out::optional(out_world) {
+        out.write(world.into());
+    }
+    for (out, value) in [(out_max_elements, max_elements), (out_max_depth, max_depth)] {
+        if let Some(out) = Out::optional(out) {
+            out.write(value);
+        }
+    }
+    Ok(())
+}
+
 pub(crate) unsafe fn destroy<W: Shell>(tree: *mut W) {
     if let Ok(tree) = non_null(tree) {
         let tree = Box::from_raw(tree.as_ptr());

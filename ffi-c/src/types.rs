@@ -474,8 +474,8 @@ pub struct Held<T> {
 }
 
 /// An opaque C type over a core structure: `qt_tree` (any 2D structure) or
-/// `qt_octree`. The bodies in `tree`, `inspect` and `query` are generic over
-/// it; each C function only converts its box type.
+/// `qt_octree`. The bodies in `shared` are generic over it; each C function
+/// only passes its arguments on.
 pub(crate) trait Shell: DerefMut<Target = Held<Self::Index>> + Sized + 'static {
     /// The core structure's box: `Rect` or `Box3`.
     type BoxType: Bounds;
