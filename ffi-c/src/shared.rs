@@ -44,14 +44,8 @@ pub(crate) unsafe fn tree_params<B, C: From<B>>(
     out_max_elements: *mut u32,
     out_max_depth: *mut u32,
 ) -> Status {
-    if let Some(out) = Out::optional(out_world) {
-        out.write(world.into());
-    }
-    for (out, value) in [(out_max_elements, max_elements), (out_max_depth, max_depth)] {
-        if let Some(out) = Out::optional(out) {
-            out.write(value);
-        }
-    }
+    write_wanted([(out_world, world.into())]);
+    write_wanted([(out_max_elements, max_elements), (out_max_depth, max_depth)]);
     Ok(())
 }
 
