@@ -1,6 +1,6 @@
 //! The octree's calls: the `qt_tree` calls over `qt_octree` and `qt_box`. Each
-//! converts its box type and runs the body `shared` runs for `qt_tree`, so the
-//! checks, statuses and buffer conventions are the same ones.
+//! runs the body `shared` runs for `qt_tree`, so the checks, statuses and
+//! buffer conventions are the same ones.
 
 use std::ffi::c_void;
 
@@ -81,7 +81,7 @@ pub unsafe extern "C" fn qt_octree_insert(
     id: u32,
     out_handle: *mut qt_handle_t,
 ) -> qt_status {
-    guard(|| insert(tree, b.into(), id, out_handle))
+    guard(|| insert(tree, b, id, out_handle))
 }
 
 /// Adds `count` elements, `boxes[i]` with id `ids[i]`, as `qt_insert_many`
@@ -95,7 +95,7 @@ pub unsafe extern "C" fn qt_octree_insert_many(
     out_handles: *mut qt_handle_t,
     out_bad_index: *mut usize,
 ) -> qt_status {
-    guard(|| insert_many(tree, boxes.cast(), ids, count, out_handles, out_bad_index))
+    guard(|| insert_many(tree, boxes, ids, count, out_handles, out_bad_index))
 }
 
 /// Removes an element, as `qt_remove`.
@@ -122,7 +122,7 @@ pub unsafe extern "C" fn qt_octree_move(
     handle: qt_handle_t,
     b: qt_box,
 ) -> qt_status {
-    guard(|| move_to(tree, handle, b.into()))
+    guard(|| move_to(tree, handle, b))
 }
 
 /// Moves `handles[i]` to `boxes[i]` for every `i < count`, as `qt_move_many`.
@@ -134,7 +134,7 @@ pub unsafe extern "C" fn qt_octree_move_many(
     count: usize,
     out_bad_index: *mut usize,
 ) -> qt_status {
-    guard(|| move_many(tree, handles, boxes.cast(), count, out_bad_index))
+    guard(|| move_many(tree, handles, boxes, count, out_bad_index))
 }
 
 /// Sets the octree's fat-bounds margin, as `qt_set_margin`.

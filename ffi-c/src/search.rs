@@ -161,7 +161,7 @@ pub unsafe extern "C" fn qt_box_cast(
     out_hit: *mut qt_ray_hit,
     out_found: *mut bool,
 ) -> qt_status {
-    guard(|| box_cast(tree, rect.into(), [dx, dy], mask, omit, out_hit, out_found))
+    guard(|| box_cast(tree, rect, [dx, dy], mask, omit, out_hit, out_found))
 }
 
 /// Every element passing `mask` that the rectangle of `qt_box_cast` touches,
@@ -184,7 +184,7 @@ pub unsafe extern "C" fn qt_box_cast_all(
     guard(|| {
         box_cast_all(
             tree,
-            rect.into(),
+            rect,
             [dx, dy],
             mask,
             omit,
@@ -362,7 +362,7 @@ pub unsafe extern "C" fn qt_octree_box_cast(
     out_hit: *mut qt_ray_hit,
     out_found: *mut bool,
 ) -> qt_status {
-    guard(|| box_cast(tree, b.into(), [dx, dy, dz], mask, omit, out_hit, out_found))
+    guard(|| box_cast(tree, b, [dx, dy, dz], mask, omit, out_hit, out_found))
 }
 
 /// Every element the moving box of `qt_octree_box_cast` touches, as
@@ -384,7 +384,7 @@ pub unsafe extern "C" fn qt_octree_box_cast_all(
     guard(|| {
         box_cast_all(
             tree,
-            b.into(),
+            b,
             [dx, dy, dz],
             mask,
             omit,

@@ -1,7 +1,9 @@
 //! The bodies of the calls every tree type has, written once over [`Shell`]:
 //! `qt_tree` (any 2D structure, `qt_rect`) and `qt_octree` (`qt_box`). Each C
-//! function checks nothing itself: it converts its box type and calls one of
-//! these inside `guard`.
+//! function checks nothing itself: it calls one of these inside `guard` with
+//! its own arguments (its coordinates gathered into a point, its ray as the
+//! core's), so `qt_X` and `qt_octree_X` differ only in their parameter lists,
+//! which cbindgen needs written out (it does not expand macros).
 
 use std::ffi::c_void;
 use std::mem::MaybeUninit;
@@ -70,13 +72,13 @@ where
 
 pub(crate) unsafe fn insert<W: Shell>(
     tree: *mut W,
-    rect: BoxOf<W>,
+    rect: W::CBox,
     id: u32,
     out_handle: *mut qt_handle_t,
 ) -> Status {
     let mut tree = tree_mut(tree)?;
     let out_handle = Out::new(out_handle)?;
-    let handle = tree.tree.insert(rect, id)?;
+    let handle = tree.tree.insert(rect.into(), id)?;
     out_handle.write(handle.to_raw());
     Ok(())
 }
@@ -91,14 +93,14 @@ pub(crate) unsafe fn batch_error(error: Error, out_bad_index: *mut usize) -> qt_
 
 pub(crate) unsafe fn insert_many<W: Shell>(
     tree: *mut W,
-    rects: *const BoxOf<W>,
+    rects: *const W::CBox,
     ids: *const u32,
     count: usize,
     out_handles: *mut qt_handle_t,
     out_bad_index: *mut usize,
 ) -> Status {
     let mut tree = tree_mut(tree)?;
-    let rects = slice_in(rects, count)?;
+    let rects = slice_in(rects.cast::<BoxOf<W>>(), count)?;
     let ids = slice_in(ids, count)?;
     let out_handles = slice_out(out_handles, count)?;
     let Held { tree, scratch, .. } = &mut *tree;
@@ -132,26 +134,22 @@ pub(crate) unsafe fn remove_many<W: Shell>(
         .map_err(|error| batch_error(error, out_bad_index))
 }
 
-pub(crate) unsafe fn move_to<W: Shell>(
-    tree: *mut W,
-    handle: qt_handle_t,
-    rect: BoxOf<W>,
-) -> Status {
+pub(crate) unsafe fn move_to<W: Shell>(tree: *mut W, handle: qt_handle_t, rect: W::CBox) -> Status {
     let mut tree = tree_mut(tree)?;
-    tree.tree.update(Handle::from_raw(handle), rect)?;
+    tree.tree.update(Handle::from_raw(handle), rect.into())?;
     Ok(())
 }
 
 pub(crate) unsafe fn move_many<W: Shell>(
     tree: *mut W,
     handles: *const qt_handle_t,
-    rects: *const BoxOf<W>,
+    rects: *const W::CBox,
     count: usize,
     out_bad_index: *mut usize,
 ) -> Status {
     let mut tree = tree_mut(tree)?;
     let handles = Handle::cast_slice(slice_in(handles, count)?);
-    let rects = slice_in(rects, count)?;
+    let rects = slice_in(rects.cast::<BoxOf<W>>(), count)?;
     // On rayon's threads where the batch is big enough to pay (the global
     // pool: RAYON_NUM_THREADS=1 keeps every call on the caller's thread).
     tree.tree
@@ -222,11 +220,10 @@ pub(crate) unsafe fn element_id<W: Shell>(
     Ok(())
 }
 
-/// The element's box, as the C type `C` (`qt_rect` or `qt_box`).
-pub(crate) unsafe fn element_box<W: Shell, C: From<BoxOf<W>>>(
+pub(crate) unsafe fn element_box<W: Shell>(
     tree: *const W,
     handle: qt_handle_t,
-    out_box: *mut C,
+    out_box: *mut W::CBox,
 ) -> Status {
     let tree = tree_ref(tree)?;
     let out_box = Out::new(out_box)?;
@@ -731,7 +728,7 @@ fn box_cast_of<B: Bounds>(rect: B, motion: B::Point, mask: u32, omit: qt_handle_
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn box_cast<W: Shell>(
     tree: *const W,
-    rect: BoxOf<W>,
+    rect: W::CBox,
     motion: PointOf<W>,
     mask: u32,
     omit: qt_handle_t,
@@ -739,7 +736,7 @@ pub(crate) unsafe fn box_cast<W: Shell>(
     out_found: *mut bool,
 ) -> Status {
     let tree = tree_ref(tree)?;
-    let cast = box_cast_of(rect, motion, mask, omit);
+    let cast = box_cast_of(rect.into(), motion, mask, omit);
     first_hit(out_hit, out_found, || tree.box_cast(&cast))
 }
 
@@ -748,7 +745,7 @@ pub(crate) unsafe fn box_cast<W: Shell>(
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn box_cast_all<W: Shell>(
     tree: *const W,
-    rect: BoxOf<W>,
+    rect: W::CBox,
     motion: PointOf<W>,
     mask: u32,
     omit: qt_handle_t,
@@ -757,7 +754,7 @@ pub(crate) unsafe fn box_cast_all<W: Shell>(
     out_total: *mut usize,
 ) -> Status {
     let tree = tree_ref(tree)?;
-    let cast = box_cast_of(rect, motion, mask, omit);
+    let cast = box_cast_of(rect.into(), motion, mask, omit);
     fill_buffer(out_hits, capacity, out_total, |found| {
         let mut hits = Vec::new();
         tree.box_cast_all(&cast, &mut hits)?;

@@ -81,13 +81,9 @@ pub struct qt_rect {
     pub y2: f32,
 }
 
-// `qt_rect` and the core's `Rect` are both four `f32` in the same order, so
-// arrays of one are read as arrays of the other without copying.
-const _: () = {
-    assert!(core::mem::size_of::<qt_rect>() == core::mem::size_of::<Rect>());
-    assert!(core::mem::align_of::<qt_rect>() == core::mem::align_of::<Rect>());
-    assert!(core::mem::size_of::<qt_handle_t>() == core::mem::size_of::<Handle>());
-};
+// Arrays of handles are read as the core's `Handle`s without copying (as
+// arrays of `qt_rect` and `qt_box` are read as `Rect`s and `Box3`s: `shell!`).
+const _: () = assert!(core::mem::size_of::<qt_handle_t>() == core::mem::size_of::<Handle>());
 
 impl From<qt_rect> for Rect {
     fn from(r: qt_rect) -> Rect {
@@ -157,12 +153,6 @@ pub struct qt_box {
     /// Largest z.
     pub z2: f32,
 }
-
-// `qt_box` and the core's `Box3` are both six `f32` in the same order.
-const _: () = {
-    assert!(core::mem::size_of::<qt_box>() == core::mem::size_of::<Box3>());
-    assert!(core::mem::align_of::<qt_box>() == core::mem::align_of::<Box3>());
-};
 
 impl From<qt_box> for Box3 {
     fn from(b: qt_box) -> Box3 {
@@ -479,6 +469,9 @@ pub struct Held<T> {
 pub(crate) trait Shell: DerefMut<Target = Held<Self::Index>> + Sized + 'static {
     /// The core structure's box: `Rect` or `Box3`.
     type BoxType: Bounds;
+    /// Its C box, `qt_rect` or `qt_box`: the same numbers in the same order
+    /// (`shell!` asserts the layout), so C arrays of it are read in place.
+    type CBox: Copy + Into<Self::BoxType> + From<Self::BoxType>;
     /// The core structure.
     type Index: SpatialIndex<Bounds = Self::BoxType> + Batch<Desc = Self::Desc>;
     /// Its C query description: `qt_query_desc` or `qt_query3_desc`.
@@ -566,9 +559,14 @@ impl Batch for AnyIndex {
 
 /// `Shell`, `Deref` and `DerefMut` for a C type over one core structure.
 macro_rules! shell {
-    ($c:ident, $index:ty, $box:ty, $desc:ty) => {
+    ($c:ident, $index:ty, $box:ty, $cbox:ty, $desc:ty) => {
+        const _: () = {
+            assert!(core::mem::size_of::<$cbox>() == core::mem::size_of::<$box>());
+            assert!(core::mem::align_of::<$cbox>() == core::mem::align_of::<$box>());
+        };
         impl Shell for $c {
             type BoxType = $box;
+            type CBox = $cbox;
             type Index = $index;
             type Desc = $desc;
             fn wrap(held: Held<$index>) -> $c {
@@ -588,8 +586,8 @@ macro_rules! shell {
         }
     };
 }
-shell!(qt_tree, AnyIndex, Rect, qt_query_desc);
-shell!(qt_octree, Octree, Box3, qt_query3_desc);
+shell!(qt_tree, AnyIndex, Rect, qt_rect, qt_query_desc);
+shell!(qt_octree, Octree, Box3, qt_box, qt_query3_desc);
 
 /// Called with each element a query finds. Return 0 to go on, nonzero to stop
 /// the walk (the query then returns `QT_STOPPED`). `user_data` is the pointer
