@@ -139,6 +139,19 @@ impl<T> Out<T> {
     }
 }
 
+/// Writes each value whose out-pointer is not NULL: the parameter getters,
+/// whose out-pointers may each be NULL when that value is not wanted.
+///
+/// # Safety
+/// Each pointer as for [`Out::new`].
+pub(crate) unsafe fn write_wanted<T>(outs: impl IntoIterator<Item = (*mut T, T)>) {
+    for (out, value) in outs {
+        if let Some(out) = Out::optional(out) {
+            out.write(value);
+        }
+    }
+}
+
 /// Checks a caller's length: a slice of `len` items of `T` must fit in `isize`.
 pub(crate) fn check_len<T>(len: usize) -> Result<(), qt_status> {
     match len.checked_mul(core::mem::size_of::<T>()) {

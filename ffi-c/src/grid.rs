@@ -68,22 +68,12 @@ pub unsafe extern "C" fn qt_grid_params(
         let AnyIndex::Grid(grid) = tree_ref(tree)? else {
             return Err(QT_WRONG_KIND);
         };
-        if let Some(out) = Out::optional(out_world) {
-            out.write(grid.world().into());
-        }
-        for (out, value) in [(out_columns, grid.columns()), (out_rows, grid.rows())] {
-            if let Some(out) = Out::optional(out) {
-                out.write(value);
-            }
-        }
-        for (out, value) in [
+        write_wanted([(out_world, grid.world().into())]);
+        write_wanted([(out_columns, grid.columns()), (out_rows, grid.rows())]);
+        write_wanted([
             (out_cell_width, grid.cell_width()),
             (out_cell_height, grid.cell_height()),
-        ] {
-            if let Some(out) = Out::optional(out) {
-                out.write(value);
-            }
-        }
+        ]);
         Ok(())
     })
 }

@@ -4,10 +4,10 @@
 //! This crate only converts and maps errors; every algorithm lives in the core
 //! crate. One opaque type, `qt_tree`, holds any 2D structure (the core's
 //! `AnyIndex`), and `qt_octree` the octree. The call bodies are written once,
-//! in `shared`, generic over both (`types::Shell`); `tree`, `inspect`,
-//! `query`, `filter`, `search` and `octree` only convert each type's boxes, and each 2D structure
-//! adds its constructors and parameter getters (`quadtree`, `grid`,
-//! `loose_grid`). `tracker` holds `qt_tracker`, the contact events of either
+//! in `shared`, generic over both (`types::Shell`); the exported functions in
+//! `tree`, `inspect`, `query`, `filter`, `search` and `octree` each call one
+//! of them, and each 2D structure adds its constructors and parameter getters
+//! (`quadtree`, `grid`, `loose_grid`, `loose_quadtree`). `tracker` holds `qt_tracker`, the contact events of either
 //! tree type. The conventions follow rustls-ffi:
 //!
 //! - `qt_tree` is opaque; functions that do not change the tree take a `const`

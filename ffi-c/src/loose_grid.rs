@@ -75,19 +75,13 @@ pub unsafe extern "C" fn qt_loose_grid_params(
         let AnyIndex::LooseGrid(grid) = tree_ref(tree)? else {
             return Err(QT_WRONG_KIND);
         };
-        if let Some(out) = Out::optional(out_world) {
-            out.write(grid.world().into());
-        }
-        for (out, value) in [
+        write_wanted([(out_world, grid.world().into())]);
+        write_wanted([
             (out_columns, grid.columns()),
             (out_rows, grid.rows()),
             (out_tight_columns, grid.tight_columns()),
             (out_tight_rows, grid.tight_rows()),
-        ] {
-            if let Some(out) = Out::optional(out) {
-                out.write(value);
-            }
-        }
+        ]);
         Ok(())
     })
 }

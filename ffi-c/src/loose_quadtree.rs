@@ -3,8 +3,7 @@
 use flatquad_core::{AnyIndex, LooseQuadtree, SpatialIndex};
 
 use crate::boundary::*;
-use crate::quadtree::write_tree_params;
-use crate::shared::create;
+use crate::shared::{create, tree_params};
 use crate::status::*;
 use crate::types::*;
 
@@ -85,14 +84,7 @@ pub unsafe extern "C" fn qt_loose_quadtree_params(
         let AnyIndex::LooseQuadtree(tree) = tree_ref(tree)? else {
             return Err(QT_WRONG_KIND);
         };
-        let params = (tree.max_elements(), tree.max_depth());
-        write_tree_params(
-            tree.world(),
-            params,
-            out_world,
-            out_max_elements,
-            out_max_depth,
-        );
-        Ok(())
+        let params = (tree.world(), tree.max_elements(), tree.max_depth());
+        tree_params(params, out_world, out_max_elements, out_max_depth)
     })
 }

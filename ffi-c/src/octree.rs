@@ -1,10 +1,10 @@
 //! The octree's calls: the `qt_tree` calls over `qt_octree` and `qt_box`. Each
-//! converts its box type and runs the body `shared` runs for `qt_tree`, so the
-//! checks, statuses and buffer conventions are the same ones.
+//! runs the body `shared` runs for `qt_tree`, so the checks, statuses and
+//! buffer conventions are the same ones.
 
 use std::ffi::c_void;
 
-use flatquad_core::{Box3, NodeInfo, Octree};
+use flatquad_core::{Octree, SpatialIndex};
 
 use crate::boundary::*;
 use crate::shared::{self, *};
@@ -67,18 +67,8 @@ pub unsafe extern "C" fn qt_octree_params(
 ) -> qt_status {
     guard(|| {
         let tree = tree_ref(tree)?;
-        if let Some(out) = Out::optional(out_world) {
-            out.write(flatquad_core::SpatialIndex::world(tree).into());
-        }
-        for (out, value) in [
-            (out_max_elements, tree.max_elements()),
-            (out_max_depth, tree.max_depth()),
-        ] {
-            if let Some(out) = Out::optional(out) {
-                out.write(value);
-            }
-        }
-        Ok(())
+        let params = (tree.world(), tree.max_elements(), tree.max_depth());
+        tree_params(params, out_world, out_max_elements, out_max_depth)
     })
 }
 
@@ -91,7 +81,7 @@ pub unsafe extern "C" fn qt_octree_insert(
     id: u32,
     out_handle: *mut qt_handle_t,
 ) -> qt_status {
-    guard(|| insert(tree, b.into(), id, out_handle))
+    guard(|| insert(tree, b, id, out_handle))
 }
 
 /// Adds `count` elements, `boxes[i]` with id `ids[i]`, as `qt_insert_many`
@@ -105,16 +95,7 @@ pub unsafe extern "C" fn qt_octree_insert_many(
     out_handles: *mut qt_handle_t,
     out_bad_index: *mut usize,
 ) -> qt_status {
-    guard(|| {
-        insert_many(
-            tree,
-            boxes.cast::<Box3>(),
-            ids,
-            count,
-            out_handles,
-            out_bad_index,
-        )
-    })
+    guard(|| insert_many(tree, boxes, ids, count, out_handles, out_bad_index))
 }
 
 /// Removes an element, as `qt_remove`.
@@ -141,7 +122,7 @@ pub unsafe extern "C" fn qt_octree_move(
     handle: qt_handle_t,
     b: qt_box,
 ) -> qt_status {
-    guard(|| move_to(tree, handle, b.into()))
+    guard(|| move_to(tree, handle, b))
 }
 
 /// Moves `handles[i]` to `boxes[i]` for every `i < count`, as `qt_move_many`.
@@ -153,7 +134,7 @@ pub unsafe extern "C" fn qt_octree_move_many(
     count: usize,
     out_bad_index: *mut usize,
 ) -> qt_status {
-    guard(|| move_many(tree, handles, boxes.cast::<Box3>(), count, out_bad_index))
+    guard(|| move_many(tree, handles, boxes, count, out_bad_index))
 }
 
 /// Sets the octree's fat-bounds margin, as `qt_set_margin`.
@@ -308,13 +289,10 @@ pub unsafe extern "C" fn qt_octree_query_many(
             tree,
             queries,
             count,
-            CsrOut::new(
-                out_offsets,
-                out_handles,
-                std::ptr::null_mut(),
-                capacity,
-                out_total,
-            ),
+            out_offsets,
+            out_handles,
+            capacity,
+            out_total,
             out_bad_index,
         )
     })
@@ -353,15 +331,5 @@ pub unsafe extern "C" fn qt_octree_traverse(
     leaf: qt_node3_fn,
     user_data: *mut c_void,
 ) -> qt_status {
-    guard(|| {
-        traverse(tree, branch, leaf, |f, info: &NodeInfo<Box3>| {
-            f(
-                user_data,
-                info.index,
-                info.depth,
-                info.rect.into(),
-                info.count,
-            )
-        })
-    })
+    guard(|| traverse(tree, branch, leaf, user_data))
 }

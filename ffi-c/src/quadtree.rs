@@ -3,7 +3,7 @@
 use flatquad_core::{AnyIndex, Quadtree, SpatialIndex};
 
 use crate::boundary::*;
-use crate::shared::create;
+use crate::shared::{create, tree_params};
 use crate::status::*;
 use crate::types::*;
 
@@ -49,33 +49,7 @@ pub unsafe extern "C" fn qt_params(
         let AnyIndex::Quadtree(tree) = tree_ref(tree)? else {
             return Err(QT_WRONG_KIND);
         };
-        let params = (tree.max_elements(), tree.max_depth());
-        write_tree_params(
-            tree.world(),
-            params,
-            out_world,
-            out_max_elements,
-            out_max_depth,
-        );
-        Ok(())
+        let params = (tree.world(), tree.max_elements(), tree.max_depth());
+        tree_params(params, out_world, out_max_elements, out_max_depth)
     })
-}
-
-/// Writes a tree's world, `max_elements` and `max_depth` to the out-pointers
-/// that are not NULL (`qt_params`, `qt_loose_quadtree_params`).
-pub(crate) unsafe fn write_tree_params(
-    world: flatquad_core::Rect,
-    (max_elements, max_depth): (u32, u32),
-    out_world: *mut qt_rect,
-    out_max_elements: *mut u32,
-    out_max_depth: *mut u32,
-) {
-    if let Some(out) = Out::optional(out_world) {
-        out.write(world.into());
-    }
-    for (out, value) in [(out_max_elements, max_elements), (out_max_depth, max_depth)] {
-        if let Some(out) = Out::optional(out) {
-            out.write(value);
-        }
-    }
 }

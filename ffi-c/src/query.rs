@@ -9,8 +9,6 @@
 
 use std::ffi::c_void;
 
-use flatquad_core::NodeInfo;
-
 use crate::boundary::*;
 use crate::shared::{self, *};
 use crate::status::*;
@@ -82,13 +80,10 @@ pub unsafe extern "C" fn qt_query_many(
             tree,
             queries,
             count,
-            CsrOut::new(
-                out_offsets,
-                out_handles,
-                std::ptr::null_mut(),
-                capacity,
-                out_total,
-            ),
+            out_offsets,
+            out_handles,
+            capacity,
+            out_total,
             out_bad_index,
         )
     })
@@ -136,12 +131,5 @@ pub unsafe extern "C" fn qt_traverse(
     leaf: qt_node_fn,
     user_data: *mut c_void,
 ) -> qt_status {
-    guard(|| {
-        traverse(tree, branch, leaf, |f, info: &NodeInfo| {
-            let r = info.rect;
-            f(
-                user_data, info.index, info.depth, r.x1, r.y1, r.x2, r.y2, info.count,
-            )
-        })
-    })
+    guard(|| traverse(tree, branch, leaf, user_data))
 }

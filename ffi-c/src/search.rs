@@ -38,13 +38,13 @@ pub unsafe extern "C" fn qt_nearest(
         nearest(
             tree,
             [x, y],
-            NearestArgs {
-                k,
-                max_distance,
-                mask,
-            },
+            k,
+            max_distance,
+            mask,
             None,
-            NearestOut::new(out_handles, out_distances, out_count),
+            out_handles,
+            out_distances,
+            out_count,
         )
     })
 }
@@ -67,17 +67,16 @@ pub unsafe extern "C" fn qt_nearest_with(
     out_count: *mut usize,
 ) -> qt_status {
     guard(|| {
-        let accept = accept.ok_or(QT_NULL_ARGUMENT)?;
         nearest(
             tree,
             [x, y],
-            NearestArgs {
-                k,
-                max_distance,
-                mask,
-            },
+            k,
+            max_distance,
+            mask,
             Some((accept, user_data)),
-            NearestOut::new(out_handles, out_distances, out_count),
+            out_handles,
+            out_distances,
+            out_count,
         )
     })
 }
@@ -108,14 +107,16 @@ pub unsafe extern "C" fn qt_nearest_many(
     guard(|| {
         nearest_many(
             tree,
-            points.cast::<[f32; 2]>(),
+            points,
             count,
-            NearestArgs {
-                k,
-                max_distance,
-                mask,
-            },
-            CsrOut::new(out_offsets, out_handles, out_distances, capacity, out_total),
+            k,
+            max_distance,
+            mask,
+            out_offsets,
+            out_handles,
+            out_distances,
+            capacity,
+            out_total,
             out_bad_index,
         )
     })
@@ -160,7 +161,7 @@ pub unsafe extern "C" fn qt_box_cast(
     out_hit: *mut qt_ray_hit,
     out_found: *mut bool,
 ) -> qt_status {
-    guard(|| box_cast(tree, rect.into(), [dx, dy], mask, omit, out_hit, out_found))
+    guard(|| box_cast(tree, rect, [dx, dy], mask, omit, out_hit, out_found))
 }
 
 /// Every element passing `mask` that the rectangle of `qt_box_cast` touches,
@@ -183,7 +184,7 @@ pub unsafe extern "C" fn qt_box_cast_all(
     guard(|| {
         box_cast_all(
             tree,
-            rect.into(),
+            rect,
             [dx, dy],
             mask,
             omit,
@@ -244,13 +245,13 @@ pub unsafe extern "C" fn qt_octree_nearest(
         nearest(
             tree,
             [x, y, z],
-            NearestArgs {
-                k,
-                max_distance,
-                mask,
-            },
+            k,
+            max_distance,
+            mask,
             None,
-            NearestOut::new(out_handles, out_distances, out_count),
+            out_handles,
+            out_distances,
+            out_count,
         )
     })
 }
@@ -272,17 +273,16 @@ pub unsafe extern "C" fn qt_octree_nearest_with(
     out_count: *mut usize,
 ) -> qt_status {
     guard(|| {
-        let accept = accept.ok_or(QT_NULL_ARGUMENT)?;
         nearest(
             tree,
             [x, y, z],
-            NearestArgs {
-                k,
-                max_distance,
-                mask,
-            },
+            k,
+            max_distance,
+            mask,
             Some((accept, user_data)),
-            NearestOut::new(out_handles, out_distances, out_count),
+            out_handles,
+            out_distances,
+            out_count,
         )
     })
 }
@@ -307,14 +307,16 @@ pub unsafe extern "C" fn qt_octree_nearest_many(
     guard(|| {
         nearest_many(
             tree,
-            points.cast::<[f32; 3]>(),
+            points,
             count,
-            NearestArgs {
-                k,
-                max_distance,
-                mask,
-            },
-            CsrOut::new(out_offsets, out_handles, out_distances, capacity, out_total),
+            k,
+            max_distance,
+            mask,
+            out_offsets,
+            out_handles,
+            out_distances,
+            capacity,
+            out_total,
             out_bad_index,
         )
     })
@@ -360,7 +362,7 @@ pub unsafe extern "C" fn qt_octree_box_cast(
     out_hit: *mut qt_ray_hit,
     out_found: *mut bool,
 ) -> qt_status {
-    guard(|| box_cast(tree, b.into(), [dx, dy, dz], mask, omit, out_hit, out_found))
+    guard(|| box_cast(tree, b, [dx, dy, dz], mask, omit, out_hit, out_found))
 }
 
 /// Every element the moving box of `qt_octree_box_cast` touches, as
@@ -382,7 +384,7 @@ pub unsafe extern "C" fn qt_octree_box_cast_all(
     guard(|| {
         box_cast_all(
             tree,
-            b.into(),
+            b,
             [dx, dy, dz],
             mask,
             omit,

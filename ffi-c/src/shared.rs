@@ -1,7 +1,9 @@
 //! The bodies of the calls every tree type has, written once over [`Shell`]:
 //! `qt_tree` (any 2D structure, `qt_rect`) and `qt_octree` (`qt_box`). Each C
-//! function checks nothing itself: it converts its box type and calls one of
-//! these inside `guard`.
+//! function checks nothing itself: it calls one of these inside `guard` with
+//! its own arguments (its coordinates gathered into a point, its ray as the
+//! core's), so `qt_X` and `qt_octree_X` differ only in their parameter lists,
+//! which cbindgen needs written out (it does not expand macros).
 
 use std::ffi::c_void;
 use std::mem::MaybeUninit;
@@ -35,6 +37,20 @@ pub(crate) unsafe fn create<W: Shell, T: Into<W::Index>>(
     Ok(())
 }
 
+/// Writes the parameters of a tree made from a world, `max_elements` and
+/// `max_depth` (`qt_params`, `qt_loose_quadtree_params`, `qt_octree_params`)
+/// to the out-pointers that are not NULL, the world as the C box `C`.
+pub(crate) unsafe fn tree_params<B, C: From<B>>(
+    (world, max_elements, max_depth): (B, u32, u32),
+    out_world: *mut C,
+    out_max_elements: *mut u32,
+    out_max_depth: *mut u32,
+) -> Status {
+    write_wanted([(out_world, world.into())]);
+    write_wanted([(out_max_elements, max_elements), (out_max_depth, max_depth)]);
+    Ok(())
+}
+
 pub(crate) unsafe fn destroy<W: Shell>(tree: *mut W) {
     if let Ok(tree) = non_null(tree) {
         let tree = Box::from_raw(tree.as_ptr());
@@ -56,13 +72,13 @@ where
 
 pub(crate) unsafe fn insert<W: Shell>(
     tree: *mut W,
-    rect: BoxOf<W>,
+    rect: W::CBox,
     id: u32,
     out_handle: *mut qt_handle_t,
 ) -> Status {
     let mut tree = tree_mut(tree)?;
     let out_handle = Out::new(out_handle)?;
-    let handle = tree.tree.insert(rect, id)?;
+    let handle = tree.tree.insert(rect.into(), id)?;
     out_handle.write(handle.to_raw());
     Ok(())
 }
@@ -77,14 +93,14 @@ pub(crate) unsafe fn batch_error(error: Error, out_bad_index: *mut usize) -> qt_
 
 pub(crate) unsafe fn insert_many<W: Shell>(
     tree: *mut W,
-    rects: *const BoxOf<W>,
+    rects: *const W::CBox,
     ids: *const u32,
     count: usize,
     out_handles: *mut qt_handle_t,
     out_bad_index: *mut usize,
 ) -> Status {
     let mut tree = tree_mut(tree)?;
-    let rects = slice_in(rects, count)?;
+    let rects = slice_in(rects.cast::<BoxOf<W>>(), count)?;
     let ids = slice_in(ids, count)?;
     let out_handles = slice_out(out_handles, count)?;
     let Held { tree, scratch, .. } = &mut *tree;
@@ -118,26 +134,22 @@ pub(crate) unsafe fn remove_many<W: Shell>(
         .map_err(|error| batch_error(error, out_bad_index))
 }
 
-pub(crate) unsafe fn move_to<W: Shell>(
-    tree: *mut W,
-    handle: qt_handle_t,
-    rect: BoxOf<W>,
-) -> Status {
+pub(crate) unsafe fn move_to<W: Shell>(tree: *mut W, handle: qt_handle_t, rect: W::CBox) -> Status {
     let mut tree = tree_mut(tree)?;
-    tree.tree.update(Handle::from_raw(handle), rect)?;
+    tree.tree.update(Handle::from_raw(handle), rect.into())?;
     Ok(())
 }
 
 pub(crate) unsafe fn move_many<W: Shell>(
     tree: *mut W,
     handles: *const qt_handle_t,
-    rects: *const BoxOf<W>,
+    rects: *const W::CBox,
     count: usize,
     out_bad_index: *mut usize,
 ) -> Status {
     let mut tree = tree_mut(tree)?;
     let handles = Handle::cast_slice(slice_in(handles, count)?);
-    let rects = slice_in(rects, count)?;
+    let rects = slice_in(rects.cast::<BoxOf<W>>(), count)?;
     // On rayon's threads where the batch is big enough to pay (the global
     // pool: RAYON_NUM_THREADS=1 keeps every call on the caller's thread).
     tree.tree
@@ -174,14 +186,10 @@ pub(crate) unsafe fn to_bytes<W: Shell>(
     out_total: *mut usize,
 ) -> Status {
     let tree = tree_ref(tree)?;
-    let out = slice_out(out_bytes, capacity)?;
-    let out_total = Out::new(out_total)?;
-    let bytes = tree.to_bytes();
-    for (slot, &byte) in out.iter_mut().zip(&bytes) {
-        slot.write(byte);
-    }
-    out_total.write(bytes.len());
-    Ok(())
+    fill_buffer(out_bytes, capacity, out_total, |found| {
+        found.extend(&tree.to_bytes());
+        Ok(())
+    })
 }
 
 pub(crate) unsafe fn from_bytes<W: Shell>(
@@ -212,11 +220,10 @@ pub(crate) unsafe fn element_id<W: Shell>(
     Ok(())
 }
 
-/// The element's box, as the C type `C` (`qt_rect` or `qt_box`).
-pub(crate) unsafe fn element_box<W: Shell, C: From<BoxOf<W>>>(
+pub(crate) unsafe fn element_box<W: Shell>(
     tree: *const W,
     handle: qt_handle_t,
-    out_box: *mut C,
+    out_box: *mut W::CBox,
 ) -> Status {
     let tree = tree_ref(tree)?;
     let out_box = Out::new(out_box)?;
@@ -257,24 +264,49 @@ pub(crate) unsafe fn validate<W: Shell>(tree: *const W) -> Status {
 }
 
 /// Fills a caller's buffer and counts every item, including those past its end.
-pub(crate) struct Collector<'a, T> {
+struct Collector<'a, T> {
     out: &'a mut [MaybeUninit<T>],
     total: usize,
 }
 
-impl<'a, T> Collector<'a, T> {
-    pub(crate) fn new(out: &'a mut [MaybeUninit<T>]) -> Self {
-        Collector { out, total: 0 }
-    }
-
+impl<T> Collector<'_, T> {
     #[inline(always)]
-    pub(crate) fn push(&mut self, item: T) -> ControlFlow<()> {
+    fn push(&mut self, item: T) -> ControlFlow<()> {
         if let Some(slot) = self.out.get_mut(self.total) {
             slot.write(item);
         }
         self.total += 1;
         ControlFlow::Continue(())
     }
+
+    /// `push` for each of `items`, copied as one block.
+    fn extend(&mut self, items: &[T])
+    where
+        T: Copy,
+    {
+        let free = self.out.get_mut(self.total..).unwrap_or_default();
+        for (slot, &item) in free.iter_mut().zip(items) {
+            slot.write(item);
+        }
+        self.total += items.len();
+    }
+}
+
+/// Every list into a caller's buffer, `snprintf`'s way: `find` pushes what it
+/// finds, the first `capacity` items are written and `*out_total` counts them
+/// all. Both pointers are checked before `find` runs.
+unsafe fn fill_buffer<T>(
+    out: *mut T,
+    capacity: usize,
+    out_total: *mut usize,
+    find: impl FnOnce(&mut Collector<T>) -> Status,
+) -> Status {
+    let out = slice_out(out, capacity)?;
+    let out_total = Out::new(out_total)?;
+    let mut found = Collector { out, total: 0 };
+    find(&mut found)?;
+    out_total.write(found.total);
+    Ok(())
 }
 
 /// A query into a caller buffer: `walk` visits every handle found (through
@@ -288,12 +320,10 @@ pub(crate) unsafe fn collect<W: Shell>(
     walk: impl FnOnce(&W::Index, &mut dyn FnMut(Handle) -> ControlFlow<()>) -> Result<(), Error>,
 ) -> Status {
     let tree = tree_ref(tree)?;
-    let out = slice_out(out_handles, capacity)?;
-    let out_total = Out::new(out_total)?;
-    let mut found = Collector::new(out);
-    walk(tree, &mut |h| found.push(h.to_raw()))?;
-    out_total.write(found.total);
-    Ok(())
+    fill_buffer(out_handles, capacity, out_total, |found| {
+        walk(tree, &mut |h| found.push(h.to_raw()))?;
+        Ok(())
+    })
 }
 
 /// A query through a callback: `QT_STOPPED` when `visit` returned nonzero.
@@ -354,15 +384,26 @@ pub(crate) unsafe fn query_each<W: Shell>(
 /// batch is big; a big batch of plain rectangles in spatial order, see
 /// [`Batch`]); `out_bad_index` gets the first refused, whether for an unknown
 /// kind or for its shape.
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn query_many<W: Shell>(
     tree: *const W,
     descs: *const W::Desc,
     count: usize,
-    out: CsrOut,
+    out_offsets: *mut usize,
+    out_handles: *mut qt_handle_t,
+    capacity: usize,
+    out_total: *mut usize,
     out_bad_index: *mut usize,
 ) -> Status {
     let tree = tree_ref(tree)?;
     let descs = slice_in(descs, count)?;
+    let out = CsrOut {
+        offsets: out_offsets,
+        handles: out_handles,
+        distances: std::ptr::null_mut(),
+        capacity,
+        total: out_total,
+    };
     out.fill(
         count,
         |offsets, hits| {
@@ -401,17 +442,15 @@ pub(crate) unsafe fn pairs<W: Shell>(
     out_total: *mut usize,
 ) -> Status {
     let tree = tree_ref(tree)?;
-    let out = slice_out(out_pairs, capacity)?;
-    let out_total = Out::new(out_total)?;
-    let mut found = Collector::new(out);
-    let _ = tree.pairs_with(|a, b| {
-        found.push(qt_pair {
-            a: a.to_raw(),
-            b: b.to_raw(),
-        })
-    });
-    out_total.write(found.total);
-    Ok(())
+    fill_buffer(out_pairs, capacity, out_total, |found| {
+        let _ = tree.pairs_with(|a, b| {
+            found.push(qt_pair {
+                a: a.to_raw(),
+                b: b.to_raw(),
+            })
+        });
+        Ok(())
+    })
 }
 
 pub(crate) unsafe fn pairs_each<W: Shell>(
@@ -425,17 +464,16 @@ pub(crate) unsafe fn pairs_each<W: Shell>(
 }
 
 /// The body of `qt_traverse` and `qt_octree_traverse`: `branch` and `leaf`
-/// (either may be NULL) get each node through `call`, which passes the node's
-/// index, depth, box and count in the C callback's own form.
-pub(crate) unsafe fn traverse<W: Shell, F: Copy>(
+/// (either may be NULL) get each node in their C callback's own form.
+pub(crate) unsafe fn traverse<W: Shell, F: NodeFn<BoxOf<W>>>(
     tree: *const W,
     branch: Option<F>,
     leaf: Option<F>,
-    call: impl Fn(F, &NodeInfo<BoxOf<W>>) -> std::ffi::c_int,
+    user_data: *mut c_void,
 ) -> Status {
     let tree = tree_ref(tree)?;
     let visit = |callback: Option<F>, info: &NodeInfo<BoxOf<W>>| match callback {
-        Some(f) => flow(call(f, info)),
+        Some(f) => flow(f.call(user_data, info)),
         None => ControlFlow::Continue(()),
     };
     walked(tree.traverse(|info| visit(branch, info), |info| visit(leaf, info)))
@@ -495,7 +533,7 @@ pub(crate) unsafe fn set_filters<W: Shell>(
 /// The output of a batch search in compressed rows, as the caller passed it:
 /// `count + 1` offsets, and handles (and distances, when not NULL) with a
 /// capacity and the total.
-pub(crate) struct CsrOut {
+struct CsrOut {
     offsets: *mut usize,
     handles: *mut qt_handle_t,
     distances: *mut f64,
@@ -504,22 +542,6 @@ pub(crate) struct CsrOut {
 }
 
 impl CsrOut {
-    pub(crate) fn new(
-        offsets: *mut usize,
-        handles: *mut qt_handle_t,
-        distances: *mut f64,
-        capacity: usize,
-        total: *mut usize,
-    ) -> CsrOut {
-        CsrOut {
-            offsets,
-            handles,
-            distances,
-            capacity,
-            total,
-        }
-    }
-
     /// Checks every pointer first, then runs `search` (the core's batch call,
     /// which writes `out_bad_index` itself on error) and writes what it found.
     unsafe fn fill<T>(
@@ -555,64 +577,46 @@ impl CsrOut {
     }
 }
 
-/// The arguments of a nearest search as C gives them: `max_distance` is
-/// `INFINITY` for no limit (the core's `None`).
-pub(crate) struct NearestArgs {
-    pub(crate) k: usize,
-    pub(crate) max_distance: f64,
-    pub(crate) mask: u32,
-}
-
-/// Where a nearest search writes: `k` handles, `k` distances (NULL: not
-/// wanted) and the count found.
-pub(crate) struct NearestOut {
-    handles: *mut qt_handle_t,
-    distances: *mut f64,
-    count: *mut usize,
-}
-
-impl NearestOut {
-    pub(crate) fn new(
-        handles: *mut qt_handle_t,
-        distances: *mut f64,
-        count: *mut usize,
-    ) -> NearestOut {
-        NearestOut {
-            handles,
-            distances,
-            count,
-        }
-    }
-}
-
+/// The body of `qt_nearest` (`filter` `None`) and `qt_nearest_with`
+/// (`filter` the caller's `accept` and `user_data`; a NULL `accept` is
+/// refused). `max_distance` is `INFINITY` for no limit.
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn nearest<W: Shell>(
     tree: *const W,
     point: PointOf<W>,
-    args: NearestArgs,
-    accept: Option<(AcceptFn, *mut c_void)>,
-    out: NearestOut,
+    k: usize,
+    max_distance: f64,
+    mask: u32,
+    filter: Option<(qt_accept_fn, *mut c_void)>,
+    out_handles: *mut qt_handle_t,
+    out_distances: *mut f64,
+    out_count: *mut usize,
 ) -> Status {
+    let filter = match filter {
+        Some((accept, user_data)) => Some((accept.ok_or(QT_NULL_ARGUMENT)?, user_data)),
+        None => None,
+    };
     let tree = tree_ref(tree)?;
     // The arrays hold `k` items: a `k` no array can hold (-1 as `size_t`)
     // is refused here with `QT_INVALID_PARAMETER`.
-    let handles_out = slice_out(out.handles, args.k)?;
-    let distances_out = match out.distances.is_null() {
+    let handles_out = slice_out(out_handles, k)?;
+    let distances_out = match out_distances.is_null() {
         true => None,
-        false => Some(slice_out(out.distances, args.k)?),
+        false => Some(slice_out(out_distances, k)?),
     };
-    let count = Out::new(out.count)?;
+    let count = Out::new(out_count)?;
     let mut found = Vec::new();
-    let max_distance = Some(args.max_distance);
-    match accept {
+    let max_distance = Some(max_distance);
+    match filter {
         Some((accept, user_data)) => tree.nearest_with(
             point,
-            args.k,
+            k,
             max_distance,
-            args.mask,
+            mask,
             |h| accept(user_data, h.to_raw()) != 0,
             &mut found,
         )?,
-        None => tree.nearest(point, args.k, max_distance, args.mask, &mut found)?,
+        None => tree.nearest(point, k, max_distance, mask, &mut found)?,
     }
     for (slot, n) in handles_out.iter_mut().zip(&found) {
         slot.write(n.handle.to_raw());
@@ -626,24 +630,39 @@ pub(crate) unsafe fn nearest<W: Shell>(
     Ok(())
 }
 
+/// `nearest` for `count` points (`points` is C's flat array of coordinates),
+/// in compressed rows.
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn nearest_many<W: Shell>(
     tree: *const W,
-    points: *const PointOf<W>,
+    points: *const f32,
     count: usize,
-    args: NearestArgs,
-    out: CsrOut,
+    k: usize,
+    max_distance: f64,
+    mask: u32,
+    out_offsets: *mut usize,
+    out_handles: *mut qt_handle_t,
+    out_distances: *mut f64,
+    capacity: usize,
+    out_total: *mut usize,
     out_bad_index: *mut usize,
 ) -> Status {
     let tree = tree_ref(tree)?;
-    let points = slice_in(points, count)?;
+    let points = slice_in(points.cast::<PointOf<W>>(), count)?;
     // The `k` rule of `nearest`, whose arrays hold `k` items: -1 as `size_t`
     // is refused, not read as "every element".
-    check_len::<qt_handle_t>(args.k)?;
+    check_len::<qt_handle_t>(k)?;
+    let out = CsrOut {
+        offsets: out_offsets,
+        handles: out_handles,
+        distances: out_distances,
+        capacity,
+        total: out_total,
+    };
     out.fill(
         count,
         |offsets, found| {
-            let max_distance = Some(args.max_distance);
-            tree.nearest_many(points, args.k, max_distance, args.mask, offsets, found)
+            tree.nearest_many(points, k, Some(max_distance), mask, offsets, found)
                 .map_err(|error| batch_error(error, out_bad_index))
         },
         |n: &Neighbor| n.handle,
@@ -659,9 +678,19 @@ pub(crate) unsafe fn ray_cast<W: Shell>(
     out_found: *mut bool,
 ) -> Status {
     let tree = tree_ref(tree)?;
+    first_hit(out_hit, out_found, || tree.ray_cast(&ray, mask))
+}
+
+/// The end of `ray_cast` and `box_cast`: both pointers are checked before
+/// `cast` runs, `*out_hit` is written only when there was a hit.
+unsafe fn first_hit(
+    out_hit: *mut qt_ray_hit,
+    out_found: *mut bool,
+    cast: impl FnOnce() -> Result<Option<RayHit>, Error>,
+) -> Status {
     let out_hit = Out::new(out_hit)?;
     let out_found = Out::new(out_found)?;
-    let hit = tree.ray_cast(&ray, mask)?;
+    let hit = cast()?;
     if let Some(hit) = &hit {
         out_hit.write(hit.into());
     }
@@ -678,22 +707,28 @@ pub(crate) unsafe fn ray_cast_all<W: Shell>(
     out_total: *mut usize,
 ) -> Status {
     let tree = tree_ref(tree)?;
-    let out = slice_out(out_hits, capacity)?;
-    let out_total = Out::new(out_total)?;
-    let mut found = Collector::new(out);
-    tree.ray_cast_with(&ray, mask, |hit| {
-        let _ = found.push(hit.into());
-        RayControl::Continue
-    })?;
-    out_total.write(found.total);
-    Ok(())
+    fill_buffer(out_hits, capacity, out_total, |found| {
+        tree.ray_cast_with(&ray, mask, |hit| {
+            let _ = found.push(hit.into());
+            RayControl::Continue
+        })?;
+        Ok(())
+    })
+}
+
+/// The core's box cast of C's arguments (`omit` is `QT_NO_HANDLE` for none).
+fn box_cast_of<B: Bounds>(rect: B, motion: B::Point, mask: u32, omit: qt_handle_t) -> BoxCast<B> {
+    BoxCast {
+        omit: Handle::optional(omit),
+        ..BoxCast::new(rect, motion).mask(mask)
+    }
 }
 
 /// The first hit of the box cast of `rect` by `motion`, as `ray_cast`'s.
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn box_cast<W: Shell>(
     tree: *const W,
-    rect: BoxOf<W>,
+    rect: W::CBox,
     motion: PointOf<W>,
     mask: u32,
     omit: qt_handle_t,
@@ -701,18 +736,8 @@ pub(crate) unsafe fn box_cast<W: Shell>(
     out_found: *mut bool,
 ) -> Status {
     let tree = tree_ref(tree)?;
-    let out_hit = Out::new(out_hit)?;
-    let out_found = Out::new(out_found)?;
-    let cast = BoxCast {
-        omit: Handle::optional(omit),
-        ..BoxCast::new(rect, motion).mask(mask)
-    };
-    let hit = tree.box_cast(&cast)?;
-    if let Some(hit) = &hit {
-        out_hit.write(hit.into());
-    }
-    out_found.write(hit.is_some());
-    Ok(())
+    let cast = box_cast_of(rect.into(), motion, mask, omit);
+    first_hit(out_hit, out_found, || tree.box_cast(&cast))
 }
 
 /// Every hit of the box cast, as `ray_cast_all`'s: the total, and the first
@@ -720,7 +745,7 @@ pub(crate) unsafe fn box_cast<W: Shell>(
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn box_cast_all<W: Shell>(
     tree: *const W,
-    rect: BoxOf<W>,
+    rect: W::CBox,
     motion: PointOf<W>,
     mask: u32,
     omit: qt_handle_t,
@@ -729,20 +754,15 @@ pub(crate) unsafe fn box_cast_all<W: Shell>(
     out_total: *mut usize,
 ) -> Status {
     let tree = tree_ref(tree)?;
-    let out = slice_out(out_hits, capacity)?;
-    let out_total = Out::new(out_total)?;
-    let cast = BoxCast {
-        omit: Handle::optional(omit),
-        ..BoxCast::new(rect, motion).mask(mask)
-    };
-    let mut hits = Vec::new();
-    tree.box_cast_all(&cast, &mut hits)?;
-    let mut found = Collector::new(out);
-    for hit in &hits {
-        let _ = found.push(hit.into());
-    }
-    out_total.write(found.total);
-    Ok(())
+    let cast = box_cast_of(rect.into(), motion, mask, omit);
+    fill_buffer(out_hits, capacity, out_total, |found| {
+        let mut hits = Vec::new();
+        tree.box_cast_all(&cast, &mut hits)?;
+        for hit in &hits {
+            let _ = found.push(hit.into());
+        }
+        Ok(())
+    })
 }
 
 /// What a `qt_ray_fn`'s return value (Box2D's convention) asks the core for.

@@ -2,7 +2,7 @@
 //! each structure are in its own file, on [`create`]; the bodies are
 //! `shared`'s, which the octree's calls use too.
 
-use flatquad_core::{AnyIndex, Kind, Rect};
+use flatquad_core::{AnyIndex, Kind};
 
 use crate::boundary::*;
 use crate::shared::*;
@@ -56,7 +56,7 @@ pub unsafe extern "C" fn qt_insert(
     id: u32,
     out_handle: *mut qt_handle_t,
 ) -> qt_status {
-    guard(|| insert(tree, rect.into(), id, out_handle))
+    guard(|| insert(tree, rect, id, out_handle))
 }
 
 /// Adds `count` elements: `rects[i]` with id `ids[i]`, writing their handles to
@@ -73,16 +73,7 @@ pub unsafe extern "C" fn qt_insert_many(
     out_handles: *mut qt_handle_t,
     out_bad_index: *mut usize,
 ) -> qt_status {
-    guard(|| {
-        insert_many(
-            tree,
-            rects.cast::<Rect>(),
-            ids,
-            count,
-            out_handles,
-            out_bad_index,
-        )
-    })
+    guard(|| insert_many(tree, rects, ids, count, out_handles, out_bad_index))
 }
 
 /// Removes an element; its handle goes stale. Only unlinks: `qt_cleanup`
@@ -120,7 +111,7 @@ pub unsafe extern "C" fn qt_move(
     handle: qt_handle_t,
     rect: qt_rect,
 ) -> qt_status {
-    guard(|| move_to(tree, handle, rect.into()))
+    guard(|| move_to(tree, handle, rect))
 }
 
 /// Moves `handles[i]` to `rects[i]` for every `i < count`, in order (a handle
@@ -137,7 +128,7 @@ pub unsafe extern "C" fn qt_move_many(
     count: usize,
     out_bad_index: *mut usize,
 ) -> qt_status {
-    guard(|| move_many(tree, handles, rects.cast::<Rect>(), count, out_bad_index))
+    guard(|| move_many(tree, handles, rects, count, out_bad_index))
 }
 
 /// The structure's lazy tidying, once a frame after the moves: a quadtree

@@ -8,8 +8,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
 use flatquad_core::{
-    join, AnyIndex, Bounds, Box3, Error, Filter, Handle, Kind, Octree, Quadtree, Ray, RayHit, Rect,
-    Shape, SpatialIndex, Stats,
+    join, AnyIndex, Bounds, Box3, Error, Filter, Handle, Kind, NodeInfo, Octree, Quadtree, Ray,
+    RayHit, Rect, Shape, SpatialIndex, Stats,
 };
 
 /// An element's handle: an opaque nonzero integer below 2^53 (exact in a
@@ -81,13 +81,9 @@ pub struct qt_rect {
     pub y2: f32,
 }
 
-// `qt_rect` and the core's `Rect` are both four `f32` in the same order, so
-// arrays of one are read as arrays of the other without copying.
-const _: () = {
-    assert!(core::mem::size_of::<qt_rect>() == core::mem::size_of::<Rect>());
-    assert!(core::mem::align_of::<qt_rect>() == core::mem::align_of::<Rect>());
-    assert!(core::mem::size_of::<qt_handle_t>() == core::mem::size_of::<Handle>());
-};
+// Arrays of handles are read as the core's `Handle`s without copying (as
+// arrays of `qt_rect` and `qt_box` are read as `Rect`s and `Box3`s: `shell!`).
+const _: () = assert!(core::mem::size_of::<qt_handle_t>() == core::mem::size_of::<Handle>());
 
 impl From<qt_rect> for Rect {
     fn from(r: qt_rect) -> Rect {
@@ -157,12 +153,6 @@ pub struct qt_box {
     /// Largest z.
     pub z2: f32,
 }
-
-// `qt_box` and the core's `Box3` are both six `f32` in the same order.
-const _: () = {
-    assert!(core::mem::size_of::<qt_box>() == core::mem::size_of::<Box3>());
-    assert!(core::mem::align_of::<qt_box>() == core::mem::align_of::<Box3>());
-};
 
 impl From<qt_box> for Box3 {
     fn from(b: qt_box) -> Box3 {
@@ -474,11 +464,14 @@ pub struct Held<T> {
 }
 
 /// An opaque C type over a core structure: `qt_tree` (any 2D structure) or
-/// `qt_octree`. The bodies in `tree`, `inspect` and `query` are generic over
-/// it; each C function only converts its box type.
+/// `qt_octree`. The bodies in `shared` are generic over it; each C function
+/// only passes its arguments on.
 pub(crate) trait Shell: DerefMut<Target = Held<Self::Index>> + Sized + 'static {
     /// The core structure's box: `Rect` or `Box3`.
     type BoxType: Bounds;
+    /// Its C box, `qt_rect` or `qt_box`: the same numbers in the same order
+    /// (`shell!` asserts the layout), so C arrays of it are read in place.
+    type CBox: Copy + Into<Self::BoxType> + From<Self::BoxType>;
     /// The core structure.
     type Index: SpatialIndex<Bounds = Self::BoxType> + Batch<Desc = Self::Desc>;
     /// Its C query description: `qt_query_desc` or `qt_query3_desc`.
@@ -566,9 +559,14 @@ impl Batch for AnyIndex {
 
 /// `Shell`, `Deref` and `DerefMut` for a C type over one core structure.
 macro_rules! shell {
-    ($c:ident, $index:ty, $box:ty, $desc:ty) => {
+    ($c:ident, $index:ty, $box:ty, $cbox:ty, $desc:ty) => {
+        const _: () = {
+            assert!(core::mem::size_of::<$cbox>() == core::mem::size_of::<$box>());
+            assert!(core::mem::align_of::<$cbox>() == core::mem::align_of::<$box>());
+        };
         impl Shell for $c {
             type BoxType = $box;
+            type CBox = $cbox;
             type Index = $index;
             type Desc = $desc;
             fn wrap(held: Held<$index>) -> $c {
@@ -588,8 +586,8 @@ macro_rules! shell {
         }
     };
 }
-shell!(qt_tree, AnyIndex, Rect, qt_query_desc);
-shell!(qt_octree, Octree, Box3, qt_query3_desc);
+shell!(qt_tree, AnyIndex, Rect, qt_rect, qt_query_desc);
+shell!(qt_octree, Octree, Box3, qt_box, qt_query3_desc);
 
 /// Called with each element a query finds. Return 0 to go on, nonzero to stop
 /// the walk (the query then returns `QT_STOPPED`). `user_data` is the pointer
@@ -633,6 +631,36 @@ pub type qt_node_fn = Option<
         count: u32,
     ) -> c_int,
 >;
+
+/// The function a `qt_node_fn` or `qt_node3_fn` holds, called with a node of
+/// a tree whose boxes are `B`, in the callback's own form.
+pub(crate) trait NodeFn<B>: Copy {
+    /// Calls it with the node's index, depth, box and element count.
+    unsafe fn call(self, user_data: *mut c_void, node: &NodeInfo<B>) -> c_int;
+}
+
+impl NodeFn<Rect>
+    for unsafe extern "C" fn(*mut c_void, u32, u32, f32, f32, f32, f32, u32) -> c_int
+{
+    unsafe fn call(self, user_data: *mut c_void, node: &NodeInfo<Rect>) -> c_int {
+        let r = node.rect;
+        self(
+            user_data, node.index, node.depth, r.x1, r.y1, r.x2, r.y2, node.count,
+        )
+    }
+}
+
+impl NodeFn<Box3> for unsafe extern "C" fn(*mut c_void, u32, u32, qt_box, u32) -> c_int {
+    unsafe fn call(self, user_data: *mut c_void, node: &NodeInfo<Box3>) -> c_int {
+        self(
+            user_data,
+            node.index,
+            node.depth,
+            node.rect.into(),
+            node.count,
+        )
+    }
+}
 
 /// A segment to cast in 2D: from `(x, y)` along `(dx, dy)` (any length but
 /// zero; it is normalised in `double`) for `max_length` (finite, `>= 0`; 0
@@ -731,7 +759,3 @@ pub type qt_ray_fn = Option<unsafe extern "C" fn(user_data: *mut c_void, hit: qt
 /// nonzero to accept it (it counts towards `k`), 0 to pass over it.
 pub type qt_accept_fn =
     Option<unsafe extern "C" fn(user_data: *mut c_void, handle: qt_handle_t) -> c_int>;
-
-/// The function a `qt_accept_fn` holds.
-pub(crate) type AcceptFn =
-    unsafe extern "C" fn(user_data: *mut c_void, handle: qt_handle_t) -> c_int;
