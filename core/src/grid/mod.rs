@@ -3,8 +3,6 @@
 
 mod insert;
 mod packed;
-#[cfg(feature = "rayon")]
-mod packed_parallel;
 mod pairs;
 #[cfg(feature = "rayon")]
 mod parallel;

@@ -32,7 +32,7 @@ use crate::{Handle, Rect};
 
 /// Boxes a short run is tested as at once (the boxes past the run masked out);
 /// `boxes` holds that many more at its end.
-pub(crate) const WINDOW: usize = 4;
+const WINDOW: usize = 4;
 
 /// A small element in its run: its box as `[x1, y1, -x2, -y2]` and its
 /// handle, so that a hit reads nothing else (24 bytes).
@@ -43,7 +43,7 @@ pub(crate) struct Entry {
 }
 
 /// An entry that meets nothing (the padding after the runs).
-pub(crate) const NOTHING: Entry = Entry {
+const NOTHING: Entry = Entry {
     b: [f32::INFINITY; 4],
     handle: Handle::from_raw(0),
 };
@@ -72,8 +72,6 @@ pub(crate) struct Packed {
     pub mid_slots: Vec<u32>,
     /// Whether there are medium elements (else `mid_*` are not read).
     pub has_mid: bool,
-    /// Scratch of the sort on many threads: each thread's counts per cell.
-    pub part_counts: Vec<Vec<u32>>,
 }
 
 /// Queries answered since the last `cleanup`, counted up to the point where
@@ -121,7 +119,7 @@ fn next_down(x: f32) -> f32 {
 
 /// The smallest `f32` above the finite, non-negative `x`.
 #[inline(always)]
-pub(crate) fn next_up(x: f32) -> f32 {
+fn next_up(x: f32) -> f32 {
     f32::from_bits(x.max(0.0).to_bits() + 1)
 }
 
@@ -157,11 +155,6 @@ impl Packed {
             + self.mid_starts.capacity() * 4
             + self.mid_rects.capacity() * 16
             + self.mid_slots.capacity() * 4
-            + self
-                .part_counts
-                .iter()
-                .map(|c| c.capacity() * 4)
-                .sum::<usize>()
     }
 }
 
@@ -691,7 +684,7 @@ fn cell_above(axis: &Axis, mut c: u32, v: f32) -> u32 {
 /// Whether an element of `rect` is small for cells of `small`: at most a cell
 /// wide and high (the one test for the runs, also while `packed` is borrowed).
 #[inline(always)]
-pub(crate) fn is_small(small: &[f32; 2], rect: &Rect) -> bool {
+fn is_small(small: &[f32; 2], rect: &Rect) -> bool {
     (rect.x2 - rect.x1 <= small[0]) & (rect.y2 - rect.y1 <= small[1])
 }
 

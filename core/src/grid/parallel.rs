@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use crate::axis::Axis;
 use crate::grid::relocate::{move_record, Move, SLOTS_AHEAD};
-use crate::grid::{is_big_among, Grid, Slot};
+use crate::grid::{Grid, Slot};
 use crate::index::parallel::TASKS_PER_THREAD;
 use crate::index::SpatialIndex;
 use crate::slots::prefetch;
@@ -19,7 +19,7 @@ const PAR_PAIRS_MIN_ELEMENTS: usize = 20_000;
 /// unit tests' small grids take the parallel path too). Measured on 2 cores:
 /// level at 100,000 moves (the records fit in the caches, and each thread
 /// reads the whole batch), 1.2x at 600,000 and 1,000,000.
-const PAR_MOVES_MIN: usize = if cfg!(test) { 64 } else { 400_000 };
+const PAR_MOVES_MIN: usize = if cfg!(test) { 16 } else { 400_000 };
 
 impl Grid {
     /// `par_update_many`'s moves, checked. The slot records are cut into one
@@ -30,24 +30,15 @@ impl Grid {
     /// thread in batch order, so the lists end exactly as after
     /// [`relocate_batch`](Grid::relocate_batch). The records are where the
     /// time goes (a batch in an order unrelated to memory misses the cache on
-    /// each), and those are split; reading the batch is not.
-    ///
-    /// A batch that leaves the lists behind ([`defers_lists`](Grid::defers_lists))
-    /// gathers only the moves into and out of the big list, and lays the runs
-    /// out on every thread. Its moves are split from the same size (at
-    /// 100,000 moves, splitting them cost more than it saved: uniform-100k
-    /// update 2.85 → 3.05 ms); the sort alone on both threads took it from
-    /// 2.48 to 2.26 ms.
+    /// each), and those are split; reading the batch is not. A batch that
+    /// leaves the lists behind ([`defers_lists`](Grid::defers_lists)) only
+    /// keeps the big list, then lays the runs out.
     pub(crate) fn relocate_parallel(&mut self, handles: &[Handle], rects: &[Rect]) {
         let threads = rayon::current_num_threads();
-        let unlisted = self.defers_lists(handles.len());
         if handles.len() < PAR_MOVES_MIN || threads == 1 {
-            if !unlisted {
-                return self.relocate_batch(handles, rects);
-            }
-            self.move_records(handles, rects);
-            return self.unlist_on_threads();
+            return self.relocate_batch(handles, rects);
         }
+        let unlisted = self.defers_lists(handles.len());
         if !unlisted {
             self.relist();
         }
@@ -58,20 +49,7 @@ impl Grid {
         let records = &mut self.slots.slots[..];
         let per_part = records.len().div_ceil(threads).max(1);
         let axes = (&self.axis_x, &self.axis_y);
-        let cells = self.cells.len();
-        // Without the lists, only the moves into or out of the big list matter.
-        let gathered =
-            |m: &Move| !unlisted || is_big_among(cells, &m.from) != is_big_among(cells, &m.to);
-        move_parts(
-            axes,
-            records,
-            0,
-            per_part,
-            handles,
-            rects,
-            &gathered,
-            &mut part_moves,
-        );
+        move_parts(axes, records, 0, per_part, handles, rects, &mut part_moves);
         // The moves of all parts in batch order (each batch place is in one
         // part only, so the order is exactly the batch's).
         let mut moves = part_moves.concat();
@@ -80,7 +58,7 @@ impl Grid {
             for (_, moved) in moves {
                 self.follow_big(moved);
             }
-            return self.unlist_on_threads();
+            return self.unlist();
         }
         let merged: Vec<Move> = moves.into_iter().map(|(_, m)| m).collect();
         self.relink_moves(&merged);
@@ -90,9 +68,7 @@ impl Grid {
 /// Moves, for each handle of the batch whose slot is in `first..first +
 /// records.len()`, its record (`records[slot - first]`), in ranges of
 /// `per_part` records, one for each list of `moves`, halving on rayon's
-/// threads; each list gathers its range's moves that `gathered` keeps, with
-/// their place in the batch.
-#[allow(clippy::too_many_arguments)]
+/// threads; each list gathers its range's moves with their place in the batch.
 fn move_parts(
     axes: (&Axis, &Axis),
     records: &mut [Slot],
@@ -100,7 +76,6 @@ fn move_parts(
     per_part: usize,
     handles: &[Handle],
     rects: &[Rect],
-    gathered: &(impl Fn(&Move) -> bool + Sync),
     moves: &mut [Vec<(u32, Move)>],
 ) {
     if moves.len() > 1 {
@@ -109,11 +84,7 @@ fn move_parts(
         let (low, high) = records.split_at_mut(split);
         let (low_moves, high_moves) = moves.split_at_mut(half);
         rayon::join(
-            || {
-                move_parts(
-                    axes, low, first, per_part, handles, rects, gathered, low_moves,
-                )
-            },
+            || move_parts(axes, low, first, per_part, handles, rects, low_moves),
             || {
                 move_parts(
                     axes,
@@ -122,7 +93,6 @@ fn move_parts(
                     per_part,
                     handles,
                     rects,
-                    gathered,
                     high_moves,
                 )
             },
@@ -145,9 +115,7 @@ fn move_parts(
         let slot = handle.slot();
         if let Some(record) = records.get_mut((slot as usize).wrapping_sub(first)) {
             if let Some(moved) = move_record(axes, record, slot, rect) {
-                if gathered(&moved) {
-                    moves.push((at as u32, moved));
-                }
+                moves.push((at as u32, moved));
             }
         }
     }

@@ -39,13 +39,6 @@ impl Grid {
     /// given twice ends at its last), the big list follows the moves into and
     /// out of it, and the runs are laid out.
     pub(crate) fn relocate_unlisted(&mut self, handles: &[Handle], rects: &[Rect]) {
-        self.move_records(handles, rects);
-        self.unlist();
-    }
-
-    /// The moves of [`relocate_unlisted`](Grid::relocate_unlisted), the lists
-    /// left stale.
-    pub(crate) fn move_records(&mut self, handles: &[Handle], rects: &[Rect]) {
         for (index, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
             if let Some(&ahead) = handles.get(index + SLOTS_AHEAD) {
                 self.slots.prefetch(ahead);
@@ -58,6 +51,7 @@ impl Grid {
                 self.follow_big(moved);
             }
         }
+        self.unlist();
     }
 
     /// Marks the lists stale and lays the runs out, which are then the truth.
