@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use crate::axis::Axis;
 use crate::grid::relocate::{move_record, Move, SLOTS_AHEAD};
-use crate::grid::{Grid, Slot};
+use crate::grid::{is_big_among, Grid, Slot};
 use crate::index::parallel::TASKS_PER_THREAD;
 use crate::index::SpatialIndex;
 use crate::slots::prefetch;
@@ -31,8 +31,8 @@ impl Grid {
     /// [`relocate_batch`](Grid::relocate_batch). The records are where the
     /// time goes (a batch in an order unrelated to memory misses the cache on
     /// each), and those are split; reading the batch is not. A batch that
-    /// leaves the lists behind ([`defers_lists`](Grid::defers_lists)) only
-    /// keeps the big list, then lays the runs out.
+    /// leaves the lists behind ([`defers_lists`](Grid::defers_lists)) gathers
+    /// only the moves into and out of the big list, then lays the runs out.
     pub(crate) fn relocate_parallel(&mut self, handles: &[Handle], rects: &[Rect]) {
         let threads = rayon::current_num_threads();
         if handles.len() < PAR_MOVES_MIN || threads == 1 {
@@ -49,7 +49,20 @@ impl Grid {
         let records = &mut self.slots.slots[..];
         let per_part = records.len().div_ceil(threads).max(1);
         let axes = (&self.axis_x, &self.axis_y);
-        move_parts(axes, records, 0, per_part, handles, rects, &mut part_moves);
+        let cells = self.cells.len();
+        // Without the lists, only the moves into or out of the big list matter.
+        let gathered =
+            |m: &Move| !unlisted || is_big_among(cells, &m.from) != is_big_among(cells, &m.to);
+        move_parts(
+            axes,
+            records,
+            0,
+            per_part,
+            handles,
+            rects,
+            &gathered,
+            &mut part_moves,
+        );
         // The moves of all parts in batch order (each batch place is in one
         // part only, so the order is exactly the batch's).
         let mut moves = part_moves.concat();
@@ -68,7 +81,9 @@ impl Grid {
 /// Moves, for each handle of the batch whose slot is in `first..first +
 /// records.len()`, its record (`records[slot - first]`), in ranges of
 /// `per_part` records, one for each list of `moves`, halving on rayon's
-/// threads; each list gathers its range's moves with their place in the batch.
+/// threads; each list gathers its range's moves that `gathered` keeps, with
+/// their place in the batch.
+#[allow(clippy::too_many_arguments)]
 fn move_parts(
     axes: (&Axis, &Axis),
     records: &mut [Slot],
@@ -76,6 +91,7 @@ fn move_parts(
     per_part: usize,
     handles: &[Handle],
     rects: &[Rect],
+    gathered: &(impl Fn(&Move) -> bool + Sync),
     moves: &mut [Vec<(u32, Move)>],
 ) {
     if moves.len() > 1 {
@@ -84,7 +100,11 @@ fn move_parts(
         let (low, high) = records.split_at_mut(split);
         let (low_moves, high_moves) = moves.split_at_mut(half);
         rayon::join(
-            || move_parts(axes, low, first, per_part, handles, rects, low_moves),
+            || {
+                move_parts(
+                    axes, low, first, per_part, handles, rects, gathered, low_moves,
+                )
+            },
             || {
                 move_parts(
                     axes,
@@ -93,6 +113,7 @@ fn move_parts(
                     per_part,
                     handles,
                     rects,
+                    gathered,
                     high_moves,
                 )
             },
@@ -115,7 +136,9 @@ fn move_parts(
         let slot = handle.slot();
         if let Some(record) = records.get_mut((slot as usize).wrapping_sub(first)) {
             if let Some(moved) = move_record(axes, record, slot, rect) {
-                moves.push((at as u32, moved));
+                if gathered(&moved) {
+                    moves.push((at as u32, moved));
+                }
             }
         }
     }
