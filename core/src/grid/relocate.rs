@@ -57,7 +57,7 @@ const HEADS_AHEAD: usize = 24;
 impl Grid {
     /// Gives a live slot the rectangle `rect` ([`move_record`]).
     #[inline]
-    fn move_slot(&mut self, slot: u32, rect: Rect) -> Option<Move> {
+    pub(crate) fn move_slot(&mut self, slot: u32, rect: Rect) -> Option<Move> {
         self.packed.stale();
         let axes = (&self.axis_x, &self.axis_y);
         move_record(axes, &mut self.slots.slots[slot as usize], slot, rect)

@@ -4,7 +4,7 @@
 //! A frame that moves most elements spends half its update relinking the
 //! ones that left their cells (a search of each list they leave, a link in
 //! each they join), only for `cleanup` to lay the cells out as runs, which the
-//! frame's queries and pair walk then read instead of the lists. So a batch
+//! frame's queries then read instead of the lists. So a batch
 //! moving a good share of the elements writes the slot records alone (and
 //! keeps the big list, which the runs leave out), then lays the runs out at
 //! once: a counting sort, as `cleanup` does. Until the lists are rebuilt
@@ -43,11 +43,7 @@ impl Grid {
             if let Some(&ahead) = handles.get(index + SLOTS_AHEAD) {
                 self.slots.prefetch(ahead);
             }
-            let slot = handle.slot();
-            self.packed.stale();
-            let axes = (&self.axis_x, &self.axis_y);
-            let record = &mut self.slots.slots[slot as usize];
-            if let Some(moved) = super::relocate::move_record(axes, record, slot, rect) {
+            if let Some(moved) = self.move_slot(handle.slot(), rect) {
                 self.follow_big(moved);
             }
         }
