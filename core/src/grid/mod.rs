@@ -145,7 +145,11 @@ impl Span {
 /// (plus a 64th of the cells) came since the last `cleanup` (a loop that moves, cleans up and queries
 /// gets runs from its second frame on), and a bulk
 /// [`insert_many`](SpatialIndex::insert_many) or
-/// [`from_bytes`](SpatialIndex::from_bytes) lays them out at once.
+/// [`from_bytes`](SpatialIndex::from_bytes) lays them out at once. In such a
+/// loop, an `update_many` moving at least a quarter of the elements does not
+/// keep the lists at all: it writes the moved rectangles and lays the runs out
+/// at once, and the lists are rebuilt (one counting sort) by the next insert,
+/// removal, single move or small batch.
 ///
 /// ```
 /// use flatquad::{Grid, Query, Rect, SpatialIndex};
