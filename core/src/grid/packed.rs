@@ -688,16 +688,14 @@ fn is_small(small: &[f32; 2], rect: &Rect) -> bool {
     (rect.x2 - rect.x1 <= small[0]) & (rect.y2 - rect.y1 <= small[1])
 }
 
-/// Counts per cell into running sums: `starts[c]` becomes the end of cell `c`'s
-/// run, and the last entry the total.
-fn running_sums(starts: &mut [u32]) {
-    let cells = starts.len() - 1;
+/// Counts per cell into running sums: `counts[c]` becomes the end of cell
+/// `c`'s run (a last entry counting nothing becomes the total).
+pub(crate) fn running_sums(counts: &mut [u32]) {
     let mut sum = 0u32;
-    for start in starts.iter_mut().take(cells) {
-        sum += *start;
-        *start = sum;
+    for count in counts.iter_mut() {
+        sum += *count;
+        *count = sum;
     }
-    starts[cells] = sum;
 }
 
 /// Calls `f` with the index of every cell of `span` (grid of `columns`).

@@ -13,7 +13,7 @@
 //! few that show the lists (`traverse`, `stats`, `validate`, snapshots) count
 //! from the slots or work on a relisted copy.
 
-use crate::grid::packed::for_each_cell;
+use crate::grid::packed::{for_each_cell, running_sums};
 use crate::grid::relocate::{Move, SLOTS_AHEAD};
 use crate::grid::{is_big_among, Grid, Slot, Span};
 use crate::links::{Link, LinkPool};
@@ -91,11 +91,7 @@ impl Grid {
         }
         assert!(total < NONE as u64, "flatquad: more than 2^32 - 1 links");
         let total = total as u32;
-        let mut end = 0u32;
-        for cell in cells.iter_mut() {
-            end += *cell;
-            *cell = end;
-        }
+        running_sums(&mut cells);
         links.free = NONE;
         links.links.clear();
         links.links.resize(
