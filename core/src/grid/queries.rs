@@ -215,11 +215,14 @@ impl Grid {
         }
     }
 
-    /// A range's halves, or a single cell's elements: from the runs while they
-    /// are fresh ([`cell_runs`](Grid::cell_runs)), else its list.
+    /// A range's halves, or a single cell's elements: its list, or while the
+    /// lists are stale the runs ([`cell_runs`](Grid::cell_runs)). The runs only
+    /// then: a cell's elements from them are those of the runs within the
+    /// reach before it, tested, and searches read them 20–35% slower than
+    /// the list (static uniform-100k, nearest k = 10 and first ray hits).
     pub(crate) fn search_below(&self, id: u128, push: &mut impl FnMut(SearchItem<Rect>)) {
         if let Some((cx, cy)) = self.ranges().expand(id, 0, push) {
-            if self.packed.fresh {
+            if self.lists_stale {
                 return self.cell_runs([cx, cy], |slot| push(SearchItem::Element(slot)));
             }
             let mut link = self.cells[(cy * self.axis_x.cells() + cx) as usize];
