@@ -13,11 +13,16 @@
 //! (a pair the rounding made touch may be added).
 
 use super::raw::Slots;
+pub use super::str_order::str_ranks;
 use super::{Query, SpatialIndex};
+use crate::slots::prefetch;
 use crate::{AnyIndex, Error, Grid, Handle, Kind, Rect};
 
 /// Batches from this size are queried in spatial order ([`rows_of`]).
 const SPATIAL_ORDER_FROM: usize = 4096;
+
+/// How many rows ahead [`rows_of`]'s out-of-order passes load.
+const GATHER_AHEAD: usize = 16;
 
 /// One query per rectangle of `rects`, in compressed rows (`offsets`, `hits`)
 /// in the order of `rects`: the core's batch query, on every thread when the
@@ -39,9 +44,18 @@ fn rows_of<T: SpatialIndex<Bounds = Rect> + Sync>(
         super::check_rect(rect).map_err(|e| e.in_batch(i))?;
     }
     let order = z_order(rects, index.world());
+    // Both passes below read (or write) the rows out of order: each would miss
+    // the cache at every row unless it loads a few rows ahead.
+    let ahead = |p: usize| order.get(p + GATHER_AHEAD).map(|&row| row as usize);
     let permuted: Vec<Query> = order
         .iter()
-        .map(|&i| Query::rect(rects[i as usize]))
+        .enumerate()
+        .map(|(p, &i)| {
+            if let Some(row) = ahead(p) {
+                prefetch(&rects[row]);
+            }
+            Query::rect(rects[i as usize])
+        })
         .collect();
     let (mut sorted_offsets, mut sorted_hits) = (Vec::new(), Vec::new());
     batch_query(index, &permuted, &mut sorted_offsets, &mut sorted_hits)?;
@@ -49,6 +63,9 @@ fn rows_of<T: SpatialIndex<Bounds = Rect> + Sync>(
     offsets.clear();
     offsets.resize(rects.len() + 1, 0);
     for (p, &row) in order.iter().enumerate() {
+        if let Some(row) = ahead(p) {
+            prefetch(&offsets[row + 1]);
+        }
         offsets[row as usize + 1] = sorted_offsets[p + 1] - sorted_offsets[p];
     }
     for i in 1..offsets.len() {
@@ -57,6 +74,9 @@ fn rows_of<T: SpatialIndex<Bounds = Rect> + Sync>(
     hits.clear();
     hits.resize(sorted_hits.len(), Handle::from_raw(0));
     for (p, &row) in order.iter().enumerate() {
+        if let Some(row) = ahead(p) {
+            prefetch(&offsets[row]);
+        }
         let (from, to) = (sorted_offsets[p], offsets[row as usize]);
         let len = sorted_offsets[p + 1] - from;
         hits[to..to + len].copy_from_slice(&sorted_hits[from..from + len]);
@@ -91,7 +111,9 @@ fn z_order(rects: &[Rect], world: Rect) -> Vec<u32> {
         let t = ((f64::from(c) - f64::from(lo)) / f64::from(width)).clamp(0.0, 1.0);
         (t * 65535.0) as u32
     };
-    let mut keyed: Vec<(u64, u32)> = rects
+    // The 32-bit code above the position: one word per rectangle, whose order
+    // is the codes' with ties by position.
+    let mut keyed: Vec<u64> = rects
         .iter()
         .enumerate()
         .map(|(i, r)| {
@@ -99,11 +121,11 @@ fn z_order(rects: &[Rect], world: Rect) -> Vec<u32> {
             let cy = r.y1 * 0.5 + r.y2 * 0.5;
             let key = spread(lattice(cx, world.x1, world.width()))
                 | spread(lattice(cy, world.y1, world.height())) << 1;
-            (key, i as u32)
+            key << 32 | i as u64
         })
         .collect();
     keyed.sort_unstable();
-    keyed.into_iter().map(|(_, i)| i).collect()
+    keyed.into_iter().map(|word| word as u32).collect()
 }
 
 /// Compressed rows (`offsets`) as one row number per hit.
