@@ -6,7 +6,7 @@
 
 use flatquad::join::Boxes;
 use flatquad::{AnyIndex, Kind, Rect, SpatialIndex};
-use numpy::{PyArray1, PyArray2, PyArrayMethods};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
@@ -355,4 +355,28 @@ pub(crate) fn join_bounds<'py>(
         )
     })?;
     BoxIndex { boxes }.pairs_with(py, left, "left", None, sort)
+}
+
+/// ``_str_ranks(bounds, capacity)``: ``flatquad.geopandas.tree_ranks``' core
+/// (`flatquad::join::str_ranks`), without the GIL. ``bounds``: float64 rows
+/// ``(x1, y1, x2, y2)``, finite.
+#[pyfunction]
+pub(crate) fn _str_ranks<'py>(
+    py: Python<'py>,
+    bounds: numpy::PyReadonlyArray2<'py, f64>,
+    capacity: usize,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let rows = bounds
+        .as_slice()
+        .ok()
+        .filter(|_| bounds.shape()[1] == 4)
+        .and_then(|flat| bytemuck::try_cast_slice::<f64, [f64; 4]>(flat).ok())
+        .ok_or_else(|| PyValueError::new_err("bounds: not a contiguous float64 (n, 4) array"))?;
+    let ranks = py.detach(|| {
+        flatquad::join::str_ranks(rows, capacity)
+            .into_iter()
+            .map(position)
+            .collect()
+    });
+    Ok(PyArray1::from_vec(py, ranks))
 }

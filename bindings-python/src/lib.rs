@@ -32,6 +32,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tracker::PairTracker>()?;
     m.add_function(wrap_pyfunction!(join::join_bounds, m)?)?;
     m.add_function(wrap_pyfunction!(join::_restore_index, m)?)?;
+    m.add_function(wrap_pyfunction!(join::_str_ranks, m)?)?;
     m.add_function(wrap_pyfunction!(octree::_restore_octree, m)?)?;
     m.add_function(wrap_pyfunction!(join::_restore_boxes, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

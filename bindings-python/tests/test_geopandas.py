@@ -229,13 +229,39 @@ def test_mixed_shapes_in_geopandas_order(monkeypatch, predicate, meanwhile):
                                   geopandas.sjoin(left, right, predicate=predicate))
 
 
-def test_stable_argsort_is_numpys_stable_argsort():
-    # Ties (rounded values), -0.0 beside 0.0, tiny and huge values, and keys
-    # that differ only in the low bits the packed sort drops, in reverse
-    # order (its fallback).
+def _str_ranks_reference(bounds, capacity):
+    """tree_ranks' definition written plainly: numpy's stable argsorts,
+    the tree built bottom up and numbered depth first."""
+    nodes, members = bounds, [[i] for i in range(len(bounds))]
+    while len(nodes) > 1:
+        number = len(nodes)
+        per_slice = int(np.ceil(number / int(np.ceil(np.sqrt(np.ceil(number / capacity))))))
+        by_x = np.argsort(nodes[:, 0] + nodes[:, 2], kind="stable")
+        parents, below = [], []
+        for start in range(0, number, per_slice):
+            piece = by_x[start:start + per_slice]
+            piece = piece[np.argsort(nodes[piece, 1] + nodes[piece, 3], kind="stable")]
+            for group in range(0, len(piece), capacity):
+                children = piece[group:group + capacity]
+                parents.append([nodes[children, 0].min(), nodes[children, 1].min(),
+                                nodes[children, 2].max(), nodes[children, 3].max()])
+                below.append([leaf for child in children for leaf in members[child]])
+        nodes, members = np.array(parents), below
+    ranks = np.empty(len(bounds), dtype=np.intp)
+    ranks[members[0]] = np.arange(len(bounds))
+    return ranks
+
+
+def test_tree_ranks_keep_the_order_of_equal_centres():
+    # Ties (rounded values), -0.0 beside 0.0, tiny and huge values, and
+    # centres that differ only in their last bits, against the definition.
     rng = np.random.default_rng(22)
-    near = 1.0 + np.arange(3000)[::-1] * np.finfo(float).eps
-    for keys in [np.round(rng.normal(size=5000), 2), rng.uniform(0, 2e5, 4000).astype(np.float32).astype(float),
-                 np.array([0.0, -0.0, 1.0, -0.0, 0.0, -1.0]), rng.uniform(-1, 1, 999) * 1e-300,
-                 rng.uniform(-1, 1, 999) * 1e300, near, np.r_[near, near], np.zeros(1)]:
-        np.testing.assert_array_equal(fqg._stable_argsort(keys), np.argsort(keys, kind="stable"))
+    near = 1.0 + np.arange(300)[::-1] * np.finfo(float).eps
+    for centres in [np.round(rng.normal(size=(2, 500)), 1), rng.uniform(0, 2e5, (2, 400)).astype(np.float32),
+                    np.array([[0.0, -0.0, 1.0, -0.0, 0.0, -1.0]] * 2), rng.uniform(-1, 1, (2, 99)) * 1e-300,
+                    rng.uniform(-1, 1, (2, 99)) * 1e300, np.array([near, near[::-1]]), np.zeros((2, 1))]:
+        bounds = np.column_stack([centres[0], centres[1], centres[0], centres[1]]).astype(float)
+        for capacity in [2, 3, 10]:
+            np.testing.assert_array_equal(fqg.tree_ranks(bounds, capacity), _str_ranks_reference(bounds, capacity))
+    with pytest.raises(ValueError, match="capacity"):
+        fqg.tree_ranks(bounds, 1)

@@ -19,6 +19,7 @@ import pytest
 
 import geopandas
 import shapely
+import shapely.affinity
 import flatquad.geopandas as fqg
 
 
@@ -281,6 +282,31 @@ def test_sjoin_dwithin_and_on_attribute(how):
     assert_same("sjoin", left, right, how=how, on_attribute="value")
     left["other"], right["other"] = rng.integers(0, 2, len(left)), rng.integers(0, 2, len(right))
     assert_same("sjoin", left, right, how=how, on_attribute=("value", "other"))
+
+
+@pytest.mark.parametrize("predicate", ["intersects", "within", "overlaps", "dwithin"])
+def test_refine_split_over_threads(monkeypatch, predicate):
+    # Big refines run on several threads, cut by geometry object: here from
+    # 3 pairs a thread on 3 threads, with one polygon object in many rows
+    # (each object must stay with one thread, which prepares it).
+    monkeypatch.setattr(fqg, "_PAIRS_PER_THREAD", 3)
+    monkeypatch.setattr(fqg, "_threads", lambda: 3)
+    rng = np.random.default_rng(23)
+    a, b = kinds(rng, "polygons-polygons", 600, 600)
+    shared = a[0]
+    a = [shared if i % 4 == 0 else g for i, g in enumerate(a)]
+    a = [shapely.affinity.translate(g, 500.0, 500.0) if i % 2 else g for i, g in enumerate(a)]
+    if predicate == "within":  # small enough to lie inside others
+        a = [shapely.affinity.scale(g, 0.05, 0.05) if i % 4 else g for i, g in enumerate(a)]
+    left, right = frame(a, rng, "l"), frame(b, rng, "r")
+    options = {"distance": 20.0} if predicate == "dwithin" else {}
+    joined = assert_same("sjoin", left, right, predicate=predicate, **options)
+    assert len(joined) > 10
+    called = []
+    real = fqg._prepared_alone
+    monkeypatch.setattr(fqg, "_prepared_alone", lambda *args: called.append(1) or real(*args))
+    assert_same("sjoin", left, right, predicate=predicate, **options)
+    assert len(called) == 3
 
 
 def test_tree_ranks_are_shapely_strtree_order():

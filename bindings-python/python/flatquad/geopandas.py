@@ -71,6 +71,7 @@ As in geopandas, the predicate, ``distance``, ``max_distance`` and
 a geometry (otherwise nothing can match and nothing is checked).
 """
 
+import os
 import threading
 import warnings
 
@@ -250,29 +251,6 @@ def _extent(bounds):
 # --------------------------------------------------------------- predicates
 
 
-def _stable_argsort(keys):
-    """``np.argsort(keys, kind="stable")`` of finite float64 keys, by one
-    ``np.sort`` (twice as fast as that argsort here) of 64-bit words: the
-    key's bits in an order-preserving form, their low bits replaced by the
-    position. Keys equal in the bits kept come out by position, which is
-    right for equal keys; if any unequal ones came out of order, the slow
-    sort answers."""
-    n = len(keys)
-    bits = max(1, (n - 1).bit_length())
-    words = (keys + 0.0).view(np.uint64)  # + 0.0: -0.0 becomes 0.0, its equal
-    sign = np.uint64(1 << 63)
-    words = np.where(words & sign, ~words, words | sign)
-    words >>= np.uint64(bits)
-    words <<= np.uint64(bits)
-    words |= np.arange(n, dtype=np.uint64)
-    words.sort()
-    order = (words & np.uint64((1 << bits) - 1)).astype(np.intp)
-    ordered = keys[order]
-    if (ordered[1:] < ordered[:-1]).any():
-        return np.argsort(keys, kind="stable")
-    return order
-
-
 def tree_ranks(bounds, capacity=10):
     """The position of each box in the order a query of GEOS' ``STRtree``
     over them (shapely's, ``node_capacity=10``) visits its leaves: the boxes
@@ -283,47 +261,12 @@ def tree_ranks(bounds, capacity=10):
     GEOS sorts with ``std::sort``, which leaves equal keys in an unspecified
     order in ranges of more than 16; here they keep their order (stable
     sorts), so the order is geopandas' exactly when no such range has two
-    equal centres.
+    equal centres. (Computed by the core's ``str_ranks``, without the GIL.)
     """
-    bounds = np.asarray(bounds, dtype=np.float64)
-    n = len(bounds)
-    if n == 0:
-        return np.empty(0, dtype=np.intp)
-    # Bottom up: each level's nodes in their new order, their parents (by
-    # position in that order) and the leaves below each.
-    levels = []
-    nodes, leaves = bounds, np.ones(n, dtype=np.intp)
-    while len(nodes) > 1:
-        number = len(nodes)
-        slices = int(np.ceil(np.sqrt(np.ceil(number / capacity))))
-        per_slice = int(np.ceil(number / slices))
-        by_x = _stable_argsort(nodes[:, 0] + nodes[:, 2])
-        y = nodes[:, 1] + nodes[:, 3]
-        perm = np.empty(number, dtype=np.intp)
-        for start in range(0, number, per_slice):
-            piece = by_x[start:start + per_slice]
-            perm[start:start + per_slice] = piece[np.argsort(y[piece], kind="stable")]
-        # A parent for every `capacity` nodes of a slice.
-        first = np.arange(number) % per_slice % capacity == 0
-        parent = np.cumsum(first) - 1
-        heads = np.flatnonzero(first)
-        children = np.take(nodes, perm, axis=0)  # faster than nodes[perm]
-        nodes = np.column_stack([
-            np.minimum.reduceat(children[:, 0], heads), np.minimum.reduceat(children[:, 1], heads),
-            np.maximum.reduceat(children[:, 2], heads), np.maximum.reduceat(children[:, 3], heads),
-        ])
-        moved = leaves[perm]
-        levels.append((perm, parent, heads, moved))
-        leaves = np.add.reduceat(moved, heads)
-    # Top down: a node's leaves start where its parent's do, after those of
-    # the siblings before it.
-    start = np.zeros(1, dtype=np.intp)
-    for perm, parent, heads, moved in reversed(levels):
-        before = np.cumsum(moved) - moved
-        start_at = np.empty(len(perm), dtype=np.intp)
-        start_at[perm] = start[parent] + before - before[heads][parent]
-        start = start_at
-    return start
+    bounds = np.ascontiguousarray(bounds, dtype=np.float64).reshape(-1, 4)
+    if capacity < 2:
+        raise ValueError(f"capacity must be at least 2; got {capacity}")
+    return flatquad._native._str_ranks(bounds, capacity).astype(np.intp, copy=False)
 
 
 def _tree_order(l, r, right_geoms, right_bounds, rank=None):
@@ -512,31 +455,87 @@ def _prepared(function, geoms, rows, others, *args):
     """``function(geoms[rows], others, *args)`` with ``geoms`` prepared, as
     geopandas' tree query prepares its input geometries (GEOS' prepared
     predicates). Alone, geometries prepared before stay so and the others are
-    prepared for the call only; concurrent with another call, on prepared
-    GEOS clones (see ``_running``)."""
+    prepared for the call only, and a big call runs on every core
+    (:func:`_by_geometry`); concurrent with another call, on prepared GEOS
+    clones (see ``_running``)."""
     global _running
-    mark = np.zeros(len(geoms), dtype=bool)
-    mark[rows] = True
-    used = np.flatnonzero(mark)
     with _RUNNING_LOCK:
         alone = _running == 0
         _running += 1
     try:
         if not alone:
             # set_srid clones the geometry (GEOSGeom_clone), keeping its SRID.
+            used = _used(len(geoms), rows)
             mine = geoms[used]
             copies = shapely.set_srid(mine, shapely.get_srid(mine))
             shapely.prepare(copies)
             return function(copies[np.searchsorted(used, rows)], others, *args)
-        fresh = geoms[used[~shapely.is_prepared(geoms[used])]]
-        shapely.prepare(fresh)
-        try:
-            return function(geoms[rows], others, *args)
-        finally:
-            shapely.destroy_prepared(fresh)
+        return _by_geometry(_prepared_alone, function, geoms, rows, others, *args)
     finally:
         with _RUNNING_LOCK:
             _running -= 1
+
+
+def _prepared_alone(function, geoms, rows, others, *args):
+    """``function(geoms[rows], others, *args)``, the geometries of ``rows`` not
+    yet prepared prepared for the call only."""
+    fresh = geoms[_used(len(geoms), rows)]
+    fresh = fresh[~shapely.is_prepared(fresh)]
+    shapely.prepare(fresh)
+    try:
+        return function(geoms[rows], others, *args)
+    finally:
+        shapely.destroy_prepared(fresh)
+
+
+#: Refines of at least this many pairs a thread are split over the threads
+#: (shapely's predicates release the GIL).
+_PAIRS_PER_THREAD = 50_000
+
+
+def _threads():
+    """The threads a refine may use: the cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _by_geometry(call, function, geoms, rows, others, *args):
+    """``call(function, geoms, rows, others, *args)`` (``args``: one value
+    per pair) on every core for a big call: the pairs cut by the identity of
+    their geometry of ``geoms`` (at quantiles), so that each geometry object
+    is used, and prepared, by one thread only, even where a frame holds one
+    object in several rows."""
+    parts = min(_threads(), len(rows) // _PAIRS_PER_THREAD)
+    if parts < 2:
+        return call(function, geoms, rows, others, *args)
+    identity = np.fromiter(map(id, geoms[rows]), dtype=np.uintp, count=len(rows))
+    quantiles = [len(rows) * k // parts for k in range(1, parts)]
+    cuts = np.partition(identity, quantiles)[quantiles]
+    piece = np.searchsorted(cuts, identity, side="right")
+    members = [np.flatnonzero(piece == k) for k in range(parts)]
+    out = [None] * parts
+
+    def run(k):
+        at = members[k]
+        try:
+            out[k] = (True, call(function, geoms, rows[at], others[at], *(a[at] for a in args)))
+        except BaseException as error:  # noqa: BLE001 - raised below, in the caller's thread
+            out[k] = (False, error)
+
+    threads = [threading.Thread(target=run, args=(k,), name="flatquad-sjoin-refine") for k in range(1, parts)]
+    for thread in threads:
+        thread.start()
+    run(0)
+    for thread in threads:
+        thread.join()
+    keep = np.empty(len(rows), dtype=bool)
+    for at, (ok, value) in zip(members, out):
+        if not ok:
+            raise value
+        keep[at] = value
+    return keep
 
 
 def _dwithin_pairs(left_geoms, right_geoms, distance, right_bounds):

@@ -16,6 +16,7 @@ pub(crate) mod query;
 pub(crate) mod raw;
 pub(crate) mod search;
 pub(crate) mod snapshot;
+mod str_order;
 
 pub use any::{AnyIndex, Kind};
 pub use pair_tracker::PairTracker;
