@@ -579,18 +579,19 @@ def _predicate_pairs(left_df, right_df, predicate, distance, index, right_bounds
         )
     left_all = shapely.bounds(np.asarray(left_geoms))
     left_bounds = usable_bounds(left_geoms, left_all)
-    # flatquad joins the boxes without the GIL, on its own threads. Until it
-    # is done, this thread works out, for every usable row, what may be
-    # needed after: the shapes intersects refines by (each side) and the
-    # right boxes' ranks in geopandas' tree; what the join's end finds not
-    # done is done after, for the rows in pairs only, and only if needed.
-    # (Ranked in a thread of their own, the ranks took longer: the two
-    # threads wait for the GIL in turn.) The pairs come by left row; only
-    # "within" keeps them by right row (the others are put in tree order after).
+    # flatquad joins the boxes, and ranks the right boxes in geopandas' tree
+    # order, without the GIL, each in a thread of its own. Until the join is
+    # done, this thread works out, for every usable row, the shapes
+    # intersects refines by (each side); what the join's end finds not done
+    # is done after, for the rows in pairs only. The pairs come by left row;
+    # only "within" keeps them by right row (the others are put in tree
+    # order after).
     big = len(left_bounds[1]) + len(right_bounds[1]) >= _MEANWHILE_ROWS
     pairs, joined = _meanwhile(big, candidate_pairs, left_geoms, right_geoms, index=index,
                                right_bounds=right_bounds, left_bounds=left_bounds, sort=predicate == "within")
-    shaped, rank, met = [None, None], None, False
+    # The ranks are native and free the GIL: they run in a thread of their own.
+    ranks, _ = _meanwhile(big and predicate != "within", tree_ranks, right_bounds[0])
+    shaped, met = [None, None], False
     if predicate == "intersects":
         # float32 boxes (flatquad's) that are the float64 ones: the
         # candidates are exactly the pairs whose float64 boxes meet.
@@ -599,11 +600,9 @@ def _predicate_pairs(left_df, right_df, predicate, distance, index, right_bounds
                 [(left_geoms, left_bounds, left_all), (right_geoms, right_bounds, right_all)]):
             if not joined():
                 shaped[side] = _box_shaped(geoms, rows, all_bounds)
-    if predicate != "within" and not joined():
-        rank = tree_ranks(right_bounds[0])
     l, r = pairs()
     l, r = _refine(left_geoms, right_geoms, l, r, predicate, bounds=(left_all, right_all), shaped=shaped, met=met)
-    return l, r, rank
+    return l, r, ranks() if big and predicate != "within" else None
 
 
 def _float32_exact(bounds):
