@@ -50,6 +50,7 @@
 #![warn(missing_docs)]
 
 mod axis;
+mod batch_order;
 mod big;
 mod blocks;
 mod bounds;

@@ -1,5 +1,6 @@
 //! Adding elements: the descent, linking into leaves, and splitting leaves.
 
+use crate::batch_order::{insert_in_order, order_by_key};
 use crate::dimension::Dimension;
 use crate::flat_tree::nodes::{LeafSet, Node};
 use crate::flat_tree::FlatTree;
@@ -39,20 +40,21 @@ impl<D: Dimension> FlatTree<D> {
         // Insert in the order a depth-first walk meets the elements, so that
         // elements close in space get slots close in memory: walks over the
         // leaves (pairs, queries) then read the slot array nearly in order.
-        let mut order: Vec<(u32, u32)> = rects
-            .iter()
-            .enumerate()
-            .map(|(index, rect)| (self.lines.z_order(rect), index as u32))
-            .collect();
-        order.sort_unstable();
+        let keys: Vec<u32> = rects.iter().map(|rect| self.lines.z_order(rect)).collect();
+        let order = order_by_key(&keys, 1 << 32);
         let start = handles.len();
         handles.resize(start + rects.len(), Handle::from_raw(0));
-        for (_, index) in order {
-            let (rect, id) = (rects[index as usize], ids[index as usize]);
-            let slot = self.slots.alloc(rect, id);
-            self.link(slot, &rect);
-            handles[start + index as usize] = self.slots.handle(slot);
-        }
+        insert_in_order(
+            &order,
+            (rects, ids),
+            &mut handles[start..],
+            |_| {},
+            |_, rect, id| {
+                let slot = self.slots.alloc(rect, id);
+                self.link(slot, &rect);
+                self.slots.handle(slot)
+            },
+        );
     }
 
     /// The children of branch `cell` that `rect` meets.

@@ -1,7 +1,7 @@
 //! Adding elements: linking into every cell of the rectangle, or into the big
 //! list; big batches in cell order.
 
-use crate::grid::packed::running_sums;
+use crate::batch_order::{insert_in_order, order_by_key};
 use crate::grid::{Grid, Span};
 use crate::slots::prefetch;
 use crate::{Handle, Rect};
@@ -42,44 +42,29 @@ impl Grid {
         // get slots close in memory: walks over the cells then read the slot
         // array nearly in order. Big elements, in no cell, come last.
         let spans: Vec<Span> = rects.iter().map(|rect| self.span(rect)).collect();
-        let order = self.cell_order(&spans);
+        let cells = self.cells.len();
+        let keys: Vec<u32> = spans
+            .iter()
+            .map(|span| {
+                if self.is_big(span) {
+                    cells as u32
+                } else {
+                    self.cell_index(span.x1, span.y1) as u32
+                }
+            })
+            .collect();
+        let order = order_by_key(&keys, cells as u64 + 1);
         let start = handles.len();
         handles.resize(start + rects.len(), Handle::from_raw(0));
-        // The rectangles, ids, spans and handles are read and written out of
-        // order: the gather misses the cache at every element unless loaded ahead.
-        const AHEAD: usize = 16;
-        for (at, &index) in order.iter().enumerate() {
-            if let Some(&ahead) = order.get(at + AHEAD) {
-                let ahead = ahead as usize;
-                prefetch(&rects[ahead]);
-                prefetch(&ids[ahead]);
-                prefetch(&spans[ahead]);
-                prefetch(&handles[start + ahead]);
-            }
-            let index = index as usize;
-            handles[start + index] = self.insert_in(rects[index], ids[index], spans[index]);
-        }
+        insert_in_order(
+            &order,
+            (rects, ids),
+            &mut handles[start..],
+            |at| prefetch(&spans[at]),
+            |at, rect, id| self.insert_in(rect, id, spans[at]),
+        );
         // A bulk build (`from_many`, a static world) is laid out at once.
         self.pack_cells();
-    }
-
-    /// The positions of `spans` by the cell of their top-left corner (big ones
-    /// last), in order of position within a cell: by counting sort when the
-    /// grid has no more than a few cells per element, else by sorting keys.
-    fn cell_order(&self, spans: &[Span]) -> Vec<u32> {
-        let cells = self.cells.len();
-        let key = |span: &Span| {
-            if self.is_big(span) {
-                cells
-            } else {
-                self.cell_index(span.x1, span.y1)
-            }
-        };
-        if cells <= 4 * spans.len() {
-            counting_order(spans, cells + 1, key)
-        } else {
-            sorted_order(spans, key)
-        }
     }
 
     /// Links the element in `slot` into the cells of `span`, or into the big
@@ -106,56 +91,5 @@ impl Grid {
                 self.cells[cell] = self.links.alloc(slot, self.cells[cell]);
             }
         }
-    }
-}
-
-/// The positions of `items` by `key` (below `keys`), then by position: by
-/// counting sort, O(items + keys).
-fn counting_order<T>(items: &[T], keys: usize, key: impl Fn(&T) -> usize) -> Vec<u32> {
-    let mut ends = vec![0u32; keys];
-    for item in items {
-        ends[key(item)] += 1;
-    }
-    running_sums(&mut ends);
-    // Filled from the end, the positions in reverse: each key's positions
-    // then come in increasing order.
-    let mut order = vec![0u32; items.len()];
-    for (index, item) in items.iter().enumerate().rev() {
-        let end = &mut ends[key(item)];
-        *end -= 1;
-        order[*end as usize] = index as u32;
-    }
-    order
-}
-
-/// [`counting_order`] by one sort of (key, position) words.
-fn sorted_order<T>(items: &[T], key: impl Fn(&T) -> usize) -> Vec<u32> {
-    let mut keyed: Vec<u64> = items
-        .iter()
-        .enumerate()
-        .map(|(index, item)| (key(item) as u64) << 32 | index as u64)
-        .collect();
-    keyed.sort_unstable();
-    keyed.into_iter().map(|word| word as u32).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn counting_and_sorting_give_one_order() {
-        let mut state = 7u32;
-        let keys: Vec<usize> = (0..5000)
-            .map(|_| {
-                state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-                (state >> 20) as usize % 300
-            })
-            .collect();
-        let by_counting = counting_order(&keys, 300, |&k| k);
-        assert_eq!(by_counting, sorted_order(&keys, |&k| k));
-        assert!(by_counting
-            .windows(2)
-            .all(|w| (keys[w[0] as usize], w[0]) < (keys[w[1] as usize], w[1])));
     }
 }

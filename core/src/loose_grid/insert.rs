@@ -1,6 +1,7 @@
 //! Adding elements: pushing onto a loose cell's list, growing its box, and
 //! listing the cell in the tight cells the box newly covers.
 
+use crate::batch_order::{insert_in_order, order_by_key};
 use crate::loose_grid::{holds, is_empty_box, union, LooseGrid, Span};
 use crate::slots::NONE;
 use crate::{Handle, Rect};
@@ -37,39 +38,48 @@ impl LooseGrid {
         // Sorted by loose cell: each cell's elements get one run of slots, in
         // the order cleanup walks them (sorting by tight cell first measured
         // no faster for the pair walk).
-        let mut order: Vec<(u64, u32)> = rects
+        let cells = self.cells.len() as u32;
+        let keys: Vec<u32> = rects
             .iter()
-            .enumerate()
-            .map(|(index, rect)| {
-                let key = if self.is_big(rect) {
-                    u64::MAX
+            .map(|rect| {
+                if self.is_big(rect) {
+                    cells
                 } else {
-                    self.home(rect) as u64
-                };
-                (key, index as u32)
+                    self.home(rect)
+                }
             })
             .collect();
-        order.sort_unstable();
+        let order = order_by_key(&keys, u64::from(cells) + 1);
         let start = handles.len();
         handles.resize(start + rects.len(), Handle::from_raw(0));
         // Slots first, in order (fresh slots ascending); then each cell's run
         // is merged into its list, which is kept in slot order.
         let mut slots: Vec<u32> = Vec::with_capacity(order.len());
-        for &(_, index) in &order {
-            let slot = self.slots.alloc(rects[index as usize], ids[index as usize]);
-            handles[start + index as usize] = self.slots.handle(slot);
-            slots.push(slot);
-        }
+        insert_in_order(
+            &order,
+            (rects, ids),
+            &mut handles[start..],
+            |_| {},
+            |_, rect, id| {
+                let slot = self.slots.alloc(rect, id);
+                slots.push(slot);
+                self.slots.handle(slot)
+            },
+        );
         let mut run = 0;
         while run < order.len() {
-            let key = order[run].0;
-            let end = run + order[run..].iter().take_while(|(k, _)| *k == key).count();
-            if key == u64::MAX {
+            let key = keys[order[run] as usize];
+            let end = run
+                + order[run..]
+                    .iter()
+                    .take_while(|&&at| keys[at as usize] == key)
+                    .count();
+            if key == cells {
                 for &slot in &slots[run..end] {
                     self.big.add(slot);
                 }
             } else {
-                let cell = key as u32;
+                let cell = key;
                 let mut grown = self.cells[cell as usize].rect;
                 for &slot in &slots[run..end] {
                     grown = union(&grown, &self.slots.slots[slot as usize].rect);

@@ -1,6 +1,7 @@
 //! Adding elements: the descent by centre that grows the boxes on its way, and
 //! splitting leaves.
 
+use crate::batch_order::{insert_in_order, order_by_key};
 use crate::dimension::Dim2;
 use crate::loose_quadtree::nodes::Node;
 use crate::loose_quadtree::LooseQuadtree;
@@ -42,18 +43,17 @@ impl LooseQuadtree {
             }
             return;
         }
-        let mut order: Vec<(u32, u32)> = rects
-            .iter()
-            .enumerate()
-            .map(|(index, rect)| (self.lines.z_order(rect), index as u32))
-            .collect();
-        order.sort_unstable();
+        let keys: Vec<u32> = rects.iter().map(|rect| self.lines.z_order(rect)).collect();
+        let order = order_by_key(&keys, 1 << 32);
         let start = handles.len();
         handles.resize(start + rects.len(), Handle::from_raw(0));
-        for (_, index) in order {
-            let index = index as usize;
-            handles[start + index] = self.insert_one(rects[index], ids[index]);
-        }
+        insert_in_order(
+            &order,
+            (rects, ids),
+            &mut handles[start..],
+            |_| {},
+            |_, rect, id| self.insert_one(rect, id),
+        );
     }
 
     /// The leaf the centre of `rect` descends to from `cell` (which owns that

@@ -1,0 +1,116 @@
+//! The order a big insert batch goes in (each structure's key: the cell, or
+//! the Z-order of the tree), and the out-of-order insertion that follows.
+//! Written once for every structure.
+
+use crate::slots::prefetch;
+use crate::Handle;
+
+/// How many positions ahead [`insert_in_order`] loads.
+const AHEAD: usize = 16;
+
+/// The positions of `keys` by key, then by position: by counting sort when
+/// there are no more than 4 possible keys (`key_count`) a position, else by
+/// one sort of (key, position) words.
+pub(crate) fn order_by_key(keys: &[u32], key_count: u64) -> Vec<u32> {
+    if key_count > 4 * keys.len() as u64 {
+        let mut keyed: Vec<u64> = keys
+            .iter()
+            .enumerate()
+            .map(|(position, &key)| u64::from(key) << 32 | position as u64)
+            .collect();
+        keyed.sort_unstable();
+        return keyed.into_iter().map(|word| word as u32).collect();
+    }
+    let mut ends = vec![0u32; key_count as usize];
+    for &key in keys {
+        ends[key as usize] += 1;
+    }
+    let mut sum = 0;
+    for end in ends.iter_mut() {
+        sum += *end;
+        *end = sum;
+    }
+    // Filled from the end, the positions in reverse: each key's positions
+    // then come in increasing order.
+    let mut order = vec![0u32; keys.len()];
+    for (position, &key) in keys.iter().enumerate().rev() {
+        let end = &mut ends[key as usize];
+        *end -= 1;
+        order[*end as usize] = position as u32;
+    }
+    order
+}
+
+/// Inserts the batch `rects`, `ids` in the order of `order` (positions in
+/// the batch), writing each position's handle at that position of
+/// `handles`: `insert(position, rect, id)` does the structure's work. The
+/// batch is read out of order, which misses the cache at every position:
+/// the rectangle, id and handle a few positions ahead are loaded meanwhile,
+/// and `load(position)` loads what else `insert` will read there.
+pub(crate) fn insert_in_order<B: Copy>(
+    order: &[u32],
+    (rects, ids): (&[B], &[u32]),
+    handles: &mut [Handle],
+    load: impl Fn(usize),
+    mut insert: impl FnMut(usize, B, u32) -> Handle,
+) {
+    for (at, &position) in order.iter().enumerate() {
+        if let Some(&ahead) = order.get(at + AHEAD) {
+            let ahead = ahead as usize;
+            prefetch(&rects[ahead]);
+            prefetch(&ids[ahead]);
+            prefetch(&handles[ahead]);
+            load(ahead);
+        }
+        let position = position as usize;
+        handles[position] = insert(position, rects[position], ids[position]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counting_and_sorting_give_one_order() {
+        let mut state = 7u32;
+        let keys: Vec<u32> = (0..5000)
+            .map(|_| {
+                state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                (state >> 20) % 300
+            })
+            .collect();
+        let by_counting = order_by_key(&keys, 300);
+        assert_eq!(by_counting, order_by_key(&keys, 1 << 32));
+        assert!(by_counting
+            .windows(2)
+            .all(|w| (keys[w[0] as usize], w[0]) < (keys[w[1] as usize], w[1])));
+    }
+
+    #[test]
+    fn every_position_is_inserted_once_in_order() {
+        let order = order_by_key(&[3, 1, 2, 1, 0, 3], 4);
+        assert_eq!(order, [4, 1, 3, 2, 0, 5]);
+        let rects = [10u8, 11, 12, 13, 14, 15];
+        let ids = [20, 21, 22, 23, 24, 25];
+        let mut handles = [Handle::from_raw(0); 6];
+        let mut seen = Vec::new();
+        insert_in_order(
+            &order,
+            (&rects, &ids),
+            &mut handles,
+            |_| {},
+            |p, rect, id| {
+                seen.push((p, rect, id));
+                Handle::from_raw(100 + seen.len() as u64)
+            },
+        );
+        assert_eq!(seen[0], (4, 14, 24));
+        assert_eq!(
+            seen.iter().map(|s| s.0).collect::<Vec<_>>(),
+            [4, 1, 3, 2, 0, 5]
+        );
+        assert_eq!(handles[4], Handle::from_raw(101));
+        assert_eq!(handles[5], Handle::from_raw(106));
+    }
+}
