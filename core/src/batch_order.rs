@@ -25,11 +25,7 @@ pub(crate) fn order_by_key(keys: &[u32], key_count: u64) -> Vec<u32> {
     for &key in keys {
         ends[key as usize] += 1;
     }
-    let mut sum = 0;
-    for end in ends.iter_mut() {
-        sum += *end;
-        *end = sum;
-    }
+    running_sums(&mut ends);
     // Filled from the end, the positions in reverse: each key's positions
     // then come in increasing order.
     let mut order = vec![0u32; keys.len()];
@@ -39,6 +35,17 @@ pub(crate) fn order_by_key(keys: &[u32], key_count: u64) -> Vec<u32> {
         order[*end as usize] = position as u32;
     }
     order
+}
+
+/// Counts per key into running sums, for a counting sort: `counts[k]`
+/// becomes the end of key `k`'s run (a last entry counting nothing becomes
+/// the total).
+pub(crate) fn running_sums(counts: &mut [u32]) {
+    let mut sum = 0u32;
+    for count in counts.iter_mut() {
+        sum += *count;
+        *count = sum;
+    }
 }
 
 /// Inserts the batch `rects`, `ids` in the order of `order` (positions in

@@ -5,6 +5,8 @@
 //! the loose grid its list link) behind [`SlotRecord`], so the generations, the
 //! free list and the handle checks are written once, here.
 
+use core::sync::atomic::{AtomicU64, Ordering};
+
 use crate::handle::{Handle, MAX_GENERATION};
 use crate::{Bounds, Error, Filter};
 
@@ -102,6 +104,36 @@ pub struct SlotPool<S: SlotRecord> {
     /// Each slot's own (tight) box while `margin > 0`, else empty: what every
     /// result is tested against (`index::fat_bounds`).
     pub(crate) tight: Vec<S::Bounds>,
+    /// Which elements are in which slots ([`SlotPool::membership`]).
+    membership: Membership,
+}
+
+/// A value naming one membership of a pool (which element is in which slot):
+/// each value is handed out once, to one pool at one moment, so two reads
+/// that give the same value saw the same elements in the same slots (a clone
+/// keeps its original's value until either changes). A change only sets
+/// [`CHANGED`]; the next read takes a fresh value.
+#[derive(Debug)]
+struct Membership(AtomicU64);
+
+/// The membership bit of a pool changed since the value was handed out.
+const CHANGED: u64 = 1 << 63;
+
+/// The next membership value to hand out.
+static NEXT_MEMBERSHIP: AtomicU64 = AtomicU64::new(1);
+
+impl Membership {
+    fn fresh() -> Membership {
+        Membership(AtomicU64::new(
+            NEXT_MEMBERSHIP.fetch_add(1, Ordering::Relaxed),
+        ))
+    }
+}
+
+impl Clone for Membership {
+    fn clone(&self) -> Membership {
+        Membership(AtomicU64::new(self.0.load(Ordering::Relaxed)))
+    }
 }
 
 impl<S: SlotRecord> SlotPool<S> {
@@ -114,7 +146,30 @@ impl<S: SlotRecord> SlotPool<S> {
             filters: Vec::new(),
             margin: 0.0,
             tight: Vec::new(),
+            membership: Membership::fresh(),
         }
+    }
+
+    /// A value that changes whenever an element is added to or removed from
+    /// the pool, and that no other pool has unless it is a clone with the
+    /// same elements in the same slots. (The pair tracker skips its pass over
+    /// the slots while it stays the same.)
+    pub(crate) fn membership(&self) -> u64 {
+        let value = self.membership.0.load(Ordering::Relaxed);
+        if value & CHANGED == 0 {
+            return value;
+        }
+        // Two threads reading at once may each hand out a value; either is
+        // new, and the last one stored stays.
+        let fresh = NEXT_MEMBERSHIP.fetch_add(1, Ordering::Relaxed);
+        self.membership.0.store(fresh, Ordering::Relaxed);
+        fresh
+    }
+
+    /// Notes that an element was added or removed.
+    #[inline(always)]
+    fn membership_changed(&mut self) {
+        *self.membership.0.get_mut() |= CHANGED;
     }
 
     /// Room for `additional` more elements, or `CapacityExceeded`; on success
@@ -145,6 +200,7 @@ impl<S: SlotRecord> SlotPool<S> {
     /// Appends a slot with its stamp (snapshots, which read the tight boxes
     /// after the slots).
     pub(crate) fn push(&mut self, slot: S, stamp: u32) {
+        self.membership_changed();
         self.live += (stamp & LIVE != 0) as usize;
         self.slots.push(slot);
         self.stamps.push(stamp);
@@ -155,6 +211,7 @@ impl<S: SlotRecord> SlotPool<S> {
 
     /// A live slot for the element; the caller checked room.
     pub(crate) fn alloc(&mut self, rect: S::Bounds, id: u32) -> u32 {
+        self.membership_changed();
         self.live += 1;
         if self.free != NONE {
             let index = self.free;
@@ -214,6 +271,7 @@ impl<S: SlotRecord> SlotPool<S> {
     /// Frees a live slot: bumps its generation so its handle goes stale, and
     /// retires it instead when the generation is used up.
     pub(crate) fn free(&mut self, index: u32) {
+        self.membership_changed();
         self.live -= 1;
         let generation = self.generation(index);
         let slot = &mut self.slots[index as usize];

@@ -25,6 +25,7 @@ use core::ops::ControlFlow;
 use core::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::axis::Axis;
+use crate::batch_order::running_sums;
 use crate::grid::{Grid, Span};
 use crate::index::raw::PREFETCH_AHEAD;
 use crate::slots::{prefetch, NONE};
@@ -686,16 +687,6 @@ fn cell_above(axis: &Axis, mut c: u32, v: f32) -> u32 {
 #[inline(always)]
 fn is_small(small: &[f32; 2], rect: &Rect) -> bool {
     (rect.x2 - rect.x1 <= small[0]) & (rect.y2 - rect.y1 <= small[1])
-}
-
-/// Counts per cell into running sums: `counts[c]` becomes the end of cell
-/// `c`'s run (a last entry counting nothing becomes the total).
-pub(crate) fn running_sums(counts: &mut [u32]) {
-    let mut sum = 0u32;
-    for count in counts.iter_mut() {
-        sum += *count;
-        *count = sum;
-    }
 }
 
 /// Calls `f` with the index of every cell of `span` (grid of `columns`).

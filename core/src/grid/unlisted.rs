@@ -13,7 +13,8 @@
 //! few that show the lists (`traverse`, `stats`, `validate`, snapshots) count
 //! from the slots or work on a relisted copy.
 
-use crate::grid::packed::{for_each_cell, running_sums};
+use crate::batch_order::running_sums;
+use crate::grid::packed::for_each_cell;
 use crate::grid::relocate::{Move, SLOTS_AHEAD};
 use crate::grid::{is_big_among, Grid, Slot, Span};
 use crate::links::{Link, LinkPool};

@@ -177,6 +177,9 @@ impl Slots for AnyIndex {
     fn slot_count(&self) -> usize {
         dispatch!(self, s => s.slot_count())
     }
+    fn membership(&self) -> u64 {
+        dispatch!(self, s => s.membership())
+    }
     fn element_at(&self, slot: u32) -> Option<(Handle, Rect, u32)> {
         dispatch!(self, s => s.element_at(slot))
     }

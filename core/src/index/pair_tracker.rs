@@ -79,6 +79,11 @@ fn handle_pair(a: Handle, b: Handle) -> [Handle; 2] {
 /// 2.9 whatever moved.
 const WALK_SIXTEENTHS: usize = 4;
 
+/// At most this many updates in a row skip the pass over the slots (see
+/// [`PairTracker::refresh`]): after them, one pass on old records (its update
+/// walks) and one on fresh ones see whether the elements still all move.
+const SKIPS: u8 = 7;
+
 /// Reports the pairs of elements that **began** and **ended** overlapping
 /// between two looks at an index: the contact events of a game loop, with
 /// the elements' [`Filter`]s applied, on the exact (closed) boxes.
@@ -138,6 +143,14 @@ pub struct PairTracker<B: Bounds = Rect> {
     old_handle: Vec<u64>,
     /// Slots whose change is [`Change::Element`] in this update.
     elements_changed: usize,
+    /// The index's membership ([`Slots::membership`](super::raw::Slots::membership))
+    /// at the last update.
+    membership: u64,
+    /// Whether the last pass over the slots that compared with fresh records
+    /// found most elements changed (so the updates after it may skip it).
+    busy: bool,
+    /// How many updates in a row, up to the last, skipped the pass.
+    skipped: u8,
     /// Scratch of the parallel search for changes: a list per stretch.
     #[cfg(feature = "rayon")]
     part_changed: Vec<Vec<u32>>,
@@ -176,6 +189,9 @@ impl<B: Bounds> PairTracker<B> {
             change: Vec::new(),
             old_handle: Vec::new(),
             elements_changed: 0,
+            membership: 0,
+            busy: false,
+            skipped: 0,
             #[cfg(feature = "rayon")]
             walked: Vec::new(),
             #[cfg(feature = "rayon")]
@@ -242,6 +258,7 @@ impl<B: Bounds> PairTracker<B> {
         self.pairs.clear();
         self.began.clear();
         self.ended.clear();
+        (self.busy, self.skipped) = (false, 0);
     }
 
     /// One update: `find_changes` notes what changed (on one thread or
@@ -257,9 +274,31 @@ impl<B: Bounds> PairTracker<B> {
     {
         self.began.clear();
         self.ended.clear();
-        find_changes(self, index);
+        // While everything moves (the last fresh pass found most elements
+        // changed) and no element came or went (the membership is the one
+        // seen), the pass over the slots is skipped: the pair walk is right
+        // whatever moved, and the slots hold the handles seen. The boxes and
+        // filters seen then grow old: the next pass compares with old records
+        // and cannot trust a pair between two elements it finds unchanged (one
+        // may have moved away and back), so its update walks too; the pass
+        // after it compares with fresh records and decides anew.
+        let membership = index.membership();
+        let walk_all = if self.busy && membership == self.membership && self.skipped < SKIPS {
+            self.changed.clear();
+            self.elements_changed = 0;
+            self.skipped += 1;
+            true
+        } else {
+            find_changes(self, index);
+            let most = self.changed.len() * 16 > index.live() * WALK_SIXTEENTHS;
+            let on_old_records = self.skipped > 0;
+            self.busy = most && !on_old_records;
+            self.skipped = 0;
+            most || on_old_records
+        };
+        self.membership = membership;
         self.next.clear();
-        if self.changed.len() * 16 > index.live() * WALK_SIXTEENTHS {
+        if walk_all {
             walk(index, &mut self.next);
             sort_keys(&mut self.next, &mut self.sorting, index.slot_count());
         } else {

@@ -47,6 +47,10 @@ pub trait Slots {
     fn prefetch_stamp(&self, handle: Handle);
     /// Slots in the pool, live or not: the bound of [`element_at`](Slots::element_at).
     fn slot_count(&self) -> usize;
+    /// A value that changes whenever an element is added or removed, and
+    /// that no other index shares unless it is a clone holding the same
+    /// elements in the same slots.
+    fn membership(&self) -> u64;
     /// The element in slot `slot` as `(handle, rectangle, id)`, if it is live.
     fn element_at(&self, slot: u32) -> Option<(Handle, Self::Bounds, u32)>;
     /// Calls `visit` with every slot of `slots` (within the pool) in order
@@ -124,6 +128,10 @@ impl<T: HasSlots> Slots for T {
     #[inline]
     fn slot_count(&self) -> usize {
         self.slot_pool().slots.len()
+    }
+    #[inline]
+    fn membership(&self) -> u64 {
+        self.slot_pool().membership()
     }
     #[inline]
     fn element_at(&self, slot: u32) -> Option<(Handle, Self::Bounds, u32)> {
