@@ -5,7 +5,7 @@
 use crate::slots::prefetch;
 use crate::Handle;
 
-/// How many positions ahead [`insert_in_order`] loads.
+/// How many positions ahead [`insert_by_key`] loads.
 const AHEAD: usize = 16;
 
 /// The positions of `keys` by key, then by position: by counting sort when
@@ -48,19 +48,25 @@ pub(crate) fn running_sums(counts: &mut [u32]) {
     }
 }
 
-/// Inserts the batch `rects`, `ids` in the order of `order` (positions in
-/// the batch), writing each position's handle at that position of
-/// `handles`: `insert(position, rect, id)` does the structure's work. The
-/// batch is read out of order, which misses the cache at every position:
-/// the rectangle, id and handle a few positions ahead are loaded meanwhile,
-/// and `load(position)` loads what else `insert` will read there.
-pub(crate) fn insert_in_order<B: Copy>(
-    order: &[u32],
+/// Inserts the batch `rects`, `ids` in the order of `keys` (one a position,
+/// below `key_count`: [`order_by_key`]), appending each position's handle to
+/// `handles` at that position; returns the order. `insert(position, rect,
+/// id)` does the structure's work. The batch is read out of order, which
+/// misses the cache at every position: the rectangle, id and handle a few
+/// positions ahead are loaded meanwhile, and `load(position)` loads what else
+/// `insert` will read there.
+pub(crate) fn insert_by_key<B: Copy>(
+    keys: &[u32],
+    key_count: u64,
     (rects, ids): (&[B], &[u32]),
-    handles: &mut [Handle],
+    handles: &mut Vec<Handle>,
     load: impl Fn(usize),
     mut insert: impl FnMut(usize, B, u32) -> Handle,
-) {
+) -> Vec<u32> {
+    let order = order_by_key(keys, key_count);
+    let start = handles.len();
+    handles.resize(start + rects.len(), Handle::from_raw(0));
+    let handles = &mut handles[start..];
     for (at, &position) in order.iter().enumerate() {
         if let Some(&ahead) = order.get(at + AHEAD) {
             let ahead = ahead as usize;
@@ -72,6 +78,7 @@ pub(crate) fn insert_in_order<B: Copy>(
         let position = position as usize;
         handles[position] = insert(position, rects[position], ids[position]);
     }
+    order
 }
 
 #[cfg(test)]
@@ -96,14 +103,14 @@ mod tests {
 
     #[test]
     fn every_position_is_inserted_once_in_order() {
-        let order = order_by_key(&[3, 1, 2, 1, 0, 3], 4);
-        assert_eq!(order, [4, 1, 3, 2, 0, 5]);
+        let keys = [3, 1, 2, 1, 0, 3];
         let rects = [10u8, 11, 12, 13, 14, 15];
         let ids = [20, 21, 22, 23, 24, 25];
-        let mut handles = [Handle::from_raw(0); 6];
+        let mut handles = vec![Handle::from_raw(7)];
         let mut seen = Vec::new();
-        insert_in_order(
-            &order,
+        let order = insert_by_key(
+            &keys,
+            4,
             (&rects, &ids),
             &mut handles,
             |_| {},
@@ -112,12 +119,15 @@ mod tests {
                 Handle::from_raw(100 + seen.len() as u64)
             },
         );
+        assert_eq!(order, [4, 1, 3, 2, 0, 5]);
         assert_eq!(seen[0], (4, 14, 24));
         assert_eq!(
             seen.iter().map(|s| s.0).collect::<Vec<_>>(),
-            [4, 1, 3, 2, 0, 5]
+            order.iter().map(|&p| p as usize).collect::<Vec<_>>()
         );
-        assert_eq!(handles[4], Handle::from_raw(101));
-        assert_eq!(handles[5], Handle::from_raw(106));
+        // Appended after what was there, each at its position.
+        assert_eq!(handles[0], Handle::from_raw(7));
+        assert_eq!(handles[1 + 4], Handle::from_raw(101));
+        assert_eq!(handles[1 + 5], Handle::from_raw(106));
     }
 }

@@ -1,6 +1,6 @@
 //! Adding elements: the descent, linking into leaves, and splitting leaves.
 
-use crate::batch_order::{insert_in_order, order_by_key};
+use crate::batch_order::insert_by_key;
 use crate::dimension::Dimension;
 use crate::flat_tree::nodes::{LeafSet, Node};
 use crate::flat_tree::FlatTree;
@@ -41,13 +41,11 @@ impl<D: Dimension> FlatTree<D> {
         // elements close in space get slots close in memory: walks over the
         // leaves (pairs, queries) then read the slot array nearly in order.
         let keys: Vec<u32> = rects.iter().map(|rect| self.lines.z_order(rect)).collect();
-        let order = order_by_key(&keys, 1 << 32);
-        let start = handles.len();
-        handles.resize(start + rects.len(), Handle::from_raw(0));
-        insert_in_order(
-            &order,
+        insert_by_key(
+            &keys,
+            1 << 32,
             (rects, ids),
-            &mut handles[start..],
+            handles,
             |_| {},
             |_, rect, id| {
                 let slot = self.slots.alloc(rect, id);

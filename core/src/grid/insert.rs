@@ -1,7 +1,7 @@
 //! Adding elements: linking into every cell of the rectangle, or into the big
 //! list; big batches in cell order.
 
-use crate::batch_order::{insert_in_order, order_by_key};
+use crate::batch_order::insert_by_key;
 use crate::grid::{Grid, Span};
 use crate::slots::prefetch;
 use crate::{Handle, Rect};
@@ -53,13 +53,11 @@ impl Grid {
                 }
             })
             .collect();
-        let order = order_by_key(&keys, cells as u64 + 1);
-        let start = handles.len();
-        handles.resize(start + rects.len(), Handle::from_raw(0));
-        insert_in_order(
-            &order,
+        insert_by_key(
+            &keys,
+            cells as u64 + 1,
             (rects, ids),
-            &mut handles[start..],
+            handles,
             |at| prefetch(&spans[at]),
             |at, rect, id| self.insert_in(rect, id, spans[at]),
         );

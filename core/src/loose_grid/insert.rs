@@ -1,7 +1,7 @@
 //! Adding elements: pushing onto a loose cell's list, growing its box, and
 //! listing the cell in the tight cells the box newly covers.
 
-use crate::batch_order::{insert_in_order, order_by_key};
+use crate::batch_order::insert_by_key;
 use crate::loose_grid::{holds, is_empty_box, union, LooseGrid, Span};
 use crate::slots::NONE;
 use crate::{Handle, Rect};
@@ -49,16 +49,14 @@ impl LooseGrid {
                 }
             })
             .collect();
-        let order = order_by_key(&keys, u64::from(cells) + 1);
-        let start = handles.len();
-        handles.resize(start + rects.len(), Handle::from_raw(0));
         // Slots first, in order (fresh slots ascending); then each cell's run
         // is merged into its list, which is kept in slot order.
-        let mut slots: Vec<u32> = Vec::with_capacity(order.len());
-        insert_in_order(
-            &order,
+        let mut slots: Vec<u32> = Vec::with_capacity(rects.len());
+        let order = insert_by_key(
+            &keys,
+            u64::from(cells) + 1,
             (rects, ids),
-            &mut handles[start..],
+            handles,
             |_| {},
             |_, rect, id| {
                 let slot = self.slots.alloc(rect, id);

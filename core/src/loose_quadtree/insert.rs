@@ -1,7 +1,7 @@
 //! Adding elements: the descent by centre that grows the boxes on its way, and
 //! splitting leaves.
 
-use crate::batch_order::{insert_in_order, order_by_key};
+use crate::batch_order::insert_by_key;
 use crate::dimension::Dim2;
 use crate::loose_quadtree::nodes::Node;
 use crate::loose_quadtree::LooseQuadtree;
@@ -44,13 +44,11 @@ impl LooseQuadtree {
             return;
         }
         let keys: Vec<u32> = rects.iter().map(|rect| self.lines.z_order(rect)).collect();
-        let order = order_by_key(&keys, 1 << 32);
-        let start = handles.len();
-        handles.resize(start + rects.len(), Handle::from_raw(0));
-        insert_in_order(
-            &order,
+        insert_by_key(
+            &keys,
+            1 << 32,
             (rects, ids),
-            &mut handles[start..],
+            handles,
             |_| {},
             |_, rect, id| self.insert_one(rect, id),
         );
