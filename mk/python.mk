@@ -14,6 +14,8 @@
 #                        GeoPandas and Dask joins beside geopandas.sjoin and dask-geopandas (not in make test)
 #   make bench-dask-join 10,000,000 points x 1,000,000 polygons from GeoParquet on a LocalCluster of
 #                        1 and 2 workers, flatquad.dask.sjoin beside dask-geopandas (not in make test)
+#   make bench-dask-box-join  the largest box join that fits memory: flatquad.dask.join_bounds
+#                        from 2M (beside dask-geopandas) to 100M boxes a side (not in make test)
 #   make bench-nearest   1,000,000 nearest queries (k=1, k=10) over the static 100k agents beside
 #                        shapely's STRtree.query_nearest, answers checked (not in make test)
 #
@@ -32,7 +34,7 @@ PY_PIP := $(PY_BIN)/python -m pip --disable-pip-version-check --quiet
 PY_STAMP := $(PY_VENV)/.requirements-dev.stamp
 
 .PHONY: test-python test-geopandas-suite test-geopandas-oldest python-venv python-wheel bench-python bench-join \
-	bench-nearest bench-dask-join
+	bench-nearest bench-dask-join bench-dask-box-join
 
 TEST_TARGETS += test-python test-geopandas-suite test-geopandas-oldest
 
@@ -107,3 +109,10 @@ DASK_JOIN_ARGS ?=
 bench-dask-join: python-wheel
 	$(REGISTRY_STEP) 600 $(PY_PIP) install -r $(PY_DIR)/requirements-bench.txt
 	CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(PY_BIN)/python $(PY_DIR)/bench/dask_join.py $(DASK_JOIN_ARGS)
+
+# The largest box join that fits: flatquad.dask.join_bounds over boxes made on the
+# workers, 2M (beside dask-geopandas, shuffle counted) up to 100M a side.
+DASK_BOX_JOIN_ARGS ?=
+bench-dask-box-join: python-wheel
+	$(REGISTRY_STEP) 600 $(PY_PIP) install -r $(PY_DIR)/requirements-bench.txt
+	$(PY_BIN)/python $(PY_DIR)/bench/dask_box_join.py $(DASK_BOX_JOIN_ARGS)
