@@ -15,6 +15,7 @@
 use super::raw::Slots;
 pub use super::str_order::str_ranks;
 use super::{Query, SpatialIndex};
+use crate::batch_order::order_by_key;
 use crate::slots::prefetch;
 use crate::{AnyIndex, Error, Grid, Handle, Kind, Rect};
 
@@ -111,21 +112,17 @@ fn z_order(rects: &[Rect], world: Rect) -> Vec<u32> {
         let t = ((f64::from(c) - f64::from(lo)) / f64::from(width)).clamp(0.0, 1.0);
         (t * 65535.0) as u32
     };
-    // The 32-bit code above the position: one word per rectangle, whose order
-    // is the codes' with ties by position.
-    let mut keyed: Vec<u64> = rects
+    let codes: Vec<u32> = rects
         .iter()
-        .enumerate()
-        .map(|(i, r)| {
+        .map(|r| {
             let cx = r.x1 * 0.5 + r.x2 * 0.5;
             let cy = r.y1 * 0.5 + r.y2 * 0.5;
-            let key = spread(lattice(cx, world.x1, world.width()))
-                | spread(lattice(cy, world.y1, world.height())) << 1;
-            key << 32 | i as u64
+            (spread(lattice(cx, world.x1, world.width()))
+                | spread(lattice(cy, world.y1, world.height())) << 1) as u32
         })
         .collect();
-    keyed.sort_unstable();
-    keyed.into_iter().map(|word| word as u32).collect()
+    // Every 32-bit code is possible: the sort of (code, position) words.
+    order_by_key(&codes, 1 << 32)
 }
 
 /// Compressed rows (`offsets`) as one row number per hit.
