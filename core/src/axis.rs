@@ -79,6 +79,14 @@ impl Axis {
         }
     }
 
+    /// [`span`](Axis::span) without its branch on whether the interval
+    /// crosses a border: both ends looked up. Faster where that branch is a
+    /// coin toss (the loose grid's queries and boxes, wider than its tight cells).
+    #[inline]
+    pub fn span_both(&self, a: f32, b: f32) -> (u32, u32) {
+        (self.cell(a), self.cell(b))
+    }
+
     /// Border `k` (0 to `cells()`): -∞ for 0, +∞ for `cells()`.
     #[inline]
     pub fn border(&self, k: u32) -> f32 {

@@ -407,8 +407,8 @@ impl LooseGrid {
     /// The tight cells a finite rectangle covers.
     #[inline]
     pub(crate) fn span(&self, r: &Rect) -> Span {
-        let (x1, x2) = self.tight_x.span(r.x1, r.x2);
-        let (y1, y2) = self.tight_y.span(r.y1, r.y2);
+        let (x1, x2) = self.tight_x.span_both(r.x1, r.x2);
+        let (y1, y2) = self.tight_y.span_both(r.y1, r.y2);
         Span { x1, y1, x2, y2 }
     }
 }
