@@ -158,4 +158,23 @@ mod tests {
             }
         }
     }
+
+    /// The branch-free span is the span: for every interval, on and around
+    /// borders, within one cell and across many.
+    #[test]
+    fn span_both_is_span() {
+        let axis = Axis::new(-10.0, 100.0, 17);
+        let mut values: Vec<f32> = (0..=17)
+            .map(|k| axis.border(k).clamp(f32::MIN, f32::MAX))
+            .flat_map(|b| [b.next_down(), b, b.next_up()])
+            .chain((0..300).map(|i| -20.0 + i as f32 * 0.41))
+            .filter(|v| v.is_finite())
+            .collect();
+        values.sort_by(f32::total_cmp);
+        for (i, &a) in values.iter().enumerate() {
+            for &b in &values[i..] {
+                assert_eq!(axis.span_both(a, b), axis.span(a, b), "[{a}, {b}]");
+            }
+        }
+    }
 }
