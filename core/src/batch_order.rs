@@ -8,6 +8,10 @@ use crate::Handle;
 /// How many positions ahead [`insert_by_key`] loads.
 const AHEAD: usize = 16;
 
+/// Batches at least this big go into a structure in its key's order (the
+/// order and its prefetching pay from about this size); smaller ones one by one.
+pub(crate) const SORTED_BATCH: usize = 256;
+
 /// The positions of `keys` by key, then by position: by counting sort when
 /// there are no more than 4 possible keys (`key_count`) a position, else by
 /// one sort of (key, position) words.

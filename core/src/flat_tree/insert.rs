@@ -1,6 +1,6 @@
 //! Adding elements: the descent, linking into leaves, and splitting leaves.
 
-use crate::batch_order::insert_by_key;
+use crate::batch_order::{insert_by_key, SORTED_BATCH};
 use crate::dimension::Dimension;
 use crate::flat_tree::nodes::{LeafSet, Node};
 use crate::flat_tree::FlatTree;
@@ -8,9 +8,6 @@ use crate::links::Link;
 use crate::slots::NONE;
 use crate::tree_lines::{mask, place_in_children, place_of, Cell, Stack, NO_PLACE};
 use crate::{Bounds, Handle};
-
-/// Batches at least this big are inserted in depth-first order.
-const SORTED_BATCH: usize = 256;
 
 impl<D: Dimension> FlatTree<D> {
     /// Adds an element: room checked, `rect` valid.

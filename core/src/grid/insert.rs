@@ -1,13 +1,10 @@
 //! Adding elements: linking into every cell of the rectangle, or into the big
 //! list; big batches in cell order.
 
-use crate::batch_order::insert_by_key;
+use crate::batch_order::{insert_by_key, SORTED_BATCH};
 use crate::grid::{Grid, Span};
 use crate::slots::prefetch;
 use crate::{Handle, Rect};
-
-/// Batches at least this big are inserted in cell order.
-const SORTED_BATCH: usize = 256;
 
 impl Grid {
     /// Adds an element: room checked, `rect` valid.

@@ -1,13 +1,10 @@
 //! Adding elements: pushing onto a loose cell's list, growing its box, and
 //! listing the cell in the tight cells the box newly covers.
 
-use crate::batch_order::insert_by_key;
+use crate::batch_order::{insert_by_key, SORTED_BATCH};
 use crate::loose_grid::{holds, is_empty_box, union, LooseGrid, Span};
 use crate::slots::NONE;
 use crate::{Handle, Rect};
-
-/// Batches at least this big are inserted in loose-cell order.
-const SORTED_BATCH: usize = 256;
 
 impl LooseGrid {
     /// Adds an element: room checked, `rect` valid.

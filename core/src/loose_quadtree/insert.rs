@@ -1,7 +1,7 @@
 //! Adding elements: the descent by centre that grows the boxes on its way, and
 //! splitting leaves.
 
-use crate::batch_order::insert_by_key;
+use crate::batch_order::{insert_by_key, SORTED_BATCH};
 use crate::dimension::Dim2;
 use crate::loose_quadtree::nodes::Node;
 use crate::loose_quadtree::LooseQuadtree;
@@ -9,9 +9,6 @@ use crate::rect::{centre, holds, union};
 use crate::slots::NONE;
 use crate::tree_lines::{point_child, Cell, Stack};
 use crate::{Handle, Rect};
-
-/// Batches at least this big are inserted in Z-order.
-const SORTED_BATCH: usize = 256;
 
 impl LooseQuadtree {
     /// Adds an element: room checked, `rect` valid.
