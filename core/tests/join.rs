@@ -214,6 +214,26 @@ fn degenerate_inputs() {
             .query_bulk(&[], true, &mut rows, &mut positions)
             .unwrap();
         assert!(rows.is_empty());
+        // Boxes as wide as f32 allows (their widths overflow to infinity):
+        // the structure is still sized to something finite, and exact.
+        let huge = [
+            Rect::new(-3e38, -3e38, 3e38, 3e38),
+            Rect::new(0.0, 0.0, 1.0, 1.0),
+            Rect::new(f32::MAX, f32::MAX, f32::MAX, f32::MAX),
+        ];
+        let wide = Boxes::new(&huge, kind).unwrap();
+        wide.query_bulk(
+            &[Rect::point(0.5, 0.5), Rect::point(f32::MAX, f32::MAX)],
+            true,
+            &mut rows,
+            &mut positions,
+        )
+        .unwrap();
+        assert_eq!(
+            (&rows[..], &positions[..]),
+            (&[0, 0, 1][..], &[0, 1, 2][..]),
+            "{kind:?}"
+        );
     }
 }
 

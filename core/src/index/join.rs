@@ -17,7 +17,7 @@ pub use super::str_order::str_ranks;
 use super::{Query, SpatialIndex};
 use crate::batch_order::order_by_key;
 use crate::slots::prefetch;
-use crate::{AnyIndex, Error, Grid, Handle, Kind, Rect};
+use crate::{AnyIndex, Error, Grid, Handle, Kind, LooseGrid, Rect};
 
 /// Batches from this size are queried in spatial order ([`rows_of`]).
 const SPATIAL_ORDER_FROM: usize = 4096;
@@ -401,19 +401,33 @@ fn structure_for(rects: &[Rect], kind: Kind) -> Result<AnyIndex, Error> {
             lo.abs().max(1.0)
         }
     };
-    let (w, h) = (pad(x1, x2), pad(y1, y2));
+    // No wider than half of what f32 holds, so that the world's own width is
+    // finite (boxes beyond it are fine: the border cells and leaves own them).
+    let finite = |extent: f64| extent.min(f64::from(f32::MAX) / 2.0);
+    let (w, h) = (finite(pad(x1, x2)), finite(pad(y1, y2)));
     let world = Rect::from_f64(x1, y1, x1 + w, y1 + h);
+    let n = rects.len().max(1) as f64;
+    if kind == Kind::LooseGrid {
+        // Square loose cells of about three mean box sides (2 to 4 measured
+        // alike; the default 100 a side held 100 boxes a cell at 1M, twice
+        // as slow), no more cells than about two per box or than it allows.
+        let mean = (widths.max(heights) / n) * 3.0;
+        let fewest = (w * h / (2.0 * n)).sqrt();
+        let most = w.max(h) / f64::from(LooseGrid::MAX_AXIS_CELLS / 16);
+        let side = mean.max(fewest).max(most).min(f64::from(f32::MAX)) as f32;
+        return Ok(LooseGrid::with_cell_size(world, side)?.into());
+    }
     if kind != Kind::Grid {
         return AnyIndex::for_world(kind, world);
     }
     // Cells of about twice the mean box side, but no more cells than about
     // two per box (and no more than the grid allows).
-    let n = rects.len().max(1) as f64;
     let side = |sum: f64, extent: f64| {
         let mean = sum / n;
         let fewest = extent / (2.0 * n).sqrt();
         let most = extent / f64::from(Grid::MAX_CELLS_PER_AXIS / 16);
-        (2.0 * mean).max(fewest).max(most) as f32
+        // (A sum of widths may overflow to infinity: at most f32's largest.)
+        (2.0 * mean).max(fewest).max(most).min(f64::from(f32::MAX)) as f32
     };
     let grid = Grid::with_cell_size(world, side(widths, w), side(heights, h))?;
     Ok(grid.into())
