@@ -386,8 +386,9 @@ fn structure_for(rects: &[Rect], kind: Kind) -> Result<AnyIndex, Error> {
         y1 = y1.min(f64::from(r.y1));
         x2 = x2.max(f64::from(r.x2));
         y2 = y2.max(f64::from(r.y2));
-        widths += f64::from(r.width());
-        heights += f64::from(r.height());
+        // In f64: an f32 width of boxes spread across f32's range is infinite.
+        widths += f64::from(r.x2) - f64::from(r.x1);
+        heights += f64::from(r.y2) - f64::from(r.y1);
     }
     if rects.is_empty() {
         (x1, y1, x2, y2) = (0.0, 0.0, 1.0, 1.0);
@@ -407,6 +408,12 @@ fn structure_for(rects: &[Rect], kind: Kind) -> Result<AnyIndex, Error> {
     let (w, h) = (finite(pad(x1, x2)), finite(pad(y1, y2)));
     let world = Rect::from_f64(x1, y1, x1 + w, y1 + h);
     let n = rects.len().max(1) as f64;
+    // The side of a cell: `mean` (a multiple of the mean box side), but at
+    // least `fewest` and `most` (the sides that keep the cell count within
+    // about two a box and within the structure's limit), and a finite f32.
+    let cell_side = |mean: f64, fewest: f64, most: f64| {
+        mean.max(fewest).max(most).min(f64::from(f32::MAX)) as f32
+    };
     if kind == Kind::LooseGrid {
         // Square loose cells of about three mean box sides (2 to 4 measured
         // alike; the default 100 a side held 100 boxes a cell at 1M, twice
@@ -414,8 +421,7 @@ fn structure_for(rects: &[Rect], kind: Kind) -> Result<AnyIndex, Error> {
         let mean = (widths.max(heights) / n) * 3.0;
         let fewest = (w * h / (2.0 * n)).sqrt();
         let most = w.max(h) / f64::from(LooseGrid::MAX_AXIS_CELLS / 16);
-        let side = mean.max(fewest).max(most).min(f64::from(f32::MAX)) as f32;
-        return Ok(LooseGrid::with_cell_size(world, side)?.into());
+        return Ok(LooseGrid::with_cell_size(world, cell_side(mean, fewest, most))?.into());
     }
     if kind != Kind::Grid {
         return AnyIndex::for_world(kind, world);
@@ -426,8 +432,7 @@ fn structure_for(rects: &[Rect], kind: Kind) -> Result<AnyIndex, Error> {
         let mean = sum / n;
         let fewest = extent / (2.0 * n).sqrt();
         let most = extent / f64::from(Grid::MAX_CELLS_PER_AXIS / 16);
-        // (A sum of widths may overflow to infinity: at most f32's largest.)
-        (2.0 * mean).max(fewest).max(most).min(f64::from(f32::MAX)) as f32
+        cell_side(2.0 * mean, fewest, most)
     };
     let grid = Grid::with_cell_size(world, side(widths, w), side(heights, h))?;
     Ok(grid.into())
