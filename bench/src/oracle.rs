@@ -65,6 +65,9 @@ pub fn count_ordered_pairs(agents: &Agents) -> u64 {
 /// set of agents exactly as the runner does.
 pub fn checksum(scenario: &Scenario) -> u64 {
     let mut agents = Agents::new(scenario);
+    for _ in 0..scenario.aging {
+        agents.step();
+    }
     let mut total = 0u64;
     for frame in 0..WARMUP_FRAMES + scenario.frames {
         agents.step();
@@ -187,6 +190,9 @@ pub fn symmetric_difference(old: &[u64], new: &[u64]) -> u64 {
 /// frames, the pairs of the built index (frame -1) counting as none.
 pub fn events_checksum(scenario: &Scenario) -> u64 {
     let mut agents = Agents::new(scenario);
+    for _ in 0..scenario.aging {
+        agents.step();
+    }
     let mut last = Vec::new();
     let mut total = 0u64;
     for frame in 0..WARMUP_FRAMES + scenario.frames {

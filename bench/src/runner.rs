@@ -99,6 +99,10 @@ pub fn run(
     }
     let mut agents = Agents::new(scenario);
     index.build(&agents)?;
+    for _ in 0..scenario.aging {
+        agents.step();
+        index.update(&agents)?;
+    }
     let (mut update, mut collide) = (Duration::ZERO, Duration::ZERO);
     let mut total = 0u64;
     for frame in 0..WARMUP_FRAMES + scenario.frames {
@@ -189,6 +193,7 @@ mod tests {
             world: 1024.0,
             size: 4.0,
             frames: 3,
+            aging: 0,
             checksum: None,
             queries: None,
         });
@@ -201,6 +206,7 @@ mod tests {
             world: 512.0,
             size: 4.0,
             frames: 0,
+            aging: 0,
             checksum: None,
             queries: Some(QuerySpec {
                 count: 5000,
@@ -215,10 +221,22 @@ mod tests {
             world: 128.0,
             size: 4.0,
             frames: 3,
+            aging: 0,
             checksum: None,
             queries: None,
         };
-        moving.chain(fixed).chain([cubes]).collect()
+        // Moving after frames of updates alone (the aged scenarios).
+        let aged = Scenario {
+            name: "small-aged",
+            aging: 20,
+            ..cubes
+        };
+        let aged = Scenario {
+            layout: Layout::Mixed,
+            world: 1024.0,
+            ..aged
+        };
+        moving.chain(fixed).chain([cubes, aged]).collect()
     }
 
     /// Every index this build has, for agents of side `size`.

@@ -98,6 +98,11 @@ pub struct Scenario {
     pub size: f32,
     /// Number of measured frames `F` (after the two warm-up frames).
     pub frames: usize,
+    /// Frames played before the warm-up with the index following the agents
+    /// (update only, no collide, not measured): 0 for docs/workload.md's
+    /// scenarios. A long-running game's index has long lost the memory order
+    /// of its first build; these frames put it in that state.
+    pub aging: usize,
     /// The checksum of docs/workload.md (ordered pairs per measured frame), where it
     /// states one; `None` for scenarios whose checksum the [`crate::oracle`] computes.
     pub checksum: Option<u64>,
@@ -155,6 +160,7 @@ pub const SCENARIOS: &[Scenario] = &[
         world: 4096.0,
         size: 4.0,
         frames: 10,
+        aging: 0,
         checksum: Some(38442),
         queries: None,
     },
@@ -165,6 +171,7 @@ pub const SCENARIOS: &[Scenario] = &[
         world: 12288.0,
         size: 4.0,
         frames: 3,
+        aging: 0,
         checksum: Some(422_580),
         queries: None,
     },
@@ -175,6 +182,7 @@ pub const SCENARIOS: &[Scenario] = &[
         world: 2048.0,
         size: 4.0,
         frames: 10,
+        aging: 0,
         checksum: Some(6257),
         queries: None,
     },
@@ -185,6 +193,7 @@ pub const SCENARIOS: &[Scenario] = &[
         world: 4096.0,
         size: 4.0,
         frames: 10,
+        aging: 0,
         checksum: None,
         queries: None,
     },
@@ -195,6 +204,32 @@ pub const SCENARIOS: &[Scenario] = &[
         world: 4096.0,
         size: 4.0,
         frames: 10,
+        aging: 0,
+        checksum: None,
+        queries: None,
+    },
+    // uniform-100k and uniform-1m after 600 and 120 frames (10 and 2 seconds
+    // of a game at 60 frames a second) of updates: the index's memory no
+    // longer follows its first build's order. The oracle computes the checksums.
+    Scenario {
+        name: "uniform-100k-aged",
+        layout: Layout::Uniform,
+        n: 100_000,
+        world: 4096.0,
+        size: 4.0,
+        frames: 10,
+        aging: 600,
+        checksum: None,
+        queries: None,
+    },
+    Scenario {
+        name: "uniform-1m-aged",
+        layout: Layout::Uniform,
+        n: 1_000_000,
+        world: 12288.0,
+        size: 4.0,
+        frames: 3,
+        aging: 120,
         checksum: None,
         queries: None,
     },
@@ -208,6 +243,7 @@ pub const SCENARIOS: &[Scenario] = &[
         world: 4096.0,
         size: 4.0,
         frames: 0,
+        aging: 0,
         checksum: None,
         queries: Some(QuerySpec {
             count: 1_000_000,
@@ -223,6 +259,7 @@ pub const SCENARIOS: &[Scenario] = &[
         world: 1024.0,
         size: 4.0,
         frames: 10,
+        aging: 0,
         checksum: None,
         queries: None,
     },

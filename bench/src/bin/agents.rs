@@ -237,6 +237,14 @@ fn view(s: &Scenario, region: Region, pixels: u32) -> View {
     View { x, y, side, pixels }
 }
 
+/// "N frames of updates, then " for an aged scenario, else nothing.
+fn aged(s: &Scenario) -> String {
+    match s.aging {
+        0 => String::new(),
+        n => format!("{n} frames of updates, then "),
+    }
+}
+
 fn print_header(s: &Scenario) {
     if s.is_static() {
         println!(
@@ -459,12 +467,27 @@ fn run_agents() -> ExitCode {
             s.name, s.n, s.size, s.world, s.world, q.count, q.side, q.count
         ),
         None if s.dimensions() == 3 => println!(
-            "{}: {} cubes of side {} in a {}x{}x{} world, {} warm-up + {} measured frames",
-            s.name, s.n, s.size, s.world, s.world, s.world, WARMUP_FRAMES, s.frames
+            "{}: {} cubes of side {} in a {}x{}x{} world, {}{} warm-up + {} measured frames",
+            s.name,
+            s.n,
+            s.size,
+            s.world,
+            s.world,
+            s.world,
+            aged(s),
+            WARMUP_FRAMES,
+            s.frames
         ),
         None => println!(
-            "{}: {} agents of side {} in a {}x{} world, {} warm-up + {} measured frames",
-            s.name, s.n, s.size, s.world, s.world, WARMUP_FRAMES, s.frames
+            "{}: {} agents of side {} in a {}x{} world, {}{} warm-up + {} measured frames",
+            s.name,
+            s.n,
+            s.size,
+            s.world,
+            s.world,
+            aged(s),
+            WARMUP_FRAMES,
+            s.frames
         ),
     }
     if s.checksum.is_none() {

@@ -172,6 +172,7 @@ mod tests {
             world: 512.0,
             size: 4.0,
             frames: 3,
+            aging: 0,
             checksum: None,
             queries: None,
         };
