@@ -407,10 +407,10 @@ impl SpatialIndex for Grid {
     }
     /// Lays the cells out contiguously (a counting sort, O(elements + cells),
     /// no allocation once warm) if at least an eighth as many queries as
-    /// elements came since the last `cleanup`: the queries until the next
-    /// change then read one run per cell instead of following links. A loop
-    /// that moves, cleans up and queries every frame gets runs from its
-    /// second frame on. Nothing else to do: an element's links are updated as
+    /// elements (or a pair walk) came since the last `cleanup`: the queries
+    /// and pair walks until the next change then read one run per cell
+    /// instead of following links. A loop that moves, cleans up and queries
+    /// or walks the pairs every frame gets runs from its second frame on. Nothing else to do: an element's links are updated as
     /// it moves.
     fn cleanup(&mut self) {
         self.pack_cells_if_queried();

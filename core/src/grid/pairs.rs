@@ -16,11 +16,13 @@ impl Grid {
     /// each other (no query per element, no hash set): a pair is reported only
     /// in the cell that owns the top-left corner of the two rectangles'
     /// intersection. Then each big element is tested against the cells its
-    /// rectangle meets, and against the other big ones.
+    /// rectangle meets, and against the other big ones. Asks for the runs
+    /// ([`note_pair_walk`](Grid::note_pair_walk)).
     pub(crate) fn all_pairs<F>(&self, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Handle, Handle) -> ControlFlow<()>,
     {
+        self.note_pair_walk();
         self.cell_pairs(0..self.rows(), &mut visit)?;
         self.big_pairs(&mut visit)
     }

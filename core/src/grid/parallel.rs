@@ -155,6 +155,7 @@ impl Grid {
         if self.len() < PAR_PAIRS_MIN_ELEMENTS || rayon::current_num_threads() == 1 {
             return crate::index::pairs_into(self, pairs);
         }
+        self.note_pair_walk();
         let rows = self.rows();
         let bands = (rayon::current_num_threads() * TASKS_PER_THREAD) as u32;
         let band = rows.div_ceil(bands).max(1);

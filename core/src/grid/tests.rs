@@ -754,6 +754,51 @@ fn big_elements_cost_one_entry() {
 }
 
 #[test]
+fn a_loop_that_moves_and_walks_the_pairs_gets_runs() {
+    // Inserted one by one (so not laid out by a bulk insert), never queried:
+    // only the pair walk asks for the runs.
+    let world = Rect::new(0.0, 0.0, 64.0, 64.0);
+    let mut grid = Grid::new(world, 16, 16).unwrap();
+    let mut rng = Lcg(3);
+    let mut model = Model::default();
+    for id in 0..400 {
+        let (x, y) = (rng.unit() * 62.0, rng.unit() * 62.0);
+        let rect = Rect::new(x, y, x + 2.0, y + 2.0);
+        model.live.push((grid.insert(rect, id).unwrap(), rect));
+    }
+    grid.cleanup();
+    assert!(!grid.packed.fresh, "laid out with nothing asking for it");
+    for frame in 0..3 {
+        assert_eq!(grid_pairs(&grid), model.pairs(), "frame {frame}");
+        let handles: Vec<Handle> = model.live.iter().map(|(h, _)| *h).collect();
+        let rects: Vec<Rect> = model
+            .live
+            .iter()
+            .map(|(_, r)| {
+                let d = rng.unit() * 4.0 - 2.0;
+                Rect::new(r.x1 + d, r.y1 - d, r.x2 + d, r.y2 - d)
+            })
+            .collect();
+        grid.update_many(&handles, &rects).unwrap();
+        for (&h, &r) in handles.iter().zip(&rects) {
+            model.set(h, r);
+        }
+        grid.cleanup();
+        // The walk before asked for the runs: the batch left the lists behind.
+        assert!(grid.packed.fresh && grid.lists_stale, "frame {frame}");
+    }
+    assert_eq!(grid_pairs(&grid), model.pairs());
+    // A single move needs the lists again, and they come back exact.
+    let (h, r) = model.live[0];
+    grid.update(h, Rect::new(r.x1 + 1.0, r.y1, r.x2 + 1.0, r.y2))
+        .unwrap();
+    model.set(h, Rect::new(r.x1 + 1.0, r.y1, r.x2 + 1.0, r.y2));
+    assert!(!grid.lists_stale);
+    assert_eq!(grid_pairs(&grid), model.pairs());
+    grid.validate().unwrap();
+}
+
+#[test]
 fn stacks_and_borders_at_two_to_the_24() {
     // Cells 0.5 wide where f32 steps by 2: many borders coincide, and some
     // cells own no coordinate at all.

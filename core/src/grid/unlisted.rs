@@ -25,9 +25,8 @@ impl Grid {
     /// Whether a batch of `moves` leaves the lists behind: when it moves at
     /// least a quarter of the elements, plus a 64th of the cells (what the
     /// counting sort costs beyond the elements), and at least 16, and enough
-    /// queries came since the last `cleanup` for it to lay the runs out (a
-    /// loop that queries each frame). A loop that only walks the pairs keeps
-    /// the lists: their walk is faster than the sort plus the runs' walk.
+    /// queries (or a pair walk) came since the last `cleanup` for it to lay
+    /// the runs out (a loop that queries or walks the pairs each frame).
     #[inline]
     pub(crate) fn defers_lists(&self, moves: usize) -> bool {
         moves >= 16
