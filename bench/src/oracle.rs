@@ -60,14 +60,21 @@ pub fn count_ordered_pairs(agents: &Agents) -> u64 {
     2 * count_pairs(&rects)
 }
 
-/// The scenario's checksum, computed: the mean number of ordered overlapping pairs
-/// over the measured frames (integer division), simulating the frames from a fresh
-/// set of agents exactly as the runner does.
-pub fn checksum(scenario: &Scenario) -> u64 {
+/// The scenario's agents as its first warm-up frame finds them: after its
+/// aging frames, if any.
+fn aged_agents(scenario: &Scenario) -> Agents {
     let mut agents = Agents::new(scenario);
     for _ in 0..scenario.aging {
         agents.step();
     }
+    agents
+}
+
+/// The scenario's checksum, computed: the mean number of ordered overlapping pairs
+/// over the measured frames (integer division), simulating the frames from a fresh
+/// set of agents exactly as the runner does.
+pub fn checksum(scenario: &Scenario) -> u64 {
+    let mut agents = aged_agents(scenario);
     let mut total = 0u64;
     for frame in 0..WARMUP_FRAMES + scenario.frames {
         agents.step();
@@ -189,10 +196,7 @@ pub fn symmetric_difference(old: &[u64], new: &[u64]) -> u64 {
 /// began plus pairs that ended since the previous frame) over the measured
 /// frames, the pairs of the built index (frame -1) counting as none.
 pub fn events_checksum(scenario: &Scenario) -> u64 {
-    let mut agents = Agents::new(scenario);
-    for _ in 0..scenario.aging {
-        agents.step();
-    }
+    let mut agents = aged_agents(scenario);
     let mut last = Vec::new();
     let mut total = 0u64;
     for frame in 0..WARMUP_FRAMES + scenario.frames {

@@ -228,13 +228,10 @@ mod tests {
         // Moving after frames of updates alone (the aged scenarios).
         let aged = Scenario {
             name: "small-aged",
-            aging: 20,
-            ..cubes
-        };
-        let aged = Scenario {
             layout: Layout::Mixed,
             world: 1024.0,
-            ..aged
+            aging: 20,
+            ..cubes
         };
         moving.chain(fixed).chain([cubes, aged]).collect()
     }
