@@ -1,9 +1,8 @@
 //! Adding elements: linking into every cell of the rectangle, or into the big
-//! list; big batches in cell order.
+//! list; big batches laid out as runs at once.
 
-use crate::batch_order::{insert_by_key, SORTED_BATCH};
+use crate::batch_order::SORTED_BATCH;
 use crate::grid::{Grid, Span};
-use crate::slots::prefetch;
 use crate::{Handle, Rect};
 
 impl Grid {
@@ -23,43 +22,39 @@ impl Grid {
         self.slots.handle(slot)
     }
 
-    /// Adds a checked batch; big batches in cell order.
+    /// Adds a checked batch, in the batch's order. A big batch writes the slot
+    /// records and the big list alone and lays the runs out at once, leaving
+    /// the lists to be rebuilt when a change needs them, as a big batch of
+    /// moves does ([`unlist`](Grid::unlist)).
+    ///
+    /// The slots follow the batch, not space. Queries and pair walks read the
+    /// runs, which the sort lays out in cell order whatever the slots' order;
+    /// what reads the slots themselves are moves and queries by handle, which
+    /// come in the caller's order (an agent loop's), and read memory in order
+    /// when the slots are in it. Slots in cell order read faster only until
+    /// the elements move: `docs/design.md` has the measurements.
     pub(crate) fn insert_batch(&mut self, rects: &[Rect], ids: &[u32], handles: &mut Vec<Handle>) {
-        self.relist();
         self.slots.reserve(rects.len());
         handles.reserve(rects.len());
         if rects.len() < SORTED_BATCH {
+            self.relist();
             for (&rect, &id) in rects.iter().zip(ids) {
-                handles.push(self.insert_one(rect, id));
+                handles.push(self.insert_in(rect, id, self.span(&rect)));
             }
             return;
         }
-        // Insert in the order the pair walk meets the elements (row by row, by
-        // the cell of their top-left corner), so that elements close in space
-        // get slots close in memory: walks over the cells then read the slot
-        // array nearly in order. Big elements, in no cell, come last.
-        let spans: Vec<Span> = rects.iter().map(|rect| self.span(rect)).collect();
-        let cells = self.cells.len();
-        let keys: Vec<u32> = spans
-            .iter()
-            .map(|span| {
-                if self.is_big(span) {
-                    cells as u32
-                } else {
-                    self.cell_index(span.x1, span.y1) as u32
-                }
-            })
-            .collect();
-        insert_by_key(
-            &keys,
-            cells as u64 + 1,
-            (rects, ids),
-            handles,
-            |at| prefetch(&spans[at]),
-            |at, rect, id| self.insert_in(rect, id, spans[at]),
-        );
+        self.packed.stale();
+        for (&rect, &id) in rects.iter().zip(ids) {
+            let span = self.span(&rect);
+            let slot = self.slots.alloc(rect, id);
+            self.slots.slots[slot as usize].cells = span.pack();
+            if self.is_big(&span) {
+                self.big.add(slot);
+            }
+            handles.push(self.slots.handle(slot));
+        }
         // A bulk build (`from_many`, a static world) is laid out at once.
-        self.pack_cells();
+        self.unlist();
     }
 
     /// Links the element in `slot` into the cells of `span`, or into the big
