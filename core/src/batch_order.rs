@@ -1,6 +1,7 @@
-//! The order a big insert batch goes in (each structure's key: the cell, or
-//! the Z-order of the tree), and the out-of-order insertion that follows.
-//! Written once for every structure.
+//! The order a big insert batch goes in (each structure's key: the loose
+//! grid's cell, or the Z-order of the tree), and the out-of-order insertion
+//! that follows. Written once for the structures that sort a batch (the grid
+//! takes the batch's own order, see `grid/insert.rs`).
 
 use crate::slots::prefetch;
 use crate::Handle;
