@@ -410,8 +410,8 @@ impl SpatialIndex for Grid {
     /// elements (or a pair walk) came since the last `cleanup`: the queries
     /// and pair walks until the next change then read one run per cell
     /// instead of following links. A loop that moves, cleans up and queries
-    /// or walks the pairs every frame gets runs from its second frame on. Nothing else to do: an element's links are updated as
-    /// it moves.
+    /// or walks the pairs every frame gets runs from its second frame on.
+    /// Nothing else to do: an element's links are updated as it moves.
     fn cleanup(&mut self) {
         self.pack_cells_if_queried();
     }
