@@ -16,10 +16,17 @@ impl Grid {
     #[inline]
     fn insert_in(&mut self, rect: Rect, id: u32, span: Span) -> Handle {
         self.packed.stale();
-        let slot = self.slots.alloc(rect, id);
-        self.slots.slots[slot as usize].cells = span.pack();
+        let slot = self.record(rect, id, span);
         self.link(slot, span);
         self.slots.handle(slot)
+    }
+
+    /// A new slot holding `rect`, `id` and its cells `span` (linked nowhere).
+    #[inline]
+    fn record(&mut self, rect: Rect, id: u32, span: Span) -> u32 {
+        let slot = self.slots.alloc(rect, id);
+        self.slots.slots[slot as usize].cells = span.pack();
+        slot
     }
 
     /// Adds a checked batch, in the batch's order. A big batch writes the slot
@@ -46,8 +53,7 @@ impl Grid {
         self.packed.stale();
         for (&rect, &id) in rects.iter().zip(ids) {
             let span = self.span(&rect);
-            let slot = self.slots.alloc(rect, id);
-            self.slots.slots[slot as usize].cells = span.pack();
+            let slot = self.record(rect, id, span);
             if self.is_big(&span) {
                 self.big.add(slot);
             }
