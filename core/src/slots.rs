@@ -24,6 +24,24 @@ pub(crate) fn prefetch<T>(value: &T) {
     let _ = value;
 }
 
+/// [`prefetch`] of the cache line of `first` and of the `lines - 1` lines after
+/// it, which may lie past the end of `first`'s allocation.
+#[inline(always)]
+pub(crate) fn prefetch_lines<T>(first: &T, lines: usize) {
+    #[cfg(target_arch = "x86_64")]
+    for line in 0..lines {
+        let address = (first as *const T).cast::<i8>().wrapping_add(line * 64);
+        // SAFETY: a prefetch is only a hint: it never faults, whatever the
+        // address, and changes no state the program can see.
+        unsafe {
+            use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>(address);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (first, lines);
+}
+
 /// The "no index" value of every `u32` link.
 pub(crate) const NONE: u32 = u32::MAX;
 
