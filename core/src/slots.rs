@@ -306,9 +306,12 @@ impl<S: SlotRecord> SlotPool<S> {
     /// The slot index a handle names, if it is live.
     #[inline]
     pub(crate) fn lookup(&self, handle: Handle) -> Result<u32, Error> {
-        let generation = handle.generation().ok_or(Error::InvalidHandle(handle))?;
-        match self.stamps.get(handle.slot() as usize) {
-            Some(&stamp) if stamp & !MARK == LIVE | generation => Ok(handle.slot()),
+        // No error built before it is needed: an `Error` has drop glue, and
+        // a batch's check of every handle paid a call to it each.
+        match (handle.generation(), self.stamps.get(handle.slot() as usize)) {
+            (Some(generation), Some(&stamp)) if stamp & !MARK == LIVE | generation => {
+                Ok(handle.slot())
+            }
             _ => Err(Error::InvalidHandle(handle)),
         }
     }
