@@ -398,6 +398,7 @@ impl_structure!(
     prefetch_overlapping => prefetch_neighbours,
     par_pairs_checked => pairs_parallel,
     par_relocate_many => relocate_parallel,
+    ray_piece => ray_piece,
     count_queries => note_queries,
 );
 

@@ -161,6 +161,13 @@ impl Grid {
         }
     }
 
+    /// A ray's first hit is found by rectangle queries over pieces of the
+    /// ray a cell long: each scans a few runs, where the best-first descent
+    /// over the cell ranges computes and orders some thirty node keys.
+    pub(crate) fn ray_piece(&self) -> Option<f64> {
+        Some(f64::from(self.cell_width().min(self.cell_height())))
+    }
+
     /// Elements holding the finite point `(x, y)`, but slot `omit`: a point
     /// lies in exactly one cell, and every small element holding it is linked
     /// there.

@@ -339,6 +339,16 @@ pub trait Structure: Slots {
         }
     }
 
+    /// The length of the pieces in which a ray cast's first hit is looked
+    /// for by rectangle queries, one a piece in order along the ray
+    /// ([`search::ray_first`](crate::index::search::ray_first)), or `None`
+    /// (the default) for the best-first descent: a structure whose rectangle
+    /// queries are cheap at that scale (a grid's cell) names it.
+    #[inline]
+    fn ray_piece(&self) -> Option<f64> {
+        None
+    }
+
     /// Told how many queries a call is about to answer, before it answers
     /// them (a grid counts them to decide whether to lay its cells out at the
     /// next `cleanup`). Once per batch, so that threads do not fight over a count.
@@ -355,7 +365,7 @@ pub trait Structure: Slots {
 /// (`overlapping_checked => neighbours`, `prefetch_overlapping => ...`,
 /// `prefetch_relocate => ...`, `relocate_many => ...`, `par_relocate_many => ...`,
 /// `par_pairs_checked => ...`,
-/// `count_queries => ...`);
+/// `ray_piece => ...`, `count_queries => ...`);
 /// every structure has an `all_pairs` walk. One line per structure instead of a copy of
 /// the same delegations in each.
 macro_rules! impl_structure {
@@ -491,6 +501,12 @@ macro_rules! structure_hook {
         #[inline]
         fn prefetch_overlapping(&self, handles: &[$crate::Handle], index: usize) {
             self.$method(handles, index)
+        }
+    };
+    (ray_piece => $method:ident) => {
+        #[inline]
+        fn ray_piece(&self) -> Option<f64> {
+            self.$method()
         }
     };
     (count_queries => $method:ident) => {

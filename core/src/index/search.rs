@@ -19,10 +19,12 @@
 //! several cells) is one not above the last element popped, and is skipped.
 
 use core::cmp::Ordering;
+use core::ops::ControlFlow;
 use std::collections::BinaryHeap;
 
 use crate::axis::Axis;
 use crate::index::raw::{SearchItem, Structure};
+use crate::slots::NONE;
 use crate::{Bounds, Handle, Rect};
 
 /// How much node keys are lowered, relatively: far above the `f64` rounding
@@ -924,6 +926,12 @@ pub(crate) fn ray_first<T>(
 where
     T: Structure + ?Sized,
 {
+    if let Some(hit) = index
+        .ray_piece()
+        .and_then(|piece| ray_first_in_pieces(index, ray, mask, piece))
+    {
+        return hit;
+    }
     let origin = ray.origin_f64();
     let direction = ray.unit_direction();
     let inverse = reciprocals(&direction);
@@ -941,4 +949,80 @@ where
     );
     best.first()
         .map(|n| RayHit::new(n.handle, n.id, n.distance, max_length))
+}
+
+/// Pieces a ray is cut into at most by [`ray_first_in_pieces`]; a longer ray
+/// takes the descent.
+const MAX_RAY_PIECES: f64 = 1024.0;
+
+/// The first hit of a checked ray by rectangle queries: the ray is cut into
+/// pieces of at most `piece` in length, and each piece's box, widened and
+/// rounded outward to `f32`, is queried in order along the ray; every element
+/// met is keyed by the same [`Bounds::ray_entry`] as the descent's, the best
+/// kept by `(key, id, handle)`. Once the best key is at most the end of the
+/// piece just queried, no element can come before it: an element entered at
+/// `t` holds (to within rounding, far below the widening) the point of the ray
+/// at `t`, which lies in the box of the piece holding `t`. `None` when the
+/// ray would take more than [`MAX_RAY_PIECES`] pieces.
+fn ray_first_in_pieces<T>(
+    index: &T,
+    ray: &Ray<<T::Bounds as Bounds>::Point>,
+    mask: u32,
+    piece: f64,
+) -> Option<Option<RayHit>>
+where
+    T: Structure + ?Sized,
+{
+    let max_length = ray.max_length;
+    let pieces = (max_length / piece).ceil().max(1.0);
+    if pieces > MAX_RAY_PIECES {
+        return None;
+    }
+    let origin = ray.origin_f64();
+    let direction = ray.unit_direction();
+    let axes = T::Bounds::AXES;
+    let reach = origin[..axes].iter().fold(max_length, |m, o| m + o.abs());
+    let margin = (reach + 1.0) * (1.0 / (1u64 << 40) as f64);
+    let mut best: Option<(f64, u32, Handle)> = None;
+    let pieces = pieces as u32;
+    for k in 0..pieces {
+        let t0 = max_length * f64::from(k) / f64::from(pieces);
+        let t1 = if k + 1 == pieces {
+            max_length
+        } else {
+            max_length * f64::from(k + 1) / f64::from(pieces)
+        };
+        let (mut lo, mut hi) = ([0.0f32; 3], [0.0f32; 3]);
+        for axis in 0..axes {
+            let (a, b) = (
+                origin[axis] + t0 * direction[axis],
+                origin[axis] + t1 * direction[axis],
+            );
+            lo[axis] = round_down(a.min(b) - margin);
+            hi[axis] = round_up(a.max(b) + margin);
+        }
+        let _ = index.query_checked(T::Bounds::from_corners(lo, hi), NONE, |handle| {
+            let slot = handle.slot();
+            let Some(key) = index
+                .rect_at(slot)
+                .ray_entry(&origin, &direction, max_length)
+            else {
+                return ControlFlow::Continue(());
+            };
+            if best.is_some_and(|(best_key, ..)| key > best_key) || !index.passes_mask(slot, mask) {
+                return ControlFlow::Continue(());
+            }
+            let candidate = (key, index.id_at(slot), handle);
+            let better = best
+                .is_none_or(|(k, id, h)| (key, candidate.1, handle.to_raw()) < (k, id, h.to_raw()));
+            if better {
+                best = Some(candidate);
+            }
+            ControlFlow::Continue(())
+        });
+        if best.is_some_and(|(key, ..)| key <= t1) {
+            break;
+        }
+    }
+    Some(best.map(|(key, id, handle)| RayHit::new(handle, id, key, max_length)))
 }

@@ -371,6 +371,13 @@ impl LooseGrid {
         self.tight_y.cells()
     }
 
+    /// A ray's first hit by rectangle queries over pieces a loose cell long,
+    /// as the grid does.
+    pub(crate) fn ray_piece(&self) -> Option<f64> {
+        let (w, h) = self.cell_size();
+        Some(f64::from(w.min(h)))
+    }
+
     /// The width and height of a loose cell.
     pub fn cell_size(&self) -> (f32, f32) {
         (self.loose_x.cell_size(), self.loose_y.cell_size())
@@ -427,7 +434,7 @@ impl core::fmt::Debug for LooseGrid {
     }
 }
 
-impl_structure!(LooseGrid; prefetch_relocate => prefetch_move, par_pairs_checked => pairs_parallel);
+impl_structure!(LooseGrid; prefetch_relocate => prefetch_move, par_pairs_checked => pairs_parallel, ray_piece => ray_piece);
 
 impl SpatialIndex for LooseGrid {
     fn world(&self) -> Rect {
