@@ -13,19 +13,11 @@ use crate::{Bounds, Error, Filter};
 /// Asks the CPU to start loading the cache line of `value`; does nothing else.
 #[inline(always)]
 pub(crate) fn prefetch<T>(value: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is only a hint: it never faults and changes no state the
-    // program can see; the pointer comes from a live reference.
-    unsafe {
-        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
+    prefetch_lines(value, 1);
 }
 
-/// [`prefetch`] of the cache line of `first` and of the `lines - 1` lines after
-/// it, which may lie past the end of `first`'s allocation.
+/// Asks the CPU to start loading the cache line of `first` and the `lines - 1`
+/// lines after it, which may lie past the end of `first`'s allocation.
 #[inline(always)]
 pub(crate) fn prefetch_lines<T>(first: &T, lines: usize) {
     #[cfg(target_arch = "x86_64")]

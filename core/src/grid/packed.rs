@@ -270,7 +270,7 @@ impl Grid {
         // nearer one will take (dead, medium and big slots fetch for nothing).
         let first_cell = |slot: usize| {
             let [x1, y1, ..] = records.get(slot)?.cells;
-            Some(y1 as usize * columns + x1 as usize)
+            Some(self.cell_index(x1.into(), y1.into()))
         };
         for slot in (0..records.len() as u32).rev() {
             let at = slot as usize;
@@ -453,7 +453,6 @@ impl Grid {
     #[inline]
     pub(crate) fn prefetch_runs(&self, handles: &[Handle], index: usize) {
         let packed = &self.packed;
-        let columns = self.columns() as usize;
         let rows = |at: usize| {
             let record = self.slots.slots.get(handles.get(at)?.slot() as usize)?;
             let (span, r) = (Span::unpack(record.cells), &record.rect);
@@ -461,7 +460,7 @@ impl Grid {
             let x = span.x1 - ((span.x1 > 0) & (r.x1 - rx <= self.axis_x.border(span.x1))) as u32;
             let y = span.y1 - ((span.y1 > 0) & (r.y1 - ry <= self.axis_y.border(span.y1))) as u32;
             let next = (y + 1).min(span.y2);
-            Some([y, next].map(|row| row as usize * columns + x as usize))
+            Some([y, next].map(|row| self.cell_index(x, row)))
         };
         if let Some(cells) = rows(index + PREFETCH_AHEAD * 3 / 4) {
             for cell in cells {

@@ -983,7 +983,8 @@ where
     let axes = T::Bounds::AXES;
     let reach = origin[..axes].iter().fold(max_length, |m, o| m + o.abs());
     let margin = (reach + 1.0) * (1.0 / (1u64 << 40) as f64);
-    let mut best: Option<(f64, u32, Handle)> = None;
+    // The best hit so far as its order: `(key, id, handle)`.
+    let mut best: Option<(f64, u32, u64)> = None;
     let pieces = pieces as u32;
     for k in 0..pieces {
         let t0 = max_length * f64::from(k) / f64::from(pieces);
@@ -1009,14 +1010,12 @@ where
             else {
                 return ControlFlow::Continue(());
             };
-            if best.is_some_and(|(best_key, ..)| key > best_key) || !index.passes_mask(slot, mask) {
-                return ControlFlow::Continue(());
-            }
-            let candidate = (key, index.id_at(slot), handle);
-            let better = best
-                .is_none_or(|(k, id, h)| (key, candidate.1, handle.to_raw()) < (k, id, h.to_raw()));
-            if better {
-                best = Some(candidate);
+            // The key alone rules most elements out before their id is read.
+            if best.is_none_or(|b| key <= b.0) {
+                let order = (key, index.id_at(slot), handle.to_raw());
+                if best.is_none_or(|b| order < b) && index.passes_mask(slot, mask) {
+                    best = Some(order);
+                }
             }
             ControlFlow::Continue(())
         });
@@ -1024,5 +1023,5 @@ where
             break;
         }
     }
-    Some(best.map(|(key, id, handle)| RayHit::new(handle, id, key, max_length)))
+    Some(best.map(|(key, id, handle)| RayHit::new(Handle::from_raw(handle), id, key, max_length)))
 }
