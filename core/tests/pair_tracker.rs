@@ -228,3 +228,67 @@ fn updates_that_skip_the_pass_miss_nothing() {
         }
     }
 }
+
+#[allow(dead_code)]
+#[path = "../examples/trigger_zones.rs"]
+mod trigger_zones;
+
+/// The trigger-zone example, on every 2D structure: each frame's enters and
+/// exits are exactly the brute-force difference of the (agent, sensor)
+/// overlaps of consecutive frames, respawned agents included.
+#[test]
+fn the_trigger_zone_example_reports_every_enter_and_exit() {
+    let scene = trigger_zones::frames(60, 400, 4, 7);
+    let inside = |frame: &trigger_zones::Frame| -> std::collections::BTreeSet<(u32, u32)> {
+        let mut set = std::collections::BTreeSet::new();
+        for (&id, agent) in frame.agent_ids.iter().zip(&frame.agents) {
+            for (sensor, zone) in frame.sensors.iter().enumerate() {
+                if agent.intersects(zone) {
+                    set.insert((id, sensor as u32));
+                }
+            }
+        }
+        set
+    };
+    let mut respawns = 0;
+    for kind in Kind::ALL {
+        let name = kind.name();
+        let index = AnyIndex::for_world(
+            kind,
+            Rect::new(0.0, 0.0, trigger_zones::WORLD, trigger_zones::WORLD),
+        )
+        .expect("the example's world");
+        let log = trigger_zones::run(index, &scene, true).expect("the example runs");
+        let mut before = std::collections::BTreeSet::new();
+        let (mut entered, mut left) = (0, 0);
+        for (number, (frame, (began, ended))) in scene.iter().zip(&log).enumerate() {
+            let now = inside(frame);
+            let mut began = began.clone();
+            let mut ended = ended.clone();
+            began.sort_unstable();
+            ended.sort_unstable();
+            assert_eq!(
+                began,
+                now.difference(&before).copied().collect::<Vec<_>>(),
+                "{name}, frame {number}: entered"
+            );
+            assert_eq!(
+                ended,
+                before.difference(&now).copied().collect::<Vec<_>>(),
+                "{name}, frame {number}: left"
+            );
+            (entered, left) = (entered + began.len(), left + ended.len());
+            before = now;
+        }
+        // The scene must exercise what it claims: enters, exits, respawns.
+        assert!(
+            entered > 50 && left > 20,
+            "{name}: {entered} entered, {left} left"
+        );
+        respawns = scene
+            .windows(2)
+            .filter(|w| w[0].agent_ids != w[1].agent_ids)
+            .count();
+    }
+    assert!(respawns >= 15, "{respawns} respawns");
+}
