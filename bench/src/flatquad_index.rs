@@ -160,6 +160,8 @@ impl FlatquadConfig {
                 }
                 .into()
             }
+            // 3D: the octree's own adapter (`OctreeIndex`) runs it.
+            Kind::Octree => AnyIndex::for_world(Kind::Octree, rect)?,
         };
         index.with_margin(self.margin.unwrap_or(0.0) * size)
     }
@@ -275,6 +277,7 @@ impl FlatquadIndex {
             Kind::LooseGrid => "flatquad loose-grid",
             Kind::LooseQuadtree if config.max_extent.is_some() => "flatquad loose-quadtree-bounded",
             Kind::LooseQuadtree => "flatquad loose-quadtree",
+            Kind::Octree => "flatquad octree",
         };
         let name = match config.threads {
             0 | 1 => base,

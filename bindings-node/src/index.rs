@@ -284,15 +284,10 @@ impl Index {
     }
 
     pub(crate) fn kind(&self) -> Kind {
-        [
-            Kind::Quadtree,
-            Kind::Grid,
-            Kind::LooseGrid,
-            Kind::LooseQuadtree,
-        ]
-        .into_iter()
-        .find(|kind| kind.name() == self.name)
-        .unwrap_or(Kind::Quadtree)
+        Kind::ALL_2D
+            .into_iter()
+            .find(|kind| kind.name() == self.name)
+            .unwrap_or(Kind::Quadtree)
     }
 
     /// Runs `body` on the structure of kind `C` inside: for the getters of

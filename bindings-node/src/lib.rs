@@ -51,6 +51,8 @@ pub fn from_bytes(
         flatquad::Kind::Grid => Either4::B(Grid::from(index)),
         flatquad::Kind::LooseGrid => Either4::C(LooseGrid::from(index)),
         flatquad::Kind::LooseQuadtree => Either4::D(LooseQuadtree::from(index)),
+        // `AnyIndex::from_bytes` refused an Octree's snapshot already.
+        flatquad::Kind::Octree => return Err(napi::Error::from_reason("an Octree's snapshot")),
     })
 }
 

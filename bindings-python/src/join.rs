@@ -61,7 +61,7 @@ pub(crate) fn check_predicate(predicate: Option<&str>) -> PyResult<()> {
 
 /// The structure named by `index` (`"grid"`, `"quadtree"`, ...).
 fn kind_named(py: Python<'_>, name: &str) -> PyResult<Kind> {
-    Kind::ALL
+    Kind::ALL_2D
         .into_iter()
         .find(|kind| {
             kind.name()

@@ -64,18 +64,23 @@ impl Core for AnyIndex {
             Some(Kind::LooseQuadtree) => {
                 flatquad::LooseQuadtree::from_bytes(bytes).map(AnyIndex::from)
             }
+            // No 2D class names it (`kind_of_class`); `flatquad.Octree` has its own.
+            Some(Kind::Octree) => Err(Error::InvalidBytes("an Octree is not a 2D index".into())),
         }
     }
 
     /// An instance of the kind's class.
     fn into_object(self, py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
-        let kind = self.kind();
-        let base = PyClassInitializer::from(Index::new(self));
-        Ok(match kind {
-            Kind::Quadtree => Bound::new(py, base.add_subclass(Quadtree))?.into_any(),
-            Kind::Grid => Bound::new(py, base.add_subclass(Grid))?.into_any(),
-            Kind::LooseGrid => Bound::new(py, base.add_subclass(LooseGrid))?.into_any(),
-            Kind::LooseQuadtree => Bound::new(py, base.add_subclass(LooseQuadtree))?.into_any(),
+        let class = |index: AnyIndex| PyClassInitializer::from(Index::new(index));
+        Ok(match self {
+            AnyIndex::Quadtree(_) => Bound::new(py, class(self).add_subclass(Quadtree))?.into_any(),
+            AnyIndex::Grid(_) => Bound::new(py, class(self).add_subclass(Grid))?.into_any(),
+            AnyIndex::LooseGrid(_) => {
+                Bound::new(py, class(self).add_subclass(LooseGrid))?.into_any()
+            }
+            AnyIndex::LooseQuadtree(_) => {
+                Bound::new(py, class(self).add_subclass(LooseQuadtree))?.into_any()
+            }
         })
     }
 

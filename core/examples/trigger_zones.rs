@@ -202,7 +202,8 @@ pub fn run(mut index: AnyIndex, scene: &[Frame], quiet: bool) -> Result<Vec<Even
             began.iter().map(contact).collect(),
             ended.iter().map(contact).collect(),
         );
-        if !quiet && !(events.0.is_empty() && events.1.is_empty()) {
+        let any = !(events.0.is_empty() && events.1.is_empty());
+        if any && !quiet {
             let shown: Vec<String> = (events
                 .0
                 .iter()
@@ -233,7 +234,7 @@ pub fn run(mut index: AnyIndex, scene: &[Frame], quiet: bool) -> Result<Vec<Even
 
 /// The index named on the command line, over the scene's world.
 pub fn index_named(name: &str) -> Option<Result<AnyIndex, Error>> {
-    let kind = Kind::ALL
+    let kind = Kind::ALL_2D
         .into_iter()
         .find(|kind| kind.name().to_lowercase() == name.replace('-', ""))?;
     Some(AnyIndex::for_world(kind, Rect::new(0.0, 0.0, WORLD, WORLD)))

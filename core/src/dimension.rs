@@ -3,7 +3,6 @@
 //! four children) and the octree (3D, eight). Everything else is written once,
 //! over [`Dimension`].
 
-use crate::index::snapshot::OCTREE_TAG;
 use crate::index::Kind;
 use crate::{Bounds, Box3, Rect};
 
@@ -85,7 +84,7 @@ impl Dimension for Dim3 {
     type SlotAlign = ();
     const ORIGIN: [u32; 3] = [0; 3];
     const PLACE_COORD_BITS: u32 = 8;
-    const TAG: u32 = OCTREE_TAG;
+    const TAG: u32 = Kind::Octree as u32;
     const NAME: &'static str = "Octree";
     const DEFAULT_MAX_DEPTH: u32 = 6;
 }

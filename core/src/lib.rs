@@ -18,7 +18,7 @@
 //!   lies below it.
 //! - [`Octree`]: the quadtree in 3D over [`Box3`] boxes, eight siblings a
 //!   block; the same code ([`FlatTree`], generic over its [`Dimension`]).
-//! - [`AnyIndex`]: any of the 2D ones, chosen at run time.
+//! - [`AnyIndex`] and [`AnyIndex3`]: any of the 2D ones, any of the 3D ones, chosen at run time.
 //!
 //! ```
 //! use core::ops::ControlFlow;
@@ -78,8 +78,8 @@ pub use flat_tree::{FlatTree, Octree, Quadtree};
 pub use grid::Grid;
 pub use handle::Handle;
 pub use index::{
-    join, AnyIndex, BoxCast, Kind, Neighbor, NodeInfo, PairTracker, Query, Ray, RayControl, RayHit,
-    Shape, SpatialIndex, Stats,
+    join, AnyIndex, AnyIndex3, BoxCast, Kind, Neighbor, NodeInfo, PairTracker, Query, Ray,
+    RayControl, RayHit, Shape, SpatialIndex, Stats,
 };
 pub use loose_grid::LooseGrid;
 pub use loose_quadtree::LooseQuadtree;

@@ -252,11 +252,11 @@ proptest! {
     #[test]
     fn every_structure_answers_as_without_a_margin(
         seed in any::<u64>(),
-        kind in 0..Kind::ALL.len(),
+        kind in 0..Kind::ALL_2D.len(),
         margin_share in prop::sample::select(vec![0.001f32, 0.02, 0.1, 0.5]),
     ) {
         let world = 1024.0;
-        let empty = AnyIndex::for_world(Kind::ALL[kind], Rect::new(0.0, 0.0, world, world)).unwrap();
+        let empty = AnyIndex::for_world(Kind::ALL_2D[kind], Rect::new(0.0, 0.0, world, world)).unwrap();
         twins(empty, world, world / 32.0 * margin_share * 8.0, seed);
     }
 
@@ -271,7 +271,7 @@ proptest! {
 #[test]
 fn a_move_inside_the_fat_box_keeps_the_filing_and_answers_exactly() {
     let world = Rect::new(0.0, 0.0, 64.0, 64.0);
-    for kind in Kind::ALL {
+    for kind in Kind::ALL_2D {
         let mut index = AnyIndex::for_world(kind, world)
             .unwrap()
             .with_margin(2.0)
@@ -306,7 +306,7 @@ fn a_move_inside_the_fat_box_keeps_the_filing_and_answers_exactly() {
 #[test]
 fn bad_margins_are_refused_and_change_nothing() {
     let world = Rect::new(0.0, 0.0, 64.0, 64.0);
-    for kind in Kind::ALL {
+    for kind in Kind::ALL_2D {
         let mut index = AnyIndex::for_world(kind, world)
             .unwrap()
             .with_margin(1.0)

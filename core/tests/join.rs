@@ -91,7 +91,7 @@ proptest! {
         let want = exact32(&l32, &r32);
         let truth = exact64(&left, &right);
         prop_assert!(truth.is_subset(&want), "rounding lost a pair");
-        for kind in Kind::ALL {
+        for kind in Kind::ALL_2D {
             let boxes = Boxes::new(&r32, kind).unwrap();
             for sorted in [false, true] {
                 let (mut rows, mut positions) = (Vec::new(), Vec::new());
@@ -128,7 +128,7 @@ proptest! {
             index.cleanup();
             index
         };
-        let (a, b) = (build(Kind::ALL[kinds.0], &l32), build(Kind::ALL[kinds.1], &r32));
+        let (a, b) = (build(Kind::ALL_2D[kinds.0], &l32), build(Kind::ALL_2D[kinds.1], &r32));
         let live = |index: &AnyIndex| index.iter().map(|(_, r, id)| (id as usize, r)).collect::<Vec<_>>();
         let (la, lb) = (live(&a), live(&b));
         let mut want = BTreeSet::new();
@@ -186,7 +186,7 @@ fn bad_boxes_are_refused() {
 /// Empty sides, a single point, and every box at one spot.
 #[test]
 fn degenerate_inputs() {
-    for kind in Kind::ALL {
+    for kind in Kind::ALL_2D {
         let (mut rows, mut positions) = (Vec::new(), Vec::new());
         let none = Boxes::new(&[], kind).unwrap();
         assert!(none.is_empty());
@@ -328,7 +328,7 @@ fn big_batches_in_spatial_order_keep_their_rows() {
     };
     let right = boxes(6000, 1000.0);
     let left = boxes(20_000, 1100.0);
-    for kind in Kind::ALL {
+    for kind in Kind::ALL_2D {
         let tree = Boxes::new(&right, kind).unwrap();
         let (mut rows, mut positions) = (Vec::new(), Vec::new());
         tree.query_bulk(&left, true, &mut rows, &mut positions)

@@ -409,6 +409,7 @@ fn shape(kind: Kind, world: Rect) -> BoxedStrategy<Shape> {
                     .then(|| (world.width().min(world.height()) / divisor).to_bits()),
             })
             .boxed(),
+        Kind::Octree => unreachable!("a 2D model: tests/octree.rs has the Octree's"),
     }
 }
 

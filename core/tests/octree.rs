@@ -5,7 +5,9 @@
 //! are in `model.rs`; the tests of the flat tree's internals in
 //! `src/flat_tree/tests.rs`.
 
-use flatquad::{AnyIndex, Box3, Octree, Quadtree, Query, Rect, SpatialIndex};
+use flatquad::{
+    AnyIndex, AnyIndex3, Box3, Error, Kind, Octree, Quadtree, Query, Rect, SpatialIndex,
+};
 use flatquad_testkit as testkit;
 
 #[test]
@@ -24,6 +26,63 @@ fn octree_random_operations_match_brute_force() {
             seed += 1;
         }
     }
+}
+
+/// `AnyIndex3` forwards every call to the octree inside: the same random
+/// operations against brute force, through the enum.
+#[test]
+fn any_index3_random_operations_match_brute_force() {
+    for (seed, world) in testkit::WORLDS_3D.into_iter().enumerate() {
+        let tree = Octree::new(world, 2, 8).unwrap();
+        let shapes = |index: &AnyIndex3, rng: &mut testkit::Lcg| match index {
+            AnyIndex3::Octree(tree) => testkit::tree_shapes(tree, rng),
+        };
+        testkit::run(
+            AnyIndex3::from(tree),
+            100 + seed as u64,
+            300,
+            shapes,
+            |index| testkit::check_any_traverse(index),
+        );
+    }
+}
+
+/// Each enum takes its own dimension's kinds and snapshots, and refuses the
+/// other's with a clear error.
+#[test]
+fn any_index_and_any_index3_refuse_the_other_dimension() {
+    let world = Box3::new(0.0, 0.0, 0.0, 8.0, 8.0, 8.0);
+    let plane = Rect::new(0.0, 0.0, 8.0, 8.0);
+    assert!(matches!(
+        AnyIndex::for_world(Kind::Octree, plane),
+        Err(Error::InvalidParameter { name: "kind", .. })
+    ));
+    for kind in Kind::ALL_2D {
+        assert!(AnyIndex3::for_world(kind, world).is_err(), "{kind:?}");
+        assert_eq!(kind.dimensions(), 2);
+        let bytes = AnyIndex::for_world(kind, plane).unwrap().to_bytes();
+        let err = AnyIndex3::from_bytes(&bytes).unwrap_err().to_string();
+        assert!(
+            err.contains(&format!(
+                "a snapshot of a {}, not of a 3D structure",
+                kind.name()
+            )),
+            "{err}"
+        );
+    }
+    let index = AnyIndex3::for_world(Kind::Octree, world).unwrap();
+    assert_eq!((index.kind(), Kind::Octree.dimensions()), (Kind::Octree, 3));
+    let err = AnyIndex::from_bytes(&index.to_bytes())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("a snapshot of an Octree, not of a 2D structure"),
+        "{err}"
+    );
+    assert_eq!(Kind::ALL.len(), Kind::ALL_2D.len() + Kind::ALL_3D.len());
+    assert!(Kind::ALL
+        .iter()
+        .all(|&kind| Kind::from_u32(kind as u32) == Some(kind)));
 }
 
 #[test]

@@ -18,7 +18,7 @@ pub(crate) mod search;
 pub(crate) mod snapshot;
 mod str_order;
 
-pub use any::{AnyIndex, Kind};
+pub use any::{AnyIndex, AnyIndex3, Kind};
 pub use pair_tracker::PairTracker;
 pub use query::{Query, Shape};
 use raw::{Structure, PREFETCH_AHEAD};
@@ -1115,7 +1115,7 @@ mod tests {
             seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
             (seed >> 8) as f32 / (1 << 24) as f32
         };
-        for kind in Kind::ALL {
+        for kind in Kind::ALL_2D {
             let mut index = AnyIndex::for_world(kind, world).unwrap();
             let rects: Vec<Rect> = (0..2000)
                 .map(|i| {

@@ -707,7 +707,7 @@ mod tests {
             })
             .collect();
         let ids: Vec<u32> = (0..rects.len() as u32).collect();
-        for kind in Kind::ALL {
+        for kind in Kind::ALL_2D {
             let mut index = AnyIndex::for_world(kind, world).unwrap();
             index.insert_many(&rects, &ids, &mut Vec::new()).unwrap();
             let mut heap = Heap::new();

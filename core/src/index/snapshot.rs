@@ -11,14 +11,11 @@ const MAGIC: &[u8; 4] = b"FLQD";
 /// follow the filters.
 const FORMAT_VERSION: u32 = 4;
 
-/// The snapshot tag of the octree, beside the 2D structures' [`Kind`] values.
-pub(crate) const OCTREE_TAG: u32 = 5;
-
 /// The structure a snapshot tag names, with its article ("a Quadtree", "an Octree").
-fn tag_name(tag: u32) -> String {
+pub(crate) fn tag_name(tag: u32) -> String {
     match Kind::from_u32(tag) {
+        Some(Kind::Octree) => "an Octree".to_string(),
         Some(kind) => format!("a {}", kind.name()),
-        None if tag == OCTREE_TAG => "an Octree".to_string(),
         None => "an unknown structure".to_string(),
     }
 }
@@ -34,8 +31,7 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
-    /// A snapshot of the structure tagged `tag` (a [`Kind`] value or
-    /// [`OCTREE_TAG`]), with room for `words` more words.
+    /// A snapshot of the structure tagged `tag` (a [`Kind`] value), with room for `words` more words.
     pub fn new(tag: u32, words: usize) -> Writer {
         let mut writer = Writer {
             out: Vec::with_capacity(4 * (words + 3)),
@@ -77,7 +73,7 @@ impl<'a> Reader<'a> {
             return Err(invalid("unknown snapshot version"));
         }
         let tag = reader.u32()?;
-        if Kind::from_u32(tag).is_none() && tag != OCTREE_TAG {
+        if Kind::from_u32(tag).is_none() {
             return Err(invalid("unknown structure"));
         }
         Ok((reader, tag))
