@@ -127,8 +127,10 @@ impl Grid {
     /// Stages ahead of `overlapping_many`, each reading what the one before
     /// fetched: the slot of a handle far ahead, the first cell of a nearer one
     /// (its slot has arrived), then that cell's first link, then the link's
-    /// element and next link.
-    #[inline]
+    /// element and next link. Always inlined into the batch's loop: left to
+    /// the inliner, it was inlined in one build and called per query in the
+    /// next (uniform-100k per-agent collide 3.6% slower).
+    #[inline(always)]
     pub(crate) fn prefetch_neighbours(&self, handles: &[Handle], index: usize) {
         if let Some(&ahead) = handles.get(index + PREFETCH_AHEAD) {
             self.slots.prefetch(ahead);
