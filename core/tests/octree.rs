@@ -42,7 +42,7 @@ fn any_index3_random_operations_match_brute_force() {
             100 + seed as u64,
             300,
             shapes,
-            |index| testkit::check_any_traverse(index),
+            testkit::check_any_traverse,
         );
     }
 }

@@ -3,7 +3,7 @@
 use core::ops::ControlFlow;
 
 use crate::dimension::Dimension;
-use crate::flat_tree::nodes::{home_leaves, sibling_index};
+use crate::flat_tree::nodes::{home_leaves, sibling_index, Node};
 use crate::flat_tree::{FlatTree, Slot};
 use crate::index::raw::{SearchItem, PREFETCH_AHEAD};
 use crate::links::Link;
@@ -12,6 +12,17 @@ use crate::tree_lines::{point_child, unpack_place, Cell, Stack};
 use crate::{Bounds, Handle};
 
 impl<D: Dimension> FlatTree<D> {
+    /// The arrays a walk reads, taken once before its loops. Inlined into a
+    /// caller that holds the tree behind a reference to a type with atomics
+    /// (an `AnyIndex`: the grid's query count), the compiler cannot assume the
+    /// tree unchanged across the caller's `visit`, and re-read the arrays'
+    /// addresses from it at every link; as locals the leaf loop is the one
+    /// before the query value again (static 1M point queries 2–3% faster).
+    #[inline(always)]
+    fn walked(&self) -> (&[Node], &[Link], &[Slot<D>]) {
+        (&self.nodes.nodes, &self.links.links, &self.slots.slots)
+    }
+
     /// Elements meeting the checked `rect`, each once, but slot `omit`: straight
     /// down while the query picks one child, then depth-first.
     pub(crate) fn query_rect<F>(&self, rect: D::Bounds, omit: u32, mut visit: F) -> ControlFlow<()>
@@ -19,6 +30,7 @@ impl<D: Dimension> FlatTree<D> {
         F: FnMut(Handle) -> ControlFlow<()>,
     {
         // Straight down while the query picks one child, then depth-first.
+        let (nodes, links, slots) = self.walked();
         let mut stack = Stack::<D>::new();
         let (top, node, mask) = self.descend(&rect);
         if mask == 0 {
@@ -27,7 +39,7 @@ impl<D: Dimension> FlatTree<D> {
             self.push_children(&mut stack, &top, node.first, mask);
         }
         while let Some(cell) = stack.pop() {
-            let node = self.nodes.nodes[cell.node as usize];
+            let node = nodes[cell.node as usize];
             if node.is_branch() {
                 self.push_children(&mut stack, &cell, node.first, self.mask_at(&cell, &rect));
                 continue;
@@ -35,8 +47,8 @@ impl<D: Dimension> FlatTree<D> {
             let region = self.lines.region(&cell);
             let mut link = node.first;
             while link != NONE {
-                let Link { next, element } = self.links.links[link as usize];
-                let slot = &self.slots.slots[element as usize];
+                let Link { next, element } = links[link as usize];
+                let slot = &slots[element as usize];
                 if element != omit
                     && slot.rect.meets(&rect)
                     && region.owns_intersection(&slot.rect, &rect)
@@ -64,12 +76,13 @@ impl<D: Dimension> FlatTree<D> {
         }
         // The element's leaves are exactly the leaves a query with its box
         // visits; the place gives their cells, for the corner rule.
+        let (nodes, links, slots) = self.walked();
         let block = unpack_place::<D>(place);
-        for leaf in home_leaves::<D>(place, home, &self.nodes.nodes) {
+        for leaf in home_leaves::<D>(place, home, nodes) {
             let region = if block.is_one_leaf() {
                 None // one leaf holds the whole box, so every corner
             } else {
-                let k = leaf - self.nodes.nodes[home as usize].first;
+                let k = leaf - nodes[home as usize].first;
                 let mut at = block.at;
                 for (axis, v) in at.as_mut().iter_mut().enumerate() {
                     *v = (*v & !1) + (k >> axis & 1);
@@ -82,13 +95,13 @@ impl<D: Dimension> FlatTree<D> {
                 };
                 Some(self.lines.region(&cell))
             };
-            let mut link = self.nodes.nodes[leaf as usize].first;
+            let mut link = nodes[leaf as usize].first;
             while link != NONE {
                 let Link {
                     next,
                     element: other,
-                } = self.links.links[link as usize];
-                let slot = &self.slots.slots[other as usize];
+                } = links[link as usize];
+                let slot = &slots[other as usize];
                 if other != element
                     && slot.rect.meets(&rect)
                     && region.is_none_or(|r| r.owns_intersection(&slot.rect, &rect))
@@ -113,20 +126,19 @@ impl<D: Dimension> FlatTree<D> {
         F: FnMut(Handle) -> ControlFlow<()>,
     {
         // A point belongs to exactly one leaf, and so does every element holding it.
+        let (nodes, links, slots) = self.walked();
         let mut cell = Cell::<D>::ROOT;
-        let mut node = self.nodes.nodes[0];
+        let mut node = nodes[0];
         while node.is_branch() {
             let split = self.lines.split(&cell);
             cell = cell.child(node.first, point_child::<D>(&split, point.as_ref()));
-            node = self.nodes.nodes[cell.node as usize];
+            node = nodes[cell.node as usize];
         }
         let mut link = node.first;
         while link != NONE {
-            let Link { next, element } = self.links.links[link as usize];
+            let Link { next, element } = links[link as usize];
             if element != omit
-                && self.slots.slots[element as usize]
-                    .rect
-                    .contains_point(point)
+                && slots[element as usize].rect.contains_point(point)
                 && visit(self.slots.handle(element)).is_break()
             {
                 return ControlFlow::Break(());
