@@ -51,8 +51,12 @@ pub fn from_bytes(
         flatquad::Kind::Grid => Either4::B(Grid::from(index)),
         flatquad::Kind::LooseGrid => Either4::C(LooseGrid::from(index)),
         flatquad::Kind::LooseQuadtree => Either4::D(LooseQuadtree::from(index)),
-        // `AnyIndex::from_bytes` refused an Octree's snapshot already.
-        flatquad::Kind::Octree => return Err(napi::Error::from_reason("an Octree's snapshot")),
+        // `Index::kind` names 2D kinds only (`AnyIndex::from_bytes` refuses an
+        // Octree's snapshot); thrown as the damaged bytes it would be.
+        flatquad::Kind::Octree => {
+            let refused = flatquad::Error::InvalidBytes("an Octree's snapshot".into());
+            return Err(error::Fail::core(&refused).throw(env.raw()));
+        }
     })
 }
 
