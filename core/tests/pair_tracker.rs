@@ -4,6 +4,8 @@
 //! change (its query path), with inserts, removals (slots reused), filter
 //! changes, `cleanup` and `clear` between updates.
 
+use std::collections::BTreeSet;
+
 use flatquad::{
     AnyIndex, Bounds, Box3, Filter, Handle, Kind, Octree, PairTracker, Rect, SpatialIndex,
 };
@@ -239,8 +241,10 @@ mod trigger_zones;
 #[test]
 fn the_trigger_zone_example_reports_every_enter_and_exit() {
     let scene = trigger_zones::frames(60, 400, 4, 7);
-    let inside = |frame: &trigger_zones::Frame| -> std::collections::BTreeSet<(u32, u32)> {
-        let mut set = std::collections::BTreeSet::new();
+    // Brute force, once for every structure: each frame's (agent id, sensor)
+    // overlaps, then what entered and what left since the frame before.
+    let inside = |frame: &trigger_zones::Frame| -> BTreeSet<(u32, u32)> {
+        let mut set = BTreeSet::new();
         for (&id, agent) in frame.agent_ids.iter().zip(&frame.agents) {
             for (sensor, zone) in frame.sensors.iter().enumerate() {
                 if agent.intersects(zone) {
@@ -250,45 +254,38 @@ fn the_trigger_zone_example_reports_every_enter_and_exit() {
         }
         set
     };
-    let mut respawns = 0;
+    let mut before = BTreeSet::new();
+    let mut expected = Vec::with_capacity(scene.len());
+    for frame in &scene {
+        let now = inside(frame);
+        let entered: Vec<(u32, u32)> = now.difference(&before).copied().collect();
+        let left: Vec<(u32, u32)> = before.difference(&now).copied().collect();
+        expected.push((entered, left));
+        before = now;
+    }
+    // The scene must exercise what it claims: enters, exits, respawns.
+    let entered: usize = expected.iter().map(|(e, _)| e.len()).sum();
+    let left: usize = expected.iter().map(|(_, l)| l.len()).sum();
+    let respawns = scene
+        .windows(2)
+        .filter(|w| w[0].agent_ids != w[1].agent_ids)
+        .count();
+    assert!(
+        entered > 50 && left > 20 && respawns >= 15,
+        "{entered} entered, {left} left, {respawns} respawns"
+    );
+    let world = Rect::new(0.0, 0.0, trigger_zones::WORLD, trigger_zones::WORLD);
     for kind in Kind::ALL_2D {
         let name = kind.name();
-        let index = AnyIndex::for_world(
-            kind,
-            Rect::new(0.0, 0.0, trigger_zones::WORLD, trigger_zones::WORLD),
-        )
-        .expect("the example's world");
+        let index = AnyIndex::for_world(kind, world).expect("the example's world");
         let log = trigger_zones::run(index, &scene, true).expect("the example runs");
-        let mut before = std::collections::BTreeSet::new();
-        let (mut entered, mut left) = (0, 0);
-        for (number, (frame, (began, ended))) in scene.iter().zip(&log).enumerate() {
-            let now = inside(frame);
-            let mut began = began.clone();
-            let mut ended = ended.clone();
+        for (number, ((began, ended), (entered, left))) in log.iter().zip(&expected).enumerate() {
+            let (mut began, mut ended) = (began.clone(), ended.clone());
             began.sort_unstable();
             ended.sort_unstable();
-            assert_eq!(
-                began,
-                now.difference(&before).copied().collect::<Vec<_>>(),
-                "{name}, frame {number}: entered"
-            );
-            assert_eq!(
-                ended,
-                before.difference(&now).copied().collect::<Vec<_>>(),
-                "{name}, frame {number}: left"
-            );
-            (entered, left) = (entered + began.len(), left + ended.len());
-            before = now;
+            assert_eq!(&began, entered, "{name}, frame {number}: entered");
+            assert_eq!(&ended, left, "{name}, frame {number}: left");
         }
-        // The scene must exercise what it claims: enters, exits, respawns.
-        assert!(
-            entered > 50 && left > 20,
-            "{name}: {entered} entered, {left} left"
-        );
-        respawns = scene
-            .windows(2)
-            .filter(|w| w[0].agent_ids != w[1].agent_ids)
-            .count();
+        assert_eq!(log.len(), scene.len(), "{name}");
     }
-    assert!(respawns >= 15, "{respawns} respawns");
 }
