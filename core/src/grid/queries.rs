@@ -129,7 +129,7 @@ impl Grid {
     /// (its slot has arrived), then that cell's first link, then the link's
     /// element and next link. Always inlined into the batch's loop: left to
     /// the inliner, it was inlined in one build and called per query in the
-    /// next (uniform-100k per-agent collide 3.6% slower).
+    /// next, an unrelated change apart.
     #[inline(always)]
     pub(crate) fn prefetch_neighbours(&self, handles: &[Handle], index: usize) {
         if let Some(&ahead) = handles.get(index + PREFETCH_AHEAD) {

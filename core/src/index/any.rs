@@ -427,14 +427,6 @@ macro_rules! any_index {
             ) -> Result<Option<RayHit>, Error> {
                 dispatch!(self, $name[$($variant),+], s => s.ray_cast(ray, mask))
             }
-            fn ray_cast_all(
-                &self,
-                ray: &Ray<<$bounds as Bounds>::Point>,
-                mask: u32,
-                hits: &mut Vec<RayHit>,
-            ) -> Result<(), Error> {
-                dispatch!(self, $name[$($variant),+], s => s.ray_cast_all(ray, mask, hits))
-            }
             fn ray_cast_with<F>(
                 &self,
                 ray: &Ray<<$bounds as Bounds>::Point>,
