@@ -154,6 +154,7 @@ impl<B: Bounds> Query<B> {
 
     /// The query with its arguments checked against `index`: valid boxes,
     /// finite points, a radius `>= 0`, live handles.
+    #[inline(always)]
     pub(crate) fn check<T>(&self, index: &T) -> Result<Checked<B>, Error>
     where
         T: Structure<Bounds = B> + ?Sized,
