@@ -534,6 +534,80 @@ typedef int (*qt_node3_fn)(void *user_data,
                            uint32_t count);
 
 /**
+ * Called by `qt_nearest_with` with each candidate, nearest first: return
+ * nonzero to accept it (it counts towards `k`), 0 to pass over it.
+ */
+typedef int (*qt_accept_fn)(void *user_data, qt_handle_t handle);
+
+/**
+ * A segment to cast in 3D, as `qt_ray`.
+ */
+typedef struct qt_ray3 {
+    /**
+     * Origin x.
+     */
+    float x;
+    /**
+     * Origin y.
+     */
+    float y;
+    /**
+     * Origin z.
+     */
+    float z;
+    /**
+     * Direction x.
+     */
+    float dx;
+    /**
+     * Direction y.
+     */
+    float dy;
+    /**
+     * Direction z.
+     */
+    float dz;
+    /**
+     * How far the ray goes, in the units of the coordinates.
+     */
+    double max_length;
+} qt_ray3;
+
+/**
+ * One element a ray hit.
+ */
+typedef struct qt_ray_hit {
+    /**
+     * The element.
+     */
+    qt_handle_t handle;
+    /**
+     * Its id.
+     */
+    uint32_t id;
+    /**
+     * The distance along the ray from the origin to where the ray first
+     * touches the element's closed box (0 when the origin is in it).
+     */
+    double distance;
+    /**
+     * `distance / max_length` (0 when `max_length` is 0).
+     */
+    double fraction;
+} qt_ray_hit;
+
+/**
+ * Called by `qt_ray_cast_each` with each hit, nearest first. Returns what to
+ * do next, as Box2D's ray-cast callbacks do: -1 (any negative value) to go
+ * on, 0 (or NaN) to stop (the call then returns `QT_STOPPED`), a fraction
+ * between 0 and 1 to clip the ray there (only hits at most that far along
+ * it come next; return `hit.fraction` to keep the hits as near as this one,
+ * which stops at a hit of fraction 0), 1 (or more) to go on unclipped. The
+ * fraction is of the `max_length` the ray was cast with.
+ */
+typedef double (*qt_ray_fn)(void *user_data, struct qt_ray_hit hit);
+
+/**
  * Which structure a `qt_tree` is: one of the `QT_KIND_*` values, as
  * `qt_kind_of` returns them and `qt_create_default` takes them. A plain
  * integer rather than a C enum, so that any value a caller passes is safe:
@@ -675,12 +749,6 @@ typedef int (*qt_node_fn)(void *user_data,
                           uint32_t count);
 
 /**
- * Called by `qt_nearest_with` with each candidate, nearest first: return
- * nonzero to accept it (it counts towards `k`), 0 to pass over it.
- */
-typedef int (*qt_accept_fn)(void *user_data, qt_handle_t handle);
-
-/**
  * A segment to cast in 2D: from `(x, y)` along `(dx, dy)` (any length but
  * zero; it is normalised in `double`) for `max_length` (finite, `>= 0`; 0
  * hits the elements holding the origin).
@@ -707,74 +775,6 @@ typedef struct qt_ray {
      */
     double max_length;
 } qt_ray;
-
-/**
- * One element a ray hit.
- */
-typedef struct qt_ray_hit {
-    /**
-     * The element.
-     */
-    qt_handle_t handle;
-    /**
-     * Its id.
-     */
-    uint32_t id;
-    /**
-     * The distance along the ray from the origin to where the ray first
-     * touches the element's closed box (0 when the origin is in it).
-     */
-    double distance;
-    /**
-     * `distance / max_length` (0 when `max_length` is 0).
-     */
-    double fraction;
-} qt_ray_hit;
-
-/**
- * Called by `qt_ray_cast_each` with each hit, nearest first. Returns what to
- * do next, as Box2D's ray-cast callbacks do: -1 (any negative value) to go
- * on, 0 (or NaN) to stop (the call then returns `QT_STOPPED`), a fraction
- * between 0 and 1 to clip the ray there (only hits at most that far along
- * it come next; return `hit.fraction` to keep the hits as near as this one,
- * which stops at a hit of fraction 0), 1 (or more) to go on unclipped. The
- * fraction is of the `max_length` the ray was cast with.
- */
-typedef double (*qt_ray_fn)(void *user_data, struct qt_ray_hit hit);
-
-/**
- * A segment to cast in 3D, as `qt_ray`.
- */
-typedef struct qt_ray3 {
-    /**
-     * Origin x.
-     */
-    float x;
-    /**
-     * Origin y.
-     */
-    float y;
-    /**
-     * Origin z.
-     */
-    float z;
-    /**
-     * Direction x.
-     */
-    float dx;
-    /**
-     * Direction y.
-     */
-    float dy;
-    /**
-     * Direction z.
-     */
-    float dz;
-    /**
-     * How far the ray goes, in the units of the coordinates.
-     */
-    double max_length;
-} qt_ray3;
 
 /**
  * Never a handle: pass it as `omit` to leave nothing out of a query.
@@ -1061,17 +1061,6 @@ enum qt_status qt_octree_create(struct qt_box world,
                                 struct qt_octree **out_tree);
 
 /**
- * Frees an octree. `qt_octree_destroy(NULL)` does nothing.
- */
-void qt_octree_destroy(struct qt_octree *tree);
-
-/**
- * Makes an independent copy of an octree (same elements, same handles), as
- * `qt_clone`.
- */
-enum qt_status qt_octree_clone(const struct qt_octree *tree, struct qt_octree **out_tree);
-
-/**
  * Writes the parameters the octree was made with; each out-pointer may be
  * NULL when that value is not wanted.
  */
@@ -1081,8 +1070,17 @@ enum qt_status qt_octree_params(const struct qt_octree *tree,
                                 uint32_t *out_max_depth);
 
 /**
- * Adds an element with the box `b` and your `id`, as `qt_insert`.
- * Returns `QT_INVALID_RECT` for a NaN or infinite coordinate or an inverted box.
+ * `qt_destroy` on a `qt_octree`.
+ */
+void qt_octree_destroy(struct qt_octree *tree);
+
+/**
+ * `qt_clone` on a `qt_octree`.
+ */
+enum qt_status qt_octree_clone(const struct qt_octree *tree, struct qt_octree **out_tree);
+
+/**
+ * `qt_insert` on a `qt_octree`, with `qt_box` for `qt_rect`.
  */
 enum qt_status qt_octree_insert(struct qt_octree *tree,
                                 struct qt_box b,
@@ -1090,8 +1088,7 @@ enum qt_status qt_octree_insert(struct qt_octree *tree,
                                 qt_handle_t *out_handle);
 
 /**
- * Adds `count` elements, `boxes[i]` with id `ids[i]`, as `qt_insert_many`
- * (all or nothing, `out_bad_index` on failure).
+ * `qt_insert_many` on a `qt_octree`, with `qt_box` for `qt_rect`.
  */
 enum qt_status qt_octree_insert_many(struct qt_octree *tree,
                                      const struct qt_box *boxes,
@@ -1101,12 +1098,12 @@ enum qt_status qt_octree_insert_many(struct qt_octree *tree,
                                      size_t *out_bad_index);
 
 /**
- * Removes an element, as `qt_remove`.
+ * `qt_remove` on a `qt_octree`.
  */
 enum qt_status qt_octree_remove(struct qt_octree *tree, qt_handle_t handle);
 
 /**
- * Removes the `count` elements of `handles`, as `qt_remove_many`.
+ * `qt_remove_many` on a `qt_octree`.
  */
 enum qt_status qt_octree_remove_many(struct qt_octree *tree,
                                      const qt_handle_t *handles,
@@ -1114,12 +1111,12 @@ enum qt_status qt_octree_remove_many(struct qt_octree *tree,
                                      size_t *out_bad_index);
 
 /**
- * Gives an element a new box, as `qt_move`.
+ * `qt_move` on a `qt_octree`, with `qt_box` for `qt_rect`.
  */
 enum qt_status qt_octree_move(struct qt_octree *tree, qt_handle_t handle, struct qt_box b);
 
 /**
- * Moves `handles[i]` to `boxes[i]` for every `i < count`, as `qt_move_many`.
+ * `qt_move_many` on a `qt_octree`, with `qt_box` for `qt_rect`.
  */
 enum qt_status qt_octree_move_many(struct qt_octree *tree,
                                    const qt_handle_t *handles,
@@ -1128,28 +1125,28 @@ enum qt_status qt_octree_move_many(struct qt_octree *tree,
                                    size_t *out_bad_index);
 
 /**
- * Sets the octree's fat-bounds margin, as `qt_set_margin`.
- */
-enum qt_status qt_octree_set_margin(struct qt_octree *tree, float margin);
-
-/**
- * Writes the octree's fat-bounds margin, as `qt_get_margin`.
- */
-enum qt_status qt_octree_get_margin(const struct qt_octree *tree, float *out_margin);
-
-/**
- * Merges, one level per call, every branch whose eight children are empty
- * leaves, as `qt_cleanup`.
+ * `qt_cleanup` on a `qt_octree`. It merges, one level per call, every branch
+ * whose eight children are empty leaves.
  */
 enum qt_status qt_octree_cleanup(struct qt_octree *tree);
 
 /**
- * Removes every element and every node but the root, as `qt_clear`.
+ * `qt_set_margin` on a `qt_octree`.
+ */
+enum qt_status qt_octree_set_margin(struct qt_octree *tree, float margin);
+
+/**
+ * `qt_get_margin` on a `qt_octree`.
+ */
+enum qt_status qt_octree_get_margin(const struct qt_octree *tree, float *out_margin);
+
+/**
+ * `qt_clear` on a `qt_octree`.
  */
 enum qt_status qt_octree_clear(struct qt_octree *tree);
 
 /**
- * Writes the octree's snapshot, as `qt_to_bytes`.
+ * `qt_to_bytes` on a `qt_octree`.
  */
 enum qt_status qt_octree_to_bytes(const struct qt_octree *tree,
                                   uint8_t *out_bytes,
@@ -1157,37 +1154,37 @@ enum qt_status qt_octree_to_bytes(const struct qt_octree *tree,
                                   size_t *out_total);
 
 /**
- * Makes an octree from `qt_octree_to_bytes`'s snapshot, as `qt_from_bytes`
- * (`QT_INVALID_BYTES` for damaged bytes or a 2D structure's snapshot).
+ * `qt_from_bytes` on a `qt_octree`. A 2D structure's snapshot is refused with
+ * `QT_INVALID_BYTES`.
  */
 enum qt_status qt_octree_from_bytes(const uint8_t *bytes, size_t len, struct qt_octree **out_tree);
 
 /**
- * Number of elements; 0 for NULL or a poisoned octree.
+ * `qt_len` on a `qt_octree`.
  */
 size_t qt_octree_len(const struct qt_octree *tree);
 
 /**
- * Whether `handle` names an element of the octree now.
+ * `qt_contains` on a `qt_octree`.
  */
 bool qt_octree_contains(const struct qt_octree *tree, qt_handle_t handle);
 
 /**
- * Writes the id the element was inserted with, as `qt_element_id`.
+ * `qt_element_id` on a `qt_octree`.
  */
 enum qt_status qt_octree_element_id(const struct qt_octree *tree,
                                     qt_handle_t handle,
                                     uint32_t *out_id);
 
 /**
- * Writes the element's current box, as `qt_element_rect`.
+ * `qt_element_rect` on a `qt_octree`, with `qt_box` for `qt_rect`.
  */
 enum qt_status qt_octree_element_box(const struct qt_octree *tree,
                                      qt_handle_t handle,
                                      struct qt_box *out_box);
 
 /**
- * Lists the handle of every element, as `qt_elements`.
+ * `qt_elements` on a `qt_octree`.
  */
 enum qt_status qt_octree_elements(const struct qt_octree *tree,
                                   qt_handle_t *out_handles,
@@ -1195,19 +1192,19 @@ enum qt_status qt_octree_elements(const struct qt_octree *tree,
                                   size_t *out_total);
 
 /**
- * Writes the octree's sizes, as `qt_stats`.
+ * `qt_stats` on a `qt_octree`.
  */
 enum qt_status qt_octree_stats(const struct qt_octree *tree, struct qt_tree_stats *out_stats);
 
 /**
- * Checks every invariant, as `qt_validate`.
+ * `qt_validate` on a `qt_octree`.
  */
 enum qt_status qt_octree_validate(const struct qt_octree *tree);
 
 /**
- * Finds the elements `query` describes (see `qt_query3_desc`: a box, a
- * point, a sphere, an element's neighbours) into a caller buffer, as
- * `qt_query`.
+ * `qt_query` on a `qt_octree`, with `qt_query3_desc` for `qt_query_desc`.
+ * Shapes: `QT_SHAPE_BOX`, `QT_SHAPE_POINT`, `QT_SHAPE_SPHERE`,
+ * `QT_SHAPE_ELEMENT`.
  */
 enum qt_status qt_octree_query(const struct qt_octree *tree,
                                const struct qt_query3_desc *query,
@@ -1216,8 +1213,7 @@ enum qt_status qt_octree_query(const struct qt_octree *tree,
                                size_t *out_total);
 
 /**
- * Calls `visit(user_data, handle)` with each element `qt_octree_query`
- * finds, as `qt_query_each`.
+ * `qt_query_each` on a `qt_octree`, with `qt_query3_desc` for `qt_query_desc`.
  */
 enum qt_status qt_octree_query_each(const struct qt_octree *tree,
                                     const struct qt_query3_desc *query,
@@ -1225,8 +1221,7 @@ enum qt_status qt_octree_query_each(const struct qt_octree *tree,
                                     void *user_data);
 
 /**
- * Runs the `count` queries of `queries` in compressed rows, as
- * `qt_query_many`.
+ * `qt_query_many` on a `qt_octree`, with `qt_query3_desc` for `qt_query_desc`.
  */
 enum qt_status qt_octree_query_many(const struct qt_octree *tree,
                                     const struct qt_query3_desc *queries,
@@ -1238,8 +1233,7 @@ enum qt_status qt_octree_query_many(const struct qt_octree *tree,
                                     size_t *out_bad_index);
 
 /**
- * Finds every pair of elements whose closed boxes meet, each unordered pair
- * once, as `qt_query_pairs`.
+ * `qt_query_pairs` on a `qt_octree`.
  */
 enum qt_status qt_octree_query_pairs(const struct qt_octree *tree,
                                      struct qt_pair *out_pairs,
@@ -1247,22 +1241,157 @@ enum qt_status qt_octree_query_pairs(const struct qt_octree *tree,
                                      size_t *out_total);
 
 /**
- * Calls `visit` with every pair of meeting elements, as `qt_query_pairs_each`.
+ * `qt_query_pairs_each` on a `qt_octree`.
  */
 enum qt_status qt_octree_query_pairs_each(const struct qt_octree *tree,
                                           qt_pair_fn visit,
                                           void *user_data);
 
 /**
- * Visits every node depth-first, parents before children, as `qt_traverse`:
- * calls `branch` for each branch and `leaf` for each leaf (either may be
- * NULL), each with the node's index, depth, box and element count. Returns
- * `QT_OK`, or `QT_STOPPED` when a callback returned nonzero.
+ * `qt_traverse` on a `qt_octree`, with `qt_node3_fn` for `qt_node_fn`. Each
+ * node comes with its index, depth, box and element count.
  */
 enum qt_status qt_octree_traverse(const struct qt_octree *tree,
                                   qt_node3_fn branch,
                                   qt_node3_fn leaf,
                                   void *user_data);
+
+/**
+ * `qt_set_filter` on a `qt_octree`.
+ */
+enum qt_status qt_octree_set_filter(struct qt_octree *tree,
+                                    qt_handle_t handle,
+                                    uint32_t category,
+                                    uint32_t mask);
+
+/**
+ * `qt_get_filter` on a `qt_octree`.
+ */
+enum qt_status qt_octree_get_filter(const struct qt_octree *tree,
+                                    qt_handle_t handle,
+                                    uint32_t *out_category,
+                                    uint32_t *out_mask);
+
+/**
+ * `qt_set_filters` on a `qt_octree`.
+ */
+enum qt_status qt_octree_set_filters(struct qt_octree *tree,
+                                     const qt_handle_t *handles,
+                                     const uint32_t *categories,
+                                     const uint32_t *masks,
+                                     size_t count,
+                                     size_t *out_bad_index);
+
+/**
+ * `qt_nearest` on a `qt_octree`, with `z` after `y`.
+ */
+enum qt_status qt_octree_nearest(const struct qt_octree *tree,
+                                 float x,
+                                 float y,
+                                 float z,
+                                 size_t k,
+                                 double max_distance,
+                                 uint32_t mask,
+                                 qt_handle_t *out_handles,
+                                 double *out_distances,
+                                 size_t *out_count);
+
+/**
+ * `qt_nearest_with` on a `qt_octree`, with `z` after `y`.
+ */
+enum qt_status qt_octree_nearest_with(const struct qt_octree *tree,
+                                      float x,
+                                      float y,
+                                      float z,
+                                      size_t k,
+                                      double max_distance,
+                                      uint32_t mask,
+                                      qt_accept_fn accept,
+                                      void *user_data,
+                                      qt_handle_t *out_handles,
+                                      double *out_distances,
+                                      size_t *out_count);
+
+/**
+ * `qt_nearest_many` on a `qt_octree`. Point `i` is `(points[3 i], points[3 i +
+ * 1], points[3 i + 2])`.
+ */
+enum qt_status qt_octree_nearest_many(const struct qt_octree *tree,
+                                      const float *points,
+                                      size_t count,
+                                      size_t k,
+                                      double max_distance,
+                                      uint32_t mask,
+                                      size_t *out_offsets,
+                                      qt_handle_t *out_handles,
+                                      double *out_distances,
+                                      size_t capacity,
+                                      size_t *out_total,
+                                      size_t *out_bad_index);
+
+/**
+ * `qt_ray_cast` on a `qt_octree`, with `qt_ray3` for `qt_ray`.
+ */
+enum qt_status qt_octree_ray_cast(const struct qt_octree *tree,
+                                  struct qt_ray3 ray,
+                                  uint32_t mask,
+                                  struct qt_ray_hit *out_hit,
+                                  bool *out_found);
+
+/**
+ * `qt_box_cast` on a `qt_octree`, with `qt_box` for `qt_rect` and `dz` after
+ * `dy`.
+ */
+enum qt_status qt_octree_box_cast(const struct qt_octree *tree,
+                                  struct qt_box b,
+                                  float dx,
+                                  float dy,
+                                  float dz,
+                                  uint32_t mask,
+                                  qt_handle_t omit,
+                                  struct qt_ray_hit *out_hit,
+                                  bool *out_found);
+
+/**
+ * `qt_box_cast_all` on a `qt_octree`, with `qt_box` for `qt_rect` and `dz`
+ * after `dy`.
+ */
+enum qt_status qt_octree_box_cast_all(const struct qt_octree *tree,
+                                      struct qt_box b,
+                                      float dx,
+                                      float dy,
+                                      float dz,
+                                      uint32_t mask,
+                                      qt_handle_t omit,
+                                      struct qt_ray_hit *out_hits,
+                                      size_t capacity,
+                                      size_t *out_total);
+
+/**
+ * `qt_ray_cast_all` on a `qt_octree`, with `qt_ray3` for `qt_ray`.
+ */
+enum qt_status qt_octree_ray_cast_all(const struct qt_octree *tree,
+                                      struct qt_ray3 ray,
+                                      uint32_t mask,
+                                      struct qt_ray_hit *out_hits,
+                                      size_t capacity,
+                                      size_t *out_total);
+
+/**
+ * `qt_ray_cast_each` on a `qt_octree`, with `qt_ray3` for `qt_ray`.
+ */
+enum qt_status qt_octree_ray_cast_each(const struct qt_octree *tree,
+                                       struct qt_ray3 ray,
+                                       uint32_t mask,
+                                       qt_ray_fn visit,
+                                       void *user_data);
+
+/**
+ * `qt_tracker_create` on a `qt_octree`. The tracker is a `qt_tracker`, whose
+ * calls work the same on either tree.
+ */
+enum qt_status qt_octree_tracker_create(const struct qt_octree *tree,
+                                        struct qt_tracker **out_tracker);
 
 /**
  * Makes an empty structure of the kind `kind` over `world` with that
@@ -1624,32 +1753,6 @@ enum qt_status qt_set_filters(struct qt_tree *tree,
                               size_t *out_bad_index);
 
 /**
- * Sets an octree element's collision filter, as `qt_set_filter`.
- */
-enum qt_status qt_octree_set_filter(struct qt_octree *tree,
-                                    qt_handle_t handle,
-                                    uint32_t category,
-                                    uint32_t mask);
-
-/**
- * Writes an octree element's collision filter, as `qt_get_filter`.
- */
-enum qt_status qt_octree_get_filter(const struct qt_octree *tree,
-                                    qt_handle_t handle,
-                                    uint32_t *out_category,
-                                    uint32_t *out_mask);
-
-/**
- * Sets the filters of `count` octree elements, as `qt_set_filters`.
- */
-enum qt_status qt_octree_set_filters(struct qt_octree *tree,
-                                     const qt_handle_t *handles,
-                                     const uint32_t *categories,
-                                     const uint32_t *masks,
-                                     size_t count,
-                                     size_t *out_bad_index);
-
-/**
  * Finds the `k` elements passing `mask` nearest to `(x, y)` (fewer if there
  * are fewer), at most `max_distance` away (`INFINITY`: no limit), nearest
  * first, ties in ascending id, then handle: writes their handles to
@@ -1789,110 +1892,6 @@ enum qt_status qt_ray_cast_each(const struct qt_tree *tree,
                                 void *user_data);
 
 /**
- * The `k` elements nearest to `(x, y, z)`, as `qt_nearest`.
- */
-enum qt_status qt_octree_nearest(const struct qt_octree *tree,
-                                 float x,
-                                 float y,
-                                 float z,
-                                 size_t k,
-                                 double max_distance,
-                                 uint32_t mask,
-                                 qt_handle_t *out_handles,
-                                 double *out_distances,
-                                 size_t *out_count);
-
-/**
- * `qt_octree_nearest` with a filter, as `qt_nearest_with`.
- */
-enum qt_status qt_octree_nearest_with(const struct qt_octree *tree,
-                                      float x,
-                                      float y,
-                                      float z,
-                                      size_t k,
-                                      double max_distance,
-                                      uint32_t mask,
-                                      qt_accept_fn accept,
-                                      void *user_data,
-                                      qt_handle_t *out_handles,
-                                      double *out_distances,
-                                      size_t *out_count);
-
-/**
- * `qt_octree_nearest` for `count` points (point `i` is `points[3 i .. 3 i +
- * 3]`), as `qt_nearest_many`.
- */
-enum qt_status qt_octree_nearest_many(const struct qt_octree *tree,
-                                      const float *points,
-                                      size_t count,
-                                      size_t k,
-                                      double max_distance,
-                                      uint32_t mask,
-                                      size_t *out_offsets,
-                                      qt_handle_t *out_handles,
-                                      double *out_distances,
-                                      size_t capacity,
-                                      size_t *out_total,
-                                      size_t *out_bad_index);
-
-/**
- * The first element `ray` hits, as `qt_ray_cast`.
- */
-enum qt_status qt_octree_ray_cast(const struct qt_octree *tree,
-                                  struct qt_ray3 ray,
-                                  uint32_t mask,
-                                  struct qt_ray_hit *out_hit,
-                                  bool *out_found);
-
-/**
- * Every element `ray` hits, as `qt_ray_cast_all`.
- */
-enum qt_status qt_octree_ray_cast_all(const struct qt_octree *tree,
-                                      struct qt_ray3 ray,
-                                      uint32_t mask,
-                                      struct qt_ray_hit *out_hits,
-                                      size_t capacity,
-                                      size_t *out_total);
-
-/**
- * The first element the box `b` touches moving by `t·(dx, dy, dz)`, as
- * `qt_box_cast`.
- */
-enum qt_status qt_octree_box_cast(const struct qt_octree *tree,
-                                  struct qt_box b,
-                                  float dx,
-                                  float dy,
-                                  float dz,
-                                  uint32_t mask,
-                                  qt_handle_t omit,
-                                  struct qt_ray_hit *out_hit,
-                                  bool *out_found);
-
-/**
- * Every element the moving box of `qt_octree_box_cast` touches, as
- * `qt_box_cast_all`.
- */
-enum qt_status qt_octree_box_cast_all(const struct qt_octree *tree,
-                                      struct qt_box b,
-                                      float dx,
-                                      float dy,
-                                      float dz,
-                                      uint32_t mask,
-                                      qt_handle_t omit,
-                                      struct qt_ray_hit *out_hits,
-                                      size_t capacity,
-                                      size_t *out_total);
-
-/**
- * Calls `visit` with each hit of `ray`, as `qt_ray_cast_each`.
- */
-enum qt_status qt_octree_ray_cast_each(const struct qt_octree *tree,
-                                       struct qt_ray3 ray,
-                                       uint32_t mask,
-                                       qt_ray_fn visit,
-                                       void *user_data);
-
-/**
  * Makes a tracker of the contact events of `tree` (any structure) and writes
  * it to `*out_tracker`; free it with `qt_tracker_destroy`. It has seen
  * nothing yet: its first `qt_tracker_update` reports every overlapping pair
@@ -1903,13 +1902,6 @@ enum qt_status qt_octree_ray_cast_each(const struct qt_octree *tree,
  * `QT_POISONED` for a poisoned tree.
  */
 enum qt_status qt_tracker_create(const struct qt_tree *tree, struct qt_tracker **out_tracker);
-
-/**
- * `qt_tracker_create` for an octree: the same tracker type, whose calls
- * work the same.
- */
-enum qt_status qt_octree_tracker_create(const struct qt_octree *tree,
-                                        struct qt_tracker **out_tracker);
 
 /**
  * Frees a tracker (before or after its tree: either order is fine).

@@ -3,6 +3,7 @@
 #
 #   make c-lib                      build target/release/libflatquad.{so,a}
 #   make c-header                   regenerate include/flatquad.h (pinned cbindgen)
+#   make c-generated                regenerate the octree's calls from the 2D ones, then the header
 #   make install PREFIX=/usr/local  install the libraries, header, pkg-config and CMake files
 #   make uninstall PREFIX=...       remove what install put there
 #   make test-c                     every C check; part of `make test`
@@ -30,7 +31,7 @@ C_SOVERSION := $(if $(filter 0,$(C_VERSION_MAJOR)),0.$(C_VERSION_MINOR),$(C_VERS
 # What the Rust standard library in libflatquad.a needs (rustc --print native-static-libs).
 C_STATIC_LIBS := -lgcc_s -lutil -lrt -lpthread -lm -ldl
 
-.PHONY: c-lib c-header c-cbindgen install uninstall test-c bench-c
+.PHONY: c-lib c-header c-generated c-cbindgen install uninstall test-c bench-c
 
 TEST_TARGETS += test-c
 
@@ -46,6 +47,15 @@ c-cbindgen:
 
 c-header: c-cbindgen
 	"$(CBINDGEN)" --quiet --config ffi-c/cbindgen.toml --crate flatquad-ffi --output include/flatquad.h ffi-c
+
+# ffi-c/src/octree_calls.rs, written by its test from the 2D calls. Emptied first,
+# so that the library compiles even when a 2D call's body changed its signature;
+# the first run then writes the file and fails, the second must pass.
+c-generated:
+	: > ffi-c/src/octree_calls.rs
+	-$(CARGO) test -q -p flatquad-ffi --test octree_calls >/dev/null 2>&1
+	$(CARGO) test -q -p flatquad-ffi --test octree_calls
+	$(MAKE) --no-print-directory c-header
 
 # The paths written into flatquad.pc and the CMake package: absolute for an
 # install, relative to the files themselves with C_RELOCATABLE=1 (the C tarball

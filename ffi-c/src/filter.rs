@@ -67,38 +67,3 @@ pub unsafe extern "C" fn qt_set_filters(
 ) -> qt_status {
     guard(|| set_filters(tree, handles, categories, masks, count, out_bad_index))
 }
-
-/// Sets an octree element's collision filter, as `qt_set_filter`.
-#[no_mangle]
-pub unsafe extern "C" fn qt_octree_set_filter(
-    tree: *mut qt_octree,
-    handle: qt_handle_t,
-    category: u32,
-    mask: u32,
-) -> qt_status {
-    guard(|| set_filter(tree, handle, category, mask))
-}
-
-/// Writes an octree element's collision filter, as `qt_get_filter`.
-#[no_mangle]
-pub unsafe extern "C" fn qt_octree_get_filter(
-    tree: *const qt_octree,
-    handle: qt_handle_t,
-    out_category: *mut u32,
-    out_mask: *mut u32,
-) -> qt_status {
-    guard(|| get_filter(tree, handle, out_category, out_mask))
-}
-
-/// Sets the filters of `count` octree elements, as `qt_set_filters`.
-#[no_mangle]
-pub unsafe extern "C" fn qt_octree_set_filters(
-    tree: *mut qt_octree,
-    handles: *const qt_handle_t,
-    categories: *const u32,
-    masks: *const u32,
-    count: usize,
-    out_bad_index: *mut usize,
-) -> qt_status {
-    guard(|| set_filters(tree, handles, categories, masks, count, out_bad_index))
-}

@@ -4,11 +4,13 @@
 //! This crate only converts and maps errors; every algorithm lives in the core
 //! crate. One opaque type, `qt_tree`, holds any 2D structure (the core's
 //! `AnyIndex`), and `qt_octree` the octree. The call bodies are written once,
-//! in `shared`, generic over both (`types::Shell`); the exported functions in
-//! `tree`, `inspect`, `query`, `filter`, `search` and `octree` each call one
-//! of them, and each 2D structure adds its constructors and parameter getters
-//! (`quadtree`, `grid`, `loose_grid`, `loose_quadtree`). `tracker` holds `qt_tracker`, the contact events of either
-//! tree type. The conventions follow rustls-ffi:
+//! in `shared`, generic over both (`types::Shell`); the exported 2D functions
+//! in `tree`, `inspect`, `query`, `filter`, `search` and `tracker` each call
+//! one of them, and their octree twins in `octree_calls` are generated from
+//! them (`tests/octree_calls.rs`). Each structure adds its constructors and
+//! parameter getters (`quadtree`, `grid`, `loose_grid`, `loose_quadtree`,
+//! `octree`). `tracker` holds `qt_tracker`, the contact events of either tree
+//! type. The conventions follow rustls-ffi:
 //!
 //! - `qt_tree` is opaque; functions that do not change the tree take a `const`
 //!   pointer, and `qt_destroy(NULL)` does nothing.
@@ -40,6 +42,8 @@ mod loose_quadtree;
 
 mod octree;
 
+mod octree_calls;
+
 mod tree;
 
 mod inspect;
@@ -66,6 +70,7 @@ pub use join::*;
 pub use loose_grid::*;
 pub use loose_quadtree::*;
 pub use octree::*;
+pub use octree_calls::*;
 pub use quadtree::*;
 pub use query::*;
 pub use search::*;

@@ -2,8 +2,8 @@
 //! `qt_tree` (any 2D structure, `qt_rect`) and `qt_octree` (`qt_box`). Each C
 //! function checks nothing itself: it calls one of these inside `guard` with
 //! its own arguments (its coordinates gathered into a point, its ray as the
-//! core's), so `qt_X` and `qt_octree_X` differ only in their parameter lists,
-//! which cbindgen needs written out (it does not expand macros).
+//! core's), so `qt_X` and `qt_octree_X` differ only in their parameter lists:
+//! the octree's are generated from the 2D ones (`octree_calls`).
 
 use std::ffi::c_void;
 use std::mem::MaybeUninit;

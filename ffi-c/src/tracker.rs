@@ -96,8 +96,11 @@ impl<W: Shell> Events for Follow<W> {
     }
 }
 
-/// The body of both constructors.
-unsafe fn create<W: Shell>(tree: *const W, out_tracker: *mut *mut qt_tracker) -> Status {
+/// The body of both constructors (`qt_octree_tracker_create` is generated).
+pub(crate) unsafe fn create_tracker<W: Shell>(
+    tree: *const W,
+    out_tracker: *mut *mut qt_tracker,
+) -> Status {
     let held = arg(tree)?;
     if held.poisoned {
         return Err(QT_POISONED);
@@ -181,17 +184,7 @@ pub unsafe extern "C" fn qt_tracker_create(
     tree: *const qt_tree,
     out_tracker: *mut *mut qt_tracker,
 ) -> qt_status {
-    guard(|| create(tree, out_tracker))
-}
-
-/// `qt_tracker_create` for an octree: the same tracker type, whose calls
-/// work the same.
-#[no_mangle]
-pub unsafe extern "C" fn qt_octree_tracker_create(
-    tree: *const qt_octree,
-    out_tracker: *mut *mut qt_tracker,
-) -> qt_status {
-    guard(|| create(tree, out_tracker))
+    guard(|| create_tracker(tree, out_tracker))
 }
 
 /// Frees a tracker (before or after its tree: either order is fine).

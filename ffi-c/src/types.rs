@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
 use flatquad_core::{
-    join, AnyIndex, Bounds, Box3, Error, Filter, Handle, Kind, NodeInfo, Octree, Quadtree, Ray,
+    join, AnyIndex, AnyIndex3, Bounds, Box3, Error, Filter, Handle, Kind, NodeInfo, Quadtree, Ray,
     RayHit, Rect, Shape, SpatialIndex, Stats,
 };
 
@@ -444,7 +444,7 @@ pub struct qt_tree(pub(crate) Held<AnyIndex>);
 /// `qt_octree_create`, `qt_octree_clone` or `qt_octree_from_bytes`, freed by
 /// `qt_octree_destroy`; its calls are the `qt_` calls of a `qt_tree`, named
 /// `qt_octree_*`, with the same conventions and statuses.
-pub struct qt_octree(pub(crate) Held<Octree>);
+pub struct qt_octree(pub(crate) Held<AnyIndex3>);
 
 /// What an opaque handle holds: the core structure, a scratch vector and the
 /// poison flag. One generic type, so every call's body is written once for
@@ -510,7 +510,7 @@ pub(crate) trait Batch: SpatialIndex + Sync {
     }
 }
 
-impl Batch for Octree {
+impl Batch for AnyIndex3 {
     type Desc = qt_query3_desc;
 }
 
@@ -587,7 +587,7 @@ macro_rules! shell {
     };
 }
 shell!(qt_tree, AnyIndex, Rect, qt_rect, qt_query_desc);
-shell!(qt_octree, Octree, Box3, qt_box, qt_query3_desc);
+shell!(qt_octree, AnyIndex3, Box3, qt_box, qt_query3_desc);
 
 /// Called with each element a query finds. Return 0 to go on, nonzero to stop
 /// the walk (the query then returns `QT_STOPPED`). `user_data` is the pointer
