@@ -105,7 +105,9 @@ impl LooseGrid {
     where
         F: FnMut(u32, &Slot) -> ControlFlow<()>,
     {
-        let slots = &self.slots.slots;
+        // A slice, not a `&Vec`: its address stays in a register across
+        // `visit` (see `LooseQuadtree::leaves_meeting`).
+        let slots = self.slots.slots.as_slice();
         for &head in heads {
             let mut at = head;
             while at != NONE {
@@ -126,12 +128,17 @@ impl LooseGrid {
         F: FnMut(Handle) -> ControlFlow<()>,
     {
         let (tx, ty) = (self.tight_x.cell(x), self.tight_y.cell(y));
-        let slots = &self.slots.slots;
+        // Slices taken once, whose addresses stay in registers across `visit`.
+        let (slots, links, cells) = (
+            self.slots.slots.as_slice(),
+            self.links.links.as_slice(),
+            self.cells.as_slice(),
+        );
         let mut link = self.tight[(ty * self.tight_columns + tx) as usize];
         while link != NONE {
-            let Link { next, element } = self.links.links[link as usize];
+            let Link { next, element } = links[link as usize];
             link = next;
-            let cell = &self.cells[element as usize];
+            let cell = &cells[element as usize];
             if !cell.rect.contains_point(x, y) {
                 continue;
             }
