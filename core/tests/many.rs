@@ -169,13 +169,24 @@ fn parallel_queries_agree_with_sequential_ones<T: Subject>(make: fn(Rect) -> T) 
         assert_eq!(o1, o2);
         assert_eq!(rows(&o1, &h1), rows(&o2, &h2));
     }
+    // The lowest bad index is reported, whichever chunk meets its bad query
+    // first, and nothing is written.
     let mut bad = queries.clone();
     bad[4321] = Rect::new(1.0, 1.0, 0.0, 0.0);
-    let e = tree
-        .par_query_many(&Query::of_rects(&bad, None).unwrap(), &mut o2, &mut h2)
-        .unwrap_err();
-    assert!(matches!(e, Error::InBatch { index: 4321, .. }), "{e:?}");
-    assert_eq!(rows(&o1, &h1), rows(&o2, &h2), "written on error");
+    bad[4999] = Rect::new(f32::NAN, 1.0, 2.0, 2.0);
+    for (first, extra) in [(4321, None), (17, Some(17))] {
+        if let Some(at) = extra {
+            bad[at] = Rect::new(1.0, 1.0, 0.0, 0.0);
+        }
+        let e = tree
+            .par_query_many(&Query::of_rects(&bad, None).unwrap(), &mut o2, &mut h2)
+            .unwrap_err();
+        assert!(
+            matches!(e, Error::InBatch { index, .. } if index == first),
+            "{e:?}"
+        );
+        assert_eq!(rows(&o1, &h1), rows(&o2, &h2), "written on error");
+    }
 
     let (mut seq, mut par) = (Vec::new(), Vec::new());
     tree.pairs(&mut seq);

@@ -20,6 +20,9 @@ fn chunk_len(n: usize) -> usize {
 /// Below this many queries a batch stays on the calling thread.
 const PAR_QUERY_MIN_RECTS: usize = 1_000;
 
+/// One chunk's answer: each row's end, and the hits.
+type Rows = (Vec<usize>, Vec<Handle>);
+
 /// [`SpatialIndex::par_query_many`].
 pub(crate) fn query_many<T: SpatialIndex + Sync>(
     index: &T,
@@ -30,20 +33,27 @@ pub(crate) fn query_many<T: SpatialIndex + Sync>(
     if queries.len() < PAR_QUERY_MIN_RECTS || rayon::current_num_threads() == 1 {
         return index.query_many(queries, offsets, hits);
     }
-    query::check_all(index, queries)?;
-    index.count_queries(queries.len());
-    let parts: Vec<(Vec<usize>, Vec<Handle>)> = queries
-        .par_chunks(chunk_len(queries.len()))
-        .map(|queries| {
+    // Each chunk checks its queries as it answers them (once each, on every
+    // thread: checked first on the calling thread, the checks were a third of
+    // the serial part); the buffers are written only when every chunk passed,
+    // and the lowest bad index is the one reported.
+    let chunk = chunk_len(queries.len());
+    let parts: Vec<Result<Rows, Error>> = queries
+        .par_chunks(chunk)
+        .enumerate()
+        .map(|(c, queries)| {
             let (mut ends, mut found) = (Vec::with_capacity(queries.len()), Vec::new());
-            query::run_all(index, queries, &mut ends, &mut found);
-            (ends, found)
+            query::check_and_run_all(index, queries, c * chunk, &mut ends, &mut found)?;
+            Ok((ends, found))
         })
         .collect();
+    let parts = parts.into_iter().collect::<Result<Vec<_>, Error>>()?;
+    index.count_queries(queries.len());
     offsets.clear();
     offsets.reserve(queries.len() + 1);
     offsets.push(0);
     hits.clear();
+    hits.reserve(parts.iter().map(|(_, found)| found.len()).sum());
     for (ends, found) in parts {
         let base = hits.len();
         offsets.extend(ends.iter().map(|&end| base + end));

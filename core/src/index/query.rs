@@ -326,6 +326,29 @@ where
     Ok(())
 }
 
+/// Checks and answers each query in turn, appending each row's end to `ends`
+/// and its hits to `hits`: the first bad query's error (its index counted from
+/// `first`) stops it, leaving the buffers part-written. For callers whose
+/// buffers are their own (the parallel batch's chunks).
+#[cfg(feature = "rayon")]
+pub(crate) fn check_and_run_all<T>(
+    index: &T,
+    queries: &[Query<T::Bounds>],
+    first: usize,
+    ends: &mut Vec<usize>,
+    hits: &mut Vec<Handle>,
+) -> Result<(), Error>
+where
+    T: Structure + ?Sized,
+{
+    for (at, query) in queries.iter().enumerate() {
+        let query = query.check(index).map_err(|e| e.in_batch(first + at))?;
+        let _ = query.run(index, super::collect_into(hits));
+        ends.push(hits.len());
+    }
+    Ok(())
+}
+
 /// Answers checked queries, appending each row's end to `offsets` (which
 /// holds the start of the first) and its hits to `hits`. The checks are
 /// repeated rather than kept, so that a warm batch allocates nothing.
