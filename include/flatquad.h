@@ -1080,7 +1080,8 @@ void qt_octree_destroy(struct qt_octree *tree);
 enum qt_status qt_octree_clone(const struct qt_octree *tree, struct qt_octree **out_tree);
 
 /**
- * `qt_insert` on a `qt_octree`, with `qt_box` for `qt_rect`.
+ * `qt_insert` on a `qt_octree`, with `qt_box` for `qt_rect` and `b` for
+ * `rect`.
  */
 enum qt_status qt_octree_insert(struct qt_octree *tree,
                                 struct qt_box b,
@@ -1088,7 +1089,8 @@ enum qt_status qt_octree_insert(struct qt_octree *tree,
                                 qt_handle_t *out_handle);
 
 /**
- * `qt_insert_many` on a `qt_octree`, with `qt_box` for `qt_rect`.
+ * `qt_insert_many` on a `qt_octree`, with `qt_box` for `qt_rect` and `boxes`
+ * for `rects`.
  */
 enum qt_status qt_octree_insert_many(struct qt_octree *tree,
                                      const struct qt_box *boxes,
@@ -1111,12 +1113,13 @@ enum qt_status qt_octree_remove_many(struct qt_octree *tree,
                                      size_t *out_bad_index);
 
 /**
- * `qt_move` on a `qt_octree`, with `qt_box` for `qt_rect`.
+ * `qt_move` on a `qt_octree`, with `qt_box` for `qt_rect` and `b` for `rect`.
  */
 enum qt_status qt_octree_move(struct qt_octree *tree, qt_handle_t handle, struct qt_box b);
 
 /**
- * `qt_move_many` on a `qt_octree`, with `qt_box` for `qt_rect`.
+ * `qt_move_many` on a `qt_octree`, with `qt_box` for `qt_rect` and `boxes` for
+ * `rects`.
  */
 enum qt_status qt_octree_move_many(struct qt_octree *tree,
                                    const qt_handle_t *handles,
@@ -1177,7 +1180,8 @@ enum qt_status qt_octree_element_id(const struct qt_octree *tree,
                                     uint32_t *out_id);
 
 /**
- * `qt_element_rect` on a `qt_octree`, with `qt_box` for `qt_rect`.
+ * `qt_element_rect` on a `qt_octree`, with `qt_box` for `qt_rect` and
+ * `out_box` for `out_rect`.
  */
 enum qt_status qt_octree_element_box(const struct qt_octree *tree,
                                      qt_handle_t handle,
@@ -1313,8 +1317,8 @@ enum qt_status qt_octree_nearest_with(const struct qt_octree *tree,
                                       size_t *out_count);
 
 /**
- * `qt_nearest_many` on a `qt_octree`. Point `i` is `(points[3 i], points[3 i +
- * 1], points[3 i + 2])`.
+ * `qt_nearest_many` on a `qt_octree`. Point `i` is
+ * `(points[3*i], points[3*i+1], points[3*i+2])`.
  */
 enum qt_status qt_octree_nearest_many(const struct qt_octree *tree,
                                       const float *points,
@@ -1339,8 +1343,8 @@ enum qt_status qt_octree_ray_cast(const struct qt_octree *tree,
                                   bool *out_found);
 
 /**
- * `qt_box_cast` on a `qt_octree`, with `qt_box` for `qt_rect` and `dz` after
- * `dy`.
+ * `qt_box_cast` on a `qt_octree`, with `qt_box` for `qt_rect`, `b` for `rect`
+ * and `dz` after `dy`.
  */
 enum qt_status qt_octree_box_cast(const struct qt_octree *tree,
                                   struct qt_box b,
@@ -1353,8 +1357,8 @@ enum qt_status qt_octree_box_cast(const struct qt_octree *tree,
                                   bool *out_found);
 
 /**
- * `qt_box_cast_all` on a `qt_octree`, with `qt_box` for `qt_rect` and `dz`
- * after `dy`.
+ * `qt_box_cast_all` on a `qt_octree`, with `qt_box` for `qt_rect`, `b` for
+ * `rect` and `dz` after `dy`.
  */
 enum qt_status qt_octree_box_cast_all(const struct qt_octree *tree,
                                       struct qt_box b,

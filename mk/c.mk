@@ -48,13 +48,10 @@ c-cbindgen:
 c-header: c-cbindgen
 	"$(CBINDGEN)" --quiet --config ffi-c/cbindgen.toml --crate flatquad-ffi --output include/flatquad.h ffi-c
 
-# ffi-c/src/octree_calls.rs, written by its test from the 2D calls. Emptied first,
-# so that the library compiles even when a 2D call's body changed its signature;
-# the first run then writes the file and fails, the second must pass.
+# ffi-c/src/octree_calls.rs, the octree's calls, written from the 2D ones by
+# ffi-c/codegen (its own crate: it runs even when a stale file does not compile).
 c-generated:
-	: > ffi-c/src/octree_calls.rs
-	-$(CARGO) test -q -p flatquad-ffi --test octree_calls >/dev/null 2>&1
-	$(CARGO) test -q -p flatquad-ffi --test octree_calls
+	$(CARGO) run -q -p flatquad-ffi-codegen
 	$(MAKE) --no-print-directory c-header
 
 # The paths written into flatquad.pc and the CMake package: absolute for an

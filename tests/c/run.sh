@@ -6,7 +6,8 @@
 #     compiler from apt only when missing
 #  2. the library, built once (cargo build --release -p flatquad-ffi), and the
 #     crate's own Rust tests
-#  3. include/flatquad.h regenerated to a temporary file: any difference fails
+#  3. ffi-c/src/octree_calls.rs (ffi-c/codegen --check) and include/flatquad.h
+#     regenerated to a temporary file: any difference fails
 #  4. versions: Cargo.toml = header macros = qt_version(); every function of
 #     the header is called by tests/c/test_api.c (the octree's: test_octree.c;
 #     filters and searches, 2D and 3D: test_search.c; the trackers: test_events.c)
@@ -77,6 +78,11 @@ target=${CARGO_TARGET_DIR:-$root/target}/release
 lib_a="$target/libflatquad.a"
 static_libs=(-lpthread -ldl -lm)
 pass "cargo build and test -p flatquad-ffi"
+
+step "the octree's calls are what ffi-c/codegen makes of the 2D calls"
+"$CARGO" run -q --release -p flatquad-ffi-codegen -- --check ||
+    fail "ffi-c/src/octree_calls.rs is stale: run 'make c-generated' and commit it with the header"
+pass "ffi-c/src/octree_calls.rs is up to date"
 
 step "the committed header is what cbindgen generates"
 "$CBINDGEN" --quiet --config ffi-c/cbindgen.toml --crate flatquad-ffi --output "$tmp/flatquad.h" ffi-c

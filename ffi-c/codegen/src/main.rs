@@ -1,28 +1,31 @@
-//! The octree's C calls are written once, as the 2D calls: this test makes
-//! `src/octree_calls.rs` from them and fails if the committed copy differs
-//! (writing the new one, so that a second run passes: `make c-generated`).
-//! The file is committed because cbindgen, which writes the header, reads the
-//! sources and does not expand macros (`parse.expand` needs a nightly
-//! compiler); the same reason the header itself is committed.
+//! Writes `ffi-c/src/octree_calls.rs`: the octree's C calls, made from the 2D
+//! calls, so that each C call is written once. `make c-generated` runs it (then
+//! regenerates the header); `tests/c/run.sh` runs it with `--check`, which fails
+//! when the committed file is not what the 2D calls give.
 //!
-//! A 2D call becomes its octree twin by names alone: its body already calls a
-//! body of `shared` generic over both tree types. `qt_tree` becomes
-//! `qt_octree`, each 2D type its 3D one, a `y` (or `dy`) parameter is followed
-//! by a `z` (`dz`), and the arrays `[x, y]` and `[dx, dy]` gain the third
-//! coordinate.
+//! The file is committed because cbindgen, which writes the header, reads the
+//! sources and does not expand macros (`parse.expand` needs a nightly compiler),
+//! the same reason the header itself is committed. This is its own crate, not a
+//! test of `flatquad-ffi`, so that it runs even when a stale generated file does
+//! not compile.
+//!
+//! A 2D call becomes its octree twin by names alone, since its body calls a body
+//! of `shared` generic over both tree types: `qt_tree` becomes `qt_octree` and
+//! each 2D type its 3D one, the parameters named for rectangles are renamed, a
+//! `y` (or `dy`) parameter is followed by a `z` (`dz`), and the arrays `[x, y]`
+//! and `[dx, dy]` gain the third coordinate. A body holding anything this could
+//! get wrong (a macro, a number that may be a dimension) is refused.
 
-use std::collections::HashMap;
-use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Stdio};
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use proc_macro2::Span;
-use quote::quote;
+use syn::visit::Visit;
 use syn::visit_mut::{self, VisitMut};
-use syn::{parse_quote, Attribute, Expr, ExprArray, FnArg, Ident, Item, ItemFn, Pat};
+use syn::{parse_quote, Attribute, Expr, ExprArray, ExprPath, FnArg, Ident, Item, ItemFn, Pat};
 
-/// The files holding the 2D calls that have an octree twin, in the order the
-/// twins are written.
+/// The files holding the 2D calls, in the order their twins are written.
 const SOURCES: [&str; 6] = [
     "tree.rs",
     "inspect.rs",
@@ -32,8 +35,8 @@ const SOURCES: [&str; 6] = [
     "tracker.rs",
 ];
 
-/// Every 2D call with an octree twin, and what the twin's doc adds to "the
-/// 2D call on an octree". The octree's constructor and parameter getter are
+/// Every 2D call with an octree twin, and what the twin's doc adds to "the 2D
+/// call on an octree". The octree's constructor and parameter getter are
 /// written by hand (`src/octree.rs`): they differ in more than names.
 const TWINS: &[(&str, &str)] = &[
     ("qt_destroy", ""),
@@ -82,7 +85,7 @@ const TWINS: &[(&str, &str)] = &[
     ("qt_nearest_with", ""),
     (
         "qt_nearest_many",
-        "Point `i` is `(points[3 i], points[3 i + 1], points[3 i + 2])`.",
+        "Point `i` is `(points[3*i], points[3*i+1], points[3*i+2])`.",
     ),
     ("qt_ray_cast", ""),
     ("qt_ray_cast_all", ""),
@@ -95,20 +98,32 @@ const TWINS: &[(&str, &str)] = &[
     ),
 ];
 
-/// Names that change, in the signature and the body: the tree types, the 2D
-/// types with a 3D twin, and the parameters named for rectangles.
-const RENAMES: &[(&str, &str)] = &[
+/// The calls of [`SOURCES`] without a twin: 2D only, or taking no tree.
+const TWO_D_ONLY: &[&str] = &[
+    "qt_create_default",
+    "qt_kind_of",
+    "qt_tracker_destroy",
+    "qt_tracker_update",
+    "qt_tracker_began",
+    "qt_tracker_ended",
+    "qt_tracker_pair_count",
+    "qt_tracker_reset",
+];
+
+/// Types with a 3D twin, renamed wherever they appear.
+const TYPES: &[(&str, &str)] = &[
     ("qt_tree", "qt_octree"),
     ("qt_rect", "qt_box"),
     ("qt_query_desc", "qt_query3_desc"),
     ("qt_ray", "qt_ray3"),
     ("qt_node_fn", "qt_node3_fn"),
-    ("rect", "b"),
-    ("rects", "boxes"),
-    ("out_rect", "out_box"),
 ];
 
-/// The coordinate each 2D coordinate is followed by in 3D.
+/// Parameters named for rectangles, renamed in the signature and where the
+/// body names them (a lone identifier: never a field or a method).
+const PARAMS: &[(&str, &str)] = &[("rect", "b"), ("rects", "boxes"), ("out_rect", "out_box")];
+
+/// The coordinate each second coordinate is followed by in 3D.
 const THIRD: &[(&str, &str)] = &[("y", "z"), ("dy", "dz")];
 
 /// The octree name of a 2D call.
@@ -119,21 +134,70 @@ fn twin_name(name: &str) -> String {
     }
 }
 
-/// Renames the identifiers of [`RENAMES`] and adds the third coordinate.
+fn lookup(table: &[(&'static str, &'static str)], name: &str) -> Option<&'static str> {
+    table
+        .iter()
+        .find(|(from, _)| *from == name)
+        .map(|(_, to)| *to)
+}
+
+/// The identifier of a path that is one plain identifier.
+fn lone_ident(path: &ExprPath) -> Option<&Ident> {
+    path.qself
+        .is_none()
+        .then(|| path.path.get_ident())
+        .flatten()
+}
+
+/// Refuses a 2D body the renaming could get wrong.
+struct Guard<'a>(&'a str);
+
+impl<'ast> Visit<'ast> for Guard<'_> {
+    fn visit_macro(&mut self, _: &'ast syn::Macro) {
+        panic!(
+            "{}: a macro in the body (its tokens would not be renamed)",
+            self.0
+        );
+    }
+    fn visit_lit(&mut self, lit: &'ast syn::Lit) {
+        if matches!(lit, syn::Lit::Int(_) | syn::Lit::Float(_)) {
+            panic!(
+                "{}: a number in the body (a dimension?): write the octree's by hand",
+                self.0
+            );
+        }
+    }
+}
+
+/// Renames types and parameters and adds the third coordinate.
+#[derive(Default)]
 struct To3d {
-    renames: HashMap<&'static str, &'static str>,
-    /// The 3D types the signature took instead of 2D ones, for the doc.
-    swapped: Vec<(String, String)>,
-    /// The third coordinates added to the signature, each after its second,
-    /// for the doc.
-    added: Vec<(&'static str, &'static str)>,
+    /// What the signature changed, for the doc.
+    changes: Vec<String>,
 }
 
 impl VisitMut for To3d {
     fn visit_ident_mut(&mut self, ident: &mut Ident) {
-        if let Some(&to) = self.renames.get(ident.to_string().as_str()) {
+        if let Some(to) = lookup(TYPES, &ident.to_string()) {
             *ident = Ident::new(to, ident.span());
         }
+    }
+
+    fn visit_pat_ident_mut(&mut self, pat: &mut syn::PatIdent) {
+        if let Some(to) = lookup(PARAMS, &pat.ident.to_string()) {
+            pat.ident = Ident::new(to, pat.ident.span());
+        }
+        visit_mut::visit_pat_ident_mut(self, pat);
+    }
+
+    fn visit_expr_path_mut(&mut self, path: &mut ExprPath) {
+        let renamed = lone_ident(path).and_then(|i| lookup(PARAMS, &i.to_string()));
+        if let Some(to) = renamed {
+            let to = Ident::new(to, Span::call_site());
+            *path = parse_quote!(#to);
+            return;
+        }
+        visit_mut::visit_expr_path_mut(self, path);
     }
 
     fn visit_expr_array_mut(&mut self, array: &mut ExprArray) {
@@ -142,19 +206,17 @@ impl VisitMut for To3d {
             .elems
             .iter()
             .map(|e| match e {
-                Expr::Path(p) => p
-                    .path
-                    .get_ident()
-                    .map_or_else(String::new, Ident::to_string),
+                Expr::Path(p) => lone_ident(p).map_or_else(String::new, Ident::to_string),
                 _ => String::new(),
             })
             .collect();
-        if let [_, last] = names.as_slice() {
-            if let Some((_, third)) = THIRD.iter().find(|(y, _)| y == last) {
-                let third = Ident::new(third, Span::call_site());
-                array.elems.push(parse_quote!(#third));
-            }
-        }
+        let third = match names.as_slice() {
+            [x, y] if x == "x" && y == "y" => "z",
+            [x, y] if x == "dx" && y == "dy" => "dz",
+            _ => return,
+        };
+        let third = Ident::new(third, Span::call_site());
+        array.elems.push(parse_quote!(#third));
     }
 }
 
@@ -176,67 +238,66 @@ fn is_no_mangle(attr: &Attribute) -> bool {
     attr.path().is_ident("no_mangle")
 }
 
-/// The octree twin of the 2D call `call`, documented from `note`.
+/// The words of a signature's tokens.
+fn words(sig: &syn::Signature) -> HashSet<String> {
+    quote::quote!(#sig)
+        .to_string()
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The octree twin of the 2D call `call`, documented with `note`.
 fn twin(call: &ItemFn, note: &str) -> ItemFn {
     let name = call.sig.ident.to_string();
+    Guard(&name).visit_block(&call.block);
     let mut out = call.clone();
     out.sig.ident = Ident::new(&twin_name(&name), call.sig.ident.span());
-    let mut to3d = To3d {
-        renames: RENAMES.iter().copied().collect(),
-        swapped: Vec::new(),
-        added: Vec::new(),
-    };
-    // The types the signature swaps, named for the doc before they change.
-    for (from, to) in RENAMES.iter().filter(|(from, _)| from.starts_with("qt_")) {
-        let sig = &call.sig;
-        let text = quote!(#sig).to_string();
-        let used = text
-            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .any(|word| word == *from);
-        if used && *from != "qt_tree" {
-            to3d.swapped.push((from.to_string(), to.to_string()));
+    let mut to3d = To3d::default();
+    let used = words(&call.sig);
+    for (from, to) in TYPES
+        .iter()
+        .chain(PARAMS)
+        .filter(|(from, _)| used.contains(*from))
+    {
+        if *from != "qt_tree" {
+            to3d.changes.push(format!("`{to}` for `{from}`"));
         }
     }
-    // The third coordinate after each `y` and `dy` parameter.
+    // The third coordinate after each second one.
     let mut params = syn::punctuated::Punctuated::<FnArg, syn::token::Comma>::new();
     for arg in &out.sig.inputs {
         params.push(arg.clone());
-        let third = param_name(arg).and_then(|n| THIRD.iter().find(|(y, _)| *y == n));
-        if let (Some(&(second, third)), FnArg::Typed(typed)) = (third, arg) {
+        let second = param_name(arg);
+        let third = second.as_deref().and_then(|n| lookup(THIRD, n));
+        if let (Some(third), FnArg::Typed(typed)) = (third, arg) {
             let ident = Ident::new(third, Span::call_site());
             let ty = &typed.ty;
             params.push(parse_quote!(#ident: #ty));
-            to3d.added.push((second, third));
+            to3d.changes
+                .push(format!("`{third}` after `{}`", second.unwrap()));
         }
     }
     out.sig.inputs = params;
     to3d.visit_item_fn_mut(&mut out);
 
     let mut doc = format!("`{name}` on a `qt_octree`");
-    let mut changes: Vec<String> = to3d
-        .swapped
-        .iter()
-        .map(|(from, to)| format!("`{to}` for `{from}`"))
-        .collect();
-    changes.extend(
-        to3d.added
-            .iter()
-            .map(|(second, third)| format!("`{third}` after `{second}`")),
-    );
-    if changes.is_empty() {
-        doc.push('.');
-    } else {
+    if !to3d.changes.is_empty() {
+        let (last, rest) = to3d.changes.split_last().unwrap();
         doc.push_str(", with ");
-        doc.push_str(&changes.join(" and "));
-        doc.push('.');
+        if !rest.is_empty() {
+            doc.push_str(&rest.join(", "));
+            doc.push_str(" and ");
+        }
+        doc.push_str(last);
     }
+    doc.push('.');
     if !note.is_empty() {
         doc.push(' ');
         doc.push_str(note);
     }
     out.attrs.retain(|a| !is_doc(a));
-    let lines = wrap(&doc, 76);
-    let docs: Vec<Attribute> = lines
+    let docs: Vec<Attribute> = wrap(&doc, 76)
         .iter()
         .map(|line| {
             let line = format!(" {line}");
@@ -247,30 +308,46 @@ fn twin(call: &ItemFn, note: &str) -> ItemFn {
     out
 }
 
-/// `text` in lines of at most `width` characters, broken between words.
+/// `text` in lines of at most `width` characters where it can, broken between
+/// words and never inside a `code` span.
 fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut words = vec![String::new()];
+    let mut in_code = false;
+    for c in text.chars() {
+        if c == '`' {
+            in_code = !in_code;
+        }
+        if c == ' ' && !in_code {
+            words.push(String::new());
+        } else {
+            words.last_mut().unwrap().push(c);
+        }
+    }
     let mut lines = vec![String::new()];
-    for word in text.split(' ') {
+    for word in words {
         let line = lines.last_mut().unwrap();
         if !line.is_empty() && line.len() + 1 + word.len() > width {
-            lines.push(word.to_string());
+            lines.push(word);
         } else {
             if !line.is_empty() {
                 line.push(' ');
             }
-            line.push_str(word);
+            line.push_str(&word);
         }
     }
     lines
 }
 
-/// The generated file, formatted by rustfmt as `cargo fmt` would.
+/// The generated file, as prettyplease lays it out (the module is
+/// `#[rustfmt::skip]`, so `cargo fmt` leaves it as written).
 fn generated(src: &Path) -> String {
     let mut calls: HashMap<String, ItemFn> = HashMap::new();
     let mut order = Vec::new();
     for file in SOURCES {
-        let text = std::fs::read_to_string(src.join(file)).unwrap();
-        let parsed = syn::parse_file(&text).unwrap();
+        let path = src.join(file);
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let parsed = syn::parse_file(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
         for item in parsed.items {
             if let Item::Fn(call) = item {
                 if call.attrs.iter().any(is_no_mangle) {
@@ -282,23 +359,39 @@ fn generated(src: &Path) -> String {
     }
     let notes: HashMap<&str, &str> = TWINS.iter().copied().collect();
     assert_eq!(notes.len(), TWINS.len(), "a call listed twice in TWINS");
-    for (name, _) in TWINS {
+    for name in &order {
+        let twinned = notes.contains_key(name.as_str());
+        let alone = TWO_D_ONLY.contains(&name.as_str());
         assert!(
-            calls.contains_key(*name),
-            "{name} is in TWINS but in none of {SOURCES:?}"
+            twinned != alone,
+            "{name}: list it in exactly one of TWINS (it gets an octree twin) and TWO_D_ONLY"
         );
     }
-    let twins: Vec<ItemFn> = order
+    for name in TWINS
+        .iter()
+        .map(|(n, _)| *n)
+        .chain(TWO_D_ONLY.iter().copied())
+    {
+        assert!(
+            calls.contains_key(name),
+            "{name} is listed but is in none of {SOURCES:?}"
+        );
+    }
+    let twins: Vec<String> = order
         .iter()
         .filter_map(|name| {
             notes
                 .get(name.as_str())
                 .map(|note| twin(&calls[name], note))
         })
+        .map(|call| {
+            let file: syn::File = parse_quote!(#call);
+            prettyplease::unparse(&file)
+        })
         .collect();
     let head = "//! The octree's calls: each 2D call of `tree`, `inspect`, `query`, `filter`,
-//! `search` and `tracker` on a `qt_octree`. Generated by
-//! `ffi-c/tests/octree_calls.rs` (`make c-generated`): do not edit by hand.
+//! `search` and `tracker` on a `qt_octree`. Generated by `ffi-c/codegen`
+//! (`make c-generated`) from those calls: do not edit by hand.
 
 use std::ffi::c_void;
 
@@ -308,47 +401,37 @@ use crate::status::*;
 use crate::tracker::{create_tracker, qt_tracker};
 use crate::types::*;
 ";
-    let calls: Vec<String> = twins
-        .into_iter()
-        .map(|call| {
-            let file: syn::File = parse_quote!(#call);
-            prettyplease::unparse(&file)
-        })
-        .collect();
-    rustfmt(&format!("{head}\n{}", calls.join("\n")))
+    format!("{head}\n{}", twins.join("\n"))
 }
 
-fn rustfmt(text: &str) -> String {
-    let mut child = Command::new(std::env::var("RUSTFMT").unwrap_or_else(|_| "rustfmt".into()))
-        .args(["--edition", "2021", "--emit", "stdout"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("rustfmt (rustup component add rustfmt)");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(output.status.success(), "rustfmt failed");
-    String::from_utf8(output.stdout).unwrap()
-}
-
-#[test]
-fn octree_calls_are_generated_from_the_2d_calls() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+fn main() -> ExitCode {
+    let check = match std::env::args().nth(1).as_deref() {
+        None => false,
+        Some("--check") => true,
+        Some(other) => {
+            eprintln!("usage: flatquad-ffi-codegen [--check]  (unknown argument {other})");
+            return ExitCode::from(2);
+        }
+    };
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("ffi-c/codegen is inside ffi-c")
+        .join("src");
     let want = generated(&src);
-    let path = src.join("octree_calls.rs");
+    let path: PathBuf = src.join("octree_calls.rs");
     let have = std::fs::read_to_string(&path).unwrap_or_default();
-    if have != want {
-        std::fs::write(&path, &want).unwrap();
-        panic!(
-            "{} was not what the 2D calls give: written anew. Run the test again, \
-             then `make c-header`, and commit both.",
+    if have == want {
+        println!("{} is up to date", path.display());
+        return ExitCode::SUCCESS;
+    }
+    if check {
+        eprintln!(
+            "{} is not what the 2D calls give: run `make c-generated` and commit it with the header",
             path.display()
         );
+        return ExitCode::FAILURE;
     }
+    std::fs::write(&path, want).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    println!("wrote {}", path.display());
+    ExitCode::SUCCESS
 }
