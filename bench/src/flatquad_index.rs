@@ -370,10 +370,10 @@ impl<T: SpatialIndex + Sync> Frames<T> {
     /// loop of single queries is written; on many, `par_query_many` over
     /// batches of [`STATIC_QUERY_BATCH`], the public batch call a program
     /// wanting every core uses.
-    fn static_queries<Q: Sync>(
+    fn static_queries<Q>(
         &mut self,
         items: &[Q],
-        query: impl Fn(&Q) -> Query<T::Bounds> + Sync,
+        query: impl Fn(&Q) -> Query<T::Bounds>,
     ) -> Result<u64, BenchError> {
         let tree = self.tree.as_ref().ok_or_else(not_built)?;
         let mut total = 0u64;

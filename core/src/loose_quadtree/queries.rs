@@ -38,7 +38,7 @@ impl LooseQuadtree {
     {
         // Slices, not `&Vec`s: their addresses stay in registers across
         // `visit` (see `leaves_meeting`).
-        let slots = self.slots.slots.as_slice();
+        let (slots, nodes) = (self.slots.slots.as_slice(), self.nodes.nodes.as_slice());
         let mut firsts = ArrayVec::<u32, LEAF_BATCH>::new();
         let mut scan = |firsts: &mut ArrayVec<u32, LEAF_BATCH>| {
             for &first in firsts.iter() {
@@ -58,7 +58,7 @@ impl LooseQuadtree {
             ControlFlow::Continue(())
         };
         self.leaves_meeting(rect, |leaf| {
-            let first = self.nodes.nodes[leaf as usize].first;
+            let first = nodes[leaf as usize].first;
             if first != NONE {
                 firsts.push(first);
                 if firsts.is_full() {
