@@ -171,27 +171,37 @@ fn parallel_queries_agree_with_sequential_ones<T: Subject>(make: fn(Rect) -> T) 
     }
     // The lowest bad index is reported, whichever chunk meets its bad query
     // first, and nothing is written: on a pool of 4 threads (16 chunks of 313),
-    // so that the batch is cut even on a machine of one core.
-    let mut bad = queries.clone();
-    bad[4321] = Rect::new(1.0, 1.0, 0.0, 0.0);
-    bad[4999] = Rect::new(f32::NAN, 1.0, 2.0, 2.0);
+    // so that the batch is cut even on a machine of one core. In the last case
+    // the later bad query opens chunk 8, which another thread starts on while
+    // the calling thread is still in chunk 0, before the early one's error.
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(4)
         .build()
         .unwrap();
-    for (first, extra) in [(4321, None), (17, Some(17))] {
-        if let Some(at) = extra {
-            bad[at] = Rect::new(1.0, 1.0, 0.0, 0.0);
+    for (first, bad_at) in [
+        (4321, &[4321, 4999][..]),
+        (17, &[17, 4321, 4999][..]),
+        (312, &[312, 2504][..]),
+    ] {
+        let mut bad = queries.clone();
+        for &at in bad_at {
+            bad[at] = if at % 2 == 0 {
+                Rect::new(1.0, 1.0, 0.0, 0.0)
+            } else {
+                Rect::new(f32::NAN, 1.0, 2.0, 2.0)
+            };
         }
         let batch = Query::of_rects(&bad, None).unwrap();
-        let e = pool
-            .install(|| tree.par_query_many(&batch, &mut o2, &mut h2))
-            .unwrap_err();
-        assert!(
-            matches!(e, Error::InBatch { index, .. } if index == first),
-            "{e:?}"
-        );
-        assert_eq!(rows(&o1, &h1), rows(&o2, &h2), "written on error");
+        for _ in 0..8 {
+            let e = pool
+                .install(|| tree.par_query_many(&batch, &mut o2, &mut h2))
+                .unwrap_err();
+            assert!(
+                matches!(e, Error::InBatch { index, .. } if index == first),
+                "{e:?}"
+            );
+            assert_eq!(rows(&o1, &h1), rows(&o2, &h2), "written on error");
+        }
     }
 
     let (mut seq, mut par) = (Vec::new(), Vec::new());
