@@ -591,8 +591,8 @@ pub trait SpatialIndex: Structure + Sized {
         offsets.reserve(queries.len() + 1);
         offsets.push(0);
         self.count_queries(queries.len());
-        query::run_all(self, queries, offsets, hits);
-        Ok(())
+        // Checked above, so this returns `Ok`: one loop serves both batches.
+        query::check_and_run_all(self, queries, 0, offsets, hits)
     }
 
     /// Fills `out` (cleared first) with the `k` elements passing `mask`

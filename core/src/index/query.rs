@@ -328,9 +328,10 @@ where
 
 /// Checks and answers each query in turn, appending each row's end to `ends`
 /// and its hits to `hits`: the first bad query's error (its index counted from
-/// `first`) stops it, leaving the buffers part-written. For callers whose
-/// buffers are their own (the parallel batch's chunks).
-#[cfg(feature = "rayon")]
+/// `first`) stops it, leaving the buffers part-written. The serial batch calls
+/// it on queries it checked before writing anything (the checks are repeated
+/// rather than kept, so that a warm batch allocates nothing); the parallel
+/// batch's chunks, whose buffers are their own, check only here.
 pub(crate) fn check_and_run_all<T>(
     index: &T,
     queries: &[Query<T::Bounds>],
@@ -347,23 +348,4 @@ where
         ends.push(hits.len());
     }
     Ok(())
-}
-
-/// Answers checked queries, appending each row's end to `offsets` (which
-/// holds the start of the first) and its hits to `hits`. The checks are
-/// repeated rather than kept, so that a warm batch allocates nothing.
-pub(crate) fn run_all<T>(
-    index: &T,
-    queries: &[Query<T::Bounds>],
-    offsets: &mut Vec<usize>,
-    hits: &mut Vec<Handle>,
-) where
-    T: Structure + ?Sized,
-{
-    for query in queries {
-        if let Ok(query) = query.check(index) {
-            let _ = query.run(index, super::collect_into(hits));
-        }
-        offsets.push(hits.len());
-    }
 }
