@@ -20,9 +20,16 @@ pub(crate) fn prefetch<T>(value: &T) {
 /// lines after it, which may lie past the end of `first`'s allocation.
 #[inline(always)]
 pub(crate) fn prefetch_lines<T>(first: &T, lines: usize) {
+    prefetch_address(first as *const T, lines);
+}
+
+/// [`prefetch_lines`] from an address, for memory that other threads may be
+/// writing (a reference to it would claim it unchanged).
+#[inline(always)]
+pub(crate) fn prefetch_address<T>(first: *const T, lines: usize) {
     #[cfg(target_arch = "x86_64")]
     for line in 0..lines {
-        let address = (first as *const T).cast::<i8>().wrapping_add(line * 64);
+        let address = first.cast::<i8>().wrapping_add(line * 64);
         // SAFETY: a prefetch is only a hint: it never faults, whatever the
         // address, and changes no state the program can see.
         unsafe {
@@ -336,6 +343,13 @@ impl<S: SlotRecord> SlotPool<S> {
     #[inline]
     pub(crate) fn generation(&self, index: u32) -> u32 {
         self.stamps[index as usize] & GENERATION_MASK
+    }
+
+    /// The handle of slot `index` if its `stamp` says it is live: for walks
+    /// that read the stamps as a slice.
+    #[inline(always)]
+    pub(crate) fn live_handle(index: u32, stamp: u32) -> Option<Handle> {
+        (stamp & LIVE != 0).then(|| Handle::new(index, stamp & GENERATION_MASK))
     }
 
     #[inline]

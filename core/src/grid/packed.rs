@@ -26,9 +26,9 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::axis::Axis;
 use crate::batch_order::running_sums;
-use crate::grid::{Grid, Span};
+use crate::grid::{is_big_among, Grid, Slot, Span};
 use crate::index::raw::PREFETCH_AHEAD;
-use crate::slots::{prefetch, prefetch_lines, NONE};
+use crate::slots::{prefetch, prefetch_address, prefetch_lines, SlotPool, NONE};
 use crate::{Handle, Rect};
 
 /// Boxes a short run is tested as at once (the boxes past the run masked out);
@@ -64,6 +64,9 @@ pub(crate) struct Packed {
     pub fresh: bool,
     /// Small elements: cell `c`'s are `starts[c]..starts[c + 1]` (one more than the cells).
     pub starts: Vec<u32>,
+    /// A parallel sort's counts, then cursors, of the parts after the first
+    /// (whose are `starts`): kept so that a warm frame allocates nothing.
+    pub part_starts: Vec<Vec<u32>>,
     /// The small elements, cell by cell, each cell's in slot order; then
     /// [`WINDOW`] entries that meet nothing.
     pub entries: Vec<Entry>,
@@ -160,6 +163,7 @@ impl Packed {
     /// Heap bytes held.
     pub fn bytes(&self) -> usize {
         self.starts.capacity() * 4
+            + self.part_starts.iter().map(Vec::capacity).sum::<usize>() * 4
             + self.entries.capacity() * core::mem::size_of::<Entry>()
             + self.mid_starts.capacity() * 4
             + self.mid_rects.capacity() * 16
@@ -209,110 +213,170 @@ impl Grid {
     /// into every cell it meets. Reuses the copy's memory, so once warm it
     /// allocates nothing.
     pub(crate) fn pack_cells(&mut self) {
+        self.pack_cells_in(1);
+    }
+
+    /// [`pack_cells`](Grid::pack_cells) with the small elements sorted in
+    /// `parts` ranges of slots, on rayon's threads (one with the feature off).
+    /// Each part counts its range's elements per cell in its own array; the
+    /// counts then give each part its section of every cell's run, after the
+    /// sections of the parts below it, so the runs come out exactly as from
+    /// one part: in slot order.
+    pub(crate) fn pack_cells_in(&mut self, parts: usize) {
         if self.packed.fresh {
             return;
         }
         let cells = self.cells.len();
-        let columns = self.columns() as usize;
+        let records = &self.slots.slots;
+        let parts = if cfg!(feature = "rayon") {
+            parts.clamp(1, records.len().max(1))
+        } else {
+            1
+        };
+        let per_part = records.len().div_ceil(parts).max(1);
+        let range = |part: usize| {
+            (part * per_part).min(records.len())..((part + 1) * per_part).min(records.len())
+        };
         let mut packed = core::mem::take(&mut self.packed);
         packed.small = [self.cell_width(), self.cell_height()];
-        let starts = &mut packed.starts;
-        starts.clear();
-        starts.resize(cells + 1, 0);
-        // Count each cell's small elements in `starts[cell]`, and the medium copies.
-        let (mut small, mut mid) = (0usize, 0usize);
-        let mut reach = [0f32; 2];
-        let records = &self.slots.slots;
-        for (slot, record) in records.iter().enumerate() {
-            if !self.slots.is_live(slot as u32) {
-                continue;
-            }
-            let span = Span::unpack(record.cells);
-            let r = &record.rect;
-            let (w, h) = (r.x2 - r.x1, r.y2 - r.y1);
-            if self.is_big(&span) {
-                continue;
-            }
-            if is_small(&packed.small, r) {
-                starts[span.y1 as usize * columns + span.x1 as usize] += 1;
-                small += 1;
-                reach = [reach[0].max(w), reach[1].max(h)];
-            } else {
-                mid += span.cells() as usize;
-            }
+        packed.starts.clear();
+        packed.starts.resize(cells + 1, 0);
+        packed.part_starts.resize_with(parts - 1, Vec::new);
+        for counts in &mut packed.part_starts {
+            counts.clear();
+            counts.resize(cells + 1, 0);
         }
-        packed.reach = [next_up(reach[0]), next_up(reach[1])];
-        running_sums(starts);
-        // Every entry is written below: only the length matters.
-        packed.entries.resize(small + WINDOW, NOTHING);
-        packed.entries[small..].fill(NOTHING);
-        packed.has_mid = mid > 0;
-        if packed.has_mid {
-            let mid_starts = &mut packed.mid_starts;
-            mid_starts.clear();
-            mid_starts.resize(cells + 1, 0);
-            for (slot, record) in records.iter().enumerate() {
-                if self.slots.is_live(slot as u32) {
-                    let span = Span::unpack(record.cells);
-                    if !is_small(&packed.small, &record.rect) && !self.is_big(&span) {
-                        for_each_cell(span, columns, |cell| mid_starts[cell] += 1);
+        let filer = self.filer();
+        // Count each part's small elements per cell, and the medium copies.
+        let tally = each_part(
+            &mut packed.starts,
+            &mut packed.part_starts,
+            |part, counts| {
+                let mut tally = Tally::default();
+                for slot in range(part) {
+                    match filer.filing(slot) {
+                        Filing::Small { cell, rect: r, .. } => {
+                            counts[cell] += 1;
+                            tally.small += 1;
+                            tally.reach[0] = tally.reach[0].max(r.x2 - r.x1);
+                            tally.reach[1] = tally.reach[1].max(r.y2 - r.y1);
+                        }
+                        Filing::Mid(copies) => tally.mid += copies,
+                        Filing::None => {}
                     }
                 }
-            }
-            running_sums(mid_starts);
-            packed.mid_rects.resize(mid, Rect::new(0.0, 0.0, 0.0, 0.0));
-            packed.mid_slots.resize(mid, NONE);
-        }
-        // Fill each run from its end, the slots in reverse: each run then
-        // holds its slots in ascending order, and `starts[c]` ends at its start.
-        // The entries land at random, beyond the caches at a million elements:
-        // the start of a later slot's cell is fetched ahead, then the entry a
-        // nearer one will take (dead, medium and big slots fetch for nothing).
+                tally
+            },
+            Tally::join,
+        );
+        packed.reach = [next_up(tally.reach[0]), next_up(tally.reach[1])];
+        part_cursors(&mut packed.starts, &mut packed.part_starts);
+        // Every entry is written below: only the length matters.
+        packed.entries.resize(tally.small + WINDOW, NOTHING);
+        packed.entries[tally.small..].fill(NOTHING);
+        // Fill each part's sections from their ends, its slots in reverse: each
+        // section then holds its slots in ascending order, and the first
+        // part's cursors (`starts`) end at the runs' starts. The entries land
+        // at random, beyond the caches at a million elements: the cursor of a
+        // later slot's cell is fetched ahead, then the entry a nearer one will
+        // take (dead, medium and big slots fetch for nothing).
+        let entries = Scatter::new(&mut packed.entries);
         let first_cell = |slot: usize| {
             let [x1, y1, ..] = records.get(slot)?.cells;
-            Some(self.cell_index(x1.into(), y1.into()))
+            Some(usize::from(y1) * filer.columns + usize::from(x1))
         };
-        for slot in (0..records.len() as u32).rev() {
-            let at = slot as usize;
-            if let Some(cell) = at.checked_sub(FILL_AHEAD).and_then(first_cell) {
-                if let Some(start) = packed.starts.get(cell) {
-                    prefetch(start);
-                }
-            }
-            if let Some(cell) = at.checked_sub(FILL_AHEAD / 2).and_then(first_cell) {
-                if let Some(&start) = packed.starts.get(cell) {
-                    if let Some(entry) = packed.entries.get((start as usize).wrapping_sub(1)) {
-                        prefetch(entry);
+        each_part(
+            &mut packed.starts,
+            &mut packed.part_starts,
+            |part, cursors| {
+                for at in range(part).rev() {
+                    if let Some(cell) = at.checked_sub(FILL_AHEAD).and_then(first_cell) {
+                        if let Some(cursor) = cursors.get(cell) {
+                            prefetch(cursor);
+                        }
+                    }
+                    if let Some(cell) = at.checked_sub(FILL_AHEAD / 2).and_then(first_cell) {
+                        if let Some(&cursor) = cursors.get(cell) {
+                            entries.prefetch((cursor as usize).wrapping_sub(1));
+                        }
+                    }
+                    if let Filing::Small {
+                        cell,
+                        rect: r,
+                        handle,
+                    } = filer.filing(at)
+                    {
+                        let cursor = &mut cursors[cell];
+                        *cursor -= 1;
+                        // SAFETY: `part_cursors` gave this part the entries
+                        // `cursor - n..cursor` of this cell's run, `n` being
+                        // the part's count of the cell, which this pass files
+                        // by the same `filing`: no other part or cell writes
+                        // them.
+                        unsafe {
+                            entries.write(
+                                *cursor as usize,
+                                Entry {
+                                    b: [r.x1, r.y1, -r.x2, -r.y2],
+                                    handle,
+                                },
+                            );
+                        }
                     }
                 }
-            }
-            if !self.slots.is_live(slot) {
-                continue;
-            }
-            let record = &records[slot as usize];
-            let span = Span::unpack(record.cells);
-            let r = record.rect;
-            if self.is_big(&span) {
-                continue;
-            }
-            if is_small(&packed.small, &r) {
-                let start = &mut packed.starts[span.y1 as usize * columns + span.x1 as usize];
-                *start -= 1;
-                packed.entries[*start as usize] = Entry {
-                    b: [r.x1, r.y1, -r.x2, -r.y2],
-                    handle: self.slots.handle(slot),
-                };
-            } else {
-                for_each_cell(span, columns, |cell| {
-                    let start = &mut packed.mid_starts[cell];
-                    *start -= 1;
-                    packed.mid_rects[*start as usize] = r;
-                    packed.mid_slots[*start as usize] = slot;
-                });
-            }
+            },
+            |(), ()| (),
+        );
+        packed.has_mid = tally.mid > 0;
+        if packed.has_mid {
+            self.pack_mid(&mut packed, tally.mid);
         }
         packed.fresh = true;
         self.packed = packed;
+    }
+
+    /// Lays the medium elements' copies out, `copies` of them: a counting sort
+    /// over the slots in order, as the small ones' on one part.
+    fn pack_mid(&self, packed: &mut Packed, copies: usize) {
+        let cells = self.cells.len();
+        let columns = self.columns() as usize;
+        let records = &self.slots.slots;
+        let filer = self.filer();
+        let mid_starts = &mut packed.mid_starts;
+        mid_starts.clear();
+        mid_starts.resize(cells + 1, 0);
+        let spans = (0..records.len())
+            .filter(|&slot| matches!(filer.filing(slot), Filing::Mid(_)))
+            .map(|slot| (slot as u32, Span::unpack(records[slot].cells)));
+        for (_, span) in spans.clone() {
+            for_each_cell(span, columns, |cell| mid_starts[cell] += 1);
+        }
+        running_sums(mid_starts);
+        packed
+            .mid_rects
+            .resize(copies, Rect::new(0.0, 0.0, 0.0, 0.0));
+        packed.mid_slots.resize(copies, NONE);
+        // From the runs' ends, the slots in reverse: each run in slot order.
+        for (slot, span) in spans.rev() {
+            let rect = records[slot as usize].rect;
+            for_each_cell(span, columns, |cell| {
+                let start = &mut packed.mid_starts[cell];
+                *start -= 1;
+                packed.mid_rects[*start as usize] = rect;
+                packed.mid_slots[*start as usize] = slot;
+            });
+        }
+    }
+
+    /// What the sort reads of the grid.
+    fn filer(&self) -> Filer<'_> {
+        Filer {
+            stamps: &self.slots.stamps,
+            records: &self.slots.slots,
+            cells: self.cells.len(),
+            columns: self.columns() as usize,
+            small: [self.cell_width(), self.cell_height()],
+        }
     }
 
     /// The small elements filed in cells `x0..=x1` of rows `y0..=y1` that meet
@@ -745,5 +809,160 @@ pub(crate) fn for_each_cell(span: Span, columns: usize, mut f: impl FnMut(usize)
         for cx in span.x1..=span.x2 {
             f(row + cx as usize);
         }
+    }
+}
+
+/// What the sort reads of the grid, as slices: the sort writes the entries
+/// through a pointer, after which the compiler would read again any field it
+/// reached through the grid.
+struct Filer<'a> {
+    stamps: &'a [u32],
+    records: &'a [Slot],
+    cells: usize,
+    columns: usize,
+    /// [`Packed::small`].
+    small: [f32; 2],
+}
+
+impl Filer<'_> {
+    /// Where slot `slot`'s element goes in the runs.
+    #[inline(always)]
+    fn filing(&self, slot: usize) -> Filing {
+        let (Some(&stamp), Some(record)) = (self.stamps.get(slot), self.records.get(slot)) else {
+            return Filing::None;
+        };
+        let Some(handle) = SlotPool::<Slot>::live_handle(slot as u32, stamp) else {
+            return Filing::None;
+        };
+        let span = Span::unpack(record.cells);
+        if is_big_among(self.cells, &span) {
+            Filing::None
+        } else if is_small(&self.small, &record.rect) {
+            Filing::Small {
+                cell: span.y1 as usize * self.columns + span.x1 as usize,
+                rect: record.rect,
+                handle,
+            }
+        } else {
+            Filing::Mid(span.cells() as usize)
+        }
+    }
+}
+
+/// Where a slot's element goes in the runs.
+enum Filing {
+    /// Nowhere: a free slot, or a big element.
+    None,
+    /// Once, in the small run of its min corner's cell.
+    Small {
+        cell: usize,
+        rect: Rect,
+        handle: Handle,
+    },
+    /// In this many medium runs, one a cell it meets.
+    Mid(usize),
+}
+
+/// What a sort's count learns of a range of slots.
+#[derive(Clone, Copy, Default)]
+struct Tally {
+    /// Small elements.
+    small: usize,
+    /// Medium copies.
+    mid: usize,
+    /// The widest and highest small element.
+    reach: [f32; 2],
+}
+
+impl Tally {
+    fn join(self, other: Tally) -> Tally {
+        Tally {
+            small: self.small + other.small,
+            mid: self.mid + other.mid,
+            reach: [
+                self.reach[0].max(other.reach[0]),
+                self.reach[1].max(other.reach[1]),
+            ],
+        }
+    }
+}
+
+/// Runs `work(part, array)` on the part arrays `first, rest...` (on rayon's
+/// threads when there is more than one and the feature is on), joining what
+/// the parts return.
+fn each_part<R: Send + Default>(
+    first: &mut Vec<u32>,
+    rest: &mut [Vec<u32>],
+    work: impl Fn(usize, &mut [u32]) -> R + Sync + Send,
+    join: impl Fn(R, R) -> R + Sync + Send,
+) -> R {
+    #[cfg(feature = "rayon")]
+    if !rest.is_empty() {
+        use rayon::prelude::*;
+        return rayon::iter::once(first)
+            .chain(rest.par_iter_mut())
+            .enumerate()
+            .map(|(part, array)| work(part, array))
+            .reduce(R::default, join);
+    }
+    core::iter::once(first)
+        .chain(rest.iter_mut())
+        .enumerate()
+        .map(|(part, array)| work(part, array))
+        .fold(R::default(), join)
+}
+
+/// Turns each part's counts per cell (`first`, then `rest`) into its cursor:
+/// the end of its section of the cell's run, the parts' sections in order
+/// and the runs in cell order. With one part, these are the running sums.
+fn part_cursors(first: &mut [u32], rest: &mut [Vec<u32>]) {
+    let mut end = 0u32;
+    for (cell, first) in first.iter_mut().enumerate() {
+        end += *first + rest.iter().map(|counts| counts[cell]).sum::<u32>();
+        let mut cursor = end;
+        for counts in rest.iter_mut().rev() {
+            let count = counts[cell];
+            counts[cell] = cursor;
+            cursor -= count;
+        }
+        *first = cursor;
+    }
+}
+
+/// A slice that many threads write at once, each at entries no other writes.
+struct Scatter<'a, T> {
+    start: *mut T,
+    len: usize,
+    _slice: core::marker::PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: the writers keep to disjoint entries (`write`'s contract), as
+// `&mut` sub-slices sent to threads would.
+unsafe impl<T: Send> Sync for Scatter<'_, T> {}
+
+impl<'a, T: Copy> Scatter<'a, T> {
+    fn new(slice: &'a mut [T]) -> Self {
+        Scatter {
+            start: slice.as_mut_ptr(),
+            len: slice.len(),
+            _slice: core::marker::PhantomData,
+        }
+    }
+
+    /// Writes `value` at `index` (panics past the end).
+    ///
+    /// # Safety
+    /// No other thread reads or writes `index` while the scatter lives.
+    #[inline(always)]
+    unsafe fn write(&self, index: usize, value: T) {
+        assert!(index < self.len, "scatter write out of bounds");
+        // SAFETY: in bounds (above), and the caller's alone.
+        unsafe { self.start.add(index).write(value) }
+    }
+
+    /// Fetches the line of entry `index` ahead (any index: a hint only).
+    #[inline(always)]
+    fn prefetch(&self, index: usize) {
+        prefetch_address(self.start.wrapping_add(index), 1);
     }
 }

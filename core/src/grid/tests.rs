@@ -438,6 +438,13 @@ fn move_many(grid: &mut Grid, handles: &[Handle], rects: &[Rect], rng: &mut Lcg)
         pool.install(|| grid.par_update_many(handles, rects))
             .unwrap();
         assert_eq!(grid.cells, serial.cells);
+        // The runs, sorted in parts when the batch left the lists behind.
+        assert_eq!(grid.packed.fresh, serial.packed.fresh);
+        if grid.packed.fresh {
+            assert_eq!(grid.packed.starts, serial.packed.starts);
+            assert_eq!(grid.packed.entries, serial.packed.entries);
+            assert_eq!(grid.packed.reach, serial.packed.reach);
+        }
         // The pairs in walk order: the same lists, linked in the same order.
         let (mut a, mut b) = (Vec::new(), Vec::new());
         grid.pairs(&mut a);

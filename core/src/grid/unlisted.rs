@@ -47,13 +47,14 @@ impl Grid {
                 self.follow_big(moved);
             }
         }
-        self.unlist();
+        self.unlist(1);
     }
 
-    /// Marks the lists stale and lays the runs out, which are then the truth.
-    pub(crate) fn unlist(&mut self) {
+    /// Marks the lists stale and lays the runs out (sorted in `parts`: see
+    /// [`pack_cells_in`](Grid::pack_cells_in)), which are then the truth.
+    pub(crate) fn unlist(&mut self, parts: usize) {
         self.lists_stale = true;
-        self.pack_cells();
+        self.pack_cells_in(parts);
     }
 
     /// Keeps the big list through a move while the lists are not kept.
