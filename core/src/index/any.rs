@@ -349,6 +349,10 @@ macro_rules! any_index {
                 dispatch!(self, $name[$($variant),+], s => s.query_many(queries, offsets, hits))
             }
             #[cfg(feature = "rayon")]
+            fn par_update_many(&mut self, handles: &[Handle], rects: &[$bounds]) -> Result<(), Error> {
+                dispatch!(self, $name[$($variant),+], s => s.par_update_many(handles, rects))
+            }
+            #[cfg(feature = "rayon")]
             fn par_query_many(
                 &self,
                 queries: &[Query<$bounds>],
