@@ -5,6 +5,8 @@
 
 use std::ops::ControlFlow;
 
+use rayon::prelude::*;
+
 use flatquad::{
     AnyIndex, Bounds, Box3, Grid, Handle, Kind, LooseGrid, LooseQuadtree, Octree, PairTracker,
     Quadtree, Query, Rect, SpatialIndex,
@@ -316,19 +318,22 @@ fn not_built() -> BenchError {
 
 /// Every agent's box, in agent order, into `boxes` (cleared first): the
 /// rectangles of 2D agents, the cubes of 3D ones.
-fn agent_boxes<B: Bounds>(agents: &Agents, boxes: &mut Vec<B>) {
-    boxes.clear();
-    if B::AXES == 2 {
-        boxes.extend(
-            agents
-                .rects()
-                .map(|r| B::from_corners([r.x1, r.y1, 0.0], [r.x2, r.y2, 0.0])),
-        );
-    } else {
-        boxes.extend((0..agents.len()).map(|i| {
+fn agent_boxes<B: Bounds + Send>(agents: &Agents, boxes: &mut Vec<B>, threads: usize) {
+    let each = |i: usize| {
+        if B::AXES == 2 {
+            let r = agents.rect(i);
+            B::from_corners([r.x1, r.y1, 0.0], [r.x2, r.y2, 0.0])
+        } else {
             let (lo, hi) = agents.corners::<3>(i);
             B::from_corners(lo, hi)
-        }));
+        }
+    };
+    boxes.clear();
+    // With threads, the user's share of the frame on every thread too.
+    if threads > 1 {
+        boxes.par_extend((0..agents.len()).into_par_iter().map(each));
+    } else {
+        boxes.extend((0..agents.len()).map(each));
     }
 }
 
@@ -399,7 +404,7 @@ impl<T: SpatialIndex + Sync> Frames<T> {
     fn build(&mut self, mut tree: T, agents: &Agents) -> Result<(), BenchError> {
         // One batch: the structure lays the agents out in memory in the order
         // its walks meet them.
-        agent_boxes(agents, &mut self.boxes);
+        agent_boxes(agents, &mut self.boxes, self.threads);
         let ids: Vec<u32> = (0..agents.len() as u32).collect();
         self.handles.clear();
         tree.insert_many(&self.boxes, &ids, &mut self.handles)?;
@@ -412,7 +417,7 @@ impl<T: SpatialIndex + Sync> Frames<T> {
     fn update(&mut self, agents: &Agents) -> Result<(), BenchError> {
         let tree = self.tree.as_mut().ok_or_else(not_built)?;
         // One batch, as the bindings do: the tree can fetch slots ahead.
-        agent_boxes(agents, &mut self.boxes);
+        agent_boxes(agents, &mut self.boxes, self.threads);
         if self.threads > 1 {
             tree.par_update_many(&self.handles, &self.boxes)?;
         } else {

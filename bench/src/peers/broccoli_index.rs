@@ -4,6 +4,7 @@ use broccoli::aabb::pin::AabbPin;
 use broccoli::axgeom::Rect;
 use broccoli::{Tree, TreeData};
 use broccoli_rayon::prelude::{RayonBuildPar, RayonQueryPar};
+use rayon::prelude::*;
 
 use crate::workload::{Aabb, Agents};
 use crate::{BenchError, Index, Mode};
@@ -118,8 +119,12 @@ impl Index for BroccoliIndex {
     }
 
     fn update(&mut self, agents: &Agents) -> Result<(), BenchError> {
-        for (r, id) in &mut self.elements {
-            *r = rect(agents, *id as usize);
+        let each = |(r, id): &mut (Rect<f32>, u32)| *r = rect(agents, *id as usize);
+        // With threads, the boxes too are written on every thread.
+        if self.threads > 1 {
+            self.elements.par_iter_mut().for_each(each);
+        } else {
+            self.elements.iter_mut().for_each(each);
         }
         self.rebuild();
         Ok(())
