@@ -53,6 +53,12 @@ impl LinkPool {
         self.free = index;
     }
 
+    /// Gives the links' memory back (a [`reset`](LinkPool::reset) that keeps
+    /// nothing).
+    pub fn release(&mut self) {
+        *self = LinkPool::new();
+    }
+
     pub fn reset(&mut self) {
         self.links.clear();
         self.free = NONE;

@@ -795,12 +795,15 @@ fn a_loop_that_moves_and_walks_the_pairs_gets_runs() {
         assert!(grid.packed.fresh && grid.lists_stale, "frame {frame}");
     }
     assert_eq!(grid_pairs(&grid), model.pairs());
+    // Big batches in a row gave the links' memory back.
+    assert_eq!(grid.links.links.capacity(), 0);
     // A single move needs the lists again, and they come back exact.
     let (h, r) = model.live[0];
     grid.update(h, Rect::new(r.x1 + 1.0, r.y1, r.x2 + 1.0, r.y2))
         .unwrap();
     model.set(h, Rect::new(r.x1 + 1.0, r.y1, r.x2 + 1.0, r.y2));
     assert!(!grid.lists_stale);
+    assert!(!grid.links.links.is_empty());
     assert_eq!(grid_pairs(&grid), model.pairs());
     grid.validate().unwrap();
 }
