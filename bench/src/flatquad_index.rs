@@ -318,7 +318,7 @@ fn not_built() -> BenchError {
 
 /// Every agent's box, in agent order, into `boxes` (cleared first): the
 /// rectangles of 2D agents, the cubes of 3D ones.
-fn agent_boxes<B: Bounds + Send>(agents: &Agents, boxes: &mut Vec<B>, threads: usize) {
+fn agent_boxes<B: Bounds>(agents: &Agents, boxes: &mut Vec<B>, threads: usize) {
     let each = |i: usize| {
         if B::AXES == 2 {
             let r = agents.rect(i);

@@ -183,11 +183,16 @@ def run_shapely(name):
     return 1e3 * update / frames, 1e3 * collide / frames, total // frames
 
 
+def pool_threads():
+    """The threads of rayon's global pool, which flatquad's batch calls use."""
+    return int(os.environ.get("RAYON_NUM_THREADS") or 0) or len(os.sched_getaffinity(0))
+
+
 def run_rust(path, name, mode, index="quadtree"):
-    """The Rust demo's (update, collide, frame) ms for one mode, read off its table."""
-    out = subprocess.run(
-        [path, name, "--mode", mode, "--index", index], capture_output=True, text=True, check=False
-    ).stdout
+    """The Rust demo's (update, collide, frame) ms for one mode, read off its
+    table, on as many threads as flatquad's batch calls use here."""
+    command = [path, name, "--mode", mode, "--index", index, "--threads", str(pool_threads())]
+    out = subprocess.run(command, capture_output=True, text=True, check=False).stdout
     for line in out.splitlines():
         fields = line.split()
         if fields and fields[0] == mode:
@@ -225,7 +230,8 @@ def main(argv=None):
     )
     print(
         f"machine: {os.cpu_count()} cpus, {cpu_model()}; Python {platform.python_version()}, "
-        f"numpy {np.__version__}, flatquad {flatquad.__version__}"
+        f"numpy {np.__version__}, flatquad {flatquad.__version__}; "
+        f"{pool_threads()} thread(s) (RAYON_NUM_THREADS), the Rust demo too"
     )
     print(f"flatquad: {make_index(args.index, world, size)!r}\n")
     def median(rows):

@@ -4,13 +4,19 @@
 # (flatquad-bench's `agents`), run alternately RUNS times each in the same
 # session; prints the median update, collide and frame ms of each and the
 # C/Rust ratio of the medians (ratios drift far less than absolute times on a
-# shared machine).
+# shared machine). The library's batch calls run on rayon's global pool, of
+# RAYON_NUM_THREADS threads (default: every core); the Rust demo runs with
+# --threads of the same number, so that both frames use the same threads.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CARGO=${CARGO:-cargo}
 CC=${CC:-cc}
 scenario=${1:-uniform-100k}
 runs=${RUNS:-5}
+threads=${RAYON_NUM_THREADS:-0}
+# 0 is rayon's "every core" too; the demo wants the number.
+[ "$threads" -gt 0 ] || threads=$(nproc)
+export RAYON_NUM_THREADS=$threads
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/flatquad-bench-c.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
@@ -20,9 +26,9 @@ target=${CARGO_TARGET_DIR:-$PWD/target}/release
 "$CC" -std=c99 -D_POSIX_C_SOURCE=199309L -O2 -Wall -Wextra -Werror -Iinclude tests/c/agents.c \
     "$target/libflatquad.a" -lpthread -ldl -lm -o "$tmp/agents_c"
 
-echo "$scenario, $runs runs each, alternating; $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "$scenario, $runs runs each, alternating, $threads thread(s); $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 for ((i = 1; i <= runs; i++)); do
-    "$target/agents" "$scenario" | awk '/^(per-agent|all-pairs) /{print "rust", $1, $2, $3, $4, $5}' >>"$tmp/results"
+    "$target/agents" "$scenario" --threads "$threads" | awk '/^(per-agent|all-pairs) /{print "rust", $1, $2, $3, $4, $5}' >>"$tmp/results"
     "$tmp/agents_c" "$scenario" | awk '/^(per-agent|all-pairs) /{print "c", $1, $2, $3, $4, $5}' >>"$tmp/results"
 done
 if grep -qv " $(awk '{print $6}' "$tmp/results" | head -n1)\$" "$tmp/results"; then

@@ -82,6 +82,8 @@ pub(crate) struct Packed {
     pub mid_rects: Vec<Rect>,
     /// The medium copies' slots, beside `mid_rects`.
     pub mid_slots: Vec<u32>,
+    /// The medium elements' slots, in order: the sort's scratch, kept.
+    pub mid_list: Vec<u32>,
     /// Whether there are medium elements (else `mid_*` are not read).
     pub has_mid: bool,
 }
@@ -168,6 +170,7 @@ impl Packed {
             + self.mid_starts.capacity() * 4
             + self.mid_rects.capacity() * 16
             + self.mid_slots.capacity() * 4
+            + self.mid_list.capacity() * 4
     }
 }
 
@@ -228,8 +231,11 @@ impl Grid {
         }
         let cells = self.cells.len();
         let records = &self.slots.slots;
+        // Each part after the first counts in an array of the cells: at most
+        // as many such arrays as there are elements a cell, so that their
+        // memory (and `part_cursors`' serial pass) stays within the elements'.
         let parts = if cfg!(feature = "rayon") {
-            parts.clamp(1, records.len().max(1))
+            parts.clamp(1, 1 + records.len() / cells.max(1))
         } else {
             1
         };
@@ -241,16 +247,21 @@ impl Grid {
         packed.small = [self.cell_width(), self.cell_height()];
         packed.starts.clear();
         packed.starts.resize(cells + 1, 0);
-        packed.part_starts.resize_with(parts - 1, Vec::new);
-        for counts in &mut packed.part_starts {
+        // Grown, never shrunk: a sort on fewer parts between two on many
+        // (a `cleanup`, a small batch) keeps the arrays for the next.
+        if packed.part_starts.len() < parts - 1 {
+            packed.part_starts.resize_with(parts - 1, Vec::new);
+        }
+        let (starts, part_starts) = (&mut packed.starts, &mut packed.part_starts[..parts - 1]);
+        for counts in part_starts.iter_mut() {
             counts.clear();
             counts.resize(cells + 1, 0);
         }
         let filer = self.filer();
         // Count each part's small elements per cell, and the medium copies.
         let tally = each_part(
-            &mut packed.starts,
-            &mut packed.part_starts,
+            starts,
+            part_starts,
             |part, counts| {
                 let mut tally = Tally::default();
                 for slot in range(part) {
@@ -270,7 +281,7 @@ impl Grid {
             Tally::join,
         );
         packed.reach = [next_up(tally.reach[0]), next_up(tally.reach[1])];
-        part_cursors(&mut packed.starts, &mut packed.part_starts);
+        part_cursors(starts, part_starts);
         // Every entry is written below: only the length matters.
         packed.entries.resize(tally.small + WINDOW, NOTHING);
         packed.entries[tally.small..].fill(NOTHING);
@@ -281,13 +292,10 @@ impl Grid {
         // later slot's cell is fetched ahead, then the entry a nearer one will
         // take (dead, medium and big slots fetch for nothing).
         let entries = Scatter::new(&mut packed.entries);
-        let first_cell = |slot: usize| {
-            let [x1, y1, ..] = records.get(slot)?.cells;
-            Some(usize::from(y1) * filer.columns + usize::from(x1))
-        };
+        let first_cell = |slot| filer.first_cell(slot);
         each_part(
-            &mut packed.starts,
-            &mut packed.part_starts,
+            starts,
+            part_starts,
             |part, cursors| {
                 for at in range(part).rev() {
                     if let Some(cell) = at.checked_sub(FILL_AHEAD).and_then(first_cell) {
@@ -329,43 +337,10 @@ impl Grid {
         );
         packed.has_mid = tally.mid > 0;
         if packed.has_mid {
-            self.pack_mid(&mut packed, tally.mid);
+            pack_mid(&filer, &mut packed, tally.mid);
         }
         packed.fresh = true;
         self.packed = packed;
-    }
-
-    /// Lays the medium elements' copies out, `copies` of them: a counting sort
-    /// over the slots in order, as the small ones' on one part.
-    fn pack_mid(&self, packed: &mut Packed, copies: usize) {
-        let cells = self.cells.len();
-        let columns = self.columns() as usize;
-        let records = &self.slots.slots;
-        let filer = self.filer();
-        let mid_starts = &mut packed.mid_starts;
-        mid_starts.clear();
-        mid_starts.resize(cells + 1, 0);
-        let spans = (0..records.len())
-            .filter(|&slot| matches!(filer.filing(slot), Filing::Mid(_)))
-            .map(|slot| (slot as u32, Span::unpack(records[slot].cells)));
-        for (_, span) in spans.clone() {
-            for_each_cell(span, columns, |cell| mid_starts[cell] += 1);
-        }
-        running_sums(mid_starts);
-        packed
-            .mid_rects
-            .resize(copies, Rect::new(0.0, 0.0, 0.0, 0.0));
-        packed.mid_slots.resize(copies, NONE);
-        // From the runs' ends, the slots in reverse: each run in slot order.
-        for (slot, span) in spans.rev() {
-            let rect = records[slot as usize].rect;
-            for_each_cell(span, columns, |cell| {
-                let start = &mut packed.mid_starts[cell];
-                *start -= 1;
-                packed.mid_rects[*start as usize] = rect;
-                packed.mid_slots[*start as usize] = slot;
-            });
-        }
     }
 
     /// What the sort reads of the grid.
@@ -825,6 +800,14 @@ struct Filer<'a> {
 }
 
 impl Filer<'_> {
+    /// The cell of slot `slot`'s min corner, if the slot is in range (live
+    /// or not).
+    #[inline(always)]
+    fn first_cell(&self, slot: usize) -> Option<usize> {
+        let [x1, y1, ..] = self.records.get(slot)?.cells;
+        Some(usize::from(y1) * self.columns + usize::from(x1))
+    }
+
     /// Where slot `slot`'s element goes in the runs.
     #[inline(always)]
     fn filing(&self, slot: usize) -> Filing {
@@ -846,6 +829,43 @@ impl Filer<'_> {
         } else {
             Filing::Mid(span.cells() as usize)
         }
+    }
+}
+
+/// Lays the medium elements' copies out, `copies` of them: a counting sort
+/// over the slots in order, as the small ones' on one part, of the medium
+/// slots gathered in one pass (`Packed::mid_list`).
+fn pack_mid(filer: &Filer<'_>, packed: &mut Packed, copies: usize) {
+    let columns = filer.columns;
+    let list = &mut packed.mid_list;
+    list.clear();
+    list.extend(
+        (0..filer.records.len() as u32)
+            .filter(|&slot| matches!(filer.filing(slot as usize), Filing::Mid(_))),
+    );
+    let spans = list
+        .iter()
+        .map(|&slot| (slot, Span::unpack(filer.records[slot as usize].cells)));
+    let mid_starts = &mut packed.mid_starts;
+    mid_starts.clear();
+    mid_starts.resize(filer.cells + 1, 0);
+    for (_, span) in spans.clone() {
+        for_each_cell(span, columns, |cell| mid_starts[cell] += 1);
+    }
+    running_sums(mid_starts);
+    packed
+        .mid_rects
+        .resize(copies, Rect::new(0.0, 0.0, 0.0, 0.0));
+    packed.mid_slots.resize(copies, NONE);
+    // From the runs' ends, the slots in reverse: each run in slot order.
+    for (slot, span) in spans.rev() {
+        let rect = filer.records[slot as usize].rect;
+        for_each_cell(span, columns, |cell| {
+            let start = &mut packed.mid_starts[cell];
+            *start -= 1;
+            packed.mid_rects[*start as usize] = rect;
+            packed.mid_slots[*start as usize] = slot;
+        });
     }
 }
 
@@ -916,6 +936,9 @@ fn each_part<R: Send + Default>(
 /// the end of its section of the cell's run, the parts' sections in order
 /// and the runs in cell order. With one part, these are the running sums.
 fn part_cursors(first: &mut [u32], rest: &mut [Vec<u32>]) {
+    if rest.is_empty() {
+        return running_sums(first);
+    }
     let mut end = 0u32;
     for (cell, first) in first.iter_mut().enumerate() {
         end += *first + rest.iter().map(|counts| counts[cell]).sum::<u32>();

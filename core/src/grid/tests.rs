@@ -444,6 +444,12 @@ fn move_many(grid: &mut Grid, handles: &[Handle], rects: &[Rect], rng: &mut Lcg)
             assert_eq!(grid.packed.starts, serial.packed.starts);
             assert_eq!(grid.packed.entries, serial.packed.entries);
             assert_eq!(grid.packed.reach, serial.packed.reach);
+            assert_eq!(grid.packed.has_mid, serial.packed.has_mid);
+            if grid.packed.has_mid {
+                assert_eq!(grid.packed.mid_starts, serial.packed.mid_starts);
+                assert_eq!(grid.packed.mid_slots, serial.packed.mid_slots);
+                assert_eq!(grid.packed.mid_rects, serial.packed.mid_rects);
+            }
         }
         // The pairs in walk order: the same lists, linked in the same order.
         let (mut a, mut b) = (Vec::new(), Vec::new());

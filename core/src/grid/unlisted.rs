@@ -54,8 +54,8 @@ impl Grid {
     /// [`pack_cells_in`](Grid::pack_cells_in)), which are then the truth.
     ///
     /// The second big batch in a row without the lists between gives their
-    /// links' memory back (8 bytes a link, 11 an agent at uniform-100k): a
-    /// loop of big batches has no use for them, and the next
+    /// links' memory back (8 bytes a link; at uniform-100k the pool held 22
+    /// bytes an agent): a loop of big batches has no use for them, and the next
     /// [`relist`](Grid::relist) allocates them again. A loop that alternates
     /// big batches with single changes keeps them.
     pub(crate) fn unlist(&mut self, parts: usize) {
@@ -79,7 +79,8 @@ impl Grid {
     /// Rebuilds the lists if a big batch left them stale: every element linked
     /// into the cells it meets, in one counting sort, so each cell's links
     /// are contiguous in the pool and in slot order (the walks then read them
-    /// in order). The pool's memory is reused: nothing is allocated once warm.
+    /// in order). The pool's memory is reused: nothing is allocated once warm,
+    /// unless a loop of big batches gave it back ([`unlist`](Grid::unlist)).
     pub(crate) fn relist(&mut self) {
         if !self.lists_stale {
             return;
