@@ -7,12 +7,16 @@
 NPM ?= npm
 NODE ?= node
 
-.PHONY: test-node bench-node bench-node-nearest
+.PHONY: node-addon test-node bench-node bench-node-nearest
 
-test-node:
+# The npm tools the lockfile pins, and the addon built in release mode: what
+# the tests and the benchmarks below need on a fresh machine.
+node-addon:
 	cd bindings-node && $(REGISTRY_STEP) 300 $(NPM) ci --no-audit --no-fund
-	$(MAKE) --no-print-directory node-lockfile-check
 	cd bindings-node && $(NPM) run build
+
+test-node: node-addon
+	$(MAKE) --no-print-directory node-lockfile-check
 	@if git -C bindings-node rev-parse --is-inside-work-tree >/dev/null 2>&1 && \
 	    git -C bindings-node ls-files --error-unmatch index.d.ts index.js >/dev/null 2>&1 && \
 	    ! git -C bindings-node diff --exit-code -- index.d.ts index.js; then \
@@ -21,13 +25,16 @@ test-node:
 	fi
 	cd bindings-node && $(NODE) --test
 
-# The agents workload from Node beside flatbush and rbush (SCENARIO as for `make demo`).
-bench-node:
-	cd bindings-node && $(NPM) run bench -- $(SCENARIO)
+# The agents workload from Node beside flatbush, rbush and the Rust demo (SCENARIO
+# as for `make demo`).
+NODE_TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
+bench-node: node-addon
+	$(CARGO) build --release -p flatquad-bench --bin agents
+	cd bindings-node && $(NPM) run bench -- $(SCENARIO) --runs 3 --rust $(NODE_TARGET_DIR)/release/agents
 
 # Nearest-neighbour queries (k = 1 and 10, 1M points) over a scenario's static
 # agents, beside flatbush's neighbors(), answers checked equal. Not in `make test`.
-bench-node-nearest:
+bench-node-nearest: node-addon
 	cd bindings-node && $(NPM) run bench:nearest -- $(SCENARIO)
 
 TEST_TARGETS += test-node

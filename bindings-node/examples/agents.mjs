@@ -5,6 +5,12 @@
 // bench/src/workload.rs, so the checksums match the Rust demo's.
 //
 //   node examples/agents.mjs [SCENARIO] [--mode all-pairs|per-agent|both] [--runs N] [--no-peers]
+//                            [--rust PATH]
+//
+// With --rust PATH the Rust demo (cargo build --release -p flatquad-bench --bin
+// agents) runs the same modes in the same session, on as many threads as
+// flatquad's batch calls use here (RAYON_NUM_THREADS, else every core), and each
+// frame is also quoted as a ratio to the demo's.
 //
 // With --runs N every index runs N times, round-robin, and the medians are shown
 // (docs/workload.md: quote medians of several runs, and ratios to a peer of the same run).
@@ -13,6 +19,9 @@
 // (dynamic: remove + insert per moved agent, then one search per agent) run in
 // the same process when they are installed (they are devDependencies); they only
 // do per-agent mode, having no all-pairs call. Exits 1 if a checksum is wrong.
+
+import { spawnSync } from 'node:child_process'
+import { availableParallelism } from 'node:os'
 
 import { Quadtree } from 'flatquad'
 import { MAX_ELEMENTS, SCENARIOS, defaultMaxDepth, f32, makeAgents } from './workload.mjs'
@@ -192,11 +201,30 @@ async function peers() {
   return found
 }
 
+// The threads of rayon's global pool, which flatquad's batch calls use.
+const poolThreads = () => Number(process.env.RAYON_NUM_THREADS) || availableParallelism()
+
+// The Rust demo's update, collide and frame ms and pairs for one mode, read off its table.
+function runRust(path, name, mode) {
+  const args = [name, '--mode', mode, '--index', 'quadtree', '--threads', String(poolThreads())]
+  const out = spawnSync(path, args, { encoding: 'utf8' })
+  if (out.status !== 0) throw new Error(`the Rust demo failed: ${out.stderr}`)
+  for (const line of out.stdout.split('\n')) {
+    const fields = line.trim().split(/\s+/)
+    if (fields[0] === mode) {
+      const [update, collide, frame, pairs] = fields.slice(1, 5).map(Number)
+      return { update, collide, frame, pairs }
+    }
+  }
+  throw new Error(`could not read the Rust demo's output:\n${out.stdout}`)
+}
+
 function parseArgs(argv) {
-  const args = { name: 'uniform-100k', modes: ['all-pairs', 'per-agent'], peers: true, runs: 1 }
+  const args = { name: 'uniform-100k', modes: ['all-pairs', 'per-agent'], peers: true, runs: 1, rust: null }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === '--no-peers') args.peers = false
+    else if (arg === '--rust') args.rust = argv[++i]
     else if (arg === '--runs') {
       args.runs = Number(argv[++i])
       if (!Number.isInteger(args.runs) || args.runs < 1) throw new Error('--runs needs a positive integer')
@@ -207,7 +235,7 @@ function parseArgs(argv) {
       else if (mode === 'all-pairs' || mode === 'per-agent') args.modes = [mode]
       else throw new Error(`--mode: unknown mode ${mode}`)
     } else if (arg === '-h' || arg === '--help') {
-      console.log('usage: node examples/agents.mjs [SCENARIO] [--mode all-pairs|per-agent|both] [--runs N] [--no-peers]')
+      console.log('usage: node examples/agents.mjs [SCENARIO] [--mode all-pairs|per-agent|both] [--runs N] [--no-peers] [--rust PATH]')
       console.log(`SCENARIO: one of ${Object.keys(SCENARIOS).join(', ')} (default uniform-100k)`)
       process.exit(0)
     } else if (arg.startsWith('-')) throw new Error(`unknown option ${arg}`)
@@ -221,7 +249,8 @@ const args = parseArgs(process.argv.slice(2))
 const scenario = SCENARIOS[args.name]
 console.log(
   `agents ${args.name}: ${scenario.n} agents, world ${scenario.world}, size ${scenario.size}, ` +
-    `${scenario.frames} measured frames after ${WARMUP_FRAMES} warm-up (node ${process.version})`,
+    `${scenario.frames} measured frames after ${WARMUP_FRAMES} warm-up (node ${process.version}), ` +
+    `${poolThreads()} thread(s) (RAYON_NUM_THREADS)${args.rust ? ', the Rust demo too' : ''}`,
 )
 const fmt = (ms) => ms.toFixed(2).padStart(8)
 const header = `${'index'.padEnd(34)} ${'mode'.padEnd(10)} ${'update ms'.padStart(10)} ${'collide ms'.padStart(10)} ${'frame ms'.padStart(10)}  pairs/frame`
@@ -244,13 +273,18 @@ const report = (name, mode, r) => {
   )
 }
 const entries = args.modes.map((mode) => ({ name: 'flatquad (batch)', mode, make: () => flatquad(scenario, mode) }))
+if (args.rust) {
+  for (const mode of args.modes) entries.push({ name: 'flatquad (rust demo)', mode, rust: true })
+}
 if (args.peers) {
   for (const make of await peers()) entries.push({ name: make().name, mode: 'per-agent', make })
 }
 // Round-robin over the runs, so a slow spell of a shared machine hits every index.
 const results = entries.map(() => [])
 for (let run_ = 0; run_ < args.runs; run_++) {
-  entries.forEach((entry, i) => results[i].push(run(scenario, entry.make())))
+  entries.forEach((entry, i) =>
+    results[i].push(entry.rust ? runRust(args.rust, args.name, entry.mode) : run(scenario, entry.make())),
+  )
 }
 const median = (values) => {
   const v = [...values].sort((a, b) => a - b)
@@ -269,7 +303,11 @@ entries.forEach((entry, i) => {
   report(entry.name, entry.mode, r)
 })
 const ours = rows.filter((r) => r.name === 'flatquad (batch)')
-for (const peer of rows.filter((r) => r.name !== 'flatquad (batch)')) {
+for (const r of ours) {
+  const rust = rows.find((x) => x.name === 'flatquad (rust demo)' && x.mode === r.mode)
+  if (rust) console.log(`node ${r.mode}: ${(r.frame / rust.frame).toFixed(2)}x the Rust demo's frame time`)
+}
+for (const peer of rows.filter((r) => r.name !== 'flatquad (batch)' && r.name !== 'flatquad (rust demo)')) {
   const line = ours.map((r) => `${(peer.frame / r.frame).toFixed(1)}x (${r.mode})`).join(', ')
   console.log(`${peer.name}: flatquad is faster by ${line}`)
 }
