@@ -21,8 +21,9 @@ const PAR_PAIRS_MIN_ELEMENTS: usize = 20_000;
 /// reads the whole batch), 1.2x at 600,000 and 1,000,000.
 const PAR_MOVES_MIN: usize = if cfg!(test) { 16 } else { 400_000 };
 /// The same for a batch that leaves the lists behind, which then writes the
-/// records and sorts the runs, both split over the threads (uniform-20k 0.28 → 0.18 ms, 10,000 of its
-/// agents 0.14 → 0.10, uniform-100k 1.37 → 0.93).
+/// records and sorts the runs, both split over the threads: its update on 2
+/// threads, uniform-20k 0.28 → 0.18 ms, 10,000 of its agents 0.14 → 0.10,
+/// uniform-100k 1.37 → 0.93.
 const PAR_MOVES_MIN_UNLISTED: usize = if cfg!(test) { 16 } else { 10_000 };
 
 impl Grid {
@@ -36,7 +37,8 @@ impl Grid {
     /// time goes (a batch in an order unrelated to memory misses the cache on
     /// each), and those are split; reading the batch is not. A batch that
     /// leaves the lists behind ([`defers_lists`](Grid::defers_lists)) gathers
-    /// only the moves into and out of the big list, then lays the runs out.
+    /// only the moves into and out of the big list, then lays the runs out
+    /// on every thread ([`pack_cells_in`](Grid::pack_cells_in)).
     pub(crate) fn relocate_parallel(&mut self, handles: &[Handle], rects: &[Rect]) {
         let threads = rayon::current_num_threads();
         let unlisted = self.defers_lists(handles.len());
