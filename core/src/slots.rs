@@ -41,6 +41,13 @@ pub(crate) fn prefetch_address<T>(first: *const T, lines: usize) {
     let _ = (first, lines);
 }
 
+/// The handle of slot `index` if its `stamp` says it is live: for walks that
+/// read the stamps as a slice.
+#[inline(always)]
+pub(crate) fn live_handle(index: u32, stamp: u32) -> Option<Handle> {
+    (stamp & LIVE != 0).then(|| Handle::new(index, stamp & GENERATION_MASK))
+}
+
 /// The "no index" value of every `u32` link.
 pub(crate) const NONE: u32 = u32::MAX;
 
@@ -343,13 +350,6 @@ impl<S: SlotRecord> SlotPool<S> {
     #[inline]
     pub(crate) fn generation(&self, index: u32) -> u32 {
         self.stamps[index as usize] & GENERATION_MASK
-    }
-
-    /// The handle of slot `index` if its `stamp` says it is live: for walks
-    /// that read the stamps as a slice.
-    #[inline(always)]
-    pub(crate) fn live_handle(index: u32, stamp: u32) -> Option<Handle> {
-        (stamp & LIVE != 0).then(|| Handle::new(index, stamp & GENERATION_MASK))
     }
 
     #[inline]

@@ -28,7 +28,7 @@ use crate::axis::Axis;
 use crate::batch_order::running_sums;
 use crate::grid::{is_big_among, Grid, Slot, Span};
 use crate::index::raw::PREFETCH_AHEAD;
-use crate::slots::{prefetch, prefetch_address, prefetch_lines, SlotPool, NONE};
+use crate::slots::{live_handle, prefetch, prefetch_address, prefetch_lines, NONE};
 use crate::{Handle, Rect};
 
 /// Boxes a short run is tested as at once (the boxes past the run masked out);
@@ -337,7 +337,7 @@ impl Grid {
         );
         packed.has_mid = tally.mid > 0;
         if packed.has_mid {
-            pack_mid(&filer, &mut packed, tally.mid);
+            pack_mid(&filer, &mut packed);
         }
         packed.fresh = true;
         self.packed = packed;
@@ -776,6 +776,46 @@ fn is_small(small: &[f32; 2], rect: &Rect) -> bool {
     (rect.x2 - rect.x1 <= small[0]) & (rect.y2 - rect.y1 <= small[1])
 }
 
+/// A counting sort of elements into every cell they meet, its first half:
+/// counts in `starts` (zeroed: one a cell, maybe one more) each cell's copies
+/// of the elements `spans` gives (slot, cells), and turns the counts into each
+/// run's end; returns the copies in all. [`fill_cells`] with the same `spans`
+/// then places them. The lists' rebuild and the medium runs both sort so.
+pub(crate) fn count_into_cells(
+    spans: impl Iterator<Item = (u32, Span)>,
+    columns: usize,
+    starts: &mut [u32],
+) -> u32 {
+    let mut total = 0u64;
+    for (_, span) in spans {
+        for_each_cell(span, columns, |cell| starts[cell] += 1);
+        total += span.cells();
+    }
+    assert!(
+        total < NONE as u64,
+        "flatquad: more than 2^32 - 1 copies in the cells"
+    );
+    running_sums(starts);
+    total as u32
+}
+
+/// The second half of [`count_into_cells`]' sort: `put(position, slot)` for
+/// each copy, each run filled from its end with `spans` (in slot order) in
+/// reverse, so each run is in slot order and `starts` ends at the runs' starts.
+pub(crate) fn fill_cells(
+    spans: impl DoubleEndedIterator<Item = (u32, Span)>,
+    columns: usize,
+    starts: &mut [u32],
+    mut put: impl FnMut(usize, u32),
+) {
+    for (slot, span) in spans.rev() {
+        for_each_cell(span, columns, |cell| {
+            starts[cell] -= 1;
+            put(starts[cell] as usize, slot);
+        });
+    }
+}
+
 /// Calls `f` with the index of every cell of `span` (grid of `columns`).
 #[inline(always)]
 pub(crate) fn for_each_cell(span: Span, columns: usize, mut f: impl FnMut(usize)) {
@@ -805,7 +845,13 @@ impl Filer<'_> {
     #[inline(always)]
     fn first_cell(&self, slot: usize) -> Option<usize> {
         let [x1, y1, ..] = self.records.get(slot)?.cells;
-        Some(usize::from(y1) * self.columns + usize::from(x1))
+        Some(self.cell_of(x1.into(), y1.into()))
+    }
+
+    /// The index of cell (`cx`, `cy`) ([`Grid::cell_index`]).
+    #[inline(always)]
+    fn cell_of(&self, cx: u32, cy: u32) -> usize {
+        cy as usize * self.columns + cx as usize
     }
 
     /// Where slot `slot`'s element goes in the runs.
@@ -814,7 +860,7 @@ impl Filer<'_> {
         let (Some(&stamp), Some(record)) = (self.stamps.get(slot), self.records.get(slot)) else {
             return Filing::None;
         };
-        let Some(handle) = SlotPool::<Slot>::live_handle(slot as u32, stamp) else {
+        let Some(handle) = live_handle(slot as u32, stamp) else {
             return Filing::None;
         };
         let span = Span::unpack(record.cells);
@@ -822,7 +868,7 @@ impl Filer<'_> {
             Filing::None
         } else if is_small(&self.small, &record.rect) {
             Filing::Small {
-                cell: span.y1 as usize * self.columns + span.x1 as usize,
+                cell: self.cell_of(span.x1, span.y1),
                 rect: record.rect,
                 handle,
             }
@@ -832,11 +878,9 @@ impl Filer<'_> {
     }
 }
 
-/// Lays the medium elements' copies out, `copies` of them: a counting sort
-/// over the slots in order, as the small ones' on one part, of the medium
-/// slots gathered in one pass (`Packed::mid_list`).
-fn pack_mid(filer: &Filer<'_>, packed: &mut Packed, copies: usize) {
-    let columns = filer.columns;
+/// Lays the medium elements' copies out: the counting sort into cells, of
+/// the medium slots gathered in one pass (`Packed::mid_list`).
+fn pack_mid(filer: &Filer<'_>, packed: &mut Packed) {
     let list = &mut packed.mid_list;
     list.clear();
     list.extend(
@@ -846,27 +890,17 @@ fn pack_mid(filer: &Filer<'_>, packed: &mut Packed, copies: usize) {
     let spans = list
         .iter()
         .map(|&slot| (slot, Span::unpack(filer.records[slot as usize].cells)));
-    let mid_starts = &mut packed.mid_starts;
-    mid_starts.clear();
-    mid_starts.resize(filer.cells + 1, 0);
-    for (_, span) in spans.clone() {
-        for_each_cell(span, columns, |cell| mid_starts[cell] += 1);
-    }
-    running_sums(mid_starts);
-    packed
-        .mid_rects
-        .resize(copies, Rect::new(0.0, 0.0, 0.0, 0.0));
-    packed.mid_slots.resize(copies, NONE);
-    // From the runs' ends, the slots in reverse: each run in slot order.
-    for (slot, span) in spans.rev() {
-        let rect = filer.records[slot as usize].rect;
-        for_each_cell(span, columns, |cell| {
-            let start = &mut packed.mid_starts[cell];
-            *start -= 1;
-            packed.mid_rects[*start as usize] = rect;
-            packed.mid_slots[*start as usize] = slot;
-        });
-    }
+    let starts = &mut packed.mid_starts;
+    starts.clear();
+    starts.resize(filer.cells + 1, 0);
+    let copies = count_into_cells(spans.clone(), filer.columns, starts) as usize;
+    let (rects, slots) = (&mut packed.mid_rects, &mut packed.mid_slots);
+    rects.resize(copies, Rect::new(0.0, 0.0, 0.0, 0.0));
+    slots.resize(copies, NONE);
+    fill_cells(spans, filer.columns, starts, |at, slot| {
+        rects[at] = filer.records[slot as usize].rect;
+        slots[at] = slot;
+    });
 }
 
 /// Where a slot's element goes in the runs.

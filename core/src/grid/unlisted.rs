@@ -13,8 +13,7 @@
 //! few that show the lists (`traverse`, `stats`, `validate`, snapshots) count
 //! from the slots or work on a relisted copy.
 
-use crate::batch_order::running_sums;
-use crate::grid::packed::for_each_cell;
+use crate::grid::packed::{count_into_cells, fill_cells, for_each_cell};
 use crate::grid::relocate::{Move, SLOTS_AHEAD};
 use crate::grid::{is_big_among, Grid, Slot, Span};
 use crate::links::{Link, LinkPool};
@@ -91,18 +90,12 @@ impl Grid {
         // Taken out while the slots are read, put back at the end.
         let mut cells = core::mem::take(&mut self.cells);
         let mut links = core::mem::replace(&mut self.links, LinkPool::new());
-        // Count each cell's links, then turn the counts into each run's end.
+        // The counting sort into cells: each cell's links in slot order, and
+        // each cell's head at its run's start.
         cells.fill(0);
-        let mut total = 0u64;
-        for slot in 0..self.slots.slots.len() as u32 {
-            if let Some(span) = listed_span(&self.slots, count, slot) {
-                for_each_cell(span, columns, |cell| cells[cell] += 1);
-                total += span.cells();
-            }
-        }
-        assert!(total < NONE as u64, "flatquad: more than 2^32 - 1 links");
-        let total = total as u32;
-        running_sums(&mut cells);
+        let spans = (0..self.slots.slots.len() as u32)
+            .filter_map(|slot| Some((slot, listed_span(&self.slots, count, slot)?)));
+        let total = count_into_cells(spans.clone(), columns, &mut cells);
         links.free = NONE;
         links.links.clear();
         links.links.resize(
@@ -112,20 +105,12 @@ impl Grid {
                 element: NONE,
             },
         );
-        // Fill each run from its end, the slots in reverse: each cell's head
-        // then ends at its run's start, and the run is in slot order.
-        for slot in (0..self.slots.slots.len() as u32).rev() {
-            if let Some(span) = listed_span(&self.slots, count, slot) {
-                for_each_cell(span, columns, |cell| {
-                    cells[cell] -= 1;
-                    let at = cells[cell];
-                    links.links[at as usize] = Link {
-                        next: at + 1,
-                        element: slot,
-                    };
-                });
-            }
-        }
+        fill_cells(spans, columns, &mut cells, |at, slot| {
+            links.links[at] = Link {
+                next: at as u32 + 1,
+                element: slot,
+            };
+        });
         // Each run's last link ends its list; an empty cell has no head. A
         // cell's run ends where the next one's starts (read before it is
         // rewritten).
