@@ -25,6 +25,8 @@ demo:
 
 # Each binding adds its own test target to TEST_TARGETS from mk/*.mk.
 TEST_TARGETS :=
+# Where cargo builds, for the recipes that read its output (mk/*.mk).
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 -include mk/*.mk
 
 test: fetch fmt-check lint rust-test agents-check $(TEST_TARGETS)

@@ -12,8 +12,7 @@
 CBINDGEN_VERSION := 0.29.4
 C_TOOLS := $(CURDIR)/.tools
 CBINDGEN := $(C_TOOLS)/bin/cbindgen
-C_TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
-C_RELEASE := $(C_TARGET_DIR)/release
+C_RELEASE := $(TARGET_DIR)/release
 
 PREFIX ?= /usr/local
 DESTDIR ?=

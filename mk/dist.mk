@@ -11,7 +11,7 @@
 # (requirements-dev.txt, requirements-dist.txt), the napi-rs CLI from
 # bindings-node's lockfile (npm ci), and the C library of mk/c.mk.
 
-DIST_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)/dist
+DIST_DIR := $(TARGET_DIR)/dist
 DIST_VERSION = $(C_VERSION)
 DIST_MACHINE := $(shell uname -m)
 DIST_C_NAME = flatquad-$(DIST_VERSION)-linux-$(DIST_MACHINE)

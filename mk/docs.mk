@@ -15,7 +15,6 @@ NPM ?= npm
 DOCS_VENV := $(CURDIR)/.tools/docs-venv
 DOCS_BIN := $(DOCS_VENV)/bin
 DOCS_STAMP := $(DOCS_VENV)/.requirements.stamp
-DOCS_TARGET := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 DOCS_SRC := $(CURDIR)/target/docs-src
 DOCS_SITE := $(CURDIR)/target/docs-site
 
@@ -45,7 +44,7 @@ docs-node: docs-tools
 # Not --quiet: it hides the warnings --strict counts.
 docs: docs-tools docs-rust
 	$(DOCS_BIN)/python docs/site/assemble.py $(CURDIR) $(DOCS_SRC)
-	cp -r $(DOCS_TARGET)/doc $(DOCS_SRC)/api/rust
+	cp -r $(TARGET_DIR)/doc $(DOCS_SRC)/api/rust
 	$(MAKE) --no-print-directory docs-node
 	NO_MKDOCS_2_WARNING=1 $(DOCS_BIN)/mkdocs build --strict --config-file docs/site/mkdocs.yml
 	$(DOCS_BIN)/python docs/site/check_links.py $(DOCS_SITE) docs/site/linkcheckerrc

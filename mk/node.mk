@@ -27,10 +27,9 @@ test-node: node-addon
 
 # The agents workload from Node beside flatbush, rbush and the Rust demo (SCENARIO
 # as for `make demo`).
-NODE_TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 bench-node: node-addon
 	$(CARGO) build --release -p flatquad-bench --bin agents
-	cd bindings-node && $(NPM) run bench -- $(SCENARIO) --runs 3 --rust $(NODE_TARGET_DIR)/release/agents
+	cd bindings-node && $(NPM) run bench -- $(SCENARIO) --runs 3 --rust $(TARGET_DIR)/release/agents
 
 # Nearest-neighbour queries (k = 1 and 10, 1M points) over a scenario's static
 # agents, beside flatbush's neighbors(), answers checked equal. Not in `make test`.

@@ -27,8 +27,7 @@ PYTHON ?= python3
 PY_DIR := $(CURDIR)/bindings-python
 PY_VENV := $(PY_DIR)/.venv
 PY_BIN := $(PY_VENV)/bin
-PY_TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
-PY_WHEELS := $(PY_TARGET_DIR)/python-wheels
+PY_WHEELS := $(TARGET_DIR)/python-wheels
 PY_PIP := $(PY_BIN)/python -m pip --disable-pip-version-check --quiet
 # Rebuilt when the pinned requirements change.
 PY_STAMP := $(PY_VENV)/.requirements-dev.stamp
@@ -89,7 +88,7 @@ test-geopandas-oldest: python-wheel $(PY_OLDEST_STAMP)
 bench-python: python-wheel
 	$(CARGO) build --release -p flatquad-bench --bin agents
 	$(REGISTRY_STEP) 600 $(PY_PIP) install -r $(PY_DIR)/requirements-bench.txt
-	$(PY_BIN)/python $(PY_DIR)/examples/agents.py $(SCENARIO) --rust $(PY_TARGET_DIR)/release/agents
+	$(PY_BIN)/python $(PY_DIR)/examples/agents.py $(SCENARIO) --rust $(TARGET_DIR)/release/agents
 
 # Bulk joins beside shapely and geoindex-rs (JOIN_N boxes a side), then the
 # GeoPandas and Dask joins beside their peers.
@@ -108,7 +107,7 @@ bench-nearest: python-wheel
 DASK_JOIN_ARGS ?=
 bench-dask-join: python-wheel
 	$(REGISTRY_STEP) 600 $(PY_PIP) install -r $(PY_DIR)/requirements-bench.txt
-	CARGO_TARGET_DIR=$(PY_TARGET_DIR) $(PY_BIN)/python $(PY_DIR)/bench/dask_join.py $(DASK_JOIN_ARGS)
+	CARGO_TARGET_DIR=$(TARGET_DIR) $(PY_BIN)/python $(PY_DIR)/bench/dask_join.py $(DASK_JOIN_ARGS)
 
 # The largest box join that fits: flatquad.dask.join_bounds over boxes made on the
 # workers, 2M (beside dask-geopandas, shuffle counted) up to 100M a side.
