@@ -512,8 +512,12 @@ pub(crate) fn optional_mask(value: Option<&Unknown<'_>>) -> Outcome<u32> {
 /// A raw handle from a number, or why it cannot be one. Integers in `[0, 2^53)`
 /// are passed to the core, which decides whether they name a live element.
 fn raw_handle(n: f64) -> Result<u64, String> {
-    if n.fract() == 0.0 && (0.0..MAX_SAFE).contains(&n) {
-        Ok(n as u64)
+    // `as` saturates (NaN to 0), so the round trip gives back `n` exactly
+    // when it is an integer from 0 up. Not `fract`: a libm call per handle on
+    // x86-64's baseline, 5% of a 100,000-handle `moveMany` (2.70 -> 2.56 ms).
+    let raw = n as u64;
+    if (raw as f64 == n) & (n < MAX_SAFE) {
+        Ok(raw)
     } else {
         Err(format!(
             "a handle is an integer returned by insert() or insertMany(), received {}",
