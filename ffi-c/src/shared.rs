@@ -11,7 +11,7 @@ use std::ops::ControlFlow;
 
 use flatquad_core::{
     Bounds, BoxCast, Error, Filter, Handle, Neighbor, NodeInfo, Query, Ray, RayControl, RayHit,
-    SpatialIndex,
+    Shape, SpatialIndex,
 };
 
 use crate::boundary::*;
@@ -379,11 +379,24 @@ pub(crate) unsafe fn query_each<W: Shell>(
     })
 }
 
+/// The handles of a batch of element queries with no mask and nothing left
+/// out (each [`SpatialIndex::overlapping_many`]'s query), or `None`.
+fn plain_elements<D: Describe>(descs: &[D]) -> Option<Vec<Handle>> {
+    descs
+        .iter()
+        .map(|desc| match (desc.shape()?, desc.options()) {
+            (Shape::Element(handle), (Filter::ALL, QT_NO_HANDLE)) => Some(handle),
+            _ => None,
+        })
+        .collect()
+}
+
 /// `count` queries in compressed rows. The descriptions are converted first,
 /// then the core checks and answers them all (on rayon's threads when the
 /// batch is big; a big batch of plain rectangles in spatial order, see
-/// [`Batch`]); `out_bad_index` gets the first refused, whether for an unknown
-/// kind or for its shape.
+/// [`Batch`]; a batch of plain element queries, the per-agent queries of a
+/// collision loop, as the core's `par_overlapping_many`); `out_bad_index`
+/// gets the first refused, whether for an unknown kind or for its shape.
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn query_many<W: Shell>(
     tree: *const W,
@@ -407,6 +420,15 @@ pub(crate) unsafe fn query_many<W: Shell>(
     out.fill(
         count,
         |offsets, hits| {
+            if let Some(handles) = plain_elements(descs) {
+                // What `overlapping_many` answers, with its slots fetched
+                // ahead (and a batch of most elements by one pair walk): at
+                // uniform-100k, 16,384 a call on two threads, 10.6 ms a frame
+                // the other way against 6.0 for the Rust demo's.
+                return tree
+                    .par_overlapping_many(&handles, offsets, hits)
+                    .map_err(|error| batch_error(error, out_bad_index));
+            }
             if let Some(done) = tree.bulk(descs, offsets, hits) {
                 return done.map_err(|error| batch_error(error, out_bad_index));
             }

@@ -8,8 +8,10 @@
  *
  * SCENARIO: uniform-100k (default), uniform-20k or uniform-1m. --update batch
  * (default) does what the Rust demo does: one qt_insert_many, one qt_move_many
- * per frame, and per agent a QT_SHAPE_ELEMENT qt_query (its own rectangle,
- * itself left out, found from its own leaves). --update each makes one call per
+ * per frame, and per agent a QT_SHAPE_ELEMENT query (its own rectangle, itself
+ * left out, found from its own leaves), asked in batches of AGENT_BATCH through
+ * qt_query_many, which runs a batch that size on every core (rayon's global
+ * pool, RAYON_NUM_THREADS), as the demo's batches. --update each makes one call per
  * agent instead: qt_insert, qt_move, and a QT_SHAPE_RECT qt_query with the
  * agent's rectangle, omitting it. --index picks the
  * structure: the quadtree (default) with the Rust demo's parameters, or a grid
@@ -38,6 +40,9 @@ static const scenario SCENARIOS[] = {
     {"uniform-20k", 20000, 2048.0f, 4.0f, 10, 6257},
 };
 #define WARMUP_FRAMES 2
+/* Element queries per qt_query_many call: the Rust demo's batch on many
+ * threads (PAR_AGENT_BATCH, bench/src/flatquad_index.rs). */
+#define AGENT_BATCH 16384
 
 enum mode { PER_AGENT, ALL_PAIRS };
 static const char *const MODE_NAMES[] = {"per-agent", "all-pairs"};
@@ -173,6 +178,8 @@ static report run(const scenario *s, qt_kind kind, enum mode mode, int batch) {
     qt_status status;
     size_t i, total, hits_cap = 64, pairs_cap = 1024;
     qt_handle_t *hits = (qt_handle_t *)xmalloc(hits_cap * sizeof *hits);
+    size_t *offsets = (size_t *)xmalloc((AGENT_BATCH + 1) * sizeof *offsets);
+    qt_query_desc *queries = NULL;
     qt_pair *pairs = (qt_pair *)xmalloc(pairs_cap * sizeof *pairs);
     uint64_t sum = 0;
     int frame;
@@ -200,6 +207,9 @@ static report run(const scenario *s, qt_kind kind, enum mode mode, int batch) {
         status = qt_insert_many(tree, a.rects, ids, a.n, a.handles, NULL);
         if (status != QT_OK) die("qt_insert_many", status);
         free(ids);
+        /* The per-agent queries never change: each agent's element query. */
+        queries = (qt_query_desc *)xmalloc(a.n * sizeof *queries);
+        for (i = 0; i < a.n; i++) queries[i] = qt_element_query(a.handles[i]);
     } else {
         for (i = 0; i < a.n; i++) {
             status = qt_insert(tree, agent_rect(&a, i), (uint32_t)i, &a.handles[i]);
@@ -227,15 +237,26 @@ static report run(const scenario *s, qt_kind kind, enum mode mode, int batch) {
         }
         if ((status = qt_cleanup(tree)) != QT_OK) die("qt_cleanup", status);
         t1 = now_ms();
-        if (mode == PER_AGENT) {
-            for (i = 0; i < a.n; i++) {
-                /* What the agent touches (its own rectangle, itself left
-                 * out), or the same as a rectangle query omitting it. */
-                qt_query_desc q = qt_element_query(a.handles[i]);
-                if (!batch) {
-                    q = qt_rect_query(agent_rect(&a, i));
-                    q.omit = a.handles[i];
+        if (mode == PER_AGENT && batch) {
+            for (i = 0; i < a.n; i += AGENT_BATCH) {
+                size_t count = a.n - i < AGENT_BATCH ? a.n - i : AGENT_BATCH;
+                status = qt_query_many(tree, queries + i, count, offsets, hits, hits_cap, &total, NULL);
+                if (status != QT_OK) die("qt_query_many", status);
+                if (total > hits_cap) { /* grow and ask again: the buffer convention */
+                    free(hits);
+                    hits_cap = total * 2;
+                    hits = (qt_handle_t *)xmalloc(hits_cap * sizeof *hits);
+                    status = qt_query_many(tree, queries + i, count, offsets, hits, hits_cap, &total, NULL);
+                    if (status != QT_OK) die("qt_query_many", status);
                 }
+                ordered += total;
+            }
+        } else if (mode == PER_AGENT) {
+            for (i = 0; i < a.n; i++) {
+                /* What the agent touches: a rectangle query of its own
+                 * rectangle, omitting it. */
+                qt_query_desc q = qt_rect_query(agent_rect(&a, i));
+                q.omit = a.handles[i];
                 status = qt_query(tree, &q, hits, hits_cap, &total);
                 if (status != QT_OK) die("qt_query", status);
                 if (total > hits_cap) { /* grow and ask again: the buffer convention */
@@ -273,6 +294,8 @@ static report run(const scenario *s, qt_kind kind, enum mode mode, int batch) {
     qt_destroy(tree);
     free(hits);
     free(pairs);
+    free(offsets);
+    free(queries);
     free_agents(&a);
     return rep;
 }
@@ -333,7 +356,7 @@ int main(int argc, char **argv) {
         printf("flatquad %s through the C ABI: %s with its defaults", qt_version(),
                INDEXES[index].name);
     }
-    printf(", calls: %s\n\n", batch ? "qt_insert_many, qt_move_many, qt_query (element)"
+    printf(", calls: %s\n\n", batch ? "qt_insert_many, qt_move_many, qt_query_many (element)"
                                      : "qt_insert, qt_move, qt_query (rect) per agent");
     printf("%-10s %10s %11s %9s %12s %9s %8s %12s\n", "mode", "update ms", "collide ms",
            "frame ms", "pairs/frame", "expected", "check", "bytes/agent");

@@ -1888,6 +1888,40 @@ static void test_query_descriptions(void) {
         free(big_offsets);
         free(big_rows);
     }
+    /* A batch of plain element queries (each agent's in a collision loop,
+     * answered as the core's overlapping_many): every live element (one pair
+     * walk), then the same with one twice (a query each), each row the single
+     * query's; then a stale handle in it. */
+    {
+        size_t n = f.nlive + 1, k, all = 0, len;
+        qt_query_desc *elems = (qt_query_desc *)malloc(n * sizeof *elems);
+        size_t *elem_offsets = (size_t *)malloc((n + 1) * sizeof *elem_offsets);
+        qt_handle_t *elem_rows = NULL;
+        for (k = 0; k < f.nlive; k++) elems[k] = qt_element_query(f.live[k]);
+        elems[f.nlive] = qt_element_query(f.live[0]);
+        for (len = f.nlive; len <= n; len++) {
+            CHECK_OK(qt_query_many(f.tree, elems, len, elem_offsets, NULL, 0, &all, NULL));
+            free(elem_rows);
+            elem_rows = (qt_handle_t *)malloc((all + 1) * sizeof *elem_rows);
+            CHECK_OK(qt_query_many(f.tree, elems, len, elem_offsets, elem_rows, all, &total, NULL));
+            CHECK(total == all && elem_offsets[0] == 0 && elem_offsets[len] == all);
+            for (k = 0; k < len; k++) {
+                size_t m = elem_offsets[k + 1] - elem_offsets[k];
+                CHECK(m == sorted_hits(f.tree, &elems[k], one, 400));
+                qsort(elem_rows + elem_offsets[k], m, sizeof *elem_rows, cmp_u64);
+                CHECK(memcmp(elem_rows + elem_offsets[k], one, m * sizeof *one) == 0);
+            }
+        }
+        elems[3] = qt_element_query(f.stale[0]);
+        bad_index = 99;
+        elem_offsets[0] = 777;
+        CHECK_STATUS(qt_query_many(f.tree, elems, n, elem_offsets, elem_rows, all, &total, &bad_index),
+                     QT_INVALID_HANDLE);
+        CHECK(bad_index == 3 && elem_offsets[0] == 777 && total == all);
+        free(elems);
+        free(elem_offsets);
+        free(elem_rows);
+    }
     /* Both an unknown kind and a bad shape: the first in order is reported. */
     batch[6] = qt_rect_query(rect(2, 0, 1, 1));
     batch[3].kind = 99;
