@@ -55,10 +55,10 @@ impl Level {
 /// the next rows it can reach: each pair once, from the element first in cell
 /// order. Exact: closed tests on the `f32` boxes, no rounding of coordinates.
 /// A run of up to 8 boxes is tested as one fixed window (the boxes past the run
-/// masked out). From [`PREFETCH_FROM`] agents, the sort fetches the cells and
-/// slots of the agents 8 and 16 ahead, and a batch of queries the cells and boxes
-/// of the queries 4 and 8 ahead; below it nothing is fetched ahead, which is
-/// faster while the grid stays in the caches.
+/// masked out). From [`PREFETCH_FROM`] agents, the sort fetches the cell of the
+/// agent 16 ahead and the slot of the one 8 ahead, and a batch of queries the cell
+/// starts of the query 8 ahead and the first boxes of the one 4 ahead; below it
+/// nothing is fetched ahead, which is faster while the grid stays in the caches.
 ///
 /// Elements larger than a cell would make `reach`, and so every query, large: they
 /// go to coarser levels (cells of `cell * 2^l`, the smallest that holds their
@@ -91,7 +91,10 @@ pub struct GridIndex {
     boxes: Vec<[f32; 4]>,
     /// The agent id of each box.
     ids: Vec<u32>,
-    /// Whether the sort and the queries fetch ahead (from [`PREFETCH_FROM`] agents).
+    /// Agents from which the sort and the queries fetch ahead ([`PREFETCH_FROM`];
+    /// the tests set it to run both ways).
+    prefetch_from: usize,
+    /// Whether they do this frame.
     fetch_ahead: bool,
 }
 
@@ -116,6 +119,7 @@ impl GridIndex {
             keys: Vec::new(),
             boxes: Vec::new(),
             ids: Vec::new(),
+            prefetch_from: PREFETCH_FROM,
             fetch_ahead: false,
         }
     }
@@ -263,9 +267,10 @@ const PREFETCH_AHEAD: usize = 16;
 /// machine (2026-11-27, `peers --only grid`, alternating builds): at uniform-1m
 /// fetching ahead saves 5% of the sort (14.0 against 14.8 ms) and half the
 /// per-agent queries (47–59 against 80–114 ms); at 100,000 agents, whose grid
-/// stays in the caches, it costs 12% of the sort (0.91 against 0.81), 40% of
-/// the per-agent queries (4.0 against 2.8) and a third of the static queries
-/// (rect 37.0 against 27.1, point 30.3 against 24.7).
+/// stays in the caches, it made the sort 12% slower (0.91 against 0.81), the
+/// per-agent queries 43% (4.0 against 2.8), static rect queries 37% (37.0
+/// against 27.1) and point queries 23% (30.3 against 24.7). Nothing was measured
+/// between the two sizes: this is a point between them.
 const PREFETCH_FROM: usize = 500_000;
 
 /// A hint to fetch the cache line of `v` (no-op off x86-64).
@@ -401,11 +406,13 @@ impl Index for GridIndex {
         }
         // The counts, the cells of later agents fetched ahead (the cells are
         // visited in agent order, that is at random) on a large grid.
-        let fetch = n >= PREFETCH_FROM;
+        let fetch = n >= self.prefetch_from;
         self.fetch_ahead = fetch;
         for (i, &k) in self.keys.iter().enumerate() {
-            if let Some(&ahead) = self.keys.get(i + PREFETCH_AHEAD).filter(|_| fetch) {
-                prefetch(&self.starts[ahead as usize]);
+            if fetch {
+                if let Some(&ahead) = self.keys.get(i + PREFETCH_AHEAD) {
+                    prefetch(&self.starts[ahead as usize]);
+                }
             }
             self.starts[k as usize] += 1;
         }
@@ -434,13 +441,15 @@ impl Index for GridIndex {
         for (i, &k) in self.keys.iter().enumerate() {
             // Fetched ahead on a large grid: the cells of later agents, then
             // the slots they go to.
-            if let Some(&ahead) = self.keys.get(i + PREFETCH_AHEAD).filter(|_| fetch) {
-                prefetch(&self.starts[ahead as usize]);
-            }
-            if let Some(&ahead) = self.keys.get(i + PREFETCH_AHEAD / 2).filter(|_| fetch) {
-                let p = (self.starts[ahead as usize] as usize).saturating_sub(1);
-                prefetch(&self.boxes[p]);
-                prefetch(&self.ids[p]);
+            if fetch {
+                if let Some(&ahead) = self.keys.get(i + PREFETCH_AHEAD) {
+                    prefetch(&self.starts[ahead as usize]);
+                }
+                if let Some(&ahead) = self.keys.get(i + PREFETCH_AHEAD / 2) {
+                    let p = (self.starts[ahead as usize] as usize).saturating_sub(1);
+                    prefetch(&self.boxes[p]);
+                    prefetch(&self.ids[p]);
+                }
             }
             let (x, y, s) = (xs[i], ys[i], sides[i]);
             let slot = &mut self.starts[k as usize];
@@ -578,14 +587,19 @@ mod tests {
             (1.0, 2),
             (4.0, 3),
         ];
-        for (factor, threads) in configs {
+        // Each with and without fetching ahead (which takes 500,000 agents).
+        for ((factor, threads), prefetch_from) in configs
+            .into_iter()
+            .flat_map(|config| [(config, PREFETCH_FROM), (config, 0)])
+        {
             let mut grid = GridIndex::new(4.0, factor).with_threads(threads, "grid (threads)");
+            grid.prefetch_from = prefetch_from;
             grid.build(&agents).unwrap();
             // Twice: the second frame reuses the first one's buffers.
             pool.install(|| {
                 for _ in 0..2 {
                     grid.update(&agents).unwrap();
-                    let what = format!("factor {factor}, {threads} threads");
+                    let what = format!("factor {factor}, {threads} threads, {prefetch_from}");
                     assert_eq!(grid.all_pairs(&agents).unwrap(), pairs, "{what}");
                     assert_eq!(grid.per_agent(&agents).unwrap(), 2 * pairs, "{what}");
                     assert_eq!(grid.rect_queries(&queries).unwrap(), expected, "{what}");
