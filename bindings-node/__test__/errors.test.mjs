@@ -237,6 +237,8 @@ for (const { name, Class, small } of CLASSES) {
         ['moveMany handle Infinity at 1', (t, h) => t.moveMany(new Float64Array([h[0], Infinity]), new Float32Array(8)), { ...RANGE, index: 1 }, /handles\[1\]: .*received Infinity/],
         ['moveMany handle 2^53 at 1', (t, h) => t.moveMany(new Float64Array([h[0], 2 ** 53]), new Float32Array(8)), { ...RANGE, index: 1 }, /handles\[1\]: .*received 9007199254740992/],
         ['moveMany handle 2^64 at 1', (t, h) => t.moveMany(new Float64Array([h[0], 2 ** 64]), new Float32Array(8)), { ...RANGE, index: 1 }, /handles\[1\]: .*received 18446744073709552000/],
+        ['moveMany handle -1 at 1', (t, h) => t.moveMany(new Float64Array([h[0], -1]), new Float32Array(8)), { ...RANGE, index: 1 }, /handles\[1\]: .*received -1/],
+        ['moveMany handle -0 at 1 (handle 0, never issued)', (t, h) => t.moveMany(new Float64Array([h[0], -0]), new Float32Array(8)), { ...HANDLE, index: 1 }, /item 1 of the batch: handle 0/],
         ['moveMany handle -0.5 at 1', (t, h) => t.moveMany(new Float64Array([h[0], -0.5]), new Float32Array(8)), { ...RANGE, index: 1 }, /handles\[1\]: .*received -0.5/],
         ['removeMany an Array', (t, h) => t.removeMany([h[0]]), TYPE, /handles must be a Float64Array/],
         ['removeMany stale at 2', (t, h, s) => t.removeMany(new Float64Array([h[0], h[1], s])), { ...HANDLE, index: 2 }, /item 2 of the batch/],

@@ -81,7 +81,8 @@ pub(crate) struct Index<T = AnyIndex> {
     poisoned: Cell<bool>,
     /// Reused by the batch calls, so a frame's `moveMany` allocates nothing.
     scratch: RefCell<Vec<Handle>>,
-    /// Reused by `pairs()`: the pair walk's output, kept between frames.
+    /// Reused by `pairs()`: the pair walk's output, kept between frames (it
+    /// holds the most pairs a call found, 16 bytes each, while the index lives).
     pair_scratch: RefCell<Vec<(Handle, Handle)>>,
 }
 
@@ -166,6 +167,15 @@ fn ray_hit(hit: flatquad::RayHit) -> RayHitObject {
         id: hit.id,
         distance: hit.distance,
         fraction: hit.fraction,
+    }
+}
+
+/// Runs `body` on a buffer kept between calls, or on a fresh one while a call
+/// above this one (a callback's caller) holds it.
+fn with_kept<V: Default, R>(kept: &RefCell<V>, body: impl FnOnce(&mut V) -> R) -> R {
+    match kept.try_borrow_mut() {
+        Ok(mut buffer) => body(&mut buffer),
+        Err(_) => body(&mut V::default()),
     }
 }
 
@@ -483,13 +493,9 @@ impl<T: Held> Index<T> {
         fail(env, outcome)
     }
 
-    /// The scratch list of handles, or a fresh one while a batch call above
-    /// this one (a callback's caller) holds it.
+    /// The scratch list of handles (see [`with_kept`]).
     fn with_scratch<R>(&self, body: impl FnOnce(&mut Vec<Handle>) -> Outcome<R>) -> Outcome<R> {
-        match self.scratch.try_borrow_mut() {
-            Ok(mut list) => body(&mut list),
-            Err(_) => body(&mut Vec::new()),
-        }
+        with_kept(&self.scratch, body)
     }
 
     /// The world, as the class shows it (`show`).
@@ -671,17 +677,15 @@ impl<T: Held> Index<T> {
     pub(crate) fn pairs(&self, env: &Env) -> napi::Result<Float64Array> {
         self.read(env, |index| {
             // The core's pair walk, on all threads where the structure can split
-            // it and the size pays, into a list kept between calls (a fresh one
-            // grew by copies each frame: 0.1 ms of uniform-100k's 1.6).
-            let mut kept = self.pair_scratch.try_borrow_mut();
-            let mut fresh = Vec::new();
-            let pairs = kept.as_deref_mut().unwrap_or(&mut fresh);
-            index.par_pairs(pairs);
-            let mut out = Vec::with_capacity(2 * pairs.len());
-            for &(a, b) in pairs.iter() {
-                out.extend([raw(a), raw(b)]);
-            }
-            Ok(Float64Array::new(out))
+            // it and the size pays, into a list kept between calls.
+            with_kept(&self.pair_scratch, |pairs| {
+                index.par_pairs(pairs);
+                let mut out = Vec::with_capacity(2 * pairs.len());
+                for &(a, b) in pairs.iter() {
+                    out.extend([raw(a), raw(b)]);
+                }
+                Ok(Float64Array::new(out))
+            })
         })
     }
 
