@@ -59,7 +59,10 @@ pub unsafe extern "C" fn qt_query_each(
 /// `*out_total` is the number of hits (`out_offsets[count]`), and the first
 /// min(total, capacity) are written (size the buffer and call again).
 /// `out_handles` may be NULL when `capacity` is 0, `queries` when `count` is
-/// 0. Big batches run on every core, through rayon's global pool.
+/// 0. Big batches run on every core, through rayon's global pool; a batch of
+/// element queries alone (no mask, nothing omitted: each agent's in a
+/// collision loop) naming a quarter of the elements or more is answered by
+/// one pair walk instead.
 ///
 /// Checks every query first: for the first one refused (as `qt_query`
 /// refuses it), its index is written to `*out_bad_index` when that is not

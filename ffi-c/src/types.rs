@@ -329,6 +329,10 @@ pub(crate) trait Describe {
     fn options(&self) -> (u32, qt_handle_t);
     /// The shape, read from the member `kind` names.
     fn shape(&self) -> Option<Shape<Self::BoxType>>;
+    /// Whether it has no mask and leaves nothing out.
+    fn is_plain(&self) -> bool {
+        self.options() == (Filter::ALL, QT_NO_HANDLE)
+    }
 }
 
 impl Describe for qt_query_desc {
@@ -494,7 +498,9 @@ pub(crate) trait Shell: DerefMut<Target = Held<Self::Index>> + Sized + 'static {
 /// way: the 2D tree sends a big batch of plain rectangles (no mask, nothing
 /// omitted: what `qt_query_bulk` took) through `join::query_bulk`, which
 /// answers it in the Z-order of the rectangles and puts the rows back. Any
-/// other batch is converted and given to the core's batch query.
+/// other batch but one of plain element queries (taken off before, for every
+/// tree type: `shared::query_many`) is converted and given to the core's
+/// batch query.
 pub(crate) trait Batch: SpatialIndex + Sync {
     /// The tree type's C query description.
     type Desc: Describe<BoxType = Self::Bounds>;
@@ -533,7 +539,7 @@ impl Batch for AnyIndex {
         let mut rects = Vec::with_capacity(descs.len());
         for q in descs {
             match q.shape() {
-                Some(Shape::Rect(rect)) if q.mask == Filter::ALL && q.omit == QT_NO_HANDLE => {
+                Some(Shape::Rect(rect)) if q.is_plain() => {
                     rects.push(rect);
                 }
                 _ => return None,

@@ -1716,6 +1716,57 @@ static size_t sorted_hits(const qt_tree *tree, const qt_query_desc *q, qt_handle
     return total;
 }
 
+/* Whether each of `count` rows of a qt_query_many answer is its single
+ * query's hits (the rows are sorted in place). */
+static void check_rows_as_single(const qt_tree *tree, const qt_query_desc *descs, size_t count,
+                                 const size_t *offsets, qt_handle_t *rows) {
+    static qt_handle_t one[400];
+    size_t k;
+    for (k = 0; k < count; k++) {
+        size_t n = offsets[k + 1] - offsets[k];
+        CHECK(n == sorted_hits(tree, &descs[k], one, 400));
+        qsort(rows + offsets[k], n, sizeof *rows, cmp_u64);
+        CHECK(memcmp(rows + offsets[k], one, n * sizeof *one) == 0);
+    }
+}
+
+/* A batch of element queries big enough for the threads (at least the
+ * core's 1,000) and under a quarter of the elements (so not one pair walk):
+ * each row the single query's, then a stale handle in the middle refused with
+ * its index and nothing written. */
+static void test_element_batch_on_threads(void) {
+    enum { ELEMENTS = 6000, BATCH = 1200 };
+    qt_tree *tree = make_tree(rect(0, 0, 1000, 1000), 8, 7);
+    qt_handle_t *handles = (qt_handle_t *)malloc(ELEMENTS * sizeof *handles);
+    qt_query_desc *descs = (qt_query_desc *)malloc(BATCH * sizeof *descs);
+    size_t *offsets = (size_t *)malloc((BATCH + 1) * sizeof *offsets);
+    qt_handle_t *rows = NULL, stale = 0;
+    size_t k, all = 0, total = 0, bad_index = 99;
+    for (k = 0; k < ELEMENTS; k++) {
+        float x = rnd() * 1000, y = rnd() * 1000, side = rnd() * 8;
+        REQUIRE_OK(qt_insert(tree, rect(x, y, x + side, y + side), (uint32_t)k, &handles[k]));
+    }
+    REQUIRE_OK(qt_insert(tree, rect(1, 1, 2, 2), 0, &stale));
+    REQUIRE_OK(qt_remove(tree, stale));
+    REQUIRE_OK(qt_cleanup(tree));
+    for (k = 0; k < BATCH; k++) descs[k] = qt_element_query(handles[(k * 7) % ELEMENTS]);
+    CHECK_OK(qt_query_many(tree, descs, BATCH, offsets, NULL, 0, &all, NULL));
+    rows = (qt_handle_t *)malloc((all + 1) * sizeof *rows);
+    CHECK_OK(qt_query_many(tree, descs, BATCH, offsets, rows, all, &total, NULL));
+    CHECK(total == all && offsets[0] == 0 && offsets[BATCH] == all);
+    check_rows_as_single(tree, descs, BATCH, offsets, rows);
+    descs[777] = qt_element_query(stale);
+    offsets[0] = 12345;
+    CHECK_STATUS(qt_query_many(tree, descs, BATCH, offsets, rows, all, &total, &bad_index),
+                 QT_INVALID_HANDLE);
+    CHECK(bad_index == 777 && offsets[0] == 12345 && total == all);
+    free(rows);
+    free(offsets);
+    free(descs);
+    free(handles);
+    qt_destroy(tree);
+}
+
 /* The inline helpers, a batch mixing every kind, and the refusals of a bad
  * description: an unknown kind (a zeroed description's 0, a 3D kind, any
  * other number), a NULL description or array, bad shapes in a batch. Each
@@ -1773,12 +1824,7 @@ static void test_query_descriptions(void) {
     /* The batch, each row the single query's. */
     CHECK_OK(qt_query_many(f.tree, batch, 8, offsets, rows, 4000, &total, &bad_index));
     CHECK(offsets[0] == 0 && offsets[8] == total && total <= 4000);
-    for (i = 0; i < 8; i++) {
-        size_t n = offsets[i + 1] - offsets[i];
-        CHECK(n == sorted_hits(f.tree, &batch[i], one, 400));
-        qsort(rows + offsets[i], n, sizeof *rows, cmp_u64);
-        CHECK(memcmp(rows + offsets[i], one, n * sizeof *one) == 0);
-    }
+    check_rows_as_single(f.tree, batch, 8, offsets, rows);
     CHECK(offsets[6] == offsets[7]);         /* mask 0: an empty row */
     CHECK(offsets[8] - offsets[7] == f.nlive); /* the infinite circle: everything */
     CHECK(offsets[6] - offsets[5] == f.nlive - 1);
@@ -1869,12 +1915,7 @@ static void test_query_descriptions(void) {
         big_rows = (qt_handle_t *)malloc((all + 1) * sizeof *big_rows);
         CHECK_OK(qt_query_many(f.tree, big, BIG, big_offsets, big_rows, all, &total, NULL));
         CHECK(total == all && big_offsets[0] == 0 && big_offsets[BIG] == all);
-        for (k = 0; k < BIG; k++) {
-            size_t n = big_offsets[k + 1] - big_offsets[k];
-            CHECK(n == sorted_hits(f.tree, &big[k], one, 400));
-            qsort(big_rows + big_offsets[k], n, sizeof *big_rows, cmp_u64);
-            CHECK(memcmp(big_rows + big_offsets[k], one, n * sizeof *one) == 0);
-        }
+        check_rows_as_single(f.tree, big, BIG, big_offsets, big_rows);
         big[4321] = qt_rect_query(rect(3, 0, 1, 1));
         bad_index = 99;
         CHECK_STATUS(qt_query_many(f.tree, big, BIG, big_offsets, big_rows, all, &total, &bad_index),
@@ -1890,8 +1931,9 @@ static void test_query_descriptions(void) {
     }
     /* A batch of plain element queries (each agent's in a collision loop,
      * answered as the core's overlapping_many): every live element (one pair
-     * walk), then the same with one twice (a query each), each row the single
-     * query's; then a stale handle in it. */
+     * walk: the fixture's 300 are at least the core's PAIRS_FROM, 256), then
+     * the same with one twice (a query each), each row the single query's;
+     * then a stale handle in it. */
     {
         size_t n = f.nlive + 1, k, all = 0, len;
         qt_query_desc *elems = (qt_query_desc *)malloc(n * sizeof *elems);
@@ -1905,12 +1947,7 @@ static void test_query_descriptions(void) {
             elem_rows = (qt_handle_t *)malloc((all + 1) * sizeof *elem_rows);
             CHECK_OK(qt_query_many(f.tree, elems, len, elem_offsets, elem_rows, all, &total, NULL));
             CHECK(total == all && elem_offsets[0] == 0 && elem_offsets[len] == all);
-            for (k = 0; k < len; k++) {
-                size_t m = elem_offsets[k + 1] - elem_offsets[k];
-                CHECK(m == sorted_hits(f.tree, &elems[k], one, 400));
-                qsort(elem_rows + elem_offsets[k], m, sizeof *elem_rows, cmp_u64);
-                CHECK(memcmp(elem_rows + elem_offsets[k], one, m * sizeof *one) == 0);
-            }
+            check_rows_as_single(f.tree, elems, len, elem_offsets, elem_rows);
         }
         elems[3] = qt_element_query(f.stale[0]);
         bad_index = 99;
@@ -2025,6 +2062,7 @@ int main(void) {
         test_margin();
         test_query_contracts();
         test_query_descriptions();
+        test_element_batch_on_threads();
         test_clear_elements_params();
         test_clone_and_bytes();
         test_panic_boundary();

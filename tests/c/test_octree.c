@@ -512,6 +512,28 @@ static void test_descriptions(void) {
         CHECK(memcmp(rows + offsets[i], one, n * sizeof *one) == 0);
     }
     CHECK(offsets[5] - offsets[4] == 58 && offsets[6] == offsets[5]);
+    /* A batch of element queries alone (each agent's in a collision loop,
+     * answered as overlapping_many), each row the single query's; then a stale
+     * handle in it, refused with its index. */
+    {
+        static qt_query3_desc elems[58];
+        static size_t elem_offsets[59];
+        for (i = 0; i < 58; i++) elems[i] = qt_element3_query(hs[i]);
+        CHECK_OK(qt_octree_query_many(tree, elems, 58, elem_offsets, rows, 6 * N, &total, NULL));
+        CHECK(elem_offsets[0] == 0 && elem_offsets[58] == total && total <= 6 * N);
+        for (i = 0; i < 58; i++) {
+            size_t n = elem_offsets[i + 1] - elem_offsets[i];
+            CHECK(n == sorted3(tree, &elems[i], one));
+            qsort(rows + elem_offsets[i], n, sizeof *rows, cmp_u64);
+            CHECK(memcmp(rows + elem_offsets[i], one, n * sizeof *one) == 0);
+        }
+        elems[9] = qt_element3_query(hs[59]);
+        bad_index = 99;
+        CHECK_STATUS(qt_octree_query_many(tree, elems, 58, elem_offsets, rows, 6 * N, &total,
+                                          &bad_index),
+                     QT_INVALID_HANDLE);
+        CHECK(bad_index == 9);
+    }
     CHECK_OK(qt_octree_query_many(tree, NULL, 0, offsets, NULL, 0, &total, NULL));
     CHECK(offsets[0] == 0 && total == 0);
 
