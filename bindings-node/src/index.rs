@@ -84,6 +84,9 @@ pub(crate) struct Index<T = AnyIndex> {
     /// Reused by `pairs()`: the pair walk's output, kept between frames (it
     /// holds the most pairs a call found, 16 bytes each, while the index lives).
     pair_scratch: RefCell<Vec<(Handle, Handle)>>,
+    /// Reused by `overlappingMany` and `queryMany`: the core's compressed rows,
+    /// kept between frames as `pair_scratch` is.
+    row_scratch: RefCell<(Vec<usize>, Vec<Handle>)>,
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
@@ -193,10 +196,10 @@ pub(crate) fn core(error: flatquad::Error) -> Fail {
 }
 
 /// The core's compressed rows as `{ offsets, hits }`.
-fn rows(offsets: Vec<usize>, hits: Vec<Handle>, what: &str) -> Outcome<QueryManyResult> {
+fn rows(offsets: &[usize], hits: &[Handle], what: &str) -> Outcome<QueryManyResult> {
     let offsets = offsets
-        .into_iter()
-        .map(u32::try_from)
+        .iter()
+        .map(|&offset| u32::try_from(offset))
         .collect::<Result<Vec<u32>, _>>()
         .map_err(|_| {
             Fail::new(
@@ -207,7 +210,7 @@ fn rows(offsets: Vec<usize>, hits: Vec<Handle>, what: &str) -> Outcome<QueryMany
         })?;
     Ok(QueryManyResult {
         offsets: Uint32Array::new(offsets),
-        hits: raws(hits),
+        hits: raws(hits.iter().copied()),
     })
 }
 
@@ -377,6 +380,7 @@ impl<T: Held> Index<T> {
             poisoned: Cell::new(false),
             scratch: RefCell::new(Vec::new()),
             pair_scratch: RefCell::new(Vec::new()),
+            row_scratch: RefCell::new((Vec::new(), Vec::new())),
         }
     }
 
@@ -708,11 +712,12 @@ impl<T: Held> Index<T> {
         self.read(env, |index| {
             self.with_scratch(|list| {
                 args::handles(handles, "handles", list)?;
-                let (mut offsets, mut hits) = (Vec::new(), Vec::new());
-                index
-                    .par_overlapping_many(list, &mut offsets, &mut hits)
-                    .map_err(core)?;
-                rows(offsets, hits, "overlappingMany")
+                with_kept(&self.row_scratch, |(offsets, hits)| {
+                    index
+                        .par_overlapping_many(list, offsets, hits)
+                        .map_err(core)?;
+                    rows(offsets, hits, "overlappingMany")
+                })
             })
         })
     }
@@ -743,12 +748,13 @@ impl<T: Held> Index<T> {
                 };
                 // The core's batch query, on all threads when the batch is big
                 // enough to pay (it stays on this thread otherwise).
-                let (mut offsets, mut hits) = (Vec::new(), Vec::new());
                 let queries = Query::of_rects(rects, omit).map_err(core)?;
-                index
-                    .par_query_many(&queries, &mut offsets, &mut hits)
-                    .map_err(core)?;
-                rows(offsets, hits, "queryMany")
+                with_kept(&self.row_scratch, |(offsets, hits)| {
+                    index
+                        .par_query_many(&queries, offsets, hits)
+                        .map_err(core)?;
+                    rows(offsets, hits, "queryMany")
+                })
             })
         })
     }
@@ -842,7 +848,7 @@ impl<T: Held> Index<T> {
             index
                 .query_many(&circles, &mut offsets, &mut hits)
                 .map_err(core)?;
-            rows(offsets, hits, "queryCircleMany")
+            rows(&offsets, &hits, "queryCircleMany")
         })
     }
 
@@ -922,7 +928,7 @@ impl<T: Held> Index<T> {
             let handles = raws(found.iter().map(|n| n.handle));
             let ids = Uint32Array::new(found.iter().map(|n| n.id).collect());
             let distances = Float64Array::new(found.iter().map(|n| n.distance).collect());
-            let QueryManyResult { offsets, .. } = rows(offsets, Vec::new(), "nearestMany")?;
+            let QueryManyResult { offsets, .. } = rows(&offsets, &[], "nearestMany")?;
             Ok(NearestManyResult {
                 offsets,
                 handles,
