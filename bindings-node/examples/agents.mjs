@@ -1,7 +1,8 @@
 // The agents workload of docs/workload.md from Node, in batch form:
-// one moveMany + cleanup per frame, then one pairs() (all-pairs mode) or one
-// overlappingMany() (per-agent mode: each agent's own rectangle, itself left
-// out, as the Rust demo queries it). The same RNG, scenarios and f32 arithmetic as
+// one moveMany + cleanup per frame, then one pairs() (all-pairs mode) or
+// overlappingMany() in the Rust demo's batches (per-agent mode: each agent's own
+// rectangle, itself left out, as the demo queries it; one call of every handle
+// would be answered by one pair walk, the all-pairs mode's work). The same RNG, scenarios and f32 arithmetic as
 // bench/src/workload.rs, so the checksums match the Rust demo's.
 //
 //   node examples/agents.mjs [SCENARIO] [--mode all-pairs|per-agent|both] [--runs N] [--no-peers]
@@ -116,7 +117,11 @@ function flatquad(scenario, mode) {
     },
     collide(agents, rects) {
       if (mode === 'all-pairs') return tree.pairs().length // 2 handles per pair
-      return tree.overlappingMany(handles).hits.length
+      let hits = 0
+      for (let i = 0; i < handles.length; i += agentBatch) {
+        hits += tree.overlappingMany(handles.subarray(i, i + agentBatch)).hits.length
+      }
+      return hits
     },
   }
 }
@@ -209,6 +214,11 @@ async function peers() {
 
 // The threads of rayon's global pool, which flatquad's batch calls use.
 const poolThreads = () => Number(process.env.RAYON_NUM_THREADS) || availableParallelism()
+
+// Handles per overlappingMany call in per-agent mode: the Rust demo's batches
+// (bench/src/flatquad_index.rs: PAR_AGENT_BATCH on many threads, else
+// PER_AGENT_BATCH), each answered query by query.
+const agentBatch = poolThreads() > 1 ? 16_384 : 128
 
 // The Rust demo's update, collide and frame ms and pairs for one mode, read off its table.
 function runRust(path, name, mode) {

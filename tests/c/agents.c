@@ -9,9 +9,10 @@
  * SCENARIO: uniform-100k (default), uniform-20k or uniform-1m. --update batch
  * (default) does what the Rust demo does: one qt_insert_many, one qt_move_many
  * per frame, and per agent a QT_SHAPE_ELEMENT query (its own rectangle, itself
- * left out, found from its own leaves), asked in batches of AGENT_BATCH through
- * qt_query_many, which runs a batch that size on every core (rayon's global
- * pool, RAYON_NUM_THREADS), as the demo's batches. --update each makes one call per
+ * left out, found from its own leaves), asked through qt_query_many in the
+ * demo's batches: 128 on one thread (RAYON_NUM_THREADS=1), else 16,384, which
+ * run on rayon's threads (a batch of a quarter of the agents or more, as at
+ * uniform-20k, is one pair walk instead, in both). --update each makes one call per
  * agent instead: qt_insert, qt_move, and a QT_SHAPE_RECT qt_query with the
  * agent's rectangle, omitting it. --index picks the
  * structure: the quadtree (default) with the Rust demo's parameters, or a grid
@@ -40,9 +41,11 @@ static const scenario SCENARIOS[] = {
     {"uniform-20k", 20000, 2048.0f, 4.0f, 10, 6257},
 };
 #define WARMUP_FRAMES 2
-/* Element queries per qt_query_many call: the Rust demo's batch on many
- * threads (PAR_AGENT_BATCH, bench/src/flatquad_index.rs). */
+/* Element queries per qt_query_many call: the Rust demo's batches
+ * (bench/src/flatquad_index.rs), PAR_AGENT_BATCH on many threads and
+ * PER_AGENT_BATCH on one (RAYON_NUM_THREADS=1). */
 #define AGENT_BATCH 16384
+#define AGENT_BATCH_ONE_THREAD 128
 
 enum mode { PER_AGENT, ALL_PAIRS };
 static const char *const MODE_NAMES[] = {"per-agent", "all-pairs"};
@@ -178,6 +181,9 @@ static report run(const scenario *s, qt_kind kind, enum mode mode, int batch) {
     qt_status status;
     size_t i, total, hits_cap = 64, pairs_cap = 1024;
     qt_handle_t *hits = (qt_handle_t *)xmalloc(hits_cap * sizeof *hits);
+    const char *threads = getenv("RAYON_NUM_THREADS");
+    size_t agent_batch =
+        threads != NULL && strcmp(threads, "1") == 0 ? AGENT_BATCH_ONE_THREAD : AGENT_BATCH;
     size_t *offsets = (size_t *)xmalloc((AGENT_BATCH + 1) * sizeof *offsets);
     qt_query_desc *queries = NULL;
     qt_pair *pairs = (qt_pair *)xmalloc(pairs_cap * sizeof *pairs);
@@ -238,8 +244,8 @@ static report run(const scenario *s, qt_kind kind, enum mode mode, int batch) {
         if ((status = qt_cleanup(tree)) != QT_OK) die("qt_cleanup", status);
         t1 = now_ms();
         if (mode == PER_AGENT && batch) {
-            for (i = 0; i < a.n; i += AGENT_BATCH) {
-                size_t count = a.n - i < AGENT_BATCH ? a.n - i : AGENT_BATCH;
+            for (i = 0; i < a.n; i += agent_batch) {
+                size_t count = a.n - i < agent_batch ? a.n - i : agent_batch;
                 status = qt_query_many(tree, queries + i, count, offsets, hits, hits_cap, &total, NULL);
                 if (status != QT_OK) die("qt_query_many", status);
                 if (total > hits_cap) { /* grow and ask again: the buffer convention */
