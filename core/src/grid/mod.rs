@@ -321,8 +321,15 @@ impl Grid {
     /// The index of cell `(cx, cy)` in `cells`.
     #[inline]
     pub(crate) fn cell_index(&self, cx: u32, cy: u32) -> usize {
-        cy as usize * self.columns() as usize + cx as usize
+        cell_at(self.columns() as usize, cx, cy)
     }
+}
+
+/// The index of cell `(cx, cy)` in a grid of `columns` columns, row-major:
+/// [`Grid::cell_index`] for the walks that read the grid as slices.
+#[inline(always)]
+pub(crate) fn cell_at(columns: usize, cx: u32, cy: u32) -> usize {
+    cy as usize * columns + cx as usize
 }
 
 /// [`Grid::is_big`] in a grid of `cells` cells.

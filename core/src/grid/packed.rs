@@ -26,7 +26,7 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::axis::Axis;
 use crate::batch_order::running_sums;
-use crate::grid::{is_big_among, Grid, Slot, Span};
+use crate::grid::{cell_at, is_big_among, Grid, Slot, Span};
 use crate::index::raw::PREFETCH_AHEAD;
 use crate::slots::{live_handle, prefetch, prefetch_address, prefetch_lines, NONE};
 use crate::{Handle, Rect};
@@ -693,7 +693,7 @@ impl Grid {
                 let span = Span::unpack(record.cells);
                 if !packed.is_small(&record.rect) {
                     mid.push(l.element);
-                } else if span.y1 as usize * columns + span.x1 as usize == cell {
+                } else if cell_at(columns, span.x1, span.y1) == cell {
                     small.push(l.element);
                 }
                 link = l.next;
@@ -845,13 +845,7 @@ impl Filer<'_> {
     #[inline(always)]
     fn first_cell(&self, slot: usize) -> Option<usize> {
         let [x1, y1, ..] = self.records.get(slot)?.cells;
-        Some(self.cell_of(x1.into(), y1.into()))
-    }
-
-    /// The index of cell (`cx`, `cy`) ([`Grid::cell_index`]).
-    #[inline(always)]
-    fn cell_of(&self, cx: u32, cy: u32) -> usize {
-        cy as usize * self.columns + cx as usize
+        Some(cell_at(self.columns, x1.into(), y1.into()))
     }
 
     /// Where slot `slot`'s element goes in the runs.
@@ -868,7 +862,7 @@ impl Filer<'_> {
             Filing::None
         } else if is_small(&self.small, &record.rect) {
             Filing::Small {
-                cell: self.cell_of(span.x1, span.y1),
+                cell: cell_at(self.columns, span.x1, span.y1),
                 rect: record.rect,
                 handle,
             }
