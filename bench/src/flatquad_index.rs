@@ -197,7 +197,8 @@ impl FlatquadConfig {
 pub const AGENTS_MAX_ELEMENTS: u32 = 16;
 
 /// Agents per `overlapping_many` call in the per-agent mode: below the size at
-/// which the core answers a batch with one pair walk.
+/// which the core answers a batch with one pair walk (docs/workload.md: every
+/// binding's script asks in these batches too, and `PAR_AGENT_BATCH`'s).
 pub const PER_AGENT_BATCH: usize = 128;
 
 /// Agents per `par_overlapping_many` call in the per-agent mode on many

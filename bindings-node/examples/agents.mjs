@@ -215,9 +215,8 @@ async function peers() {
 // The threads of rayon's global pool, which flatquad's batch calls use.
 const poolThreads = () => Number(process.env.RAYON_NUM_THREADS) || availableParallelism()
 
-// Handles per overlappingMany call in per-agent mode: the Rust demo's batches
-// (bench/src/flatquad_index.rs: PAR_AGENT_BATCH on many threads, else
-// PER_AGENT_BATCH), each answered query by query.
+// Handles per overlappingMany call in per-agent mode: docs/workload.md's
+// batches, the Rust demo's, each answered query by query.
 const agentBatch = poolThreads() > 1 ? 16_384 : 128
 
 // The Rust demo's update, collide and frame ms and pairs for one mode, read off its table.

@@ -193,9 +193,8 @@ def pool_threads():
 
 
 def agent_batch():
-    """Handles per ``overlapping_many`` call in per-agent mode: the Rust demo's
-    batches (bench/src/flatquad_index.rs: PAR_AGENT_BATCH on many threads, else
-    PER_AGENT_BATCH), each answered query by query."""
+    """Handles per ``overlapping_many`` call in per-agent mode: docs/workload.md's
+    batches, the Rust demo's, each answered query by query."""
     return 16_384 if pool_threads() > 1 else 128
 
 

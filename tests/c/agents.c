@@ -10,7 +10,7 @@
  * (default) does what the Rust demo does: one qt_insert_many, one qt_move_many
  * per frame, and per agent a QT_SHAPE_ELEMENT query (its own rectangle, itself
  * left out, found from its own leaves), asked through qt_query_many in the
- * demo's batches: 128 on one thread (RAYON_NUM_THREADS=1), else 16,384, which
+ * demo's batches: 128 on one thread, else 16,384, which
  * run on rayon's threads (a batch of a quarter of the agents or more, as at
  * uniform-20k, is one pair walk instead, in both). --update each makes one call per
  * agent instead: qt_insert, qt_move, and a QT_SHAPE_RECT qt_query with the
@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "flatquad.h"
 
@@ -41,9 +42,8 @@ static const scenario SCENARIOS[] = {
     {"uniform-20k", 20000, 2048.0f, 4.0f, 10, 6257},
 };
 #define WARMUP_FRAMES 2
-/* Element queries per qt_query_many call: the Rust demo's batches
- * (bench/src/flatquad_index.rs), PAR_AGENT_BATCH on many threads and
- * PER_AGENT_BATCH on one (RAYON_NUM_THREADS=1). */
+/* Element queries per qt_query_many call: docs/workload.md's batches (the
+ * Rust demo's), on many threads and on one. */
 #define AGENT_BATCH 16384
 #define AGENT_BATCH_ONE_THREAD 128
 
@@ -77,6 +77,15 @@ static float rng_f(void) {
 static void die(const char *what, qt_status status) {
     fprintf(stderr, "agents: %s: %s\n", what, qt_status_str(status));
     exit(2);
+}
+
+/* The threads of rayon's global pool, which the library's batch calls use:
+ * RAYON_NUM_THREADS, or every core when it is unset or 0 (as the Python and
+ * Node scripts read it). */
+static long pool_threads(void) {
+    const char *env = getenv("RAYON_NUM_THREADS");
+    long threads = env != NULL ? strtol(env, NULL, 10) : 0;
+    return threads > 0 ? threads : sysconf(_SC_NPROCESSORS_ONLN);
 }
 
 static double now_ms(void) {
@@ -181,9 +190,7 @@ static report run(const scenario *s, qt_kind kind, enum mode mode, int batch) {
     qt_status status;
     size_t i, total, hits_cap = 64, pairs_cap = 1024;
     qt_handle_t *hits = (qt_handle_t *)xmalloc(hits_cap * sizeof *hits);
-    const char *threads = getenv("RAYON_NUM_THREADS");
-    size_t agent_batch =
-        threads != NULL && strcmp(threads, "1") == 0 ? AGENT_BATCH_ONE_THREAD : AGENT_BATCH;
+    size_t agent_batch = pool_threads() > 1 ? AGENT_BATCH : AGENT_BATCH_ONE_THREAD;
     size_t *offsets = (size_t *)xmalloc((AGENT_BATCH + 1) * sizeof *offsets);
     qt_query_desc *queries = NULL;
     qt_pair *pairs = (qt_pair *)xmalloc(pairs_cap * sizeof *pairs);
