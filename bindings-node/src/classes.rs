@@ -7,7 +7,7 @@
 //! its parameters. napi-rs generates `index.d.ts` from these declarations, so
 //! each class is typed in full.
 
-use napi::bindgen_prelude::{Buffer, Either4, Float64Array, This, Uint32Array};
+use napi::bindgen_prelude::{Buffer, Either4, This};
 use napi::{Env, Unknown};
 use napi_derive::napi;
 

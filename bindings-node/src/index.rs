@@ -14,7 +14,7 @@ use flatquad::{
     AnyIndex, BoxCast, ErrorKind, Filter, Handle, Kind, NodeInfo as CoreNode, Query, Ray,
     RayControl, Rect, SpatialIndex,
 };
-use napi::bindgen_prelude::{Buffer, Float32Array, Float64Array, This, Uint32Array, Uint8Array};
+use napi::bindgen_prelude::{Buffer, This};
 use napi::{sys, Env, JsValue, Unknown};
 
 use crate::args::{self, Rects};
@@ -23,6 +23,7 @@ use crate::objects::{
     BulkResult, Filter as FilterObject, JoinResult, NearestManyResult, Neighbor, Nodes, PairEvents,
     QueryManyResult, RayHit as RayHitObject, Stats,
 };
+use crate::typed::Typed;
 
 /// A core structure one of the classes wraps.
 pub(crate) trait Core: SpatialIndex + Into<AnyIndex> {
@@ -182,13 +183,13 @@ fn with_kept<V: Default, R>(kept: &RefCell<V>, body: impl FnOnce(&mut V) -> R) -
     }
 }
 
-fn raws(handles: impl IntoIterator<Item = Handle>) -> Float64Array {
-    Float64Array::new(handles.into_iter().map(raw).collect())
+fn raws(handles: impl IntoIterator<Item = Handle>) -> Typed<f64> {
+    Typed::new(handles.into_iter().map(raw).collect())
 }
 
 /// Positions in an input array, as exact JavaScript numbers (below 2^53).
-pub(crate) fn positions(positions: Vec<usize>) -> Float64Array {
-    Float64Array::new(positions.into_iter().map(|p| p as f64).collect())
+pub(crate) fn positions(positions: Vec<usize>) -> Typed<f64> {
+    Typed::new(positions.into_iter().map(|p| p as f64).collect())
 }
 
 pub(crate) fn core(error: flatquad::Error) -> Fail {
@@ -209,7 +210,7 @@ fn rows(offsets: &[usize], hits: &[Handle], what: &str) -> Outcome<QueryManyResu
             )
         })?;
     Ok(QueryManyResult {
-        offsets: Uint32Array::new(offsets),
+        offsets: Typed::new(offsets),
         hits: raws(hits.iter().copied()),
     })
 }
@@ -245,7 +246,7 @@ fn filtered<B: flatquad::Bounds>(
 }
 
 /// The handles `query` reports.
-fn hits<S: SpatialIndex>(index: &S, query: &Query<S::Bounds>) -> Outcome<Float64Array> {
+fn hits<S: SpatialIndex>(index: &S, query: &Query<S::Bounds>) -> Outcome<Typed<f64>> {
     let mut hits = Vec::new();
     index.query(query, &mut hits).map_err(core)?;
     Ok(raws(hits))
@@ -600,7 +601,7 @@ impl<T: Held> Index<T> {
         coords: &[&Unknown<'_>],
         omit: Option<&Unknown<'_>>,
         mask: Option<&Unknown<'_>>,
-    ) -> napi::Result<Float64Array> {
+    ) -> napi::Result<Typed<f64>> {
         self.read(env, |index| {
             let rect = Query::rect(args::any_box::<T::Bounds>(coords)?);
             hits(index, &filtered(rect, omit, mask)?)
@@ -614,7 +615,7 @@ impl<T: Held> Index<T> {
         coords: &[&Unknown<'_>],
         omit: Option<&Unknown<'_>>,
         mask: Option<&Unknown<'_>>,
-    ) -> napi::Result<Float64Array> {
+    ) -> napi::Result<Typed<f64>> {
         self.read(env, |index| {
             let point = Query::point(args::any_point::<T::Bounds>(coords)?);
             hits(index, &filtered(point, omit, mask)?)
@@ -670,15 +671,15 @@ impl<T: Held> Index<T> {
                 ControlFlow::Continue(())
             });
             Ok(Nodes {
-                rects: Float32Array::new(rects),
-                depths: Uint8Array::new(depths),
-                is_leaf: Uint8Array::new(is_leaf),
-                counts: Uint32Array::new(counts),
+                rects: Typed::new(rects),
+                depths: Typed::new(depths),
+                is_leaf: Typed::new(is_leaf),
+                counts: Typed::new(counts),
             })
         })
     }
 
-    pub(crate) fn pairs(&self, env: &Env) -> napi::Result<Float64Array> {
+    pub(crate) fn pairs(&self, env: &Env) -> napi::Result<Typed<f64>> {
         self.read(env, |index| {
             // The core's pair walk, on all threads where the structure can split
             // it and the size pays, into a list kept between calls.
@@ -688,16 +689,12 @@ impl<T: Held> Index<T> {
                 for &(a, b) in pairs.iter() {
                     out.extend([raw(a), raw(b)]);
                 }
-                Ok(Float64Array::new(out))
+                Ok(Typed::new(out))
             })
         })
     }
 
-    pub(crate) fn overlapping(
-        &self,
-        env: &Env,
-        handle: &Unknown<'_>,
-    ) -> napi::Result<Float64Array> {
+    pub(crate) fn overlapping(&self, env: &Env, handle: &Unknown<'_>) -> napi::Result<Typed<f64>> {
         self.read(env, |index| {
             let handle = args::handle(handle, "handle")?;
             hits(index, &Query::element(handle))
@@ -823,7 +820,7 @@ impl<T: Held> Index<T> {
         coords: &[&Unknown<'_>],
         radius: &Unknown<'_>,
         mask: Option<&Unknown<'_>>,
-    ) -> napi::Result<Float64Array> {
+    ) -> napi::Result<Typed<f64>> {
         self.read(env, |index| {
             let center = args::any_point::<T::Bounds>(coords)?;
             let radius = args::number(radius, "radius")?;
@@ -926,8 +923,8 @@ impl<T: Held> Index<T> {
                 )
                 .map_err(core)?;
             let handles = raws(found.iter().map(|n| n.handle));
-            let ids = Uint32Array::new(found.iter().map(|n| n.id).collect());
-            let distances = Float64Array::new(found.iter().map(|n| n.distance).collect());
+            let ids = Typed::new(found.iter().map(|n| n.id).collect());
+            let distances = Typed::new(found.iter().map(|n| n.distance).collect());
             let QueryManyResult { offsets, .. } = rows(&offsets, &[], "nearestMany")?;
             Ok(NearestManyResult {
                 offsets,
@@ -1069,11 +1066,11 @@ impl<T: Held> Index<T> {
         })
     }
 
-    pub(crate) fn handles(&self, env: &Env) -> napi::Result<Float64Array> {
+    pub(crate) fn handles(&self, env: &Env) -> napi::Result<Typed<f64>> {
         self.read(env, |index| Ok(raws(index.iter().map(|(h, _, _)| h))))
     }
 
-    pub(crate) fn ids_of(&self, env: &Env, handles: &Unknown<'_>) -> napi::Result<Uint32Array> {
+    pub(crate) fn ids_of(&self, env: &Env, handles: &Unknown<'_>) -> napi::Result<Typed<u32>> {
         self.read(env, |index| {
             self.with_scratch(|list| {
                 args::handles(handles, "handles", list)?;
@@ -1082,7 +1079,7 @@ impl<T: Held> Index<T> {
                     .enumerate()
                     .map(|(i, &h)| index.id(h).map_err(|e| core(e).at(i)))
                     .collect::<Outcome<Vec<u32>>>()?;
-                Ok(Uint32Array::new(ids))
+                Ok(Typed::new(ids))
             })
         })
     }
@@ -1107,7 +1104,7 @@ impl<T: Held> Index<T> {
         env: &Env,
         rects: &Unknown<'_>,
         ids: Option<&Unknown<'_>>,
-    ) -> napi::Result<Float64Array> {
+    ) -> napi::Result<Typed<f64>> {
         self.write(env, "insertMany", |index| {
             let rects: Rects<T::Bounds> = args::rects(rects, "rects")?;
             let rects = rects.get();

@@ -28,6 +28,7 @@ mod methods;
 pub mod objects;
 mod octree;
 mod tracker;
+mod typed;
 
 use napi::bindgen_prelude::Either4;
 use napi::{Env, Unknown};

@@ -100,7 +100,7 @@ macro_rules! methods {
             /// Every pair of elements whose closed rectangles meet, each pair once:
             /// `[a0, b0, a1, b1, ...]`, 2 handles per pair.
             #[napi(catch_unwind, ts_return_type = "Float64Array")]
-            pub fn pairs(&self, env: &Env) -> napi::Result<Float64Array> {
+            pub fn pairs(&self, env: &Env) -> napi::Result<crate::typed::Typed<f64>> {
                 self.index.pairs(env)
             }
 
@@ -116,7 +116,7 @@ macro_rules! methods {
                 &self,
                 env: &Env,
                 handle: Unknown<'_>,
-            ) -> napi::Result<Float64Array> {
+            ) -> napi::Result<crate::typed::Typed<f64>> {
                 self.index.overlapping(env, &handle)
             }
 
@@ -254,14 +254,18 @@ macro_rules! methods {
 
             /// The handles of every element, in storage order.
             #[napi(catch_unwind, ts_return_type = "Float64Array")]
-            pub fn handles(&self, env: &Env) -> napi::Result<Float64Array> {
+            pub fn handles(&self, env: &Env) -> napi::Result<crate::typed::Typed<f64>> {
                 self.index.handles(env)
             }
 
             /// The ids of the elements `handles` names, in order. Throws (with the
             /// `index` of the first bad one) if one of them is not live.
-            #[napi(catch_unwind, ts_args_type = "handles: Float64Array")]
-            pub fn ids_of(&self, env: &Env, handles: Unknown<'_>) -> napi::Result<Uint32Array> {
+            #[napi(
+                catch_unwind,
+                ts_args_type = "handles: Float64Array",
+                ts_return_type = "Uint32Array"
+            )]
+            pub fn ids_of(&self, env: &Env, handles: Unknown<'_>) -> napi::Result<crate::typed::Typed<u32>> {
                 self.index.ids_of(env, &handles)
             }
 
@@ -286,7 +290,7 @@ macro_rules! methods {
                 env: &Env,
                 rects: Unknown<'_>,
                 ids: Option<Unknown<'_>>,
-            ) -> napi::Result<Float64Array> {
+            ) -> napi::Result<crate::typed::Typed<f64>> {
                 self.index.insert_many(env, &rects, ids.as_ref())
             }
 
@@ -407,7 +411,7 @@ macro_rules! methods {
                 $(#[napi(ts_arg_type = "number")] $corner: Unknown<'_>,)+
                 #[napi(ts_arg_type = "Handle | null")] omit: Option<Unknown<'_>>,
                 #[napi(ts_arg_type = "number | null")] mask: Option<Unknown<'_>>,
-            ) -> napi::Result<Float64Array> {
+            ) -> napi::Result<crate::typed::Typed<f64>> {
                 self.index
                     .query(env, &[$(&$corner),+], omit.as_ref(), mask.as_ref())
             }
@@ -422,7 +426,7 @@ macro_rules! methods {
                 $(#[napi(ts_arg_type = "number")] $axis: Unknown<'_>,)+
                 #[napi(ts_arg_type = "Handle | null")] omit: Option<Unknown<'_>>,
                 #[napi(ts_arg_type = "number | null")] mask: Option<Unknown<'_>>,
-            ) -> napi::Result<Float64Array> {
+            ) -> napi::Result<crate::typed::Typed<f64>> {
                 self.index
                     .query_point(env, &[$(&$axis),+], omit.as_ref(), mask.as_ref())
             }
@@ -441,7 +445,7 @@ macro_rules! methods {
                 $(#[napi(ts_arg_type = "number")] $axis: Unknown<'_>,)+
                 #[napi(ts_arg_type = "number")] radius: Unknown<'_>,
                 #[napi(ts_arg_type = "number | null")] mask: Option<Unknown<'_>>,
-            ) -> napi::Result<Float64Array> {
+            ) -> napi::Result<crate::typed::Typed<f64>> {
                 self.index
                     .query_circle(env, &[$(&$axis),+], &radius, mask.as_ref())
             }

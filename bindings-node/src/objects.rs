@@ -1,8 +1,9 @@
 //! The plain objects that cross the boundary (TypeScript interfaces in
 //! `index.d.ts`), shared by every class.
 
-use napi::bindgen_prelude::{Float32Array, Float64Array, Uint32Array, Uint8Array};
 use napi_derive::napi;
+
+use crate::typed::Typed;
 
 /// A closed rectangle `[x1, x2] × [y1, y2]`: the form of every rectangle the
 /// API returns, and of the world it takes.
@@ -247,13 +248,17 @@ impl NodeInfo3 {
 pub struct Nodes {
     /// `x1, y1, x2, y2` of each node's cell: 4 numbers per node (an octree's
     /// `x1, y1, z1, x2, y2, z2`: 6).
-    pub rects: Float32Array,
+    #[napi(ts_type = "Float32Array")]
+    pub rects: Typed<f32>,
     /// Depth of each node (0 for a tree's root and for a grid's cells).
-    pub depths: Uint8Array,
+    #[napi(ts_type = "Uint8Array")]
+    pub depths: Typed<u8>,
     /// 1 for a leaf or a cell, 0 for a branch.
-    pub is_leaf: Uint8Array,
+    #[napi(ts_type = "Uint8Array")]
+    pub is_leaf: Typed<u8>,
     /// Elements each holds directly (0 for a branch).
-    pub counts: Uint32Array,
+    #[napi(ts_type = "Uint32Array")]
+    pub counts: Typed<u32>,
 }
 
 /// The contact events of `PairTracker.update()`: the pairs that began and
@@ -263,11 +268,11 @@ pub struct Nodes {
 pub struct PairEvents {
     /// The pairs that began overlapping since the last update.
     #[napi(ts_type = "Float64Array")]
-    pub began: Float64Array,
+    pub began: Typed<f64>,
     /// The pairs that ended since the last update (a removed element's under
     /// the handle it had).
     #[napi(ts_type = "Float64Array")]
-    pub ended: Float64Array,
+    pub ended: Typed<f64>,
 }
 
 /// The hits of `queryMany` and `overlappingMany`: the hits of item `i` are
@@ -275,10 +280,11 @@ pub struct PairEvents {
 #[napi(object, object_from_js = false)]
 pub struct QueryManyResult {
     /// `n + 1` offsets into `hits`, for `n` items; `offsets[0]` is 0.
-    pub offsets: Uint32Array,
+    #[napi(ts_type = "Uint32Array")]
+    pub offsets: Typed<u32>,
     /// The handles found, item after item.
     #[napi(ts_type = "Float64Array")]
-    pub hits: Float64Array,
+    pub hits: Typed<f64>,
 }
 
 /// The pairs of `queryBulk` and `joinBounds`: `rows[k]` is a position in the
@@ -288,10 +294,10 @@ pub struct QueryManyResult {
 pub struct BulkResult {
     /// Positions in the query array, one per pair (exact numbers below 2^53).
     #[napi(ts_type = "Float64Array")]
-    pub rows: Float64Array,
+    pub rows: Typed<f64>,
     /// What each row meets: handles (`queryBulk`) or positions (`joinBounds`).
     #[napi(ts_type = "Float64Array")]
-    pub hits: Float64Array,
+    pub hits: Typed<f64>,
 }
 
 /// The pairs of `join`: `left[k]` (a handle of this index) meets `right[k]`
@@ -300,10 +306,10 @@ pub struct BulkResult {
 pub struct JoinResult {
     /// Handles of this index.
     #[napi(ts_type = "Float64Array")]
-    pub left: Float64Array,
+    pub left: Typed<f64>,
     /// Handles of the other index.
     #[napi(ts_type = "Float64Array")]
-    pub right: Float64Array,
+    pub right: Typed<f64>,
 }
 
 /// An element's collision filter, as `filter(handle)` gives it: two
@@ -372,15 +378,17 @@ pub struct RayHit {
 #[napi(object, object_from_js = false)]
 pub struct NearestManyResult {
     /// `n + 1` offsets, for `n` points; `offsets[0]` is 0.
-    pub offsets: Uint32Array,
+    #[napi(ts_type = "Uint32Array")]
+    pub offsets: Typed<u32>,
     /// The neighbours found, point after point.
     #[napi(ts_type = "Float64Array")]
-    pub handles: Float64Array,
+    pub handles: Typed<f64>,
     /// Their ids.
-    pub ids: Uint32Array,
+    #[napi(ts_type = "Uint32Array")]
+    pub ids: Typed<u32>,
     /// Their distances.
     #[napi(ts_type = "Float64Array")]
-    pub distances: Float64Array,
+    pub distances: Typed<f64>,
 }
 
 /// Options of `nearest`; a left-out one takes its default.

@@ -2,7 +2,7 @@
 //! come from [`methods!`], with the 3D coordinate names; here are only the
 //! constructor and the getters of its parameters.
 
-use napi::bindgen_prelude::{Buffer, Float64Array, This, Uint32Array};
+use napi::bindgen_prelude::{Buffer, This};
 use napi::{Env, Unknown};
 use napi_derive::napi;
 

@@ -1,0 +1,76 @@
+// The typed arrays the API returns: arrays up to 64 KiB are copied into memory V8
+// allocates, larger ones handed over from Rust (src/typed.rs). Both kinds must be
+// plain typed arrays of their own, with the right values, on either side of the line.
+import { it } from 'node:test'
+import assert from 'node:assert/strict'
+import { Grid, Quadtree } from 'flatquad'
+
+// Elements on a diagonal, each touching the next: element i meets i - 1 and i + 1.
+function diagonal(Class, n) {
+  const index = new Class({ x: 0, y: 0, width: n + 1, height: n + 1 })
+  const rects = new Float32Array(4 * n)
+  const ids = new Uint32Array(n)
+  for (let i = 0; i < n; i++) {
+    rects.set([i, i, i + 1, i + 1], 4 * i)
+    ids[i] = i * 7 + 3
+  }
+  return { index, handles: index.insertMany(rects, ids), ids }
+}
+
+function assertOwnArray(array, Type, length) {
+  assert.ok(array instanceof Type, `${array.constructor.name} is not a ${Type.name}`)
+  assert.equal(array.length, length)
+  assert.equal(array.byteOffset, 0)
+  assert.equal(array.buffer.byteLength, array.byteLength)
+}
+
+// 8,192 handles are 64 KiB (copied), 8,193 one more (handed over); 16,384 ids are
+// 64 KiB of Uint32Array.
+const SIZES = [0, 1, 100, 8191, 8192, 8193, 16384, 16385, 20000]
+
+it('handles() and idsOf() on both sides of the copy limit', () => {
+  for (const n of SIZES) {
+    const { index, handles, ids } = diagonal(Grid, n)
+    const listed = index.handles()
+    assertOwnArray(listed, Float64Array, n)
+    assert.deepEqual(Array.from(listed).sort((a, b) => a - b), Array.from(handles).sort((a, b) => a - b))
+    const found = index.idsOf(handles)
+    assertOwnArray(found, Uint32Array, n)
+    assert.deepEqual(found, ids)
+    // The caller owns what it got: writing to it changes nothing in the index.
+    found.fill(0)
+    listed.fill(-1)
+    assert.deepEqual(index.idsOf(handles), ids)
+  }
+})
+
+it('overlappingMany rows on both sides of the copy limit match single queries', () => {
+  for (const n of [1, 2, 5000, 9000, 20000]) {
+    const { index, handles } = diagonal(Quadtree, n)
+    index.cleanup()
+    const { offsets, hits } = index.overlappingMany(handles)
+    assertOwnArray(offsets, Uint32Array, n + 1)
+    assertOwnArray(hits, Float64Array, offsets[n])
+    assert.equal(offsets[0], 0)
+    for (let i = 0; i < n; i += Math.max(1, Math.floor(n / 97))) {
+      const row = Array.from(hits.subarray(offsets[i], offsets[i + 1])).sort((a, b) => a - b)
+      const single = Array.from(index.overlapping(handles[i])).sort((a, b) => a - b)
+      assert.deepEqual(row, single, `element ${i} of ${n}`)
+      assert.equal(row.length, (i > 0) + (i < n - 1))
+    }
+  }
+})
+
+it('many small results in a row stay intact across collections', () => {
+  const { index, handles } = diagonal(Grid, 1000)
+  const kept = []
+  for (let round = 0; round < 20000; round++) {
+    const at = round % 999
+    const { offsets, hits } = index.overlappingMany(handles.subarray(at, at + 2))
+    if (round % 1000 === 0) kept.push([at, offsets, hits])
+  }
+  for (const [at, offsets, hits] of kept) {
+    assert.deepEqual(Array.from(offsets), [0, at > 0 ? 2 : 1, at > 0 ? 4 : 3])
+    assert.ok(hits.includes(handles[at + 1]))
+  }
+})
