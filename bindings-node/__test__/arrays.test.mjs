@@ -3,6 +3,8 @@
 // plain typed arrays of their own, with the right values, on either side of the line.
 import { it } from 'node:test'
 import assert from 'node:assert/strict'
+import v8 from 'node:v8'
+import vm from 'node:vm'
 import { Grid, Quadtree } from 'flatquad'
 
 // Elements on a diagonal, each touching the next: element i meets i - 1 and i + 1.
@@ -41,6 +43,7 @@ it('handles() and idsOf() on both sides of the copy limit', () => {
     found.fill(0)
     listed.fill(-1)
     assert.deepEqual(index.idsOf(handles), ids)
+    assert.deepEqual(Array.from(index.handles()).sort((a, b) => a - b), Array.from(handles).sort((a, b) => a - b))
   }
 })
 
@@ -61,16 +64,27 @@ it('overlappingMany rows on both sides of the copy limit match single queries', 
   }
 })
 
-it('many small results in a row stay intact across collections', () => {
-  const { index, handles } = diagonal(Grid, 1000)
+it('small results stay intact through full collections', async () => {
+  v8.setFlagsFromString('--expose-gc')
+  const gc = vm.runInNewContext('gc')
+  const n = 1000
+  const { index, handles } = diagonal(Grid, n)
+  // The neighbours of element i on the diagonal: i - 1 and i + 1, where they exist.
+  const degree = (i) => (i > 0) + (i < n - 1)
   const kept = []
   for (let round = 0; round < 20000; round++) {
-    const at = round % 999
+    const at = round % (n - 1)
     const { offsets, hits } = index.overlappingMany(handles.subarray(at, at + 2))
-    if (round % 1000 === 0) kept.push([at, offsets, hits])
+    if (round % 1000 === 0 || (at === n - 2 && round > 15000)) kept.push([at, offsets, hits])
+    if (round % 5000 === 0) gc()
   }
+  gc()
+  await new Promise((resolve) => setImmediate(resolve))
+  gc()
+  assert.ok(kept.some(([at]) => at === n - 2), 'a pair with the last element is kept')
   for (const [at, offsets, hits] of kept) {
-    assert.deepEqual(Array.from(offsets), [0, at > 0 ? 2 : 1, at > 0 ? 4 : 3])
-    assert.ok(hits.includes(handles[at + 1]))
+    assert.deepEqual(Array.from(offsets), [0, degree(at), degree(at) + degree(at + 1)])
+    assert.ok(hits.subarray(0, offsets[1]).includes(handles[at + 1]))
+    assert.ok(hits.subarray(offsets[1]).includes(handles[at]))
   }
 })

@@ -18,6 +18,7 @@ use crate::objects::{
     BulkResult, Filter, JoinResult, NearestManyResult, Neighbor, NodeInfo, Nodes, QueryManyResult,
     RayHit, Rectangle, Stats,
 };
+use crate::typed::Typed;
 
 /// `shared_methods!(Class, core type, "'Class'")`: the methods every 2D class
 /// has, declared on `Class` (whose field `index` is the [`Index`]).

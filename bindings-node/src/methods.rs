@@ -100,7 +100,7 @@ macro_rules! methods {
             /// Every pair of elements whose closed rectangles meet, each pair once:
             /// `[a0, b0, a1, b1, ...]`, 2 handles per pair.
             #[napi(catch_unwind, ts_return_type = "Float64Array")]
-            pub fn pairs(&self, env: &Env) -> napi::Result<crate::typed::Typed<f64>> {
+            pub fn pairs(&self, env: &Env) -> napi::Result<Typed<f64>> {
                 self.index.pairs(env)
             }
 
@@ -116,7 +116,7 @@ macro_rules! methods {
                 &self,
                 env: &Env,
                 handle: Unknown<'_>,
-            ) -> napi::Result<crate::typed::Typed<f64>> {
+            ) -> napi::Result<Typed<f64>> {
                 self.index.overlapping(env, &handle)
             }
 
@@ -254,7 +254,7 @@ macro_rules! methods {
 
             /// The handles of every element, in storage order.
             #[napi(catch_unwind, ts_return_type = "Float64Array")]
-            pub fn handles(&self, env: &Env) -> napi::Result<crate::typed::Typed<f64>> {
+            pub fn handles(&self, env: &Env) -> napi::Result<Typed<f64>> {
                 self.index.handles(env)
             }
 
@@ -265,7 +265,7 @@ macro_rules! methods {
                 ts_args_type = "handles: Float64Array",
                 ts_return_type = "Uint32Array"
             )]
-            pub fn ids_of(&self, env: &Env, handles: Unknown<'_>) -> napi::Result<crate::typed::Typed<u32>> {
+            pub fn ids_of(&self, env: &Env, handles: Unknown<'_>) -> napi::Result<Typed<u32>> {
                 self.index.ids_of(env, &handles)
             }
 
@@ -290,7 +290,7 @@ macro_rules! methods {
                 env: &Env,
                 rects: Unknown<'_>,
                 ids: Option<Unknown<'_>>,
-            ) -> napi::Result<crate::typed::Typed<f64>> {
+            ) -> napi::Result<Typed<f64>> {
                 self.index.insert_many(env, &rects, ids.as_ref())
             }
 
@@ -411,7 +411,7 @@ macro_rules! methods {
                 $(#[napi(ts_arg_type = "number")] $corner: Unknown<'_>,)+
                 #[napi(ts_arg_type = "Handle | null")] omit: Option<Unknown<'_>>,
                 #[napi(ts_arg_type = "number | null")] mask: Option<Unknown<'_>>,
-            ) -> napi::Result<crate::typed::Typed<f64>> {
+            ) -> napi::Result<Typed<f64>> {
                 self.index
                     .query(env, &[$(&$corner),+], omit.as_ref(), mask.as_ref())
             }
@@ -426,7 +426,7 @@ macro_rules! methods {
                 $(#[napi(ts_arg_type = "number")] $axis: Unknown<'_>,)+
                 #[napi(ts_arg_type = "Handle | null")] omit: Option<Unknown<'_>>,
                 #[napi(ts_arg_type = "number | null")] mask: Option<Unknown<'_>>,
-            ) -> napi::Result<crate::typed::Typed<f64>> {
+            ) -> napi::Result<Typed<f64>> {
                 self.index
                     .query_point(env, &[$(&$axis),+], omit.as_ref(), mask.as_ref())
             }
@@ -445,7 +445,7 @@ macro_rules! methods {
                 $(#[napi(ts_arg_type = "number")] $axis: Unknown<'_>,)+
                 #[napi(ts_arg_type = "number")] radius: Unknown<'_>,
                 #[napi(ts_arg_type = "number | null")] mask: Option<Unknown<'_>>,
-            ) -> napi::Result<crate::typed::Typed<f64>> {
+            ) -> napi::Result<Typed<f64>> {
                 self.index
                     .query_circle(env, &[$(&$axis),+], &radius, mask.as_ref())
             }

@@ -12,6 +12,7 @@ use crate::methods::methods;
 use crate::objects::{
     Box3, Filter, NearestManyResult, Neighbor, NodeInfo3, Nodes, QueryManyResult, RayHit, Stats,
 };
+use crate::typed::Typed;
 
 /// An octree over boxes `[x1, x2] × [y1, y2] × [z1, z2]`: the quadtree in 3D,
 /// with the same methods, each taking 6 coordinates per box (batches: 6

@@ -1,10 +1,10 @@
 //! Typed arrays handed back to JavaScript.
 //!
-//! napi-rs's own (`Float64Array::new(vec)`) give V8 the `Vec` as an external
-//! buffer: a finalizer, a global handle and an external-memory report each,
-//! then a free when the collector finds it. That bookkeeping was a third of
-//! what a call cost beyond its queries: an empty `overlappingMany` (two
-//! arrays) took 1,580 ns, and takes 1,050 with the arrays copied. So an array
+//! napi-rs's own arrays (`Float64Array::new(vec)`) give V8 the `Vec` as an
+//! external buffer: a finalizer, a global handle and an external-memory report
+//! each, then a free when the collector finds it. That bookkeeping was a third
+//! of an empty call: an empty `overlappingMany` (two arrays) took 1,580 ns,
+//! and takes 1,050 with the arrays copied. So an array
 //! of up to [`COPY_UP_TO`] bytes is copied into a buffer V8 allocates; a
 //! larger one is still handed over, its one pass of conversion not doubled by
 //! a copy (the limit is a guess: copying everything measured level within this
@@ -22,7 +22,7 @@ use napi::{check_status, sys, ValueType};
 const COPY_UP_TO: usize = 64 * 1024;
 
 /// A number type a typed array holds.
-pub trait Element: Copy + Sized + 'static {
+pub trait Element: Copy + 'static {
     const KIND: TypedArrayType;
     /// The JavaScript class, as TypeScript names it.
     const NAME: &'static str;
@@ -56,12 +56,6 @@ pub struct Typed<T: Element>(Vec<T>);
 impl<T: Element> Typed<T> {
     pub(crate) fn new(values: Vec<T>) -> Self {
         Typed(values)
-    }
-}
-
-impl<T: Element> FromIterator<T> for Typed<T> {
-    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
-        Typed(iter.into_iter().collect())
     }
 }
 
