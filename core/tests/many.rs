@@ -110,6 +110,75 @@ fn overlapping_many_matches_query_many_with_own_rectangles<T: Subject>(make: fn(
     assert_eq!(rows(&o1, &h1), rows(&o2, &h2));
 }
 
+/// A batch of plain element queries is answered as `overlapping_many`: the same
+/// rows as one query each, whole batches (one pair walk) and partial ones, on
+/// one thread and (with `rayon`) many; a stale handle is refused at its index
+/// with nothing written; a mask or an omit anywhere takes the general path,
+/// with the same rows.
+fn element_batches_match_single_queries<T: Subject>(make: fn(Rect) -> T) {
+    let (mut tree, elements, _) = sample(make);
+    let (stale, _) = elements[5];
+    tree.remove(stale).unwrap();
+    let handles: Vec<Handle> = elements
+        .iter()
+        .map(|(h, _)| *h)
+        .filter(|h| *h != stale)
+        .collect();
+    let single = |batch: &[Query<Rect>]| -> Vec<BTreeSet<Handle>> {
+        let mut found = Vec::new();
+        batch
+            .iter()
+            .map(|q| {
+                tree.query(q, &mut found).unwrap();
+                found.iter().copied().collect()
+            })
+            .collect()
+    };
+    let (mut offsets, mut hits) = (Vec::new(), Vec::new());
+    for batch in [&handles[..], &handles[..300], &handles[1000..1001]] {
+        let mut queries: Vec<Query<Rect>> = batch.iter().map(|&h| Query::element(h)).collect();
+        let want = single(&queries);
+        tree.query_many(&queries, &mut offsets, &mut hits).unwrap();
+        assert_eq!(rows(&offsets, &hits), want, "{} queries", batch.len());
+        #[cfg(feature = "rayon")]
+        {
+            tree.par_query_many(&queries, &mut offsets, &mut hits)
+                .unwrap();
+            assert_eq!(
+                rows(&offsets, &hits),
+                want,
+                "{} queries on threads",
+                batch.len()
+            );
+        }
+        // One query with a mask or an omit: not a plain batch, the same rows.
+        if let Some(last) = queries.last_mut() {
+            *last = last.omit(batch[0]);
+        }
+        let want = single(&queries);
+        tree.query_many(&queries, &mut offsets, &mut hits).unwrap();
+        assert_eq!(
+            rows(&offsets, &hits),
+            want,
+            "{} queries, one omitting",
+            batch.len()
+        );
+    }
+    let mut bad: Vec<Query<Rect>> = handles.iter().map(|&h| Query::element(h)).collect();
+    bad[17] = Query::element(stale);
+    let (mut offsets, mut hits) = (vec![7], vec![handles[0]]);
+    let e = tree.query_many(&bad, &mut offsets, &mut hits).unwrap_err();
+    assert!(matches!(e, Error::InBatch { index: 17, .. }), "{e:?}");
+    #[cfg(feature = "rayon")]
+    {
+        let e = tree
+            .par_query_many(&bad, &mut offsets, &mut hits)
+            .unwrap_err();
+        assert!(matches!(e, Error::InBatch { index: 17, .. }), "{e:?}");
+    }
+    assert_eq!((offsets, hits), (vec![7], vec![handles[0]]));
+}
+
 fn query_many_refuses_bad_batches_and_writes_nothing<T: Subject>(make: fn(Rect) -> T) {
     let (tree, elements, queries) = sample(make);
     let (mut offsets, mut hits) = (vec![7], vec![elements[0].0]);
@@ -447,6 +516,7 @@ per_structure! {
     loose_quadtree: |world| LooseQuadtree::new(world, 4, 7);
     query_many_matches_brute_force_with_and_without_omit,
     overlapping_many_matches_query_many_with_own_rectangles,
+    element_batches_match_single_queries,
     query_many_refuses_bad_batches_and_writes_nothing,
 }
 

@@ -11,7 +11,7 @@ use std::ops::ControlFlow;
 
 use flatquad_core::{
     Bounds, BoxCast, Error, Filter, Handle, Neighbor, NodeInfo, Query, Ray, RayControl, RayHit,
-    Shape, SpatialIndex,
+    SpatialIndex,
 };
 
 use crate::boundary::*;
@@ -379,24 +379,13 @@ pub(crate) unsafe fn query_each<W: Shell>(
     })
 }
 
-/// The handles of a batch of element queries with no mask and nothing left
-/// out (each [`SpatialIndex::overlapping_many`]'s query), or `None`.
-fn plain_elements<D: Describe>(descs: &[D]) -> Option<Vec<Handle>> {
-    descs
-        .iter()
-        .map(|desc| match desc.shape()? {
-            Shape::Element(handle) if desc.is_plain() => Some(handle),
-            _ => None,
-        })
-        .collect()
-}
-
 /// `count` queries in compressed rows. The descriptions are converted first,
 /// then the core checks and answers them all (on rayon's threads when the
 /// batch is big; a big batch of plain rectangles in spatial order, see
 /// [`Batch`]; a batch of plain element queries, the per-agent queries of a
-/// collision loop, as the core's `par_overlapping_many`); `out_bad_index`
-/// gets the first refused, whether for an unknown kind or for its shape.
+/// collision loop, as `overlapping_many`, by the core's own batch query);
+/// `out_bad_index` gets the first refused, whether for an unknown kind or for
+/// its shape.
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn query_many<W: Shell>(
     tree: *const W,
@@ -420,16 +409,6 @@ pub(crate) unsafe fn query_many<W: Shell>(
     out.fill(
         count,
         |offsets, hits| {
-            if let Some(handles) = plain_elements(descs) {
-                // What `overlapping_many` answers, with its slots fetched
-                // ahead (and a batch of a quarter of the elements or more by
-                // one pair walk): uniform-100k, 16,384 a call on 2 threads,
-                // 10.6 ms a frame through the general path, 5.8 this way (the
-                // Rust demo: 5.0).
-                return tree
-                    .par_overlapping_many(&handles, offsets, hits)
-                    .map_err(|error| batch_error(error, out_bad_index));
-            }
             if let Some(done) = tree.bulk(descs, offsets, hits) {
                 return done.map_err(|error| batch_error(error, out_bad_index));
             }

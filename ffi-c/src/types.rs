@@ -498,9 +498,8 @@ pub(crate) trait Shell: DerefMut<Target = Held<Self::Index>> + Sized + 'static {
 /// way: the 2D tree sends a big batch of plain rectangles (no mask, nothing
 /// omitted: what `qt_query_bulk` took) through `join::query_bulk`, which
 /// answers it in the Z-order of the rectangles and puts the rows back. Any
-/// other batch but one of plain element queries (taken off before, for every
-/// tree type: `shared::query_many`) is converted and given to the core's
-/// batch query.
+/// other batch is converted and given to the core's batch query (which
+/// answers one of plain element queries as `overlapping_many`).
 pub(crate) trait Batch: SpatialIndex + Sync {
     /// The tree type's C query description.
     type Desc: Describe<BoxType = Self::Bounds>;

@@ -576,6 +576,12 @@ pub trait SpatialIndex: Structure + Sized {
     /// # Ok::<(), flatquad::Error>(())
     /// ```
     ///
+    /// A batch of element queries alone, with no mask and nothing left out
+    /// (a collision loop's per-agent queries), is answered as
+    /// [`overlapping_many`](SpatialIndex::overlapping_many) of their handles:
+    /// the same rows, the slots fetched ahead, a batch of most elements by one
+    /// pair walk (it takes a list of the handles, allocated per call).
+    ///
     /// # Errors
     /// The first bad query's error (see [`visit`](SpatialIndex::visit)) inside
     /// [`Error::InBatch`]. Nothing is written then.
@@ -585,6 +591,9 @@ pub trait SpatialIndex: Structure + Sized {
         offsets: &mut Vec<usize>,
         hits: &mut Vec<Handle>,
     ) -> Result<(), Error> {
+        if let Some(handles) = query::plain_elements(queries) {
+            return self.overlapping_many(&handles, offsets, hits);
+        }
         query::check_all(self, queries)?;
         offsets.clear();
         hits.clear();

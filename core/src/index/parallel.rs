@@ -32,6 +32,9 @@ pub(crate) fn query_many<T: SpatialIndex + Sync>(
     offsets: &mut Vec<usize>,
     hits: &mut Vec<Handle>,
 ) -> Result<(), Error> {
+    if let Some(handles) = query::plain_elements(queries) {
+        return overlapping_many(index, &handles, offsets, hits);
+    }
     if queries.len() < PAR_QUERY_MIN_RECTS || rayon::current_num_threads() == 1 {
         return index.query_many(queries, offsets, hits);
     }

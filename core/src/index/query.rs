@@ -314,6 +314,26 @@ where
     }
 }
 
+/// The handles of a batch made only of element queries with no mask and
+/// nothing left out (a collision loop's per-agent queries), which
+/// [`SpatialIndex::overlapping_many`] answers with the same rows, its slots
+/// fetched ahead and a batch of most elements by one pair walk; `None` for
+/// any other batch (found at its first other query) or an empty one.
+pub(crate) fn plain_elements<B: Bounds>(queries: &[Query<B>]) -> Option<Vec<Handle>> {
+    if queries.is_empty() {
+        return None;
+    }
+    queries
+        .iter()
+        .map(|query| match query.shape {
+            Shape::Element(handle) if query.mask == Filter::ALL && query.omit.is_none() => {
+                Some(handle)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// Checks every query of a batch: the first bad one's error, inside
 /// [`Error::InBatch`].
 pub(crate) fn check_all<T>(index: &T, queries: &[Query<T::Bounds>]) -> Result<(), Error>
