@@ -537,6 +537,7 @@ impl Index for FlatquadIndex {
 /// The octree under the 3D agents workload ([`crate::workload::Layout::Uniform3d`]):
 /// the same frame as [`FlatquadIndex`]'s.
 pub struct OctreeIndex {
+    name: &'static str,
     size: f32,
     max_elements: u32,
     max_depth: Option<u32>,
@@ -548,6 +549,7 @@ impl OctreeIndex {
     /// [`default_max_depth`].
     pub fn new(size: f32, max_elements: u32, max_depth: Option<u32>) -> Self {
         OctreeIndex {
+            name: "flatquad octree",
             size,
             max_elements,
             max_depth,
@@ -562,9 +564,14 @@ impl OctreeIndex {
     }
 
     /// The frame's queries and pair walk on `threads` threads of the rayon
-    /// pool the caller installs (see [`FlatquadConfig::threads`]).
+    /// pool the caller installs (see [`FlatquadConfig::threads`]); above one
+    /// thread its name says how many, as [`FlatquadIndex`]'s does.
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.frames.threads = threads.max(1);
+        if threads > 1 {
+            // A few names a process, for the tables.
+            self.name = Box::leak(format!("flatquad octree ({threads} threads)").into_boxed_str());
+        }
         self
     }
 
@@ -576,7 +583,7 @@ impl OctreeIndex {
 
 impl Index for OctreeIndex {
     fn name(&self) -> &'static str {
-        "flatquad octree"
+        self.name
     }
 
     fn supports(&self, mode: Mode) -> bool {

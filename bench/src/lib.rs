@@ -26,6 +26,7 @@ pub mod oracle;
 pub mod peers;
 pub mod picture;
 pub mod runner;
+pub mod targets;
 pub mod workload;
 
 pub use flatquad_index::{FlatquadIndex, OctreeIndex};

@@ -21,7 +21,7 @@ use std::process::ExitCode;
 
 use flatquad_bench::flatquad_index::{FlatquadConfig, FlatquadIndex, OctreeIndex, STRUCTURES};
 use flatquad_bench::workload::{scenario_names, SCENARIOS};
-use flatquad_bench::{machine, oracle, peers, run, scenario, GridIndex, Index, Report};
+use flatquad_bench::{machine, oracle, peers, run, scenario, targets, GridIndex, Index, Report};
 use flatquad_bench::{BenchError, Scenario};
 
 struct Args {
@@ -121,10 +121,20 @@ struct Row {
 
 /// Every implementation for one scenario, flatquad's structures first.
 fn implementations(s: &Scenario, config: FlatquadConfig, threads: usize) -> Vec<Box<dyn Index>> {
+    // A few names a process, for the table.
+    let name = |base: &str| -> &'static str {
+        Box::leak(format!("{base} ({threads} threads)").into_boxed_str())
+    };
+    let octree = || OctreeIndex::new(s.size, config.max_elements(), config.max_depth);
     if s.dimensions() == 3 {
-        let octree = OctreeIndex::new(s.size, config.max_elements(), config.max_depth);
-        let mut all: Vec<Box<dyn Index>> = vec![Box::new(octree)];
+        let mut all: Vec<Box<dyn Index>> = vec![Box::new(octree())];
         all.extend(peers::all_3d());
+        if threads > 1 {
+            all.push(Box::new(octree().with_threads(threads)));
+            all.push(Box::new(
+                peers::Parry3dIndex::new().with_threads(threads, name("parry3d-bvh")),
+            ));
+        }
         return all;
     }
     let mut all: Vec<Box<dyn Index>> = STRUCTURES
@@ -143,10 +153,6 @@ fn implementations(s: &Scenario, config: FlatquadConfig, threads: usize) -> Vec<
     all.push(Box::new(GridIndex::new(s.size, GridIndex::DEFAULT_FACTOR)));
     all.extend(peers::all(s.size));
     if threads > 1 {
-        // A few names a process, for the table.
-        let name = |base: &str| -> &'static str {
-            Box::leak(format!("{base} ({threads} threads)").into_boxed_str())
-        };
         for (_, structure, max_extent) in STRUCTURES {
             all.push(Box::new(FlatquadIndex::new(
                 s.size,
@@ -163,6 +169,9 @@ fn implementations(s: &Scenario, config: FlatquadConfig, threads: usize) -> Vec<
         ));
         all.push(Box::new(
             peers::BroccoliIndex::new().with_threads(threads, name("broccoli")),
+        ));
+        all.push(Box::new(
+            peers::ParryIndex::new().with_threads(threads, name("parry2d-bvh")),
         ));
     }
     all
@@ -442,6 +451,8 @@ fn markdown(rows: &[Row], args: &Args) -> String {
         let _ = writeln!(md, "| {} |", cells(row).join(" | "));
     }
     let _ = writeln!(md, "\n{}", peak_rss());
+    let reports: Vec<&Report> = rows.iter().map(|row| &row.report).collect();
+    md += &targets::markdown(&targets::issue_20_targets(&reports, args.threads));
     md
 }
 
@@ -492,6 +503,11 @@ fn main() -> ExitCode {
     );
     print_table(&rows);
     println!("{}", peak_rss());
+    let reports: Vec<&Report> = rows.iter().map(|row| &row.report).collect();
+    for t in targets::issue_20_targets(&reports, args.threads) {
+        let mark = if t.met { "met   " } else { "MISSED" };
+        println!("{mark} {}: {}", t.what, t.measured);
+    }
     if let Some(path) = &args.markdown {
         let kept = kept_sections(path);
         if let Err(e) = std::fs::write(path, markdown(&rows, &args) + &kept) {

@@ -408,7 +408,33 @@ fn table(rows: &[Row], runs: usize, queries: usize) -> String {
             );
         }
     }
-    md
+    md + &ray_target(rows)
+}
+
+/// Issue 20's ray target, marked from this run: the fastest flatquad
+/// structure's first hits ahead of parry2d's.
+fn ray_target(rows: &[Row]) -> String {
+    let rays = || rows.iter().filter(|r| r.mode == Mode::Ray);
+    let ours = rays()
+        .filter(|r| r.name.starts_with("flatquad"))
+        .min_by(|a, b| a.ms.total_cmp(&b.ms));
+    let parry = rays().find(|r| r.name == "parry2d");
+    let (Some(ours), Some(parry)) = (ours, parry) else {
+        return String::new();
+    };
+    format!(
+        "\nTarget of issue 20, ray casts' first hit ahead of parry2d: {} in this run \
+         ({} {:.1} ms against parry2d's {:.1}, {:.2}× ahead).\n",
+        if ours.ms < parry.ms {
+            "met"
+        } else {
+            "**missed**"
+        },
+        ours.name,
+        ours.ms,
+        parry.ms,
+        parry.ms / ours.ms
+    )
 }
 
 /// `path` with the section titled [`TITLE`] replaced by `section` (appended if

@@ -7,9 +7,10 @@
 macro_rules! parry_index {
     ($module:ident, $krate:ident, $index:ident, $name:literal, $dims:literal) => {
         mod $module {
+            use rayon::prelude::*;
             use $krate::bounding_volume::Aabb as ParryAabb;
-            use $krate::math::Vector;
-            use $krate::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
+            use $krate::math::{Real, Vector};
+            use $krate::partitioning::{Bvh, BvhBuildStrategy, BvhLeafUpdateStatus, BvhWorkspace};
 
             use crate::workload::{Aabb, Agents};
             use crate::{unsupported, BenchError, Index, Mode};
@@ -23,16 +24,64 @@ macro_rules! parry_index {
             /// rectangles and parry's node test (`mins <= other.maxs && maxs >= other.mins`) is
             /// the closed test: no post-filter needed. Static scenarios: `intersect_aabb` per
             /// query on the tree `Bvh::from_leaves` built, a point being a zero-size box.
-            #[derive(Default)]
+            ///
+            /// With [`with_threads`]($index::with_threads), parry's own parallel calls (its
+            /// `parallel` feature) in the rayon pool the caller installs:
+            /// `insert_or_update_batch_partially_parallel`, `refit_parallel` (the same tree as
+            /// `refit`), `traverse_bvtt_single_tree_parallel` (the serial walk's pairs, in its
+            /// order, as a `Vec`), and per agent one `intersect_aabb` an agent over rayon's
+            /// `par_iter`. the static queries likewise. `optimize_incremental` has no parallel version and stays
+            /// serial.
             pub struct $index {
+                name: &'static str,
+                threads: usize,
                 bvh: Bvh,
                 workspace: BvhWorkspace,
+                /// The parallel update's batch and statuses, kept between frames.
+                updates: Vec<(ParryAabb, u32, Real)>,
+                statuses: Vec<BvhLeafUpdateStatus>,
+            }
+
+            impl Default for $index {
+                fn default() -> Self {
+                    $index {
+                        name: $name,
+                        threads: 1,
+                        bvh: Bvh::default(),
+                        workspace: BvhWorkspace::default(),
+                        updates: Vec::new(),
+                        statuses: Vec::new(),
+                    }
+                }
             }
 
             impl $index {
                 /// An empty adapter.
                 pub fn new() -> Self {
                     Self::default()
+                }
+
+                /// The adapter on `threads` threads (parry's parallel calls when above 1),
+                /// named `name` in the table.
+                pub fn with_threads(mut self, threads: usize, name: &'static str) -> Self {
+                    self.threads = threads.max(1);
+                    self.name = name;
+                    self
+                }
+
+                /// The total hits of one `intersect_aabb` a query, over rayon's `par_iter`
+                /// on threads.
+                fn count_hits<Q: Sync>(
+                    &self,
+                    queries: &[Q],
+                    to_aabb: impl Fn(&Q) -> ParryAabb + Sync,
+                ) -> u64 {
+                    let hits = |q: &Q| self.bvh.intersect_aabb(&to_aabb(q)).count() as u64;
+                    if self.threads > 1 {
+                        queries.par_iter().map(hits).sum()
+                    } else {
+                        queries.iter().map(hits).sum()
+                    }
                 }
             }
 
@@ -43,7 +92,7 @@ macro_rules! parry_index {
 
             impl Index for $index {
                 fn name(&self) -> &'static str {
-                    $name
+                    self.name
                 }
 
                 fn supports(&self, mode: Mode) -> bool {
@@ -63,29 +112,46 @@ macro_rules! parry_index {
                 }
 
                 fn update(&mut self, agents: &Agents) -> Result<(), BenchError> {
-                    for id in 0..agents.len() {
-                        self.bvh
-                            .insert_or_update_partially(aabb(agents, id), id as u32, 0.0);
+                    if self.threads > 1 {
+                        self.updates.clear();
+                        self.updates
+                            .extend((0..agents.len()).map(|id| (aabb(agents, id), id as u32, 0.0)));
+                        self.bvh.insert_or_update_batch_partially_parallel(
+                            &self.updates,
+                            &mut self.statuses,
+                        );
+                        self.bvh.refit_parallel(&mut self.workspace);
+                    } else {
+                        for id in 0..agents.len() {
+                            self.bvh
+                                .insert_or_update_partially(aabb(agents, id), id as u32, 0.0);
+                        }
+                        self.bvh.refit(&mut self.workspace);
                     }
-                    self.bvh.refit(&mut self.workspace);
                     self.bvh.optimize_incremental(&mut self.workspace);
                     Ok(())
                 }
 
                 fn per_agent(&mut self, agents: &Agents) -> Result<u64, BenchError> {
-                    let mut hits = 0u64;
-                    for id in 0..agents.len() {
-                        let query = aabb(agents, id);
-                        hits += self
-                            .bvh
-                            .intersect_aabb(&query)
+                    let bvh = &self.bvh;
+                    let hits_of = |id: usize| {
+                        bvh.intersect_aabb(&aabb(agents, id))
                             .filter(|&leaf| leaf as usize != id)
-                            .count() as u64;
-                    }
-                    Ok(hits)
+                            .count() as u64
+                    };
+                    Ok(if self.threads > 1 {
+                        (0..agents.len()).into_par_iter().map(hits_of).sum()
+                    } else {
+                        (0..agents.len()).map(hits_of).sum()
+                    })
                 }
 
                 fn all_pairs(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
+                    if self.threads > 1 {
+                        return Ok(
+                            self.bvh.traverse_bvtt_single_tree_parallel::<false>().len() as u64
+                        );
+                    }
                     let mut pairs = 0u64;
                     self.bvh
                         .traverse_bvtt_single_tree::<false>(&mut self.workspace, &mut |_, _| {
@@ -98,26 +164,20 @@ macro_rules! parry_index {
                     if $dims != 2 {
                         return Err(unsupported(self.name(), Mode::RectQueries));
                     }
-                    let mut hits = 0u64;
-                    for q in queries {
+                    Ok(self.count_hits(queries, |q| {
                         let (lo, hi) = ([q.x1, q.y1], [q.x2, q.y2]);
-                        let query =
-                            ParryAabb::new(Vector::from_slice(&lo), Vector::from_slice(&hi));
-                        hits += self.bvh.intersect_aabb(&query).count() as u64;
-                    }
-                    Ok(hits)
+                        ParryAabb::new(Vector::from_slice(&lo), Vector::from_slice(&hi))
+                    }))
                 }
 
                 fn point_queries(&mut self, points: &[[f32; 2]]) -> Result<u64, BenchError> {
                     if $dims != 2 {
                         return Err(unsupported(self.name(), Mode::PointQueries));
                     }
-                    let mut hits = 0u64;
-                    for point in points {
+                    Ok(self.count_hits(points, |point| {
                         let p = Vector::from_slice(point);
-                        hits += self.bvh.intersect_aabb(&ParryAabb::new(p, p)).count() as u64;
-                    }
-                    Ok(hits)
+                        ParryAabb::new(p, p)
+                    }))
                 }
 
                 fn bytes(&self) -> Option<usize> {
