@@ -1997,6 +1997,15 @@ enum qt_status qt_tracker_reset(struct qt_tracker *tracker);
  */
 enum qt_status qt_test_panic(struct qt_tree *tree);
 
+/**
+ * **Testing only**: [`qt_test_panic`] with the panic on a worker thread of
+ * the pool the batch calls run on (rayon's), which hands it back to the
+ * calling thread as it would a batch call's: `QT_PANIC` all the same, and a
+ * tree given is left poisoned. Returns `QT_OK`, without panicking, if the
+ * work ran on the calling thread instead (so a test can tell).
+ */
+enum qt_status qt_test_panic_on_worker(struct qt_tree *tree);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

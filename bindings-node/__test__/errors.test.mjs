@@ -378,7 +378,7 @@ for (const { name, Class, small } of CLASSES) {
 }
 
 describe('panics', () => {
-  it('become exceptions and never abort the process; a panic while changing an index poisons it', () => {
+  it('become exceptions and never abort the process, on the calling thread or a worker; a panic while changing an index poisons it', () => {
     // In a child process, so an abort would show as its exit status.
     const script = `
       const flatquad = require('flatquad')
@@ -396,6 +396,13 @@ describe('panics', () => {
         const fresh = new flatquad[name]({ x: 0, y: 0, width: 10, height: 10 })
         fresh.insert(0, 0, 1, 1)
         out.push(['fresh', fresh.size])
+        // The same on a worker thread of the batch calls' pool.
+        const w = new flatquad[name]({ x: 0, y: 0, width: 10, height: 10 })
+        w.insert(1, 1, 2, 2)
+        try { w.__panicForTests(false, true) } catch (e) { out.push(['worker read', e.code]) }
+        out.push(['after worker read panic', w.size, w.query(0, 0, 10, 10).length])
+        try { w.__panicForTests(true, true) } catch (e) { out.push(['worker write', e.code]) }
+        try { w.size; out.push(['worker poisoned', 'no error']) } catch (e) { out.push(['worker poisoned', e.code]) }
       }
       console.log(JSON.stringify(out))
     `
@@ -406,6 +413,9 @@ describe('panics', () => {
     })
     assert.equal(child.status, 0, `child exited with ${child.status} ${child.signal}: ${child.stderr}`)
     assert.match(child.stderr, /deliberate test panic/) // Rust's panic message, on stderr
+    // The worker-thread panics did happen on a worker (the hook says where it ran).
+    assert.match(child.stderr, /deliberate test panic on a worker thread/)
+    assert.doesNotMatch(child.stderr, /on the calling thread/)
     const perClass = [
       ['read', 'ERR_FLATQUAD_PANIC'],
       ['after read panic', 1, 1],
@@ -415,6 +425,10 @@ describe('panics', () => {
       ['poisoned', 'ERR_FLATQUAD_POISONED', true],
       ['poisoned', 'ERR_FLATQUAD_POISONED', true],
       ['fresh', 1],
+      ['worker read', 'ERR_FLATQUAD_PANIC'],
+      ['after worker read panic', 1, 1],
+      ['worker write', 'ERR_FLATQUAD_PANIC'],
+      ['worker poisoned', 'ERR_FLATQUAD_POISONED'],
     ]
     assert.deepEqual(JSON.parse(child.stdout), [
       ['export', true, 'deliberate test panic outside any guard'],

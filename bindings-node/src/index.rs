@@ -1178,12 +1178,38 @@ impl<T: Held> Index<T> {
     }
 
     /// Test hook: panics inside a call that reads (`mutating` false) or
-    /// changes the index.
-    pub(crate) fn panic_for_tests(&self, env: &Env, mutating: bool) -> napi::Result<()> {
+    /// changes the index; with `on_worker`, on one of rayon's threads, as a
+    /// batch call's work would.
+    pub(crate) fn panic_for_tests(
+        &self,
+        env: &Env,
+        mutating: bool,
+        on_worker: bool,
+    ) -> napi::Result<()> {
+        let panic = || {
+            if on_worker {
+                // From outside rayon's pool, `join` runs both halves on the
+                // pool's threads and resumes their panic on this one.
+                rayon::join(
+                    || (),
+                    || match rayon::current_thread_index() {
+                        Some(_) => panic!("deliberate test panic on a worker thread"),
+                        None => panic!("deliberate test panic on the calling thread"),
+                    },
+                );
+            }
+            panic!("deliberate test panic")
+        };
         if mutating {
-            self.write(env, "__panicForTests", |_| panic!("deliberate test panic"))
+            self.write(env, "__panicForTests", |_| {
+                panic();
+                Ok(())
+            })
         } else {
-            self.read(env, |_| panic!("deliberate test panic"))
+            self.read(env, |_| {
+                panic();
+                Ok(())
+            })
         }
     }
 }

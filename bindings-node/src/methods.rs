@@ -342,11 +342,19 @@ macro_rules! methods {
             }
 
             /// Test hook: panics inside a call that reads (`mutating` false) or
-            /// changes the index, so the tests can check that a panic becomes an
-            /// exception and poisons it. Not part of the API (absent from the typings).
+            /// changes the index, on the calling thread or (`onWorker`) on a
+            /// worker thread of the batch calls' pool, so the tests can check that
+            /// a panic becomes an exception and poisons it, wherever it happens.
+            /// Not part of the API (absent from the typings).
             #[napi(js_name = "__panicForTests", skip_typescript, catch_unwind)]
-            pub fn panic_for_tests(&self, env: &Env, mutating: bool) -> napi::Result<()> {
-                self.index.panic_for_tests(env, mutating)
+            pub fn panic_for_tests(
+                &self,
+                env: &Env,
+                mutating: bool,
+                on_worker: Option<bool>,
+            ) -> napi::Result<()> {
+                self.index
+                    .panic_for_tests(env, mutating, on_worker.unwrap_or(false))
             }
         }
 

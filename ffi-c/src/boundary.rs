@@ -283,3 +283,28 @@ pub unsafe extern "C" fn qt_test_panic(tree: *mut qt_tree) -> qt_status {
         panic!("qt_test_panic: a deliberate panic (testing only)");
     })
 }
+
+/// **Testing only**: [`qt_test_panic`] with the panic on a worker thread of
+/// the pool the batch calls run on (rayon's), which hands it back to the
+/// calling thread as it would a batch call's: `QT_PANIC` all the same, and a
+/// tree given is left poisoned. Returns `QT_OK`, without panicking, if the
+/// work ran on the calling thread instead (so a test can tell).
+#[no_mangle]
+pub unsafe extern "C" fn qt_test_panic_on_worker(tree: *mut qt_tree) -> qt_status {
+    guard(|| -> Status {
+        let _changing = match tree.is_null() {
+            true => None,
+            false => Some(tree_mut::<qt_tree>(tree)?),
+        };
+        // From outside the pool, `join` runs both halves on its threads.
+        rayon::join(
+            || (),
+            || {
+                if rayon::current_thread_index().is_some() {
+                    panic!("qt_test_panic_on_worker: a deliberate panic on a worker thread (testing only)");
+                }
+            },
+        );
+        Ok(())
+    })
+}

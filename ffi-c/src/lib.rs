@@ -64,7 +64,7 @@ mod boundary;
 
 mod shared;
 
-pub use boundary::qt_test_panic;
+pub use boundary::{qt_test_panic, qt_test_panic_on_worker};
 pub use filter::*;
 pub use grid::*;
 pub use inspect::*;

@@ -1703,6 +1703,17 @@ static void test_panic_boundary(void) {
     CHECK(qt_len(f.tree) == 0 && !qt_contains(f.tree, f.live[0]) && qt_kind_of(f.tree) == 0);
     CHECK(h == SENTINEL && total == 777 && c.calls == 0 && copy == NULL);
     qt_destroy(f.tree); /* still freed: the leak checker would say otherwise */
+
+    /* The same from a worker thread of the batch calls' pool (QT_OK would
+     * mean the panic never left the calling thread). */
+    fixture g = make_fixture();
+    CHECK_STATUS(qt_test_panic_on_worker(NULL), QT_PANIC);
+    CHECK(qt_len(g.tree) == g.nlive);
+    CHECK_STATUS(qt_test_panic_on_worker(g.tree), QT_PANIC);
+    CHECK_STATUS(qt_test_panic_on_worker(g.tree), QT_POISONED);
+    CHECK_STATUS(qt_move(g.tree, g.live[0], rect(0, 0, 1, 1)), QT_POISONED);
+    CHECK(qt_len(g.tree) == 0);
+    qt_destroy(g.tree);
 }
 
 /* ------------------------------------------------- query descriptions */
