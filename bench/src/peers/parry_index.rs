@@ -29,9 +29,9 @@ macro_rules! parry_index {
             /// `parallel` feature) in the rayon pool the caller installs:
             /// `insert_or_update_batch_partially_parallel`, `refit_parallel` (the same tree as
             /// `refit`), `traverse_bvtt_single_tree_parallel` (the serial walk's pairs, in its
-            /// order, as a `Vec`), and per agent one `intersect_aabb` an agent over rayon's
-            /// `par_iter`. the static queries likewise. `optimize_incremental` has no parallel version and stays
-            /// serial.
+            /// order, as a `Vec`), and per agent (and per static query) one `intersect_aabb`
+            /// each over rayon's `par_iter`. `optimize_incremental` has no parallel version
+            /// and stays serial.
             pub struct $index {
                 name: &'static str,
                 threads: usize,
