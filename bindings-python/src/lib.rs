@@ -35,6 +35,29 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(join::_str_ranks, m)?)?;
     m.add_function(wrap_pyfunction!(octree::_restore_octree, m)?)?;
     m.add_function(wrap_pyfunction!(join::_restore_boxes, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
+}
+
+/// Test hook: panics inside flatquad, on the calling thread or (`on_worker`)
+/// on a worker thread of the pool the batch calls run on (rayon's), with the
+/// GIL released as a batch call's work is, so the tests can check that both
+/// come back as the same exception and never abort Python. Not part of the API.
+#[pyfunction]
+fn _panic_for_tests(py: Python<'_>, on_worker: bool) {
+    py.detach(|| {
+        if on_worker {
+            // From outside the pool, `join` runs both halves on its threads and
+            // resumes their panic on this one.
+            rayon::join(
+                || (),
+                || match rayon::current_thread_index() {
+                    Some(_) => panic!("deliberate test panic on a worker thread"),
+                    None => panic!("deliberate test panic on the calling thread"),
+                },
+            );
+        }
+        panic!("deliberate test panic")
+    })
 }

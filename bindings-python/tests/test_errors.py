@@ -251,3 +251,22 @@ def test_stale_after_clear(make_index):
         tree.remove(h)
     # New elements never get an old handle back.
     assert tree.insert((1, 1, 2, 2)) != h
+
+
+def test_a_panic_on_a_worker_thread_is_the_same_exception_as_on_this_one(make_index):
+    """A panic inside flatquad (a bug, never bad input) comes back as PyO3's
+    PanicException wherever it happened: on this thread, or on a worker thread
+    of the batch calls' pool, whose panic rayon hands back to this one. Python
+    is not aborted, and an index made before is still there to use."""
+    index = make_index((0, 0, 10, 10))
+    h = index.insert((1, 1, 2, 2))
+    with pytest.raises(BaseException) as here:
+        flatquad._native._panic_for_tests(False)
+    with pytest.raises(BaseException) as there:
+        flatquad._native._panic_for_tests(True)
+    assert type(here.value).__name__ == "PanicException"
+    assert type(there.value) is type(here.value)
+    assert str(here.value) == "deliberate test panic"
+    # The hook says where its panic ran: on a worker, not on this thread.
+    assert str(there.value) == "deliberate test panic on a worker thread"
+    assert index.query((0, 0, 3, 3)) == [h]
