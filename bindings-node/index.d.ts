@@ -179,7 +179,8 @@ export declare class Grid {
   queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null): QueryManyResult
   /**
    * `nearest` for every point of `points` (2 numbers `x, y` each; an
-   * `Octree`'s 3) in one call, with the same `k` and options (no
+   * `Octree`'s 3) in one call to the core (on several threads for big
+   * batches), with the same `k` and options (no
    * `filter` callback): the neighbours of point `i` are at positions
    * `offsets[i]` to `offsets[i + 1]` of `handles`, `ids` and
    * `distances`, nearest first. A bad point is refused (the error's
@@ -490,7 +491,8 @@ export declare class LooseGrid {
   queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null): QueryManyResult
   /**
    * `nearest` for every point of `points` (2 numbers `x, y` each; an
-   * `Octree`'s 3) in one call, with the same `k` and options (no
+   * `Octree`'s 3) in one call to the core (on several threads for big
+   * batches), with the same `k` and options (no
    * `filter` callback): the neighbours of point `i` are at positions
    * `offsets[i]` to `offsets[i + 1]` of `handles`, `ids` and
    * `distances`, nearest first. A bad point is refused (the error's
@@ -807,7 +809,8 @@ export declare class LooseQuadtree {
   queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null): QueryManyResult
   /**
    * `nearest` for every point of `points` (2 numbers `x, y` each; an
-   * `Octree`'s 3) in one call, with the same `k` and options (no
+   * `Octree`'s 3) in one call to the core (on several threads for big
+   * batches), with the same `k` and options (no
    * `filter` callback): the neighbours of point `i` are at positions
    * `offsets[i]` to `offsets[i + 1]` of `handles`, `ids` and
    * `distances`, nearest first. A bad point is refused (the error's
@@ -1112,7 +1115,8 @@ export declare class Octree {
   queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null): QueryManyResult
   /**
    * `nearest` for every point of `points` (2 numbers `x, y` each; an
-   * `Octree`'s 3) in one call, with the same `k` and options (no
+   * `Octree`'s 3) in one call to the core (on several threads for big
+   * batches), with the same `k` and options (no
    * `filter` callback): the neighbours of point `i` are at positions
    * `offsets[i]` to `offsets[i + 1]` of `handles`, `ids` and
    * `distances`, nearest first. A bad point is refused (the error's
@@ -1446,7 +1450,8 @@ export declare class Quadtree {
   queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null): QueryManyResult
   /**
    * `nearest` for every point of `points` (2 numbers `x, y` each; an
-   * `Octree`'s 3) in one call, with the same `k` and options (no
+   * `Octree`'s 3) in one call to the core (on several threads for big
+   * batches), with the same `k` and options (no
    * `filter` callback): the neighbours of point `i` are at positions
    * `offsets[i]` to `offsets[i + 1]` of `handles`, `ids` and
    * `distances`, nearest first. A bad point is refused (the error's

@@ -1806,7 +1806,8 @@ enum qt_status qt_nearest_with(const struct qt_tree *tree,
  * `out_distances`, which may be NULL). `k` bounds each row, the output's
  * capacity is `capacity`; a `k` that `qt_nearest` refuses is refused here too.
  * Returns as `qt_nearest`, the index of the first bad point written to
- * `*out_bad_index` when that is not NULL.
+ * `*out_bad_index` when that is not NULL. Big batches (from 1,000 points)
+ * run on every core, through rayon's global pool, with the same rows.
  */
 enum qt_status qt_nearest_many(const struct qt_tree *tree,
                                const float *points,

@@ -172,6 +172,21 @@ const plain = (xs) => xs.map((x) => ({ ...x }))
 for (const kind of KINDS) {
   const n = kind.axes
   describe(`${kind.name} searches`, () => {
+    it('a big nearestMany batch (on every core) has the single searches\' rows', () => {
+      const next = rng(7919 + n)
+      const { index } = build(kind, next, 300)
+      const points = []
+      for (let q = 0; q < 2500; q++) points.push(randomPoint(next, n))
+      const { offsets, handles, distances } = index.nearestMany(new Float64Array(points.flat()), 3)
+      assert.equal(offsets.length, points.length + 1)
+      for (let i = 0; i < points.length; i += 7) {
+        const want = index.nearest(...points[i], 3)
+        const row = []
+        for (let j = offsets[i]; j < offsets[i + 1]; j++) row.push({ handle: handles[j], distance: distances[j] })
+        assert.deepEqual(row, want.map(({ handle, distance }) => ({ handle, distance })), `nearestMany ${i}`)
+      }
+    })
+
     it('nearest and nearestMany match the oracle, in order', () => {
       for (let seed = 1; seed <= 5; seed++) {
         const next = rng(seed * 104729 + n)

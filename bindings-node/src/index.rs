@@ -913,7 +913,7 @@ impl<T: Held> Index<T> {
             let options = args::search_options(options, false)?;
             let (mut offsets, mut found) = (Vec::new(), Vec::new());
             index
-                .nearest_many(
+                .par_nearest_many(
                     &points,
                     k,
                     options.max_distance,

@@ -219,7 +219,8 @@ macro_rules! methods {
             }
 
             /// `nearest` for every point of `points` (2 numbers `x, y` each; an
-            /// `Octree`'s 3) in one call, with the same `k` and options (no
+            /// `Octree`'s 3) in one call to the core (on several threads for big
+            /// batches), with the same `k` and options (no
             /// `filter` callback): the neighbours of point `i` are at positions
             /// `offsets[i]` to `offsets[i + 1]` of `handles`, `ids` and
             /// `distances`, nearest first. A bad point is refused (the error's

@@ -848,7 +848,7 @@ pub(crate) fn nearest_many<'py, T: Core>(
     let mask = self::mask(mask)?;
     let result = lock.read_with_gil_released(py, |index| {
         let (mut offsets, mut out) = (Vec::new(), Vec::new());
-        index.nearest_many(&points, k, max_distance, mask, &mut offsets, &mut out)?;
+        index.par_nearest_many(&points, k, max_distance, mask, &mut offsets, &mut out)?;
         let offsets: Vec<i64> = offsets.into_iter().map(|o| o as i64).collect();
         let handles: Vec<i64> = out.iter().map(|n| raw(n.handle)).collect();
         let distances: Vec<f64> = out.iter().map(|n| n.distance).collect();

@@ -220,6 +220,19 @@ def test_circles_match_brute_force(cls, params):
 
 
 @pytest.mark.parametrize("cls, params", CASES, ids=CASE_IDS)
+def test_a_big_nearest_batch_matches_single_searches(cls, params):
+    """From 1,000 points the batch runs on every core: the same rows, in order."""
+    index, rng = build(cls, params, seed=21)
+    points = random_points(rng, 2500, axes_of(cls))
+    offsets, handles, dists = index.nearest_many(points, k=3)
+    assert offsets.shape == (len(points) + 1,)
+    for i in range(0, len(points), 7):
+        want = index.nearest(*points[i], k=3, return_distance=True)
+        assert handles[offsets[i] : offsets[i + 1]].tolist() == want[0]
+        assert dists[offsets[i] : offsets[i + 1]].tolist() == want[1]
+
+
+@pytest.mark.parametrize("cls, params", CASES, ids=CASE_IDS)
 def test_nearest_matches_brute_force_in_order(cls, params):
     index, rng = build(cls, params, seed=12)
     model = Model(index)

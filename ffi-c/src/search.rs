@@ -88,7 +88,8 @@ pub unsafe extern "C" fn qt_nearest_with(
 /// `out_distances`, which may be NULL). `k` bounds each row, the output's
 /// capacity is `capacity`; a `k` that `qt_nearest` refuses is refused here too.
 /// Returns as `qt_nearest`, the index of the first bad point written to
-/// `*out_bad_index` when that is not NULL.
+/// `*out_bad_index` when that is not NULL. Big batches (from 1,000 points)
+/// run on every core, through rayon's global pool, with the same rows.
 #[no_mangle]
 pub unsafe extern "C" fn qt_nearest_many(
     tree: *const qt_tree,

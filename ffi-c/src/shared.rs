@@ -664,7 +664,7 @@ pub(crate) unsafe fn nearest_many<W: Shell>(
     out.fill(
         count,
         |offsets, found| {
-            tree.nearest_many(points, k, Some(max_distance), mask, offsets, found)
+            tree.par_nearest_many(points, k, Some(max_distance), mask, offsets, found)
                 .map_err(|error| batch_error(error, out_bad_index))
         },
         |n: &Neighbor| n.handle,
