@@ -289,8 +289,7 @@ impl FlatquadIndex {
         };
         let name = match config.threads {
             0 | 1 => base,
-            // A few names a process, for the tables.
-            n => Box::leak(format!("{base} ({n} threads)").into_boxed_str()),
+            n => crate::threaded_name(base, n),
         };
         FlatquadIndex {
             size,
@@ -569,8 +568,7 @@ impl OctreeIndex {
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.frames.threads = threads.max(1);
         if threads > 1 {
-            // A few names a process, for the tables.
-            self.name = Box::leak(format!("flatquad octree ({threads} threads)").into_boxed_str());
+            self.name = crate::threaded_name(self.name, threads);
         }
         self
     }

@@ -36,6 +36,21 @@ pub use workload::{scenario, Aabb, Agents, Layout, Queries, Scenario, SCENARIOS}
 
 use std::fmt;
 
+/// The tables' name of `base` run on `threads` threads: `base` alone on one,
+/// `base (N threads)` above. [`targets`] finds the threaded rows by it.
+pub fn threaded_label(base: &str, threads: usize) -> String {
+    if threads > 1 {
+        format!("{base} ({threads} threads)")
+    } else {
+        base.to_string()
+    }
+}
+
+/// [`threaded_label`] as an index's name (leaked: a few names a process).
+pub fn threaded_name(base: &str, threads: usize) -> &'static str {
+    Box::leak(threaded_label(base, threads).into_boxed_str())
+}
+
 /// The repository README's Rust examples, compiled and run as doc tests (here,
 /// not in the published core crate, whose package does not hold that README).
 #[cfg(doctest)]

@@ -172,6 +172,7 @@ const plain = (xs) => xs.map((x) => ({ ...x }))
 for (const kind of KINDS) {
   const n = kind.axes
   describe(`${kind.name} searches`, () => {
+    // On one core, or with RAYON_NUM_THREADS=1, this checks the serial path.
     it('a big nearestMany batch (on every core) has the single searches\' rows', () => {
       const next = rng(7919 + n)
       const { index } = build(kind, next, 300)

@@ -1188,15 +1188,8 @@ impl<T: Held> Index<T> {
     ) -> napi::Result<()> {
         let panic = || {
             if on_worker {
-                // From outside rayon's pool, `join` runs both halves on the
-                // pool's threads and resumes their panic on this one.
-                rayon::join(
-                    || (),
-                    || match rayon::current_thread_index() {
-                        Some(_) => panic!("deliberate test panic on a worker thread"),
-                        None => panic!("deliberate test panic on the calling thread"),
-                    },
-                );
+                flatquad::panic_on_a_worker_for_tests();
+                panic!("deliberate test panic on the calling thread");
             }
             panic!("deliberate test panic")
         };

@@ -48,15 +48,8 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
 fn _panic_for_tests(py: Python<'_>, on_worker: bool) {
     py.detach(|| {
         if on_worker {
-            // From outside the pool, `join` runs both halves on its threads and
-            // resumes their panic on this one.
-            rayon::join(
-                || (),
-                || match rayon::current_thread_index() {
-                    Some(_) => panic!("deliberate test panic on a worker thread"),
-                    None => panic!("deliberate test panic on the calling thread"),
-                },
-            );
+            flatquad::panic_on_a_worker_for_tests();
+            panic!("deliberate test panic on the calling thread");
         }
         panic!("deliberate test panic")
     })

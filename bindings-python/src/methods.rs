@@ -653,7 +653,7 @@ macro_rules! index_methods {
             }
 
             /// ``nearest`` for many points at once (no ``filter``: the GIL is
-            /// released while it works).
+            /// released while it works, on every core for big batches).
             ///
             /// Parameters
             /// ----------

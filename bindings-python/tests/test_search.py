@@ -221,7 +221,8 @@ def test_circles_match_brute_force(cls, params):
 
 @pytest.mark.parametrize("cls, params", CASES, ids=CASE_IDS)
 def test_a_big_nearest_batch_matches_single_searches(cls, params):
-    """From 1,000 points the batch runs on every core: the same rows, in order."""
+    """From 1,000 points the batch runs on every core: the same rows, in order.
+    (On one core, or with RAYON_NUM_THREADS=1, this checks the serial path.)"""
     index, rng = build(cls, params, seed=21)
     points = random_points(rng, 2500, axes_of(cls))
     offsets, handles, dists = index.nearest_many(points, k=3)

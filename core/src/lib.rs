@@ -85,6 +85,25 @@ pub use loose_grid::LooseGrid;
 pub use loose_quadtree::LooseQuadtree;
 pub use rect::Rect;
 
+/// **Testing only** (for the bindings' panic tests): panics on a worker
+/// thread of rayon's global pool, the pool the batch calls run on, which
+/// hands the panic back to the calling thread as it would a batch call's.
+/// Called from outside the pool, `join` runs its work on the pool's threads;
+/// returns, without panicking, only if that work ran on the calling thread
+/// instead, so a test can tell.
+#[doc(hidden)]
+#[cfg(feature = "rayon")]
+pub fn panic_on_a_worker_for_tests() {
+    rayon::join(
+        || (),
+        || {
+            if rayon::current_thread_index().is_some() {
+                panic!("deliberate test panic on a worker thread");
+            }
+        },
+    );
+}
+
 /// The crate README's examples, compiled and run as doc tests (the README is
 /// inside the package, so the published crate's doc tests pass too; the
 /// repository's README is tested by flatquad-bench).

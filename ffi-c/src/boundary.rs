@@ -296,15 +296,7 @@ pub unsafe extern "C" fn qt_test_panic_on_worker(tree: *mut qt_tree) -> qt_statu
             true => None,
             false => Some(tree_mut::<qt_tree>(tree)?),
         };
-        // From outside the pool, `join` runs both halves on its threads.
-        rayon::join(
-            || (),
-            || {
-                if rayon::current_thread_index().is_some() {
-                    panic!("qt_test_panic_on_worker: a deliberate panic on a worker thread (testing only)");
-                }
-            },
-        );
+        flatquad_core::panic_on_a_worker_for_tests();
         Ok(())
     })
 }

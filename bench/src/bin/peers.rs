@@ -21,7 +21,9 @@ use std::process::ExitCode;
 
 use flatquad_bench::flatquad_index::{FlatquadConfig, FlatquadIndex, OctreeIndex, STRUCTURES};
 use flatquad_bench::workload::{scenario_names, SCENARIOS};
-use flatquad_bench::{machine, oracle, peers, run, scenario, targets, GridIndex, Index, Report};
+use flatquad_bench::{
+    machine, oracle, peers, run, scenario, targets, threaded_name, GridIndex, Index, Report,
+};
 use flatquad_bench::{BenchError, Scenario};
 
 struct Args {
@@ -121,10 +123,7 @@ struct Row {
 
 /// Every implementation for one scenario, flatquad's structures first.
 fn implementations(s: &Scenario, config: FlatquadConfig, threads: usize) -> Vec<Box<dyn Index>> {
-    // A few names a process, for the table.
-    let name = |base: &str| -> &'static str {
-        Box::leak(format!("{base} ({threads} threads)").into_boxed_str())
-    };
+    let name = |base: &str| threaded_name(base, threads);
     let octree = || OctreeIndex::new(s.size, config.max_elements(), config.max_depth);
     if s.dimensions() == 3 {
         let mut all: Vec<Box<dyn Index>> = vec![Box::new(octree())];

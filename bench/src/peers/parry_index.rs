@@ -29,7 +29,8 @@ macro_rules! parry_index {
             /// `parallel` feature) in the rayon pool the caller installs:
             /// `insert_or_update_batch_partially_parallel`, `refit_parallel` (the same tree as
             /// `refit`), `traverse_bvtt_single_tree_parallel` (the serial walk's pairs, in its
-            /// order, as a `Vec`), and per agent (and per static query) one `intersect_aabb`
+            /// order, gathered into a `Vec`, as our `par_pairs` does, where the one-thread walk
+            /// only counts them), and per agent (and per static query) one `intersect_aabb`
             /// each over rayon's `par_iter`. `optimize_incremental` has no parallel version
             /// and stays serial.
             pub struct $index {
@@ -114,8 +115,11 @@ macro_rules! parry_index {
                 fn update(&mut self, agents: &Agents) -> Result<(), BenchError> {
                     if self.threads > 1 {
                         self.updates.clear();
-                        self.updates
-                            .extend((0..agents.len()).map(|id| (aabb(agents, id), id as u32, 0.0)));
+                        self.updates.par_extend(
+                            (0..agents.len())
+                                .into_par_iter()
+                                .map(|id| (aabb(agents, id), id as u32, 0.0)),
+                        );
                         self.bvh.insert_or_update_batch_partially_parallel(
                             &self.updates,
                             &mut self.statuses,
@@ -181,7 +185,11 @@ macro_rules! parry_index {
                 }
 
                 fn bytes(&self) -> Option<usize> {
-                    Some(self.bvh.total_memory_size())
+                    // With the threaded update's kept batch, as other adapters count theirs.
+                    let kept = self.updates.capacity()
+                        * core::mem::size_of::<(ParryAabb, u32, Real)>()
+                        + self.statuses.capacity() * core::mem::size_of::<BvhLeafUpdateStatus>();
+                    Some(self.bvh.total_memory_size() + kept)
                 }
             }
         }
