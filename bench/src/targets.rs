@@ -33,6 +33,23 @@ const SCALING: f64 = 1.7;
 
 use crate::threaded_label as on;
 
+/// Our row against a peer's: met when ours is ahead, by `needed`× or more
+/// (their frame over ours); the frames shown with `digits` decimals.
+fn race(what: String, (ours, theirs): (&Report, &Report), needed: f64, digits: usize) -> Target {
+    let lead = theirs.frame_ms / ours.frame_ms;
+    mark(
+        what,
+        &[ours, theirs],
+        format!(
+            "{:.digits$} against {:.digits$} ms: {}",
+            ours.frame_ms,
+            theirs.frame_ms,
+            lead_phrase(lead)
+        ),
+        lead > 1.0 && lead >= needed,
+    )
+}
+
 /// A target marked from `rows`: missed, whatever the figures, when a row's
 /// run did not reproduce its checksum (its time is not of the same work).
 fn mark(what: String, rows: &[&Report], measured: String, met: bool) -> Target {
@@ -72,16 +89,14 @@ pub fn issue_20_targets(reports: &[&Report], threads: usize) -> Vec<Target> {
                 find(scenario, &on(GRID, t), Mode::PerAgent),
                 find(scenario, &on(REBUILT, t), Mode::PerAgent),
             ) {
-                let (ours, theirs) = (a.frame_ms, b.frame_ms);
-                let lead = theirs / ours;
-                targets.push(mark(
+                targets.push(race(
                     format!(
                         "per agent, {scenario}, {}: the Grid {PER_AGENT_LEAD}× ahead of the rebuilt grid",
                         threads_phrase(t)
                     ),
-                    &[a, b],
-                    format!("{ours:.2} against {theirs:.2} ms: {}", lead_phrase(lead)),
-                    lead >= PER_AGENT_LEAD,
+                    (a, b),
+                    PER_AGENT_LEAD,
+                    2,
                 ));
             }
         }
@@ -92,19 +107,15 @@ pub fn issue_20_targets(reports: &[&Report], threads: usize) -> Vec<Target> {
                 find("static-1m-queries", &on(GRID, t), mode),
                 find("static-1m-queries", &on(REBUILT, t), mode),
             ) {
-                let (ours, theirs) = (a.frame_ms, b.frame_ms);
-                targets.push(mark(
+                targets.push(race(
                     format!(
                         "static 1M {}, {}: the Grid ahead of the rebuilt grid",
                         mode.name(),
                         threads_phrase(t)
                     ),
-                    &[a, b],
-                    format!(
-                        "{ours:.1} against {theirs:.1} ms: {}",
-                        lead_phrase(theirs / ours)
-                    ),
-                    ours < theirs,
+                    (a, b),
+                    1.0,
+                    1,
                 ));
             }
         }
@@ -146,18 +157,14 @@ pub fn issue_20_targets(reports: &[&Report], threads: usize) -> Vec<Target> {
             find("uniform3d-100k", &on(OCTREE, t), Mode::AllPairs),
             find("uniform3d-100k", &on(PARRY3D, t), Mode::AllPairs),
         ) {
-            let (ours, theirs) = (a.frame_ms, b.frame_ms);
-            targets.push(mark(
+            targets.push(race(
                 format!(
                     "uniform3d-100k all pairs, {}: the octree ahead of parry3d",
                     threads_phrase(t)
                 ),
-                &[a, b],
-                format!(
-                    "{ours:.2} against {theirs:.2} ms: {}",
-                    lead_phrase(theirs / ours)
-                ),
-                ours < theirs,
+                (a, b),
+                1.0,
+                2,
             ));
         }
     }

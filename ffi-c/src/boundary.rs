@@ -292,9 +292,11 @@ pub unsafe extern "C" fn qt_test_panic(tree: *mut qt_tree) -> qt_status {
 #[no_mangle]
 pub unsafe extern "C" fn qt_test_panic_on_worker(tree: *mut qt_tree) -> qt_status {
     guard(|| -> Status {
-        let _changing = match tree.is_null() {
-            true => None,
-            false => Some(tree_mut::<qt_tree>(tree)?),
+        // Held across the panic, as a batch call holds it: it poisons the tree.
+        let _changing = if tree.is_null() {
+            None
+        } else {
+            Some(tree_mut::<qt_tree>(tree)?)
         };
         flatquad_core::panic_on_a_worker_for_tests();
         Ok(())

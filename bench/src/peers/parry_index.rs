@@ -70,19 +70,24 @@ macro_rules! parry_index {
                     self
                 }
 
-                /// The total hits of one `intersect_aabb` a query, over rayon's `par_iter`
-                /// on threads.
+                /// The sum of `hits(i)` for `i` in `0..n`, over rayon's `par_iter` on threads.
+                fn sum_hits(&self, n: usize, hits: impl Fn(usize) -> u64 + Sync + Send) -> u64 {
+                    if self.threads > 1 {
+                        (0..n).into_par_iter().map(hits).sum()
+                    } else {
+                        (0..n).map(hits).sum()
+                    }
+                }
+
+                /// The total hits of one `intersect_aabb` a query.
                 fn count_hits<Q: Sync>(
                     &self,
                     queries: &[Q],
-                    to_aabb: impl Fn(&Q) -> ParryAabb + Sync,
+                    to_aabb: impl Fn(&Q) -> ParryAabb + Sync + Send,
                 ) -> u64 {
-                    let hits = |q: &Q| self.bvh.intersect_aabb(&to_aabb(q)).count() as u64;
-                    if self.threads > 1 {
-                        queries.par_iter().map(hits).sum()
-                    } else {
-                        queries.iter().map(hits).sum()
-                    }
+                    self.sum_hits(queries.len(), |i| {
+                        self.bvh.intersect_aabb(&to_aabb(&queries[i])).count() as u64
+                    })
                 }
             }
 
@@ -137,17 +142,12 @@ macro_rules! parry_index {
                 }
 
                 fn per_agent(&mut self, agents: &Agents) -> Result<u64, BenchError> {
-                    let bvh = &self.bvh;
-                    let hits_of = |id: usize| {
-                        bvh.intersect_aabb(&aabb(agents, id))
+                    Ok(self.sum_hits(agents.len(), |id| {
+                        self.bvh
+                            .intersect_aabb(&aabb(agents, id))
                             .filter(|&leaf| leaf as usize != id)
                             .count() as u64
-                    };
-                    Ok(if self.threads > 1 {
-                        (0..agents.len()).into_par_iter().map(hits_of).sum()
-                    } else {
-                        (0..agents.len()).map(hits_of).sum()
-                    })
+                    }))
                 }
 
                 fn all_pairs(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
