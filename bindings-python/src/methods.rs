@@ -510,8 +510,9 @@ macro_rules! index_methods {
             /// Returns
             /// -------
             /// numpy.ndarray
-            ///     int64 handles, shape ``(k, 2)``; the order of the pairs and within a
-            ///     pair is unspecified. Releases the GIL while it works.
+            ///     int64 handles, shape ``(k, 2)``, in the structure's walk order: the
+            ///     same order on every call and any number of threads, until the index
+            ///     changes. Releases the GIL while it works.
             fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<i64>>> {
                 shared::pairs(&self.lock, py)
             }

@@ -85,6 +85,17 @@ pub use loose_grid::LooseGrid;
 pub use loose_quadtree::LooseQuadtree;
 pub use rect::Rect;
 
+/// **Testing only** (for the thread-equivalence tests): from this many items
+/// (elements, moves or queries), every parallel call takes rayon's threads,
+/// in place of the sizes measured to pay on them; 0 restores those. For the
+/// whole process: a call's result never depends on it, only which path
+/// gives the result.
+#[doc(hidden)]
+#[cfg(feature = "rayon")]
+pub fn parallel_from_for_tests(size: usize) {
+    index::parallel::set_parallel_from(size);
+}
+
 /// **Testing only** (for the bindings' panic tests): panics on a worker
 /// thread of rayon's global pool, the pool the batch calls run on, which
 /// hands the panic back to the calling thread as it would a batch call's.

@@ -1,5 +1,7 @@
 //! Queries take `&self`: many threads may query one structure at once, for
-//! every structure.
+//! every structure. And threads never change a result: random operation
+//! sequences on every structure, each parallel call held to its serial call
+//! on pools of 1, 2 and 8 threads.
 
 use std::ops::ControlFlow;
 
@@ -11,6 +13,8 @@ use flatquad::{
     AnyIndex, Bounds, Grid, Handle, LooseGrid, LooseQuadtree, Octree, Quadtree, Query, Rect,
     SpatialIndex,
 };
+use flatquad_testkit::{Checks, Lcg as Seeded, Subject as Structure};
+use proptest::prelude::*;
 
 fn assert_send_sync<T: Send + Sync>() {}
 
@@ -134,4 +138,30 @@ per_structure! {
     loose_grid: |world| LooseGrid::new(world, 32, 32, 16, 16),
     loose_quadtree: |world| LooseQuadtree::new(world, 4, 8);
     concurrent_2d_queries_match_single_threaded_ones,
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// The harness's random operations (awkward worlds, degenerate boxes,
+    /// stacks at one spot, elements outside the world, margins, filters,
+    /// batches with a handle twice, refusals) on every structure, and every
+    /// few operations each parallel call against its serial call on 1, 2 and
+    /// 8 threads (`flatquad_testkit::check_threads`): the same pairs in the
+    /// same order, the same rows, the same bytes after `par_update_many`.
+    /// The sizes from which the calls take the threads are lowered for this
+    /// process, so that these small structures take the parallel paths.
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn threads_never_change_a_result(subject in 0..Structure::ALL.len(), seed in any::<u64>()) {
+        flatquad::parallel_from_for_tests(4);
+        let checks = Checks {
+            cap: 400,
+            validate_every: 16,
+            compare_every: 16,
+            snapshot_every: 1 << 20,
+            threads_every: 3,
+        };
+        Structure::ALL[subject].run(&mut Seeded(seed), 150, &checks);
+    }
 }

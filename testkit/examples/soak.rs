@@ -2,8 +2,11 @@
 //! (`flatquad_testkit::run_with`: every operation checked against a brute-force
 //! model, `validate` after each) across every structure, on all cores, until
 //! `--ops` operations are done. Exits non-zero on any mismatch or panic.
+//! With feature `rayon`, every parallel call is also held to its serial call
+//! on 1, 2 and 8 threads every `--threads-every` operations, from sizes
+//! lowered so that the runs' small structures take the parallel paths.
 //!
-//! cargo run --release -p flatquad-testkit --example soak -- --ops 100000000
+//! cargo run --release -p flatquad-testkit --features rayon --example soak -- --ops 100000000
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -48,9 +51,10 @@ fn options() -> Options {
             "--validate-every" => o.checks.validate_every = number() as usize,
             "--compare-every" => o.checks.compare_every = number() as usize,
             "--snapshot-every" => o.checks.snapshot_every = number() as usize,
+            "--threads-every" => o.checks.threads_every = number() as usize,
             other => panic!(
                 "unknown option {other} (--ops --threads --steps --cap --first-seed \
-                 --validate-every --compare-every --snapshot-every)"
+                 --validate-every --compare-every --snapshot-every --threads-every)"
             ),
         }
     }
@@ -59,6 +63,8 @@ fn options() -> Options {
 
 fn main() {
     let o = options();
+    #[cfg(feature = "rayon")]
+    flatquad::parallel_from_for_tests(4);
     let started = Instant::now();
     let done = AtomicU64::new(0);
     let next_seed = AtomicU64::new(o.first_seed);
@@ -105,7 +111,8 @@ fn main() {
     let total = done.load(Ordering::Relaxed);
     println!(
         "soak: {total} operations in {} runs (seeds {}..{}, {} steps a run, cap {} live, \
-         validate every {}, compare every {}, snapshot every {}) on {} threads in {seconds:.0} s ({:.0} ops/s)",
+         validate every {}, compare every {}, snapshot every {}, threads every {}) on {} threads \
+         in {seconds:.0} s ({:.0} ops/s)",
         runs.load(Ordering::Relaxed),
         o.first_seed,
         next_seed.load(Ordering::Relaxed),
@@ -114,6 +121,7 @@ fn main() {
         o.checks.validate_every,
         o.checks.compare_every,
         o.checks.snapshot_every,
+        o.checks.threads_every,
         o.threads,
         total as f64 / seconds
     );

@@ -11,7 +11,8 @@
 //! public API only.
 //!
 //! Feature `rayon`: flatquad's rayon API, and the tracker checks alternate
-//! `PairTracker::update` with `par_update`.
+//! `PairTracker::update` with `par_update`; runs whose [`Checks`] ask for it
+//! compare every parallel call with the serial one ([`check_threads`]).
 
 use std::collections::BTreeMap;
 
@@ -800,6 +801,9 @@ pub struct Checks {
     pub compare_every: usize,
     /// Snapshots round-tripped and damaged, `traverse` checked, every this many.
     pub snapshot_every: usize,
+    /// The parallel calls against the serial ones on 1, 2 and 8 threads
+    /// ([`check_threads`], feature `rayon`) every this many.
+    pub threads_every: usize,
 }
 
 impl Checks {
@@ -810,6 +814,7 @@ impl Checks {
         validate_every: 1,
         compare_every: 8,
         snapshot_every: 64,
+        threads_every: 32,
     };
 }
 
@@ -986,8 +991,159 @@ where
             check_snapshot(&index);
             check_traverse(&index);
         }
+        #[cfg(feature = "rayon")]
+        if step % checks.threads_every == 0 || step + 1 == steps {
+            check_threads(&index, &model, &shapes, rng);
+        }
     }
     steps
+}
+
+/// Pools of 1, 2 and 8 threads, built once for the whole process.
+#[cfg(feature = "rayon")]
+fn thread_pools() -> &'static [rayon::ThreadPool] {
+    static POOLS: std::sync::OnceLock<Vec<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOLS.get_or_init(|| {
+        [1, 2, 8]
+            .map(|threads| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .expect("a thread pool")
+            })
+            .into()
+    })
+}
+
+/// Threads never change a result. On pools of 1, 2 and 8 threads, each
+/// parallel call gives exactly what its serial call gives: `par_pairs` the
+/// pairs of `pairs` in the same order; `par_query_many` (rectangles, points,
+/// circles, element queries, masks, left-out elements), `par_overlapping_many`
+/// and `par_nearest_many` the same rows; `par_update_many` leaves a copy
+/// byte for byte as `update_many` leaves another, and refuses a bad batch at
+/// the same item, changing nothing. A parallel call takes the threads only
+/// from a size measured to pay: a test that wants those paths on small
+/// structures lowers it first (`flatquad::parallel_from_for_tests`).
+#[cfg(feature = "rayon")]
+pub fn check_threads<T: SpatialIndex + Clone + Sync>(
+    index: &T,
+    model: &Model<T::Bounds>,
+    shapes: &Shapes<T::Bounds>,
+    rng: &mut impl Draw,
+) {
+    let live: Vec<Handle> = model.keys().copied().collect();
+    let some_handle = |rng: &mut dyn FnMut(u32) -> u32| live[rng(live.len() as u32) as usize];
+    let mut queries = Vec::new();
+    for _ in 0..24 {
+        let mut query = match rng.below(4) {
+            0 => Query::rect(shapes.rect(rng)),
+            1 => Query::point(shapes.point(rng)),
+            2 => Query::circle(shapes.point(rng), shapes.distance(rng)),
+            _ if live.is_empty() => Query::rect(shapes.rect(rng)),
+            _ => Query::element(some_handle(&mut |n| rng.below(n))),
+        };
+        if rng.chance(30) {
+            query = query.mask(draw_mask(rng));
+        }
+        if rng.chance(30) && !live.is_empty() {
+            query = query.omit(some_handle(&mut |n| rng.below(n)));
+        }
+        queries.push(query);
+    }
+    // Some handles twice, as a batch may give them.
+    let asked: Vec<Handle> = (0..live.len().min(40))
+        .map(|_| some_handle(&mut |n| rng.below(n)))
+        .collect();
+    let points: Vec<_> = (0..16).map(|_| shapes.point(rng)).collect();
+    let k = [1, 3, 50][rng.below(3) as usize];
+    let max_distance = rng.chance(50).then(|| shapes.distance(rng));
+    let mask = if rng.chance(30) {
+        draw_mask(rng)
+    } else {
+        Filter::ALL
+    };
+    let moved: Vec<T::Bounds> = asked
+        .iter()
+        .map(|h| shapes.moved(rng, &model[h].0))
+        .collect();
+
+    let mut pairs = Vec::new();
+    index.pairs(&mut pairs);
+    let (mut offsets, mut hits) = (Vec::new(), Vec::new());
+    index.query_many(&queries, &mut offsets, &mut hits).unwrap();
+    let (mut near_offsets, mut near) = (Vec::new(), Vec::new());
+    index
+        .overlapping_many(&asked, &mut near_offsets, &mut near)
+        .unwrap();
+    let (mut nearest_offsets, mut nearest) = (Vec::new(), Vec::new());
+    index
+        .nearest_many(
+            &points,
+            k,
+            max_distance,
+            mask,
+            &mut nearest_offsets,
+            &mut nearest,
+        )
+        .unwrap();
+    let mut serial = index.clone();
+    serial.update_many(&asked, &moved).unwrap();
+    let serial_bytes = serial.to_bytes();
+    let index_bytes = index.to_bytes();
+    let mut bad = moved.clone();
+    if let Some(last) = bad.last_mut() {
+        *last = T::Bounds::from_corners([f32::NAN; 3], [1.0; 3]);
+    }
+
+    for pool in thread_pools() {
+        let threads = pool.current_num_threads();
+        pool.install(|| {
+            let mut got = Vec::new();
+            index.par_pairs(&mut got);
+            assert!(got == pairs, "{threads} threads: par_pairs");
+            let (mut o, mut h) = (Vec::new(), Vec::new());
+            index.par_query_many(&queries, &mut o, &mut h).unwrap();
+            assert_eq!(
+                (&o, &h),
+                (&offsets, &hits),
+                "{threads} threads: par_query_many"
+            );
+            index.par_overlapping_many(&asked, &mut o, &mut h).unwrap();
+            assert_eq!(
+                (&o, &h),
+                (&near_offsets, &near),
+                "{threads} threads: par_overlapping_many"
+            );
+            let mut found = Vec::new();
+            index
+                .par_nearest_many(&points, k, max_distance, mask, &mut o, &mut found)
+                .unwrap();
+            assert_eq!(o, nearest_offsets, "{threads} threads: par_nearest_many");
+            assert_eq!(
+                neighbor_bits(&found),
+                neighbor_bits(&nearest),
+                "{threads} threads: par_nearest_many"
+            );
+            let mut parallel = index.clone();
+            parallel.par_update_many(&asked, &moved).unwrap();
+            assert!(
+                parallel.to_bytes() == serial_bytes,
+                "{threads} threads: par_update_many"
+            );
+            if !asked.is_empty() {
+                let mut refused = index.clone();
+                let e = refused.par_update_many(&asked, &bad).unwrap_err();
+                assert!(
+                    matches!(e, Error::InBatch { index, .. } if index == asked.len() - 1),
+                    "{threads} threads: {e:?}"
+                );
+                assert!(
+                    refused.to_bytes() == index_bytes,
+                    "{threads} threads: refused, yet moved"
+                );
+            }
+        });
+    }
 }
 
 /// Sets a margin drawn by [`Shapes::margin`]; the elements keep their boxes.

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use crate::dimension::Dimension;
 use crate::flat_tree::FlatTree;
-use crate::index::parallel::TASKS_PER_THREAD;
+use crate::index::parallel::{on_one_thread, TASKS_PER_THREAD};
 use crate::index::SpatialIndex;
 use crate::tree_lines::Cell;
 use crate::Handle;
@@ -16,13 +16,14 @@ use crate::Handle;
 const PAR_PAIRS_MIN_ELEMENTS: usize = 250_000;
 
 impl<D: Dimension> FlatTree<D> {
-    /// The pairs on all of rayon's threads, each once, in an unspecified order.
-    /// Each pair belongs to one leaf, so disjoint subtrees are walked
-    /// independently; their results are then concatenated (this allocates one
+    /// The pairs on all of rayon's threads, each once, in the order of the
+    /// one-thread walk on any number of threads. Each pair belongs to one leaf,
+    /// so disjoint subtrees are walked independently; their results are then
+    /// concatenated in the order that walk visits them (this allocates one
     /// `Vec` per subtree). Trees under 250,000 elements are walked on the
     /// calling thread, where more threads did not pay.
     pub(crate) fn pairs_parallel(&self, pairs: &mut Vec<(Handle, Handle)>) {
-        if self.len() < PAR_PAIRS_MIN_ELEMENTS || rayon::current_num_threads() == 1 {
+        if on_one_thread(self.len(), PAR_PAIRS_MIN_ELEMENTS) {
             return crate::index::pairs_into(self, pairs);
         }
         let parts: Vec<Vec<(Handle, Handle)>> = self
@@ -45,7 +46,9 @@ impl<D: Dimension> FlatTree<D> {
     }
 
     /// Cells of disjoint subtrees covering every leaf, at least `wanted` of them
-    /// when the tree is big enough: the root split breadth-first.
+    /// when the tree is big enough: the root split breadth-first, each cell's
+    /// children put in its place last child first, the order in which the
+    /// walk's stack takes them (so the subtrees are in the walk's order).
     fn subtrees(&self, wanted: usize) -> Vec<Cell<D>> {
         let mut cells = vec![Cell::ROOT];
         loop {
@@ -54,7 +57,7 @@ impl<D: Dimension> FlatTree<D> {
             for cell in &cells {
                 let node = self.nodes.nodes[cell.node as usize];
                 if node.is_branch() {
-                    next.extend((0..D::CHILDREN).map(|k| cell.child(node.first, k)));
+                    next.extend((0..D::CHILDREN).rev().map(|k| cell.child(node.first, k)));
                     split_any = true;
                 } else {
                     next.push(*cell);

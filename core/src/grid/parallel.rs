@@ -8,23 +8,22 @@ use rayon::prelude::*;
 use crate::axis::Axis;
 use crate::grid::relocate::{move_record, Move, SLOTS_AHEAD};
 use crate::grid::{is_big_among, Grid, Slot};
-use crate::index::parallel::TASKS_PER_THREAD;
+use crate::index::parallel::{on_one_thread, TASKS_PER_THREAD};
 use crate::index::SpatialIndex;
 use crate::slots::prefetch;
 use crate::{Handle, Rect};
 
 /// Below this many elements the pair walk stays on the calling thread.
 const PAR_PAIRS_MIN_ELEMENTS: usize = 20_000;
-/// Below this many moves `par_update_many` stays on the calling thread (the
-/// unit tests' small grids take the parallel path too). Measured on 2 cores:
+/// Below this many moves `par_update_many` stays on the calling thread. Measured on 2 cores:
 /// level at 100,000 moves (the records fit in the caches, and each thread
 /// reads the whole batch), 1.2x at 600,000 and 1,000,000.
-const PAR_MOVES_MIN: usize = if cfg!(test) { 16 } else { 400_000 };
+const PAR_MOVES_MIN: usize = 400_000;
 /// The same for a batch that leaves the lists behind, which then writes the
 /// records and sorts the runs, both split over the threads: its update on 2
 /// threads, uniform-20k 0.28 → 0.18 ms, 10,000 of its agents 0.14 → 0.10,
 /// uniform-100k 1.37 → 0.93.
-const PAR_MOVES_MIN_UNLISTED: usize = if cfg!(test) { 16 } else { 10_000 };
+const PAR_MOVES_MIN_UNLISTED: usize = 10_000;
 
 impl Grid {
     /// `par_update_many`'s moves, checked. The slot records are cut into one
@@ -40,16 +39,16 @@ impl Grid {
     /// only the moves into and out of the big list, then lays the runs out
     /// on every thread ([`pack_cells_in`](Grid::pack_cells_in)).
     pub(crate) fn relocate_parallel(&mut self, handles: &[Handle], rects: &[Rect]) {
-        let threads = rayon::current_num_threads();
         let unlisted = self.defers_lists(handles.len());
         let least = if unlisted {
             PAR_MOVES_MIN_UNLISTED
         } else {
             PAR_MOVES_MIN
         };
-        if handles.len() < least || threads == 1 {
+        if on_one_thread(handles.len(), least) {
             return self.relocate_batch(handles, rects);
         }
+        let threads = rayon::current_num_threads();
         if !unlisted {
             self.relist();
         }
@@ -163,7 +162,7 @@ impl Grid {
     /// concatenated in row order; the big elements' pairs follow, found on
     /// the calling thread.
     pub(crate) fn pairs_parallel(&self, pairs: &mut Vec<(Handle, Handle)>) {
-        if self.len() < PAR_PAIRS_MIN_ELEMENTS || rayon::current_num_threads() == 1 {
+        if on_one_thread(self.len(), PAR_PAIRS_MIN_ELEMENTS) {
             return crate::index::pairs_into(self, pairs);
         }
         self.note_pair_walk();

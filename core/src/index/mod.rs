@@ -848,8 +848,11 @@ pub trait SpatialIndex: Structure + Sized {
     }
 
     /// [`pairs`](SpatialIndex::pairs) on all of rayon's threads where the
-    /// structure can split its walk and the size pays (same pairs, order
-    /// unspecified); otherwise on the calling thread.
+    /// structure can split its walk and the size pays; otherwise on the
+    /// calling thread. The same pairs in the same order as `pairs`, on any
+    /// number of threads: each thread walks a part of the structure in which
+    /// the one-thread walk would have found them, and the parts are joined in
+    /// that walk's order.
     #[cfg(feature = "rayon")]
     fn par_pairs(&self, pairs: &mut Vec<(Handle, Handle)>)
     where

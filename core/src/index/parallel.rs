@@ -22,6 +22,29 @@ fn chunk_len(n: usize) -> usize {
 /// Below this many queries a batch stays on the calling thread.
 const PAR_QUERY_MIN_RECTS: usize = 1_000;
 
+/// The size from which every parallel call takes the threads, in place of
+/// the measured sizes, when not 0: set by the thread-equivalence tests
+/// ([`crate::parallel_from_for_tests`]) so that small random structures take
+/// the parallel paths; the crate's unit tests start with it set.
+static PARALLEL_FROM: AtomicUsize = AtomicUsize::new(if cfg!(test) { 16 } else { 0 });
+
+/// [`crate::parallel_from_for_tests`].
+pub(crate) fn set_parallel_from(size: usize) {
+    PARALLEL_FROM.store(size, Ordering::Relaxed);
+}
+
+/// Whether a call over `size` items stays on the calling thread: below
+/// `from`, the size measured to pay on threads (or the smaller one a test
+/// set), or with a pool of one thread.
+#[inline]
+pub(crate) fn on_one_thread(size: usize, from: usize) -> bool {
+    let from = match PARALLEL_FROM.load(Ordering::Relaxed) {
+        0 => from,
+        set => set.min(from),
+    };
+    size < from || rayon::current_num_threads() == 1
+}
+
 /// One chunk's answer: each row's end, and the hits.
 type Rows = (Vec<usize>, Vec<Handle>);
 
@@ -35,7 +58,7 @@ pub(crate) fn query_many<T: SpatialIndex + Sync>(
     if let Some(handles) = query::plain_elements(queries) {
         return overlapping_many(index, &handles, offsets, hits);
     }
-    if queries.len() < PAR_QUERY_MIN_RECTS || rayon::current_num_threads() == 1 {
+    if on_one_thread(queries.len(), PAR_QUERY_MIN_RECTS) {
         return index.query_many(queries, offsets, hits);
     }
     // Each query is checked once, in its chunk (checking them all first on the
@@ -85,7 +108,7 @@ pub(crate) fn check_moves<T: SpatialIndex + Sync>(
     handles: &[Handle],
     rects: &[T::Bounds],
 ) -> Result<(), Error> {
-    if handles.len() < PAR_QUERY_MIN_RECTS || rayon::current_num_threads() == 1 {
+    if on_one_thread(handles.len(), PAR_QUERY_MIN_RECTS) {
         return super::check_moves(index, handles, rects, 0);
     }
     let chunk = chunk_len(handles.len());
@@ -111,7 +134,7 @@ pub(crate) fn nearest_many<T: SpatialIndex + Sync>(
     offsets: &mut Vec<usize>,
     out: &mut Vec<Neighbor>,
 ) -> Result<(), Error> {
-    if points.len() < PAR_QUERY_MIN_RECTS || rayon::current_num_threads() == 1 {
+    if on_one_thread(points.len(), PAR_QUERY_MIN_RECTS) {
         return index.nearest_many(points, k, max_distance, mask, offsets, out);
     }
     check_max_distance(max_distance)?;
@@ -154,8 +177,7 @@ pub(crate) fn overlapping_many<T: SpatialIndex + Sync>(
 ) -> Result<(), Error> {
     // A batch of most elements is answered by one pair walk, which beats a
     // query per handle even on many threads.
-    if handles.len() < PAR_QUERY_MIN_RECTS
-        || rayon::current_num_threads() == 1
+    if on_one_thread(handles.len(), PAR_QUERY_MIN_RECTS)
         || super::by_pairs(handles.len(), index.live())
     {
         return index.overlapping_many(handles, offsets, hits);

@@ -4,7 +4,7 @@ use core::ops::ControlFlow;
 
 use rayon::prelude::*;
 
-use crate::index::parallel::TASKS_PER_THREAD;
+use crate::index::parallel::{on_one_thread, TASKS_PER_THREAD};
 use crate::index::SpatialIndex;
 use crate::loose_grid::LooseGrid;
 use crate::Handle;
@@ -13,13 +13,13 @@ use crate::Handle;
 const PAR_PAIRS_MIN_ELEMENTS: usize = 250_000;
 
 impl LooseGrid {
-    /// The pairs on all of rayon's threads, each once, in an unspecified order.
-    /// Each pair of small elements belongs to one tight cell, so bands of
-    /// tight cells are walked independently and
-    /// their results concatenated (one `Vec` per band); the big elements' pairs
-    /// are found on the calling thread.
+    /// The pairs on all of rayon's threads, each once, in the order of the
+    /// one-thread walk on any number of threads. Each pair of small elements
+    /// belongs to one tight cell, so bands of tight cells are walked
+    /// independently and their results concatenated in band order (one `Vec`
+    /// per band); the big elements' pairs follow, found on the calling thread.
     pub(crate) fn pairs_parallel(&self, pairs: &mut Vec<(Handle, Handle)>) {
-        if self.len() < PAR_PAIRS_MIN_ELEMENTS || rayon::current_num_threads() == 1 {
+        if on_one_thread(self.len(), PAR_PAIRS_MIN_ELEMENTS) {
             return crate::index::pairs_into(self, pairs);
         }
         let cells = self.tight.len() as u32;
