@@ -332,7 +332,7 @@ impl<B: Bounds> PairTracker<B> {
         /// Fewer slots than this a stretch are not worth a task.
         const STRETCH: usize = 1 << 15;
         let slots = self.make_room(index);
-        let parts = (self.seen.len() / STRETCH)
+        let parts = (self.seen.len() / super::parallel::parallel_from(STRETCH))
             .clamp(1, 4 * rayon::current_num_threads())
             .next_power_of_two();
         if self.part_changed.len() < parts {

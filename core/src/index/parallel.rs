@@ -33,16 +33,22 @@ pub(crate) fn set_parallel_from(size: usize) {
     PARALLEL_FROM.store(size, Ordering::Relaxed);
 }
 
+/// `measured`, a size from which work pays on threads, or the smaller size a
+/// test set.
+#[inline]
+pub(crate) fn parallel_from(measured: usize) -> usize {
+    match PARALLEL_FROM.load(Ordering::Relaxed) {
+        0 => measured,
+        set => set.min(measured),
+    }
+}
+
 /// Whether a call over `size` items stays on the calling thread: below
 /// `from`, the size measured to pay on threads (or the smaller one a test
 /// set), or with a pool of one thread.
 #[inline]
 pub(crate) fn on_one_thread(size: usize, from: usize) -> bool {
-    let from = match PARALLEL_FROM.load(Ordering::Relaxed) {
-        0 => from,
-        set => set.min(from),
-    };
-    size < from || rayon::current_num_threads() == 1
+    size < parallel_from(from) || rayon::current_num_threads() == 1
 }
 
 /// One chunk's answer: each row's end, and the hits.
