@@ -88,7 +88,7 @@ fuzz-seeds:
 	$(CARGO) run --release -p flatquad-testkit --example fuzz_seeds -- "$(FUZZ_DIR)/corpus"
 
 SOAK_OPS ?= 100000000
-SOAK_FLAGS ?= --cap 100 --validate-every 8 --compare-every 16 --snapshot-every 512 --threads-every 64
+SOAK_FLAGS ?= --cap 100 --validate-every 8 --compare-every 16 --snapshot-every 512 --threads-every 512
 soak:
 	$(CARGO) run --release -p flatquad-testkit --features rayon --example soak -- --ops $(SOAK_OPS) $(SOAK_FLAGS)
 

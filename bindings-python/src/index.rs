@@ -63,7 +63,7 @@ impl Index {
     }
 
     /// The structure, read-locked (for the subclasses' parameters).
-    pub(crate) fn read(&self, py: Python<'_>) -> Reading<'_> {
+    pub(crate) fn read(&self, py: Python<'_>) -> PyResult<Reading<'_>> {
         self.lock.read(py)
     }
 
@@ -121,7 +121,7 @@ index_methods!(Index, AnyIndex, "_restore_index",
                 let (mut rows, mut hits) = (Vec::new(), Vec::new());
                 flatquad::join::query_bulk(index, rects, sort, &mut rows, &mut hits)
                     .map(|_| (rows, hits))
-            })
+            })?
             .map_err(|e| errors::to_py(py, e, BULK))?;
         join::two_rows(py, columns, join::position, raw)
     }
@@ -151,11 +151,11 @@ index_methods!(Index, AnyIndex, "_restore_index",
     ) -> PyResult<Bound<'py, PyArray2<i64>>> {
         let other = other.get();
         let columns = py.detach(|| {
-            let (left, right) = (self.lock.read_detached(), other.lock.read_detached());
+            let (left, right) = (self.lock.read_detached()?, other.lock.read_detached()?);
             let (mut lefts, mut rights) = (Vec::new(), Vec::new());
             flatquad::join::join(&*left, &*right, sort, &mut lefts, &mut rights);
-            (lefts, rights)
-        });
+            Ok::<_, PyErr>((lefts, rights))
+        })?;
         join::two_rows(py, columns, raw, raw)
     }
 ]);

@@ -43,14 +43,45 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// Test hook: panics inside flatquad, on the calling thread or (`on_worker`)
 /// on a worker thread of the pool the batch calls run on (rayon's), with the
 /// GIL released as a batch call's work is, so the tests can check that both
-/// come back as the same exception and never abort Python. Not part of the API.
+/// come back as the same exception and never abort Python. Given an `index`,
+/// the panic happens under its lock, as in one of its read-only calls or
+/// (`mutating`) in a call changing it, which poisons it. Not part of the API.
 #[pyfunction]
-fn _panic_for_tests(py: Python<'_>, on_worker: bool) {
-    py.detach(|| {
+#[pyo3(signature = (on_worker, index = None, mutating = false))]
+fn _panic_for_tests(
+    py: Python<'_>,
+    on_worker: bool,
+    index: Option<&Bound<'_, PyAny>>,
+    mutating: bool,
+) -> PyResult<()> {
+    let panic = move || {
         if on_worker {
             flatquad::panic_on_a_worker_for_tests();
             panic!("deliberate test panic on the calling thread");
         }
         panic!("deliberate test panic")
-    })
+    };
+    let Some(index) = index else {
+        return py.detach(panic);
+    };
+    if let Ok(index) = index.cast::<index::Index>() {
+        panic_under(index.get().lock(), py, mutating, panic)
+    } else {
+        let index = index.cast::<octree::Octree>()?;
+        panic_under(index.get().lock(), py, mutating, panic)
+    }
+}
+
+/// Runs `panic` under `lock`, as a read-only or (`mutating`) a changing call.
+fn panic_under<T: lock::Lockable>(
+    lock: &lock::IndexLock<T>,
+    py: Python<'_>,
+    mutating: bool,
+    panic: impl FnOnce() -> PyResult<()> + Send,
+) -> PyResult<()> {
+    if mutating {
+        lock.write_detached(py, |_| panic())?
+    } else {
+        lock.read_with_gil_released(py, |_| panic())?
+    }
 }

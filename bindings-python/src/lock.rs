@@ -9,10 +9,17 @@
 //!   *read* lock. A thread that already reads a structure reads it again without
 //!   queueing (`read_recursive`), and its attempts to write it fail at once with
 //!   a `RuntimeError` instead of waiting for itself.
+//!
+//! A panic inside flatquad (a bug, never bad input) while a call was changing
+//! the structure leaves it poisoned: it may be half-changed, so every later
+//! call on it raises a `RuntimeError` (`kind` `"Poisoned"`) instead of
+//! answering from it, as the C and Node bindings refuse a poisoned index. A
+//! panic in a read-only call changes nothing and poisons nothing.
 
 use std::cell::RefCell;
 use std::marker::PhantomData;
-use std::ops::Deref;
+use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use flatquad::{AnyIndex, Octree};
 use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -46,6 +53,37 @@ impl Lockable for Octree {
 /// A structure behind a reader-writer lock.
 pub(crate) struct IndexLock<T = AnyIndex> {
     index: RwLock<T>,
+    /// Set when a panic unwound through a write lock: the structure may be
+    /// half-changed, and is never used again.
+    poisoned: AtomicBool,
+}
+
+/// A write lock that poisons the structure if a panic unwinds through it.
+pub(crate) struct Writing<'a, T = AnyIndex> {
+    guard: RwLockWriteGuard<'a, T>,
+    poisoned: &'a AtomicBool,
+}
+
+impl<T> Deref for Writing<'_, T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.guard
+    }
+}
+
+impl<T> DerefMut for Writing<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.guard
+    }
+}
+
+impl<T> Drop for Writing<'_, T> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.poisoned.store(true, Ordering::Relaxed);
+        }
+    }
 }
 
 /// A read lock on a structure, registered as held by this thread until dropped (so it
@@ -79,6 +117,30 @@ impl<T: Lockable> IndexLock<T> {
     pub(crate) fn new(index: T) -> Self {
         IndexLock {
             index: RwLock::new(index),
+            poisoned: AtomicBool::new(false),
+        }
+    }
+
+    /// Refuses every call on a poisoned structure.
+    fn check_usable(&self) -> PyResult<()> {
+        if !self.poisoned.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        // Cannot block for long: the panicking writer has released the lock.
+        let name = self.index.read_recursive().class_name();
+        let err = PyRuntimeError::new_err(format!(
+            "this {name} can no longer be used: a panic inside flatquad (a bug; please \
+             report it) stopped an earlier call while it was changing the {name}, which \
+             may be half-changed. Build a new one"
+        ));
+        Python::attach(|py| err.value(py).setattr("kind", "Poisoned"))?;
+        Err(err)
+    }
+
+    fn writing<'a>(&'a self, guard: RwLockWriteGuard<'a, T>) -> Writing<'a, T> {
+        Writing {
+            guard,
+            poisoned: &self.poisoned,
         }
     }
 
@@ -105,7 +167,8 @@ impl<T: Lockable> IndexLock<T> {
 
     /// A read lock, taken without releasing the GIL when no writer is at work
     /// (the common case: a short query pays no GIL round trip).
-    pub(crate) fn read(&self, py: Python<'_>) -> Reading<'_, T> {
+    pub(crate) fn read(&self, py: Python<'_>) -> PyResult<Reading<'_, T>> {
+        self.check_usable()?;
         let guard = if self.read_by_this_thread() {
             // Cannot block: this thread holds a read lock already.
             self.index.read_recursive()
@@ -114,18 +177,19 @@ impl<T: Lockable> IndexLock<T> {
         } else {
             py.detach(|| self.index.read())
         };
-        self.register(guard)
+        Ok(self.register(guard))
     }
 
     /// A read lock for a call that runs with the GIL released (the caller is
     /// inside `py.detach`): blocks as long as a writer is at work.
-    pub(crate) fn read_detached(&self) -> Reading<'_, T> {
+    pub(crate) fn read_detached(&self) -> PyResult<Reading<'_, T>> {
+        self.check_usable()?;
         let guard = if self.read_by_this_thread() {
             self.index.read_recursive()
         } else {
             self.index.read()
         };
-        self.register(guard)
+        Ok(self.register(guard))
     }
 
     /// Refuses to write from inside one of the structure's own callbacks.
@@ -144,12 +208,14 @@ impl<T: Lockable> IndexLock<T> {
 
     /// A write lock for a short call made with the GIL held: taken at once when
     /// the structure is free, else waited for with the GIL released.
-    pub(crate) fn write(&self, py: Python<'_>) -> PyResult<RwLockWriteGuard<'_, T>> {
+    pub(crate) fn write(&self, py: Python<'_>) -> PyResult<Writing<'_, T>> {
         self.check_writable()?;
-        Ok(match self.index.try_write() {
+        self.check_usable()?;
+        let guard = match self.index.try_write() {
             Some(guard) => guard,
             None => py.detach(|| self.index.write()),
-        })
+        };
+        Ok(self.writing(guard))
     }
 
     /// Runs `op` on the structure under a write lock with the GIL released, for the
@@ -160,16 +226,20 @@ impl<T: Lockable> IndexLock<T> {
         R: Send,
     {
         self.check_writable()?;
-        Ok(py.detach(|| op(&mut self.index.write())))
+        self.check_usable()?;
+        Ok(py.detach(|| op(&mut self.writing(self.index.write()))))
     }
 
     /// Runs `op` on the structure under a read lock with the GIL released, for the
     /// long read-only calls (batch queries, pairs, snapshots).
-    pub(crate) fn read_with_gil_released<R, F>(&self, py: Python<'_>, op: F) -> R
+    pub(crate) fn read_with_gil_released<R, F>(&self, py: Python<'_>, op: F) -> PyResult<R>
     where
         F: FnOnce(&T) -> R + Send,
         R: Send,
     {
-        py.detach(|| op(&self.read_detached()))
+        py.detach(|| {
+            let index = self.read_detached()?;
+            Ok(op(&index))
+        })
     }
 }

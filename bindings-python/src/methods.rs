@@ -37,7 +37,7 @@ macro_rules! index_methods {
             /// The structure's class name: ``"Quadtree"``, ``"Grid"``,
             /// ``"LooseGrid"``, ``"LooseQuadtree"`` or ``"Octree"``.
             #[getter]
-            fn kind(&self, py: Python<'_>) -> &'static str {
+            fn kind(&self, py: Python<'_>) -> PyResult<&'static str> {
                 shared::kind(&self.lock, py)
             }
 
@@ -52,7 +52,7 @@ macro_rules! index_methods {
                     [
                         slf.get_type().into_any(),
                         args.into_any(),
-                        this.__getstate__(py).into_any(),
+                        this.__getstate__(py)?.into_any(),
                     ],
                 )
             }
@@ -65,7 +65,7 @@ macro_rules! index_methods {
                 let snapshot = slf
                     .get()
                     .lock
-                    .read_with_gil_released(py, |index| index.to_bytes());
+                    .read_with_gil_released(py, |index| index.to_bytes())?;
                 match crate::join::reduce_out_of_band(py, $restore, snapshot, protocol)? {
                     Some(reduced) => Ok(reduced),
                     None => Self::__reduce__(slf),
@@ -140,7 +140,7 @@ macro_rules! index_methods {
             /// ValueError
             ///     When set to a NaN, negative or infinite value (nothing changes).
             #[getter]
-            fn get_margin(&self, py: Python<'_>) -> f64 {
+            fn get_margin(&self, py: Python<'_>) -> PyResult<f64> {
                 shared::margin(&self.lock, py)
             }
 
@@ -755,11 +755,11 @@ macro_rules! index_methods {
                 shared::rect_of(&self.lock, py, handle)
             }
 
-            fn __len__(&self, py: Python<'_>) -> usize {
-                self.lock.read(py).len()
+            fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+                Ok(self.lock.read(py)?.len())
             }
 
-            fn __contains__(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> bool {
+            fn __contains__(&self, py: Python<'_>, handle: &Bound<'_, PyAny>) -> PyResult<bool> {
                 shared::contains(&self.lock, py, handle)
             }
 
@@ -827,11 +827,11 @@ macro_rules! index_methods {
             /// The whole structure as bytes (versioned, little-endian, tagged with the
             /// structure's kind); ``from_bytes`` gives back an equal structure, the
             /// same handles valid.
-            fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+            fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
                 shared::to_bytes(&self.lock, py)
             }
 
-            fn __getstate__<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+            fn __getstate__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
                 self.to_bytes(py)
             }
 
@@ -872,7 +872,7 @@ macro_rules! index_methods {
                 shared::copy(&self.lock, py)
             }
 
-            fn __repr__(&self, py: Python<'_>) -> String {
+            fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
                 shared::repr(&self.lock, py)
             }
 

@@ -108,13 +108,13 @@ index_methods!(Octree, flatquad::Octree, "_restore_octree",
 
     /// Elements a leaf holds before it splits.
     #[getter]
-    fn max_elements(&self, py: Python<'_>) -> u32 {
-        self.lock.read(py).max_elements()
+    fn max_elements(&self, py: Python<'_>) -> PyResult<u32> {
+        Ok(self.lock.read(py)?.max_elements())
     }
 
     /// Depth below which leaves no longer split (the root is depth 0).
     #[getter]
-    fn max_depth(&self, py: Python<'_>) -> u32 {
-        self.lock.read(py).max_depth()
+    fn max_depth(&self, py: Python<'_>) -> PyResult<u32> {
+        Ok(self.lock.read(py)?.max_depth())
     }
 ]);

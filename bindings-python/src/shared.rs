@@ -162,8 +162,8 @@ pub(crate) fn move_to<T: Core>(
     result.map_err(|e| errors::to_py(py, e, Args::SINGLE))
 }
 
-pub(crate) fn margin<T: Core>(lock: &IndexLock<T>, py: Python<'_>) -> f64 {
-    f64::from(lock.read(py).margin())
+pub(crate) fn margin<T: Core>(lock: &IndexLock<T>, py: Python<'_>) -> PyResult<f64> {
+    Ok(f64::from(lock.read(py)?.margin()))
 }
 
 /// Sets the fat-bounds margin (refiles every element, so without the GIL).
@@ -204,7 +204,7 @@ pub(crate) fn query<T: Core>(
     let omit = convert::opt_handle(omit, "omit")?;
     let mask = self::mask(mask)?;
     let mut hits = Vec::new();
-    let result = lock.read(py).query(
+    let result = lock.read(py)?.query(
         &Query {
             omit,
             ..Query::rect(rect).mask(mask)
@@ -227,7 +227,7 @@ pub(crate) fn query_point<T: Core>(
     let omit = convert::opt_handle(omit, "omit")?;
     let mask = self::mask(mask)?;
     let mut hits = Vec::new();
-    let result = lock.read(py).visit(
+    let result = lock.read(py)?.visit(
         &Query {
             omit,
             ..Query::point(point).mask(mask)
@@ -265,7 +265,7 @@ pub(crate) fn filter<T: Core>(
     handle: &Bound<'_, PyAny>,
 ) -> PyResult<(u32, u32)> {
     let handle = convert::handle(handle, "handle")?;
-    let result = lock.read(py).filter(handle);
+    let result = lock.read(py)?.filter(handle);
     let filter = result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
     Ok((filter.category, filter.mask))
 }
@@ -318,7 +318,7 @@ pub(crate) fn pairs<'py, T: Core>(
             .into_iter()
             .flat_map(|(a, b)| [raw(a), raw(b)])
             .collect::<Vec<i64>>()
-    });
+    })?;
     let k = flat.len() / 2;
     PyArray1::from_vec(py, flat).reshape([k, 2])
 }
@@ -389,7 +389,7 @@ pub(crate) fn query_many<'py, T: Core>(
         let (mut offsets, mut hits) = (Vec::new(), Vec::new());
         index.par_query_many(&Query::of_rects(rects, omit)?, &mut offsets, &mut hits)?;
         Ok::<_, Error>(csr_vecs(offsets, hits))
-    });
+    })?;
     let rows = result.map_err(|e| {
         errors::to_py_shown(py, e, QUERY_MANY, &|i| {
             omit_arg.as_ref().and_then(|omit| omit.show(i))
@@ -405,7 +405,7 @@ pub(crate) fn overlapping<T: Core>(
 ) -> PyResult<Vec<u64>> {
     let handle = convert::handle(handle, "handle")?;
     let mut hits = Vec::new();
-    let result = lock.read(py).query(&Query::element(handle), &mut hits);
+    let result = lock.read(py)?.query(&Query::element(handle), &mut hits);
     result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
     Ok(raws(hits))
 }
@@ -421,7 +421,7 @@ pub(crate) fn overlapping_many<'py, T: Core>(
         let (mut offsets, mut hits) = (Vec::new(), Vec::new());
         index.par_overlapping_many(handles, &mut offsets, &mut hits)?;
         Ok::<_, Error>(csr_vecs(offsets, hits))
-    });
+    })?;
     let rows =
         result.map_err(|e| errors::to_py_shown(py, e, MOVE_MANY, &|i| handles_arg.show(i)))?;
     Ok(csr_arrays(py, rows))
@@ -433,7 +433,7 @@ pub(crate) fn id_of<T: Core>(
     handle: &Bound<'_, PyAny>,
 ) -> PyResult<u32> {
     let handle = convert::handle(handle, "handle")?;
-    let result = lock.read(py).id(handle);
+    let result = lock.read(py)?.id(handle);
     result.map_err(|e| errors::to_py(py, e, Args::SINGLE))
 }
 
@@ -444,7 +444,7 @@ pub(crate) fn rect_of<'py, T: Core>(
     handle: &Bound<'_, PyAny>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let handle = convert::handle(handle, "handle")?;
-    let result = lock.read(py).rect(handle);
+    let result = lock.read(py)?.rect(handle);
     let b = result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
     PyTuple::new(py, convert::box_coords(&b))
 }
@@ -454,30 +454,31 @@ pub(crate) fn bounds<'py, T: Core>(
     lock: &IndexLock<T>,
     py: Python<'py>,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let world = lock.read(py).world();
+    let world = lock.read(py)?.world();
     PyTuple::new(py, convert::box_coords(&world))
 }
 
-pub(crate) fn kind<T: Core>(lock: &IndexLock<T>, py: Python<'_>) -> &'static str {
-    lock.read(py).class_name()
+pub(crate) fn kind<T: Core>(lock: &IndexLock<T>, py: Python<'_>) -> PyResult<&'static str> {
+    Ok(lock.read(py)?.class_name())
 }
 
 pub(crate) fn contains<T: Core>(
     lock: &IndexLock<T>,
     py: Python<'_>,
     handle: &Bound<'_, PyAny>,
-) -> bool {
-    match handle.extract::<u64>() {
-        Ok(raw) => lock.read(py).contains(Handle::from_raw(raw)),
+) -> PyResult<bool> {
+    let index = lock.read(py)?;
+    Ok(match handle.extract::<u64>() {
+        Ok(raw) => index.contains(Handle::from_raw(raw)),
         Err(_) => false,
-    }
+    })
 }
 
 pub(crate) fn stats<'py, T: Core>(
     lock: &IndexLock<T>,
     py: Python<'py>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let s = lock.read_with_gil_released(py, |index| index.stats());
+    let s = lock.read_with_gil_released(py, |index| index.stats())?;
     let d = PyDict::new(py);
     d.set_item("elements", s.elements)?;
     d.set_item("nodes", s.nodes)?;
@@ -489,9 +490,12 @@ pub(crate) fn stats<'py, T: Core>(
     Ok(d)
 }
 
-pub(crate) fn to_bytes<'py, T: Core>(lock: &IndexLock<T>, py: Python<'py>) -> Bound<'py, PyBytes> {
-    let bytes = lock.read_with_gil_released(py, |index| index.to_bytes());
-    PyBytes::new(py, &bytes)
+pub(crate) fn to_bytes<'py, T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'py>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let bytes = lock.read_with_gil_released(py, |index| index.to_bytes())?;
+    Ok(PyBytes::new(py, &bytes))
 }
 
 /// The structure a snapshot of `kind` holds, read without the GIL.
@@ -526,27 +530,27 @@ pub(crate) fn copy<'py, T: Core>(
     lock: &IndexLock<T>,
     py: Python<'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    lock.read_with_gil_released(py, T::clone).into_object(py)
+    lock.read_with_gil_released(py, T::clone)?.into_object(py)
 }
 
 /// `<flatquad.Quadtree bounds=(0.0, 0.0, 1.0, 1.0) max_elements=8 max_depth=8 len=0>`.
-pub(crate) fn repr<T: Core>(lock: &IndexLock<T>, py: Python<'_>) -> String {
-    let index = lock.read(py);
+pub(crate) fn repr<T: Core>(lock: &IndexLock<T>, py: Python<'_>) -> PyResult<String> {
+    let index = lock.read(py)?;
     let world: Vec<String> = f32_coords(&index.world())
         .map(|c| format!("{c:?}"))
         .collect();
-    format!(
+    Ok(format!(
         "<flatquad.{} {}=({}) {} len={}>",
         index.class_name(),
         T::WORLD,
         world.join(", "),
         index.parameters(),
         index.len()
-    )
+    ))
 }
 
 pub(crate) fn validate<T: Core>(lock: &IndexLock<T>, py: Python<'_>) -> PyResult<()> {
-    lock.read_with_gil_released(py, |index| index.validate())
+    lock.read_with_gil_released(py, |index| index.validate())?
         .map_err(PyAssertionError::new_err)
 }
 
@@ -566,7 +570,7 @@ pub(crate) fn iter<'py, T: Core>(
     py: Python<'py>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let handles: Vec<u64> = {
-        let index = lock.read(py);
+        let index = lock.read(py)?;
         index.iter().map(|(h, _, _)| h.to_raw()).collect()
     };
     PyList::new(py, handles)?.try_iter().map(Bound::into_any)
@@ -591,7 +595,7 @@ pub(crate) fn elements<'py, T: Core>(
             ids.push(i64::from(id));
         }
         (handles, flat, ids)
-    });
+    })?;
     let n = handles.len();
     let rects = PyArray1::from_vec(py, flat).reshape([n, width])?;
     ELEMENTS.import(py, "flatquad._types", "Elements")?.call1((
@@ -615,7 +619,7 @@ pub(crate) fn nodes<'py, T: Core>(
         };
         let _ = index.traverse(visit, visit);
         nodes.into_inner()
-    });
+    })?;
     let m = nodes.len();
     let indices: Vec<i64> = nodes.iter().map(|n| i64::from(n.index)).collect();
     let flat: Vec<f32> = nodes.iter().flat_map(|n| f32_coords(&n.rect)).collect();
@@ -682,7 +686,7 @@ pub(crate) fn traverse<T: Core>(
             }
         };
     {
-        let index = lock.read(py);
+        let index = lock.read(py)?;
         let _ = index.traverse(
             |info| call(&branch, info, false),
             |info| call(&leaf, info, true),
@@ -740,7 +744,7 @@ pub(crate) fn query_circle<T: Core>(
     let mask = self::mask(mask)?;
     let mut hits = Vec::new();
     let result = lock
-        .read(py)
+        .read(py)?
         .query(&Query::circle(center, radius).mask(mask), &mut hits);
     result.map_err(|e| errors::to_py(py, e, Args::SINGLE))?;
     Ok(raws(hits))
@@ -764,7 +768,7 @@ pub(crate) fn query_circle_many<'py, T: Core>(
             &mut hits,
         )?;
         Ok::<_, Error>(csr_vecs(offsets, hits))
-    });
+    })?;
     let rows = result.map_err(|e| errors::to_py(py, e, CIRCLES))?;
     Ok(csr_arrays(py, rows))
 }
@@ -792,7 +796,7 @@ pub(crate) fn nearest<'py, T: Core>(
     let failure: RefCell<Option<PyErr>> = RefCell::new(None);
     let mut out = Vec::new();
     let result = {
-        let index = lock.read(py);
+        let index = lock.read(py)?;
         match filter {
             None => index.nearest(point, k, max_distance, mask, &mut out),
             Some(filter) => {
@@ -853,7 +857,7 @@ pub(crate) fn nearest_many<'py, T: Core>(
         let handles: Vec<i64> = out.iter().map(|n| raw(n.handle)).collect();
         let distances: Vec<f64> = out.iter().map(|n| n.distance).collect();
         Ok::<_, Error>((offsets, handles, distances))
-    });
+    })?;
     let (offsets, handles, distances) = result.map_err(|e| errors::to_py(py, e, POINTS))?;
     Ok((
         PyArray1::from_vec(py, offsets),
@@ -896,9 +900,9 @@ pub(crate) fn ray_cast<'py, T: Core>(
     let mask = self::mask(mask)?;
     let mut hits = Vec::new();
     let result = if all {
-        lock.read(py).ray_cast_all(&ray, mask, &mut hits)
+        lock.read(py)?.ray_cast_all(&ray, mask, &mut hits)
     } else {
-        lock.read(py)
+        lock.read(py)?
             .ray_cast(&ray, mask)
             .map(|first| hits.extend(first))
     };
@@ -925,9 +929,9 @@ pub(crate) fn box_cast<'py, T: Core>(
     };
     let mut hits = Vec::new();
     let result = if all {
-        lock.read(py).box_cast_all(&cast, &mut hits)
+        lock.read(py)?.box_cast_all(&cast, &mut hits)
     } else {
-        lock.read(py)
+        lock.read(py)?
             .box_cast(&cast)
             .map(|first| hits.extend(first))
     };
@@ -972,7 +976,7 @@ pub(crate) fn ray_cast_with<T: Core>(
     let mask = self::mask(mask)?;
     let mut failure: Option<PyErr> = None;
     let result = {
-        let index = lock.read(py);
+        let index = lock.read(py)?;
         index.ray_cast_with(&ray, mask, |hit| {
             let control = ray_hit(py, hit)
                 .and_then(|hit| callback.call1((hit,)))

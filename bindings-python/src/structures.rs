@@ -29,9 +29,11 @@ fn instance<T: Subclass>(structure: T::Core) -> PyClassInitializer<T> {
 
 /// Reads the core structure of `slf`, which is always of its class's kind:
 /// the constructors, `from_bytes` and `__setstate__` see to that.
-fn read<T: Subclass, R>(slf: &Bound<'_, T>, get: impl FnOnce(&T::Core) -> R) -> R {
-    let index = slf.as_super().get().read(slf.py());
-    get(T::core(&index).expect("a structure of its class's kind"))
+fn read<T: Subclass, R>(slf: &Bound<'_, T>, get: impl FnOnce(&T::Core) -> R) -> PyResult<R> {
+    let index = slf.as_super().get().read(slf.py())?;
+    Ok(get(
+        T::core(&index).expect("a structure of its class's kind")
+    ))
 }
 
 /// The 2D classes' structure: the kind a class serves is the one its
@@ -173,13 +175,13 @@ impl Quadtree {
 
     /// Elements a cell holds before it splits.
     #[getter]
-    fn max_elements(slf: &Bound<'_, Self>) -> u32 {
+    fn max_elements(slf: &Bound<'_, Self>) -> PyResult<u32> {
         read(slf, flatquad::Quadtree::max_elements)
     }
 
     /// Depth below which cells no longer split (the root is depth 0).
     #[getter]
-    fn max_depth(slf: &Bound<'_, Self>) -> u32 {
+    fn max_depth(slf: &Bound<'_, Self>) -> PyResult<u32> {
         read(slf, flatquad::Quadtree::max_depth)
     }
 }
@@ -267,25 +269,25 @@ impl Grid {
 
     /// The number of columns of cells.
     #[getter]
-    fn columns(slf: &Bound<'_, Self>) -> u32 {
+    fn columns(slf: &Bound<'_, Self>) -> PyResult<u32> {
         read(slf, flatquad::Grid::columns)
     }
 
     /// The number of rows of cells.
     #[getter]
-    fn rows(slf: &Bound<'_, Self>) -> u32 {
+    fn rows(slf: &Bound<'_, Self>) -> PyResult<u32> {
         read(slf, flatquad::Grid::rows)
     }
 
     /// The width of a cell (the world's width over the columns), float32.
     #[getter]
-    fn cell_width(slf: &Bound<'_, Self>) -> f32 {
+    fn cell_width(slf: &Bound<'_, Self>) -> PyResult<f32> {
         read(slf, flatquad::Grid::cell_width)
     }
 
     /// The height of a cell (the world's height over the rows), float32.
     #[getter]
-    fn cell_height(slf: &Bound<'_, Self>) -> f32 {
+    fn cell_height(slf: &Bound<'_, Self>) -> PyResult<f32> {
         read(slf, flatquad::Grid::cell_height)
     }
 }
@@ -389,25 +391,25 @@ impl LooseGrid {
 
     /// The number of columns of loose cells.
     #[getter]
-    fn columns(slf: &Bound<'_, Self>) -> u32 {
+    fn columns(slf: &Bound<'_, Self>) -> PyResult<u32> {
         read(slf, flatquad::LooseGrid::columns)
     }
 
     /// The number of rows of loose cells.
     #[getter]
-    fn rows(slf: &Bound<'_, Self>) -> u32 {
+    fn rows(slf: &Bound<'_, Self>) -> PyResult<u32> {
         read(slf, flatquad::LooseGrid::rows)
     }
 
     /// The number of columns of tight cells.
     #[getter]
-    fn tight_columns(slf: &Bound<'_, Self>) -> u32 {
+    fn tight_columns(slf: &Bound<'_, Self>) -> PyResult<u32> {
         read(slf, flatquad::LooseGrid::tight_columns)
     }
 
     /// The number of rows of tight cells.
     #[getter]
-    fn tight_rows(slf: &Bound<'_, Self>) -> u32 {
+    fn tight_rows(slf: &Bound<'_, Self>) -> PyResult<u32> {
         read(slf, flatquad::LooseGrid::tight_rows)
     }
 }
@@ -488,19 +490,19 @@ impl LooseQuadtree {
 
     /// Elements wider or taller than this are kept apart; ``None`` without a bound.
     #[getter]
-    fn max_extent(slf: &Bound<'_, Self>) -> Option<f32> {
+    fn max_extent(slf: &Bound<'_, Self>) -> PyResult<Option<f32>> {
         read(slf, flatquad::LooseQuadtree::max_extent)
     }
 
     /// Elements a leaf holds before it splits.
     #[getter]
-    fn max_elements(slf: &Bound<'_, Self>) -> u32 {
+    fn max_elements(slf: &Bound<'_, Self>) -> PyResult<u32> {
         read(slf, flatquad::LooseQuadtree::max_elements)
     }
 
     /// Depth below which leaves no longer split (the root is depth 0).
     #[getter]
-    fn max_depth(slf: &Bound<'_, Self>) -> u32 {
+    fn max_depth(slf: &Bound<'_, Self>) -> PyResult<u32> {
         read(slf, flatquad::LooseQuadtree::max_depth)
     }
 }

@@ -114,17 +114,21 @@ type Events = (Vec<i64>, Vec<i64>);
 /// `(began, ended)` as Python gets them.
 type EventArrays<'py> = (Bound<'py, PyArray2<i64>>, Bound<'py, PyArray2<i64>>);
 
-fn update<T: Core>(py: Python<'_>, lock: &IndexLock<T>, tracker: &Tracker<T::Bounds>) -> Events {
+fn update<T: Core>(
+    py: Python<'_>,
+    lock: &IndexLock<T>,
+    tracker: &Tracker<T::Bounds>,
+) -> PyResult<Events> {
     py.detach(|| {
         // The index's lock first, then the tracker's, always in this order: a
         // thread holding the tracker never waits for the index, so two threads
         // (or an update inside the index's own traverse callback) cannot wait
         // on each other.
-        let index = lock.read_detached();
+        let index = lock.read_detached()?;
         let mut tracker = tracker.lock();
         // The whole-index pair walk, when the tracker takes it, on all threads.
         let (began, ended) = tracker.par_update(&*index);
-        (flat(began), flat(ended))
+        Ok((flat(began), flat(ended)))
     })
 }
 
@@ -157,7 +161,7 @@ impl PairTracker {
     fn update<'py>(&self, py: Python<'py>) -> PyResult<EventArrays<'py>> {
         let (began, ended) = with_tracked!(&self.tracked, |index, tracker| {
             update(py, index.get().lock(), tracker)
-        });
+        })?;
         Ok((rows(py, began)?, rows(py, ended)?))
     }
 

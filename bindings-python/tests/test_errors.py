@@ -267,3 +267,47 @@ def test_a_panic_on_a_worker_thread_is_the_same_exception_as_on_this_one():
     assert str(here.value) == "deliberate test panic"
     # The hook says where its panic ran: on a worker, not on this thread.
     assert str(there.value) == "deliberate test panic on a worker thread"
+
+
+@pytest.mark.parametrize("on_worker", [False, True])
+@pytest.mark.parametrize("make", [*STRUCTURES, flatquad.Octree], ids=lambda c: c.__name__)
+def test_a_panic_while_changing_an_index_poisons_it(make, on_worker):
+    """A panic inside flatquad under an index's lock: in a read-only call the
+    index is left as it was and stays usable; in a call that was changing it
+    the index may be half-changed, so every later call on it raises
+    RuntimeError (kind "Poisoned"), as C's and Node's poisoned indexes refuse
+    every call. Other indexes are not touched."""
+    three_d = make is flatquad.Octree
+    world = (0, 0, 0, 100, 100, 100) if three_d else (0, 0, 100, 100)
+    box = (1, 1, 1, 4, 4, 4) if three_d else (1, 1, 4, 4)
+    index, other = make(world), make(world)
+    handle = index.insert(box)
+    other.insert(box)
+    before = index.to_bytes()
+    with pytest.raises(BaseException) as reading:
+        flatquad._native._panic_for_tests(on_worker, index)
+    assert type(reading.value).__name__ == "PanicException"
+    assert index.to_bytes() == before
+    assert len(index) == 1 and handle in index
+
+    with pytest.raises(BaseException) as writing:
+        flatquad._native._panic_for_tests(on_worker, index, mutating=True)
+    assert type(writing.value).__name__ == "PanicException"
+    calls = [
+        len,
+        repr,
+        lambda i: handle in i,
+        lambda i: i.insert(box),
+        lambda i: i.remove(handle),
+        lambda i: i.move_many(np.array([handle]), np.array([box], dtype=np.float32)),
+        lambda i: i.pairs(),
+        lambda i: i.to_bytes(),
+        lambda i: i.kind,
+        lambda i: i.cleanup(),
+        lambda i: flatquad.PairTracker(i).update(),
+    ]
+    for call in calls:
+        with pytest.raises(RuntimeError, match="can no longer be used") as refused:
+            call(index)
+        assert refused.value.kind == "Poisoned"
+    assert len(other) == 1 and other.pairs().shape == (0, 2)
