@@ -690,6 +690,47 @@ macro_rules! index_methods {
                 shared::nearest_many(&self.lock, py, points, k, max_distance, mask)
             }
 
+            /// ``ray_cast`` for many rays at once: each ray's first hit (a lidar
+            /// sweep, a line of sight per agent), on every core for big batches.
+            ///
+            /// Parameters
+            /// ----------
+            /// origins, directions : array_like, shape (n, 2)
+            ///     Or ``(n, 3)`` for an ``Octree``; any real dtype. Ray ``i`` starts at
+            ///     ``origins[i]`` and goes along ``directions[i]`` (any length but 0).
+            /// max_length : float or array_like, shape (n,)
+            ///     How far every ray goes, or each its own.
+            /// mask : int, optional
+            ///     As for ``ray_cast``.
+            ///
+            /// Returns
+            /// -------
+            /// handles : numpy.ndarray
+            ///     int64, shape ``(n,)``: the element ray ``i`` touches first (ties as
+            ///     ``ray_cast`` breaks them), 0 where it touches nothing.
+            /// distances : numpy.ndarray
+            ///     float64, shape ``(n,)``: how far along ray ``i`` that is (0 from
+            ///     inside), ``inf`` where it touches nothing.
+            ///
+            /// Raises
+            /// ------
+            /// ValueError
+            ///     For a bad ray (``err.index`` is its row: as ``ray_cast`` refuses
+            ///     it) or arrays of different lengths; nothing is returned then.
+            ///
+            /// Releases the GIL while it works.
+            #[pyo3(signature = (origins, directions, max_length, mask = None))]
+            fn ray_cast_many<'py>(
+                &self,
+                py: Python<'py>,
+                origins: &Bound<'py, PyAny>,
+                directions: &Bound<'py, PyAny>,
+                max_length: &Bound<'py, PyAny>,
+                mask: Option<&Bound<'py, PyAny>>,
+            ) -> PyResult<shared::FirstHits<'py>> {
+                shared::ray_cast_many(&self.lock, py, origins, directions, max_length, mask)
+            }
+
             /// The handles of the other elements whose rectangle meets this element's
             /// (touching counts): ``query(rect_of(handle), omit=handle)``, but found
             /// from where the element lies, without a search from the top.

@@ -866,6 +866,76 @@ pub(crate) fn nearest_many<'py, T: Core>(
     ))
 }
 
+const RAYS: Args = Args {
+    rects: "rays",
+    handles: "",
+    lengths: ("", ""),
+};
+
+/// `ray_cast_many`'s arrays: each ray's first hit, 0 (no handle) and +inf
+/// where the ray touches nothing.
+pub(crate) type FirstHits<'py> = (Bound<'py, PyArray1<i64>>, Bound<'py, PyArray1<f64>>);
+
+/// The first hit of each ray `origins[i] + t * directions[i]`, `0 <= t <=
+/// max_length[i]` (one length for all, or one a ray), on every core.
+pub(crate) fn ray_cast_many<'py, T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'py>,
+    origins: &Bound<'py, PyAny>,
+    directions: &Bound<'py, PyAny>,
+    max_length: &Bound<'py, PyAny>,
+    mask: Option<&Bound<'py, PyAny>>,
+) -> PyResult<FirstHits<'py>> {
+    let origins = convert::points::<T::Bounds>(origins, "origins")?;
+    let directions = convert::points::<T::Bounds>(directions, "directions")?;
+    let lengths = convert::lengths(max_length, origins.len(), "max_length")?;
+    for (found, second) in [
+        (directions.len(), "directions"),
+        (lengths.len(), "max_length"),
+    ] {
+        if found != origins.len() {
+            let mismatch = Error::LengthMismatch {
+                expected: origins.len(),
+                found,
+            };
+            let args = Args {
+                lengths: ("origins", second),
+                ..RAYS
+            };
+            return Err(errors::to_py(py, mismatch, args));
+        }
+    }
+    let mask = self::mask(mask)?;
+    let rays: Vec<Ray<_>> = origins
+        .iter()
+        .zip(&directions)
+        .zip(&lengths)
+        .map(|((&origin, &direction), &max_length)| Ray {
+            origin,
+            direction,
+            max_length,
+        })
+        .collect();
+    let result = lock.read_with_gil_released(py, |index| {
+        let mut hits = Vec::new();
+        index.par_ray_cast_many(&rays, mask, &mut hits)?;
+        let handles: Vec<i64> = hits
+            .iter()
+            .map(|hit| hit.map_or(0, |hit| raw(hit.handle)))
+            .collect();
+        let distances: Vec<f64> = hits
+            .iter()
+            .map(|hit| hit.map_or(f64::INFINITY, |hit| hit.distance))
+            .collect();
+        Ok::<_, Error>((handles, distances))
+    })?;
+    let (handles, distances) = result.map_err(|e| errors::to_py(py, e, RAYS))?;
+    Ok((
+        PyArray1::from_vec(py, handles),
+        PyArray1::from_vec(py, distances),
+    ))
+}
+
 /// The ray `origin + t * direction`, `0 <= t <= max_length`, rounded as points
 /// are; its validity is the core's to check.
 fn ray<B: Bounds>(origin: &[f64], direction: &[f64], max_length: f64) -> Ray<B::Point> {

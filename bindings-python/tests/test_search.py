@@ -268,6 +268,43 @@ def test_nearest_matches_brute_force_in_order(cls, params):
 
 
 @pytest.mark.parametrize("cls, params", CASES, ids=CASE_IDS)
+def test_ray_cast_many_gives_each_rays_first_hit(cls, params):
+    """Each ray's first hit, as ``ray_cast`` gives it (0 and inf for a miss),
+    with one length for all rays or one each, and a mask; from 1,000 rays the
+    batch runs on every core (on one core, or with RAYON_NUM_THREADS=1, this
+    checks the serial path). A bad ray is refused at its row."""
+    index, rng = build(cls, params, seed=31)
+    axes = axes_of(cls)
+    n = 2500
+    origins = random_points(rng, n, axes)
+    directions = np.array([random_direction(rng, axes) for _ in range(n)])
+    lengths = rng.choice([0.0, 3.0, 40.0, 300.0], n)
+    for max_length, mask in [(lengths, None), (25.0, 0b101)]:
+        handles, dists = index.ray_cast_many(origins, directions, max_length, mask=mask)
+        assert handles.dtype == np.int64 and dists.dtype == np.float64
+        assert handles.shape == dists.shape == (n,)
+        each = np.broadcast_to(max_length, (n,))
+        for i in range(0, n, 5):
+            want = index.ray_cast(*origins[i], *directions[i], float(each[i]), mask=mask)
+            if want is None:
+                assert (handles[i], dists[i]) == (0, math.inf)
+            else:
+                assert (handles[i], dists[i]) == (want.handle, want.distance)
+        assert (handles != 0).any() and (handles == 0).any()
+    bad = directions.copy()
+    bad[1234] = 0.0
+    with pytest.raises(ValueError, match=r"rays\[1234\]") as refused:
+        index.ray_cast_many(origins, bad, 10.0)
+    assert refused.value.index == 1234
+    with pytest.raises(ValueError, match="directions has 3 items but origins has 2500"):
+        index.ray_cast_many(origins, directions[:3], 10.0)
+    with pytest.raises(ValueError, match="max_length has 3 items but origins has 2500"):
+        index.ray_cast_many(origins, directions, lengths[:3])
+    empty = index.ray_cast_many(np.empty((0, axes)), np.empty((0, axes)), 1.0)
+    assert [a.shape for a in empty] == [(0,), (0,)]
+
+
+@pytest.mark.parametrize("cls, params", CASES, ids=CASE_IDS)
 def test_ray_casts_match_brute_force_in_order(cls, params):
     index, rng = build(cls, params, seed=13)
     model = Model(index)

@@ -727,6 +727,19 @@ pub fn check_searches<T: SpatialIndex>(
             hit_bits(&expected[..expected.len().min(1)]),
             "first hit of {ray:?} mask {mask:#x}"
         );
+        // The batch: each ray's first hit, in ray order.
+        let rays = [ray, shapes.ray(rng), shapes.ray(rng)];
+        let mut firsts = Vec::new();
+        index.ray_cast_many(&rays, mask, &mut firsts).unwrap();
+        assert_eq!(firsts.len(), rays.len());
+        for (ray, first) in rays.iter().zip(&firsts) {
+            let expected = brute_ray(&passing, ray);
+            assert_eq!(
+                hit_bits(first.as_slice()),
+                hit_bits(&expected[..expected.len().min(1)]),
+                "ray_cast_many: first hit of {ray:?} mask {mask:#x}"
+            );
+        }
 
         let mut cast = shapes.box_cast(rng).mask(mask);
         if rng.chance(30) {
@@ -1066,6 +1079,12 @@ pub fn check_threads<T: SpatialIndex + Clone + Sync>(
         .iter()
         .map(|h| shapes.moved(rng, &model[h].0))
         .collect();
+    let rays: Vec<_> = (0..16).map(|_| shapes.ray(rng)).collect();
+    let mut bad_rays = rays.clone();
+    bad_rays[11].max_length = f64::NAN;
+    let first_hits = |hits: &[Option<RayHit>]| -> Vec<Vec<(Handle, u32, u64, u64)>> {
+        hits.iter().map(|hit| hit_bits(hit.as_slice())).collect()
+    };
 
     let mut pairs = Vec::new();
     index.pairs(&mut pairs);
@@ -1086,6 +1105,8 @@ pub fn check_threads<T: SpatialIndex + Clone + Sync>(
             &mut nearest,
         )
         .unwrap();
+    let mut ray_hits = Vec::new();
+    index.ray_cast_many(&rays, mask, &mut ray_hits).unwrap();
     let mut serial = index.clone();
     serial.update_many(&asked, &moved).unwrap();
     let serial_bytes = serial.to_bytes();
@@ -1124,6 +1145,21 @@ pub fn check_threads<T: SpatialIndex + Clone + Sync>(
                 neighbor_bits(&nearest),
                 "{threads} threads: par_nearest_many"
             );
+            let mut hits = Vec::new();
+            index.par_ray_cast_many(&rays, mask, &mut hits).unwrap();
+            assert_eq!(
+                first_hits(&hits),
+                first_hits(&ray_hits),
+                "{threads} threads: par_ray_cast_many"
+            );
+            let e = index
+                .par_ray_cast_many(&bad_rays, mask, &mut hits)
+                .unwrap_err();
+            assert!(
+                matches!(e, Error::InBatch { index: 11, .. }),
+                "{threads} threads: {e:?}"
+            );
+            assert_eq!(first_hits(&hits), first_hits(&ray_hits), "written on error");
             let mut parallel = index.clone();
             parallel.par_update_many(&asked, &moved).unwrap();
             assert!(

@@ -40,6 +40,7 @@ PointsLike = npt.ArrayLike
 RadiiLike = Union[SupportsFloat, npt.ArrayLike]
 _CSR = Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]
 _NearestRows = Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]
+_FirstHits = Tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]
 LeafCallback3 = Callable[[int, int, float, float, float, float, float, float, int], Optional[bool]]
 
 _S = TypeVar("_S", bound="SpatialIndex")
@@ -128,6 +129,14 @@ class SpatialIndex:
         mask: Optional[SupportsIndex] = None,
     ) -> _NearestRows:
         """``(offsets, handles, distances)``: point ``i``'s neighbours, nearest first."""
+    def ray_cast_many(
+        self,
+        origins: PointsLike,
+        directions: PointsLike,
+        max_length: RadiiLike,
+        mask: Optional[SupportsIndex] = None,
+    ) -> _FirstHits:
+        """``(handles, distances)``: ray ``i``'s first hit; 0 and ``inf`` where it hits nothing."""
     def ray_cast(
         self,
         ox: SupportsFloat,
@@ -432,6 +441,14 @@ class Octree:
         mask: Optional[SupportsIndex] = None,
     ) -> _NearestRows:
         """``(offsets, handles, distances)`` for points of shape ``(n, 3)``."""
+    def ray_cast_many(
+        self,
+        origins: PointsLike,
+        directions: PointsLike,
+        max_length: RadiiLike,
+        mask: Optional[SupportsIndex] = None,
+    ) -> _FirstHits:
+        """``(handles, distances)`` for rays of shape ``(n, 3)``."""
     def ray_cast(
         self,
         ox: SupportsFloat,

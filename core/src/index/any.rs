@@ -431,6 +431,23 @@ macro_rules! any_index {
             ) -> Result<Option<RayHit>, Error> {
                 dispatch!(self, $name[$($variant),+], s => s.ray_cast(ray, mask))
             }
+            fn ray_cast_many(
+                &self,
+                rays: &[Ray<<$bounds as Bounds>::Point>],
+                mask: u32,
+                out: &mut Vec<Option<RayHit>>,
+            ) -> Result<(), Error> {
+                dispatch!(self, $name[$($variant),+], s => s.ray_cast_many(rays, mask, out))
+            }
+            #[cfg(feature = "rayon")]
+            fn par_ray_cast_many(
+                &self,
+                rays: &[Ray<<$bounds as Bounds>::Point>],
+                mask: u32,
+                out: &mut Vec<Option<RayHit>>,
+            ) -> Result<(), Error> {
+                dispatch!(self, $name[$($variant),+], s => s.par_ray_cast_many(rays, mask, out))
+            }
             fn ray_cast_with<F>(
                 &self,
                 ray: &Ray<<$bounds as Bounds>::Point>,

@@ -752,6 +752,39 @@ pub trait SpatialIndex: Structure + Sized {
         Ok(search::ray_first(self, ray, mask))
     }
 
+    /// The first hit of each ray, as [`ray_cast`](SpatialIndex::ray_cast)
+    /// gives it: `out[i]` (cleared first) for `rays[i]`, `None` where the ray
+    /// touches nothing. One call for a scan of many rays (a lidar sweep, a
+    /// line of sight per agent).
+    ///
+    /// ```
+    /// use flatquad::{Grid, Ray, Rect, SpatialIndex};
+    /// let mut grid = Grid::for_world(Rect::new(0.0, 0.0, 100.0, 100.0))?;
+    /// let wall = grid.insert(Rect::new(50.0, 0.0, 51.0, 100.0), 7)?;
+    /// let ray = |direction| Ray { origin: [10.0, 10.0], direction, max_length: 100.0 };
+    /// let rays = [ray([1.0, 0.0]), ray([-1.0, 0.0])];
+    /// let mut hits = Vec::new();
+    /// grid.ray_cast_many(&rays, u32::MAX, &mut hits)?;
+    /// assert_eq!(hits[0].map(|hit| (hit.handle, hit.distance)), Some((wall, 40.0)));
+    /// assert!(hits[1].is_none());
+    /// # Ok::<(), flatquad::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// What [`ray_cast`](SpatialIndex::ray_cast) says of the first bad ray,
+    /// inside [`Error::InBatch`]. Nothing is written then.
+    fn ray_cast_many(
+        &self,
+        rays: &[Ray<<Self::Bounds as Bounds>::Point>],
+        mask: u32,
+        out: &mut Vec<Option<RayHit>>,
+    ) -> Result<(), Error> {
+        check_rays::<Self::Bounds>(rays)?;
+        out.clear();
+        out.extend(rays.iter().map(|ray| search::ray_first(self, ray, mask)));
+        Ok(())
+    }
+
     /// Fills `hits` (cleared first) with every element passing `mask` that
     /// the segment from `ray.origin` along `ray.direction` for
     /// `ray.max_length` touches, in ascending order of `(distance, id,
@@ -886,6 +919,25 @@ pub trait SpatialIndex: Structure + Sized {
         parallel::nearest_many(self, points, k, max_distance, mask, offsets, out)
     }
 
+    /// [`ray_cast_many`](SpatialIndex::ray_cast_many) on all of rayon's
+    /// threads, with the same result (batches under 1,000 rays stay on the
+    /// calling thread).
+    ///
+    /// # Errors
+    /// As [`ray_cast_many`](SpatialIndex::ray_cast_many).
+    #[cfg(feature = "rayon")]
+    fn par_ray_cast_many(
+        &self,
+        rays: &[Ray<<Self::Bounds as Bounds>::Point>],
+        mask: u32,
+        out: &mut Vec<Option<RayHit>>,
+    ) -> Result<(), Error>
+    where
+        Self: Sync,
+    {
+        parallel::ray_cast_many(self, rays, mask, out)
+    }
+
     /// [`overlapping_many`](SpatialIndex::overlapping_many) on all of rayon's
     /// threads, with the same rows, in order. The batch is cut into chunks,
     /// each answered query by query; batches under 1,000 handles, and those
@@ -924,6 +976,15 @@ pub trait SpatialIndex: Structure + Sized {
     {
         parallel::query_many(self, queries, offsets, hits)
     }
+}
+
+/// Every ray of a batch checked, the first bad one reported in
+/// [`Error::InBatch`].
+pub(crate) fn check_rays<B: Bounds>(rays: &[Ray<B::Point>]) -> Result<(), Error> {
+    for (index, ray) in rays.iter().enumerate() {
+        check_ray::<B>(ray).map_err(|e| e.in_batch(index))?;
+    }
+    Ok(())
 }
 
 /// A box cast's arguments checked: the omitted slot ([`NONE`](crate::slots::NONE) for none).

@@ -5,8 +5,8 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use super::search::Neighbor;
-use super::{check_max_distance, check_point, query, Query, SpatialIndex};
+use super::search::{self, Neighbor, Ray, RayHit};
+use super::{check_max_distance, check_point, check_rays, query, Query, SpatialIndex};
 use crate::{Bounds, Error, Handle};
 
 /// Chunks handed out per thread, so that uneven ones even out.
@@ -167,6 +167,25 @@ pub(crate) fn nearest_many<T: SpatialIndex + Sync>(
         offsets.extend(rows[1..].iter().map(|&end| base + end));
         out.extend(found);
     }
+    Ok(())
+}
+
+/// [`SpatialIndex::par_ray_cast_many`]: every ray checked first (so an error
+/// writes nothing), then the rays on rayon's threads, the hits in ray order.
+pub(crate) fn ray_cast_many<T: SpatialIndex + Sync>(
+    index: &T,
+    rays: &[Ray<<T::Bounds as Bounds>::Point>],
+    mask: u32,
+    out: &mut Vec<Option<RayHit>>,
+) -> Result<(), Error> {
+    if on_one_thread(rays.len(), PAR_QUERY_MIN_RECTS) {
+        return index.ray_cast_many(rays, mask, out);
+    }
+    check_rays::<T::Bounds>(rays)?;
+    rays.par_iter()
+        .with_min_len(chunk_len(rays.len()))
+        .map(|ray| search::ray_first(index, ray, mask))
+        .collect_into_vec(out);
     Ok(())
 }
 
