@@ -187,6 +187,16 @@ export declare class Grid {
    * `index` says which) and nothing is returned.
    */
   nearestMany(points: Float32Array | Float64Array, k?: number | null, options?: NearestManyOptions | null): NearestManyResult
+  /**
+   * `rayCast` for many rays in one call to the core (on several threads
+   * for big batches): ray `i` starts at point `i` of `origins` (2
+   * numbers each; an `Octree`'s 3) and goes along direction `i` of
+   * `directions` for `maxLength` (one number for all, or one each).
+   * Gives each ray's first hit at position `i`: handle 0, id 0 and
+   * distance `Infinity` where it touches nothing. A bad ray is refused
+   * (the error's `index` says which) and nothing is returned.
+   */
+  rayCastMany(origins: Float32Array | Float64Array, directions: Float32Array | Float64Array, maxLength: number | Float32Array | Float64Array, mask?: number | null): RayCastManyResult
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
   /**
@@ -499,6 +509,16 @@ export declare class LooseGrid {
    * `index` says which) and nothing is returned.
    */
   nearestMany(points: Float32Array | Float64Array, k?: number | null, options?: NearestManyOptions | null): NearestManyResult
+  /**
+   * `rayCast` for many rays in one call to the core (on several threads
+   * for big batches): ray `i` starts at point `i` of `origins` (2
+   * numbers each; an `Octree`'s 3) and goes along direction `i` of
+   * `directions` for `maxLength` (one number for all, or one each).
+   * Gives each ray's first hit at position `i`: handle 0, id 0 and
+   * distance `Infinity` where it touches nothing. A bad ray is refused
+   * (the error's `index` says which) and nothing is returned.
+   */
+  rayCastMany(origins: Float32Array | Float64Array, directions: Float32Array | Float64Array, maxLength: number | Float32Array | Float64Array, mask?: number | null): RayCastManyResult
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
   /**
@@ -817,6 +837,16 @@ export declare class LooseQuadtree {
    * `index` says which) and nothing is returned.
    */
   nearestMany(points: Float32Array | Float64Array, k?: number | null, options?: NearestManyOptions | null): NearestManyResult
+  /**
+   * `rayCast` for many rays in one call to the core (on several threads
+   * for big batches): ray `i` starts at point `i` of `origins` (2
+   * numbers each; an `Octree`'s 3) and goes along direction `i` of
+   * `directions` for `maxLength` (one number for all, or one each).
+   * Gives each ray's first hit at position `i`: handle 0, id 0 and
+   * distance `Infinity` where it touches nothing. A bad ray is refused
+   * (the error's `index` says which) and nothing is returned.
+   */
+  rayCastMany(origins: Float32Array | Float64Array, directions: Float32Array | Float64Array, maxLength: number | Float32Array | Float64Array, mask?: number | null): RayCastManyResult
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
   /**
@@ -1123,6 +1153,16 @@ export declare class Octree {
    * `index` says which) and nothing is returned.
    */
   nearestMany(points: Float32Array | Float64Array, k?: number | null, options?: NearestManyOptions | null): NearestManyResult
+  /**
+   * `rayCast` for many rays in one call to the core (on several threads
+   * for big batches): ray `i` starts at point `i` of `origins` (2
+   * numbers each; an `Octree`'s 3) and goes along direction `i` of
+   * `directions` for `maxLength` (one number for all, or one each).
+   * Gives each ray's first hit at position `i`: handle 0, id 0 and
+   * distance `Infinity` where it touches nothing. A bad ray is refused
+   * (the error's `index` says which) and nothing is returned.
+   */
+  rayCastMany(origins: Float32Array | Float64Array, directions: Float32Array | Float64Array, maxLength: number | Float32Array | Float64Array, mask?: number | null): RayCastManyResult
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
   /**
@@ -1458,6 +1498,16 @@ export declare class Quadtree {
    * `index` says which) and nothing is returned.
    */
   nearestMany(points: Float32Array | Float64Array, k?: number | null, options?: NearestManyOptions | null): NearestManyResult
+  /**
+   * `rayCast` for many rays in one call to the core (on several threads
+   * for big batches): ray `i` starts at point `i` of `origins` (2
+   * numbers each; an `Octree`'s 3) and goes along direction `i` of
+   * `directions` for `maxLength` (one number for all, or one each).
+   * Gives each ray's first hit at position `i`: handle 0, id 0 and
+   * distance `Infinity` where it touches nothing. A bad ray is refused
+   * (the error's `index` says which) and nothing is returned.
+   */
+  rayCastMany(origins: Float32Array | Float64Array, directions: Float32Array | Float64Array, maxLength: number | Float32Array | Float64Array, mask?: number | null): RayCastManyResult
   /** The id the element was inserted with. */
   idOf(handle: Handle): number
   /**
@@ -1983,6 +2033,19 @@ export interface QueryManyResult {
   offsets: Uint32Array
   /** The handles found, item after item. */
   hits: Float64Array
+}
+
+/**
+ * The first hits of `rayCastMany`: ray `i`'s at position `i` of each array;
+ * a ray that touches nothing has handle 0, id 0 and distance `Infinity`.
+ */
+export interface RayCastManyResult {
+  /** The element each ray touches first, 0 for none. */
+  handles: Float64Array
+  /** Its id (0 for none). */
+  ids: Uint32Array
+  /** How far along the ray it is touched (0 from inside), `Infinity` for none. */
+  distances: Float64Array
 }
 
 /** One element a ray cast hit. */

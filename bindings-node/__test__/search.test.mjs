@@ -188,6 +188,43 @@ for (const kind of KINDS) {
       }
     })
 
+    // From 1,000 rays the batch runs on every core (one core: the serial path).
+    it('rayCastMany gives each ray\'s first hit, as rayCast does', () => {
+      const next = rng(6151 + n)
+      const { index } = build(kind, next, 300)
+      const origins = []
+      const directions = []
+      const lengths = []
+      for (let q = 0; q < 2500; q++) {
+        origins.push(randomPoint(next, n))
+        directions.push(randomDirection(next, n))
+        lengths.push([0, 3, 40, 300][q % 4])
+      }
+      const flat = (rows) => new Float64Array(rows.flat())
+      for (const [maxLength, mask] of [[new Float64Array(lengths), undefined], [25, 5]]) {
+        const { handles, ids, distances } = index.rayCastMany(flat(origins), flat(directions), maxLength, mask)
+        assert.equal(handles.length, origins.length)
+        let hit = 0
+        for (let i = 0; i < origins.length; i += 5) {
+          const length = typeof maxLength === 'number' ? maxLength : maxLength[i]
+          const want = index.rayCast(...origins[i], ...directions[i], length, mask)
+          const got = { handle: handles[i], id: ids[i], distance: distances[i] }
+          if (want === null) assert.deepEqual(got, { handle: 0, id: 0, distance: Infinity }, `ray ${i}`)
+          else assert.deepEqual(got, { handle: want.handle, id: want.id, distance: want.distance }, `ray ${i}`)
+          if (want !== null) hit++
+        }
+        assert.ok(hit > 0, 'some rays hit')
+      }
+      const bad = directions.map((d) => [...d])
+      bad[1234] = bad[1234].map(() => 0)
+      throwsLike(() => index.rayCastMany(flat(origins), flat(bad), 10), { type: RangeError, index: 1234, message: /direction/ })
+      throwsLike(() => index.rayCastMany(flat(origins), flat(directions.slice(3)), 10), { type: RangeError, code: 'ERR_FLATQUAD_BAD_LENGTH', message: /directions/ })
+      throwsLike(() => index.rayCastMany(flat(origins), flat(directions), new Float64Array(3)), { type: RangeError, code: 'ERR_FLATQUAD_BAD_LENGTH', message: /maxLength/ })
+      throwsLike(() => index.rayCastMany(flat(origins), flat(directions), 'far'), { type: TypeError })
+      const empty = index.rayCastMany(new Float64Array(0), new Float64Array(0), 1)
+      assert.deepEqual([empty.handles.length, empty.ids.length, empty.distances.length], [0, 0, 0])
+    })
+
     it('nearest and nearestMany match the oracle, in order', () => {
       for (let seed = 1; seed <= 5; seed++) {
         const next = rng(seed * 104729 + n)

@@ -214,6 +214,21 @@ pub(crate) fn float_array(value: &Unknown<'_>, name: &str, what: &str) -> Outcom
     }
 }
 
+/// One number for all `n` items, or a `Float32Array` / `Float64Array` of one
+/// each (its length is the caller's to check).
+pub(crate) fn number_or_floats(
+    value: &Unknown<'_>,
+    n: usize,
+    name: &str,
+    what: &str,
+) -> Outcome<Vec<f64>> {
+    if typed_array(value).is_some() {
+        float_array(value, name, what)
+    } else {
+        Ok(vec![number(value, name)?; n])
+    }
+}
+
 /// An optional count (`k`): an integer from 0 to 2^32 - 1, `default` when
 /// left out.
 pub(crate) fn count(value: Option<&Unknown<'_>>, name: &str, default: usize) -> Outcome<usize> {

@@ -16,7 +16,7 @@ use crate::index::Index;
 use crate::methods::methods;
 use crate::objects::{
     BulkResult, Filter, JoinResult, NearestManyResult, Neighbor, NodeInfo, Nodes, QueryManyResult,
-    RayHit, Rectangle, Stats,
+    RayCastManyResult, RayHit, Rectangle, Stats,
 };
 use crate::typed::Typed;
 

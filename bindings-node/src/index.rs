@@ -21,7 +21,7 @@ use crate::args::{self, Rects};
 use crate::error::{code, Class, Fail, Outcome};
 use crate::objects::{
     BulkResult, Filter as FilterObject, JoinResult, NearestManyResult, Neighbor, Nodes, PairEvents,
-    QueryManyResult, RayHit as RayHitObject, Stats,
+    QueryManyResult, RayCastManyResult, RayHit as RayHitObject, Stats,
 };
 use crate::typed::Typed;
 
@@ -960,6 +960,66 @@ impl<T: Held> Index<T> {
             let ray = Self::ray(origin, direction, max_length)?;
             let mask = args::optional_mask(mask)?;
             Ok(index.ray_cast(&ray, mask).map_err(core)?.map(ray_hit))
+        })
+    }
+
+    pub(crate) fn ray_cast_many(
+        &self,
+        env: &Env,
+        origins: &Unknown<'_>,
+        directions: &Unknown<'_>,
+        max_length: &Unknown<'_>,
+        mask: Option<&Unknown<'_>>,
+    ) -> napi::Result<RayCastManyResult> {
+        self.read(env, |index| {
+            let origins = args::points::<T::Bounds>(origins, "origins")?;
+            let directions = args::points::<T::Bounds>(directions, "directions")?;
+            let lengths = args::number_or_floats(
+                max_length,
+                origins.len(),
+                "maxLength",
+                "one length per ray",
+            )?;
+            for (found, name) in [
+                (directions.len(), "directions"),
+                (lengths.len(), "maxLength"),
+            ] {
+                if found != origins.len() {
+                    let mismatch = flatquad::Error::LengthMismatch {
+                        expected: origins.len(),
+                        found,
+                    };
+                    return Err(core(mismatch).context(name));
+                }
+            }
+            let mask = args::optional_mask(mask)?;
+            let rays: Vec<Ray<_>> = origins
+                .iter()
+                .zip(&directions)
+                .zip(&lengths)
+                .map(|((&origin, &direction), &max_length)| Ray {
+                    origin,
+                    direction,
+                    max_length,
+                })
+                .collect();
+            let mut hits = Vec::new();
+            index
+                .par_ray_cast_many(&rays, mask, &mut hits)
+                .map_err(core)?;
+            Ok(RayCastManyResult {
+                handles: Typed::new(
+                    hits.iter()
+                        .map(|hit| hit.map_or(0.0, |hit| raw(hit.handle)))
+                        .collect(),
+                ),
+                ids: Typed::new(hits.iter().map(|hit| hit.map_or(0, |hit| hit.id)).collect()),
+                distances: Typed::new(
+                    hits.iter()
+                        .map(|hit| hit.map_or(f64::INFINITY, |hit| hit.distance))
+                        .collect(),
+                ),
+            })
         })
     }
 

@@ -240,6 +240,29 @@ macro_rules! methods {
                     .nearest_many(env, &points, k.as_ref(), options.as_ref())
             }
 
+            /// `rayCast` for many rays in one call to the core (on several threads
+            /// for big batches): ray `i` starts at point `i` of `origins` (2
+            /// numbers each; an `Octree`'s 3) and goes along direction `i` of
+            /// `directions` for `maxLength` (one number for all, or one each).
+            /// Gives each ray's first hit at position `i`: handle 0, id 0 and
+            /// distance `Infinity` where it touches nothing. A bad ray is refused
+            /// (the error's `index` says which) and nothing is returned.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "origins: Float32Array | Float64Array, directions: Float32Array | Float64Array, maxLength: number | Float32Array | Float64Array, mask?: number | null"
+            )]
+            pub fn ray_cast_many(
+                &self,
+                env: &Env,
+                origins: Unknown<'_>,
+                directions: Unknown<'_>,
+                max_length: Unknown<'_>,
+                mask: Option<Unknown<'_>>,
+            ) -> napi::Result<RayCastManyResult> {
+                self.index
+                    .ray_cast_many(env, &origins, &directions, &max_length, mask.as_ref())
+            }
+
             /// The id the element was inserted with.
             #[napi(catch_unwind, ts_args_type = "handle: Handle")]
             pub fn id_of(&self, env: &Env, handle: Unknown<'_>) -> napi::Result<u32> {

@@ -391,6 +391,21 @@ pub struct NearestManyResult {
     pub distances: Typed<f64>,
 }
 
+/// The first hits of `rayCastMany`: ray `i`'s at position `i` of each array;
+/// a ray that touches nothing has handle 0, id 0 and distance `Infinity`.
+#[napi(object, object_from_js = false)]
+pub struct RayCastManyResult {
+    /// The element each ray touches first, 0 for none.
+    #[napi(ts_type = "Float64Array")]
+    pub handles: Typed<f64>,
+    /// Its id (0 for none).
+    #[napi(ts_type = "Uint32Array")]
+    pub ids: Typed<u32>,
+    /// How far along the ray it is touched (0 from inside), `Infinity` for none.
+    #[napi(ts_type = "Float64Array")]
+    pub distances: Typed<f64>,
+}
+
 /// Options of `nearest`; a left-out one takes its default.
 #[napi(object, object_to_js = false)]
 pub struct NearestOptions {

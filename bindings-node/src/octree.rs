@@ -10,7 +10,8 @@ use crate::args;
 use crate::index::Index;
 use crate::methods::methods;
 use crate::objects::{
-    Box3, Filter, NearestManyResult, Neighbor, NodeInfo3, Nodes, QueryManyResult, RayHit, Stats,
+    Box3, Filter, NearestManyResult, Neighbor, NodeInfo3, Nodes, QueryManyResult,
+    RayCastManyResult, RayHit, Stats,
 };
 use crate::typed::Typed;
 
