@@ -41,7 +41,8 @@
  *   category is in its mask.
  * - Searches, each with a mask: qt_nearest (the k nearest, nearest first,
  *   with double distances to the closed boxes), the ray casts qt_ray_cast,
- *   qt_ray_cast_all and qt_ray_cast_each (Box2D's callback convention) and
+ *   qt_ray_cast_all, qt_ray_cast_each (Box2D's callback convention) and
+ *   qt_ray_cast_many (each ray's first hit, a batch on every core), and
  *   the box casts qt_box_cast and qt_box_cast_all. Ordered results come in
  *   ascending (distance, id, handle).
  * - Contact events: a qt_tracker, made from a tree by qt_tracker_create (or
@@ -1343,6 +1344,16 @@ enum qt_status qt_octree_ray_cast(const struct qt_octree *tree,
                                   bool *out_found);
 
 /**
+ * `qt_ray_cast_many` on a `qt_octree`, with `qt_ray3` for `qt_ray`.
+ */
+enum qt_status qt_octree_ray_cast_many(const struct qt_octree *tree,
+                                       const struct qt_ray3 *rays,
+                                       size_t count,
+                                       uint32_t mask,
+                                       struct qt_ray_hit *out_hits,
+                                       size_t *out_bad_index);
+
+/**
  * `qt_box_cast` on a `qt_octree`, with `qt_box` for `qt_rect`, `b` for `rect`
  * and `dz` after `dy`.
  */
@@ -1836,6 +1847,25 @@ enum qt_status qt_ray_cast(const struct qt_tree *tree,
                            uint32_t mask,
                            struct qt_ray_hit *out_hit,
                            bool *out_found);
+
+/**
+ * Casts each of the `count` rays of `rays` as `qt_ray_cast` does and writes
+ * ray `i`'s first hit to `out_hits[i]` (an array of `count`); a ray that hits
+ * nothing gets `handle` `QT_NO_HANDLE`, `id` 0 and an infinite `distance`
+ * and `fraction`. For a scan of many rays (a lidar sweep, a line of sight per
+ * agent) in one call: big batches (from 1,000 rays) run on every core,
+ * through rayon's global pool, with the same hits.
+ *
+ * Returns as `qt_ray_cast`, the index of the first bad ray written to
+ * `*out_bad_index` when that is not NULL; nothing is written to `out_hits`
+ * then.
+ */
+enum qt_status qt_ray_cast_many(const struct qt_tree *tree,
+                                const struct qt_ray *rays,
+                                size_t count,
+                                uint32_t mask,
+                                struct qt_ray_hit *out_hits,
+                                size_t *out_bad_index);
 
 /**
  * Moves the closed rectangle `rect` by `t·(dx, dy)` for `t` from 0 to 1 and

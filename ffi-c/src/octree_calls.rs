@@ -435,6 +435,19 @@ pub unsafe extern "C" fn qt_octree_ray_cast(
     guard(|| ray_cast(tree, ray.into(), mask, out_hit, out_found))
 }
 
+/// `qt_ray_cast_many` on a `qt_octree`, with `qt_ray3` for `qt_ray`.
+#[no_mangle]
+pub unsafe extern "C" fn qt_octree_ray_cast_many(
+    tree: *const qt_octree,
+    rays: *const qt_ray3,
+    count: usize,
+    mask: u32,
+    out_hits: *mut qt_ray_hit,
+    out_bad_index: *mut usize,
+) -> qt_status {
+    guard(|| ray_cast_many(tree, rays, count, mask, out_hits, out_bad_index))
+}
+
 /// `qt_box_cast` on a `qt_octree`, with `qt_box` for `qt_rect`, `b` for `rect`
 /// and `dz` after `dy`.
 #[no_mangle]

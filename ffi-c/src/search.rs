@@ -141,6 +141,28 @@ pub unsafe extern "C" fn qt_ray_cast(
     guard(|| ray_cast(tree, ray.into(), mask, out_hit, out_found))
 }
 
+/// Casts each of the `count` rays of `rays` as `qt_ray_cast` does and writes
+/// ray `i`'s first hit to `out_hits[i]` (an array of `count`); a ray that hits
+/// nothing gets `handle` `QT_NO_HANDLE`, `id` 0 and an infinite `distance`
+/// and `fraction`. For a scan of many rays (a lidar sweep, a line of sight per
+/// agent) in one call: big batches (from 1,000 rays) run on every core,
+/// through rayon's global pool, with the same hits.
+///
+/// Returns as `qt_ray_cast`, the index of the first bad ray written to
+/// `*out_bad_index` when that is not NULL; nothing is written to `out_hits`
+/// then.
+#[no_mangle]
+pub unsafe extern "C" fn qt_ray_cast_many(
+    tree: *const qt_tree,
+    rays: *const qt_ray,
+    count: usize,
+    mask: u32,
+    out_hits: *mut qt_ray_hit,
+    out_bad_index: *mut usize,
+) -> qt_status {
+    guard(|| ray_cast_many(tree, rays, count, mask, out_hits, out_bad_index))
+}
+
 /// Moves the closed rectangle `rect` by `t·(dx, dy)` for `t` from 0 to 1 and
 /// writes the first element passing `mask` it touches (the smallest `t`;
 /// ties in ascending id, then handle), leaving out `omit` (`QT_NO_HANDLE` for

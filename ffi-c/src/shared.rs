@@ -683,6 +683,36 @@ pub(crate) unsafe fn ray_cast<W: Shell>(
     first_hit(out_hit, out_found, || tree.ray_cast(&ray, mask))
 }
 
+/// The body of `qt_ray_cast_many` and `qt_octree_ray_cast_many`: every ray
+/// checked first (the first bad one's index to `*out_bad_index`, nothing
+/// written), then each ray's first hit to `out_hits[i]`, a miss as
+/// `QT_NO_HANDLE` with id 0 and an infinite distance and fraction.
+pub(crate) unsafe fn ray_cast_many<W: Shell, R: Copy + Into<Ray<PointOf<W>>>>(
+    tree: *const W,
+    rays: *const R,
+    count: usize,
+    mask: u32,
+    out_hits: *mut qt_ray_hit,
+    out_bad_index: *mut usize,
+) -> Status {
+    let tree = tree_ref(tree)?;
+    let rays: Vec<Ray<PointOf<W>>> = slice_in(rays, count)?.iter().map(|&r| r.into()).collect();
+    let out = slice_out(out_hits, count)?;
+    let mut hits = Vec::new();
+    tree.par_ray_cast_many(&rays, mask, &mut hits)
+        .map_err(|error| batch_error(error, out_bad_index))?;
+    const MISS: qt_ray_hit = qt_ray_hit {
+        handle: QT_NO_HANDLE,
+        id: 0,
+        distance: f64::INFINITY,
+        fraction: f64::INFINITY,
+    };
+    for (out, hit) in out.iter_mut().zip(&hits) {
+        out.write(hit.as_ref().map_or(MISS, qt_ray_hit::from));
+    }
+    Ok(())
+}
+
 /// The end of `ray_cast` and `box_cast`: both pointers are checked before
 /// `cast` runs, `*out_hit` is written only when there was a hit.
 unsafe fn first_hit(

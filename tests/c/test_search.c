@@ -779,6 +779,13 @@ static qt_status ix_ray_each(const ix *x, const float *o, const float *d, double
                 : qt_octree_ray_cast_each(x->o, ray3(o, d, max_length), mask, visit, user);
 }
 
+/* The batch: rays2 (2D) or rays3 (3D) of `count`, by the index's dimension. */
+static qt_status ix_ray_many(const ix *x, const qt_ray *rays2, const qt_ray3 *rays3, size_t count,
+                             uint32_t mask, qt_ray_hit *hits, size_t *bad) {
+    return x->t ? qt_ray_cast_many(x->t, rays2, count, mask, hits, bad)
+                : qt_octree_ray_cast_many(x->o, rays3, count, mask, hits, bad);
+}
+
 static qt_status ix_box_cast(const ix *x, bx b, const float *m, uint32_t mask, qt_handle_t omit,
                              qt_ray_hit *hit, bool *hit_found) {
     return x->t ? qt_box_cast(x->t, to_rect(b), m[0], m[1], mask, omit, hit, hit_found)
@@ -1002,6 +1009,54 @@ static void check_nearest(const ix *x) {
                                  &total, NULL));
         CHECK(total == offsets[30] && total > 3);
     }
+}
+
+/* qt_ray_cast_many: each ray's first hit as qt_ray_cast gives it, a miss as
+ * QT_NO_HANDLE with infinite distance; 1,500 rays, so on every core (one
+ * core: the serial path); a bad ray refused at its index, nothing written. */
+#define RAY_BATCH 1500
+static void check_ray_batch(const ix *x) {
+    static qt_ray rays2[RAY_BATCH];
+    static qt_ray3 rays3[RAY_BATCH];
+    static float origins[RAY_BATCH][3], directions[RAY_BATCH][3];
+    static double lengths[RAY_BATCH];
+    static qt_ray_hit hits[RAY_BATCH];
+    size_t i, bad = 0, hit = 0;
+    uint32_t mask = SEARCH_MASKS[1];
+    int a;
+    for (i = 0; i < RAY_BATCH; i++) {
+        random_point(x->dims, origins[i]);
+        for (a = 0; a < 3; a++) directions[i][a] = a < x->dims ? rnd() * 2 - 1 : 0.0f;
+        directions[i][0] += 0.01f;
+        lengths[i] = i % 5 == 0 ? 0.0 : rnd() * 120.0;
+        rays2[i] = ray2(origins[i], directions[i], lengths[i]);
+        rays3[i] = ray3(origins[i], directions[i], lengths[i]);
+    }
+    CHECK_OK(ix_ray_many(x, rays2, rays3, RAY_BATCH, mask, hits, &bad));
+    for (i = 0; i < RAY_BATCH; i++) {
+        qt_ray_hit first;
+        bool found = false;
+        CHECK_OK(ix_ray(x, origins[i], directions[i], lengths[i], mask, &first, &found));
+        if (found) {
+            hit++;
+            CHECK(hits[i].handle == first.handle && hits[i].id == first.id &&
+                  hits[i].distance == first.distance && hits[i].fraction == first.fraction);
+        } else {
+            CHECK(hits[i].handle == QT_NO_HANDLE && hits[i].id == 0 &&
+                  isinf(hits[i].distance) && isinf(hits[i].fraction));
+        }
+    }
+    CHECK(hit > 0 && hit < RAY_BATCH);
+    /* A zero direction at 777: refused there, the hits as they were. */
+    rays2[777].dx = rays2[777].dy = 0.0f;
+    rays3[777].dx = rays3[777].dy = rays3[777].dz = 0.0f;
+    hits[0].handle = 12345;
+    CHECK_STATUS(ix_ray_many(x, rays2, rays3, RAY_BATCH, mask, hits, &bad),
+                 QT_INVALID_PARAMETER);
+    CHECK(bad == 777 && hits[0].handle == 12345);
+    CHECK_STATUS(ix_ray_many(x, NULL, NULL, 3, mask, hits, NULL), QT_NULL_ARGUMENT);
+    CHECK_STATUS(ix_ray_many(x, rays2, rays3, 3, mask, NULL, NULL), QT_NULL_ARGUMENT);
+    CHECK_OK(ix_ray_many(x, NULL, NULL, 0, mask, NULL, NULL));
 }
 
 static void check_rays(const ix *x) {
@@ -1258,6 +1313,7 @@ int main(void) {
         check_circles(&x);
         check_nearest(&x);
         check_rays(&x);
+        check_ray_batch(&x);
         check_box_casts(&x);
         CHECK(ties_seen > 0); /* the tie-breaks were exercised */
         check_box_cast_refusals(&x);

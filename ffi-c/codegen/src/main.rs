@@ -89,6 +89,7 @@ const TWINS: &[(&str, &str)] = &[
     ),
     ("qt_ray_cast", ""),
     ("qt_ray_cast_all", ""),
+    ("qt_ray_cast_many", ""),
     ("qt_ray_cast_each", ""),
     ("qt_box_cast", ""),
     ("qt_box_cast_all", ""),
