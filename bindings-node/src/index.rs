@@ -974,35 +974,17 @@ impl<T: Held> Index<T> {
         self.read(env, |index| {
             let origins = args::points::<T::Bounds>(origins, "origins")?;
             let directions = args::points::<T::Bounds>(directions, "directions")?;
-            let lengths = args::number_or_floats(
-                max_length,
-                origins.len(),
-                "maxLength",
-                "one length per ray",
-            )?;
-            for (found, name) in [
-                (directions.len(), "directions"),
-                (lengths.len(), "maxLength"),
-            ] {
-                if found != origins.len() {
-                    let mismatch = flatquad::Error::LengthMismatch {
-                        expected: origins.len(),
-                        found,
-                    };
-                    return Err(core(mismatch).context(name));
-                }
-            }
+            let lengths = args::number_or_floats(max_length, "maxLength", "one length per ray")?;
+            let rays = Ray::of_columns(&origins, &directions, &lengths).map_err(|mismatch| {
+                // The core checks the directions first.
+                let name = if directions.len() != origins.len() {
+                    "directions"
+                } else {
+                    "maxLength"
+                };
+                core(mismatch).context(name)
+            })?;
             let mask = args::optional_mask(mask)?;
-            let rays: Vec<Ray<_>> = origins
-                .iter()
-                .zip(&directions)
-                .zip(&lengths)
-                .map(|((&origin, &direction), &max_length)| Ray {
-                    origin,
-                    direction,
-                    max_length,
-                })
-                .collect();
             let mut hits = Vec::new();
             index
                 .par_ray_cast_many(&rays, mask, &mut hits)

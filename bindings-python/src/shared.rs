@@ -889,33 +889,20 @@ pub(crate) fn ray_cast_many<'py, T: Core>(
     let origins = convert::points::<T::Bounds>(origins, "origins")?;
     let directions = convert::points::<T::Bounds>(directions, "directions")?;
     let lengths = convert::lengths(max_length, origins.len(), "max_length")?;
-    for (found, second) in [
-        (directions.len(), "directions"),
-        (lengths.len(), "max_length"),
-    ] {
-        if found != origins.len() {
-            let mismatch = Error::LengthMismatch {
-                expected: origins.len(),
-                found,
-            };
-            let args = Args {
-                lengths: ("origins", second),
-                ..RAYS
-            };
-            return Err(errors::to_py(py, mismatch, args));
-        }
-    }
+    let rays = Ray::of_columns(&origins, &directions, &lengths).map_err(|mismatch| {
+        // The core checks the directions first.
+        let second = if directions.len() != origins.len() {
+            "directions"
+        } else {
+            "max_length"
+        };
+        let args = Args {
+            lengths: ("origins", second),
+            ..RAYS
+        };
+        errors::to_py(py, mismatch, args)
+    })?;
     let mask = self::mask(mask)?;
-    let rays: Vec<Ray<_>> = origins
-        .iter()
-        .zip(&directions)
-        .zip(&lengths)
-        .map(|((&origin, &direction), &max_length)| Ray {
-            origin,
-            direction,
-            max_length,
-        })
-        .collect();
     let result = lock.read_with_gil_released(py, |index| {
         let mut hits = Vec::new();
         index.par_ray_cast_many(&rays, mask, &mut hits)?;

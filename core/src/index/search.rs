@@ -23,9 +23,10 @@ use core::ops::ControlFlow;
 use std::collections::BinaryHeap;
 
 use crate::axis::Axis;
+use crate::index::check_lengths;
 use crate::index::raw::{SearchItem, Structure};
 use crate::slots::NONE;
-use crate::{Bounds, Handle, Rect};
+use crate::{Bounds, Error, Handle, Rect};
 
 /// How much node keys are lowered, relatively: far above the `f64` rounding
 /// of a key (a few units of 2^-53), far below anything that costs work.
@@ -55,6 +56,49 @@ pub struct Ray<P> {
     /// How far the ray goes, in the units of the coordinates: finite and
     /// `>= 0` (0 hits the elements holding the origin).
     pub max_length: f64,
+}
+
+impl<P: Copy> Ray<P> {
+    /// One ray per `(origins[i], directions[i])`, each `max_lengths[i]` long,
+    /// or all `max_lengths[0]` long when it holds one length: the columns a
+    /// binding receives, as values for
+    /// [`ray_cast_many`](crate::SpatialIndex::ray_cast_many). The rays'
+    /// values are checked there.
+    ///
+    /// ```
+    /// use flatquad::{Error, Ray};
+    /// let (origins, directions) = ([[0.0f32, 0.0], [5.0, 5.0]], [[1.0f32, 0.0], [0.0, -1.0]]);
+    /// let rays = Ray::of_columns(&origins, &directions, &[10.0])?;
+    /// assert_eq!(rays[1], Ray { origin: [5.0, 5.0], direction: [0.0, -1.0], max_length: 10.0 });
+    /// let refused = Ray::of_columns(&origins, &directions[..1], &[10.0]);
+    /// assert_eq!(refused, Err(Error::LengthMismatch { expected: 2, found: 1 }));
+    /// # Ok::<(), Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] if `directions` is not as long as `origins`,
+    /// or `max_lengths` neither as long nor of one length (checked in that
+    /// order).
+    pub fn of_columns(
+        origins: &[P],
+        directions: &[P],
+        max_lengths: &[f64],
+    ) -> Result<Vec<Ray<P>>, Error> {
+        check_lengths(origins.len(), directions.len())?;
+        if max_lengths.len() != 1 {
+            check_lengths(origins.len(), max_lengths.len())?;
+        }
+        Ok(origins
+            .iter()
+            .zip(directions)
+            .enumerate()
+            .map(|(i, (&origin, &direction))| Ray {
+                origin,
+                direction,
+                max_length: max_lengths[if max_lengths.len() == 1 { 0 } else { i }],
+            })
+            .collect())
+    }
 }
 
 impl<P: AsRef<[f32]>> Ray<P> {
