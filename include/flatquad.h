@@ -1672,11 +1672,14 @@ enum qt_status qt_query_many(const struct qt_tree *tree,
 
 /**
  * Finds every pair of elements whose closed rectangles intersect, each
- * unordered pair once (in no particular order, either element first): writes
- * the number of pairs to `*out_total` and the first min(total, capacity) to
- * `out_pairs`. Walks the leaves (or cells), testing the elements of each
- * against each other: far faster than one query per element. `out_pairs` may
- * be NULL when `capacity` is 0.
+ * unordered pair once (in the structure's walk order, the same on every call
+ * until the tree changes; either element first): writes the number of pairs
+ * to `*out_total` and the first min(total, capacity) to `out_pairs`. Walks
+ * the leaves (or cells), testing the elements of each against each other:
+ * far faster than one query per element. Big structures (a grid from 20,000
+ * elements, the other structures from 250,000) are walked on every core,
+ * through rayon's global pool, with the same pairs in the same order.
+ * `out_pairs` may be NULL when `capacity` is 0.
  */
 enum qt_status qt_query_pairs(const struct qt_tree *tree,
                               struct qt_pair *out_pairs,
@@ -1685,8 +1688,10 @@ enum qt_status qt_query_pairs(const struct qt_tree *tree,
 
 /**
  * Calls `visit(user_data, a, b)` with every pair of intersecting elements,
- * each unordered pair once. Returns `QT_OK`, or `QT_STOPPED` when `visit`
- * returned nonzero.
+ * each unordered pair once, in `qt_query_pairs`' order, always on the calling
+ * thread. Where `qt_query_pairs` walks on every core, the walk runs first
+ * and `visit` then reads its list, so stopping early saves none of the walk.
+ * Returns `QT_OK`, or `QT_STOPPED` when `visit` returned nonzero.
  */
 enum qt_status qt_query_pairs_each(const struct qt_tree *tree, qt_pair_fn visit, void *user_data);
 

@@ -214,13 +214,18 @@ pub(crate) fn float_array(value: &Unknown<'_>, name: &str, what: &str) -> Outcom
     }
 }
 
-/// A number, as a list of one, or a `Float32Array` / `Float64Array` (its
-/// length is the caller's to check).
-pub(crate) fn number_or_floats(value: &Unknown<'_>, name: &str, what: &str) -> Outcome<Vec<f64>> {
+/// One number for all `n` items, or a `Float32Array` / `Float64Array` of one
+/// each (its length is the caller's to check).
+pub(crate) fn number_or_floats(
+    value: &Unknown<'_>,
+    n: usize,
+    name: &str,
+    what: &str,
+) -> Outcome<Vec<f64>> {
     if typed_array(value).is_some() {
         float_array(value, name, what)
     } else {
-        Ok(vec![number(value, name)?])
+        Ok(vec![number(value, name)?; n])
     }
 }
 

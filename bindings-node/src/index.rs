@@ -974,7 +974,12 @@ impl<T: Held> Index<T> {
         self.read(env, |index| {
             let origins = args::points::<T::Bounds>(origins, "origins")?;
             let directions = args::points::<T::Bounds>(directions, "directions")?;
-            let lengths = args::number_or_floats(max_length, "maxLength", "one length per ray")?;
+            let lengths = args::number_or_floats(
+                max_length,
+                origins.len(),
+                "maxLength",
+                "one length per ray",
+            )?;
             let rays = Ray::of_columns(&origins, &directions, &lengths).map_err(|mismatch| {
                 // The core checks the directions first.
                 let name = if directions.len() != origins.len() {

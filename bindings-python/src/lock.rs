@@ -121,13 +121,15 @@ impl<T: Lockable> IndexLock<T> {
         }
     }
 
-    /// Refuses every call on a poisoned structure.
-    fn check_usable(&self) -> PyResult<()> {
+    /// Refuses every call on a poisoned structure. Asked with the lock held
+    /// (`index` is the locked structure), so that a call that waited for the
+    /// writer that panicked sees the mark: the writer's guard sets it before
+    /// it lets the lock go.
+    fn check_usable(&self, index: &T) -> PyResult<()> {
         if !self.poisoned.load(Ordering::Relaxed) {
             return Ok(());
         }
-        // Cannot block for long: the panicking writer has released the lock.
-        let name = self.index.read_recursive().class_name();
+        let name = index.class_name();
         let err = PyRuntimeError::new_err(format!(
             "this {name} can no longer be used: a panic inside flatquad (a bug; please \
              report it) stopped an earlier call while it was changing the {name}, which \
@@ -168,7 +170,6 @@ impl<T: Lockable> IndexLock<T> {
     /// A read lock, taken without releasing the GIL when no writer is at work
     /// (the common case: a short query pays no GIL round trip).
     pub(crate) fn read(&self, py: Python<'_>) -> PyResult<Reading<'_, T>> {
-        self.check_usable()?;
         let guard = if self.read_by_this_thread() {
             // Cannot block: this thread holds a read lock already.
             self.index.read_recursive()
@@ -177,18 +178,19 @@ impl<T: Lockable> IndexLock<T> {
         } else {
             py.detach(|| self.index.read())
         };
+        self.check_usable(&guard)?;
         Ok(self.register(guard))
     }
 
     /// A read lock for a call that runs with the GIL released (the caller is
     /// inside `py.detach`): blocks as long as a writer is at work.
     pub(crate) fn read_detached(&self) -> PyResult<Reading<'_, T>> {
-        self.check_usable()?;
         let guard = if self.read_by_this_thread() {
             self.index.read_recursive()
         } else {
             self.index.read()
         };
+        self.check_usable(&guard)?;
         Ok(self.register(guard))
     }
 
@@ -210,11 +212,11 @@ impl<T: Lockable> IndexLock<T> {
     /// the structure is free, else waited for with the GIL released.
     pub(crate) fn write(&self, py: Python<'_>) -> PyResult<Writing<'_, T>> {
         self.check_writable()?;
-        self.check_usable()?;
         let guard = match self.index.try_write() {
             Some(guard) => guard,
             None => py.detach(|| self.index.write()),
         };
+        self.check_usable(&guard)?;
         Ok(self.writing(guard))
     }
 
@@ -226,8 +228,11 @@ impl<T: Lockable> IndexLock<T> {
         R: Send,
     {
         self.check_writable()?;
-        self.check_usable()?;
-        Ok(py.detach(|| op(&mut self.writing(self.index.write()))))
+        py.detach(|| {
+            let guard = self.index.write();
+            self.check_usable(&guard)?;
+            Ok(op(&mut self.writing(guard)))
+        })
     }
 
     /// Runs `op` on the structure under a read lock with the GIL released, for the

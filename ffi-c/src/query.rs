@@ -93,11 +93,14 @@ pub unsafe extern "C" fn qt_query_many(
 }
 
 /// Finds every pair of elements whose closed rectangles intersect, each
-/// unordered pair once (in no particular order, either element first): writes
-/// the number of pairs to `*out_total` and the first min(total, capacity) to
-/// `out_pairs`. Walks the leaves (or cells), testing the elements of each
-/// against each other: far faster than one query per element. `out_pairs` may
-/// be NULL when `capacity` is 0.
+/// unordered pair once (in the structure's walk order, the same on every call
+/// until the tree changes; either element first): writes the number of pairs
+/// to `*out_total` and the first min(total, capacity) to `out_pairs`. Walks
+/// the leaves (or cells), testing the elements of each against each other:
+/// far faster than one query per element. Big structures (a grid from 20,000
+/// elements, the other structures from 250,000) are walked on every core,
+/// through rayon's global pool, with the same pairs in the same order.
+/// `out_pairs` may be NULL when `capacity` is 0.
 #[no_mangle]
 pub unsafe extern "C" fn qt_query_pairs(
     tree: *const qt_tree,
@@ -109,8 +112,10 @@ pub unsafe extern "C" fn qt_query_pairs(
 }
 
 /// Calls `visit(user_data, a, b)` with every pair of intersecting elements,
-/// each unordered pair once. Returns `QT_OK`, or `QT_STOPPED` when `visit`
-/// returned nonzero.
+/// each unordered pair once, in `qt_query_pairs`' order, always on the calling
+/// thread. Where `qt_query_pairs` walks on every core, the walk runs first
+/// and `visit` then reads its list, so stopping early saves none of the walk.
+/// Returns `QT_OK`, or `QT_STOPPED` when `visit` returned nonzero.
 #[no_mangle]
 pub unsafe extern "C" fn qt_query_pairs_each(
     tree: *const qt_tree,

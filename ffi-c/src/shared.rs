@@ -445,7 +445,7 @@ pub(crate) unsafe fn pairs<W: Shell>(
 ) -> Status {
     let tree = tree_ref(tree)?;
     fill_buffer(out_pairs, capacity, out_total, |found| {
-        let _ = tree.pairs_with(|a, b| {
+        let _ = tree.par_pairs_with(|a, b| {
             found.push(qt_pair {
                 a: a.to_raw(),
                 b: b.to_raw(),
@@ -462,7 +462,7 @@ pub(crate) unsafe fn pairs_each<W: Shell>(
 ) -> Status {
     let tree = tree_ref(tree)?;
     let visit = visit.ok_or(QT_NULL_ARGUMENT)?;
-    walked(tree.pairs_with(|a, b| flow(visit(user_data, a.to_raw(), b.to_raw()))))
+    walked(tree.par_pairs_with(|a, b| flow(visit(user_data, a.to_raw(), b.to_raw()))))
 }
 
 /// The body of `qt_traverse` and `qt_octree_traverse`: `branch` and `leaf`

@@ -15,6 +15,7 @@
 //! compare every parallel call with the serial one ([`check_threads`]).
 
 use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 
 use flatquad::{
     AnyIndex, Bounds, Box3, BoxCast, Dimension, Error, Filter, FlatTree, Grid, Handle, LooseGrid,
@@ -727,8 +728,17 @@ pub fn check_searches<T: SpatialIndex>(
             hit_bits(&expected[..expected.len().min(1)]),
             "first hit of {ray:?} mask {mask:#x}"
         );
-        // The batch: each ray's first hit, in ray order.
-        let rays = [ray, shapes.ray(rng), shapes.ray(rng)];
+        // The batch: each ray's first hit, in ray order (rays made from this
+        // one, so that the run draws no more than before).
+        let half = Ray {
+            max_length: ray.max_length * 0.5,
+            ..ray
+        };
+        let stub = Ray {
+            max_length: 0.0,
+            ..ray
+        };
+        let rays = [ray, half, stub];
         let mut firsts = Vec::new();
         index.ray_cast_many(&rays, mask, &mut firsts).unwrap();
         assert_eq!(firsts.len(), rays.len());
@@ -815,7 +825,9 @@ pub struct Checks {
     /// Snapshots round-tripped and damaged, `traverse` checked, every this many.
     pub snapshot_every: usize,
     /// The parallel calls against the serial ones on 1, 2 and 8 threads
-    /// ([`check_threads`], feature `rayon`) every this many.
+    /// ([`check_threads`], feature `rayon`) every this many; 0 for never. It
+    /// draws from its own source, so a run replays the same operations
+    /// whether it is on or not.
     pub threads_every: usize,
 }
 
@@ -827,7 +839,7 @@ impl Checks {
         validate_every: 1,
         compare_every: 8,
         snapshot_every: 64,
-        threads_every: 32,
+        threads_every: 0,
     };
 }
 
@@ -1005,8 +1017,8 @@ where
             check_traverse(&index);
         }
         #[cfg(feature = "rayon")]
-        if step % checks.threads_every == 0 || step + 1 == steps {
-            check_threads(&index, &model, &shapes, rng);
+        if checks.threads_every != 0 && (step % checks.threads_every == 0 || step + 1 == steps) {
+            check_threads(&index, &model, &shapes, &mut Lcg(step as u64));
         }
     }
     steps
@@ -1122,6 +1134,27 @@ pub fn check_threads<T: SpatialIndex + Clone + Sync>(
             let mut got = Vec::new();
             index.par_pairs(&mut got);
             assert!(got == pairs, "{threads} threads: par_pairs");
+            // The visitor: the same order, and a break stops it there.
+            got.clear();
+            let _ = index.par_pairs_with(|a, b| {
+                got.push((a, b));
+                ControlFlow::Continue(())
+            });
+            assert!(got == pairs, "{threads} threads: par_pairs_with");
+            got.clear();
+            let stopped = index.par_pairs_with(|a, b| {
+                got.push((a, b));
+                if got.len() == 3 {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            });
+            assert_eq!(stopped.is_break(), pairs.len() >= 3);
+            assert!(
+                got[..] == pairs[..pairs.len().min(3)],
+                "{threads} threads: a break"
+            );
             let (mut o, mut h) = (Vec::new(), Vec::new());
             index.par_query_many(&queries, &mut o, &mut h).unwrap();
             assert_eq!(

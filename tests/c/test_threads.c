@@ -98,6 +98,78 @@ static int add_links(void *user_data, uint32_t node, uint32_t depth, float x1, f
     return 0;
 }
 
+/* The pairs qt_query_pairs_each gives, in order. */
+typedef struct pair_list {
+    qt_pair *pairs;
+    size_t n, cap;
+} pair_list;
+
+static int keep_pair(void *user_data, qt_handle_t a, qt_handle_t b) {
+    pair_list *list = (pair_list *)user_data;
+    if (list->n < list->cap) {
+        list->pairs[list->n].a = a;
+        list->pairs[list->n].b = b;
+    }
+    list->n++;
+    return 0;
+}
+
+static int stop_at_third(void *user_data, qt_handle_t a, qt_handle_t b) {
+    (void)a, (void)b;
+    return ++*(size_t *)user_data == 3;
+}
+
+/* A grid of 30,000 elements, past the 20,000 from which its pair walk runs on
+ * every core (through rayon's global pool; on one core, the calling thread's
+ * walk): qt_query_pairs and qt_query_pairs_each give the same pairs in the
+ * same order, the same on a second call, each pair once, and as many as the
+ * element queries find (each pair twice); a visitor that stops is not called
+ * again. */
+static void check_parallel_pairs(void) {
+    enum { N = 30000 };
+    qt_tree *grid = NULL;
+    qt_rect *rects = (qt_rect *)malloc(N * sizeof *rects);
+    uint32_t *ids = (uint32_t *)calloc(N, sizeof *ids);
+    qt_handle_t *handles = (qt_handle_t *)malloc(N * sizeof *handles);
+    qt_handle_t *hits = (qt_handle_t *)malloc(N * sizeof *hits);
+    size_t i, total = 0, again = 0, stopped = 0, twice = 0, hit_total;
+    qt_pair *first, *second;
+    pair_list each = {NULL, 0, 0};
+    REQUIRE_OK(qt_create_grid(rect(0, 0, 1000, 1000), 128, 128, &grid));
+    for (i = 0; i < N; i++) {
+        float x = rnd() * 1000, y = rnd() * 1000, s = 1 + rnd() * 6;
+        rects[i] = rect(x, y, x + s, y + s);
+    }
+    REQUIRE_OK(qt_insert_many(grid, rects, ids, N, handles, NULL));
+    REQUIRE_OK(qt_query_pairs(grid, NULL, 0, &total));
+    CHECK(total > 1000);
+    first = (qt_pair *)malloc(total * sizeof *first);
+    second = (qt_pair *)malloc(total * sizeof *second);
+    each.pairs = (qt_pair *)malloc(total * sizeof *each.pairs);
+    each.cap = total;
+    CHECK_OK(qt_query_pairs(grid, first, total, &again));
+    CHECK(again == total);
+    CHECK_OK(qt_query_pairs(grid, second, total, &again));
+    CHECK(again == total && memcmp(first, second, total * sizeof *first) == 0);
+    CHECK_OK(qt_query_pairs_each(grid, keep_pair, &each));
+    CHECK(each.n == total && memcmp(first, each.pairs, total * sizeof *first) == 0);
+    CHECK(qt_query_pairs_each(grid, stop_at_third, &stopped) == QT_STOPPED && stopped == 3);
+    for (i = 0; i < N; i++) {
+        qt_query_desc q = qt_element_query(handles[i]);
+        REQUIRE_OK(qt_query(grid, &q, hits, N, &hit_total));
+        twice += hit_total;
+    }
+    CHECK(twice == 2 * total);
+    for (i = 0; i < total; i++) {
+        qt_rect a, b;
+        REQUIRE_OK(qt_element_rect(grid, first[i].a, &a));
+        REQUIRE_OK(qt_element_rect(grid, first[i].b, &b));
+        CHECK(first[i].a != first[i].b && a.x1 <= b.x2 && b.x1 <= a.x2 && a.y1 <= b.y2 && b.y1 <= a.y2);
+    }
+    qt_destroy(grid);
+    free(rects), free(ids), free(handles), free(hits), free(first), free(second), free(each.pairs);
+}
+
 typedef struct reader {
     size_t start, mismatches, calls;
 } reader;
@@ -245,6 +317,7 @@ int main(void) {
         calls += readers[i].calls;
     }
     CHECK_OK(qt_validate(tree));
+    check_parallel_pairs();
     printf("test_threads: %d threads made %zu calls\n", THREADS, calls);
     qt_destroy(tree);
     free(handles);

@@ -16,6 +16,12 @@ use crate::Handle;
 const PAR_PAIRS_MIN_ELEMENTS: usize = 250_000;
 
 impl<D: Dimension> FlatTree<D> {
+    /// Whether the pair walk takes the threads: from 250,000 elements, on a
+    /// pool of more than one.
+    pub(crate) fn walks_pairs_in_parallel(&self) -> bool {
+        !on_one_thread(self.len(), PAR_PAIRS_MIN_ELEMENTS)
+    }
+
     /// The pairs on all of rayon's threads, each once, in the order of the
     /// one-thread walk on any number of threads. Each pair belongs to one leaf,
     /// so disjoint subtrees are walked independently; their results are then
@@ -23,7 +29,7 @@ impl<D: Dimension> FlatTree<D> {
     /// `Vec` per subtree). Trees under 250,000 elements are walked on the
     /// calling thread, where more threads did not pay.
     pub(crate) fn pairs_parallel(&self, pairs: &mut Vec<(Handle, Handle)>) {
-        if on_one_thread(self.len(), PAR_PAIRS_MIN_ELEMENTS) {
+        if !self.walks_pairs_in_parallel() {
             return crate::index::pairs_into(self, pairs);
         }
         let parts: Vec<Vec<(Handle, Handle)>> = self

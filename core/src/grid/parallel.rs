@@ -155,6 +155,12 @@ fn move_parts(
 }
 
 impl Grid {
+    /// Whether the pair walk takes the threads: from 20,000 elements, on a
+    /// pool of more than one.
+    pub(crate) fn walks_pairs_in_parallel(&self) -> bool {
+        !on_one_thread(self.len(), PAR_PAIRS_MIN_ELEMENTS)
+    }
+
     /// The pairs on all of rayon's threads, in the order of the walk on one
     /// thread: a pair of elements in cells belongs to the one cell owning the
     /// corner of its intersection, so bands of rows are walked independently
@@ -162,7 +168,7 @@ impl Grid {
     /// concatenated in row order; the big elements' pairs follow, found on
     /// the calling thread.
     pub(crate) fn pairs_parallel(&self, pairs: &mut Vec<(Handle, Handle)>) {
-        if on_one_thread(self.len(), PAR_PAIRS_MIN_ELEMENTS) {
+        if !self.walks_pairs_in_parallel() {
             return crate::index::pairs_into(self, pairs);
         }
         self.note_pair_walk();

@@ -238,6 +238,10 @@ macro_rules! any_index {
                 dispatch!(self, $name[$($variant),+], s => s.pairs_checked(visit))
             }
             #[cfg(feature = "rayon")]
+            fn pairs_in_parallel(&self) -> bool {
+                dispatch!(self, $name[$($variant),+], s => s.pairs_in_parallel())
+            }
+            #[cfg(feature = "rayon")]
             fn par_pairs_checked(&self, pairs: &mut Vec<(Handle, Handle)>) {
                 dispatch!(self, $name[$($variant),+], s => s.par_pairs_checked(pairs))
             }

@@ -897,6 +897,28 @@ pub trait SpatialIndex: Structure + Sized {
         }
     }
 
+    /// [`pairs_with`](SpatialIndex::pairs_with) with the walk on rayon's
+    /// threads where [`par_pairs`](SpatialIndex::par_pairs) takes them: the
+    /// same pairs in the same order, `visit` called on the calling thread
+    /// (never on a worker). On threads the walk fills a list first, which
+    /// `visit` then reads, so breaking early saves none of the walk there.
+    #[cfg(feature = "rayon")]
+    fn par_pairs_with<F>(&self, mut visit: F) -> ControlFlow<()>
+    where
+        Self: Sync,
+        F: FnMut(Handle, Handle) -> ControlFlow<()>,
+    {
+        if !self.pairs_in_parallel() {
+            return self.pairs_with(visit);
+        }
+        let mut pairs = Vec::new();
+        self.par_pairs(&mut pairs);
+        for (a, b) in pairs {
+            visit(a, b)?;
+        }
+        ControlFlow::Continue(())
+    }
+
     /// [`nearest_many`](SpatialIndex::nearest_many) on all of rayon's
     /// threads, with the same result (batches under 1,000 points stay on the
     /// calling thread).

@@ -271,6 +271,14 @@ pub trait Structure: Slots {
     where
         F: FnMut(Handle, Handle) -> ControlFlow<()>;
 
+    /// Whether [`par_pairs_checked`](Structure::par_pairs_checked) takes
+    /// rayon's threads now (the structure can split its walk, and its size and
+    /// the pool's pay): otherwise it walks on the calling thread.
+    #[cfg(feature = "rayon")]
+    fn pairs_in_parallel(&self) -> bool {
+        false
+    }
+
     /// [`pairs_checked`](Structure::pairs_checked) into `pairs` (cleared
     /// first), on rayon's threads where the structure can split its walk.
     #[cfg(feature = "rayon")]
@@ -364,7 +372,7 @@ pub trait Structure: Slots {
 /// `query_at`, `search_top`, `search_below` — plus the optional hooks it names after a `;`
 /// (`overlapping_checked => neighbours`, `prefetch_overlapping => ...`,
 /// `prefetch_relocate => ...`, `relocate_many => ...`, `par_relocate_many => ...`,
-/// `par_pairs_checked => ...`,
+/// `par_pairs_checked => ...`, `pairs_in_parallel => ...`,
 /// `ray_piece => ...`, `count_queries => ...`);
 /// every structure has an `all_pairs` walk. One line per structure instead of a copy of
 /// the same delegations in each.
@@ -488,6 +496,12 @@ macro_rules! structure_hook {
             } else {
                 self.$method(slot, visit)
             }
+        }
+    };
+    (pairs_in_parallel => $method:ident) => {
+        #[cfg(feature = "rayon")]
+        fn pairs_in_parallel(&self) -> bool {
+            self.$method()
         }
     };
     (par_pairs_checked => $method:ident) => {

@@ -59,43 +59,39 @@ pub struct Ray<P> {
 }
 
 impl<P: Copy> Ray<P> {
-    /// One ray per `(origins[i], directions[i])`, each `max_lengths[i]` long,
-    /// or all `max_lengths[0]` long when it holds one length: the columns a
-    /// binding receives, as values for
+    /// One ray per `(origins[i], directions[i], max_lengths[i])`: the columns
+    /// a binding receives, as values for
     /// [`ray_cast_many`](crate::SpatialIndex::ray_cast_many). The rays'
     /// values are checked there.
     ///
     /// ```
     /// use flatquad::{Error, Ray};
     /// let (origins, directions) = ([[0.0f32, 0.0], [5.0, 5.0]], [[1.0f32, 0.0], [0.0, -1.0]]);
-    /// let rays = Ray::of_columns(&origins, &directions, &[10.0])?;
-    /// assert_eq!(rays[1], Ray { origin: [5.0, 5.0], direction: [0.0, -1.0], max_length: 10.0 });
-    /// let refused = Ray::of_columns(&origins, &directions[..1], &[10.0]);
+    /// let rays = Ray::of_columns(&origins, &directions, &[10.0, 20.0])?;
+    /// assert_eq!(rays[1], Ray { origin: [5.0, 5.0], direction: [0.0, -1.0], max_length: 20.0 });
+    /// let refused = Ray::of_columns(&origins, &directions[..1], &[10.0, 20.0]);
     /// assert_eq!(refused, Err(Error::LengthMismatch { expected: 2, found: 1 }));
     /// # Ok::<(), Error>(())
     /// ```
     ///
     /// # Errors
-    /// [`Error::LengthMismatch`] if `directions` is not as long as `origins`,
-    /// or `max_lengths` neither as long nor of one length (checked in that
-    /// order).
+    /// [`Error::LengthMismatch`] if `directions`, then `max_lengths`, is not
+    /// as long as `origins`.
     pub fn of_columns(
         origins: &[P],
         directions: &[P],
         max_lengths: &[f64],
     ) -> Result<Vec<Ray<P>>, Error> {
         check_lengths(origins.len(), directions.len())?;
-        if max_lengths.len() != 1 {
-            check_lengths(origins.len(), max_lengths.len())?;
-        }
+        check_lengths(origins.len(), max_lengths.len())?;
         Ok(origins
             .iter()
             .zip(directions)
-            .enumerate()
-            .map(|(i, (&origin, &direction))| Ray {
+            .zip(max_lengths)
+            .map(|((&origin, &direction), &max_length)| Ray {
                 origin,
                 direction,
-                max_length: max_lengths[if max_lengths.len() == 1 { 0 } else { i }],
+                max_length,
             })
             .collect())
     }

@@ -13,13 +13,19 @@ use crate::Handle;
 const PAR_PAIRS_MIN_ELEMENTS: usize = 250_000;
 
 impl LooseGrid {
+    /// Whether the pair walk takes the threads: from 250,000 elements, on a
+    /// pool of more than one.
+    pub(crate) fn walks_pairs_in_parallel(&self) -> bool {
+        !on_one_thread(self.len(), PAR_PAIRS_MIN_ELEMENTS)
+    }
+
     /// The pairs on all of rayon's threads, each once, in the order of the
     /// one-thread walk on any number of threads. Each pair of small elements
     /// belongs to one tight cell, so bands of tight cells are walked
     /// independently and their results concatenated in band order (one `Vec`
     /// per band); the big elements' pairs follow, found on the calling thread.
     pub(crate) fn pairs_parallel(&self, pairs: &mut Vec<(Handle, Handle)>) {
-        if on_one_thread(self.len(), PAR_PAIRS_MIN_ELEMENTS) {
+        if !self.walks_pairs_in_parallel() {
             return crate::index::pairs_into(self, pairs);
         }
         let cells = self.tight.len() as u32;
