@@ -1233,22 +1233,13 @@ impl<T: Held> Index<T> {
         mutating: bool,
         on_worker: bool,
     ) -> napi::Result<()> {
-        let panic = || {
-            if on_worker {
-                flatquad::panic_on_a_worker_for_tests();
-                panic!("deliberate test panic on the calling thread");
-            }
-            panic!("deliberate test panic")
-        };
         if mutating {
-            self.write(env, "__panicForTests", |_| {
-                panic();
-                Ok(())
+            self.write(env, "__panicForTests", |_| -> Outcome<()> {
+                flatquad::panic_for_tests(on_worker)
             })
         } else {
-            self.read(env, |_| {
-                panic();
-                Ok(())
+            self.read(env, |_| -> Outcome<()> {
+                flatquad::panic_for_tests(on_worker)
             })
         }
     }

@@ -54,13 +54,7 @@ fn _panic_for_tests(
     index: Option<&Bound<'_, PyAny>>,
     mutating: bool,
 ) -> PyResult<()> {
-    let panic = move || {
-        if on_worker {
-            flatquad::panic_on_a_worker_for_tests();
-            panic!("deliberate test panic on the calling thread");
-        }
-        panic!("deliberate test panic")
-    };
+    let panic = move || -> PyResult<()> { flatquad::panic_for_tests(on_worker) };
     let Some(index) = index else {
         return py.detach(panic);
     };

@@ -115,6 +115,20 @@ pub fn panic_on_a_worker_for_tests() {
     );
 }
 
+/// **Testing only** (for the Python and Node panic tests): panics, on the
+/// calling thread or (`on_worker`) on a worker thread through
+/// [`panic_on_a_worker_for_tests`], with a message saying which ("... on the
+/// calling thread" if the worker's work ran on the caller after all).
+#[doc(hidden)]
+#[cfg(feature = "rayon")]
+pub fn panic_for_tests(on_worker: bool) -> ! {
+    if on_worker {
+        panic_on_a_worker_for_tests();
+        panic!("deliberate test panic on the calling thread");
+    }
+    panic!("deliberate test panic")
+}
+
 /// The crate README's examples, compiled and run as doc tests (the README is
 /// inside the package, so the published crate's doc tests pass too; the
 /// repository's README is tested by flatquad-bench).

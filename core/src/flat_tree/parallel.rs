@@ -6,32 +6,23 @@ use rayon::prelude::*;
 
 use crate::dimension::Dimension;
 use crate::flat_tree::FlatTree;
-use crate::index::parallel::{on_one_thread, TASKS_PER_THREAD};
-use crate::index::SpatialIndex;
+use crate::index::parallel::TASKS_PER_THREAD;
 use crate::tree_lines::Cell;
 use crate::Handle;
 
-/// Below this many elements the pair walk takes about a millisecond and two
-/// threads gained nothing on uniform-100k (x1.0); at 1,000,000 they gave x1.8.
-const PAR_PAIRS_MIN_ELEMENTS: usize = 250_000;
-
 impl<D: Dimension> FlatTree<D> {
-    /// Whether the pair walk takes the threads: from 250,000 elements, on a
-    /// pool of more than one.
-    pub(crate) fn walks_pairs_in_parallel(&self) -> bool {
-        !on_one_thread(self.len(), PAR_PAIRS_MIN_ELEMENTS)
-    }
+    /// From this many elements [`pairs_parallel`](FlatTree::pairs_parallel)
+    /// takes the threads: below, the walk takes about a millisecond and two
+    /// threads gained nothing on uniform-100k (x1.0); at 1,000,000 they gave
+    /// x1.8.
+    pub(crate) const PAR_PAIRS_FROM: usize = 250_000;
 
     /// The pairs on all of rayon's threads, each once, in the order of the
     /// one-thread walk on any number of threads. Each pair belongs to one leaf,
     /// so disjoint subtrees are walked independently; their results are then
     /// concatenated in the order that walk visits them (this allocates one
-    /// `Vec` per subtree). Trees under 250,000 elements are walked on the
-    /// calling thread, where more threads did not pay.
+    /// `Vec` per subtree).
     pub(crate) fn pairs_parallel(&self, pairs: &mut Vec<(Handle, Handle)>) {
-        if !self.walks_pairs_in_parallel() {
-            return crate::index::pairs_into(self, pairs);
-        }
         let parts: Vec<Vec<(Handle, Handle)>> = self
             .subtrees(rayon::current_num_threads() * TASKS_PER_THREAD)
             .par_iter()

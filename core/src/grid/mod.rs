@@ -404,7 +404,6 @@ impl_structure!(
     overlapping_checked => neighbours,
     prefetch_overlapping => prefetch_neighbours,
     par_pairs_checked => pairs_parallel,
-    pairs_in_parallel => walks_pairs_in_parallel,
     par_relocate_many => relocate_parallel,
     ray_piece => ray_piece,
     count_queries => note_queries,

@@ -9,12 +9,9 @@ use crate::axis::Axis;
 use crate::grid::relocate::{move_record, Move, SLOTS_AHEAD};
 use crate::grid::{is_big_among, Grid, Slot};
 use crate::index::parallel::{on_one_thread, TASKS_PER_THREAD};
-use crate::index::SpatialIndex;
 use crate::slots::prefetch;
 use crate::{Handle, Rect};
 
-/// Below this many elements the pair walk stays on the calling thread.
-const PAR_PAIRS_MIN_ELEMENTS: usize = 20_000;
 /// Below this many moves `par_update_many` stays on the calling thread. Measured on 2 cores:
 /// level at 100,000 moves (the records fit in the caches, and each thread
 /// reads the whole batch), 1.2x at 600,000 and 1,000,000.
@@ -155,11 +152,9 @@ fn move_parts(
 }
 
 impl Grid {
-    /// Whether the pair walk takes the threads: from 20,000 elements, on a
-    /// pool of more than one.
-    pub(crate) fn walks_pairs_in_parallel(&self) -> bool {
-        !on_one_thread(self.len(), PAR_PAIRS_MIN_ELEMENTS)
-    }
+    /// From this many elements [`pairs_parallel`](Grid::pairs_parallel)
+    /// takes the threads.
+    pub(crate) const PAR_PAIRS_FROM: usize = 20_000;
 
     /// The pairs on all of rayon's threads, in the order of the walk on one
     /// thread: a pair of elements in cells belongs to the one cell owning the
@@ -168,9 +163,6 @@ impl Grid {
     /// concatenated in row order; the big elements' pairs follow, found on
     /// the calling thread.
     pub(crate) fn pairs_parallel(&self, pairs: &mut Vec<(Handle, Handle)>) {
-        if !self.walks_pairs_in_parallel() {
-            return crate::index::pairs_into(self, pairs);
-        }
         self.note_pair_walk();
         let rows = self.rows();
         let bands = (rayon::current_num_threads() * TASKS_PER_THREAD) as u32;

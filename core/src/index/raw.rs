@@ -372,7 +372,7 @@ pub trait Structure: Slots {
 /// `query_at`, `search_top`, `search_below` — plus the optional hooks it names after a `;`
 /// (`overlapping_checked => neighbours`, `prefetch_overlapping => ...`,
 /// `prefetch_relocate => ...`, `relocate_many => ...`, `par_relocate_many => ...`,
-/// `par_pairs_checked => ...`, `pairs_in_parallel => ...`,
+/// `par_pairs_checked => ...` (with the structure's `PAR_PAIRS_FROM`),
 /// `ray_piece => ...`, `count_queries => ...`);
 /// every structure has an `all_pairs` walk. One line per structure instead of a copy of
 /// the same delegations in each.
@@ -498,15 +498,22 @@ macro_rules! structure_hook {
             }
         }
     };
-    (pairs_in_parallel => $method:ident) => {
-        #[cfg(feature = "rayon")]
-        fn pairs_in_parallel(&self) -> bool {
-            self.$method()
-        }
-    };
+    // The structure's parallel walk (`$method`) from its `PAR_PAIRS_FROM`
+    // elements on a pool of more than one thread; the one-thread walk
+    // otherwise, whose pairs are filtered for fat bounds already.
     (par_pairs_checked => $method:ident) => {
         #[cfg(feature = "rayon")]
+        fn pairs_in_parallel(&self) -> bool {
+            !$crate::index::parallel::on_one_thread(
+                $crate::index::SpatialIndex::len(self),
+                Self::PAR_PAIRS_FROM,
+            )
+        }
+        #[cfg(feature = "rayon")]
         fn par_pairs_checked(&self, pairs: &mut Vec<($crate::Handle, $crate::Handle)>) {
+            if !self.pairs_in_parallel() {
+                return $crate::index::pairs_into(self, pairs);
+            }
             self.$method(pairs);
             $crate::index::fat_bounds::retain_meeting(&self.slots, pairs);
         }

@@ -434,7 +434,7 @@ impl core::fmt::Debug for LooseGrid {
     }
 }
 
-impl_structure!(LooseGrid; prefetch_relocate => prefetch_move, par_pairs_checked => pairs_parallel, pairs_in_parallel => walks_pairs_in_parallel, ray_piece => ray_piece);
+impl_structure!(LooseGrid; prefetch_relocate => prefetch_move, par_pairs_checked => pairs_parallel, ray_piece => ray_piece);
 
 impl SpatialIndex for LooseGrid {
     fn world(&self) -> Rect {

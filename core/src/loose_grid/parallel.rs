@@ -4,20 +4,14 @@ use core::ops::ControlFlow;
 
 use rayon::prelude::*;
 
-use crate::index::parallel::{on_one_thread, TASKS_PER_THREAD};
-use crate::index::SpatialIndex;
+use crate::index::parallel::TASKS_PER_THREAD;
 use crate::loose_grid::LooseGrid;
 use crate::Handle;
 
-/// Below this many elements the pair walk stays on the calling thread.
-const PAR_PAIRS_MIN_ELEMENTS: usize = 250_000;
-
 impl LooseGrid {
-    /// Whether the pair walk takes the threads: from 250,000 elements, on a
-    /// pool of more than one.
-    pub(crate) fn walks_pairs_in_parallel(&self) -> bool {
-        !on_one_thread(self.len(), PAR_PAIRS_MIN_ELEMENTS)
-    }
+    /// From this many elements [`pairs_parallel`](LooseGrid::pairs_parallel)
+    /// takes the threads.
+    pub(crate) const PAR_PAIRS_FROM: usize = 250_000;
 
     /// The pairs on all of rayon's threads, each once, in the order of the
     /// one-thread walk on any number of threads. Each pair of small elements
@@ -25,9 +19,6 @@ impl LooseGrid {
     /// independently and their results concatenated in band order (one `Vec`
     /// per band); the big elements' pairs follow, found on the calling thread.
     pub(crate) fn pairs_parallel(&self, pairs: &mut Vec<(Handle, Handle)>) {
-        if !self.walks_pairs_in_parallel() {
-            return crate::index::pairs_into(self, pairs);
-        }
         let cells = self.tight.len() as u32;
         let bands = (rayon::current_num_threads() * TASKS_PER_THREAD) as u32;
         let band = cells.div_ceil(bands).max(1);
