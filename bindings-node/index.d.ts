@@ -51,6 +51,9 @@ export type ErrorCode =
  * (bad coordinates, inverted rectangles, bad lengths, out-of-range numbers) or an
  * `Error` (stale handles, busy index), with a `code`; for an item of a batch call,
  * `index` is its position in the batch. A call that throws changes nothing.
+ * An `...Async` method never throws: its promise rejects with the same error.
+ * `ERR_FLATQUAD_BUSY` is a change refused during one of the index's own
+ * callbacks, or while one of its `...Async` promises is pending.
  */
 export interface FlatquadError extends Error {
   code: ErrorCode
@@ -249,6 +252,28 @@ export declare class Grid {
    * throw `ERR_FLATQUAD_INVALID_BYTES`.
    */
   static fromBytes(bytes: Uint8Array): Grid
+  /**
+   * `pairs()`, answered on a worker thread: the JavaScript thread goes
+   * on meanwhile, and the promise resolves to the same pairs. Until it
+   * settles, calls that change this index throw `ERR_FLATQUAD_BUSY`
+   * (reads go on), so the answer is the index's as it was when the call
+   * was made. Every `...Async` method works so; a refused call rejects
+   * with the error its twin would throw.
+   */
+  pairsAsync(): Promise<Float64Array>
+  /** `overlappingMany`, answered on a worker thread (see `pairsAsync`). */
+  overlappingManyAsync(handles: Float64Array): Promise<QueryManyResult>
+  /**
+   * `queryMany`, answered on a worker thread (see `pairsAsync`); the
+   * arrays are read as the call is made.
+   */
+  queryManyAsync(rects: Float32Array | Float64Array, omit?: Float64Array | null): Promise<QueryManyResult>
+  /** `queryCircleMany`, answered on a worker thread (see `pairsAsync`). */
+  queryCircleManyAsync(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null): Promise<QueryManyResult>
+  /** `nearestMany`, answered on a worker thread (see `pairsAsync`). */
+  nearestManyAsync(points: Float32Array | Float64Array, k?: number | null, options?: NearestManyOptions | null): Promise<NearestManyResult>
+  /** `rayCastMany`, answered on a worker thread (see `pairsAsync`). */
+  rayCastManyAsync(origins: Float32Array | Float64Array, directions: Float32Array | Float64Array, maxLength: number | Float32Array | Float64Array, mask?: number | null): Promise<RayCastManyResult>
   /** Which structure this is. */
   get kind(): 'Grid'
   /**
@@ -378,6 +403,8 @@ export declare class Grid {
    * batch in compressed rows.
    */
   queryBulk(rects: Float32Array | Float64Array, sort?: boolean | null): BulkResult
+  /** `queryBulk`, answered on a worker thread (see `pairsAsync`). */
+  queryBulkAsync(rects: Float32Array | Float64Array, sort?: boolean | null): Promise<BulkResult>
   /**
    * Every pair of an element of this index and an element of
    * `other` (any class) whose rectangles meet, each pair once:
@@ -571,6 +598,28 @@ export declare class LooseGrid {
    * throw `ERR_FLATQUAD_INVALID_BYTES`.
    */
   static fromBytes(bytes: Uint8Array): LooseGrid
+  /**
+   * `pairs()`, answered on a worker thread: the JavaScript thread goes
+   * on meanwhile, and the promise resolves to the same pairs. Until it
+   * settles, calls that change this index throw `ERR_FLATQUAD_BUSY`
+   * (reads go on), so the answer is the index's as it was when the call
+   * was made. Every `...Async` method works so; a refused call rejects
+   * with the error its twin would throw.
+   */
+  pairsAsync(): Promise<Float64Array>
+  /** `overlappingMany`, answered on a worker thread (see `pairsAsync`). */
+  overlappingManyAsync(handles: Float64Array): Promise<QueryManyResult>
+  /**
+   * `queryMany`, answered on a worker thread (see `pairsAsync`); the
+   * arrays are read as the call is made.
+   */
+  queryManyAsync(rects: Float32Array | Float64Array, omit?: Float64Array | null): Promise<QueryManyResult>
+  /** `queryCircleMany`, answered on a worker thread (see `pairsAsync`). */
+  queryCircleManyAsync(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null): Promise<QueryManyResult>
+  /** `nearestMany`, answered on a worker thread (see `pairsAsync`). */
+  nearestManyAsync(points: Float32Array | Float64Array, k?: number | null, options?: NearestManyOptions | null): Promise<NearestManyResult>
+  /** `rayCastMany`, answered on a worker thread (see `pairsAsync`). */
+  rayCastManyAsync(origins: Float32Array | Float64Array, directions: Float32Array | Float64Array, maxLength: number | Float32Array | Float64Array, mask?: number | null): Promise<RayCastManyResult>
   /** Which structure this is. */
   get kind(): 'LooseGrid'
   /**
@@ -700,6 +749,8 @@ export declare class LooseGrid {
    * batch in compressed rows.
    */
   queryBulk(rects: Float32Array | Float64Array, sort?: boolean | null): BulkResult
+  /** `queryBulk`, answered on a worker thread (see `pairsAsync`). */
+  queryBulkAsync(rects: Float32Array | Float64Array, sort?: boolean | null): Promise<BulkResult>
   /**
    * Every pair of an element of this index and an element of
    * `other` (any class) whose rectangles meet, each pair once:
@@ -899,6 +950,28 @@ export declare class LooseQuadtree {
    * throw `ERR_FLATQUAD_INVALID_BYTES`.
    */
   static fromBytes(bytes: Uint8Array): LooseQuadtree
+  /**
+   * `pairs()`, answered on a worker thread: the JavaScript thread goes
+   * on meanwhile, and the promise resolves to the same pairs. Until it
+   * settles, calls that change this index throw `ERR_FLATQUAD_BUSY`
+   * (reads go on), so the answer is the index's as it was when the call
+   * was made. Every `...Async` method works so; a refused call rejects
+   * with the error its twin would throw.
+   */
+  pairsAsync(): Promise<Float64Array>
+  /** `overlappingMany`, answered on a worker thread (see `pairsAsync`). */
+  overlappingManyAsync(handles: Float64Array): Promise<QueryManyResult>
+  /**
+   * `queryMany`, answered on a worker thread (see `pairsAsync`); the
+   * arrays are read as the call is made.
+   */
+  queryManyAsync(rects: Float32Array | Float64Array, omit?: Float64Array | null): Promise<QueryManyResult>
+  /** `queryCircleMany`, answered on a worker thread (see `pairsAsync`). */
+  queryCircleManyAsync(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null): Promise<QueryManyResult>
+  /** `nearestMany`, answered on a worker thread (see `pairsAsync`). */
+  nearestManyAsync(points: Float32Array | Float64Array, k?: number | null, options?: NearestManyOptions | null): Promise<NearestManyResult>
+  /** `rayCastMany`, answered on a worker thread (see `pairsAsync`). */
+  rayCastManyAsync(origins: Float32Array | Float64Array, directions: Float32Array | Float64Array, maxLength: number | Float32Array | Float64Array, mask?: number | null): Promise<RayCastManyResult>
   /** Which structure this is. */
   get kind(): 'LooseQuadtree'
   /**
@@ -1028,6 +1101,8 @@ export declare class LooseQuadtree {
    * batch in compressed rows.
    */
   queryBulk(rects: Float32Array | Float64Array, sort?: boolean | null): BulkResult
+  /** `queryBulk`, answered on a worker thread (see `pairsAsync`). */
+  queryBulkAsync(rects: Float32Array | Float64Array, sort?: boolean | null): Promise<BulkResult>
   /**
    * Every pair of an element of this index and an element of
    * `other` (any class) whose rectangles meet, each pair once:
@@ -1215,6 +1290,28 @@ export declare class Octree {
    * throw `ERR_FLATQUAD_INVALID_BYTES`.
    */
   static fromBytes(bytes: Uint8Array): Octree
+  /**
+   * `pairs()`, answered on a worker thread: the JavaScript thread goes
+   * on meanwhile, and the promise resolves to the same pairs. Until it
+   * settles, calls that change this index throw `ERR_FLATQUAD_BUSY`
+   * (reads go on), so the answer is the index's as it was when the call
+   * was made. Every `...Async` method works so; a refused call rejects
+   * with the error its twin would throw.
+   */
+  pairsAsync(): Promise<Float64Array>
+  /** `overlappingMany`, answered on a worker thread (see `pairsAsync`). */
+  overlappingManyAsync(handles: Float64Array): Promise<QueryManyResult>
+  /**
+   * `queryMany`, answered on a worker thread (see `pairsAsync`); the
+   * arrays are read as the call is made.
+   */
+  queryManyAsync(rects: Float32Array | Float64Array, omit?: Float64Array | null): Promise<QueryManyResult>
+  /** `queryCircleMany`, answered on a worker thread (see `pairsAsync`). */
+  queryCircleManyAsync(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null): Promise<QueryManyResult>
+  /** `nearestMany`, answered on a worker thread (see `pairsAsync`). */
+  nearestManyAsync(points: Float32Array | Float64Array, k?: number | null, options?: NearestManyOptions | null): Promise<NearestManyResult>
+  /** `rayCastMany`, answered on a worker thread (see `pairsAsync`). */
+  rayCastManyAsync(origins: Float32Array | Float64Array, directions: Float32Array | Float64Array, maxLength: number | Float32Array | Float64Array, mask?: number | null): Promise<RayCastManyResult>
   /** Which structure this is. */
   get kind(): 'Octree'
   /**
@@ -1560,6 +1657,28 @@ export declare class Quadtree {
    * throw `ERR_FLATQUAD_INVALID_BYTES`.
    */
   static fromBytes(bytes: Uint8Array): Quadtree
+  /**
+   * `pairs()`, answered on a worker thread: the JavaScript thread goes
+   * on meanwhile, and the promise resolves to the same pairs. Until it
+   * settles, calls that change this index throw `ERR_FLATQUAD_BUSY`
+   * (reads go on), so the answer is the index's as it was when the call
+   * was made. Every `...Async` method works so; a refused call rejects
+   * with the error its twin would throw.
+   */
+  pairsAsync(): Promise<Float64Array>
+  /** `overlappingMany`, answered on a worker thread (see `pairsAsync`). */
+  overlappingManyAsync(handles: Float64Array): Promise<QueryManyResult>
+  /**
+   * `queryMany`, answered on a worker thread (see `pairsAsync`); the
+   * arrays are read as the call is made.
+   */
+  queryManyAsync(rects: Float32Array | Float64Array, omit?: Float64Array | null): Promise<QueryManyResult>
+  /** `queryCircleMany`, answered on a worker thread (see `pairsAsync`). */
+  queryCircleManyAsync(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null): Promise<QueryManyResult>
+  /** `nearestMany`, answered on a worker thread (see `pairsAsync`). */
+  nearestManyAsync(points: Float32Array | Float64Array, k?: number | null, options?: NearestManyOptions | null): Promise<NearestManyResult>
+  /** `rayCastMany`, answered on a worker thread (see `pairsAsync`). */
+  rayCastManyAsync(origins: Float32Array | Float64Array, directions: Float32Array | Float64Array, maxLength: number | Float32Array | Float64Array, mask?: number | null): Promise<RayCastManyResult>
   /** Which structure this is. */
   get kind(): 'Quadtree'
   /**
@@ -1689,6 +1808,8 @@ export declare class Quadtree {
    * batch in compressed rows.
    */
   queryBulk(rects: Float32Array | Float64Array, sort?: boolean | null): BulkResult
+  /** `queryBulk`, answered on a worker thread (see `pairsAsync`). */
+  queryBulkAsync(rects: Float32Array | Float64Array, sort?: boolean | null): Promise<BulkResult>
   /**
    * Every pair of an element of this index and an element of
    * `other` (any class) whose rectangles meet, each pair once:

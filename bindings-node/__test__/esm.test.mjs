@@ -57,7 +57,7 @@ it('index.d.ts declares every method and getter of each class, and nothing it la
   }
   // The shared API is the same on every class: each adds only its parameters.
   const common = [...shared.Quadtree].filter((key) => shared.Grid.has(key) && shared.LooseGrid.has(key))
-  const SHARED = 'kind size world margin insert remove move cleanup clear query queryPoint queryWith pairs overlapping overlappingMany setFilter filter setFilters queryCircle queryCircleMany nearest nearestMany rayCast rayCastAll rayCastMany rayCastWith boxCast boxCastAll queryMany queryBulk join idOf rectOf has handles idsOf stats traverse nodes insertMany moveMany removeMany validate toBytes fromBytes'
+  const SHARED = 'kind size world margin insert remove move cleanup clear query queryPoint queryWith pairs overlapping overlappingMany setFilter filter setFilters queryCircle queryCircleMany nearest nearestMany rayCast rayCastAll rayCastMany rayCastWith boxCast boxCastAll queryMany queryBulk join pairsAsync overlappingManyAsync queryManyAsync queryCircleManyAsync nearestManyAsync rayCastManyAsync queryBulkAsync idOf rectOf has handles idsOf stats traverse nodes insertMany moveMany removeMany validate toBytes fromBytes'
   assert.deepEqual(common.sort(), SHARED.split(' ').sort())
   assert.deepEqual([...shared.Quadtree].filter((k) => !common.includes(k)).sort(), ['maxDepth', 'maxElements'])
   assert.deepEqual([...shared.LooseQuadtree].filter((k) => !common.includes(k)).sort(), ['maxDepth', 'maxElements', 'maxExtent'])

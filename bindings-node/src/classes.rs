@@ -7,12 +7,12 @@
 //! its parameters. napi-rs generates `index.d.ts` from these declarations, so
 //! each class is typed in full.
 
-use napi::bindgen_prelude::{Buffer, Either4, This};
+use napi::bindgen_prelude::{AsyncTask, Buffer, Either4, This};
 use napi::{Env, Unknown};
 use napi_derive::napi;
 
 use crate::args;
-use crate::index::Index;
+use crate::index::{Index, Later, Now, Promised};
 use crate::methods::methods;
 use crate::objects::{
     BulkResult, Filter, JoinResult, NearestManyResult, Neighbor, NodeInfo, Nodes, QueryManyResult,
@@ -69,7 +69,22 @@ macro_rules! shared_methods {
                 rects: Unknown<'_>,
                 sort: Option<bool>,
             ) -> napi::Result<BulkResult> {
-                self.index.query_bulk(env, &rects, sort)
+                self.index.query_bulk::<Now>(env, &rects, sort)
+            }
+
+            /// `queryBulk`, answered on a worker thread (see `pairsAsync`).
+            #[napi(
+                catch_unwind,
+                ts_args_type = "rects: Float32Array | Float64Array, sort?: boolean | null",
+                ts_return_type = "Promise<BulkResult>"
+            )]
+            pub fn query_bulk_async(
+                &self,
+                env: &Env,
+                rects: Unknown<'_>,
+                sort: Option<bool>,
+            ) -> AsyncTask<Promised<BulkResult>> {
+                self.index.query_bulk::<Later>(env, &rects, sort)
             }
 
             /// Every pair of an element of this index and an element of

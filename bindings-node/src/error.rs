@@ -3,7 +3,7 @@
 //! of a batch call its position as `index`.
 
 use napi::bindgen_prelude::{JsError, JsRangeError, JsTypeError};
-use napi::{sys, Status};
+use napi::{sys, Status, Unknown};
 
 /// The `code` property of every error this package throws.
 pub(crate) mod code {
@@ -185,8 +185,48 @@ impl Fail {
     /// Throws the error into `env` and returns the marker napi-rs expects for
     /// "an exception is pending": the generated glue then throws nothing more.
     pub(crate) fn throw(self, env: sys::napi_env) -> napi::Error {
+        match self.into_value(env) {
+            Ok((value, message)) => {
+                // SAFETY: `env` is the live environment of the current call, on its thread.
+                unsafe { sys::napi_throw(env, value) };
+                napi::Error::new(Status::PendingException, message)
+            }
+            Err(error) => error,
+        }
+    }
+
+    /// The error a promise is rejected with: the same object [`Fail::throw`]
+    /// throws, held by a reference (napi-rs rejects with the very object). An
+    /// exception JavaScript raised meanwhile (a callback or getter threw while
+    /// the arguments were read) is taken off `env`, so the call itself throws
+    /// nothing and the promise rejects with it.
+    pub(crate) fn rejection(self, env: sys::napi_env) -> napi::Error {
+        let value = match self.into_value(env) {
+            Ok((value, _)) => value,
+            Err(error) => {
+                let (mut pending, mut value) = (false, std::ptr::null_mut());
+                // SAFETY: `env` is the live environment of the current call, on its thread.
+                let taken = unsafe {
+                    sys::napi_is_exception_pending(env, &mut pending) == sys::Status::napi_ok
+                        && pending
+                        && sys::napi_get_and_clear_last_exception(env, &mut value)
+                            == sys::Status::napi_ok
+                };
+                if !taken || value.is_null() {
+                    return error;
+                }
+                value
+            }
+        };
+        // SAFETY: `value` is a live value of the current call.
+        napi::Error::from(unsafe { Unknown::from_raw_unchecked(env, value) })
+    }
+
+    /// The error object, not thrown yet, and its message; an exception
+    /// JavaScript already raised is the `Err`.
+    fn into_value(self, env: sys::napi_env) -> Result<(sys::napi_value, String), napi::Error> {
         let (class, code, message, index) = match self {
-            Fail::Js(error) => return error,
+            Fail::Js(error) => return Err(error),
             Fail::Raise {
                 class,
                 code,
@@ -205,7 +245,7 @@ impl Fail {
         };
         if value.is_null() {
             // The environment is shutting down: nothing can receive the error.
-            return napi::Error::new(Status::GenericFailure, message);
+            return Err(napi::Error::new(Status::GenericFailure, message));
         }
         if let Some(index) = index {
             let mut number = std::ptr::null_mut();
@@ -217,8 +257,6 @@ impl Fail {
                 }
             }
         }
-        // SAFETY: as above.
-        unsafe { sys::napi_throw(env, value) };
-        napi::Error::new(Status::PendingException, message)
+        Ok((value, message))
     }
 }

@@ -9,13 +9,15 @@
 use std::cell::{Cell, RefCell};
 use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use flatquad::{
     AnyIndex, BoxCast, ErrorKind, Filter, Handle, Kind, NodeInfo as CoreNode, Query, Ray,
     RayControl, Rect, SpatialIndex,
 };
-use napi::bindgen_prelude::{Buffer, This};
-use napi::{sys, Env, JsValue, Unknown};
+use napi::bindgen_prelude::{AsyncTask, Buffer, This, ToNapiValue, TypeName};
+use napi::{sys, Env, JsValue, Task, Unknown};
 
 use crate::args::{self, Rects};
 use crate::error::{code, Class, Fail, Outcome};
@@ -50,7 +52,7 @@ macro_rules! core {
 core!(Quadtree, Grid, LooseGrid, LooseQuadtree);
 
 /// What an [`Index`] can hold: `AnyIndex` (the 2D classes) or the octree.
-pub(crate) trait Held: SpatialIndex + Sync {
+pub(crate) trait Held: SpatialIndex + Send + Sync + 'static {
     /// The class name, for messages.
     fn name(&self) -> &'static str;
 }
@@ -69,25 +71,100 @@ impl Held for flatquad::Octree {
 
 /// An index of any kind (or the octree), as a JavaScript object holds it.
 ///
-/// - The structure sits in a `RefCell`: a JavaScript callback (`traverse`,
-///   `queryWith`) may read it, but a call that would change it throws
-///   `ERR_FLATQUAD_BUSY` instead of changing what the walk is reading.
+/// - The structure sits behind a lock shared with the batch calls answered on
+///   a worker (`queryManyAsync`, ...). Every call on the JavaScript thread only
+///   tries it, never waits: a JavaScript callback (`traverse`, `queryWith`)
+///   may read the structure, but a call that would change it during the walk,
+///   or while a promise of this index is pending, throws `ERR_FLATQUAD_BUSY`
+///   instead of changing what is being read.
 /// - Every call catches panics; a panic inside a call that changes the
 ///   structure leaves it unusable ("poisoned") rather than half-changed.
 pub(crate) struct Index<T = AnyIndex> {
-    inner: RefCell<T>,
-    /// The class name of `inner`, which never changes (readable while it is borrowed).
+    shared: Arc<Shared<T>>,
+    /// The class name of the structure, which never changes (readable while it is borrowed).
     name: &'static str,
     /// Set when a panic interrupted a call that changes the structure.
     poisoned: Cell<bool>,
-    /// Reused by the batch calls, so a frame's `moveMany` allocates nothing.
-    scratch: RefCell<Vec<Handle>>,
-    /// Reused by `pairs()`: the pair walk's output, kept between frames (it
-    /// holds the most pairs a call found, 16 bytes each, while the index lives).
-    pair_scratch: RefCell<Vec<(Handle, Handle)>>,
-    /// Reused by `overlappingMany` and `queryMany`: the core's compressed rows,
-    /// kept between frames as `pair_scratch` is.
-    row_scratch: RefCell<(Vec<usize>, Vec<Handle>)>,
+    /// Reused by the batch calls, so a frame's calls allocate nothing.
+    kept: RefCell<Kept>,
+}
+
+/// The structure, and how many batch calls a worker is answering from it.
+struct Shared<T> {
+    structure: RwLock<T>,
+    /// Batch calls whose promises have not settled: while any has not,
+    /// nothing may change the structure (so a worker's read never waits).
+    away: AtomicUsize,
+}
+
+/// One batch call answered on a worker, counted in [`Shared::away`] from
+/// the call until its promise settles (or the call is dropped unanswered):
+/// so a change made after the call throws, deterministically, until then.
+struct Away<T>(Arc<Shared<T>>);
+
+impl<T> Away<T> {
+    fn new(shared: &Arc<Shared<T>>) -> Away<T> {
+        shared.away.fetch_add(1, Ordering::AcqRel);
+        Away(Arc::clone(shared))
+    }
+}
+
+impl<T> Drop for Away<T> {
+    fn drop(&mut self) {
+        self.0.away.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Buffers the calls reuse between frames (a batch answered on a worker
+/// gets fresh ones).
+#[derive(Default)]
+pub(crate) struct Kept {
+    /// A batch's handles, as the core reads them.
+    handles: Vec<Handle>,
+    /// The core's compressed rows (`overlappingMany`, `queryMany`).
+    offsets: Vec<usize>,
+    hits: Vec<Handle>,
+    /// The pair walk's output (`pairs()`): it holds the most pairs a call
+    /// found, 16 bytes each, while the index lives.
+    pairs: Vec<(Handle, Handle)>,
+}
+
+/// The work of a batch call answered on a worker of Node's pool, and then
+/// converted on the JavaScript thread: what an `...Async` method returns
+/// (JavaScript sees a `Promise`). See [`Later`].
+pub struct Promised<R> {
+    /// The answer to compute, or why the call was refused as it was made.
+    work: Option<Result<Work<R>, napi::Error>>,
+    /// The call's [`Away`] count, until the promise settles.
+    away: Option<Box<dyn Send>>,
+}
+
+type Work<R> = Box<dyn FnOnce() -> Outcome<R> + Send>;
+
+/// A [`Promised`] answer, as the worker computed it.
+pub struct Answer<R>(Outcome<R>);
+
+impl<R: ToNapiValue + TypeName + Send + 'static> Task for Promised<R> {
+    type Output = Answer<R>;
+    type JsValue = R;
+
+    fn compute(&mut self) -> napi::Result<Answer<R>> {
+        match self.work.take() {
+            Some(Ok(work)) => Ok(Answer(work())),
+            Some(Err(refused)) => Err(refused),
+            None => Err(napi::Error::from_reason("a batch call was answered twice")),
+        }
+    }
+
+    fn resolve(&mut self, env: Env, Answer(answer): Answer<R>) -> napi::Result<R> {
+        self.away = None;
+        answer.map_err(|fail| fail.rejection(env.raw()))
+    }
+
+    fn reject(&mut self, _env: Env, error: napi::Error) -> napi::Result<R> {
+        self.away = None;
+        Err(error)
+    }
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
@@ -183,6 +260,17 @@ fn with_kept<V: Default, R>(kept: &RefCell<V>, body: impl FnOnce(&mut V) -> R) -
     }
 }
 
+/// The structure for a read, unless a call is changing it (a read never
+/// waits on the JavaScript thread). A poisoned lock is read anyway: the
+/// index's own flag ([`Index::usable`]) says whether the structure is whole.
+fn try_read<T>(lock: &RwLock<T>) -> Option<std::sync::RwLockReadGuard<'_, T>> {
+    match lock.try_read() {
+        Ok(index) => Some(index),
+        Err(std::sync::TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+        Err(std::sync::TryLockError::WouldBlock) => None,
+    }
+}
+
 fn raws(handles: impl IntoIterator<Item = Handle>) -> Typed<f64> {
     Typed::new(handles.into_iter().map(raw).collect())
 }
@@ -266,6 +354,97 @@ fn box_f32<B: flatquad::Bounds>(b: &B) -> impl Iterator<Item = f32> + '_ {
         .chain((0..B::AXES).map(|axis| b.hi(axis)))
 }
 
+/// When a batch call that only reads is answered: [`Now`] or [`Later`]. Each
+/// batch call is written once, as `ask` (read the arguments, into `kept`'s
+/// buffers where it can) and `answer` (answer them from the structure), and
+/// runs either way.
+pub(crate) trait When {
+    /// What the call returns.
+    type Answer<R: ToNapiValue + TypeName + Send + 'static>;
+
+    fn batch<T, Q, R>(
+        index: &Index<T>,
+        env: &Env,
+        ask: impl FnOnce(&mut Kept) -> Outcome<Q>,
+        answer: impl FnOnce(&T, Q, &mut Kept) -> Outcome<R> + Send + 'static,
+    ) -> Self::Answer<R>
+    where
+        T: Held,
+        Q: Send + 'static,
+        R: ToNapiValue + TypeName + Send + 'static;
+}
+
+/// On the JavaScript thread, into the buffers kept between calls.
+pub(crate) struct Now;
+
+impl When for Now {
+    type Answer<R: ToNapiValue + TypeName + Send + 'static> = napi::Result<R>;
+
+    fn batch<T: Held, Q: Send + 'static, R: ToNapiValue + TypeName + Send + 'static>(
+        index: &Index<T>,
+        env: &Env,
+        ask: impl FnOnce(&mut Kept) -> Outcome<Q>,
+        answer: impl FnOnce(&T, Q, &mut Kept) -> Outcome<R> + Send + 'static,
+    ) -> napi::Result<R> {
+        index.read(env, |structure| {
+            with_kept(&index.kept, |kept| {
+                let question = ask(kept)?;
+                answer(structure, question, kept)
+            })
+        })
+    }
+}
+
+/// On a worker of Node's pool, where the core's batch calls take rayon's
+/// threads as they do on the JavaScript thread, which goes on meanwhile: a
+/// `Promise` of the same result (the `...Async` methods).
+///
+/// - The arguments are read (and copied) as the call is made: changing them
+///   afterwards changes nothing.
+/// - A refused call rejects the promise with the error the call answered now
+///   would throw.
+/// - Until the promise settles, calls that change the index throw
+///   `ERR_FLATQUAD_BUSY` (reads go on): the answer is the index's as it was
+///   when the call was made.
+pub(crate) struct Later;
+
+impl When for Later {
+    type Answer<R: ToNapiValue + TypeName + Send + 'static> = AsyncTask<Promised<R>>;
+
+    fn batch<T: Held, Q: Send + 'static, R: ToNapiValue + TypeName + Send + 'static>(
+        index: &Index<T>,
+        env: &Env,
+        ask: impl FnOnce(&mut Kept) -> Outcome<Q>,
+        answer: impl FnOnce(&T, Q, &mut Kept) -> Outcome<R> + Send + 'static,
+    ) -> AsyncTask<Promised<R>> {
+        let mut kept = Kept::default();
+        let asked = index
+            .usable()
+            .and_then(|()| guarded(|| {}, || ask(&mut kept)));
+        let (work, away) = match asked {
+            Ok(question) => {
+                let shared = Arc::clone(&index.shared);
+                let work = Box::new(move || {
+                    // Nothing changes the structure while the call is counted
+                    // away, so this never waits.
+                    let structure = shared
+                        .structure
+                        .read()
+                        .unwrap_or_else(PoisonError::into_inner);
+                    guarded(|| {}, || answer(&structure, question, &mut kept))
+                }) as Work<R>;
+                let away: Box<dyn Send> = Box::new(Away::new(&index.shared));
+                (Ok(work), Some(away))
+            }
+            Err(fail) => (Err(fail.rejection(env.raw())), None),
+        };
+        AsyncTask::new(Promised {
+            work: Some(work),
+            away,
+        })
+    }
+}
+
 pub(crate) fn fail<T>(env: &Env, outcome: Outcome<T>) -> napi::Result<T> {
     outcome.map_err(|fail| fail.throw(env.raw()))
 }
@@ -321,28 +500,32 @@ impl Index {
         })
     }
 
-    pub(crate) fn query_bulk(
+    pub(crate) fn query_bulk<W: When>(
         &self,
         env: &Env,
         rects: &Unknown<'_>,
         sort: Option<bool>,
-    ) -> napi::Result<BulkResult> {
-        self.read(env, |index| {
-            let rects = args::rects(rects, "rects")?;
-            let (mut rows, mut hits) = (Vec::new(), Vec::new());
-            flatquad::join::query_bulk(
-                index,
-                rects.get(),
-                sort.unwrap_or(false),
-                &mut rows,
-                &mut hits,
-            )
-            .map_err(core)?;
-            Ok(BulkResult {
-                rows: positions(rows),
-                hits: raws(hits),
-            })
-        })
+    ) -> W::Answer<BulkResult> {
+        W::batch(
+            self,
+            env,
+            |_| Ok(args::rects::<Rect>(rects, "rects")?.get().to_vec()),
+            move |index, rects, _| {
+                let (mut rows, mut hits) = (Vec::new(), Vec::new());
+                flatquad::join::query_bulk(
+                    index,
+                    &rects,
+                    sort.unwrap_or(false),
+                    &mut rows,
+                    &mut hits,
+                )
+                .map_err(core)?;
+                Ok(BulkResult {
+                    rows: positions(rows),
+                    hits: raws(hits),
+                })
+            },
+        )
     }
 
     pub(crate) fn join(
@@ -353,7 +536,7 @@ impl Index {
     ) -> napi::Result<JoinResult> {
         self.read(env, |left| {
             other.usable()?;
-            let right = other.inner.try_borrow().map_err(|_| {
+            let right = try_read(&other.shared.structure).ok_or_else(|| {
                 Fail::new(Class::Error, code::BUSY, "the other index is being changed")
             })?;
             let (mut lefts, mut rights) = (Vec::new(), Vec::new());
@@ -377,11 +560,12 @@ impl<T: Held> Index<T> {
     pub(crate) fn wrap(index: T) -> Index<T> {
         Index {
             name: index.name(),
-            inner: RefCell::new(index),
+            shared: Arc::new(Shared {
+                structure: RwLock::new(index),
+                away: AtomicUsize::new(0),
+            }),
             poisoned: Cell::new(false),
-            scratch: RefCell::new(Vec::new()),
-            pair_scratch: RefCell::new(Vec::new()),
-            row_scratch: RefCell::new((Vec::new(), Vec::new())),
+            kept: RefCell::new(Kept::default()),
         }
     }
 
@@ -466,10 +650,8 @@ impl<T: Held> Index<T> {
     /// Runs `body` on the structure for a call that only reads it.
     fn read<R>(&self, env: &Env, body: impl FnOnce(&T) -> Outcome<R>) -> napi::Result<R> {
         let outcome = self.usable().and_then(|()| {
-            let index = self
-                .inner
-                .try_borrow()
-                .map_err(|_| Fail::new(Class::Error, code::BUSY, "the index is being changed"))?;
+            let index = try_read(&self.shared.structure)
+                .ok_or_else(|| Fail::new(Class::Error, code::BUSY, "the index is being changed"))?;
             guarded(|| {}, || body(&index))
         });
         fail(env, outcome)
@@ -483,16 +665,26 @@ impl<T: Held> Index<T> {
         body: impl FnOnce(&mut T) -> Outcome<R>,
     ) -> napi::Result<R> {
         let outcome = self.usable().and_then(|()| {
-            let mut index = self.inner.try_borrow_mut().map_err(|_| {
+            let busy = |why: String| {
                 Fail::new(
                     Class::Error,
                     code::BUSY,
-                    format!(
-                        "{what}() cannot change this {} from inside one of its own callbacks (traverse, queryWith, rayCastWith, a nearest filter); collect the changes and make them after the walk",
-                        self.name
-                    ),
+                    format!("{what}() cannot change this {} {why}", self.name),
                 )
-            })?;
+            };
+            let away = self.shared.away.load(Ordering::Acquire);
+            if away > 0 {
+                return Err(busy(format!(
+                    "while {away} of its promises (queryManyAsync, pairsAsync, ...) are pending: await them first"
+                )));
+            }
+            let mut index = match self.shared.structure.try_write() {
+                Ok(index) => index,
+                Err(std::sync::TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => {
+                    return Err(busy("from inside one of its own callbacks (traverse, queryWith, rayCastWith, a nearest filter); collect the changes and make them after the walk".to_owned()));
+                }
+            };
             guarded(|| self.poisoned.set(true), || body(&mut index))
         });
         fail(env, outcome)
@@ -500,7 +692,7 @@ impl<T: Held> Index<T> {
 
     /// The scratch list of handles (see [`with_kept`]).
     fn with_scratch<R>(&self, body: impl FnOnce(&mut Vec<Handle>) -> Outcome<R>) -> Outcome<R> {
-        with_kept(&self.scratch, body)
+        with_kept(&self.kept, |kept| body(&mut kept.handles))
     }
 
     /// The world, as the class shows it (`show`).
@@ -679,19 +871,22 @@ impl<T: Held> Index<T> {
         })
     }
 
-    pub(crate) fn pairs(&self, env: &Env) -> napi::Result<Typed<f64>> {
-        self.read(env, |index| {
-            // The core's pair walk, on all threads where the structure can split
-            // it and the size pays, into a list kept between calls.
-            with_kept(&self.pair_scratch, |pairs| {
-                index.par_pairs(pairs);
-                let mut out = Vec::with_capacity(2 * pairs.len());
-                for &(a, b) in pairs.iter() {
+    pub(crate) fn pairs<W: When>(&self, env: &Env) -> W::Answer<Typed<f64>> {
+        W::batch(
+            self,
+            env,
+            |_| Ok(()),
+            |index, (), kept| {
+                // The core's pair walk, on all threads where the structure can
+                // split it and the size pays, into a list kept between calls.
+                index.par_pairs(&mut kept.pairs);
+                let mut out = Vec::with_capacity(2 * kept.pairs.len());
+                for &(a, b) in kept.pairs.iter() {
                     out.extend([raw(a), raw(b)]);
                 }
                 Ok(Typed::new(out))
-            })
-        })
+            },
+        )
     }
 
     pub(crate) fn overlapping(&self, env: &Env, handle: &Unknown<'_>) -> napi::Result<Typed<f64>> {
@@ -701,59 +896,61 @@ impl<T: Held> Index<T> {
         })
     }
 
-    pub(crate) fn overlapping_many(
+    pub(crate) fn overlapping_many<W: When>(
         &self,
         env: &Env,
         handles: &Unknown<'_>,
-    ) -> napi::Result<QueryManyResult> {
-        self.read(env, |index| {
-            self.with_scratch(|list| {
-                args::handles(handles, "handles", list)?;
-                with_kept(&self.row_scratch, |(offsets, hits)| {
-                    index
-                        .par_overlapping_many(list, offsets, hits)
-                        .map_err(core)?;
-                    rows(offsets, hits, "overlappingMany")
-                })
-            })
-        })
+    ) -> W::Answer<QueryManyResult> {
+        W::batch(
+            self,
+            env,
+            |kept| args::handles(handles, "handles", &mut kept.handles),
+            |index, (), kept| {
+                index
+                    .par_overlapping_many(&kept.handles, &mut kept.offsets, &mut kept.hits)
+                    .map_err(core)?;
+                rows(&kept.offsets, &kept.hits, "overlappingMany")
+            },
+        )
     }
 
-    pub(crate) fn query_many(
+    pub(crate) fn query_many<W: When>(
         &self,
         env: &Env,
         rects: &Unknown<'_>,
         omit: Option<&Unknown<'_>>,
-    ) -> napi::Result<QueryManyResult> {
-        self.read(env, |index| {
-            let rects = args::rects(rects, "rects")?;
-            let rects = rects.get();
-            self.with_scratch(|list| {
+    ) -> W::Answer<QueryManyResult> {
+        W::batch(
+            self,
+            env,
+            |kept| {
+                let rects = args::rects(rects, "rects")?;
+                let rects = rects.get();
                 let omit = match omit.filter(|v| !args::is_absent(Some(v))) {
                     Some(omit) => {
-                        args::handles(omit, "omit", list)?;
-                        if list.len() != rects.len() {
+                        args::handles(omit, "omit", &mut kept.handles)?;
+                        if kept.handles.len() != rects.len() {
                             return Err(Fail::bad_length(format!(
                                 "omit holds {} handles but rects holds {} rectangles: give one handle per rectangle",
-                                list.len(),
+                                kept.handles.len(),
                                 rects.len()
                             )));
                         }
-                        Some(&list[..])
+                        Some(&kept.handles[..])
                     }
                     None => None,
                 };
+                Query::of_rects(rects, omit).map_err(core)
+            },
+            |index, queries, kept| {
                 // The core's batch query, on all threads when the batch is big
                 // enough to pay (it stays on this thread otherwise).
-                let queries = Query::of_rects(rects, omit).map_err(core)?;
-                with_kept(&self.row_scratch, |(offsets, hits)| {
-                    index
-                        .par_query_many(&queries, offsets, hits)
-                        .map_err(core)?;
-                    rows(offsets, hits, "queryMany")
-                })
-            })
-        })
+                index
+                    .par_query_many(&queries, &mut kept.offsets, &mut kept.hits)
+                    .map_err(core)?;
+                rows(&kept.offsets, &kept.hits, "queryMany")
+            },
+        )
     }
 
     pub(crate) fn set_filter(
@@ -829,24 +1026,29 @@ impl<T: Held> Index<T> {
         })
     }
 
-    pub(crate) fn query_circle_many(
+    pub(crate) fn query_circle_many<W: When>(
         &self,
         env: &Env,
         centers: &Unknown<'_>,
         radii: &Unknown<'_>,
         mask: Option<&Unknown<'_>>,
-    ) -> napi::Result<QueryManyResult> {
-        self.read(env, |index| {
-            let centers = args::points::<T::Bounds>(centers, "centers")?;
-            let radii = args::float_array(radii, "radii", "one radius per center")?;
-            let mask = args::optional_mask(mask)?;
-            let (mut offsets, mut hits) = (Vec::new(), Vec::new());
-            let circles = Query::of_circles(&centers, &radii, mask).map_err(core)?;
-            index
-                .query_many(&circles, &mut offsets, &mut hits)
-                .map_err(core)?;
-            rows(&offsets, &hits, "queryCircleMany")
-        })
+    ) -> W::Answer<QueryManyResult> {
+        W::batch(
+            self,
+            env,
+            |_| {
+                let centers = args::points::<T::Bounds>(centers, "centers")?;
+                let radii = args::float_array(radii, "radii", "one radius per center")?;
+                let mask = args::optional_mask(mask)?;
+                Query::of_circles(&centers, &radii, mask).map_err(core)
+            },
+            |index, circles, kept| {
+                index
+                    .par_query_many(&circles, &mut kept.offsets, &mut kept.hits)
+                    .map_err(core)?;
+                rows(&kept.offsets, &kept.hits, "queryCircleMany")
+            },
+        )
     }
 
     /// `coords`: the point, `[x, y]` or `[x, y, z]`.
@@ -900,39 +1102,39 @@ impl<T: Held> Index<T> {
         })
     }
 
-    pub(crate) fn nearest_many(
+    pub(crate) fn nearest_many<W: When>(
         &self,
         env: &Env,
         points: &Unknown<'_>,
         k: Option<&Unknown<'_>>,
         options: Option<&Unknown<'_>>,
-    ) -> napi::Result<NearestManyResult> {
-        self.read(env, |index| {
-            let points = args::points::<T::Bounds>(points, "points")?;
-            let k = args::count(k, "k", 1)?;
-            let options = args::search_options(options, false)?;
-            let (mut offsets, mut found) = (Vec::new(), Vec::new());
-            index
-                .par_nearest_many(
-                    &points,
-                    k,
-                    options.max_distance,
-                    options.mask,
-                    &mut offsets,
-                    &mut found,
-                )
-                .map_err(core)?;
-            let handles = raws(found.iter().map(|n| n.handle));
-            let ids = Typed::new(found.iter().map(|n| n.id).collect());
-            let distances = Typed::new(found.iter().map(|n| n.distance).collect());
-            let QueryManyResult { offsets, .. } = rows(&offsets, &[], "nearestMany")?;
-            Ok(NearestManyResult {
-                offsets,
-                handles,
-                ids,
-                distances,
-            })
-        })
+    ) -> W::Answer<NearestManyResult> {
+        W::batch(
+            self,
+            env,
+            |_| {
+                let points = args::points::<T::Bounds>(points, "points")?;
+                let k = args::count(k, "k", 1)?;
+                let options = args::search_options(options, false)?;
+                Ok((points, k, options.max_distance, options.mask))
+            },
+            |index, (points, k, max_distance, mask), _| {
+                let (mut offsets, mut found) = (Vec::new(), Vec::new());
+                index
+                    .par_nearest_many(&points, k, max_distance, mask, &mut offsets, &mut found)
+                    .map_err(core)?;
+                let handles = raws(found.iter().map(|n| n.handle));
+                let ids = Typed::new(found.iter().map(|n| n.id).collect());
+                let distances = Typed::new(found.iter().map(|n| n.distance).collect());
+                let QueryManyResult { offsets, .. } = rows(&offsets, &[], "nearestMany")?;
+                Ok(NearestManyResult {
+                    offsets,
+                    handles,
+                    ids,
+                    distances,
+                })
+            },
+        )
     }
 
     /// The ray of `origin` and `direction` (`AXES` numbers each) and `max_length`.
@@ -963,51 +1165,58 @@ impl<T: Held> Index<T> {
         })
     }
 
-    pub(crate) fn ray_cast_many(
+    pub(crate) fn ray_cast_many<W: When>(
         &self,
         env: &Env,
         origins: &Unknown<'_>,
         directions: &Unknown<'_>,
         max_length: &Unknown<'_>,
         mask: Option<&Unknown<'_>>,
-    ) -> napi::Result<RayCastManyResult> {
-        self.read(env, |index| {
-            let origins = args::points::<T::Bounds>(origins, "origins")?;
-            let directions = args::points::<T::Bounds>(directions, "directions")?;
-            let lengths = args::number_or_floats(
-                max_length,
-                origins.len(),
-                "maxLength",
-                "one length per ray",
-            )?;
-            let rays = Ray::of_columns(&origins, &directions, &lengths).map_err(|mismatch| {
-                // The core checks the directions first.
-                let name = if directions.len() != origins.len() {
-                    "directions"
-                } else {
-                    "maxLength"
-                };
-                core(mismatch).context(name)
-            })?;
-            let mask = args::optional_mask(mask)?;
-            let mut hits = Vec::new();
-            index
-                .par_ray_cast_many(&rays, mask, &mut hits)
-                .map_err(core)?;
-            Ok(RayCastManyResult {
-                handles: Typed::new(
-                    hits.iter()
-                        .map(|hit| hit.map_or(0.0, |hit| raw(hit.handle)))
-                        .collect(),
-                ),
-                ids: Typed::new(hits.iter().map(|hit| hit.map_or(0, |hit| hit.id)).collect()),
-                distances: Typed::new(
-                    hits.iter()
-                        .map(|hit| hit.map_or(f64::INFINITY, |hit| hit.distance))
-                        .collect(),
-                ),
-            })
-        })
+    ) -> W::Answer<RayCastManyResult> {
+        W::batch(
+            self,
+            env,
+            |_| {
+                let origins = args::points::<T::Bounds>(origins, "origins")?;
+                let directions = args::points::<T::Bounds>(directions, "directions")?;
+                let lengths = args::number_or_floats(
+                    max_length,
+                    origins.len(),
+                    "maxLength",
+                    "one length per ray",
+                )?;
+                let rays =
+                    Ray::of_columns(&origins, &directions, &lengths).map_err(|mismatch| {
+                        // The core checks the directions first.
+                        let name = if directions.len() != origins.len() {
+                            "directions"
+                        } else {
+                            "maxLength"
+                        };
+                        core(mismatch).context(name)
+                    })?;
+                Ok((rays, args::optional_mask(mask)?))
+            },
+            |index, (rays, mask), _| {
+                let mut hits = Vec::new();
+                index
+                    .par_ray_cast_many(&rays, mask, &mut hits)
+                    .map_err(core)?;
+                Ok(RayCastManyResult {
+                    handles: Typed::new(
+                        hits.iter()
+                            .map(|hit| hit.map_or(0.0, |hit| raw(hit.handle)))
+                            .collect(),
+                    ),
+                    ids: Typed::new(hits.iter().map(|hit| hit.map_or(0, |hit| hit.id)).collect()),
+                    distances: Typed::new(
+                        hits.iter()
+                            .map(|hit| hit.map_or(f64::INFINITY, |hit| hit.distance))
+                            .collect(),
+                    ),
+                })
+            },
+        )
     }
 
     pub(crate) fn ray_cast_all(

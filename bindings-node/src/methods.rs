@@ -101,7 +101,7 @@ macro_rules! methods {
             /// `[a0, b0, a1, b1, ...]`, 2 handles per pair.
             #[napi(catch_unwind, ts_return_type = "Float64Array")]
             pub fn pairs(&self, env: &Env) -> napi::Result<Typed<f64>> {
-                self.index.pairs(env)
+                self.index.pairs::<Now>(env)
             }
 
             /// The other elements whose rectangle meets this element's (touching
@@ -130,7 +130,7 @@ macro_rules! methods {
                 env: &Env,
                 handles: Unknown<'_>,
             ) -> napi::Result<QueryManyResult> {
-                self.index.overlapping_many(env, &handles)
+                self.index.overlapping_many::<Now>(env, &handles)
             }
 
             /// One `query` per rectangle of `rects` (4 numbers each; 6, `x1, y1, z1, x2, y2, z2`, for an `Octree`), in one call
@@ -148,7 +148,7 @@ macro_rules! methods {
                 rects: Unknown<'_>,
                 omit: Option<Unknown<'_>>,
             ) -> napi::Result<QueryManyResult> {
-                self.index.query_many(env, &rects, omit.as_ref())
+                self.index.query_many::<Now>(env, &rects, omit.as_ref())
             }
 
             /// Sets the element's collision filter: from now on `pairs`,
@@ -215,7 +215,7 @@ macro_rules! methods {
                 mask: Option<Unknown<'_>>,
             ) -> napi::Result<QueryManyResult> {
                 self.index
-                    .query_circle_many(env, &centers, &radii, mask.as_ref())
+                    .query_circle_many::<Now>(env, &centers, &radii, mask.as_ref())
             }
 
             /// `nearest` for every point of `points` (2 numbers `x, y` each; an
@@ -237,7 +237,7 @@ macro_rules! methods {
                 options: Option<Unknown<'_>>,
             ) -> napi::Result<NearestManyResult> {
                 self.index
-                    .nearest_many(env, &points, k.as_ref(), options.as_ref())
+                    .nearest_many::<Now>(env, &points, k.as_ref(), options.as_ref())
             }
 
             /// `rayCast` for many rays in one call to the core (on several threads
@@ -259,8 +259,13 @@ macro_rules! methods {
                 max_length: Unknown<'_>,
                 mask: Option<Unknown<'_>>,
             ) -> napi::Result<RayCastManyResult> {
-                self.index
-                    .ray_cast_many(env, &origins, &directions, &max_length, mask.as_ref())
+                self.index.ray_cast_many::<Now>(
+                    env,
+                    &origins,
+                    &directions,
+                    &max_length,
+                    mask.as_ref(),
+                )
             }
 
             /// The id the element was inserted with.
@@ -379,6 +384,109 @@ macro_rules! methods {
             ) -> napi::Result<()> {
                 self.index
                     .panic_for_tests(env, mutating, on_worker.unwrap_or(false))
+            }
+        }
+
+        // The batch calls that only read, answered on a worker (`When` of
+        // `crate::index`): each resolves to what its twin returns.
+        #[napi]
+        impl $class {
+            /// `pairs()`, answered on a worker thread: the JavaScript thread goes
+            /// on meanwhile, and the promise resolves to the same pairs. Until it
+            /// settles, calls that change this index throw `ERR_FLATQUAD_BUSY`
+            /// (reads go on), so the answer is the index's as it was when the call
+            /// was made. Every `...Async` method works so; a refused call rejects
+            /// with the error its twin would throw.
+            #[napi(catch_unwind, ts_return_type = "Promise<Float64Array>")]
+            pub fn pairs_async(&self, env: &Env) -> AsyncTask<Promised<Typed<f64>>> {
+                self.index.pairs::<Later>(env)
+            }
+
+            /// `overlappingMany`, answered on a worker thread (see `pairsAsync`).
+            #[napi(
+                catch_unwind,
+                ts_args_type = "handles: Float64Array",
+                ts_return_type = "Promise<QueryManyResult>"
+            )]
+            pub fn overlapping_many_async(
+                &self,
+                env: &Env,
+                handles: Unknown<'_>,
+            ) -> AsyncTask<Promised<QueryManyResult>> {
+                self.index.overlapping_many::<Later>(env, &handles)
+            }
+
+            /// `queryMany`, answered on a worker thread (see `pairsAsync`); the
+            /// arrays are read as the call is made.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "rects: Float32Array | Float64Array, omit?: Float64Array | null",
+                ts_return_type = "Promise<QueryManyResult>"
+            )]
+            pub fn query_many_async(
+                &self,
+                env: &Env,
+                rects: Unknown<'_>,
+                omit: Option<Unknown<'_>>,
+            ) -> AsyncTask<Promised<QueryManyResult>> {
+                self.index.query_many::<Later>(env, &rects, omit.as_ref())
+            }
+
+            /// `queryCircleMany`, answered on a worker thread (see `pairsAsync`).
+            #[napi(
+                catch_unwind,
+                ts_args_type = "centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null",
+                ts_return_type = "Promise<QueryManyResult>"
+            )]
+            pub fn query_circle_many_async(
+                &self,
+                env: &Env,
+                centers: Unknown<'_>,
+                radii: Unknown<'_>,
+                mask: Option<Unknown<'_>>,
+            ) -> AsyncTask<Promised<QueryManyResult>> {
+                self.index
+                    .query_circle_many::<Later>(env, &centers, &radii, mask.as_ref())
+            }
+
+            /// `nearestMany`, answered on a worker thread (see `pairsAsync`).
+            #[napi(
+                catch_unwind,
+                ts_args_type = "points: Float32Array | Float64Array, k?: number | null, options?: NearestManyOptions | null",
+                ts_return_type = "Promise<NearestManyResult>"
+            )]
+            pub fn nearest_many_async(
+                &self,
+                env: &Env,
+                points: Unknown<'_>,
+                k: Option<Unknown<'_>>,
+                options: Option<Unknown<'_>>,
+            ) -> AsyncTask<Promised<NearestManyResult>> {
+                self.index
+                    .nearest_many::<Later>(env, &points, k.as_ref(), options.as_ref())
+            }
+
+            /// `rayCastMany`, answered on a worker thread (see `pairsAsync`).
+            #[napi(
+                catch_unwind,
+                ts_args_type = "origins: Float32Array | Float64Array, directions: Float32Array | Float64Array, maxLength: number | Float32Array | Float64Array, mask?: number | null",
+                ts_return_type = "Promise<RayCastManyResult>"
+            )]
+            pub fn ray_cast_many_async(
+                &self,
+                env: &Env,
+                origins: Unknown<'_>,
+                directions: Unknown<'_>,
+                max_length: Unknown<'_>,
+                mask: Option<Unknown<'_>>,
+            ) -> AsyncTask<Promised<RayCastManyResult>> {
+                self.index.ray_cast_many::<Later>(
+                    env,
+                    &origins,
+                    &directions,
+                    &max_length,
+                    mask.as_ref(),
+                )
             }
         }
 

@@ -2,12 +2,12 @@
 //! come from [`methods!`], with the 3D coordinate names; here are only the
 //! constructor and the getters of its parameters.
 
-use napi::bindgen_prelude::{Buffer, This};
+use napi::bindgen_prelude::{AsyncTask, Buffer, This};
 use napi::{Env, Unknown};
 use napi_derive::napi;
 
 use crate::args;
-use crate::index::Index;
+use crate::index::{Index, Later, Now, Promised};
 use crate::methods::methods;
 use crate::objects::{
     Box3, Filter, NearestManyResult, Neighbor, NodeInfo3, Nodes, QueryManyResult,

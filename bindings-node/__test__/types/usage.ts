@@ -18,6 +18,10 @@ import {
   type Rectangle,
   type SpatialIndex,
   type Stats,
+  type BulkResult,
+  type NearestManyResult,
+  type QueryManyResult,
+  type RayCastManyResult,
 } from 'flatquad'
 
 const tree = new Quadtree({ x: 0, y: 0, width: 100, height: 100 }, { maxElements: 8, maxDepth: 6 })
@@ -115,6 +119,22 @@ const sphere: Float64Array = octree.queryCircle(0, 0, 0, 1)
 const hit3: RayHit | null = octree.rayCast(0, 0, 0, 1, 1, 1, 2, 1)
 octree.rayCastWith(0, 0, 0, 1, 0, 0, 2, () => false)
 void [near3, sphere, hit3, octree.nearestMany(new Float64Array(3)), octree.queryCircleMany(new Float64Array(3), new Float64Array(1))]
+
+// The batch calls answered on a worker: promises of their twins' results.
+async function onAWorker(): Promise<void> {
+  const pairsLater: Float64Array = await grids[0].pairsAsync()
+  const rowsLater: { offsets: Uint32Array; hits: Float64Array } = await tree.queryManyAsync(new Float32Array(8), handles)
+  const neighboursLater: QueryManyResult = await tree.overlappingManyAsync(handles)
+  const nearLater: NearestManyResult = await octree.nearestManyAsync(new Float64Array(3), 2, { maxDistance: 1 })
+  const raysLater: RayCastManyResult = await octree.rayCastManyAsync(new Float64Array(3), new Float64Array([1, 0, 0]), 5)
+  const circlesLater: QueryManyResult = await grids[0].queryCircleManyAsync(new Float64Array(2), new Float64Array(1), 1)
+  const bulkLater: BulkResult = await tree.queryBulkAsync(new Float64Array(4), true)
+  void [pairsLater, rowsLater, neighboursLater, nearLater, raysLater, circlesLater, bulkLater]
+}
+void onAWorker
+// @ts-expect-error: the answer is a promise
+const notYet: Float64Array = tree.pairsAsync()
+void notYet
 
 // Contact events over any class, the octree included.
 const tracker = new PairTracker(tree)
