@@ -2,7 +2,7 @@
 //! beside it.
 
 mod insert;
-mod packed;
+pub(crate) mod packed;
 mod pairs;
 #[cfg(feature = "rayon")]
 mod parallel;
