@@ -2,7 +2,7 @@
 //! beside it.
 
 mod insert;
-pub(crate) mod packed;
+mod packed;
 mod pairs;
 #[cfg(feature = "rayon")]
 mod parallel;

@@ -33,7 +33,7 @@ use crate::{Handle, Rect};
 
 /// Boxes a short run is tested as at once (the boxes past the run masked out);
 /// `boxes` holds that many more at its end.
-pub(crate) const WINDOW: usize = 4;
+const WINDOW: usize = 4;
 
 /// Slots ahead of the sort's fill that fetch their cell's start.
 const FILL_AHEAD: usize = 16;
@@ -52,7 +52,7 @@ pub(crate) struct Entry {
 }
 
 /// An entry that meets nothing (the padding after the runs).
-pub(crate) const NOTHING: Entry = Entry {
+const NOTHING: Entry = Entry {
     b: [f32::INFINITY; 4],
     handle: Handle::from_raw(0),
 };
@@ -119,43 +119,6 @@ impl Clone for Demand {
     fn clone(&self) -> Demand {
         Demand(AtomicUsize::new(self.0.load(Ordering::Relaxed)))
     }
-}
-
-/// The entries `start..end` of `entries` that meet `qv` (`[x2, y2, -x1, -y1]`
-/// of a closed query), but slot `omit`: windows of [`WINDOW`] boxes tested
-/// without a branch, then a walk of the hits' bits. `entries` holds
-/// [`WINDOW`] entries that meet nothing past its last run.
-#[inline(always)]
-pub(crate) fn scan_entries<F>(
-    entries: &[Entry],
-    mut start: usize,
-    end: usize,
-    qv: &[f32; 4],
-    omit: u32,
-    visit: &mut F,
-) -> ControlFlow<()>
-where
-    F: FnMut(Handle) -> ControlFlow<()>,
-{
-    while start < end {
-        let window = &entries[start..start + WINDOW];
-        let mut mask = 0u32;
-        for (k, Entry { b, .. }) in window.iter().enumerate() {
-            let hit = (b[0] <= qv[0]) & (b[1] <= qv[1]) & (b[2] <= qv[2]) & (b[3] <= qv[3]);
-            mask |= (hit as u32) << k;
-        }
-        let len = (end - start).min(WINDOW);
-        mask &= (1u32 << len) - 1;
-        while mask != 0 {
-            let handle = window[mask.trailing_zeros() as usize].handle;
-            mask &= mask - 1;
-            if handle.slot() != omit {
-                visit(handle)?;
-            }
-        }
-        start += WINDOW;
-    }
-    ControlFlow::Continue(())
 }
 
 /// The largest `f32` below the finite `x` (-∞ below `f32::MIN`).
@@ -415,12 +378,12 @@ impl Grid {
         ControlFlow::Continue(())
     }
 
-    /// The small entries `start..end` that meet `qv`, but slot `omit` (see
-    /// [`scan_entries`]).
+    /// The small entries `start..end` that meet `qv`, but slot `omit`: windows of
+    /// [`WINDOW`] boxes tested without a branch, then a walk of the hits' bits.
     #[inline(always)]
     fn scan_boxes<F>(
         &self,
-        start: usize,
+        mut start: usize,
         end: usize,
         qv: &[f32; 4],
         omit: u32,
@@ -429,7 +392,26 @@ impl Grid {
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {
-        scan_entries(&self.packed.entries, start, end, qv, omit, visit)
+        let packed = &self.packed;
+        while start < end {
+            let window = &packed.entries[start..start + WINDOW];
+            let mut mask = 0u32;
+            for (k, Entry { b, .. }) in window.iter().enumerate() {
+                let hit = (b[0] <= qv[0]) & (b[1] <= qv[1]) & (b[2] <= qv[2]) & (b[3] <= qv[3]);
+                mask |= (hit as u32) << k;
+            }
+            let len = (end - start).min(WINDOW);
+            mask &= (1u32 << len) - 1;
+            while mask != 0 {
+                let handle = window[mask.trailing_zeros() as usize].handle;
+                mask &= mask - 1;
+                if handle.slot() != omit {
+                    visit(handle)?;
+                }
+            }
+            start += WINDOW;
+        }
+        ControlFlow::Continue(())
     }
 
     /// The cells a query of `rect` (whose cells are `span`) scans among the

@@ -1,19 +1,13 @@
 //! The cleanup that shrinks the loose cells' boxes to fit, and clearing.
 
-use crate::loose_grid::runs::RunWriter;
 use crate::loose_grid::{is_empty_box, union, LooseCell, LooseGrid, Span, EMPTY};
 use crate::slots::NONE;
 use crate::Rect;
 
 impl LooseGrid {
     /// Shrinks every loose cell's box to fit its elements ([`EMPTY`] for a cell
-    /// without any) and takes the cell off the tight cells it no longer covers;
-    /// with `lay_out`, also writes each cell's elements to the runs as the
-    /// walk meets them.
-    pub(crate) fn shrink_boxes(&mut self, lay_out: bool) {
-        let mut runs = core::mem::take(&mut self.runs);
-        let small = self.slots.live - self.big.len();
-        let mut writer = lay_out.then(|| RunWriter::new(&mut runs, self.cells.len(), small));
+    /// without any) and takes the cell off the tight cells it no longer covers.
+    pub(crate) fn shrink_boxes(&mut self) {
         for cell in 0..self.cells.len() {
             // The next cell's first slots load while this one is walked.
             if let Some(next) = self.cells.get(cell + 1) {
@@ -22,30 +16,16 @@ impl LooseGrid {
             let LooseCell { rect: old, head } = self.cells[cell];
             let mut fit = EMPTY;
             let mut at = head;
-            if let Some(writer) = &mut writer {
-                writer.begin_cell();
-                while at != NONE {
-                    let slot = &self.slots.slots[at as usize];
-                    fit = union(&fit, &slot.rect);
-                    writer.push(&slot.rect, self.slots.handle(at));
-                    at = slot.next;
-                }
-            } else {
-                while at != NONE {
-                    let slot = &self.slots.slots[at as usize];
-                    fit = union(&fit, &slot.rect);
-                    at = slot.next;
-                }
+            while at != NONE {
+                let slot = &self.slots.slots[at as usize];
+                fit = union(&fit, &slot.rect);
+                at = slot.next;
             }
             if fit != old {
                 self.cells[cell].rect = fit;
                 self.unlist(cell as u32, &old, &fit);
             }
         }
-        if let Some(writer) = writer {
-            writer.finish();
-        }
-        self.runs = runs;
     }
 
     /// Takes a loose cell off the tight cells box `old` covers and the smaller
@@ -101,6 +81,5 @@ impl LooseGrid {
         self.tight.fill(NONE);
         self.links.reset();
         self.big.clear();
-        self.runs.stale();
     }
 }

@@ -9,7 +9,6 @@ use crate::{Handle, Rect};
 impl LooseGrid {
     /// Adds an element: room checked, `rect` valid.
     pub(crate) fn insert_one(&mut self, rect: Rect, id: u32) -> Handle {
-        self.runs.stale();
         let slot = self.slots.alloc(rect, id);
         if self.is_big(&rect) {
             self.big.add(slot);
@@ -25,7 +24,6 @@ impl LooseGrid {
     /// elements of a cell get consecutive slots: walks over the cells (pairs,
     /// queries, cleanup) then read the slot array nearly in order.
     pub(crate) fn insert_batch(&mut self, rects: &[Rect], ids: &[u32], handles: &mut Vec<Handle>) {
-        self.runs.stale();
         self.slots.reserve(rects.len());
         handles.reserve(rects.len());
         if rects.len() < SORTED_BATCH {

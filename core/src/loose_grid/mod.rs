@@ -16,7 +16,6 @@ mod parallel;
 mod queries;
 mod relocate;
 mod remove;
-mod runs;
 mod snapshot;
 #[cfg(test)]
 mod tests;
@@ -27,7 +26,6 @@ use core::ops::ControlFlow;
 
 use crate::axis::Axis;
 use crate::big::BigList;
-use crate::grid::packed::Demand;
 use crate::index::raw::impl_structure;
 use crate::index::{check_world, NodeInfo, SpatialIndex, Stats};
 use crate::links::LinkPool;
@@ -175,10 +173,6 @@ pub struct LooseGrid {
     pub(crate) links: LinkPool,
     pub(crate) big: BigList,
     pub(crate) slots: SlotPool<Slot>,
-    /// The loose cells laid out contiguously, while fresh ([`runs::Runs`]).
-    pub(crate) runs: runs::Runs,
-    /// Queries since the last `cleanup`, towards laying the runs out.
-    pub(crate) demand: Demand,
 }
 
 impl LooseGrid {
@@ -354,8 +348,6 @@ impl LooseGrid {
             links: LinkPool::new(),
             big: BigList::default(),
             slots: SlotPool::new(),
-            runs: runs::Runs::default(),
-            demand: Demand::default(),
         })
     }
 
@@ -442,13 +434,7 @@ impl core::fmt::Debug for LooseGrid {
     }
 }
 
-impl_structure!(
-    LooseGrid;
-    prefetch_relocate => prefetch_move,
-    par_pairs_checked => pairs_parallel,
-    ray_piece => ray_piece,
-    count_queries => note_queries,
-);
+impl_structure!(LooseGrid; prefetch_relocate => prefetch_move, par_pairs_checked => pairs_parallel, ray_piece => ray_piece);
 
 impl SpatialIndex for LooseGrid {
     fn world(&self) -> Rect {
@@ -456,14 +442,9 @@ impl SpatialIndex for LooseGrid {
     }
     /// Shrinks every loose cell's box to fit its elements (an empty cell's box
     /// to nothing), and takes each cell off the tight cells it no longer covers.
-    /// Call it once a frame, after the moves. If at least an eighth as many
-    /// queries as elements came since the last `cleanup`, the same walk also
-    /// lays the cells' elements out contiguously (O(elements + cells), no
-    /// allocation once warm), and the queries until the next change read one
-    /// run of boxes per loose cell instead of following its list.
+    /// Call it once a frame, after the moves.
     fn cleanup(&mut self) {
-        let lay_out = self.take_demand();
-        self.shrink_boxes(lay_out)
+        self.shrink_boxes()
     }
     /// Removes every element (all handles go stale) and empties every cell;
     /// keeps the memory for reuse.

@@ -23,11 +23,7 @@ impl LooseGrid {
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {
-        if self.runs.fresh {
-            self.query_runs(&rect, omit, &mut visit)?;
-        } else {
-            self.query_cells(&rect, omit, |index, _| visit(self.slots.handle(index)))?;
-        }
+        self.query_cells(&rect, omit, |index, _| visit(self.slots.handle(index)))?;
         self.big.query(
             &rect,
             omit,
@@ -131,17 +127,6 @@ impl LooseGrid {
     where
         F: FnMut(Handle) -> ControlFlow<()>,
     {
-        if self.runs.fresh {
-            self.query_at_runs([x, y], omit, &mut visit)?;
-            let slots = self.slots.slots.as_slice();
-            return self.big.query(
-                &Rect::point(x, y),
-                omit,
-                |slot| slots[slot as usize].rect,
-                |slot| self.slots.handle(slot),
-                &mut visit,
-            );
-        }
         let (tx, ty) = (self.tight_x.cell(x), self.tight_y.cell(y));
         // Slices taken once, whose addresses stay in registers across `visit`.
         let (slots, links, cells) = (

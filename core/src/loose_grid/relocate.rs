@@ -10,7 +10,6 @@ use crate::{Handle, Rect};
 
 impl LooseGrid {
     pub(crate) fn move_element(&mut self, slot: u32, rect: Rect) {
-        self.runs.stale();
         let old = self.slots.slots[slot as usize].rect;
         match (self.is_big(&old), self.is_big(&rect)) {
             (false, false) => {

@@ -7,7 +7,6 @@ use crate::Handle;
 
 impl LooseGrid {
     pub(crate) fn remove_slot(&mut self, slot: u32) {
-        self.runs.stale();
         let rect = self.slots.slots[slot as usize].rect;
         if self.is_big(&rect) {
             self.big.remove(slot);
@@ -21,7 +20,6 @@ impl LooseGrid {
     /// every cell's list instead of searching a list once per element
     /// (quadratic for many elements stacked in one cell).
     pub(crate) fn remove_batch(&mut self, handles: &[Handle]) {
-        self.runs.stale();
         if handles.len() >= 64 && handles.len() * 8 >= self.slots.live {
             self.unlink_marked();
             for &handle in handles {

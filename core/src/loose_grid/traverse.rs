@@ -79,7 +79,6 @@ impl LooseGrid {
                 + self.links.links.capacity() * core::mem::size_of::<Link>()
                 + self.slots.slots.capacity() * core::mem::size_of::<Slot>()
                 + self.big.bytes()
-                + self.runs.bytes()
                 + axes.iter().map(|axis| axis.bytes()).sum::<usize>(),
         }
     }

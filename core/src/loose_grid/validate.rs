@@ -158,6 +158,6 @@ impl LooseGrid {
         if let Some(lost) = link_seen.iter().position(|seen| !seen) {
             return Err(format!("link {lost} neither listed nor free"));
         }
-        self.check_runs()
+        Ok(())
     }
 }
