@@ -51,7 +51,8 @@ export type ErrorCode =
  * (bad coordinates, inverted rectangles, bad lengths, out-of-range numbers) or an
  * `Error` (stale handles, busy index), with a `code`; for an item of a batch call,
  * `index` is its position in the batch. A call that throws changes nothing.
- * An `...Async` method never throws: its promise rejects with the same error.
+ * An `...Async` method does not throw for its arguments: its promise rejects
+ * with the same error (or the very value a getter among them threw).
  * `ERR_FLATQUAD_BUSY` is a change refused during one of the index's own
  * callbacks, or while one of its `...Async` promises is pending.
  */

@@ -86,9 +86,16 @@ for (const { name, axes, make } of SUBJECTS) {
       const box = Array.from(rects.subarray(0, 2 * axes))
       for (const change of [
         () => index.insert(...box, 7),
+        () => index.insertMany(rects.subarray(0, 2 * axes)),
         () => index.move(handles[0], ...box),
         () => index.moveMany(handles.subarray(0, 1), rects.subarray(0, 2 * axes)),
         () => index.remove(handles[1]),
+        () => index.removeMany(handles.subarray(1, 2)),
+        () => index.setFilter(handles[0], 1, 1),
+        () => index.setFilters(handles.subarray(0, 1), new Uint32Array([1]), new Uint32Array([1])),
+        () => {
+          index.margin = 1
+        },
         () => index.clear(),
         () => index.cleanup(),
       ]) {
@@ -105,12 +112,43 @@ for (const { name, axes, make } of SUBJECTS) {
       index.validate()
     })
 
+    it('a change in the promise\'s own then goes through; a batch from inside a walk is answered', async () => {
+      const box = Array.from(rects.subarray(0, 2 * axes))
+      const moved = await index.pairsAsync().then(() => {
+        index.move(handles[2], ...box)
+        return index.rectOf(handles[2])
+      })
+      assert.ok(moved)
+      let inside
+      index.traverse(() => {
+        if (inside === undefined) inside = index.queryManyAsync(rects.subarray(0, 2 * axes * 10))
+        return false
+      })
+      assert.deepEqual(await inside, index.queryMany(rects.subarray(0, 2 * axes * 10)))
+    })
+
+    it('reads Float32Array arguments as Float64Array ones', async () => {
+      const f32 = Float32Array.from(rects)
+      assert.deepEqual(await index.queryManyAsync(f32), index.queryMany(f32))
+      assert.deepEqual(await index.nearestManyAsync(Float32Array.from(centers), 2), index.nearestMany(centers.map(Math.fround), 2))
+    })
+
     it('reads its arguments as the call is made', async () => {
       const copy = rects.slice(0, 2 * axes * 1200)
       const expected = index.queryMany(copy)
       const pending = index.queryManyAsync(copy)
       copy.fill(0)
       assert.deepEqual(await pending, expected)
+      const some = handles.slice(0, 500)
+      const neighbours = index.overlappingManyAsync(some)
+      const expectedNeighbours = index.overlappingMany(some)
+      some.reverse()
+      assert.deepEqual(await neighbours, expectedNeighbours)
+      const near = centers.slice(0, axes * 300)
+      const nearest = index.nearestManyAsync(near, 2)
+      const expectedNearest = index.nearestMany(near, 2)
+      near.fill(3)
+      assert.deepEqual(await nearest, expectedNearest)
     })
 
     it('a refused call rejects with its twin\'s error, and leaves the index free to change', async () => {
@@ -134,6 +172,26 @@ for (const { name, axes, make } of SUBJECTS) {
         },
       }
       assert.equal(await index.nearestManyAsync(centers, 1, options).catch((e) => e), thrown)
+      // Any value thrown, not only an Error: the very value, never coerced.
+      const symbol = Symbol('thrown')
+      const cause = new Error('with a cause that throws')
+      Object.defineProperty(cause, 'cause', {
+        get() {
+          throw new Error('read the cause')
+        },
+      })
+      for (const value of ['boom', 42, undefined, null, symbol, cause]) {
+        const throwing = {
+          get maxDistance() {
+            throw value
+          },
+        }
+        let call
+        assert.doesNotThrow(() => {
+          call = index.nearestManyAsync(centers, 1, throwing)
+        })
+        assert.equal(await call.then(() => 'resolved', (e) => e), value)
+      }
       // Nothing is left pending: the index changes again.
       const handle = index.insert(...Array.from(rects.subarray(0, 2 * axes)), 1)
       index.remove(handle)

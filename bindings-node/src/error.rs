@@ -196,30 +196,29 @@ impl Fail {
     }
 
     /// The error a promise is rejected with: the same object [`Fail::throw`]
-    /// throws, held by a reference (napi-rs rejects with the very object). An
+    /// throws, held by a reference (napi-rs rejects with the very value). An
     /// exception JavaScript raised meanwhile (a callback or getter threw while
-    /// the arguments were read) is taken off `env`, so the call itself throws
-    /// nothing and the promise rejects with it.
+    /// the arguments were read: any value, an `Error` or not) is taken off
+    /// `env` first, so the call itself throws nothing and the promise rejects
+    /// with that value. Nothing here runs JavaScript (no coercion to a string).
     pub(crate) fn rejection(self, env: sys::napi_env) -> napi::Error {
-        let value = match self.into_value(env) {
-            Ok((value, _)) => value,
-            Err(error) => {
-                let (mut pending, mut value) = (false, std::ptr::null_mut());
-                // SAFETY: `env` is the live environment of the current call, on its thread.
-                let taken = unsafe {
-                    sys::napi_is_exception_pending(env, &mut pending) == sys::Status::napi_ok
-                        && pending
-                        && sys::napi_get_and_clear_last_exception(env, &mut value)
-                            == sys::Status::napi_ok
-                };
-                if !taken || value.is_null() {
-                    return error;
-                }
-                value
-            }
+        let (mut pending, mut value) = (false, std::ptr::null_mut());
+        // SAFETY: `env` is the live environment of the current call, on its thread.
+        let taken = unsafe {
+            sys::napi_is_exception_pending(env, &mut pending) == sys::Status::napi_ok
+                && pending
+                && sys::napi_get_and_clear_last_exception(env, &mut value) == sys::Status::napi_ok
         };
+        if !taken || value.is_null() {
+            value = match self.into_value(env) {
+                Ok((value, _)) => value,
+                Err(error) => return error,
+            };
+        }
         // SAFETY: `value` is a live value of the current call.
-        napi::Error::from(unsafe { Unknown::from_raw_unchecked(env, value) })
+        napi::Error::from_unknown_without_coercion(unsafe {
+            Unknown::from_raw_unchecked(env, value)
+        })
     }
 
     /// The error object, not thrown yet, and its message; an exception

@@ -418,9 +418,15 @@ impl When for Later {
         answer: impl FnOnce(&T, Q, &mut Kept) -> Outcome<R> + Send + 'static,
     ) -> AsyncTask<Promised<R>> {
         let mut kept = Kept::default();
-        let asked = index
-            .usable()
-            .and_then(|()| guarded(|| {}, || ask(&mut kept)));
+        // Read as the call answered now is, under a read of the structure:
+        // refused while a change is under way (no change runs JavaScript
+        // today, but no worker may depend on that), and a getter among the
+        // arguments cannot change the index either.
+        let asked = index.usable().and_then(|()| {
+            let _reading = try_read(&index.shared.structure)
+                .ok_or_else(|| Fail::new(Class::Error, code::BUSY, "the index is being changed"))?;
+            guarded(|| {}, || ask(&mut kept))
+        });
         let (work, away) = match asked {
             Ok(question) => {
                 let shared = Arc::clone(&index.shared);
