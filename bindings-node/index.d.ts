@@ -1461,7 +1461,8 @@ export declare class PairTracker {
    * The pairs that began and ended overlapping since the last `update()`
    * (or since the tracker was made, or `reset()`): 2 handles per pair, the
    * lower first, the pairs sorted. Throws as the index's own calls do when
-   * it cannot be read (`ERR_FLATQUAD_POISONED`).
+   * it cannot be read (`ERR_FLATQUAD_POISONED`); a tracker whose update a
+   * panic stopped halfway throws `ERR_FLATQUAD_POISONED` from then on.
    */
   update(): PairEvents
   /** How many pairs overlapped at the last `update()` (0 before the first). */

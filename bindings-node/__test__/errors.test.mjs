@@ -438,4 +438,44 @@ describe('panics', () => {
       ...perClass,
     ])
   })
+
+  it('a panic while a PairTracker updates poisons the tracker, not its index or another tracker', () => {
+    const script = `
+      const { Grid, Octree, PairTracker } = require('flatquad')
+      const out = []
+      for (const [index, box] of [
+        [new Grid({ x: 0, y: 0, width: 10, height: 10 }), [1, 1, 3, 3]],
+        [new Octree({ x1: 0, y1: 0, z1: 0, x2: 10, y2: 10, z2: 10 }), [1, 1, 1, 3, 3, 3]],
+      ]) {
+        index.insert(...box)
+        index.insert(...box)
+        for (const onWorker of [false, true]) {
+          const tracker = new PairTracker(index)
+          const other = new PairTracker(index)
+          out.push(['began', tracker.update().began.length])
+          try { tracker.__panicForTests(onWorker) } catch (e) { out.push(['panic', e.code]) }
+          for (const call of [() => tracker.update(), () => tracker.reset(), () => tracker.pairCount]) {
+            try { call(); out.push(['poisoned', 'no error']) } catch (e) { out.push(['poisoned', e.code, /PairTracker is unusable/.test(e.message)]) }
+          }
+          out.push(['other', other.update().began.length, other.pairCount, index.pairs().length])
+        }
+      }
+      console.log(JSON.stringify(out))
+    `
+    const child = spawnSync(process.execPath, ['-e', script], {
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+      env: { ...process.env, RUST_BACKTRACE: '0' },
+      encoding: 'utf8',
+    })
+    assert.equal(child.status, 0, `child exited with ${child.status} ${child.signal}: ${child.stderr}`)
+    const once = [
+      ['began', 2],
+      ['panic', 'ERR_FLATQUAD_PANIC'],
+      ['poisoned', 'ERR_FLATQUAD_POISONED', true],
+      ['poisoned', 'ERR_FLATQUAD_POISONED', true],
+      ['poisoned', 'ERR_FLATQUAD_POISONED', true],
+      ['other', 2, 1, 2],
+    ]
+    assert.deepEqual(JSON.parse(child.stdout), [...once, ...once, ...once, ...once])
+  })
 })

@@ -179,7 +179,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 
 /// Runs `body`, turning a panic into an `ERR_FLATQUAD_PANIC` error; `on_panic`
 /// runs first when one is caught.
-fn guarded<T>(on_panic: impl FnOnce(), body: impl FnOnce() -> Outcome<T>) -> Outcome<T> {
+pub(crate) fn guarded<T>(on_panic: impl FnOnce(), body: impl FnOnce() -> Outcome<T>) -> Outcome<T> {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(outcome) => outcome,
         Err(payload) => {
@@ -715,18 +715,22 @@ impl<T: Held> Index<T> {
         self.read(env, |index| Ok(get(index)))
     }
 
-    /// The contact events since `tracker`'s last look at this index.
+    /// The contact events since `tracker`'s last look at this index;
+    /// `on_panic` runs if a panic stops the tracker's update halfway.
     pub(crate) fn track(
         &self,
         env: &Env,
         tracker: &mut flatquad::PairTracker<T::Bounds>,
+        on_panic: impl FnOnce(),
     ) -> napi::Result<PairEvents> {
         self.read(env, |index| {
-            // The whole-index pair walk, when the tracker takes it, on all threads.
-            let (began, ended) = tracker.par_update(index);
-            Ok(PairEvents {
-                began: raws(began.iter().flatten().copied()),
-                ended: raws(ended.iter().flatten().copied()),
+            guarded(on_panic, || {
+                // The whole-index pair walk, when the tracker takes it, on all threads.
+                let (began, ended) = tracker.par_update(index);
+                Ok(PairEvents {
+                    began: raws(began.iter().flatten().copied()),
+                    ended: raws(ended.iter().flatten().copied()),
+                })
             })
         })
     }

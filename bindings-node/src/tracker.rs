@@ -3,7 +3,7 @@
 //! strong reference to (the index cannot be collected while the tracker
 //! lives). Each call is one call to the core through the index's own guards.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use flatquad::{Box3, Rect};
 use napi::bindgen_prelude::{Either5, FromNapiValue, Reference, This};
@@ -12,7 +12,7 @@ use napi_derive::napi;
 
 use crate::args;
 use crate::classes::{Grid, LooseGrid, LooseQuadtree, Quadtree};
-use crate::error::Fail;
+use crate::error::{code, Class, Fail, Outcome};
 use crate::index::{self, Index};
 use crate::objects::PairEvents;
 use crate::octree::Octree;
@@ -76,6 +76,9 @@ fn instance<C: 'static + napi::bindgen_prelude::MaybeTypeTag>(
 #[napi]
 pub struct PairTracker {
     tracked: Tracked,
+    /// Set when a panic stopped an update halfway: the tracker may be
+    /// half-updated, so every later call throws `ERR_FLATQUAD_POISONED`.
+    poisoned: Cell<bool>,
 }
 
 #[napi]
@@ -107,7 +110,10 @@ impl PairTracker {
                     args::describe(&index)
                 )));
             };
-            Ok(PairTracker { tracked })
+            Ok(PairTracker {
+                tracked,
+                poisoned: Cell::new(false),
+            })
         });
         index::fail(env, outcome)
     }
@@ -115,23 +121,31 @@ impl PairTracker {
     /// The pairs that began and ended overlapping since the last `update()`
     /// (or since the tracker was made, or `reset()`): 2 handles per pair, the
     /// lower first, the pairs sorted. Throws as the index's own calls do when
-    /// it cannot be read (`ERR_FLATQUAD_POISONED`).
+    /// it cannot be read (`ERR_FLATQUAD_POISONED`); a tracker whose update a
+    /// panic stopped halfway throws `ERR_FLATQUAD_POISONED` from then on.
     #[napi(catch_unwind)]
     pub fn update(&self, env: &Env) -> napi::Result<PairEvents> {
+        index::fail(env, self.usable())?;
+        let poison = || self.poisoned.set(true);
         match &self.tracked {
-            Tracked::Flat(index, tracker) => index.index().track(env, &mut tracker.borrow_mut()),
-            Tracked::Solid(index, tracker) => index.inner().track(env, &mut tracker.borrow_mut()),
+            Tracked::Flat(index, tracker) => {
+                index.index().track(env, &mut tracker.borrow_mut(), poison)
+            }
+            Tracked::Solid(index, tracker) => {
+                index.inner().track(env, &mut tracker.borrow_mut(), poison)
+            }
         }
     }
 
     /// How many pairs overlapped at the last `update()` (0 before the first).
-    #[napi(getter)]
-    pub fn pair_count(&self) -> f64 {
+    #[napi(getter, catch_unwind)]
+    pub fn pair_count(&self, env: &Env) -> napi::Result<f64> {
+        index::fail(env, self.usable())?;
         // A number, as handles are: exact far beyond 2^32 pairs.
-        (match &self.tracked {
+        Ok((match &self.tracked {
             Tracked::Flat(_, tracker) => tracker.borrow().pair_count(),
             Tracked::Solid(_, tracker) => tracker.borrow().pair_count(),
-        }) as f64
+        }) as f64)
     }
 
     /// The index this tracker follows.
@@ -153,11 +167,41 @@ impl PairTracker {
 
     /// Forgets everything seen: the next `update()` reports every overlapping
     /// pair as began, and nothing as ended.
-    #[napi]
-    pub fn reset(&self) {
+    #[napi(catch_unwind)]
+    pub fn reset(&self, env: &Env) -> napi::Result<()> {
+        index::fail(env, self.usable())?;
         match &self.tracked {
             Tracked::Flat(_, tracker) => tracker.borrow_mut().reset(),
             Tracked::Solid(_, tracker) => tracker.borrow_mut().reset(),
         }
+        Ok(())
+    }
+
+    /// Test hook: panics (on a worker thread of the batch calls' pool with
+    /// `onWorker`) where an update would, so the tests can check that the
+    /// tracker is poisoned. Not part of the API (absent from the typings).
+    #[napi(js_name = "__panicForTests", skip_typescript, catch_unwind)]
+    pub fn panic_for_tests(&self, env: &Env, on_worker: Option<bool>) -> napi::Result<()> {
+        let on_worker = on_worker.unwrap_or(false);
+        let outcome = self.usable().and_then(|()| {
+            index::guarded(
+                || self.poisoned.set(true),
+                || -> Outcome<()> { flatquad::panic_for_tests(on_worker) },
+            )
+        });
+        index::fail(env, outcome)
+    }
+}
+
+impl PairTracker {
+    fn usable(&self) -> Outcome<()> {
+        if self.poisoned.get() {
+            return Err(Fail::new(
+                Class::Error,
+                code::POISONED,
+                "this PairTracker is unusable: an internal error (a Rust panic) interrupted an earlier update; make a new one",
+            ));
+        }
+        Ok(())
     }
 }

@@ -45,7 +45,9 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// GIL released as a batch call's work is, so the tests can check that both
 /// come back as the same exception and never abort Python. Given an `index`,
 /// the panic happens under its lock, as in one of its read-only calls or
-/// (`mutating`) in a call changing it, which poisons it. Not part of the API.
+/// (`mutating`) in a call changing it, which poisons it; given a
+/// `PairTracker`, under its lock as in `update`, which poisons the tracker.
+/// Not part of the API.
 #[pyfunction]
 #[pyo3(signature = (on_worker, index = None, mutating = false))]
 fn _panic_for_tests(
@@ -58,6 +60,9 @@ fn _panic_for_tests(
     let Some(index) = index else {
         return py.detach(panic);
     };
+    if let Ok(tracker) = index.cast::<tracker::PairTracker>() {
+        return tracker.get().panic_for_tests(py, on_worker);
+    }
     if let Ok(index) = index.cast::<index::Index>() {
         panic_under(index.get().lock(), py, mutating, panic)
     } else {

@@ -50,6 +50,18 @@ impl Lockable for Octree {
     }
 }
 
+/// The error of every call on a poisoned `what` (a structure's class, or
+/// `PairTracker`): a `RuntimeError` whose `kind` is `"Poisoned"`.
+pub(crate) fn poisoned(what: &str) -> PyResult<PyErr> {
+    let err = PyRuntimeError::new_err(format!(
+        "this {what} can no longer be used: a panic inside flatquad (a bug; please \
+         report it) stopped an earlier call while it was changing the {what}, which \
+         may be half-changed. Build a new one"
+    ));
+    Python::attach(|py| err.value(py).setattr("kind", "Poisoned"))?;
+    Ok(err)
+}
+
 /// A structure behind a reader-writer lock.
 pub(crate) struct IndexLock<T = AnyIndex> {
     index: RwLock<T>,
@@ -129,14 +141,7 @@ impl<T: Lockable> IndexLock<T> {
         if !self.poisoned.load(Ordering::Relaxed) {
             return Ok(());
         }
-        let name = index.class_name();
-        let err = PyRuntimeError::new_err(format!(
-            "this {name} can no longer be used: a panic inside flatquad (a bug; please \
-             report it) stopped an earlier call while it was changing the {name}, which \
-             may be half-changed. Build a new one"
-        ));
-        Python::attach(|py| err.value(py).setattr("kind", "Poisoned"))?;
-        Err(err)
+        Err(poisoned(index.class_name())?)
     }
 
     fn writing<'a>(&'a self, guard: RwLockWriteGuard<'a, T>) -> Writing<'a, T> {

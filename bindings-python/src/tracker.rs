@@ -3,6 +3,8 @@
 //! `update` takes the index's read lock and the tracker's own lock, with the
 //! GIL released, and hands the core's sorted pairs to numpy.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use flatquad::{Bounds, Box3, Handle, Rect};
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use parking_lot::{Mutex, MutexGuard};
@@ -10,12 +12,76 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
 use crate::index::Index;
-use crate::lock::IndexLock;
+use crate::lock::{poisoned, IndexLock};
 use crate::octree::Octree;
 use crate::shared::{raw, Core};
 
-/// The core tracker of one box width, behind its own lock.
-type Tracker<B> = Mutex<flatquad::PairTracker<B>>;
+/// The core tracker of one box width, behind its own lock. A panic inside
+/// flatquad while a call was changing it (`update`, `reset`) poisons it: it
+/// may be half-updated, so every later call raises, as for an index.
+struct Tracker<B: Bounds> {
+    state: Mutex<flatquad::PairTracker<B>>,
+    poisoned: AtomicBool,
+}
+
+impl<B: Bounds> Default for Tracker<B> {
+    fn default() -> Self {
+        Tracker {
+            state: Mutex::default(),
+            poisoned: AtomicBool::new(false),
+        }
+    }
+}
+
+/// The tracker locked for a change: a panic unwinding through it poisons
+/// the tracker before the lock is let go.
+struct Changing<'a, B: Bounds> {
+    guard: MutexGuard<'a, flatquad::PairTracker<B>>,
+    poisoned: &'a AtomicBool,
+}
+
+impl<B: Bounds> Drop for Changing<'_, B> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.poisoned.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+impl<B: Bounds> Tracker<B> {
+    /// Refused once poisoned (checked with the lock held, so a call that
+    /// waited for the one that panicked sees it).
+    fn usable(&self) -> PyResult<()> {
+        if self.poisoned.load(Ordering::Relaxed) {
+            return Err(poisoned("PairTracker")?);
+        }
+        Ok(())
+    }
+
+    /// The tracker for a change, waited for with the GIL released (another
+    /// thread may hold it inside `update`, without the GIL).
+    fn changing(&self, py: Python<'_>) -> PyResult<Changing<'_, B>> {
+        let guard = match self.state.try_lock() {
+            Some(guard) => guard,
+            None => py.detach(|| self.state.lock()),
+        };
+        self.usable()?;
+        Ok(Changing {
+            guard,
+            poisoned: &self.poisoned,
+        })
+    }
+
+    /// [`changing`](Tracker::changing) on a thread without the GIL.
+    fn changing_detached(&self) -> PyResult<Changing<'_, B>> {
+        let guard = self.state.lock();
+        self.usable()?;
+        Ok(Changing {
+            guard,
+            poisoned: &self.poisoned,
+        })
+    }
+}
 
 /// The index a tracker follows (a strong reference: it cannot go away while
 /// the tracker lives) and the core tracker of its box width.
@@ -87,18 +153,6 @@ pub(crate) struct PairTracker {
     tracked: Tracked,
 }
 
-/// The tracker's lock: taken at once when free, else waited for with the GIL
-/// released (another thread may hold it inside `update`, without the GIL).
-fn locked<'a, B: Bounds>(
-    py: Python<'_>,
-    tracker: &'a Tracker<B>,
-) -> MutexGuard<'a, flatquad::PairTracker<B>> {
-    match tracker.try_lock() {
-        Some(guard) => guard,
-        None => py.detach(|| tracker.lock()),
-    }
-}
-
 /// Pairs as the rows of a `(k, 2)` int64 array, flat.
 fn flat(pairs: &[[Handle; 2]]) -> Vec<i64> {
     pairs.iter().flat_map(|&[a, b]| [raw(a), raw(b)]).collect()
@@ -125,9 +179,9 @@ fn update<T: Core>(
         // (or an update inside the index's own traverse callback) cannot wait
         // on each other.
         let index = lock.read_detached()?;
-        let mut tracker = tracker.lock();
+        let mut tracker = tracker.changing_detached()?;
         // The whole-index pair walk, when the tracker takes it, on all threads.
-        let (began, ended) = tracker.par_update(&*index);
+        let (began, ended) = tracker.guard.par_update(&*index);
         Ok((flat(began), flat(ended)))
     })
 }
@@ -137,9 +191,9 @@ impl PairTracker {
     #[new]
     fn new(index: &Bound<'_, PyAny>) -> PyResult<Self> {
         let tracked = if let Ok(index) = index.cast::<Index>() {
-            Tracked::Flat(index.clone().unbind(), Mutex::default())
+            Tracked::Flat(index.clone().unbind(), Tracker::default())
         } else if let Ok(index) = index.cast::<Octree>() {
-            Tracked::Solid(index.clone().unbind(), Mutex::default())
+            Tracked::Solid(index.clone().unbind(), Tracker::default())
         } else {
             return Err(PyTypeError::new_err(format!(
                 "PairTracker(index): index must be a flatquad Quadtree, Grid, LooseGrid, \
@@ -167,14 +221,20 @@ impl PairTracker {
 
     /// How many pairs overlapped at the last ``update`` (0 before the first).
     #[getter]
-    fn pair_count(&self, py: Python<'_>) -> usize {
-        with_tracked!(&self.tracked, |_, tracker| locked(py, tracker).pair_count())
+    fn pair_count(&self, py: Python<'_>) -> PyResult<usize> {
+        with_tracked!(&self.tracked, |_, tracker| Ok(tracker
+            .changing(py)?
+            .guard
+            .pair_count()))
     }
 
     /// Forget everything seen: the next ``update`` reports every overlapping
     /// pair as began, and nothing as ended.
-    fn reset(&self, py: Python<'_>) {
-        with_tracked!(&self.tracked, |_, tracker| locked(py, tracker).reset())
+    fn reset(&self, py: Python<'_>) -> PyResult<()> {
+        with_tracked!(&self.tracked, |_, tracker| {
+            tracker.changing(py)?.guard.reset();
+            Ok(())
+        })
     }
 
     /// The index the tracker follows.
@@ -187,7 +247,18 @@ impl PairTracker {
         let class = self.index(py).bind(py).get_type().name()?;
         Ok(format!(
             "<flatquad.PairTracker index={class} pair_count={}>",
-            self.pair_count(py)
+            self.pair_count(py)?
         ))
+    }
+}
+
+impl PairTracker {
+    /// Test hook (see `_panic_for_tests`): panics while the tracker is held
+    /// for a change, as inside `update`, which poisons it.
+    pub(crate) fn panic_for_tests(&self, py: Python<'_>, on_worker: bool) -> PyResult<()> {
+        with_tracked!(&self.tracked, |_, tracker| py.detach(|| {
+            let _changing = tracker.changing_detached()?;
+            flatquad::panic_for_tests(on_worker)
+        }))
     }
 }

@@ -311,3 +311,28 @@ def test_a_panic_while_changing_an_index_poisons_it(make, on_worker):
             call(index)
         assert refused.value.kind == "Poisoned"
     assert len(other) == 1 and other.pairs().shape == (0, 2)
+
+
+@pytest.mark.parametrize("on_worker", [False, True])
+@pytest.mark.parametrize("make", [flatquad.Grid, flatquad.Octree], ids=lambda c: c.__name__)
+def test_a_panic_while_updating_a_tracker_poisons_the_tracker(make, on_worker):
+    """A panic inside flatquad while a PairTracker was being changed (as in
+    update) may leave it half-updated: every later call on it raises
+    RuntimeError (kind "Poisoned"), as C's poisoned tracker refuses. The index
+    it follows, and another tracker of it, are untouched."""
+    three_d = make is flatquad.Octree
+    world = (0, 0, 0, 100, 100, 100) if three_d else (0, 0, 100, 100)
+    index = make(world)
+    a = index.insert((1, 1, 1, 4, 4, 4) if three_d else (1, 1, 4, 4))
+    b = index.insert((2, 2, 2, 5, 5, 5) if three_d else (2, 2, 5, 5))
+    tracker, other = flatquad.PairTracker(index), flatquad.PairTracker(index)
+    assert tracker.update()[0].tolist() == [sorted([a, b])]
+    with pytest.raises(BaseException) as panicked:
+        flatquad._native._panic_for_tests(on_worker, tracker)
+    assert type(panicked.value).__name__ == "PanicException"
+    for call in [lambda t: t.update(), lambda t: t.reset(), lambda t: t.pair_count, repr]:
+        with pytest.raises(RuntimeError, match="PairTracker can no longer be used") as refused:
+            call(tracker)
+        assert refused.value.kind == "Poisoned"
+    assert other.update()[0].tolist() == [sorted([a, b])] and other.pair_count == 1
+    assert len(index) == 2 and index.pairs().shape == (1, 2)
