@@ -129,6 +129,9 @@ macro_rules! with_tracked {
 /// TypeError
 ///     If ``index`` is not a flatquad structure (``BoxIndex`` is static: it
 ///     has nothing to track).
+/// RuntimeError
+///     With ``kind == "Poisoned"``, from every call on a tracker whose update
+///     a panic inside flatquad (a bug; please report it) stopped halfway.
 ///
 /// Examples
 /// --------
