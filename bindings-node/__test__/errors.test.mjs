@@ -377,6 +377,17 @@ for (const { name, Class, small } of CLASSES) {
   })
 }
 
+/** Runs `script` in a child Node (so an abort would show as its exit status) and checks it exited normally. */
+function runChild(script) {
+  const child = spawnSync(process.execPath, ['-e', script], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    env: { ...process.env, RUST_BACKTRACE: '0' },
+    encoding: 'utf8',
+  })
+  assert.equal(child.status, 0, `child exited with ${child.status} ${child.signal}: ${child.stderr}`)
+  return child
+}
+
 describe('panics', () => {
   it('become exceptions and never abort the process, on the calling thread or a worker; a panic while changing an index poisons it', () => {
     // In a child process, so an abort would show as its exit status.
@@ -406,12 +417,7 @@ describe('panics', () => {
       }
       console.log(JSON.stringify(out))
     `
-    const child = spawnSync(process.execPath, ['-e', script], {
-      cwd: fileURLToPath(new URL('..', import.meta.url)),
-      env: { ...process.env, RUST_BACKTRACE: '0' },
-      encoding: 'utf8',
-    })
-    assert.equal(child.status, 0, `child exited with ${child.status} ${child.signal}: ${child.stderr}`)
+    const child = runChild(script)
     assert.match(child.stderr, /deliberate test panic/) // Rust's panic message, on stderr
     // The worker-thread panics did happen on a worker (the hook says where it ran).
     assert.match(child.stderr, /deliberate test panic on a worker thread/)
@@ -462,12 +468,11 @@ describe('panics', () => {
       }
       console.log(JSON.stringify(out))
     `
-    const child = spawnSync(process.execPath, ['-e', script], {
-      cwd: fileURLToPath(new URL('..', import.meta.url)),
-      env: { ...process.env, RUST_BACKTRACE: '0' },
-      encoding: 'utf8',
-    })
-    assert.equal(child.status, 0, `child exited with ${child.status} ${child.signal}: ${child.stderr}`)
+    const child = runChild(script)
+    // Both kinds of panic happened: on this thread and on a worker (the hook
+    // says where it ran; a worker's names itself).
+    assert.equal(child.stderr.match(/deliberate test panic on a worker thread/g)?.length, 2)
+    assert.equal(child.stderr.match(/deliberate test panic\n/g)?.length, 2)
     const once = [
       ['began', 2],
       ['panic', 'ERR_FLATQUAD_PANIC'],

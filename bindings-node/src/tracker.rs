@@ -169,12 +169,19 @@ impl PairTracker {
     /// pair as began, and nothing as ended.
     #[napi(catch_unwind)]
     pub fn reset(&self, env: &Env) -> napi::Result<()> {
-        index::fail(env, self.usable())?;
-        match &self.tracked {
-            Tracked::Flat(_, tracker) => tracker.borrow_mut().reset(),
-            Tracked::Solid(_, tracker) => tracker.borrow_mut().reset(),
-        }
-        Ok(())
+        let outcome = self.usable().and_then(|()| {
+            index::guarded(
+                || self.poisoned.set(true),
+                || {
+                    match &self.tracked {
+                        Tracked::Flat(_, tracker) => tracker.borrow_mut().reset(),
+                        Tracked::Solid(_, tracker) => tracker.borrow_mut().reset(),
+                    }
+                    Ok(())
+                },
+            )
+        });
+        index::fail(env, outcome)
     }
 
     /// Test hook: panics (on a worker thread of the batch calls' pool with

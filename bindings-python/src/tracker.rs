@@ -49,13 +49,21 @@ impl<B: Bounds> Drop for Changing<'_, B> {
 }
 
 impl<B: Bounds> Tracker<B> {
-    /// Refused once poisoned (checked with the lock held, so a call that
-    /// waited for the one that panicked sees it).
-    fn usable(&self) -> PyResult<()> {
+    /// `guard` for a change, refused once poisoned: checked with the lock
+    /// held (a call that waited for the one that panicked sees it), the error
+    /// built after letting the lock go (building it takes the GIL).
+    fn usable<'a>(
+        &'a self,
+        guard: MutexGuard<'a, flatquad::PairTracker<B>>,
+    ) -> PyResult<Changing<'a, B>> {
         if self.poisoned.load(Ordering::Relaxed) {
+            drop(guard);
             return Err(poisoned("PairTracker")?);
         }
-        Ok(())
+        Ok(Changing {
+            guard,
+            poisoned: &self.poisoned,
+        })
     }
 
     /// The tracker for a change, waited for with the GIL released (another
@@ -65,21 +73,12 @@ impl<B: Bounds> Tracker<B> {
             Some(guard) => guard,
             None => py.detach(|| self.state.lock()),
         };
-        self.usable()?;
-        Ok(Changing {
-            guard,
-            poisoned: &self.poisoned,
-        })
+        self.usable(guard)
     }
 
     /// [`changing`](Tracker::changing) on a thread without the GIL.
     fn changing_detached(&self) -> PyResult<Changing<'_, B>> {
-        let guard = self.state.lock();
-        self.usable()?;
-        Ok(Changing {
-            guard,
-            poisoned: &self.poisoned,
-        })
+        self.usable(self.state.lock())
     }
 }
 

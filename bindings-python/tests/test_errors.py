@@ -330,6 +330,9 @@ def test_a_panic_while_updating_a_tracker_poisons_the_tracker(make, on_worker):
     with pytest.raises(BaseException) as panicked:
         flatquad._native._panic_for_tests(on_worker, tracker)
     assert type(panicked.value).__name__ == "PanicException"
+    # The hook says where its panic ran.
+    where = " on a worker thread" if on_worker else ""
+    assert str(panicked.value) == "deliberate test panic" + where
     for call in [lambda t: t.update(), lambda t: t.reset(), lambda t: t.pair_count, repr]:
         with pytest.raises(RuntimeError, match="PairTracker can no longer be used") as refused:
             call(tracker)

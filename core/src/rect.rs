@@ -109,11 +109,12 @@ impl Rect {
     /// Whether the closed rectangle holds the point `(x, y)` (its border included).
     #[inline]
     pub fn contains_point(&self, x: f32, y: f32) -> bool {
-        // One vector of four comparisons, which the compiler keeps without a
-        // branch. Written as four `&`-ed comparisons it made branches of them
-        // in the loose grid's and the quadtree's point queries, mispredicted
-        // element after element (static 1M point queries 151 -> 87-91 ms and
-        // 116-118 -> 85-96). The same form for `intersects` measured level.
+        // One vector of four comparisons, which the compiler currently keeps
+        // without a branch in the loose grid's and the quadtree's point
+        // queries; written as four `&`-ed comparisons it made branches of them
+        // there, mispredicted element after element (static 1M point queries
+        // 151 -> 87-91 ms and 116-118 -> 85-96). Codegen, not a guarantee: a
+        // later compiler may differ. The same form for `intersects` measured level.
         let lo = [self.x1, self.y1, x, y];
         let hi = [x, y, self.x2, self.y2];
         lo.iter().zip(&hi).fold(true, |all, (a, b)| all & (a <= b))
