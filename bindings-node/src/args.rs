@@ -587,6 +587,15 @@ pub(crate) enum Rects<'env, B = Rect> {
 }
 
 impl<B: Bounds> Rects<'_, B> {
+    /// The boxes as a `Vec` of their own: the one already made for a
+    /// `Float64Array`, a copy of a `Float32Array` read in place.
+    pub(crate) fn into_owned(self) -> Vec<B> {
+        match self {
+            Rects::Copied(rects) => rects,
+            in_place => in_place.get().to_vec(),
+        }
+    }
+
     pub(crate) fn get(&self) -> &[B] {
         match self {
             Rects::InPlace(array) => {

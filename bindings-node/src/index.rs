@@ -303,6 +303,21 @@ fn rows(offsets: &[usize], hits: &[Handle], what: &str) -> Outcome<QueryManyResu
     })
 }
 
+/// The answer of a batch of queries (`queryMany`, `queryCircleMany`, named
+/// `what`): the core's batch query, on all threads when the batch is big
+/// enough to pay, in compressed rows.
+fn query_rows<S: SpatialIndex + Sync>(
+    index: &S,
+    queries: &[Query<S::Bounds>],
+    kept: &mut Kept,
+    what: &str,
+) -> Outcome<QueryManyResult> {
+    index
+        .par_query_many(queries, &mut kept.offsets, &mut kept.hits)
+        .map_err(core)?;
+    rows(&kept.offsets, &kept.hits, what)
+}
+
 /// What a walk's JavaScript callback said: go on, stop, or it threw.
 fn visit<A: napi::bindgen_prelude::ToNapiValue>(
     callback: &Unknown<'_>,
@@ -422,11 +437,7 @@ impl When for Later {
         // refused while a change is under way (no change runs JavaScript
         // today, but no worker may depend on that), and a getter among the
         // arguments cannot change the index either.
-        let asked = index.usable().and_then(|()| {
-            let _reading = try_read(&index.shared.structure)
-                .ok_or_else(|| Fail::new(Class::Error, code::BUSY, "the index is being changed"))?;
-            guarded(|| {}, || ask(&mut kept))
-        });
+        let asked = index.reading(|_| ask(&mut kept));
         let (work, away) = match asked {
             Ok(question) => {
                 let shared = Arc::clone(&index.shared);
@@ -515,7 +526,7 @@ impl Index {
         W::batch(
             self,
             env,
-            |_| Ok(args::rects::<Rect>(rects, "rects")?.get().to_vec()),
+            |_| Ok(args::rects::<Rect>(rects, "rects")?.into_owned()),
             move |index, rects, _| {
                 let (mut rows, mut hits) = (Vec::new(), Vec::new());
                 flatquad::join::query_bulk(
@@ -655,12 +666,17 @@ impl<T: Held> Index<T> {
 
     /// Runs `body` on the structure for a call that only reads it.
     fn read<R>(&self, env: &Env, body: impl FnOnce(&T) -> Outcome<R>) -> napi::Result<R> {
-        let outcome = self.usable().and_then(|()| {
+        fail(env, self.reading(body))
+    }
+
+    /// [`read`](Index::read) without throwing: the outcome, for a caller
+    /// that hands a failure on otherwise (a promise's rejection).
+    fn reading<R>(&self, body: impl FnOnce(&T) -> Outcome<R>) -> Outcome<R> {
+        self.usable().and_then(|()| {
             let index = try_read(&self.shared.structure)
                 .ok_or_else(|| Fail::new(Class::Error, code::BUSY, "the index is being changed"))?;
             guarded(|| {}, || body(&index))
-        });
-        fail(env, outcome)
+        })
     }
 
     /// Runs `body` on the structure for a call named `what` that changes it.
@@ -952,14 +968,7 @@ impl<T: Held> Index<T> {
                 };
                 Query::of_rects(rects, omit).map_err(core)
             },
-            |index, queries, kept| {
-                // The core's batch query, on all threads when the batch is big
-                // enough to pay (it stays on this thread otherwise).
-                index
-                    .par_query_many(&queries, &mut kept.offsets, &mut kept.hits)
-                    .map_err(core)?;
-                rows(&kept.offsets, &kept.hits, "queryMany")
-            },
+            |index, queries, kept| query_rows(index, &queries, kept, "queryMany"),
         )
     }
 
@@ -1052,12 +1061,7 @@ impl<T: Held> Index<T> {
                 let mask = args::optional_mask(mask)?;
                 Query::of_circles(&centers, &radii, mask).map_err(core)
             },
-            |index, circles, kept| {
-                index
-                    .par_query_many(&circles, &mut kept.offsets, &mut kept.hits)
-                    .map_err(core)?;
-                rows(&kept.offsets, &kept.hits, "queryCircleMany")
-            },
+            |index, circles, kept| query_rows(index, &circles, kept, "queryCircleMany"),
         )
     }
 
