@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use flatquad::{
-    AnyIndex, BoxCast, ErrorKind, Filter, Handle, Kind, NodeInfo as CoreNode, Query, Ray,
-    RayControl, Rect, SpatialIndex,
+    AnyIndex, BoxCast, Error, ErrorKind, Filter, Handle, Kind, NodeInfo as CoreNode, Query,
+    QueryColumns, Ray, RayControl, Rect, SpatialIndex,
 };
 use napi::bindgen_prelude::{AsyncTask, Buffer, This, ToNapiValue, TypeName};
 use napi::{sys, Env, JsValue, Task, Unknown};
@@ -304,18 +304,19 @@ fn rows(offsets: &[usize], hits: &[Handle], what: &str) -> Outcome<QueryManyResu
 }
 
 /// The answer of a batch of queries (`queryMany`, `queryCircleMany`, named
-/// `what`): the core's batch query, on all threads when the batch is big
-/// enough to pay, in compressed rows.
+/// `what`): the core's batch query, a block at a time, on all threads when
+/// the batch is big enough to pay, in compressed rows.
 fn query_rows<S: SpatialIndex + Sync>(
     index: &S,
-    queries: &[Query<S::Bounds>],
-    kept: &mut Kept,
+    columns: Result<QueryColumns<'_, S::Bounds>, Error>,
+    offsets: &mut Vec<usize>,
+    hits: &mut Vec<Handle>,
     what: &str,
 ) -> Outcome<QueryManyResult> {
-    index
-        .par_query_many(queries, &mut kept.offsets, &mut kept.hits)
+    columns
+        .and_then(|columns| columns.answer(index, offsets, hits))
         .map_err(core)?;
-    rows(&kept.offsets, &kept.hits, what)
+    rows(offsets, hits, what)
 }
 
 /// What a walk's JavaScript callback said: go on, stop, or it threw.
@@ -951,24 +952,35 @@ impl<T: Held> Index<T> {
             env,
             |kept| {
                 let rects = args::rects(rects, "rects")?;
-                let rects = rects.get();
                 let omit = match omit.filter(|v| !args::is_absent(Some(v))) {
                     Some(omit) => {
                         args::handles(omit, "omit", &mut kept.handles)?;
-                        if kept.handles.len() != rects.len() {
+                        if kept.handles.len() != rects.get().len() {
                             return Err(Fail::bad_length(format!(
                                 "omit holds {} handles but rects holds {} rectangles: give one handle per rectangle",
                                 kept.handles.len(),
-                                rects.len()
+                                rects.get().len()
                             )));
                         }
-                        Some(&kept.handles[..])
+                        true
                     }
-                    None => None,
+                    None => false,
                 };
-                Query::of_rects(rects, omit).map_err(core)
+                // The rectangles, 16 bytes each, not the 48-byte queries: the
+                // core builds those a block at a time.
+                Ok((rects.into_owned(), omit))
             },
-            |index, queries, kept| query_rows(index, &queries, kept, "queryMany"),
+            |index, (rects, omit), kept| {
+                let omit = omit.then_some(&kept.handles[..]);
+                let columns = QueryColumns::rects(&rects, omit);
+                query_rows(
+                    index,
+                    columns,
+                    &mut kept.offsets,
+                    &mut kept.hits,
+                    "queryMany",
+                )
+            },
         )
     }
 
@@ -1059,9 +1071,20 @@ impl<T: Held> Index<T> {
                 let centers = args::points::<T::Bounds>(centers, "centers")?;
                 let radii = args::float_array(radii, "radii", "one radius per center")?;
                 let mask = args::optional_mask(mask)?;
-                Query::of_circles(&centers, &radii, mask).map_err(core)
+                // Refused here, as the call's other arguments are.
+                QueryColumns::<T::Bounds>::circles(&centers, &radii, mask).map_err(core)?;
+                Ok((centers, radii, mask))
             },
-            |index, circles, kept| query_rows(index, &circles, kept, "queryCircleMany"),
+            |index, (centers, radii, mask), kept| {
+                let columns = QueryColumns::circles(&centers, &radii, mask);
+                query_rows(
+                    index,
+                    columns,
+                    &mut kept.offsets,
+                    &mut kept.hits,
+                    "queryCircleMany",
+                )
+            },
         )
     }
 

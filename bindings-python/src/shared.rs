@@ -9,7 +9,8 @@ use std::cell::RefCell;
 use std::ops::ControlFlow;
 
 use flatquad::{
-    Bounds, BoxCast, Error, Filter, Handle, NodeInfo, Query, Ray, RayControl, RayHit, SpatialIndex,
+    Bounds, BoxCast, Error, Filter, Handle, NodeInfo, Query, QueryColumns, Ray, RayControl, RayHit,
+    SpatialIndex,
 };
 use numpy::{PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::{PyAssertionError, PyTypeError, PyValueError};
@@ -384,10 +385,10 @@ pub(crate) fn query_many<'py, T: Core>(
         _ => None,
     };
     let omit = omit_arg.as_ref().map(Handles::as_handles).transpose()?;
-    // The core's batch query, on all threads when the batch is big enough.
+    // The core's batch query, a block at a time, on all threads when the batch is big enough.
     let result = lock.read_with_gil_released(py, |index| {
         let (mut offsets, mut hits) = (Vec::new(), Vec::new());
-        index.par_query_many(&Query::of_rects(rects, omit)?, &mut offsets, &mut hits)?;
+        QueryColumns::rects(rects, omit)?.answer(index, &mut offsets, &mut hits)?;
         Ok::<_, Error>(csr_vecs(offsets, hits))
     })?;
     let rows = result.map_err(|e| {
@@ -762,11 +763,7 @@ pub(crate) fn query_circle_many<'py, T: Core>(
     let mask = self::mask(mask)?;
     let result = lock.read_with_gil_released(py, |index| {
         let (mut offsets, mut hits) = (Vec::new(), Vec::new());
-        index.query_many(
-            &Query::of_circles(&centers, &radii, mask)?,
-            &mut offsets,
-            &mut hits,
-        )?;
+        QueryColumns::circles(&centers, &radii, mask)?.answer(index, &mut offsets, &mut hits)?;
         Ok::<_, Error>(csr_vecs(offsets, hits))
     })?;
     let rows = result.map_err(|e| errors::to_py(py, e, CIRCLES))?;

@@ -200,6 +200,18 @@ impl Error {
             error: Box::new(self),
         }
     }
+
+    /// This error of a block of a batch that began at `start`: its position
+    /// counted from the batch's start.
+    pub(crate) fn batch_from(self, start: usize) -> Error {
+        match self {
+            Error::InBatch { index, error } => Error::InBatch {
+                index: start + index,
+                error,
+            },
+            other => other,
+        }
+    }
 }
 
 impl core::fmt::Display for Error {

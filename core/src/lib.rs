@@ -78,8 +78,8 @@ pub use flat_tree::{FlatTree, Octree, Quadtree};
 pub use grid::Grid;
 pub use handle::Handle;
 pub use index::{
-    join, AnyIndex, AnyIndex3, BoxCast, Kind, Neighbor, NodeInfo, PairTracker, Query, Ray,
-    RayControl, RayHit, Shape, SpatialIndex, Stats,
+    join, AnyIndex, AnyIndex3, BoxCast, Kind, Neighbor, NodeInfo, PairTracker, Query, QueryColumns,
+    Ray, RayControl, RayHit, Shape, SpatialIndex, Stats,
 };
 pub use loose_grid::LooseGrid;
 pub use loose_quadtree::LooseQuadtree;

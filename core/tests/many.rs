@@ -8,7 +8,9 @@ use std::collections::BTreeSet;
 mod common;
 
 use common::{Lcg, Subject};
-use flatquad::{Error, Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Query, Rect};
+use flatquad::{
+    Error, Grid, Handle, LooseGrid, LooseQuadtree, Quadtree, Query, QueryColumns, Rect,
+};
 
 /// 4,000 small elements, some outside the world, and a few long or huge ones
 /// (which a grid keeps apart from its cells); 500 queries.
@@ -205,6 +207,68 @@ fn query_many_refuses_bad_batches_and_writes_nothing<T: Subject>(make: fn(Rect) 
         .unwrap_err();
     assert!(matches!(e, Error::InBatch { index: 9, .. }), "{e:?}");
     assert_eq!((offsets, hits), (vec![7], vec![elements[0].0]));
+}
+
+/// Batches given as columns, longer than the blocks `QueryColumns::answer`
+/// builds them in (65,536), give the rows of the whole batch as values, and
+/// a bad query in a later block is reported at its place in the batch.
+fn columns_answer_as_the_whole_batch<T: Subject>(make: fn(Rect) -> T) {
+    let (tree, elements, queries) = sample(make);
+    let n = 150_000;
+    let rects: Vec<Rect> = queries.iter().copied().cycle().take(n).collect();
+    // Every seventh row leaves nothing out (raw handle 0).
+    let omit: Vec<Handle> = (0..n)
+        .map(|i| match i % 7 {
+            0 => Handle::from_raw(0),
+            _ => elements[i % elements.len()].0,
+        })
+        .collect();
+    let centers: Vec<[f32; 2]> = rects.iter().map(|r| [r.x1, r.y1]).collect();
+    let radii: Vec<f64> = (0..n).map(|i| (i % 9) as f64 * 0.75).collect();
+    let (mut want_offsets, mut want_hits) = (Vec::new(), Vec::new());
+    let (mut offsets, mut hits) = (Vec::new(), Vec::new());
+    for columns in [
+        QueryColumns::rects(&rects, None).unwrap(),
+        QueryColumns::rects(&rects, Some(&omit)).unwrap(),
+        QueryColumns::circles(&centers, &radii, 0x5555_5555).unwrap(),
+    ] {
+        assert_eq!(columns.len(), n);
+        tree.query_many(&columns.to_queries(), &mut want_offsets, &mut want_hits)
+            .unwrap();
+        columns.answer(&tree, &mut offsets, &mut hits).unwrap();
+        assert_eq!(offsets, want_offsets);
+        assert_eq!(rows(&offsets, &hits), rows(&want_offsets, &want_hits));
+        assert!(hits.len() > n / 2, "the queries must find something");
+    }
+
+    let mut bad = rects.clone();
+    bad[140_000] = Rect::new(0.0, 0.0, f32::INFINITY, 1.0);
+    bad[140_001] = Rect::new(f32::NAN, 0.0, 1.0, 1.0);
+    let e = QueryColumns::rects(&bad, None)
+        .unwrap()
+        .answer(&tree, &mut offsets, &mut hits)
+        .unwrap_err();
+    assert!(matches!(e, Error::InBatch { index: 140_000, .. }), "{e:?}");
+    assert!(offsets.is_empty() && hits.is_empty());
+    let mut stale = omit.clone();
+    stale[70_000] = Handle::from_raw(u64::MAX);
+    let e = QueryColumns::rects(&rects, Some(&stale))
+        .unwrap()
+        .answer(&tree, &mut offsets, &mut hits)
+        .unwrap_err();
+    assert!(matches!(e, Error::InBatch { index: 70_000, .. }), "{e:?}");
+    let mut negative = radii.clone();
+    negative[3] = -1.0;
+    let e = QueryColumns::circles(&centers, &negative, u32::MAX)
+        .unwrap()
+        .answer(&tree, &mut offsets, &mut hits)
+        .unwrap_err();
+    assert!(matches!(e, Error::InBatch { index: 3, .. }), "{e:?}");
+    assert!(offsets.is_empty() && hits.is_empty());
+    let e = QueryColumns::rects(&rects, Some(&omit[1..])).unwrap_err();
+    assert!(matches!(e, Error::LengthMismatch { .. }), "{e:?}");
+    let e = QueryColumns::<Rect>::circles(&centers, &radii[1..], 1).unwrap_err();
+    assert!(matches!(e, Error::LengthMismatch { .. }), "{e:?}");
 }
 
 #[cfg(feature = "rayon")]
@@ -526,6 +590,7 @@ per_structure! {
     overlapping_many_matches_query_many_with_own_rectangles,
     element_batches_match_single_queries,
     query_many_refuses_bad_batches_and_writes_nothing,
+    columns_answer_as_the_whole_batch,
 }
 
 #[cfg(feature = "rayon")]

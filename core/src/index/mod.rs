@@ -7,6 +7,7 @@ use core::ops::ControlFlow;
 use crate::{Bounds, Error, Filter, Handle, Rect};
 
 mod any;
+mod columns;
 pub(crate) mod fat_bounds;
 pub mod join;
 mod pair_tracker;
@@ -19,6 +20,7 @@ pub(crate) mod snapshot;
 mod str_order;
 
 pub use any::{AnyIndex, AnyIndex3, Kind};
+pub use columns::QueryColumns;
 pub use pair_tracker::PairTracker;
 pub use query::{Query, Shape};
 use raw::{Structure, PREFETCH_AHEAD};

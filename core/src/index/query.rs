@@ -7,7 +7,7 @@ use core::ops::ControlFlow;
 
 use super::raw::{Structure, PREFETCH_AHEAD};
 use super::search::circle_box;
-use super::{check_distance, check_lengths, check_point, check_rect};
+use super::{check_distance, check_point, check_rect, QueryColumns};
 use crate::slots::NONE;
 use crate::{Bounds, Error, Filter, Handle, Rect};
 
@@ -121,18 +121,7 @@ impl<B: Bounds> Query<B> {
     /// # Errors
     /// [`Error::LengthMismatch`] if `omit` is not as long as `rects`.
     pub fn of_rects(rects: &[B], omit: Option<&[Handle]>) -> Result<Vec<Query<B>>, Error> {
-        let Some(omit) = omit else {
-            return Ok(rects.iter().map(|&rect| Query::rect(rect)).collect());
-        };
-        check_lengths(rects.len(), omit.len())?;
-        Ok(rects
-            .iter()
-            .zip(omit)
-            .map(|(&rect, &omit)| Query {
-                omit: Handle::optional(omit.to_raw()),
-                ..Query::rect(rect)
-            })
-            .collect())
+        Ok(QueryColumns::rects(rects, omit)?.to_queries())
     }
 
     /// One circle query per `(centers[i], radii[i])`, with `mask`.
@@ -144,12 +133,7 @@ impl<B: Bounds> Query<B> {
         radii: &[f64],
         mask: u32,
     ) -> Result<Vec<Query<B>>, Error> {
-        check_lengths(centers.len(), radii.len())?;
-        Ok(centers
-            .iter()
-            .zip(radii)
-            .map(|(&center, &radius)| Query::circle(center, radius).mask(mask))
-            .collect())
+        Ok(QueryColumns::circles(centers, radii, mask)?.to_queries())
     }
 
     /// The query with its arguments checked against `index`: valid boxes,
