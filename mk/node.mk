@@ -7,7 +7,7 @@
 NPM ?= npm
 NODE ?= node
 
-.PHONY: node-addon test-node bench-node bench-node-nearest
+.PHONY: node-addon test-node bench-node bench-node-nearest bench-static-node
 
 # The npm tools the lockfile pins, and the addon built in release mode: what
 # the tests and the benchmarks below need on a fresh machine.
@@ -30,6 +30,12 @@ test-node: node-addon
 bench-node: node-addon
 	$(CARGO) build --release -p flatquad-bench --bin agents
 	cd bindings-node && $(NPM) run bench -- $(SCENARIO) --runs 3 --rust $(TARGET_DIR)/release/agents
+
+# docs/workload.md's static-1m-queries from Node beside flatbush and rbush,
+# flatquad's batches on one thread, then on two. Not in `make test`.
+bench-static-node: node-addon
+	cd bindings-node && RAYON_NUM_THREADS=1 $(NPM) run bench:static
+	cd bindings-node && RAYON_NUM_THREADS=2 $(NPM) run bench:static
 
 # Nearest-neighbour queries (k = 1 and 10, 1M points) over a scenario's static
 # agents, beside flatbush's neighbors(), answers checked equal. Not in `make test`.

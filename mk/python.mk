@@ -32,7 +32,7 @@ PY_PIP := $(PY_BIN)/python -m pip --disable-pip-version-check --quiet
 # Rebuilt when the pinned requirements change.
 PY_STAMP := $(PY_VENV)/.requirements-dev.stamp
 
-.PHONY: test-python test-geopandas-suite test-geopandas-oldest python-venv python-wheel bench-python bench-join \
+.PHONY: test-python test-geopandas-suite test-geopandas-oldest python-venv python-wheel bench-python bench-static-python bench-join \
 	bench-nearest bench-dask-join bench-dask-box-join
 
 TEST_TARGETS += test-python test-geopandas-suite test-geopandas-oldest
@@ -89,6 +89,13 @@ bench-python: python-wheel
 	$(CARGO) build --release -p flatquad-bench --bin agents
 	$(REGISTRY_STEP) 600 $(PY_PIP) install -r $(PY_DIR)/requirements-bench.txt
 	$(PY_BIN)/python $(PY_DIR)/examples/agents.py $(SCENARIO) --rust $(TARGET_DIR)/release/agents
+
+# docs/workload.md's static-1m-queries from Python beside shapely and geoindex-rs,
+# flatquad on one thread, then on two.
+bench-static-python: python-wheel
+	$(REGISTRY_STEP) 600 $(PY_PIP) install -r $(PY_DIR)/requirements-bench.txt
+	RAYON_NUM_THREADS=1 $(PY_BIN)/python $(PY_DIR)/bench/static_queries.py
+	RAYON_NUM_THREADS=2 $(PY_BIN)/python $(PY_DIR)/bench/static_queries.py
 
 # Bulk joins beside shapely and geoindex-rs (JOIN_N boxes a side), then the
 # GeoPandas and Dask joins beside their peers.

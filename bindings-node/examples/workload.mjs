@@ -23,8 +23,10 @@ export function lcg(seed = 12345) {
   }
 }
 
-// The initial agents: x, y, vx, vy and side, in f32, as workload.rs draws them.
-export function makeAgents({ layout, n, world, size }) {
+// The initial agents: x, y, vx, vy and side, in f32, as workload.rs draws them,
+// from `f` (a fresh generator unless given: a static scenario draws its queries
+// from where the agents' draws end).
+export function makeAgents({ layout, n, world, size }, f = lcg()) {
   const a = {
     n,
     world,
@@ -34,7 +36,6 @@ export function makeAgents({ layout, n, world, size }) {
     vy: new Float32Array(n),
     side: new Float32Array(n),
   }
-  const f = lcg()
   const uniform = (i, s) => {
     a.x[i] = f32(f() * f32(world - s))
     a.y[i] = f32(f() * f32(world - s))

@@ -106,10 +106,11 @@ class Agents:
 
 
 # The Rust demo's parameters (bench/src/flatquad_index.rs), chosen by measurement:
-# elements per quadtree leaf, and grid cell sides in agent sides.
+# elements per quadtree leaf, and grid cell sides in agent sides
+# (AGENTS_GRID_CELL, AGENTS_LOOSE_CELL).
 MAX_ELEMENTS = 16
-GRID_CELL = 4.0
-LOOSE_CELL = 4.0
+GRID_CELL = 6.0
+LOOSE_CELL = 11.0
 
 
 def default_max_depth(world, size):
