@@ -40,6 +40,12 @@ function parseArgs(argv) {
       process.exit(2)
     }
   }
+  for (const [name, value] of Object.entries(args)) {
+    if (!Number.isInteger(value) || value < 1) {
+      console.error(`--${name} must be a positive integer, not ${value}`)
+      process.exit(2)
+    }
+  }
   return args
 }
 

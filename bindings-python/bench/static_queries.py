@@ -28,6 +28,7 @@ core); shapely and geoindex-rs answer on one thread.
 """
 
 import argparse
+import importlib.util
 import os
 import platform
 import statistics
@@ -38,8 +39,20 @@ import numpy as np
 
 import flatquad
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
-from agents import GRID_CELL, MAX_ELEMENTS, cpu_model, default_max_depth, lcg_draws, pool_threads  # noqa: E402
+
+def _agents_example():
+    """examples/agents.py, whose generator and Rust-demo parameters this uses."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "agents.py")
+    spec = importlib.util.spec_from_file_location("agents_example", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_agents = _agents_example()
+GRID_CELL, MAX_ELEMENTS = _agents.GRID_CELL, _agents.MAX_ELEMENTS
+cpu_model, default_max_depth = _agents.cpu_model, _agents.default_max_depth
+lcg_draws, pool_threads = _agents.lcg_draws, _agents.pool_threads
 
 AGENTS, WORLD, SIZE = 100_000, np.float32(4096.0), np.float32(4.0)
 QUERIES, QUERY_SIDE = 1_000_000, np.float32(4.0)

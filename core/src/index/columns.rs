@@ -5,7 +5,7 @@
 
 use core::ops::Range;
 
-use super::{check_lengths, Query, SpatialIndex};
+use super::{batch_query, check_lengths, Query, SpatialIndex};
 use crate::{Bounds, Error, Handle};
 
 /// Queries built and answered at a time by [`QueryColumns::answer`]: 3 MB of
@@ -16,7 +16,8 @@ const BLOCK: usize = 65_536;
 
 /// A batch of queries given as columns: the form [`Query::of_rects`] and
 /// [`Query::of_circles`] take, answered by [`answer`](QueryColumns::answer)
-/// without building every query first.
+/// without building every query first. Made by [`rects`](QueryColumns::rects)
+/// or [`circles`](QueryColumns::circles), which check the columns' lengths.
 ///
 /// ```
 /// use flatquad::{Grid, QueryColumns, Rect, SpatialIndex};
@@ -29,22 +30,18 @@ const BLOCK: usize = 65_536;
 /// # Ok::<(), flatquad::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug)]
-pub enum QueryColumns<'a, B: Bounds> {
-    /// One rectangle query per `rects[i]`, leaving out `omit[i]` if given
-    /// (a raw handle 0 leaves nothing out of that row: [`Handle::optional`]).
+pub struct QueryColumns<'a, B: Bounds>(Columns<'a, B>);
+
+/// The columns, of equal lengths.
+#[derive(Clone, Copy, Debug)]
+enum Columns<'a, B: Bounds> {
     Rects {
-        /// The rectangles (boxes in 3D).
         rects: &'a [B],
-        /// The element to leave out of each row, as long as `rects`.
         omit: Option<&'a [Handle]>,
     },
-    /// One circle query per `(centers[i], radii[i])`, each with `mask`.
     Circles {
-        /// The centres.
         centers: &'a [B::Point],
-        /// The radii, as many as the centres.
         radii: &'a [f64],
-        /// The collision mask of every query ([`Query::mask`]).
         mask: u32,
     },
 }
@@ -58,7 +55,7 @@ impl<'a, B: Bounds> QueryColumns<'a, B> {
         if let Some(omit) = omit {
             check_lengths(rects.len(), omit.len())?;
         }
-        Ok(QueryColumns::Rects { rects, omit })
+        Ok(QueryColumns(Columns::Rects { rects, omit }))
     }
 
     /// Circle queries around `centers[i]` of `radii[i]`, each with `mask`.
@@ -67,18 +64,18 @@ impl<'a, B: Bounds> QueryColumns<'a, B> {
     /// [`Error::LengthMismatch`] if `radii` is not as long as `centers`.
     pub fn circles(centers: &'a [B::Point], radii: &'a [f64], mask: u32) -> Result<Self, Error> {
         check_lengths(centers.len(), radii.len())?;
-        Ok(QueryColumns::Circles {
+        Ok(QueryColumns(Columns::Circles {
             centers,
             radii,
             mask,
-        })
+        }))
     }
 
     /// The number of queries.
     pub fn len(&self) -> usize {
-        match self {
-            QueryColumns::Rects { rects, .. } => rects.len(),
-            QueryColumns::Circles { centers, .. } => centers.len(),
+        match self.0 {
+            Columns::Rects { rects, .. } => rects.len(),
+            Columns::Circles { centers, .. } => centers.len(),
         }
     }
 
@@ -89,11 +86,11 @@ impl<'a, B: Bounds> QueryColumns<'a, B> {
 
     /// Queries `range` as values, appended to `out`.
     fn extend(&self, range: Range<usize>, out: &mut Vec<Query<B>>) {
-        match *self {
-            QueryColumns::Rects { rects, omit: None } => {
+        match self.0 {
+            Columns::Rects { rects, omit: None } => {
                 out.extend(rects[range].iter().map(|&rect| Query::rect(rect)));
             }
-            QueryColumns::Rects {
+            Columns::Rects {
                 rects,
                 omit: Some(omit),
             } => out.extend(
@@ -105,7 +102,7 @@ impl<'a, B: Bounds> QueryColumns<'a, B> {
                         ..Query::rect(rect)
                     }),
             ),
-            QueryColumns::Circles {
+            Columns::Circles {
                 centers,
                 radii,
                 mask,
@@ -144,12 +141,13 @@ impl<'a, B: Bounds> QueryColumns<'a, B> {
     {
         let len = self.len();
         if len <= BLOCK {
-            return answer_block(index, &self.to_queries(), offsets, hits).inspect_err(|_| {
+            return batch_query(index, &self.to_queries(), offsets, hits).inspect_err(|_| {
                 offsets.clear();
                 hits.clear();
             });
         }
         offsets.clear();
+        offsets.reserve(len + 1);
         offsets.push(0);
         hits.clear();
         let mut queries = Vec::with_capacity(BLOCK);
@@ -157,7 +155,7 @@ impl<'a, B: Bounds> QueryColumns<'a, B> {
         for start in (0..len).step_by(BLOCK) {
             queries.clear();
             self.extend(start..len.min(start + BLOCK), &mut queries);
-            if let Err(error) = answer_block(index, &queries, &mut ends, &mut found) {
+            if let Err(error) = batch_query(index, &queries, &mut ends, &mut found) {
                 offsets.clear();
                 hits.clear();
                 return Err(error.batch_from(start));
@@ -168,20 +166,4 @@ impl<'a, B: Bounds> QueryColumns<'a, B> {
         }
         Ok(())
     }
-}
-
-/// One block through the core's batch query.
-fn answer_block<T>(
-    index: &T,
-    queries: &[Query<T::Bounds>],
-    offsets: &mut Vec<usize>,
-    hits: &mut Vec<Handle>,
-) -> Result<(), Error>
-where
-    T: SpatialIndex + Sync,
-{
-    #[cfg(feature = "rayon")]
-    return index.par_query_many(queries, offsets, hits);
-    #[cfg(not(feature = "rayon"))]
-    return index.query_many(queries, offsets, hits);
 }

@@ -14,7 +14,7 @@
 
 use super::raw::Slots;
 pub use super::str_order::str_ranks;
-use super::{Query, SpatialIndex};
+use super::{batch_query, Query, SpatialIndex};
 use crate::batch_order::order_by_key;
 use crate::slots::prefetch;
 use crate::{AnyIndex, Error, Grid, Handle, Kind, LooseGrid, Rect};
@@ -83,19 +83,6 @@ fn rows_of<T: SpatialIndex<Bounds = Rect> + Sync>(
         hits[to..to + len].copy_from_slice(&sorted_hits[from..from + len]);
     }
     Ok(())
-}
-
-/// The core's batch query, on every thread with the feature `rayon`.
-fn batch_query<T: SpatialIndex<Bounds = Rect> + Sync>(
-    index: &T,
-    queries: &[Query],
-    offsets: &mut Vec<usize>,
-    hits: &mut Vec<Handle>,
-) -> Result<(), Error> {
-    #[cfg(feature = "rayon")]
-    return index.par_query_many(queries, offsets, hits);
-    #[cfg(not(feature = "rayon"))]
-    return index.query_many(queries, offsets, hits);
 }
 
 /// The positions of (valid) `rects` sorted by the Z-order (Morton) code of
