@@ -308,7 +308,8 @@ fn a_nan_owner_is_refused() {
 
 /// Big batches go through the spatially ordered path: the rows must come back
 /// in the caller's order, each with exactly one query's hits, on every structure
-/// (queries partly outside the world included).
+/// (queries partly outside the world included). 70,000 queries are answered in
+/// two blocks (`QueryColumns`).
 #[test]
 fn big_batches_in_spatial_order_keep_their_rows() {
     let mut seed = 99u64;
@@ -327,7 +328,7 @@ fn big_batches_in_spatial_order_keep_their_rows() {
             .collect()
     };
     let right = boxes(6000, 1000.0);
-    let left = boxes(20_000, 1100.0);
+    let left = boxes(70_000, 1100.0);
     for kind in Kind::ALL_2D {
         let tree = Boxes::new(&right, kind).unwrap();
         let (mut rows, mut positions) = (Vec::new(), Vec::new());

@@ -5,7 +5,7 @@
 
 use core::ops::Range;
 
-use super::{batch_query, check_lengths, Query, SpatialIndex};
+use super::{check_lengths, Query, SpatialIndex};
 use crate::{Bounds, Error, Handle};
 
 /// Queries built and answered at a time by [`QueryColumns::answer`]: 3 MB of
@@ -166,4 +166,19 @@ impl<'a, B: Bounds> QueryColumns<'a, B> {
         }
         Ok(())
     }
+}
+
+/// The core's batch query, on every thread of rayon's pool with the feature
+/// `rayon`. (The bulk queries and joins of [`join`](super::join) answer
+/// through [`QueryColumns`] too.)
+fn batch_query<T: SpatialIndex + Sync>(
+    index: &T,
+    queries: &[Query<T::Bounds>],
+    offsets: &mut Vec<usize>,
+    hits: &mut Vec<Handle>,
+) -> Result<(), Error> {
+    #[cfg(feature = "rayon")]
+    return index.par_query_many(queries, offsets, hits);
+    #[cfg(not(feature = "rayon"))]
+    return index.query_many(queries, offsets, hits);
 }

@@ -14,7 +14,7 @@
 
 use super::raw::Slots;
 pub use super::str_order::str_ranks;
-use super::{batch_query, Query, SpatialIndex};
+use super::{QueryColumns, SpatialIndex};
 use crate::batch_order::order_by_key;
 use crate::slots::prefetch;
 use crate::{AnyIndex, Error, Grid, Handle, Kind, LooseGrid, Rect};
@@ -38,8 +38,7 @@ fn rows_of<T: SpatialIndex<Bounds = Rect> + Sync>(
 ) -> Result<(), Error> {
     // (Positions in the order are u32: a batch past 2^32 goes as it comes.)
     if rects.len() < SPATIAL_ORDER_FROM || rects.len() > u32::MAX as usize {
-        let queries: Vec<Query> = rects.iter().map(|&rect| Query::rect(rect)).collect();
-        return batch_query(index, &queries, offsets, hits);
+        return QueryColumns::rects(rects, None)?.answer(index, offsets, hits);
     }
     for (i, &rect) in rects.iter().enumerate() {
         super::check_rect(rect).map_err(|e| e.in_batch(i))?;
@@ -48,18 +47,20 @@ fn rows_of<T: SpatialIndex<Bounds = Rect> + Sync>(
     // Both passes below read (or write) the rows out of order: each would miss
     // the cache at every row unless it loads a few rows ahead.
     let ahead = |p: usize| order.get(p + GATHER_AHEAD).map(|&row| row as usize);
-    let permuted: Vec<Query> = order
+    // The rectangles in that order (16 bytes each), answered a block of
+    // queries at a time.
+    let permuted: Vec<Rect> = order
         .iter()
         .enumerate()
         .map(|(p, &i)| {
             if let Some(row) = ahead(p) {
                 prefetch(&rects[row]);
             }
-            Query::rect(rects[i as usize])
+            rects[i as usize]
         })
         .collect();
     let (mut sorted_offsets, mut sorted_hits) = (Vec::new(), Vec::new());
-    batch_query(index, &permuted, &mut sorted_offsets, &mut sorted_hits)?;
+    QueryColumns::rects(&permuted, None)?.answer(index, &mut sorted_offsets, &mut sorted_hits)?;
     // Put the rows back: row `order[p]` is the permuted row `p`.
     offsets.clear();
     offsets.resize(rects.len() + 1, 0);

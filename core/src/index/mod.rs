@@ -1002,21 +1002,6 @@ pub trait SpatialIndex: Structure + Sized {
     }
 }
 
-/// The core's batch query, on every thread of rayon's pool with the feature
-/// `rayon`: what the calls taking a whole batch of rectangles or columns
-/// (bulk queries, joins, [`QueryColumns`]) answer through.
-pub(crate) fn batch_query<T: SpatialIndex + Sync>(
-    index: &T,
-    queries: &[Query<T::Bounds>],
-    offsets: &mut Vec<usize>,
-    hits: &mut Vec<Handle>,
-) -> Result<(), Error> {
-    #[cfg(feature = "rayon")]
-    return index.par_query_many(queries, offsets, hits);
-    #[cfg(not(feature = "rayon"))]
-    return index.query_many(queries, offsets, hits);
-}
-
 /// Every ray of a batch checked, the first bad one reported in
 /// [`Error::InBatch`].
 pub(crate) fn check_rays<B: Bounds>(rays: &[Ray<B::Point>]) -> Result<(), Error> {
