@@ -407,6 +407,7 @@ impl_structure!(
     par_relocate_many => relocate_parallel,
     ray_piece => ray_piece,
     count_queries => note_queries,
+    spatial_order_from => spatial_order_from,
 );
 
 impl SpatialIndex for Grid {

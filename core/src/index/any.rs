@@ -293,6 +293,9 @@ macro_rules! any_index {
             fn count_queries(&self, queries: usize) {
                 dispatch!(self, $name[$($variant),+], s => s.count_queries(queries))
             }
+            fn spatial_order_from(&self) -> usize {
+                dispatch!(self, $name[$($variant),+], s => s.spatial_order_from())
+            }
         }
 
         impl SpatialIndex for $name {

@@ -29,7 +29,10 @@ const GATHER_AHEAD: usize = 16;
 /// in the order of `rects`: the core's batch query, on every thread when the
 /// feature `rayon` is on. A big batch is queried in Z-order of the
 /// rectangles' centres and its rows put back in order: consecutive queries
-/// then touch neighbouring cells and elements, which stay in cache.
+/// then touch neighbouring cells and elements, which stay in cache. Not over
+/// an index smaller than its structure's
+/// [`spatial_order_from`](super::raw::Structure::spatial_order_from), which
+/// the caches hold anyway.
 fn rows_of<T: SpatialIndex<Bounds = Rect> + Sync>(
     index: &T,
     rects: &[Rect],
@@ -37,7 +40,10 @@ fn rows_of<T: SpatialIndex<Bounds = Rect> + Sync>(
     hits: &mut Vec<Handle>,
 ) -> Result<(), Error> {
     // (Positions in the order are u32: a batch past 2^32 goes as it comes.)
-    if rects.len() < SPATIAL_ORDER_FROM || rects.len() > u32::MAX as usize {
+    if rects.len() < SPATIAL_ORDER_FROM
+        || rects.len() > u32::MAX as usize
+        || index.len() < index.spatial_order_from()
+    {
         return QueryColumns::rects(rects, None)?.answer(index, offsets, hits);
     }
     for (i, &rect) in rects.iter().enumerate() {
