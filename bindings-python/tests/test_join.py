@@ -105,7 +105,8 @@ def test_query_bulk_and_join_match_brute_force(make_index):
 def test_matches_shapely_strtree():
     import shapely
     rng = np.random.default_rng(5)
-    # Over 4096 query rows: the core queries them in spatial order and puts the rows back.
+    # Over 4096 query rows: the core queries them in spatial order and puts the rows back
+    # (the grid only over far more elements than these: in the order given).
     xy = rng.uniform(-1e6, 1e6, (12000, 2)).astype(np.float32)
     boxes = np.hstack([xy, xy + rng.uniform(0, 3e4, (12000, 2)).astype(np.float32)])
     left, right = boxes[:6000].astype(np.float64), boxes[6000:].astype(np.float64)

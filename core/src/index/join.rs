@@ -153,7 +153,8 @@ fn sort_rows<V: Ord>(offsets: &[usize], values: &mut [V]) {
 /// ```
 ///
 /// # Errors
-/// The first bad rectangle, inside [`Error::InBatch`]; nothing is written then.
+/// The first bad rectangle, inside [`Error::InBatch`]; both vectors are left
+/// empty then.
 pub fn query_bulk<T: SpatialIndex<Bounds = Rect> + Sync>(
     index: &T,
     rects: &[Rect],
@@ -163,6 +164,7 @@ pub fn query_bulk<T: SpatialIndex<Bounds = Rect> + Sync>(
 ) -> Result<(), Error> {
     let mut offsets = Vec::new();
     rows.clear();
+    hits.clear();
     rows_of(index, rects, &mut offsets, hits)?;
     if sorted {
         sort_rows(&offsets, hits);
@@ -284,8 +286,8 @@ impl Boxes {
     /// they come in no particular order). Both vectors are cleared first.
     ///
     /// # Errors
-    /// The first bad rectangle of `rects`, inside [`Error::InBatch`]; nothing
-    /// is written then.
+    /// The first bad rectangle of `rects`, inside [`Error::InBatch`]; both
+    /// vectors are left empty then.
     pub fn query_bulk(
         &self,
         rects: &[Rect],
@@ -430,4 +432,58 @@ fn structure_for(rects: &[Rect], kind: Kind) -> Result<AnyIndex, Error> {
     };
     let grid = Grid::with_cell_size(world, side(widths, w), side(heights, h))?;
     Ok(grid.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::raw::Structure;
+    use crate::{Quadtree, Query};
+
+    /// The ordered path (every structure takes it in the unit tests, the grid
+    /// included) gives each row the hits of its own query, in the caller's
+    /// order, over more queries than one block of `QueryColumns`; a bad
+    /// rectangle past the first block is reported at its place.
+    #[test]
+    fn ordered_rows_are_the_callers() {
+        let world = Rect::new(0.0, 0.0, 500.0, 500.0);
+        let mut state = 7u32;
+        let mut next = move || {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (state >> 8) as f32 / 16_777_216.0
+        };
+        let mut grid = Grid::with_cell_size(world, 8.0, 8.0).unwrap();
+        let mut tree = Quadtree::new(world, 8, 6).unwrap();
+        for i in 0..3000 {
+            let (x, y) = (next() * 520.0 - 10.0, next() * 520.0 - 10.0);
+            let r = Rect::new(x, y, x + next() * 6.0, y + next() * 6.0);
+            grid.insert(r, i).unwrap();
+            tree.insert(r, i).unwrap();
+        }
+        let queries: Vec<Rect> = (0..70_000)
+            .map(|_| {
+                let (x, y) = (next() * 520.0 - 10.0, next() * 520.0 - 10.0);
+                Rect::new(x, y, x + next() * 3.0, y + next() * 3.0)
+            })
+            .collect();
+        let indexes: [AnyIndex; 2] = [grid.into(), tree.into()];
+        for index in &indexes {
+            assert_eq!(index.spatial_order_from(), 0);
+            let (mut offsets, mut hits, mut one) = (Vec::new(), Vec::new(), Vec::new());
+            rows_of(index, &queries, &mut offsets, &mut hits).unwrap();
+            assert_eq!(offsets.len(), queries.len() + 1);
+            for (i, q) in queries.iter().enumerate() {
+                index.query(&Query::rect(*q), &mut one).unwrap();
+                let mut row = hits[offsets[i]..offsets[i + 1]].to_vec();
+                row.sort_unstable();
+                one.sort_unstable();
+                assert_eq!(row, one, "{:?}, query {i}", index.kind());
+            }
+            assert!(hits.len() > 10_000, "too few hits to test");
+            let mut bad = queries.clone();
+            bad[68_000] = Rect::new(1.0, 0.0, 0.0, 1.0);
+            let e = rows_of(index, &bad, &mut offsets, &mut hits).unwrap_err();
+            assert!(matches!(e, Error::InBatch { index: 68_000, .. }), "{e:?}");
+        }
+    }
 }
