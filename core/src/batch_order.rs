@@ -92,13 +92,8 @@ mod tests {
 
     #[test]
     fn counting_and_sorting_give_one_order() {
-        let mut state = 7u32;
-        let keys: Vec<u32> = (0..5000)
-            .map(|_| {
-                state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-                (state >> 20) % 300
-            })
-            .collect();
+        let mut rng = crate::test_lcg::Lcg32::new(7);
+        let keys: Vec<u32> = (0..5000).map(|_| (rng.next_state() >> 20) % 300).collect();
         let by_counting = order_by_key(&keys, 300);
         assert_eq!(by_counting, order_by_key(&keys, 1 << 32));
         assert!(by_counting

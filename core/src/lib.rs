@@ -67,6 +67,8 @@ mod loose_grid;
 mod loose_quadtree;
 mod rect;
 mod slots;
+#[cfg(test)]
+mod test_lcg;
 mod tree_lines;
 
 pub use bounds::Bounds;

@@ -447,11 +447,8 @@ mod tests {
     #[test]
     fn ordered_rows_are_the_callers() {
         let world = Rect::new(0.0, 0.0, 500.0, 500.0);
-        let mut state = 7u32;
-        let mut next = move || {
-            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (state >> 8) as f32 / 16_777_216.0
-        };
+        let mut rng = crate::test_lcg::Lcg32::new(7);
+        let mut next = move || rng.unit();
         let mut grid = Grid::with_cell_size(world, 8.0, 8.0).unwrap();
         let mut tree = Quadtree::new(world, 8, 6).unwrap();
         for i in 0..3000 {

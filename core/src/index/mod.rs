@@ -1207,11 +1207,8 @@ mod tests {
     #[test]
     fn overlapping_many_by_pairs_matches_one_by_one() {
         let world = Rect::new(0.0, 0.0, 256.0, 256.0);
-        let mut seed = 7u32;
-        let mut next = move || {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (seed >> 8) as f32 / (1 << 24) as f32
-        };
+        let mut rng = crate::test_lcg::Lcg32::new(7);
+        let mut next = move || rng.unit();
         for kind in Kind::ALL_2D {
             let mut index = AnyIndex::for_world(kind, world).unwrap();
             let rects: Vec<Rect> = (0..2000)

@@ -641,11 +641,8 @@ mod tests {
     #[cfg(feature = "rayon")]
     #[test]
     fn par_update_reports_what_update_reports() {
-        let mut state = 12345u32;
-        let mut unit = move || {
-            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (state >> 8) as f32 / 16_777_216.0
-        };
+        let mut rng = crate::test_lcg::Lcg32::new(12345);
+        let mut unit = move || rng.unit();
         let mut grid = Grid::new(Rect::new(0.0, 0.0, 2048.0, 2048.0), 256, 256).unwrap();
         let square = |unit: &mut dyn FnMut() -> f32| {
             let (x, y) = (unit() * 2040.0, unit() * 2040.0);

@@ -735,11 +735,8 @@ mod tests {
     #[test]
     fn nearest_examines_few_elements() {
         let world = Rect::new(0.0, 0.0, 1000.0, 1000.0);
-        let mut seed = 11u32;
-        let mut next = move || {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (seed >> 8) as f32 / (1 << 24) as f32 * 1000.0
-        };
+        let mut rng = crate::test_lcg::Lcg32::new(11);
+        let mut next = move || rng.unit() * 1000.0;
         let rects: Vec<Rect> = (0..100_000)
             .map(|_| {
                 let (x, y) = (next(), next());
