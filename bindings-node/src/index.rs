@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use flatquad::{
-    AnyIndex, BoxCast, Error, ErrorKind, Filter, Handle, Kind, NodeInfo as CoreNode, Query,
-    QueryColumns, Ray, RayControl, Rect, SpatialIndex,
+    AnyIndex, BoxCast, ErrorKind, Filter, Handle, Kind, NodeInfo as CoreNode, Query, QueryColumns,
+    Ray, RayControl, Rect, SpatialIndex,
 };
 use napi::bindgen_prelude::{AsyncTask, Buffer, This, ToNapiValue, TypeName};
 use napi::{sys, Env, JsValue, Task, Unknown};
@@ -308,14 +308,12 @@ fn rows(offsets: &[usize], hits: &[Handle], what: &str) -> Outcome<QueryManyResu
 /// the batch is big enough to pay, in compressed rows.
 fn query_rows<S: SpatialIndex + Sync>(
     index: &S,
-    columns: Result<QueryColumns<'_, S::Bounds>, Error>,
+    columns: QueryColumns<'_, S::Bounds>,
     offsets: &mut Vec<usize>,
     hits: &mut Vec<Handle>,
     what: &str,
 ) -> Outcome<QueryManyResult> {
-    columns
-        .and_then(|columns| columns.answer(index, offsets, hits))
-        .map_err(core)?;
+    columns.answer(index, offsets, hits).map_err(core)?;
     rows(offsets, hits, what)
 }
 
@@ -972,7 +970,7 @@ impl<T: Held> Index<T> {
             },
             |index, (rects, omit), kept| {
                 let omit = omit.then_some(&kept.handles[..]);
-                let columns = QueryColumns::rects(&rects, omit);
+                let columns = QueryColumns::rects(&rects, omit).map_err(core)?;
                 query_rows(
                     index,
                     columns,
@@ -1076,7 +1074,7 @@ impl<T: Held> Index<T> {
                 Ok((centers, radii, mask))
             },
             |index, (centers, radii, mask), kept| {
-                let columns = QueryColumns::circles(&centers, &radii, mask);
+                let columns = QueryColumns::circles(&centers, &radii, mask).map_err(core)?;
                 query_rows(
                     index,
                     columns,

@@ -169,19 +169,16 @@ impl PairTracker {
     /// pair as began, and nothing as ended.
     #[napi(catch_unwind)]
     pub fn reset(&self, env: &Env) -> napi::Result<()> {
-        let outcome = self.usable().and_then(|()| {
-            index::guarded(
-                || self.poisoned.set(true),
-                || {
-                    match &self.tracked {
-                        Tracked::Flat(_, tracker) => tracker.borrow_mut().reset(),
-                        Tracked::Solid(_, tracker) => tracker.borrow_mut().reset(),
-                    }
-                    Ok(())
-                },
-            )
-        });
-        index::fail(env, outcome)
+        index::fail(
+            env,
+            self.changing(|| {
+                match &self.tracked {
+                    Tracked::Flat(_, tracker) => tracker.borrow_mut().reset(),
+                    Tracked::Solid(_, tracker) => tracker.borrow_mut().reset(),
+                }
+                Ok(())
+            }),
+        )
     }
 
     /// Test hook: panics (on a worker thread of the batch calls' pool with
@@ -190,17 +187,18 @@ impl PairTracker {
     #[napi(js_name = "__panicForTests", skip_typescript, catch_unwind)]
     pub fn panic_for_tests(&self, env: &Env, on_worker: Option<bool>) -> napi::Result<()> {
         let on_worker = on_worker.unwrap_or(false);
-        let outcome = self.usable().and_then(|()| {
-            index::guarded(
-                || self.poisoned.set(true),
-                || -> Outcome<()> { flatquad::panic_for_tests(on_worker) },
-            )
-        });
-        index::fail(env, outcome)
+        index::fail(env, self.changing(|| flatquad::panic_for_tests(on_worker)))
     }
 }
 
 impl PairTracker {
+    /// `body`, a change to the tracker outside `update`: refused once
+    /// poisoned, and poisoning the tracker if a panic stops it.
+    fn changing(&self, body: impl FnOnce() -> Outcome<()>) -> Outcome<()> {
+        self.usable()
+            .and_then(|()| index::guarded(|| self.poisoned.set(true), body))
+    }
+
     fn usable(&self) -> Outcome<()> {
         if self.poisoned.get() {
             return Err(Fail::new(
