@@ -78,6 +78,13 @@ const median = (values) => {
   return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
 }
 
+// One call a query: the hits `call(x1, y1, x2, y2)` counts, summed over `queries`.
+const oneACall = (queries, call) => () => {
+  let hits = 0
+  for (let j = 0; j < QUERIES; j++) hits += call(queries[4 * j], queries[4 * j + 1], queries[4 * j + 2], queries[4 * j + 3])
+  return hits
+}
+
 // flatquad's rows: the build, then both kinds of query in batches and one call each.
 function flatquadRows(name, make, w, batch) {
   const built = {}
@@ -92,39 +99,15 @@ function flatquadRows(name, make, w, batch) {
     { name, what: 'build', run: () => { built.index = make(); built.index.insertMany(w.boxes); return built.index.size } },
     { name, what: `rect queries: queryMany (${batch} a call)`, kind: 'rect', run: many(w.rects) },
     { name, what: `point queries: queryMany (${batch} a call)`, kind: 'point', run: many(w.pointRects) },
-    {
-      name,
-      what: 'rect queries: query (one a call)',
-      kind: 'rect',
-      run: () => {
-        let hits = 0
-        const q = w.rects
-        for (let j = 0; j < QUERIES; j++) hits += built.index.query(q[4 * j], q[4 * j + 1], q[4 * j + 2], q[4 * j + 3]).length
-        return hits
-      },
-    },
-    {
-      name,
-      what: 'point queries: queryPoint (one a call)',
-      kind: 'point',
-      run: () => {
-        let hits = 0
-        const q = w.pointRects
-        for (let j = 0; j < QUERIES; j++) hits += built.index.queryPoint(q[4 * j], q[4 * j + 1]).length
-        return hits
-      },
-    },
+    { name, what: 'rect queries: query (one a call)', kind: 'rect', run: oneACall(w.rects, (x1, y1, x2, y2) => built.index.query(x1, y1, x2, y2).length) },
+    { name, what: 'point queries: queryPoint (one a call)', kind: 'point', run: oneACall(w.pointRects, (x, y) => built.index.queryPoint(x, y).length) },
   ]
 }
 
 // A peer's rows: its build, then one search a query of each kind.
 function peerRows(name, build, search, w) {
   const built = {}
-  const each = (q) => () => {
-    let hits = 0
-    for (let j = 0; j < QUERIES; j++) hits += search(built.index, q[4 * j], q[4 * j + 1], q[4 * j + 2], q[4 * j + 3])
-    return hits
-  }
+  const each = (queries) => oneACall(queries, (x1, y1, x2, y2) => search(built.index, x1, y1, x2, y2))
   return [
     { name, what: 'build', run: () => { built.index = build(); return w.n } },
     { name, what: 'rect queries: search (one a call)', kind: 'rect', run: each(w.rects) },

@@ -73,6 +73,12 @@ def workload(queries=QUERIES):
     return agents, rects, points
 
 
+def both_kinds(name, call, run_of, queries):
+    """The rows ``(name, "<kind> queries: <call>")`` of ``run_of(q)`` for the
+    rectangle and the point queries, ``queries`` being ``(rects, point_rects)``."""
+    return {(name, f"{kind} queries: {call}"): run_of(q) for kind, q in zip(("rect", "point"), queries)}
+
+
 def flatquad_rows(name, make, agents, rects, points):
     """The build, then the queries through ``query_many`` and ``query_bulk``."""
     point_rects = np.ascontiguousarray(np.hstack([points, points]))
@@ -90,13 +96,8 @@ def flatquad_rows(name, make, agents, rects, points):
     def bulk(queries):
         return lambda: built["index"].query_bulk(queries).shape[1]
 
-    return {
-        (name, "build"): build,
-        (name, "rect queries: query_many"): many(rects),
-        (name, "point queries: query_many"): many(point_rects),
-        (name, "rect queries: query_bulk"): bulk(rects),
-        (name, "point queries: query_bulk"): bulk(point_rects),
-    }
+    both = (rects, point_rects)
+    return {(name, "build"): build, **both_kinds(name, "query_many", many, both), **both_kinds(name, "query_bulk", bulk, both)}
 
 
 def shapely_rows(agents, rects, points):
@@ -112,11 +113,10 @@ def shapely_rows(agents, rects, points):
         built["tree"] = shapely.STRtree(boxes)
         return len(built["tree"])
 
-    return {
-        (name, "build"): build,
-        (name, "rect queries: query"): lambda: built["tree"].query(query_boxes).shape[1],
-        (name, "point queries: query"): lambda: built["tree"].query(query_points).shape[1],
-    }
+    def query(geometries):
+        return lambda: built["tree"].query(geometries).shape[1]
+
+    return {(name, "build"): build, **both_kinds(name, "query", query, (query_boxes, query_points))}
 
 
 def geoindex_rows(agents, rects, points, search_queries):
@@ -153,13 +153,8 @@ def geoindex_rows(agents, rects, points, search_queries):
 
         return run
 
-    return {
-        (name, "build"): build,
-        (name, "rect queries: tree_join"): join(rects),
-        (name, "point queries: tree_join"): join(point_rects),
-        (name, "rect queries: search"): search(rects),
-        (name, "point queries: search"): search(point_rects),
-    }
+    both = (rects, point_rects)
+    return {(name, "build"): build, **both_kinds(name, "tree_join", join, both), **both_kinds(name, "search", search, both)}
 
 
 def measure(runs, repeats):
