@@ -36,6 +36,16 @@ def three_workers(client):
     client.wait_for_workers(3, timeout=120)
 
 
+def restart(client, worker):
+    """Restart ``worker``, losing what it holds, then wait for the fixture's 3
+    workers. distributed sometimes closes the worker's nanny instead of starting
+    the worker again (seen in CI: "1 have not returned" after 120 s), so a
+    restart that does not come back is not this test's failure: the worker and
+    its data are gone either way, and ``three_workers`` asks for a new one."""
+    client.restart_workers([worker], timeout=60, raise_for_error=False)
+    three_workers(client)
+
+
 def boxes(rng, n, world=1000.0, side=25.0):
     xy = rng.uniform(0, world, (n, 2))
     return np.hstack([xy, xy + rng.uniform(0, side, (n, 2))])
@@ -164,7 +174,7 @@ def test_a_lost_worker_changes_nothing(client):
         for w in workers:
             holders[w] = holders.get(w, 0) + 1
     victim = max(holders, key=holders.get)
-    client.restart_workers([victim])
+    restart(client, victim)
     assert pair_list(pairs.compute()) == want
 
 
@@ -449,6 +459,6 @@ def test_a_worker_dying_mid_frame_join_changes_nothing(client, tmp_path):
     held = client.has_what()
     victim = max(held, key=lambda w: len(held[w]))
     assert held[victim], "nothing persisted: the test tested nothing"
-    client.restart_workers([victim])
+    restart(client, victim)
     same_rows(joined.compute(), want, ["name", "zone"])
     three_workers(client)
