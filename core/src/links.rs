@@ -16,10 +16,59 @@ pub(crate) struct Link {
     pub element: u32,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) struct LinkPool {
     pub links: Vec<Link>,
     pub free: u32,
+    /// Links freed since the lists were last laid out contiguously
+    /// ([`pack`](LinkPool::pack)): how far their order has decayed.
+    churn: usize,
+    /// The buffer a [`pack`](LinkPool::pack) writes into, then swaps with
+    /// `links`: kept, so that packing in a warm frame allocates nothing.
+    spare: Vec<Link>,
+}
+
+impl Clone for LinkPool {
+    /// The lists and the free list; not the spare buffer, which holds nothing.
+    fn clone(&self) -> LinkPool {
+        LinkPool {
+            links: self.links.clone(),
+            free: self.free,
+            churn: self.churn,
+            spare: Vec::new(),
+        }
+    }
+}
+
+/// A pack in progress: each list handed to [`list`](Packer::list) is copied
+/// to the end of the new buffer, its links contiguous and in list order.
+pub(crate) struct Packer<'a> {
+    old: &'a [Link],
+    new: &'a mut Vec<Link>,
+}
+
+impl Packer<'_> {
+    /// Copies the list starting at `head` and returns its new head.
+    pub fn list(&mut self, head: u32) -> u32 {
+        if head == NONE {
+            return NONE;
+        }
+        let start = self.new.len() as u32;
+        let mut link = head;
+        while link != NONE {
+            let Link { next, element } = self.old[link as usize];
+            let at = self.new.len() as u32;
+            self.new.push(Link {
+                next: at + 1,
+                element,
+            });
+            link = next;
+        }
+        if let Some(last) = self.new.last_mut() {
+            last.next = NONE;
+        }
+        start
+    }
 }
 
 impl LinkPool {
@@ -27,6 +76,8 @@ impl LinkPool {
         LinkPool {
             links: Vec::new(),
             free: NONE,
+            churn: 0,
+            spare: Vec::new(),
         }
     }
 
@@ -40,12 +91,19 @@ impl LinkPool {
         } else {
             let index = self.links.len();
             assert!(index < NONE as usize, "flatquad: more than 2^32 - 1 links");
+            if index == self.links.capacity() {
+                // Half more, not twice: a pack keeps a second buffer
+                // as big (`pack`), so doubling would cost up to four times
+                // the links.
+                self.links.reserve_exact(index / 2 + 64);
+            }
             self.links.push(link);
             index as u32
         }
     }
 
     pub fn free(&mut self, index: u32) {
+        self.churn += 1;
         self.links[index as usize] = Link {
             next: self.free,
             element: NONE,
@@ -62,8 +120,69 @@ impl LinkPool {
     pub fn reset(&mut self) {
         self.links.clear();
         self.free = NONE;
+        self.churn = 0;
+    }
+
+    /// Bytes held, both buffers counted.
+    pub fn bytes(&self) -> usize {
+        (self.links.capacity() + self.spare.capacity()) * core::mem::size_of::<Link>()
+    }
+
+    /// Whether the lists have decayed enough that a [`pack`](LinkPool::pack)
+    /// pays: once a quarter as many links as the pool holds have been freed
+    /// since the last. Each relink frees its old links and takes free ones
+    /// anywhere in the pool, so a list's links scatter and every walk of it
+    /// waits on one miss after another; measured on the agents frames
+    /// (`docs/design.md`, "The flat trees' lists, packed").
+    pub fn wants_pack(&self) -> bool {
+        self.churn > 0 && self.churn * PACK_EVERY >= self.links.len()
+    }
+
+    /// Lays every list out again, contiguous and in its order: `lists` hands
+    /// each list's head to the [`Packer`] and stores the new head it returns.
+    /// Lists not handed over are lost, so `lists` must hand over every one.
+    /// The free list is empty afterwards.
+    pub fn pack(&mut self, lists: impl FnOnce(&mut Packer<'_>)) {
+        // Both buffers keep one capacity, so that a link count swinging
+        // from frame to frame never makes a pack allocate: the pool's own,
+        // which grows by halves (`alloc`), cut to a quarter over the links
+        // where it holds more than half again as many (after a build's
+        // growth, or many removals). Tighter cuts made pools that creep
+        // grow again and again (`tests/churn.rs`).
+        let len = self.links.len();
+        let mut capacity = self.links.capacity();
+        if capacity > len + len / 2 {
+            capacity = len + len / 4;
+        }
+        let mut new = core::mem::take(&mut self.spare);
+        new.clear();
+        fit(&mut new, capacity);
+        lists(&mut Packer {
+            old: &self.links,
+            new: &mut new,
+        });
+        let mut old = core::mem::replace(&mut self.links, new);
+        old.clear();
+        fit(&mut old, capacity);
+        self.spare = old;
+        self.free = NONE;
+        self.churn = 0;
     }
 }
+
+/// Gives the empty `buffer` room for exactly `capacity` links.
+fn fit(buffer: &mut Vec<Link>, capacity: usize) {
+    if buffer.capacity() > capacity {
+        buffer.shrink_to(capacity);
+    } else {
+        buffer.reserve_exact(capacity);
+    }
+}
+
+/// [`LinkPool::wants_pack`]: a pack once a quarter of the links have been
+/// freed, about every other frame on the agents workload (an eighth and a
+/// half measured slower: packing too often, or letting the lists decay).
+const PACK_EVERY: usize = 4;
 
 /// Visits every intersecting pair among the elements of one leaf or cell list,
 /// each once, reported only where `owns(a, b)` says the pair belongs (the
@@ -159,3 +278,56 @@ const GATHER: usize = 128;
 /// Gathered leaves with more elements than this are swept rather than tested
 /// pair by pair.
 const SWEEP_FROM: usize = 24;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pack_keeps_every_list_in_order_and_makes_it_contiguous() {
+        let mut pool = LinkPool::new();
+        // Two interleaved lists (heads a and b), then holes freed in each.
+        let (mut a, mut b) = (NONE, NONE);
+        for element in 0..10 {
+            if element % 2 == 0 {
+                a = pool.alloc(element, a);
+            } else {
+                b = pool.alloc(element, b);
+            }
+        }
+        let walk = |pool: &LinkPool, head: u32| {
+            let mut out = Vec::new();
+            let mut link = head;
+            while link != NONE {
+                out.push((link, pool.links[link as usize].element));
+                link = pool.links[link as usize].next;
+            }
+            out
+        };
+        // Unlink the second of each list, twice.
+        for head in [a, b, a, b] {
+            let second = pool.links[head as usize].next;
+            pool.links[head as usize].next = pool.links[second as usize].next;
+            pool.free(second);
+        }
+        assert!(pool.wants_pack());
+        let elements = |l: Vec<(u32, u32)>| l.into_iter().map(|(_, e)| e).collect::<Vec<_>>();
+        let (before_a, before_b) = (elements(walk(&pool, a)), elements(walk(&pool, b)));
+        pool.pack(|packer| {
+            b = packer.list(b);
+            a = packer.list(a);
+            assert_eq!(packer.list(NONE), NONE);
+        });
+        assert_eq!(elements(walk(&pool, a)), before_a);
+        assert_eq!(elements(walk(&pool, b)), before_b);
+        // b first, then a, each at consecutive indices; nothing free.
+        let at = |l: Vec<(u32, u32)>| l.into_iter().map(|(i, _)| i).collect::<Vec<_>>();
+        assert_eq!(at(walk(&pool, b)), [0, 1, 2]);
+        assert_eq!(at(walk(&pool, a)), [3, 4, 5]);
+        assert_eq!(pool.links.len(), 6);
+        assert_eq!(pool.free, NONE);
+        assert!(!pool.wants_pack());
+        // The old buffer is kept for the next pack.
+        assert!(pool.spare.capacity() >= 10);
+    }
+}

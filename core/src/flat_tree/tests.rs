@@ -129,3 +129,95 @@ fn places_pack_and_unpack_in_both_dimensions() {
     };
     assert_eq!(place_of(&[cell]), (3 << 28) | (5 << 12) | 2);
 }
+
+/// Moves that scatter the leaves' lists, then the `cleanup` that packs them:
+/// every list contiguous and in walk order, and every answer as before.
+fn packing_keeps_every_answer<D: crate::dimension::Dimension>(
+    tree: &mut crate::flat_tree::FlatTree<D>,
+    boxes: impl Fn(&mut crate::test_lcg::Lcg32) -> D::Bounds,
+) {
+    use crate::links::Link;
+    use crate::slots::NONE;
+    use crate::{Handle, Query, SpatialIndex};
+
+    let mut rng = crate::test_lcg::Lcg32::new(7);
+    let initial: Vec<D::Bounds> = (0..2_000).map(|_| boxes(&mut rng)).collect();
+    let ids: Vec<u32> = (0..initial.len() as u32).collect();
+    let mut handles = Vec::new();
+    tree.insert_many(&initial, &ids, &mut handles).unwrap();
+    tree.cleanup();
+    let sorted_pairs = |tree: &crate::flat_tree::FlatTree<D>| {
+        let mut pairs = Vec::new();
+        tree.pairs(&mut pairs);
+        let mut pairs: Vec<(Handle, Handle)> = pairs
+            .into_iter()
+            .map(|(a, b)| (a.min(b), a.max(b)))
+            .collect();
+        pairs.sort_unstable();
+        pairs
+    };
+    let mut packs = 0;
+    for _ in 0..6 {
+        // Every other element moves, some far (a relink), then a few leave.
+        let moved: Vec<Handle> = handles.iter().copied().step_by(2).collect();
+        let to: Vec<D::Bounds> = moved.iter().map(|_| boxes(&mut rng)).collect();
+        tree.update_many(&moved, &to).unwrap();
+        let pairs = sorted_pairs(tree);
+        let probe = boxes(&mut rng);
+        let mut hits = Vec::new();
+        tree.query(&Query::rect(probe), &mut hits).unwrap();
+        hits.sort_unstable();
+        let wanted = tree.links.wants_pack();
+        tree.cleanup();
+        if wanted {
+            packs += 1;
+            // Each leaf's list at consecutive indices, leaves in walk order.
+            let mut expected_head = 0;
+            let mut stack = vec![0u32];
+            while let Some(at) = stack.pop() {
+                let node = tree.nodes.nodes[at as usize];
+                if node.is_branch() {
+                    stack.extend((node.first..node.first + D::CHILDREN).rev());
+                } else if node.count > 0 {
+                    assert_eq!(node.first, expected_head);
+                    let mut link = node.first;
+                    for k in 0..node.count as u32 {
+                        let Link { next, .. } = tree.links.links[link as usize];
+                        let last = k + 1 == node.count as u32;
+                        assert_eq!(next, if last { NONE } else { link + 1 });
+                        link = next;
+                    }
+                    expected_head += node.count as u32;
+                }
+            }
+            assert_eq!(expected_head as usize, tree.links.links.len());
+            assert_eq!(tree.links.free, NONE);
+        }
+        tree.validate().unwrap();
+        assert_eq!(sorted_pairs(tree), pairs);
+        let mut after = Vec::new();
+        tree.query(&Query::rect(probe), &mut after).unwrap();
+        after.sort_unstable();
+        assert_eq!(after, hits);
+        // Removals after a pack take free links again.
+        let gone = handles.pop().unwrap();
+        tree.remove(gone).unwrap();
+    }
+    assert!(packs >= 3, "the moves packed the lists only {packs} times");
+}
+
+#[test]
+fn cleanup_packs_the_lists_of_both_trees() {
+    let mut quadtree = crate::Quadtree::new(Rect::new(0.0, 0.0, 100.0, 100.0), 4, 6).unwrap();
+    packing_keeps_every_answer(&mut quadtree, |rng| {
+        let (x, y) = (rng.unit() * 100.0, rng.unit() * 100.0);
+        Rect::new(x, y, x + rng.unit() * 6.0, y + rng.unit() * 6.0)
+    });
+    let mut octree =
+        crate::Octree::new(Box3::new(0.0, 0.0, 0.0, 100.0, 100.0, 100.0), 4, 5).unwrap();
+    packing_keeps_every_answer(&mut octree, |rng| {
+        let (x, y, z) = (rng.unit() * 100.0, rng.unit() * 100.0, rng.unit() * 100.0);
+        let s = rng.unit() * 9.0;
+        Box3::new(x, y, z, x + s, y + s, z + s)
+    });
+}

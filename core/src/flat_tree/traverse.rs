@@ -7,7 +7,6 @@ use crate::flat_tree::nodes::Node;
 use crate::flat_tree::FlatTree;
 use crate::index::SpatialIndex;
 use crate::index::{count_walk, NodeInfo, Stats};
-use crate::links::Link;
 use crate::tree_lines::{Cell, Stack};
 
 impl<D: Dimension> FlatTree<D> {
@@ -65,7 +64,7 @@ impl<D: Dimension> FlatTree<D> {
             elements: self.len(),
             bytes: core::mem::size_of::<FlatTree<D>>()
                 + self.nodes.nodes.capacity() * core::mem::size_of::<Node>()
-                + self.links.links.capacity() * core::mem::size_of::<Link>()
+                + self.links.bytes()
                 + self.slots.bytes()
                 + self.lines.bytes(),
             ..Stats::default()

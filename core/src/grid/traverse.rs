@@ -4,7 +4,6 @@ use core::ops::ControlFlow;
 
 use crate::grid::Grid;
 use crate::index::{NodeInfo, SpatialIndex, Stats};
-use crate::links::Link;
 use crate::Rect;
 
 impl Grid {
@@ -39,7 +38,7 @@ impl Grid {
             leaves: self.cells.len(),
             bytes: core::mem::size_of::<Grid>()
                 + self.cells.capacity() * core::mem::size_of::<u32>()
-                + self.links.links.capacity() * core::mem::size_of::<Link>()
+                + self.links.bytes()
                 + self.slots.bytes()
                 + self.packed.bytes()
                 + self.big.bytes()

@@ -3,7 +3,6 @@
 use core::ops::ControlFlow;
 
 use crate::index::{NodeInfo, SpatialIndex, Stats};
-use crate::links::Link;
 use crate::loose_grid::{LooseCell, LooseGrid, Slot};
 use crate::slots::NONE;
 use crate::Rect;
@@ -76,7 +75,7 @@ impl LooseGrid {
             bytes: core::mem::size_of::<LooseGrid>()
                 + self.cells.capacity() * core::mem::size_of::<LooseCell>()
                 + self.tight.capacity() * core::mem::size_of::<u32>()
-                + self.links.links.capacity() * core::mem::size_of::<Link>()
+                + self.links.bytes()
                 + self.slots.slots.capacity() * core::mem::size_of::<Slot>()
                 + self.big.bytes()
                 + axes.iter().map(|axis| axis.bytes()).sum::<usize>(),
