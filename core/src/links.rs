@@ -103,7 +103,9 @@ impl LinkPool {
     }
 
     pub fn free(&mut self, index: u32) {
-        self.churn += 1;
+        // Saturating: the grids never pack, and a 32-bit count must not
+        // overflow in a long run.
+        self.churn = self.churn.saturating_add(1);
         self.links[index as usize] = Link {
             next: self.free,
             element: NONE,
@@ -135,7 +137,7 @@ impl LinkPool {
     /// waits on one miss after another; measured on the agents frames
     /// (`docs/design.md`, "The flat trees' lists, packed").
     pub fn wants_pack(&self) -> bool {
-        self.churn > 0 && self.churn * PACK_EVERY >= self.links.len()
+        self.churn > 0 && self.churn >= self.links.len() / PACK_EVERY
     }
 
     /// Lays every list out again, contiguous and in its order: `lists` hands
