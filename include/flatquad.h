@@ -1130,7 +1130,8 @@ enum qt_status qt_octree_move_many(struct qt_octree *tree,
 
 /**
  * `qt_cleanup` on a `qt_octree`. It merges, one level per call, every branch
- * whose eight children are empty leaves.
+ * whose eight children are empty leaves, and lays the leaves' lists out
+ * contiguously again once moves have scattered them.
  */
 enum qt_status qt_octree_cleanup(struct qt_octree *tree);
 
@@ -1505,7 +1506,8 @@ enum qt_status qt_move_many(struct qt_tree *tree,
 /**
  * The structure's lazy tidying, once a frame after the moves: a quadtree
  * merges, one level per call, every branch whose four children are empty
- * leaves; a loose grid shrinks its cells' boxes to fit their elements; a grid
+ * leaves, and lays its leaves' lists out contiguously again once moves have
+ * scattered them; a loose grid shrinks its cells' boxes to fit their elements; a grid
  * has nothing to do.
  */
 enum qt_status qt_cleanup(struct qt_tree *tree);

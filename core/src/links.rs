@@ -145,45 +145,26 @@ impl LinkPool {
     /// Lists not handed over are lost, so `lists` must hand over every one.
     /// The free list is empty afterwards.
     pub fn pack(&mut self, lists: impl FnOnce(&mut Packer<'_>)) {
-        // Both buffers keep one capacity, so that a link count swinging
-        // from frame to frame never makes a pack allocate: the pool's own,
-        // which grows by halves (`alloc`), cut to a quarter over the links
-        // where it holds more than half again as many (after a build's
-        // growth, or many removals). Tighter cuts made pools that creep
-        // grow again and again (`tests/churn.rs`).
-        let len = self.links.len();
-        let mut capacity = self.links.capacity();
-        if capacity > len + len / 2 {
-            capacity = len + len / 4;
-        }
+        // Both buffers keep the pool's capacity, which only grows (by
+        // halves, `alloc`), as it did before packing: so a pack never
+        // allocates once the pool is warm, whatever the link count does.
+        let capacity = self.links.capacity();
         let mut new = core::mem::take(&mut self.spare);
         new.clear();
-        fit(&mut new, capacity);
+        new.reserve_exact(capacity);
         lists(&mut Packer {
             old: &self.links,
             new: &mut new,
         });
-        let mut old = core::mem::replace(&mut self.links, new);
-        old.clear();
-        fit(&mut old, capacity);
-        self.spare = old;
+        self.spare = core::mem::replace(&mut self.links, new);
         self.free = NONE;
         self.churn = 0;
     }
 }
 
-/// Gives the empty `buffer` room for exactly `capacity` links.
-fn fit(buffer: &mut Vec<Link>, capacity: usize) {
-    if buffer.capacity() > capacity {
-        buffer.shrink_to(capacity);
-    } else {
-        buffer.reserve_exact(capacity);
-    }
-}
-
 /// [`LinkPool::wants_pack`]: a pack once a quarter of the links have been
-/// freed, about every other frame on the agents workload (an eighth and a
-/// half measured slower: packing too often, or letting the lists decay).
+/// freed, about every other frame on the agents workload (the steadiest of
+/// an eighth, a quarter and a half in `docs/design.md`'s runs).
 const PACK_EVERY: usize = 4;
 
 /// Visits every intersecting pair among the elements of one leaf or cell list,
@@ -329,7 +310,8 @@ mod tests {
         assert_eq!(pool.links.len(), 6);
         assert_eq!(pool.free, NONE);
         assert!(!pool.wants_pack());
-        // The old buffer is kept for the next pack.
+        // The old buffer is kept for the next pack, as big as the pool.
+        assert_eq!(pool.spare.capacity(), pool.links.capacity());
         assert!(pool.spare.capacity() >= 10);
     }
 }

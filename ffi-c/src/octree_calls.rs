@@ -95,7 +95,8 @@ pub unsafe extern "C" fn qt_octree_move_many(
 }
 
 /// `qt_cleanup` on a `qt_octree`. It merges, one level per call, every branch
-/// whose eight children are empty leaves.
+/// whose eight children are empty leaves, and lays the leaves' lists out
+/// contiguously again once moves have scattered them.
 #[no_mangle]
 pub unsafe extern "C" fn qt_octree_cleanup(tree: *mut qt_octree) -> qt_status {
     guard(|| cleanup(tree))

@@ -133,7 +133,8 @@ pub unsafe extern "C" fn qt_move_many(
 
 /// The structure's lazy tidying, once a frame after the moves: a quadtree
 /// merges, one level per call, every branch whose four children are empty
-/// leaves; a loose grid shrinks its cells' boxes to fit their elements; a grid
+/// leaves, and lays its leaves' lists out contiguously again once moves have
+/// scattered them; a loose grid shrinks its cells' boxes to fit their elements; a grid
 /// has nothing to do.
 #[no_mangle]
 pub unsafe extern "C" fn qt_cleanup(tree: *mut qt_tree) -> qt_status {

@@ -154,7 +154,9 @@ pub trait SpatialIndex: Structure + Sized {
     fn world(&self) -> Self::Bounds;
 
     /// Once a frame: the lazy tidying a structure does after moves and removals
-    /// (a tree merges empty siblings, a loose grid shrinks its cells' boxes).
+    /// (a tree merges empty siblings and, once moves have scattered them, lays
+    /// its leaves' lists out contiguously again; a loose grid shrinks its
+    /// cells' boxes).
     fn cleanup(&mut self);
 
     /// Removes every element (all handles go stale); keeps the memory for reuse.
