@@ -49,7 +49,7 @@ const TWINS: &[(&str, &str)] = &[
     ("qt_move_many", ""),
     (
         "qt_cleanup",
-        "It merges, one level per call, every branch whose eight children are empty leaves.",
+        "It merges, one level per call, every branch whose eight children are empty leaves, and lays the leaves' lists out contiguously again once moves have scattered them.",
     ),
     ("qt_set_margin", ""),
     ("qt_get_margin", ""),
