@@ -102,10 +102,16 @@ impl LinkPool {
         }
     }
 
-    pub fn free(&mut self, index: u32) {
-        // Saturating: the grids never pack, and a 32-bit count must not
-        // overflow in a long run.
+    /// [`free`](LinkPool::free), counted towards the next
+    /// [`pack`](LinkPool::pack): for the structures that pack (the flat
+    /// trees), so that the others pay nothing for it.
+    pub fn free_counted(&mut self, index: u32) {
+        // Saturating: a 32-bit count must not overflow in a long run.
         self.churn = self.churn.saturating_add(1);
+        self.free(index);
+    }
+
+    pub fn free(&mut self, index: u32) {
         self.links[index as usize] = Link {
             next: self.free,
             element: NONE,
@@ -291,7 +297,7 @@ mod tests {
         for head in [a, b, a, b] {
             let second = pool.links[head as usize].next;
             pool.links[head as usize].next = pool.links[second as usize].next;
-            pool.free(second);
+            pool.free_counted(second);
         }
         assert!(pool.wants_pack());
         let elements = |l: Vec<(u32, u32)>| l.into_iter().map(|(_, e)| e).collect::<Vec<_>>();

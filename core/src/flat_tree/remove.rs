@@ -49,7 +49,7 @@ impl<D: Dimension> FlatTree<D> {
                         self.links.links[previous as usize].next = next;
                     }
                     self.nodes.nodes[leaf].count -= 1;
-                    self.links.free(link);
+                    self.links.free_counted(link);
                 } else {
                     previous = link;
                 }
@@ -103,7 +103,7 @@ impl<D: Dimension> FlatTree<D> {
                     self.links.links[previous as usize].next = next;
                 }
                 self.nodes.nodes[leaf as usize].count -= 1;
-                self.links.free(link);
+                self.links.free_counted(link);
                 return;
             }
             previous = link;
