@@ -16,60 +16,63 @@ pub(crate) struct Link {
     pub element: u32,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct LinkPool {
     pub links: Vec<Link>,
     pub free: u32,
     /// Links freed since the lists were last laid out contiguously
     /// ([`pack`](LinkPool::pack)): how far their order has decayed.
     churn: usize,
-    /// The buffer a [`pack`](LinkPool::pack) writes into, then swaps with
-    /// `links`: kept, so that packing in a warm frame allocates nothing.
-    spare: Vec<Link>,
 }
 
-impl Clone for LinkPool {
-    /// The lists and the free list; not the spare buffer, which holds nothing.
-    fn clone(&self) -> LinkPool {
-        LinkPool {
-            links: self.links.clone(),
-            free: self.free,
-            churn: self.churn,
-            spare: Vec::new(),
-        }
-    }
-}
-
-/// A pack in progress: each list handed to [`list`](Packer::list) is copied
-/// to the end of the new buffer, its links contiguous and in list order.
+/// A pack in progress ([`LinkPool::pack`]), in place: each list handed to
+/// [`list`](Packer::list) takes the next run of positions, in list order.
+/// Placing a link at position `p` moves the link that was there to where the
+/// placed one came from, and leaves that position in `p`'s `next`: a
+/// forward, so that an index read before the move still finds its link.
 pub(crate) struct Packer<'a> {
-    old: &'a [Link],
-    new: &'a mut Vec<Link>,
+    links: &'a mut [Link],
+    /// Positions below are placed; their `next`s hold forwards.
+    placed: u32,
 }
 
 impl Packer<'_> {
-    /// Copies the list starting at `head` and returns its new head.
+    /// Places the list starting at `head` and returns its new head.
     pub fn list(&mut self, head: u32) -> u32 {
         if head == NONE {
             return NONE;
         }
-        let start = self.new.len() as u32;
+        let start = self.placed;
         let mut link = head;
         while link != NONE {
-            let Link { next, element } = self.old[link as usize];
-            let at = self.new.len() as u32;
-            self.new.push(Link {
-                next: at + 1,
+            let from = self.position_of(link);
+            let to = self.placed as usize;
+            let Link { next, element } = self.links[from];
+            self.links[from] = self.links[to];
+            self.links[to] = Link {
+                next: from as u32 | if next == NONE { LAST_IN_LIST } else { 0 },
                 element,
-            });
+            };
+            self.placed += 1;
             link = next;
-        }
-        if let Some(last) = self.new.last_mut() {
-            last.next = NONE;
         }
         start
     }
+
+    /// Where the link first at `index` is now. A link moves only when its
+    /// position is placed, and then to a higher one, so the forwards end.
+    fn position_of(&self, mut index: u32) -> usize {
+        while index < self.placed {
+            let forward = self.links[index as usize].next & !LAST_IN_LIST;
+            debug_assert!(forward > index, "a link was handed to the packer twice");
+            index = forward;
+        }
+        index as usize
+    }
 }
+
+/// Marks, during a pack, the last link of each list (in its forward).
+const LAST_IN_LIST: u32 = 1 << 31;
 
 impl LinkPool {
     pub fn new() -> LinkPool {
@@ -77,7 +80,6 @@ impl LinkPool {
             links: Vec::new(),
             free: NONE,
             churn: 0,
-            spare: Vec::new(),
         }
     }
 
@@ -91,12 +93,6 @@ impl LinkPool {
         } else {
             let index = self.links.len();
             assert!(index < NONE as usize, "flatquad: more than 2^32 - 1 links");
-            if index == self.links.capacity() {
-                // Half more, not twice: a pack keeps a second buffer
-                // as big (`pack`), so doubling would cost up to four times
-                // the links.
-                self.links.reserve_exact(index / 2 + 64);
-            }
             self.links.push(link);
             index as u32
         }
@@ -131,9 +127,9 @@ impl LinkPool {
         self.churn = 0;
     }
 
-    /// Bytes held, both buffers counted.
+    /// Bytes held.
     pub fn bytes(&self) -> usize {
-        (self.links.capacity() + self.spare.capacity()) * core::mem::size_of::<Link>()
+        self.links.capacity() * core::mem::size_of::<Link>()
     }
 
     /// Whether the lists have decayed enough that a [`pack`](LinkPool::pack)
@@ -143,33 +139,50 @@ impl LinkPool {
     /// waits on one miss after another; measured on the agents frames
     /// (`docs/design.md`, "The flat trees' lists, packed").
     pub fn wants_pack(&self) -> bool {
-        self.churn > 0 && self.churn >= self.links.len() / PACK_EVERY
+        // A pool past 2^31 links is never packed: a pack marks the last
+        // link of each list in the top bit of its forward (`Packer`).
+        self.churn > 0
+            && self.churn >= self.links.len() / PACK_EVERY
+            && self.links.len() <= LAST_IN_LIST as usize
     }
 
     /// Lays every list out again, contiguous and in its order: `lists` hands
     /// each list's head to the [`Packer`] and stores the new head it returns.
-    /// Lists not handed over are lost, so `lists` must hand over every one.
-    /// The free list is empty afterwards.
+    /// Every list must be handed over: a link left out is lost. The free list
+    /// is empty afterwards.
+    ///
+    /// In place ([`Packer`]), so a pack needs no second buffer and never
+    /// allocates; it reads and writes each link about as a copy would.
     pub fn pack(&mut self, lists: impl FnOnce(&mut Packer<'_>)) {
-        // Both buffers keep the pool's capacity, which only grows (by
-        // halves, `alloc`), as it did before packing: so a pack never
-        // allocates once the pool is warm, whatever the link count does.
-        let capacity = self.links.capacity();
-        let mut new = core::mem::take(&mut self.spare);
-        new.clear();
-        new.reserve_exact(capacity);
-        lists(&mut Packer {
-            old: &self.links,
-            new: &mut new,
-        });
-        self.spare = core::mem::replace(&mut self.links, new);
+        let mut packer = Packer {
+            links: &mut self.links,
+            placed: 0,
+        };
+        lists(&mut packer);
+        let live = packer.placed as usize;
+        debug_assert_eq!(
+            self.links
+                .iter()
+                .filter(|link| link.element != NONE)
+                .count(),
+            live,
+            "a list was not handed to the packer"
+        );
+        for (at, link) in self.links[..live].iter_mut().enumerate() {
+            link.next = if link.next & LAST_IN_LIST != 0 {
+                NONE
+            } else {
+                at as u32 + 1
+            };
+        }
+        self.links.truncate(live);
         self.free = NONE;
         self.churn = 0;
     }
 }
 
 /// [`LinkPool::wants_pack`]: a pack once a quarter of the links have been
-/// freed, about every other frame on the agents workload (the steadiest of
+/// freed, about one frame in three on the agents workload (the steadiest of
 /// an eighth, a quarter and a half in `docs/design.md`'s runs).
 const PACK_EVERY: usize = 4;
 
@@ -316,8 +329,109 @@ mod tests {
         assert_eq!(pool.links.len(), 6);
         assert_eq!(pool.free, NONE);
         assert!(!pool.wants_pack());
-        // The old buffer is kept for the next pack, as big as the pool.
-        assert_eq!(pool.spare.capacity(), pool.links.capacity());
-        assert!(pool.spare.capacity() >= 10);
+        // In place: the pool keeps its buffer.
+        assert!(pool.links.capacity() >= 10);
+    }
+}
+
+#[cfg(test)]
+mod pack_properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Links pushed onto and unlinked from a few lists, in any order, so the
+    /// pool holds lists scattered among free links; then a pack that hands
+    /// the lists over in any order, twice with more changes between.
+    #[derive(Clone, Debug)]
+    enum Change {
+        Push { list: usize },
+        Unlink { list: usize, nth: usize },
+    }
+
+    fn change() -> impl Strategy<Value = Change> {
+        prop_oneof![
+            3 => (0..LISTS).prop_map(|list| Change::Push { list }),
+            2 => (0..LISTS, 0..8usize).prop_map(|(list, nth)| Change::Unlink { list, nth }),
+        ]
+    }
+
+    const LISTS: usize = 5;
+
+    fn elements(pool: &LinkPool, head: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut link = head;
+        while link != NONE {
+            out.push(pool.links[link as usize].element);
+            link = pool.links[link as usize].next;
+        }
+        out
+    }
+
+    fn apply(pool: &mut LinkPool, heads: &mut [u32; LISTS], changes: &[Change], next: &mut u32) {
+        for change in changes {
+            match *change {
+                Change::Push { list } => {
+                    heads[list] = pool.alloc(*next, heads[list]);
+                    *next += 1;
+                }
+                Change::Unlink { list, nth } => {
+                    let (mut before, mut link) = (NONE, heads[list]);
+                    for _ in 0..nth {
+                        if link == NONE {
+                            break;
+                        }
+                        before = link;
+                        link = pool.links[link as usize].next;
+                    }
+                    if link == NONE {
+                        continue;
+                    }
+                    let after = pool.links[link as usize].next;
+                    if before == NONE {
+                        heads[list] = after;
+                    } else {
+                        pool.links[before as usize].next = after;
+                    }
+                    pool.free_counted(link);
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn a_pack_keeps_every_list_and_lays_them_out_in_the_order_handed(
+            first in proptest::collection::vec(change(), 0..120),
+            second in proptest::collection::vec(change(), 0..60),
+            order in Just((0..LISTS).collect::<Vec<_>>()).prop_shuffle(),
+        ) {
+            let mut pool = LinkPool::new();
+            let mut heads = [NONE; LISTS];
+            let mut next = 0;
+            for changes in [&first, &second] {
+                apply(&mut pool, &mut heads, changes, &mut next);
+                let before: Vec<_> = heads.iter().map(|&head| elements(&pool, head)).collect();
+                let capacity = pool.links.capacity();
+                pool.pack(|packer| {
+                    for &list in &order {
+                        heads[list] = packer.list(heads[list]);
+                    }
+                });
+                let mut expected_at = 0;
+                for &list in &order {
+                    prop_assert_eq!(&elements(&pool, heads[list]), &before[list]);
+                    if before[list].is_empty() {
+                        prop_assert_eq!(heads[list], NONE);
+                    } else {
+                        prop_assert_eq!(heads[list], expected_at);
+                    }
+                    expected_at += before[list].len() as u32;
+                }
+                prop_assert_eq!(pool.links.len() as u32, expected_at);
+                prop_assert_eq!(pool.free, NONE);
+                prop_assert_eq!(pool.links.capacity(), capacity);
+            }
+        }
     }
 }

@@ -210,7 +210,7 @@ impl<D: Dimension> SpatialIndex for FlatTree<D> {
     /// are not churned for nothing. The root always stays.
     ///
     /// Also lays the leaves' lists of links out contiguously again once
-    /// moves have scattered them (O(links), about one cleanup in two on the
+    /// moves have scattered them (O(links), about one cleanup in three on the
     /// agents workload).
     fn cleanup(&mut self) {
         self.merge_empty();
