@@ -292,6 +292,25 @@ const SWEEP_FROM: usize = 24;
 mod tests {
     use super::*;
 
+    /// Each link of the list starting at `head`: its index and its element.
+    pub(super) fn walk(pool: &LinkPool, head: u32) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        let mut link = head;
+        while link != NONE {
+            out.push((link, pool.links[link as usize].element));
+            link = pool.links[link as usize].next;
+        }
+        out
+    }
+
+    /// The elements of the list starting at `head`, in order.
+    pub(super) fn elements(pool: &LinkPool, head: u32) -> Vec<u32> {
+        walk(pool, head)
+            .into_iter()
+            .map(|(_, element)| element)
+            .collect()
+    }
+
     #[test]
     fn pack_keeps_every_list_in_order_and_makes_it_contiguous() {
         let mut pool = LinkPool::new();
@@ -304,15 +323,6 @@ mod tests {
                 b = pool.alloc(element, b);
             }
         }
-        let walk = |pool: &LinkPool, head: u32| {
-            let mut out = Vec::new();
-            let mut link = head;
-            while link != NONE {
-                out.push((link, pool.links[link as usize].element));
-                link = pool.links[link as usize].next;
-            }
-            out
-        };
         // Unlink the second of each list, twice.
         for head in [a, b, a, b] {
             let second = pool.links[head as usize].next;
@@ -320,15 +330,14 @@ mod tests {
             pool.free_counted(second);
         }
         assert!(pool.wants_pack());
-        let elements = |l: Vec<(u32, u32)>| l.into_iter().map(|(_, e)| e).collect::<Vec<_>>();
-        let (before_a, before_b) = (elements(walk(&pool, a)), elements(walk(&pool, b)));
+        let (before_a, before_b) = (elements(&pool, a), elements(&pool, b));
         pool.pack(|packer| {
             b = packer.list(b);
             a = packer.list(a);
             assert_eq!(packer.list(NONE), NONE);
         });
-        assert_eq!(elements(walk(&pool, a)), before_a);
-        assert_eq!(elements(walk(&pool, b)), before_b);
+        assert_eq!(elements(&pool, a), before_a);
+        assert_eq!(elements(&pool, b), before_b);
         // b first, then a, each at consecutive indices; nothing free.
         let at = |l: Vec<(u32, u32)>| l.into_iter().map(|(i, _)| i).collect::<Vec<_>>();
         assert_eq!(at(walk(&pool, b)), [0, 1, 2]);
@@ -345,6 +354,7 @@ mod tests {
 mod pack_properties {
     use proptest::prelude::*;
 
+    use super::tests::elements;
     use super::*;
 
     /// Links pushed onto and unlinked from a few lists, in any order, so the
@@ -364,16 +374,6 @@ mod pack_properties {
     }
 
     const LISTS: usize = 5;
-
-    fn elements(pool: &LinkPool, head: u32) -> Vec<u32> {
-        let mut out = Vec::new();
-        let mut link = head;
-        while link != NONE {
-            out.push(pool.links[link as usize].element);
-            link = pool.links[link as usize].next;
-        }
-        out
-    }
 
     fn apply(pool: &mut LinkPool, heads: &mut [u32; LISTS], changes: &[Change], next: &mut u32) {
         for change in changes {
