@@ -1,5 +1,5 @@
-// The ES module entry point: re-exports the CommonJS loader that napi-rs
-// generates (index.js), so `import { Quadtree } from 'flatquad'` and
+// The ES module entry point: re-exports the CommonJS entry point (index.js:
+// napi-rs's generated loader, native.js, with its one-query calls), so `import { Quadtree } from 'flatquad'` and
 // `require('flatquad')` load the same addon and share the same classes.
 import binding from './index.js'
 

@@ -1,7 +1,7 @@
 # The Node package (bindings-node/): `make test-node` installs the npm tools the
 # lockfile pins (`npm ci`), builds the addon once in release mode (napi build:
 # cargo's release profile, the workspace's target/), checks that the committed
-# generated files (index.js, index.d.ts) are what the build generates, and runs
+# generated files (native.js, index.d.ts) are what the build generates, and runs
 # `node --test`. Needs only Node >= 20, npm and cargo.
 
 NPM ?= npm
@@ -18,9 +18,9 @@ node-addon:
 test-node: node-addon
 	$(MAKE) --no-print-directory node-lockfile-check
 	@if git -C bindings-node rev-parse --is-inside-work-tree >/dev/null 2>&1 && \
-	    git -C bindings-node ls-files --error-unmatch index.d.ts index.js >/dev/null 2>&1 && \
-	    ! git -C bindings-node diff --exit-code -- index.d.ts index.js; then \
-	  echo "bindings-node: index.d.ts/index.js differ from what 'npm run build' generates: commit the regenerated files"; \
+	    git -C bindings-node ls-files --error-unmatch index.d.ts native.js >/dev/null 2>&1 && \
+	    ! git -C bindings-node diff --exit-code -- index.d.ts native.js; then \
+	  echo "bindings-node: index.d.ts/native.js differ from what 'npm run build' generates: commit the regenerated files"; \
 	  exit 1; \
 	fi
 	cd bindings-node && $(NODE) --test

@@ -29,7 +29,7 @@ const napi = path.join(pkgDir, 'node_modules', '.bin', 'napi')
 fs.rmSync(stage, { recursive: true, force: true })
 fs.mkdirSync(main, { recursive: true })
 const copy = (from, to) => fs.cpSync(from, to, { recursive: true })
-for (const f of ['index.js', 'index.mjs', 'index.d.ts', 'README.md', 'scripts/install.js']) {
+for (const f of ['index.js', 'index.mjs', 'native.js', 'index.d.ts', 'README.md', 'scripts/install.js']) {
   copy(path.join(pkgDir, f), path.join(main, f))
 }
 for (const f of ['LICENSE-MIT', 'LICENSE-APACHE']) copy(path.join(root, f), path.join(main, f))

@@ -37,6 +37,14 @@ macro_rules! shared_methods {
             }
         }
 
+        impl crate::one_query::Class for $class {
+            type Held = flatquad::AnyIndex;
+            const NAME: &'static str = stringify!($class);
+            fn index(&self) -> &Index {
+                &self.index
+            }
+        }
+
         methods! {
             class: $class,
             core: $core,

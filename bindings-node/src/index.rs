@@ -230,7 +230,7 @@ fn camel(name: &str) -> String {
     out
 }
 
-fn raw(handle: Handle) -> f64 {
+pub(crate) fn raw(handle: Handle) -> f64 {
     handle.to_raw() as f64
 }
 
@@ -271,7 +271,7 @@ fn try_read<T>(lock: &RwLock<T>) -> Option<std::sync::RwLockReadGuard<'_, T>> {
     }
 }
 
-fn raws(handles: impl IntoIterator<Item = Handle>) -> Typed<f64> {
+pub(crate) fn raws(handles: impl IntoIterator<Item = Handle>) -> Typed<f64> {
     Typed::new(handles.into_iter().map(raw).collect())
 }
 
@@ -345,6 +345,15 @@ fn filtered<B: flatquad::Bounds>(
         mask: args::optional_mask(mask)?,
         ..query
     })
+}
+
+/// What a one-query call (`query`, `queryPoint`) asks about.
+#[derive(Clone, Copy)]
+pub(crate) enum Shape {
+    /// A box, by its corners.
+    Box,
+    /// A point.
+    Point,
 }
 
 /// The handles `query` reports.
@@ -812,30 +821,46 @@ impl<T: Held> Index<T> {
         })
     }
 
+    /// `coords`: a box's corners (`query`) or a point (`queryPoint`).
     pub(crate) fn query(
         &self,
         env: &Env,
+        shape: Shape,
         coords: &[&Unknown<'_>],
         omit: Option<&Unknown<'_>>,
         mask: Option<&Unknown<'_>>,
     ) -> napi::Result<Typed<f64>> {
-        self.read(env, |index| {
-            let rect = Query::rect(args::any_box::<T::Bounds>(coords)?);
-            hits(index, &filtered(rect, omit, mask)?)
-        })
+        fail(
+            env,
+            self.query_found(shape, coords, omit, mask, |found| {
+                Ok(raws(found.iter().copied()))
+            }),
+        )
     }
 
-    /// `coords`: `[x, y]` or `[x, y, z]`.
-    pub(crate) fn query_point(
+    /// One `query` or `queryPoint` (by `shape`): `answer` gets the handles
+    /// found, in a buffer kept between calls (so a call allocates nothing
+    /// but what `answer` makes). Shared by the class methods and by the
+    /// same calls without napi-rs's machinery ([`crate::one_query`]).
+    pub(crate) fn query_found<R>(
         &self,
-        env: &Env,
+        shape: Shape,
         coords: &[&Unknown<'_>],
         omit: Option<&Unknown<'_>>,
         mask: Option<&Unknown<'_>>,
-    ) -> napi::Result<Typed<f64>> {
-        self.read(env, |index| {
-            let point = Query::point(args::any_point::<T::Bounds>(coords)?);
-            hits(index, &filtered(point, omit, mask)?)
+        answer: impl FnOnce(&[Handle]) -> Outcome<R>,
+    ) -> Outcome<R> {
+        self.reading(|index| {
+            let query = match shape {
+                Shape::Box => Query::rect(args::any_box::<T::Bounds>(coords)?),
+                Shape::Point => Query::point(args::any_point::<T::Bounds>(coords)?),
+            };
+            let query = filtered(query, omit, mask)?;
+            self.with_scratch(|found| {
+                found.clear();
+                index.query(&query, found).map_err(core)?;
+                answer(found)
+            })
         })
     }
 

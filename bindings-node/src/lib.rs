@@ -27,6 +27,7 @@ mod index;
 mod methods;
 pub mod objects;
 mod octree;
+mod one_query;
 mod tracker;
 mod typed;
 
@@ -95,6 +96,16 @@ pub fn join_bounds(
         })
     })();
     outcome.map_err(|fail: error::Fail| fail.throw(env.raw()))
+}
+
+/// Adds the hidden export that `index.js` makes the classes' `query` and
+/// `queryPoint` of ([`one_query`]).
+#[napi(module_exports)]
+pub fn install_one_query_calls(
+    mut exports: napi::bindgen_prelude::Object<'_>,
+    env: Env,
+) -> napi::Result<()> {
+    one_query::install(&env, &mut exports)
 }
 
 /// Test hook: panics in an export with nothing of ours around it, so the tests

@@ -553,7 +553,7 @@ macro_rules! methods {
                 #[napi(ts_arg_type = "number | null")] mask: Option<Unknown<'_>>,
             ) -> napi::Result<Typed<f64>> {
                 self.index
-                    .query(env, &[$(&$corner),+], omit.as_ref(), mask.as_ref())
+                    .query(env, crate::index::Shape::Box, &[$(&$corner),+], omit.as_ref(), mask.as_ref())
             }
 
             /// Handles of the elements whose closed box holds the point `(x, y)`
@@ -568,7 +568,7 @@ macro_rules! methods {
                 #[napi(ts_arg_type = "number | null")] mask: Option<Unknown<'_>>,
             ) -> napi::Result<Typed<f64>> {
                 self.index
-                    .query_point(env, &[$(&$axis),+], omit.as_ref(), mask.as_ref())
+                    .query(env, crate::index::Shape::Point, &[$(&$axis),+], omit.as_ref(), mask.as_ref())
             }
 
             /// Handles of the elements whose closed box is within `radius` of

@@ -31,6 +31,14 @@ impl Octree {
     }
 }
 
+impl crate::one_query::Class for Octree {
+    type Held = flatquad::Octree;
+    const NAME: &'static str = "Octree";
+    fn index(&self) -> &Index<flatquad::Octree> {
+        &self.index
+    }
+}
+
 #[napi]
 impl Octree {
     /// An empty octree over `world`, `{ x1, y1, z1, x2, y2, z2 }` with
