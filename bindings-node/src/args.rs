@@ -145,12 +145,18 @@ fn corner_names<B: Bounds>() -> &'static [&'static str] {
 /// A box of either dimension from its `2 * AXES` coordinate arguments, each
 /// rounded to the nearest `f32` by the core's one rule.
 pub(crate) fn any_box<B: Bounds>(coords: &[&Unknown<'_>]) -> Outcome<B> {
-    let values = coords
-        .iter()
-        .zip(corner_names::<B>())
-        .map(|(value, name)| number(value, name))
-        .collect::<Outcome<Vec<f64>>>()?;
-    Ok(B::from_f64_slice(&values).expect("2 * AXES coordinates"))
+    let values = coordinates(coords, corner_names::<B>())?;
+    Ok(B::from_f64_slice(&values[..2 * B::AXES]).expect("2 * AXES coordinates"))
+}
+
+/// Up to a 3D box's six coordinates, read as [`number`]s named `names`, on
+/// the stack (a one-query call allocates nothing for them).
+fn coordinates(coords: &[&Unknown<'_>], names: &[&str]) -> Outcome<[f64; 6]> {
+    let mut values = [0.0; 6];
+    for ((slot, value), name) in values.iter_mut().zip(coords).zip(names) {
+        *slot = number(value, name)?;
+    }
+    Ok(values)
 }
 
 /// A point `(x, y)` or `(x, y, z)`, rounded as the corners of a box are.
@@ -161,19 +167,18 @@ pub(crate) fn any_point<B: Bounds>(coords: &[&Unknown<'_>]) -> Outcome<B::Point>
 /// A point (or a vector: a ray's direction) from `AXES` number arguments
 /// named `names` in messages.
 pub(crate) fn named_point<B: Bounds>(coords: &[&Unknown<'_>], names: &[&str]) -> Outcome<B::Point> {
-    let values = coords
-        .iter()
-        .zip(names)
-        .map(|(value, name)| number(value, name))
-        .collect::<Outcome<Vec<f64>>>()?;
-    Ok(point_of::<B>(&values))
+    let values = coordinates(coords, names)?;
+    Ok(point_of::<B>(&values[..B::AXES]))
 }
 
 /// `AXES` `f64` coordinates as a point, each rounded to the nearest `f32` by
 /// the core's one rule (the low corner of the degenerate box).
 fn point_of<B: Bounds>(values: &[f64]) -> B::Point {
-    let both: Vec<f64> = values.iter().chain(values).copied().collect();
-    B::from_f64_slice(&both)
+    let n = B::AXES;
+    let mut both = [0.0; 6];
+    both[..n].copy_from_slice(values);
+    both[n..2 * n].copy_from_slice(values);
+    B::from_f64_slice(&both[..2 * n])
         .expect("AXES coordinates")
         .low_corner()
 }

@@ -347,20 +347,57 @@ fn filtered<B: flatquad::Bounds>(
     })
 }
 
-/// What a one-query call (`query`, `queryPoint`) asks about.
-#[derive(Clone, Copy)]
-pub(crate) enum Shape {
-    /// A box, by its corners.
-    Box,
-    /// A point.
-    Point,
+/// What a call answered by handles alone asks, as its arguments: read the
+/// same way by the class methods and by [`crate::one_query`].
+pub(crate) enum Asked<'a, 'v> {
+    /// `query(corners..., omit, mask)`.
+    Box {
+        corners: &'a [&'a Unknown<'v>],
+        omit: Option<&'a Unknown<'v>>,
+        mask: Option<&'a Unknown<'v>>,
+    },
+    /// `queryPoint(coordinates..., omit, mask)`.
+    Point {
+        coordinates: &'a [&'a Unknown<'v>],
+        omit: Option<&'a Unknown<'v>>,
+        mask: Option<&'a Unknown<'v>>,
+    },
+    /// `queryCircle(center..., radius, mask)`.
+    Circle {
+        center: &'a [&'a Unknown<'v>],
+        radius: &'a Unknown<'v>,
+        mask: Option<&'a Unknown<'v>>,
+    },
+    /// `overlapping(handle)`.
+    Element { handle: &'a Unknown<'v> },
 }
 
-/// The handles `query` reports.
-fn hits<S: SpatialIndex>(index: &S, query: &Query<S::Bounds>) -> Outcome<Typed<f64>> {
-    let mut hits = Vec::new();
-    index.query(query, &mut hits).map_err(core)?;
-    Ok(raws(hits))
+impl Asked<'_, '_> {
+    /// The query the arguments describe, or the error the call throws.
+    fn query<B: flatquad::Bounds>(&self) -> Outcome<Query<B>> {
+        Ok(match *self {
+            Asked::Box {
+                corners,
+                omit,
+                mask,
+            } => filtered(Query::rect(args::any_box::<B>(corners)?), omit, mask)?,
+            Asked::Point {
+                coordinates,
+                omit,
+                mask,
+            } => filtered(Query::point(args::any_point::<B>(coordinates)?), omit, mask)?,
+            Asked::Circle {
+                center,
+                radius,
+                mask,
+            } => {
+                let center = args::any_point::<B>(center)?;
+                let radius = args::number(radius, "radius")?;
+                Query::circle(center, radius).mask(args::optional_mask(mask)?)
+            }
+            Asked::Element { handle } => Query::element(args::handle(handle, "handle")?),
+        })
+    }
 }
 
 /// Calls `each` with every node (or cell) in `traverse` order.
@@ -821,41 +858,25 @@ impl<T: Held> Index<T> {
         })
     }
 
-    /// `coords`: a box's corners (`query`) or a point (`queryPoint`).
-    pub(crate) fn query(
-        &self,
-        env: &Env,
-        shape: Shape,
-        coords: &[&Unknown<'_>],
-        omit: Option<&Unknown<'_>>,
-        mask: Option<&Unknown<'_>>,
-    ) -> napi::Result<Typed<f64>> {
+    /// `query`, `queryPoint`, `queryCircle` or `overlapping`: the handles found.
+    pub(crate) fn hits(&self, env: &Env, asked: Asked<'_, '_>) -> napi::Result<Typed<f64>> {
         fail(
             env,
-            self.query_found(shape, coords, omit, mask, |found| {
-                Ok(raws(found.iter().copied()))
-            }),
+            self.found(asked, |found| Ok(raws(found.iter().copied()))),
         )
     }
 
-    /// One `query` or `queryPoint` (by `shape`): `answer` gets the handles
+    /// Answers one call of [`hits`](Index::hits): `answer` gets the handles
     /// found, in a buffer kept between calls (so a call allocates nothing
-    /// but what `answer` makes). Shared by the class methods and by the
-    /// same calls without napi-rs's machinery ([`crate::one_query`]).
-    pub(crate) fn query_found<R>(
+    /// but what `answer` makes). Shared by the class methods and by the same
+    /// calls without napi-rs's machinery ([`crate::one_query`]).
+    pub(crate) fn found<R>(
         &self,
-        shape: Shape,
-        coords: &[&Unknown<'_>],
-        omit: Option<&Unknown<'_>>,
-        mask: Option<&Unknown<'_>>,
+        asked: Asked<'_, '_>,
         answer: impl FnOnce(&[Handle]) -> Outcome<R>,
     ) -> Outcome<R> {
         self.reading(|index| {
-            let query = match shape {
-                Shape::Box => Query::rect(args::any_box::<T::Bounds>(coords)?),
-                Shape::Point => Query::point(args::any_point::<T::Bounds>(coords)?),
-            };
-            let query = filtered(query, omit, mask)?;
+            let query = asked.query::<T::Bounds>()?;
             self.with_scratch(|found| {
                 found.clear();
                 index.query(&query, found).map_err(core)?;
@@ -937,13 +958,6 @@ impl<T: Held> Index<T> {
                 Ok(Typed::new(out))
             },
         )
-    }
-
-    pub(crate) fn overlapping(&self, env: &Env, handle: &Unknown<'_>) -> napi::Result<Typed<f64>> {
-        self.read(env, |index| {
-            let handle = args::handle(handle, "handle")?;
-            hits(index, &Query::element(handle))
-        })
     }
 
     pub(crate) fn overlapping_many<W: When>(
@@ -1065,21 +1079,6 @@ impl<T: Held> Index<T> {
     }
 
     /// `coords`: the center, `[x, y]` or `[x, y, z]`.
-    pub(crate) fn query_circle(
-        &self,
-        env: &Env,
-        coords: &[&Unknown<'_>],
-        radius: &Unknown<'_>,
-        mask: Option<&Unknown<'_>>,
-    ) -> napi::Result<Typed<f64>> {
-        self.read(env, |index| {
-            let center = args::any_point::<T::Bounds>(coords)?;
-            let radius = args::number(radius, "radius")?;
-            let mask = args::optional_mask(mask)?;
-            hits(index, &Query::circle(center, radius).mask(mask))
-        })
-    }
-
     pub(crate) fn query_circle_many<W: When>(
         &self,
         env: &Env,

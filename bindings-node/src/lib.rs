@@ -115,3 +115,37 @@ pub fn install_one_query_calls(
 pub fn panic_in_export_for_tests() {
     panic!("deliberate test panic outside any guard");
 }
+
+/// Test hook: an object Node-API wraps with a payload that is no class of
+/// ours, as another addon's objects are, for the tests of receivers that are
+/// not ours. Not part of the API (absent from the typings).
+#[napi(js_name = "__foreignObjectForTests", skip_typescript, catch_unwind)]
+pub fn foreign_object_for_tests(env: &Env) -> napi::Result<napi::bindgen_prelude::Object<'_>> {
+    use napi::{check_status, sys, JsValue};
+    unsafe extern "C" fn drop_payload(
+        _env: sys::napi_env,
+        data: *mut core::ffi::c_void,
+        _hint: *mut core::ffi::c_void,
+    ) {
+        // SAFETY: `data` is the box `foreign_object_for_tests` wrapped, dropped once.
+        drop(unsafe { Box::from_raw(data.cast::<[u64; 8]>()) });
+    }
+    let object = napi::bindgen_prelude::Object::new(env)?;
+    let payload = Box::into_raw(Box::new([u64::MAX; 8]));
+    // SAFETY: a fresh object of `env`; the finalizer frees the payload, or
+    // this does if the wrap fails.
+    let wrapped = check_status!(unsafe {
+        sys::napi_wrap(
+            env.raw(),
+            object.raw(),
+            payload.cast(),
+            Some(drop_payload),
+            core::ptr::null_mut(),
+            core::ptr::null_mut(),
+        )
+    });
+    if wrapped.is_err() {
+        drop(unsafe { Box::from_raw(payload) });
+    }
+    wrapped.map(|()| object)
+}

@@ -117,7 +117,8 @@ macro_rules! methods {
                 env: &Env,
                 handle: Unknown<'_>,
             ) -> napi::Result<Typed<f64>> {
-                self.index.overlapping(env, &handle)
+                self.index
+                    .hits(env, crate::index::Asked::Element { handle: &handle })
             }
 
             /// `overlapping` for every handle at once, the per-agent query of a
@@ -552,8 +553,14 @@ macro_rules! methods {
                 #[napi(ts_arg_type = "Handle | null")] omit: Option<Unknown<'_>>,
                 #[napi(ts_arg_type = "number | null")] mask: Option<Unknown<'_>>,
             ) -> napi::Result<Typed<f64>> {
-                self.index
-                    .query(env, crate::index::Shape::Box, &[$(&$corner),+], omit.as_ref(), mask.as_ref())
+                self.index.hits(
+                    env,
+                    crate::index::Asked::Box {
+                        corners: &[$(&$corner),+],
+                        omit: omit.as_ref(),
+                        mask: mask.as_ref(),
+                    },
+                )
             }
 
             /// Handles of the elements whose closed box holds the point `(x, y)`
@@ -567,8 +574,14 @@ macro_rules! methods {
                 #[napi(ts_arg_type = "Handle | null")] omit: Option<Unknown<'_>>,
                 #[napi(ts_arg_type = "number | null")] mask: Option<Unknown<'_>>,
             ) -> napi::Result<Typed<f64>> {
-                self.index
-                    .query(env, crate::index::Shape::Point, &[$(&$axis),+], omit.as_ref(), mask.as_ref())
+                self.index.hits(
+                    env,
+                    crate::index::Asked::Point {
+                        coordinates: &[$(&$axis),+],
+                        omit: omit.as_ref(),
+                        mask: mask.as_ref(),
+                    },
+                )
             }
 
             /// Handles of the elements whose closed box is within `radius` of
@@ -586,8 +599,14 @@ macro_rules! methods {
                 #[napi(ts_arg_type = "number")] radius: Unknown<'_>,
                 #[napi(ts_arg_type = "number | null")] mask: Option<Unknown<'_>>,
             ) -> napi::Result<Typed<f64>> {
-                self.index
-                    .query_circle(env, &[$(&$axis),+], &radius, mask.as_ref())
+                self.index.hits(
+                    env,
+                    crate::index::Asked::Circle {
+                        center: &[$(&$axis),+],
+                        radius: &radius,
+                        mask: mask.as_ref(),
+                    },
+                )
             }
 
             /// The `k` (default 1; an integer `>= 0`) elements nearest to the

@@ -1,19 +1,23 @@
-//! `query` and `queryPoint`, one query a call, without napi-rs's per-call
-//! machinery.
+//! The calls that answer one query with handles (`query`, `queryPoint`,
+//! `queryCircle`, `overlapping`), without napi-rs's per-call machinery.
 //!
 //! A `#[napi]` method on `&self` registers a borrow of the object in a global
 //! table (a lock, a hash map, allocations) on every call, and its
 //! `Float64Array` result is an `ArrayBuffer` V8 allocates outside its heap and
 //! sweeps later. For a call that finds a hit or two, that was most of it:
 //! 1,350 ns a `queryPoint` against flatbush's 800 for its `search` (2-vCPU
-//! EPYC, 100,000 elements). Here each class gets two plain Node-API functions
-//! that check `this` as napi-rs does (its class's type tag) but register no
-//! borrow, run the same [`Index::query_found`] as the methods, and write the
-//! handles found into a buffer shared with `index.js` (the addon's
-//! [`SCRATCH`] numbers), returning how many; `index.js` copies them into a
-//! `Float64Array` of V8's own heap and installs the pair as the classes'
-//! `query` and `queryPoint`. More hits than the buffer holds come back as the
-//! methods' own `Float64Array`.
+//! EPYC, 100,000 elements).
+//!
+//! Here each class gets one plain Node-API function a call. Each checks
+//! `this` by napi-rs's type tag (the `napi8` feature stamps it on every
+//! instance; these functions have no V8 signature to check the receiver, as
+//! methods do) but registers no borrow. It runs the same [`Index::found`] as
+//! the methods and writes the handles found into a buffer shared with
+//! `index.js` ([`SCRATCH`] numbers), returning how many. `index.js` installs
+//! the functions as the classes' methods of those names and copies each
+//! answer into a `Float64Array` of V8's own heap. More hits than the buffer
+//! holds, or a buffer JavaScript detached, come back as the methods' own
+//! `Float64Array`.
 //!
 //! Sound without the borrow table because every method of every class takes
 //! `&self` (the classes' state is behind the [`Index`]'s lock and cells), so
@@ -26,15 +30,15 @@ use napi::bindgen_prelude::{
 };
 use napi::{check_status, sys, Env, JsError, JsValue, Unknown};
 
-use crate::error::Outcome;
-use crate::index::{guarded, raw, raws, Held, Index, Shape};
+use crate::error::{Fail, Outcome};
+use crate::index::{guarded, raw, raws, Asked, Held, Index};
 use crate::typed::Typed;
 
 /// Handles the shared buffer holds: more come back as a `Float64Array` of
 /// their own.
 const SCRATCH: usize = 1024;
 
-/// A class whose `query` and `queryPoint` go this way.
+/// A class whose one-query calls go this way.
 pub(crate) trait Class: TypeName + MaybeTypeTag + 'static {
     type Held: Held;
     /// Its name in the exports.
@@ -49,16 +53,32 @@ enum Found {
     Own(Typed<f64>),
 }
 
-/// The Node-API callback of `query` (or, with `POINT`, `queryPoint`) of class
-/// `C`; its data is the shared buffer. A panic anywhere in it becomes the
-/// methods' exception (`ERR_FLATQUAD_PANIC`), never an abort.
-unsafe extern "C" fn one_query<C: Class, const POINT: bool>(
+/// The calls that go this way, by the names of their methods.
+#[derive(Clone, Copy)]
+enum Call {
+    Query,
+    QueryPoint,
+    QueryCircle,
+    Overlapping,
+}
+
+/// Every [`Call`], with its method's name.
+const CALLS: [(Call, &str); 4] = [
+    (Call::Query, "query"),
+    (Call::QueryPoint, "queryPoint"),
+    (Call::QueryCircle, "queryCircle"),
+    (Call::Overlapping, "overlapping"),
+];
+
+/// The Node-API callback of the [`Call`] numbered `CALL` (its place in
+/// [`CALLS`]) of class `C`; its data is the reference to the shared buffer. A panic anywhere
+/// in it becomes the methods' exception (`ERR_FLATQUAD_PANIC`), never an abort.
+unsafe extern "C" fn one_query<C: Class, const CALL: usize>(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
-    let shape = if POINT { Shape::Point } else { Shape::Box };
     // SAFETY: `env` and `info` are this callback's, as Node-API hands them over.
-    let outcome = guarded(|| {}, || unsafe { answer::<C>(env, info, shape) });
+    let outcome = guarded(|| {}, || unsafe { answer::<C>(env, info, CALLS[CALL].0) });
     outcome.unwrap_or_else(|fail| {
         // SAFETY: as above; an exception already pending is not thrown again.
         unsafe { JsError::from(fail.throw(env)).throw_into(env) };
@@ -79,11 +99,11 @@ fn axes<T: Held>() -> usize {
 unsafe fn answer<C: Class>(
     env: sys::napi_env,
     info: sys::napi_callback_info,
-    shape: Shape,
+    call: Call,
 ) -> Outcome<sys::napi_value> {
-    let mut call = CallbackInfo::<MOST_ARGUMENTS>::new(env, info, None, false)?;
-    let mut scratch = ptr::null_mut();
-    // SAFETY: only the function's data (the shared buffer) is asked for.
+    let mut arguments = CallbackInfo::<MOST_ARGUMENTS>::new(env, info, None, false)?;
+    let mut shared = ptr::null_mut();
+    // SAFETY: only the function's data (the reference to the shared buffer) is asked for.
     check_status!(
         unsafe {
             sys::napi_get_cb_info(
@@ -92,55 +112,64 @@ unsafe fn answer<C: Class>(
                 ptr::null_mut(),
                 ptr::null_mut(),
                 ptr::null_mut(),
-                &mut scratch,
+                &mut shared,
             )
         },
         "Failed to read the call's data"
     )?;
-    // SAFETY: `unwrap_raw` checks that `this` holds a `C` (napi-rs's type tag,
-    // or the class it recorded) before the cast.
-    let class: &C = unsafe { &*call.unwrap_raw::<C>()? };
-    let coordinates = match shape {
-        Shape::Box => 2 * axes::<C::Held>(),
-        Shape::Point => axes::<C::Held>(),
-    };
+    // SAFETY: `unwrap_raw` checks that `this` holds a `C` (napi-rs's type
+    // tag, the `napi8` feature, and the class it recorded) before the cast;
+    // a method's receiver was checked by V8, so the error is V8's.
+    let class = unsafe { arguments.unwrap_raw::<C>() }
+        .map_err(|_| Fail::wrong_type(format!("Illegal invocation: this is not a {}", C::NAME)))?;
+    // SAFETY: checked above to point at the `C` this object wraps, alive while
+    // `this` is (this call's receiver).
+    let class: &C = unsafe { &*class };
     // SAFETY: each value is one of this call's arguments (`undefined` where
     // the caller passed fewer).
-    let values = call
+    let values = arguments
         .args
         .map(|value| unsafe { Unknown::from_raw_unchecked(env, value) });
+    let all: [&Unknown<'_>; MOST_ARGUMENTS] = std::array::from_fn(|i| &values[i]);
     // `undefined` and `null` are left out, as napi-rs reads an `Option`.
-    let optional = |value: &Unknown<'_>| -> napi::Result<Option<Unknown<'_>>> {
+    let optional = |at: usize| -> napi::Result<Option<&Unknown<'_>>> {
         // SAFETY: as above.
-        unsafe { Option::<Unknown>::from_napi_value(env, value.raw()) }
+        let given = unsafe { Option::<Unknown>::from_napi_value(env, values[at].raw()) }?;
+        Ok(given.map(|_| &values[at]))
     };
-    let (omit, mask) = (
-        optional(&values[coordinates])?,
-        optional(&values[coordinates + 1])?,
-    );
-    let mut corners = [&values[0]; 2 * 3];
-    for (corner, value) in corners.iter_mut().zip(&values[..coordinates]) {
-        *corner = value;
-    }
-    let found = class.index().query_found(
-        shape,
-        &corners[..coordinates],
-        omit.as_ref(),
-        mask.as_ref(),
-        |found| {
-            if found.len() > SCRATCH {
-                return Ok(Found::Own(raws(found.iter().copied())));
-            }
-            // SAFETY: `scratch` is the shared buffer's data, `SCRATCH` numbers,
-            // kept alive by a reference for the environment's life (`install`);
-            // nothing else writes it during this call.
-            let shared = unsafe { std::slice::from_raw_parts_mut(scratch.cast::<f64>(), SCRATCH) };
-            for (number, handle) in shared.iter_mut().zip(found) {
+    let axes = axes::<C::Held>();
+    let asked = match call {
+        Call::Query => Asked::Box {
+            corners: &all[..2 * axes],
+            omit: optional(2 * axes)?,
+            mask: optional(2 * axes + 1)?,
+        },
+        Call::QueryPoint => Asked::Point {
+            coordinates: &all[..axes],
+            omit: optional(axes)?,
+            mask: optional(axes + 1)?,
+        },
+        Call::QueryCircle => Asked::Circle {
+            center: &all[..axes],
+            radius: all[axes],
+            mask: optional(axes + 1)?,
+        },
+        Call::Overlapping => Asked::Element { handle: all[0] },
+    };
+    // SAFETY: `shared` is the reference `install` made for this function.
+    let scratch = unsafe { shared_numbers(env, shared.cast()) }?;
+    let found = class.index().found(asked, |found| match scratch {
+        Some(scratch) if found.len() <= SCRATCH => {
+            // SAFETY: the shared buffer's data, `SCRATCH` numbers, checked
+            // attached this call; no JavaScript runs until the call returns.
+            let numbers = unsafe { std::slice::from_raw_parts_mut(scratch, SCRATCH) };
+            for (number, handle) in numbers.iter_mut().zip(found) {
                 *number = raw(*handle);
             }
             Ok(Found::Shared(found.len() as u32))
-        },
-    )?;
+        }
+        _ => Ok(Found::Own(raws(found.iter().copied()))),
+    })?;
     // SAFETY: `env` is the current call's.
     Ok(match found {
         Found::Shared(count) => unsafe { u32::to_napi_value(env, count) }?,
@@ -148,8 +177,33 @@ unsafe fn answer<C: Class>(
     })
 }
 
+/// The shared buffer's numbers, or `None` if JavaScript detached it (a
+/// transfer moves its memory elsewhere; the reference keeps only the
+/// object): the answer then comes back in an array of its own.
+///
+/// # Safety
+/// `reference` must be the one `install` made in `env`.
+unsafe fn shared_numbers(
+    env: sys::napi_env,
+    reference: sys::napi_ref,
+) -> napi::Result<Option<*mut f64>> {
+    let mut buffer = ptr::null_mut();
+    let (mut data, mut length) = (ptr::null_mut(), 0);
+    // SAFETY: `reference` is alive for the environment's life (never deleted).
+    check_status!(
+        unsafe { sys::napi_get_reference_value(env, reference, &mut buffer) },
+        "Failed to read the shared buffer"
+    )?;
+    // SAFETY: `buffer` is the `ArrayBuffer` the reference holds.
+    check_status!(
+        unsafe { sys::napi_get_arraybuffer_info(env, buffer, &mut data, &mut length) },
+        "Failed to read the shared buffer"
+    )?;
+    Ok((length == SCRATCH * size_of::<f64>() && !data.is_null()).then_some(data.cast()))
+}
+
 /// The hidden export `__oneQueryCalls` that `index.js` installs and removes:
-/// `{ scratch, Quadtree: { query, queryPoint }, Grid: { ... }, ... }`.
+/// `{ scratch, Quadtree: { query, queryPoint, queryCircle, overlapping }, Grid: ... }`.
 pub(crate) fn install(env: &Env, exports: &mut Object<'_>) -> napi::Result<()> {
     use crate::classes::{Grid, LooseGrid, LooseQuadtree, Quadtree};
     let raw = env.raw();
@@ -161,8 +215,9 @@ pub(crate) fn install(env: &Env, exports: &mut Object<'_>) -> napi::Result<()> {
         },
         "Failed to create the shared buffer"
     )?;
-    // The functions write into `data` without holding the buffer: a reference
-    // keeps it for the environment's life, whatever JavaScript drops.
+    // The functions find the buffer through a reference, kept for the
+    // environment's life whatever JavaScript drops (Node-API deletes it when
+    // the environment ends).
     let mut reference = ptr::null_mut();
     // SAFETY: as above; the reference is never deleted.
     check_status!(
@@ -189,46 +244,51 @@ pub(crate) fn install(env: &Env, exports: &mut Object<'_>) -> napi::Result<()> {
     calls.set_named_property("scratch", unsafe {
         Unknown::from_raw_unchecked(raw, scratch)
     })?;
-    add::<Quadtree>(env, &mut calls, data)?;
-    add::<Grid>(env, &mut calls, data)?;
-    add::<LooseGrid>(env, &mut calls, data)?;
-    add::<LooseQuadtree>(env, &mut calls, data)?;
-    add::<crate::octree::Octree>(env, &mut calls, data)?;
+    add::<Quadtree>(env, &mut calls, reference.cast())?;
+    add::<Grid>(env, &mut calls, reference.cast())?;
+    add::<LooseGrid>(env, &mut calls, reference.cast())?;
+    add::<LooseQuadtree>(env, &mut calls, reference.cast())?;
+    add::<crate::octree::Octree>(env, &mut calls, reference.cast())?;
     exports.set_named_property("__oneQueryCalls", calls)
 }
 
-/// `{ query, queryPoint }` of class `C`, as `calls[C::NAME]`.
+/// The functions of class `C`, by their methods' names, as `calls[C::NAME]`.
 fn add<C: Class>(
     env: &Env,
     calls: &mut Object<'_>,
     data: *mut std::ffi::c_void,
 ) -> napi::Result<()> {
     let mut methods = Object::new(env)?;
-    methods.set_named_property(
-        "query",
-        function(env, c"query", one_query::<C, false>, data)?,
-    )?;
-    methods.set_named_property(
-        "queryPoint",
-        function(env, c"queryPoint", one_query::<C, true>, data)?,
-    )?;
+    let callbacks: [Callback; CALLS.len()] = [
+        one_query::<C, 0>,
+        one_query::<C, 1>,
+        one_query::<C, 2>,
+        one_query::<C, 3>,
+    ];
+    for ((_, name), callback) in CALLS.iter().zip(callbacks) {
+        let function = function(env, name, callback, data)?;
+        methods.set_named_property(name, function)?;
+    }
     calls.set_named_property(C::NAME, methods)
 }
 
+type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;
+
 fn function<'env>(
     env: &'env Env,
-    name: &std::ffi::CStr,
-    callback: unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value,
+    name: &str,
+    callback: Callback,
     data: *mut std::ffi::c_void,
 ) -> napi::Result<Unknown<'env>> {
     let mut function = ptr::null_mut();
-    // SAFETY: `name` is a terminated string; `data` outlives the function (see `install`).
+    // SAFETY: `name` is UTF-8 of the length given; `data` (the reference to
+    // the shared buffer) lives as long as the environment, the function too.
     check_status!(
         unsafe {
             sys::napi_create_function(
                 env.raw(),
-                name.as_ptr(),
-                name.count_bytes() as isize,
+                name.as_ptr().cast(),
+                name.len() as isize,
                 Some(callback),
                 data,
                 &mut function,
