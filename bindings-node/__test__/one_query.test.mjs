@@ -94,6 +94,11 @@ it('a receiver of another class, or none, throws and crashes nothing', () => {
     () => Octree.prototype.overlapping.call(grid, 1),
   ]
   for (const call of calls) throwsLike(call, { type: TypeError, code: 'ERR_INVALID_ARG_TYPE', message: /^Illegal invocation/ })
+  // napi-rs's own check of a class argument reads the tag too: a foreign
+  // object dressed as a Grid is refused (without the tags it was read as one).
+  throwsLike(() => grid.join(Object.setPrototypeOf(flatquad.__foreignObjectForTests(), Grid.prototype)), {
+    message: /none of these types/,
+  })
   assert.equal(grid.query(0, 0, 5, 5).length, 1)
   // A subclass's instances are the class's.
   class Tagged extends Grid {}

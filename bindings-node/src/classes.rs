@@ -30,17 +30,10 @@ macro_rules! shared_methods {
             }
         }
 
-        impl $class {
-            /// The index inside (for a `PairTracker`).
-            pub(crate) fn inner(&self) -> &Index {
-                &self.index
-            }
-        }
-
-        impl crate::one_query::Class for $class {
+        impl crate::index::JsClass for $class {
             type Held = flatquad::AnyIndex;
             const NAME: &'static str = stringify!($class);
-            fn index(&self) -> &Index {
+            fn inner(&self) -> &Index {
                 &self.index
             }
         }

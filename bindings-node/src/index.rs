@@ -16,7 +16,7 @@ use flatquad::{
     AnyIndex, BoxCast, ErrorKind, Filter, Handle, Kind, NodeInfo as CoreNode, Query, QueryColumns,
     Ray, RayControl, Rect, SpatialIndex,
 };
-use napi::bindgen_prelude::{AsyncTask, Buffer, This, ToNapiValue, TypeName};
+use napi::bindgen_prelude::{AsyncTask, Buffer, MaybeTypeTag, This, ToNapiValue, TypeName};
 use napi::{sys, Env, JsValue, Task, Unknown};
 
 use crate::args::{self, Rects};
@@ -67,6 +67,15 @@ impl Held for flatquad::Octree {
     fn name(&self) -> &'static str {
         "Octree"
     }
+}
+
+/// A JavaScript class of ours: its name in the exports and the [`Index`]
+/// inside (for a `PairTracker`, and for the one-query calls of
+/// [`crate::one_query`], which check a receiver by napi-rs's type tag).
+pub(crate) trait JsClass: TypeName + MaybeTypeTag + 'static {
+    type Held: Held;
+    const NAME: &'static str;
+    fn inner(&self) -> &Index<Self::Held>;
 }
 
 /// An index of any kind (or the octree), as a JavaScript object holds it.
@@ -1078,7 +1087,6 @@ impl<T: Held> Index<T> {
         })
     }
 
-    /// `coords`: the center, `[x, y]` or `[x, y, z]`.
     pub(crate) fn query_circle_many<W: When>(
         &self,
         env: &Env,

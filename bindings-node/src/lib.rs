@@ -98,8 +98,8 @@ pub fn join_bounds(
     outcome.map_err(|fail: error::Fail| fail.throw(env.raw()))
 }
 
-/// Adds the hidden export that `index.js` makes the classes' `query` and
-/// `queryPoint` of ([`one_query`]).
+/// Adds the hidden export that `index.js` makes the classes' one-query calls
+/// of (`query`, `queryPoint`, `queryCircle`, `overlapping`: [`one_query`]).
 #[napi(module_exports)]
 pub fn install_one_query_calls(
     mut exports: napi::bindgen_prelude::Object<'_>,

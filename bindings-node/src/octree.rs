@@ -24,17 +24,10 @@ pub struct Octree {
     index: Index<flatquad::Octree>,
 }
 
-impl Octree {
-    /// The index inside (for a `PairTracker`).
-    pub(crate) fn inner(&self) -> &Index<flatquad::Octree> {
-        &self.index
-    }
-}
-
-impl crate::one_query::Class for Octree {
+impl crate::index::JsClass for Octree {
     type Held = flatquad::Octree;
     const NAME: &'static str = "Octree";
-    fn index(&self) -> &Index<flatquad::Octree> {
+    fn inner(&self) -> &Index<flatquad::Octree> {
         &self.index
     }
 }

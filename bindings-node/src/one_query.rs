@@ -25,26 +25,16 @@
 
 use std::ptr;
 
-use napi::bindgen_prelude::{
-    CallbackInfo, FromNapiValue, JsObjectValue, MaybeTypeTag, Object, ToNapiValue, TypeName,
-};
+use napi::bindgen_prelude::{CallbackInfo, FromNapiValue, JsObjectValue, Object, ToNapiValue};
 use napi::{check_status, sys, Env, JsError, JsValue, Unknown};
 
 use crate::error::{Fail, Outcome};
-use crate::index::{guarded, raw, raws, Asked, Held, Index};
+use crate::index::{guarded, raw, raws, Asked, Held, JsClass};
 use crate::typed::Typed;
 
 /// Handles the shared buffer holds: more come back as a `Float64Array` of
 /// their own.
 const SCRATCH: usize = 1024;
-
-/// A class whose one-query calls go this way.
-pub(crate) trait Class: TypeName + MaybeTypeTag + 'static {
-    type Held: Held;
-    /// Its name in the exports.
-    const NAME: &'static str;
-    fn index(&self) -> &Index<Self::Held>;
-}
 
 /// What a call returns: how many handles it wrote into the shared buffer, or
 /// all of them in an array when they do not fit.
@@ -73,7 +63,7 @@ const CALLS: [(Call, &str); 4] = [
 /// The Node-API callback of the [`Call`] numbered `CALL` (its place in
 /// [`CALLS`]) of class `C`; its data is the reference to the shared buffer. A panic anywhere
 /// in it becomes the methods' exception (`ERR_FLATQUAD_PANIC`), never an abort.
-unsafe extern "C" fn one_query<C: Class, const CALL: usize>(
+unsafe extern "C" fn one_query<C: JsClass, const CALL: usize>(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
@@ -96,7 +86,7 @@ fn axes<T: Held>() -> usize {
 
 /// # Safety
 /// `env` and `info` must be the current callback's.
-unsafe fn answer<C: Class>(
+unsafe fn answer<C: JsClass>(
     env: sys::napi_env,
     info: sys::napi_callback_info,
     call: Call,
@@ -118,8 +108,8 @@ unsafe fn answer<C: Class>(
         "Failed to read the call's data"
     )?;
     // SAFETY: `unwrap_raw` checks that `this` holds a `C` (napi-rs's type
-    // tag, the `napi8` feature, and the class it recorded) before the cast;
-    // a method's receiver was checked by V8, so the error is V8's.
+    // tag, stamped with the `napi8` feature) before the cast. A method's
+    // receiver was checked by V8, so the error is V8's.
     let class = unsafe { arguments.unwrap_raw::<C>() }
         .map_err(|_| Fail::wrong_type(format!("Illegal invocation: this is not a {}", C::NAME)))?;
     // SAFETY: checked above to point at the `C` this object wraps, alive while
@@ -158,7 +148,7 @@ unsafe fn answer<C: Class>(
     };
     // SAFETY: `shared` is the reference `install` made for this function.
     let scratch = unsafe { shared_numbers(env, shared.cast()) }?;
-    let found = class.index().found(asked, |found| match scratch {
+    let found = class.inner().found(asked, |found| match scratch {
         Some(scratch) if found.len() <= SCRATCH => {
             // SAFETY: the shared buffer's data, `SCRATCH` numbers, checked
             // attached this call; no JavaScript runs until the call returns.
@@ -253,7 +243,7 @@ pub(crate) fn install(env: &Env, exports: &mut Object<'_>) -> napi::Result<()> {
 }
 
 /// The functions of class `C`, by their methods' names, as `calls[C::NAME]`.
-fn add<C: Class>(
+fn add<C: JsClass>(
     env: &Env,
     calls: &mut Object<'_>,
     data: *mut std::ffi::c_void,

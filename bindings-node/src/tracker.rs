@@ -13,7 +13,7 @@ use napi_derive::napi;
 use crate::args;
 use crate::classes::{Grid, LooseGrid, LooseQuadtree, Quadtree};
 use crate::error::{code, Class, Fail, Outcome};
-use crate::index::{self, Index};
+use crate::index::{self, Index, JsClass as _};
 use crate::objects::PairEvents;
 use crate::octree::Octree;
 
