@@ -28,7 +28,8 @@ pub(crate) fn type_name(obj: &Bound<'_, PyAny>) -> String {
 
 /// One coordinate: any real number Python can turn into a float (rounded to
 /// `f32` later, with the others of its rectangle, by [`Rect::from_f64`]).
-pub(crate) fn coordinate(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<f64> {
+/// `what` is formatted only for the error (a call's happy path formats nothing).
+pub(crate) fn coordinate(obj: &Bound<'_, PyAny>, what: impl std::fmt::Display) -> PyResult<f64> {
     obj.extract::<f64>().map_err(|_| {
         PyTypeError::new_err(format!(
             "{what} must be a real number, got {}",
@@ -44,12 +45,13 @@ pub(crate) fn numbers<const N: usize>(
     fields: &str,
 ) -> PyResult<[f64; N]> {
     let mut out = [0.0f64; N];
-    out.copy_from_slice(&numbers_vec(obj, what, fields, N)?);
+    numbers_into(obj, what, fields, &mut out)?;
     Ok(out)
 }
 
-/// `n` numbers from any iterable.
-fn numbers_vec(obj: &Bound<'_, PyAny>, what: &str, fields: &str, n: usize) -> PyResult<Vec<f64>> {
+/// `out.len()` numbers from any iterable, into `out`.
+fn numbers_into(obj: &Bound<'_, PyAny>, what: &str, fields: &str, out: &mut [f64]) -> PyResult<()> {
+    let n = out.len();
     let not_a_sequence = || {
         PyTypeError::new_err(format!(
             "{what} must be a sequence of {n} numbers {fields}, got {}",
@@ -60,13 +62,21 @@ fn numbers_vec(obj: &Bound<'_, PyAny>, what: &str, fields: &str, n: usize) -> Py
     {
         return Err(not_a_sequence());
     }
+    // A tuple, the common case, read in place (no iterator).
+    if let Ok(tuple) = obj.cast::<pyo3::types::PyTuple>() {
+        if tuple.len() == n {
+            for (count, (slot, item)) in out.iter_mut().zip(tuple.iter_borrowed()).enumerate() {
+                *slot = coordinate(&item, format_args!("{what}[{count}]"))?;
+            }
+            return Ok(());
+        }
+    }
     let mut items = obj.try_iter().map_err(|_| not_a_sequence())?;
-    let mut out = Vec::with_capacity(n);
     let mut count = 0;
     for item in &mut items {
         let item = item?;
         if count < n {
-            out.push(coordinate(&item, &format!("{what}[{count}]"))?);
+            out[count] = coordinate(&item, format_args!("{what}[{count}]"))?;
         }
         count += 1;
     }
@@ -75,7 +85,7 @@ fn numbers_vec(obj: &Bound<'_, PyAny>, what: &str, fields: &str, n: usize) -> Py
             "{what} must have {n} numbers {fields}, got {count}"
         )));
     }
-    Ok(out)
+    Ok(())
 }
 
 /// The fields of a box of `B`: `(x1, y1, x2, y2)` or `(x1, y1, z1, x2, y2, z2)`.
@@ -90,8 +100,10 @@ fn box_fields<B: Bounds>() -> &'static str {
 /// A box of either dimension (an element, a query or a world), rounded by the
 /// core's one rule; its validity is the core's to check.
 pub(crate) fn any_box<B: Bounds>(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<B> {
-    let coords = numbers_vec(obj, what, box_fields::<B>(), 2 * B::AXES)?;
-    Ok(B::from_f64_slice(&coords).expect("2 * AXES numbers"))
+    let mut coords = [0.0; 6];
+    let coords = &mut coords[..2 * B::AXES];
+    numbers_into(obj, what, box_fields::<B>(), coords)?;
+    Ok(B::from_f64_slice(coords).expect("2 * AXES numbers"))
 }
 
 /// A box's coordinates, low corner then high corner, as Python floats.

@@ -82,6 +82,10 @@ BAD_VALUES = [
     (lambda t: t.insert("abcd"), TypeError, r"rect must be a sequence of 4 numbers.*str"),
     (lambda t: t.insert(5), TypeError, r"rect must be a sequence of 4 numbers.*int"),
     (lambda t: t.insert((0, 0, "1", 1)), TypeError, r"rect\[2\] must be a real number, got str"),
+    # A tuple is read in place, anything else by iterating: the same messages.
+    (lambda t: t.insert([0, 0, 1, None]), TypeError, r"rect\[3\] must be a real number, got NoneType"),
+    (lambda t: t.query((0, "0", 1, 1)), TypeError, r"rect\[1\] must be a real number, got str"),
+    (lambda t: t.query(iter((0, 0, 1))), ValueError, r"rect must have 4 numbers.*got 3"),
     (lambda t: t.query_point("x", 1), TypeError, r"x"),
     # Batches: the message names the argument and the position; `.index` is set.
     (lambda t: t.insert_many(np.array([[0, 0, 1, 1], [0, 0, NAN, 1]])), ValueError, r"rects\[1\]: invalid rectangle"),
