@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import v8 from 'node:v8'
 import vm from 'node:vm'
 import { Grid, Quadtree } from 'flatquad'
+import { assertOwnArray } from './helpers.mjs'
 
 // Elements on a diagonal, each touching the next: element i meets i - 1 and i + 1.
 function diagonal(Class, n) {
@@ -17,13 +18,6 @@ function diagonal(Class, n) {
     ids[i] = i * 7 + 3
   }
   return { index, handles: index.insertMany(rects, ids), ids }
-}
-
-function assertOwnArray(array, Type, length) {
-  assert.ok(array instanceof Type, `${array.constructor.name} is not a ${Type.name}`)
-  assert.equal(array.length, length)
-  assert.equal(array.byteOffset, 0)
-  assert.equal(array.buffer.byteLength, array.byteLength)
 }
 
 // 8,192 handles are 64 KiB (copied), 8,193 one more (handed over); 16,384 ids are

@@ -135,3 +135,14 @@ export function throwsLike(fn, { type = Error, code, index, message }) {
   if (message !== undefined) assert.match(caught.message, message)
   return caught
 }
+
+/**
+ * Asserts that `array` is a typed array of class `Type` (and `length`, when
+ * given) with a buffer of its own: not a view into memory another array shares.
+ */
+export function assertOwnArray(array, Type, length) {
+  assert.ok(array instanceof Type, `${array.constructor.name} is not a ${Type.name}`)
+  if (length !== undefined) assert.equal(array.length, length)
+  assert.equal(array.byteOffset, 0)
+  assert.equal(array.buffer.byteLength, array.byteLength)
+}
