@@ -12,6 +12,8 @@ mod cleanup;
 mod insert;
 mod nodes;
 mod pairs;
+#[cfg(feature = "rayon")]
+mod parallel;
 mod queries;
 mod relocate;
 mod remove;
@@ -280,7 +282,7 @@ impl core::fmt::Debug for LooseQuadtree {
     }
 }
 
-impl_structure!(LooseQuadtree; prefetch_relocate => prefetch_move);
+impl_structure!(LooseQuadtree; prefetch_relocate => prefetch_move, par_pairs_checked => pairs_parallel);
 
 impl SpatialIndex for LooseQuadtree {
     fn world(&self) -> Rect {

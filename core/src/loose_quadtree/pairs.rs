@@ -14,12 +14,11 @@ use crate::{Handle, Rect};
 
 impl LooseQuadtree {
     /// Every intersecting pair, each once: one walk over pairs of nodes,
-    /// starting from (root, root). A node paired with itself gives its
-    /// children paired with themselves and each two siblings whose boxes
-    /// meet; two different nodes whose boxes meet give the children of the
-    /// one that is a branch (the shallower, when both are) paired with the
-    /// other; two leaves give the pairs across them. Two leaves are met as a pair at most once, so each pair of
-    /// elements is tested once, with no descent from the root per leaf.
+    /// starting from (root, root), each pair either opened into pairs of
+    /// their children ([`open`](Self::open)) or, a leaf with itself or two
+    /// leaves, giving its element pairs. Two leaves are met as a pair at most
+    /// once, so each pair of elements is tested once, with no descent from
+    /// the root per leaf.
     pub(crate) fn all_pairs<F>(&self, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Handle, Handle) -> ControlFlow<()>,
@@ -33,47 +32,83 @@ impl LooseQuadtree {
     where
         F: FnMut(Handle, Handle) -> ControlFlow<()>,
     {
-        let nodes = &self.nodes.nodes;
+        self.pairs_from(ROOT_PAIR, &mut visit)
+    }
+
+    /// The pairs the walk finds from one pair of nodes: its own, if it is a
+    /// leaf or two leaves, and those of the pairs it opens into.
+    pub(super) fn pairs_from<F>(&self, start: NodePair, visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle, Handle) -> ControlFlow<()>,
+    {
         let mut stack = PairStack::new();
-        stack.push((0, 0, 0, 0));
-        while let Some((a, b, depth_a, depth_b)) = stack.pop() {
-            let (node_a, node_b) = (&nodes[a as usize], &nodes[b as usize]);
-            if a == b {
-                if !node_a.is_branch() {
-                    if node_a.count > 1 {
-                        self.pairs_within(node_a.first, &mut visit)?;
+        stack.push(start);
+        while let Some(pair) = stack.pop() {
+            if !self.open(pair, |next| stack.push(next)) {
+                self.leaf_pairs(pair, visit)?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Pushes the pairs of nodes `pair` opens into, the walk's next steps,
+    /// and says whether it opened: it does not when it is a leaf with
+    /// itself or two leaves, whose elements
+    /// [`leaf_pairs`](Self::leaf_pairs) pairs. A node with itself gives its
+    /// children with themselves and each two siblings whose boxes meet; two
+    /// different nodes give the children of the one that is a branch (the
+    /// shallower, when both are) that meet the other.
+    pub(super) fn open(&self, pair: NodePair, mut push: impl FnMut(NodePair)) -> bool {
+        let nodes = &self.nodes.nodes;
+        let (a, b, depth_a, depth_b) = pair;
+        let (node_a, node_b) = (&nodes[a as usize], &nodes[b as usize]);
+        if a == b {
+            if !node_a.is_branch() {
+                return false;
+            }
+            let first = node_a.first;
+            for i in first..first + 4 {
+                let box_i = &nodes[i as usize].rect;
+                for j in i + 1..first + 4 {
+                    if meets(box_i, &nodes[j as usize].rect) {
+                        push((i, j, depth_a + 1, depth_a + 1));
                     }
-                    continue;
                 }
-                let first = node_a.first;
-                for i in first..first + 4 {
-                    let box_i = &nodes[i as usize].rect;
-                    for j in i + 1..first + 4 {
-                        if meets(box_i, &nodes[j as usize].rect) {
-                            stack.push((i, j, depth_a + 1, depth_a + 1));
-                        }
-                    }
-                    stack.push((i, i, depth_a + 1, depth_a + 1));
-                }
-                continue;
+                push((i, i, depth_a + 1, depth_a + 1));
             }
-            if !node_a.is_branch() && !node_b.is_branch() {
-                self.pairs_across(a, b, &mut visit)?;
-                continue;
+            return true;
+        }
+        if !node_a.is_branch() && !node_b.is_branch() {
+            return false;
+        }
+        // Open the shallower branch, so both sides shrink in turn.
+        let open_a = node_a.is_branch() && (depth_a <= depth_b || !node_b.is_branch());
+        let (open, open_depth, other, other_depth) = if open_a {
+            (node_a, depth_a, b, depth_b)
+        } else {
+            (node_b, depth_b, a, depth_a)
+        };
+        let other_box = &nodes[other as usize].rect;
+        for child in open.first..open.first + 4 {
+            if meets(&nodes[child as usize].rect, other_box) {
+                push((child, other, open_depth + 1, other_depth));
             }
-            // Open the shallower branch, so both sides shrink in turn.
-            let open_a = node_a.is_branch() && (depth_a <= depth_b || !node_b.is_branch());
-            let (open, open_depth, other, other_depth) = if open_a {
-                (node_a, depth_a, b, depth_b)
-            } else {
-                (node_b, depth_b, a, depth_a)
-            };
-            let other_box = &nodes[other as usize].rect;
-            for child in open.first..open.first + 4 {
-                if meets(&nodes[child as usize].rect, other_box) {
-                    stack.push((child, other, open_depth + 1, other_depth));
-                }
-            }
+        }
+        true
+    }
+
+    /// The element pairs of a pair of nodes that does not
+    /// [`open`](Self::open): within a leaf, or across two leaves.
+    fn leaf_pairs<F>(&self, (a, b, _, _): NodePair, visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(Handle, Handle) -> ControlFlow<()>,
+    {
+        if a != b {
+            return self.pairs_across(a, b, visit);
+        }
+        let leaf = &self.nodes.nodes[a as usize];
+        if leaf.count > 1 {
+            self.pairs_within(leaf.first, visit)?;
         }
         ControlFlow::Continue(())
     }
@@ -204,8 +239,15 @@ const CHUNK: usize = 64;
 /// stamp read once per chunk, not once per pair).
 type Chunk = ArrayVec<(Rect, Handle), CHUNK>;
 
-/// The pairs of nodes a pair walk has still to look at, with their depths.
+/// Two nodes the pair walk pairs (the same node twice for the pairs within
+/// it), with their depths.
+pub(super) type NodePair = (u32, u32, u32, u32);
+
+/// The root with itself, where the walk starts.
+pub(super) const ROOT_PAIR: NodePair = (0, 0, 0, 0);
+
+/// The pairs of nodes a pair walk has still to look at.
 /// Each level of the walk leaves at most 9 pairs behind (4 self pairs and 6
 /// sibling pairs, one taken), and a walk of two different nodes 3 per level
 /// of either side.
-type PairStack = ArrayVec<(u32, u32, u32, u32), { 16 * (MAX_DEPTH_LIMIT as usize + 2) }>;
+type PairStack = ArrayVec<NodePair, { 16 * (MAX_DEPTH_LIMIT as usize + 2) }>;
