@@ -98,7 +98,7 @@ pub unsafe extern "C" fn qt_query_many(
 /// to `*out_total` and the first min(total, capacity) to `out_pairs`. Walks
 /// the leaves (or cells), testing the elements of each against each other:
 /// far faster than one query per element. Big structures (a grid from 20,000
-/// elements, the other structures from 250,000) are walked on every core,
+/// elements, the other structures from 10,000) are walked on every core,
 /// through rayon's global pool, with the same pairs in the same order.
 /// `out_pairs` may be NULL when `capacity` is 0.
 #[no_mangle]
