@@ -1,12 +1,9 @@
 //! The all-pairs walk on every thread of rayon's pool (cargo feature `rayon`).
 
-use core::ops::ControlFlow;
-
-use rayon::prelude::*;
-
 use crate::dimension::Dimension;
 use crate::flat_tree::FlatTree;
-use crate::index::parallel::TASKS_PER_THREAD;
+use crate::index::collect_pairs;
+use crate::index::parallel::{pairs_by_parts, walk_parts, TASKS_PER_THREAD};
 use crate::tree_lines::Cell;
 use crate::Handle;
 
@@ -24,23 +21,10 @@ impl<D: Dimension> FlatTree<D> {
     /// concatenated in the order that walk visits them (this allocates one
     /// `Vec` per subtree).
     pub(crate) fn pairs_parallel(&self, pairs: &mut Vec<(Handle, Handle)>) {
-        let parts: Vec<Vec<(Handle, Handle)>> = self
-            .subtrees(rayon::current_num_threads() * TASKS_PER_THREAD * SUBTREES_PER_TASK)
-            .par_iter()
-            .map(|&top| {
-                let mut part = Vec::new();
-                let _ = self.pairs_below(top, |a, b| {
-                    part.push((a, b));
-                    ControlFlow::Continue(())
-                });
-                part
-            })
-            .collect();
-        pairs.clear();
-        pairs.reserve(parts.iter().map(Vec::len).sum());
-        for part in parts {
-            pairs.extend(part);
-        }
+        let wanted = rayon::current_num_threads() * TASKS_PER_THREAD * SUBTREES_PER_TASK;
+        pairs_by_parts(self.subtrees(wanted), pairs, |top, found| {
+            let _ = self.pairs_below(top, collect_pairs(found));
+        });
     }
 
     /// Cells of disjoint subtrees covering every leaf, at least `wanted` of them
@@ -48,27 +32,13 @@ impl<D: Dimension> FlatTree<D> {
     /// children put in its place last child first, the order in which the
     /// walk's stack takes them (so the subtrees are in the walk's order).
     fn subtrees(&self, wanted: usize) -> Vec<Cell<D>> {
-        let mut cells = vec![Cell::ROOT];
-        loop {
-            let mut next = Vec::with_capacity(cells.len() * D::CHILDREN as usize);
-            let mut split_any = false;
-            for cell in &cells {
-                let node = self.nodes.nodes[cell.node as usize];
-                if node.is_branch() {
-                    next.extend((0..D::CHILDREN).rev().map(|k| cell.child(node.first, k)));
-                    split_any = true;
-                } else {
-                    next.push(*cell);
-                }
+        walk_parts(Cell::ROOT, wanted, |cell, children| {
+            let node = self.nodes.nodes[cell.node as usize];
+            if node.is_branch() {
+                children.extend((0..D::CHILDREN).map(|k| cell.child(node.first, k)));
             }
-            if !split_any {
-                return cells;
-            }
-            cells = next;
-            if cells.len() >= wanted {
-                return cells;
-            }
-        }
+            node.is_branch()
+        })
     }
 }
 

@@ -1,14 +1,11 @@
 //! The all-pairs walk and the moves on every thread of rayon's pool (cargo
 //! feature `rayon`).
 
-use core::ops::ControlFlow;
-
-use rayon::prelude::*;
-
 use crate::axis::Axis;
 use crate::grid::relocate::{move_record, Move, SLOTS_AHEAD};
 use crate::grid::{is_big_among, Grid, Slot};
-use crate::index::parallel::{on_one_thread, TASKS_PER_THREAD};
+use crate::index::collect_pairs;
+use crate::index::parallel::{on_one_thread, pairs_by_parts, TASKS_PER_THREAD};
 use crate::slots::prefetch;
 use crate::{Handle, Rect};
 
@@ -167,26 +164,11 @@ impl Grid {
         let rows = self.rows();
         let bands = (rayon::current_num_threads() * TASKS_PER_THREAD) as u32;
         let band = rows.div_ceil(bands).max(1);
-        let parts: Vec<Vec<(Handle, Handle)>> = (0..rows.div_ceil(band))
-            .into_par_iter()
-            .map(|b| {
-                let mut part = Vec::new();
-                let range = b * band..((b + 1) * band).min(rows);
-                let _ = self.cell_pairs(range, &mut |a, b| {
-                    part.push((a, b));
-                    ControlFlow::Continue(())
-                });
-                part
-            })
-            .collect();
-        pairs.clear();
-        pairs.reserve(parts.iter().map(Vec::len).sum());
-        for part in parts {
-            pairs.extend(part);
-        }
-        let _ = self.big_pairs(&mut |a, b| {
-            pairs.push((a, b));
-            ControlFlow::Continue(())
+        let bands = (0..rows.div_ceil(band)).collect();
+        pairs_by_parts(bands, pairs, |b, found| {
+            let range = b * band..((b + 1) * band).min(rows);
+            let _ = self.cell_pairs(range, &mut collect_pairs(found));
         });
+        let _ = self.big_pairs(&mut collect_pairs(pairs));
     }
 }

@@ -878,10 +878,7 @@ pub trait SpatialIndex: Structure + Sized {
     /// rectangles intersect, each unordered pair exactly once.
     fn pairs(&self, pairs: &mut Vec<(Handle, Handle)>) {
         pairs.clear();
-        let _ = self.pairs_with(|a, b| {
-            pairs.push((a, b));
-            ControlFlow::Continue(())
-        });
+        let _ = self.pairs_with(collect_pairs(pairs));
     }
 
     /// [`pairs`](SpatialIndex::pairs) on all of rayon's threads where the
@@ -1140,12 +1137,19 @@ pub(crate) fn count_walk<T: SpatialIndex>(index: &T, mut stats: Stats) -> Stats 
 
 /// Every pair of `index` into `pairs` (cleared first), whatever the filters.
 #[cfg(feature = "rayon")]
-pub(crate) fn pairs_into<T: Structure>(index: &T, pairs: &mut Vec<(Handle, Handle)>) {
+pub(crate) fn pairs_into<T: Structure + ?Sized>(index: &T, pairs: &mut Vec<(Handle, Handle)>) {
     pairs.clear();
-    let _ = index.pairs_checked(|a, b| {
+    let _ = index.pairs_checked(collect_pairs(pairs));
+}
+
+/// A pair walk's visitor that adds every pair to `pairs`, to the end.
+pub(crate) fn collect_pairs(
+    pairs: &mut Vec<(Handle, Handle)>,
+) -> impl FnMut(Handle, Handle) -> ControlFlow<()> + '_ {
+    move |a, b| {
         pairs.push((a, b));
         ControlFlow::Continue(())
-    });
+    }
 }
 
 /// A radius or maximum distance the searches accept (`>= 0`, +∞ included),

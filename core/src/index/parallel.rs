@@ -54,6 +54,66 @@ pub(crate) fn on_one_thread(size: usize, from: usize) -> bool {
 /// One chunk's answer: each row's end, and the hits.
 type Rows = (Vec<usize>, Vec<Handle>);
 
+/// The pairs of a pair walk cut into `parts`, each walked on its own on
+/// rayon's threads by `walk` (adding its pairs to the list it is given), into
+/// `pairs` (cleared first) in the order of `parts`: the structures' parallel
+/// pair walks, whose parts are chosen so that this is the one-thread walk's
+/// order. One list a part.
+pub(crate) fn pairs_by_parts<P: Send>(
+    parts: Vec<P>,
+    pairs: &mut Vec<(Handle, Handle)>,
+    walk: impl Fn(P, &mut Vec<(Handle, Handle)>) + Sync,
+) {
+    let found: Vec<Vec<(Handle, Handle)>> = parts
+        .into_par_iter()
+        .map(|part| {
+            let mut found = Vec::new();
+            walk(part, &mut found);
+            found
+        })
+        .collect();
+    pairs.clear();
+    pairs.reserve(found.iter().map(Vec::len).sum());
+    for part in found {
+        pairs.extend(part);
+    }
+}
+
+/// The parts of a walk done with a stack, whose walks one after the other
+/// make the whole walk in its order: at least `wanted` of them when the walk
+/// has that many steps to open, found by opening the walk from `start`
+/// level by level. `open(part, children)` pushes onto `children` what the
+/// walk's stack would push for `part`, in that order, and says whether it
+/// opened (a part that does not open is walked whole); the stack takes the
+/// last pushed first, so they replace `part` reversed.
+pub(crate) fn walk_parts<P: Copy>(
+    start: P,
+    wanted: usize,
+    mut open: impl FnMut(P, &mut Vec<P>) -> bool,
+) -> Vec<P> {
+    let mut parts = vec![start];
+    loop {
+        let mut next = Vec::with_capacity(parts.len() * 4);
+        let mut opened = false;
+        for &part in &parts {
+            let at = next.len();
+            if open(part, &mut next) {
+                next[at..].reverse();
+                opened = true;
+            } else {
+                next.push(part);
+            }
+        }
+        if !opened {
+            return parts;
+        }
+        parts = next;
+        if parts.len() >= wanted {
+            return parts;
+        }
+    }
+}
+
 /// [`SpatialIndex::par_query_many`].
 pub(crate) fn query_many<T: SpatialIndex + Sync>(
     index: &T,

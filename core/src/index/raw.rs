@@ -283,11 +283,7 @@ pub trait Structure: Slots {
     /// first), on rayon's threads where the structure can split its walk.
     #[cfg(feature = "rayon")]
     fn par_pairs_checked(&self, pairs: &mut Vec<(Handle, Handle)>) {
-        pairs.clear();
-        let _ = self.pairs_checked(|a, b| {
-            pairs.push((a, b));
-            ControlFlow::Continue(())
-        });
+        super::pairs_into(self, pairs)
     }
 
     /// Visits each element whose closed rectangle meets the valid `rect`, once,

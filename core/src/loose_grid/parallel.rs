@@ -1,10 +1,7 @@
 //! The all-pairs walk on every thread of rayon's pool (cargo feature `rayon`).
 
-use core::ops::ControlFlow;
-
-use rayon::prelude::*;
-
-use crate::index::parallel::TASKS_PER_THREAD;
+use crate::index::collect_pairs;
+use crate::index::parallel::{pairs_by_parts, TASKS_PER_THREAD};
 use crate::loose_grid::LooseGrid;
 use crate::Handle;
 
@@ -24,26 +21,11 @@ impl LooseGrid {
         let cells = self.tight.len() as u32;
         let bands = (rayon::current_num_threads() * TASKS_PER_THREAD) as u32;
         let band = cells.div_ceil(bands).max(1);
-        let parts: Vec<Vec<(Handle, Handle)>> = (0..cells.div_ceil(band))
-            .into_par_iter()
-            .map(|b| {
-                let mut part = Vec::new();
-                let range = b * band..((b + 1) * band).min(cells);
-                let _ = self.tight_pairs(range, &mut |a, b| {
-                    part.push((a, b));
-                    ControlFlow::Continue(())
-                });
-                part
-            })
-            .collect();
-        pairs.clear();
-        pairs.reserve(parts.iter().map(Vec::len).sum());
-        for part in parts {
-            pairs.extend(part);
-        }
-        let _ = self.big_pairs(&mut |a, b| {
-            pairs.push((a, b));
-            ControlFlow::Continue(())
+        let bands = (0..cells.div_ceil(band)).collect();
+        pairs_by_parts(bands, pairs, |b, found| {
+            let range = b * band..((b + 1) * band).min(cells);
+            let _ = self.tight_pairs(range, &mut collect_pairs(found));
         });
+        let _ = self.big_pairs(&mut collect_pairs(pairs));
     }
 }

@@ -1,10 +1,7 @@
 //! The all-pairs walk on every thread of rayon's pool (cargo feature `rayon`).
 
-use core::ops::ControlFlow;
-
-use rayon::prelude::*;
-
-use crate::index::parallel::TASKS_PER_THREAD;
+use crate::index::collect_pairs;
+use crate::index::parallel::{pairs_by_parts, walk_parts, TASKS_PER_THREAD};
 use crate::loose_quadtree::pairs::{NodePair, ROOT_PAIR};
 use crate::loose_quadtree::LooseQuadtree;
 use crate::Handle;
@@ -22,27 +19,11 @@ impl LooseQuadtree {
     /// pairs of the elements over the bound follow, found on the calling
     /// thread, as on one thread.
     pub(crate) fn pairs_parallel(&self, pairs: &mut Vec<(Handle, Handle)>) {
-        let parts: Vec<Vec<(Handle, Handle)>> = self
-            .walk_starts(rayon::current_num_threads() * TASKS_PER_THREAD * PAIRS_PER_TASK)
-            .par_iter()
-            .map(|&start| {
-                let mut part = Vec::new();
-                let _ = self.pairs_from(start, &mut |a, b| {
-                    part.push((a, b));
-                    ControlFlow::Continue(())
-                });
-                part
-            })
-            .collect();
-        pairs.clear();
-        pairs.reserve(parts.iter().map(Vec::len).sum());
-        for part in parts {
-            pairs.extend(part);
-        }
-        let _ = self.pairs_over_bound(&mut |a, b| {
-            pairs.push((a, b));
-            ControlFlow::Continue(())
+        let wanted = rayon::current_num_threads() * TASKS_PER_THREAD * PAIRS_PER_TASK;
+        pairs_by_parts(self.walk_starts(wanted), pairs, |start, found| {
+            let _ = self.pairs_from(start, &mut collect_pairs(found));
         });
+        let _ = self.pairs_over_bound(&mut collect_pairs(pairs));
     }
 
     /// Pairs of nodes whose walks together make the whole walk, in its order,
@@ -51,27 +32,9 @@ impl LooseQuadtree {
     /// opens into in the order the walk's stack takes them (the last pushed
     /// first).
     fn walk_starts(&self, wanted: usize) -> Vec<NodePair> {
-        let mut starts = vec![ROOT_PAIR];
-        loop {
-            let mut next = Vec::with_capacity(starts.len() * 4);
-            let mut opened = false;
-            for &pair in &starts {
-                let at = next.len();
-                if self.open(pair, |child| next.push(child)) {
-                    next[at..].reverse();
-                    opened = true;
-                } else {
-                    next.push(pair);
-                }
-            }
-            if !opened {
-                return starts;
-            }
-            starts = next;
-            if starts.len() >= wanted {
-                return starts;
-            }
-        }
+        walk_parts(ROOT_PAIR, wanted, |pair, next| {
+            self.open(pair, |child| next.push(child))
+        })
     }
 }
 
