@@ -73,17 +73,23 @@ pub trait SlotRecord: Copy {
     fn id(&self) -> u32;
     /// Sets [`id`](SlotRecord::id).
     fn set_id(&mut self, id: u32);
+    /// Whether the structure's moves and queries read the whole record, not
+    /// only its first fields: a slot fetched ahead then brings every cache
+    /// line it spans ([`SlotPool::prefetch`]).
+    const READ_WHOLE: bool = false;
 }
 
 /// Implements [`SlotRecord`] for a struct with fields `rect` and `id` whose
-/// other fields are set by `$void` (a struct-update expression base).
+/// other fields are set by `$void` (a struct-update expression base), with
+/// an optional `read_whole = true` ([`SlotRecord::READ_WHOLE`]).
 macro_rules! slot_record {
     ($slot:ty, $void:expr) => {
         $crate::slots::slot_record!(impl[] $slot, $crate::Rect, $void);
     };
-    (impl[$($g:tt)*] $slot:ty, $bounds:ty, $void:expr) => {
+    (impl[$($g:tt)*] $slot:ty, $bounds:ty, $void:expr $(, read_whole = $whole:expr)?) => {
         impl<$($g)*> $crate::slots::SlotRecord for $slot {
             type Bounds = $bounds;
+            $(const READ_WHOLE: bool = $whole;)?
             #[inline]
             fn fresh(rect: $bounds, id: u32) -> Self {
                 Self { rect, id, ..$void }
@@ -323,11 +329,19 @@ impl<S: SlotRecord> SlotPool<S> {
     }
 
     /// Asks the CPU to start loading a handle's slot; does nothing else, and
-    /// nothing at all for a handle out of range.
+    /// nothing at all for a handle out of range. The line of its first byte;
+    /// for a record its readers read whole ([`SlotRecord::READ_WHOLE`]) that
+    /// can straddle two lines, the line of its last byte too.
     #[inline]
     pub(crate) fn prefetch(&self, handle: Handle) {
         if let Some(slot) = self.slots.get(handle.slot() as usize) {
             prefetch(slot);
+            let size = core::mem::size_of::<S>();
+            let straddles = 64 % size != 0 || core::mem::align_of::<S>() < size;
+            if S::READ_WHOLE && straddles {
+                let last = (slot as *const S).cast::<u8>().wrapping_add(size - 1);
+                prefetch_address(last, 1);
+            }
         }
     }
 

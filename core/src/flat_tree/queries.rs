@@ -153,7 +153,7 @@ impl<D: Dimension> FlatTree<D> {
     #[inline]
     pub(crate) fn prefetch_neighbours(&self, handles: &[Handle], index: usize) {
         if let Some(&ahead) = handles.get(index + PREFETCH_AHEAD) {
-            self.prefetch_slot_lines(ahead);
+            self.slots.prefetch(ahead);
         }
         if let Some(&near) = handles.get(index + PREFETCH_AHEAD / 2) {
             if let Some(slot) = self.slots.slots.get(near.slot() as usize) {

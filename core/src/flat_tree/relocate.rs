@@ -5,10 +5,8 @@
 use crate::dimension::Dimension;
 use crate::flat_tree::nodes::LeafSet;
 use crate::flat_tree::FlatTree;
-use crate::index::raw::PREFETCH_AHEAD;
-use crate::slots::{prefetch, NONE};
+use crate::slots::NONE;
 use crate::tree_lines::{mask, Cell, Place, Stack, NO_PLACE};
-use crate::Handle;
 
 impl<D: Dimension> FlatTree<D> {
     pub(crate) fn move_element(&mut self, slot: u32, rect: D::Bounds) {
@@ -44,29 +42,6 @@ impl<D: Dimension> FlatTree<D> {
         self.unlink_from(cell, slot, &current.rect);
         self.slots.slots[slot as usize].rect = rect;
         self.link_from(cell, slot, &rect);
-    }
-
-    /// A hint before moving `handles[index]` in a batch: the slot of a handle
-    /// ahead, which every move reads whole (its box and place).
-    #[inline]
-    pub(crate) fn prefetch_move(&self, handles: &[Handle], _boxes: &[D::Bounds], index: usize) {
-        if let Some(&ahead) = handles.get(index + PREFETCH_AHEAD) {
-            self.prefetch_slot_lines(ahead);
-        }
-    }
-
-    /// Starts loading a handle's slot, both its lines when it has two: a 3D
-    /// slot (36 bytes) straddles two cache lines in one place out of two, and
-    /// then its place and home, which a move and a query read first, are in
-    /// the second. uniform3d-100k's update, one tree alternating the two
-    /// ways frame by frame, 8 runs: 7–16% faster in 7, level in one; its
-    /// per-agent queries level.
-    #[inline]
-    pub(crate) fn prefetch_slot_lines(&self, handle: Handle) {
-        if let Some(slot) = self.slots.slots.get(handle.slot() as usize) {
-            prefetch(slot);
-            prefetch(&slot.home);
-        }
     }
 
     /// If two boxs lie in exactly the same leaves — they pick the same
