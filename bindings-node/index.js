@@ -1,13 +1,15 @@
 // The package's entry point: the addon as napi-rs's generated loader
 // (native.js) finds it, with each class's one-query calls (`query`,
-// `queryPoint`, `queryCircle`, `overlapping`) replaced by the addon's leaner
-// twins (src/one_query.rs). Those answer without napi-rs's per-call borrow of
-// the object and write the handles they find into `scratch`, a buffer shared
-// with the addon, returning how many (or, when more than it holds, a
-// Float64Array of their own); the copy made here lives in V8's own heap, where
-// the methods' arrays were allocated outside it. The wrappers are methods as
-// napi-rs defines them (writable, configurable, not enumerable, length 0), and
-// return the same arrays as the methods they replace.
+// `queryPoint`, `queryCircle`, `overlapping`, `nearest`, `rayCast`) replaced
+// by the addon's leaner twins (src/one_query.rs). Those answer without
+// napi-rs's per-call borrow of the object and write the numbers of their
+// answer into `scratch`, a buffer shared with the addon, returning how many
+// handles, neighbours or hits (or, when more than it holds, the method's own
+// answer); the answer built here lives in V8's own heap, where the methods'
+// arrays were allocated outside it and their objects built through Node-API.
+// The wrappers are methods as napi-rs defines them (writable, configurable,
+// not enumerable, length 0), and return the same answers as the methods they
+// replace.
 'use strict'
 
 const binding = require('./native.js')
@@ -17,17 +19,49 @@ const binding = require('./native.js')
 const Float64ArrayOfOurs = Float64Array
 const { apply } = Reflect
 
+// Eight parameters: the most a call takes (an Octree's box, omit and mask,
+// or its ray, maxLength and mask); the addon reads the ones its call takes,
+// as the methods did.
+
+/** The handles of `found` numbers of `scratch`, in an array of their own. */
+function handlesOf(found, scratch) {
+  const handles = new Float64ArrayOfOurs(found)
+  for (let i = 0; i < found; i++) handles[i] = scratch[i]
+  return handles
+}
+
+/** The neighbours of `found` triples (handle, id, distance) of `scratch`. */
+function neighboursOf(found, scratch) {
+  // Copied out first: no code of anyone's runs until the copy is whole,
+  // whatever building the objects calls.
+  const numbers = handlesOf(3 * found, scratch)
+  const neighbours = []
+  for (let i = 0; i < found; i++) {
+    neighbours[i] = { handle: numbers[3 * i], id: numbers[3 * i + 1], distance: numbers[3 * i + 2] }
+  }
+  return neighbours
+}
+
+/** The hit in `scratch` (handle, id, distance, fraction) if `found` is 1, else null. */
+function hitOf(found, scratch) {
+  if (found === 0) return null
+  const handle = scratch[0]
+  const id = scratch[1]
+  const distance = scratch[2]
+  const fraction = scratch[3]
+  return { handle, id, distance, fraction }
+}
+
+/** How each call's count in `scratch` becomes its answer, by the call's name. */
+const ANSWERS = { __proto__: null, nearest: neighboursOf, rayCast: hitOf }
+
 /** The class method `name` answering through `native` (see above). */
 function oneQuery(name, native, scratch) {
-  // Eight parameters: the most a call takes (an Octree's box, omit, mask);
-  // the addon reads the ones its call takes, as the methods did.
+  const answerOf = ANSWERS[name] ?? handlesOf
   const method = {
     [name](a, b, c, d, e, f, g, h) {
       const found = apply(native, this, [a, b, c, d, e, f, g, h])
-      if (typeof found !== 'number') return found
-      const handles = new Float64ArrayOfOurs(found)
-      for (let i = 0; i < found; i++) handles[i] = scratch[i]
-      return handles
+      return typeof found === 'number' ? answerOf(found, scratch) : found
     },
   }[name]
   Object.defineProperty(method, 'length', { value: 0 })

@@ -1,10 +1,12 @@
-// query, queryPoint, queryCircle and overlapping go through the addon's leaner
-// calls (index.js, src/one_query.rs): every call writes its handles into one buffer shared with
-// the addon, and the wrapper copies them out. What that could break: answers
-// sharing memory, answers longer than the buffer, a receiver of another class
-// (the calls check `this` themselves), worker threads (a buffer each), and the
-// methods' look. The oracle, error and vector suites cover the answers and
-// refusals of these same calls on every class.
+// query, queryPoint, queryCircle, overlapping, nearest and rayCast go through
+// the addon's leaner calls (index.js, src/one_query.rs): every call writes the
+// numbers of its answer into one buffer shared with the addon, and the wrapper
+// builds the answer from them. What that could break: answers sharing memory,
+// answers longer than the buffer, the answers' shape, a `nearest` filter that
+// calls again or detaches the buffer, a receiver of another class (the calls
+// check `this` themselves), worker threads (a buffer each), and the methods'
+// look. The oracle, error and vector suites cover the answers and refusals of
+// these same calls on every class.
 import { it } from 'node:test'
 import assert from 'node:assert/strict'
 import { fileURLToPath } from 'node:url'
@@ -67,6 +69,92 @@ it('answers on both sides of the shared buffer, in every class', () => {
   }
 })
 
+/** Every class, the Octree too, each with the point and ray of its dimension. */
+function everyClass() {
+  const indexes = CLASSES.map(({ name, Class }) => ({ name, index: new Class(WORLD), is3d: false }))
+  indexes.push({ name: 'Octree', index: new Octree(WORLD3), is3d: true })
+  return indexes
+}
+
+/** `nearestMany`'s row for one point, as `nearest` answers it. */
+function nearestRow(index, point, k) {
+  const { offsets, handles, ids, distances } = index.nearestMany(new Float64Array(point), k)
+  return Array.from({ length: offsets[1] }, (_, i) => ({ handle: handles[i], id: ids[i], distance: distances[i] }))
+}
+
+// 3 numbers a neighbour: 341 fit in the shared buffer's 1,024, 342 come back
+// as the method's own answer; both must look the same.
+it('nearest answers plain objects, on both sides of the shared buffer, in every class', () => {
+  for (const { name, index, is3d } of everyClass()) {
+    const box = is3d ? [20, 20, 20, 21, 21, 21] : [20, 20, 21, 21]
+    const n = 500
+    index.insertMany(new Float32Array(Array.from({ length: n }, (_, i) => box.map((v) => v + (i % 7))).flat()), new Uint32Array(n).map((_, i) => i))
+    const point = is3d ? [24.5, 23, 22] : [24.5, 23]
+    for (const k of [1, 2, 340, 341, 342, 600]) {
+      const found = index.nearest(...point, k)
+      assert.ok(Array.isArray(found), `${name}, k ${k}`)
+      assert.equal(found.length, Math.min(k, n), `${name}, k ${k}`)
+      for (const neighbour of found) {
+        assert.equal(Object.getPrototypeOf(neighbour), Object.prototype)
+        assert.deepEqual(Object.keys(neighbour), ['handle', 'id', 'distance'], `${name}, k ${k}`)
+      }
+      assert.deepEqual(found, nearestRow(index, point, k), `${name}, k ${k}`)
+    }
+    // An answer is its own: a later call leaves it as it was.
+    const first = index.nearest(...point, 2)
+    const kept = structuredClone(first)
+    index.nearest(...point.map((v) => v + 3), 2)
+    assert.deepEqual(first, kept, name)
+    assert.deepEqual(index.nearest(...point, 3, { maxDistance: 0 }), [], `${name}: none that near`)
+  }
+})
+
+it('rayCast answers a plain object or null, as rayCastMany, in every class', () => {
+  for (const { name, index, is3d } of everyClass()) {
+    const box = is3d ? [20, 20, 20, 21, 21, 21] : [20, 20, 21, 21]
+    const handle = index.insert(...box, 7)
+    const rays = is3d
+      ? [[0, 20.5, 20.5, 1, 0, 0, 100], [0, 20.5, 20.5, -1, 0, 0, 100], [0, 20.5, 20.5, 1, 0, 0, 19]]
+      : [[0, 20.5, 1, 0, 100], [0, 20.5, -1, 0, 100], [0, 20.5, 1, 0, 19]]
+    const axes = is3d ? 3 : 2
+    for (const ray of rays) {
+      const hit = index.rayCast(...ray)
+      const many = index.rayCastMany(new Float64Array(ray.slice(0, axes)), new Float64Array(ray.slice(axes, 2 * axes)), ray[2 * axes])
+      if (many.handles[0] === 0) {
+        assert.equal(hit, null, `${name}: a miss`)
+        continue
+      }
+      assert.equal(Object.getPrototypeOf(hit), Object.prototype)
+      assert.deepEqual(hit, { handle, id: 7, distance: many.distances[0], fraction: many.distances[0] / ray[2 * axes] }, name)
+      assert.deepEqual(Object.keys(hit), ['handle', 'id', 'distance', 'fraction'], name)
+    }
+    const hit = index.rayCast(...rays[0])
+    index.rayCast(...rays[1])
+    assert.equal(hit.handle, handle, `${name}: a hit is its own`)
+  }
+})
+
+// A filter runs JavaScript in the middle of a nearest call: its own calls
+// write the shared buffer before the answer is written, never after.
+it('a nearest filter that queries again leaves the answer right', () => {
+  for (const { name, index, is3d } of everyClass()) {
+    const boxes = is3d
+      ? [1, 1, 1, 2, 2, 2, 5, 5, 5, 6, 6, 6, 9, 9, 9, 10, 10, 10]
+      : [1, 1, 2, 2, 5, 5, 6, 6, 9, 9, 10, 10]
+    const handles = index.insertMany(new Float32Array(boxes))
+    const point = is3d ? [0, 0, 0] : [0, 0]
+    const plain = index.nearest(...point, 3)
+    const filter = (h) => {
+      index.query(...boxes.slice(0, is3d ? 6 : 4))
+      index.nearest(...point.map((v) => v + 50), 2)
+      index.rayCast(...point, ...point.map((_, i) => (i === 0 ? 1 : 0)), 100)
+      return h !== handles[1]
+    }
+    const filtered = index.nearest(...point, 3, { filter })
+    assert.deepEqual(filtered, plain.filter((n) => n.handle !== handles[1]), name)
+  }
+})
+
 it('a receiver of another class, or none, throws and crashes nothing', () => {
   const grid = new Grid(WORLD)
   grid.insert(1, 1, 2, 2)
@@ -86,6 +174,10 @@ it('a receiver of another class, or none, throws and crashes nothing', () => {
     () => Grid.prototype.query.call(undefined, 0, 0, 5, 5),
     () => Grid.prototype.queryCircle.call(quadtree, 1, 1, 1),
     () => Octree.prototype.overlapping.call(grid, 1),
+    () => Grid.prototype.nearest.call(quadtree, 1, 1),
+    () => Quadtree.prototype.nearest.call(foreign, 1, 1),
+    () => Octree.prototype.rayCast.call(grid, 0, 0, 0, 1, 0, 0, 5),
+    () => Grid.prototype.rayCast.call(undefined, 0, 0, 1, 0, 5),
   ]
   for (const call of calls) throwsLike(call, { type: TypeError, code: 'ERR_INVALID_ARG_TYPE', message: /^Illegal invocation/ })
   // napi-rs's own check of a class argument reads the tag too: a foreign
@@ -105,7 +197,7 @@ it('the methods look as napi-rs defines them, and nothing else is exported', () 
   assert.ok(!('__oneQueryCalls' in flatquad))
   for (const Class of [...CLASSES.map((c) => c.Class), Octree]) {
     const reference = Object.getOwnPropertyDescriptor(Class.prototype, 'queryMany')
-    for (const name of ['query', 'queryPoint', 'queryCircle', 'overlapping']) {
+    for (const name of ['query', 'queryPoint', 'queryCircle', 'overlapping', 'nearest', 'rayCast']) {
       const { value, ...attributes } = Object.getOwnPropertyDescriptor(Class.prototype, name)
       const { value: _, ...expected } = reference
       assert.deepEqual(attributes, expected, `${Class.name}.${name}`)
@@ -167,22 +259,62 @@ it('index.js runs a second time over the same addon', async () => {
   assert.equal(answers[0], true)
 })
 
+// Building the neighbours' array can run JavaScript (a setter on
+// Array.prototype), which may call again and write the shared buffer: the
+// wrapper copies the numbers out before it builds anything.
+it('code run while nearest builds its answer leaves it right', async () => {
+  const answers = await onWorker(`
+    const { parentPort, workerData } = require('node:worker_threads')
+    const { Grid } = require(workerData.ENTRY)
+    const grid = new Grid({ x: 0, y: 0, width: 100, height: 100 })
+    grid.insertMany(new Float32Array([1, 1, 2, 2, 5, 5, 6, 6, 9, 9, 10, 10, 60, 60, 61, 61, 70, 70, 71, 71]))
+    const before = grid.nearest(0, 0, 3)
+    let inner = false
+    Object.defineProperty(Array.prototype, '1', {
+      set(value) {
+        if (!inner) {
+          inner = true
+          grid.nearest(80, 80, 3)
+        }
+        Object.defineProperty(this, '1', { value, writable: true, enumerable: true, configurable: true })
+      },
+      configurable: true,
+    })
+    const during = grid.nearest(0, 0, 3)
+    delete Array.prototype[1]
+    parentPort.postMessage([before, during])
+  `)
+  assert.deepEqual(answers[1], answers[0])
+})
+
 // The shared buffer is reachable by loading native.js first; detaching it
 // (a transfer) must not let the addon write into memory it moved to: the
-// answers come back in arrays of their own.
+// answers come back as the methods' own. Detached by a nearest filter, in the
+// middle of the call, too.
 it('a detached shared buffer leaves the answers right', async () => {
   const answers = await onWorker(`
     const { parentPort, workerData } = require('node:worker_threads')
     const { scratch } = require(workerData.NATIVE).__oneQueryCalls
-    const moved = structuredClone(scratch.buffer, { transfer: [scratch.buffer] })
     const { Grid } = require(workerData.ENTRY)
     const grid = new Grid({ x: 0, y: 0, width: 10, height: 10 })
     const handles = Array.from(grid.insertMany(new Float32Array([1, 1, 2, 2, 1, 1, 2, 2])))
+    let moved
+    const filter = () => {
+      moved ??= structuredClone(scratch.buffer, { transfer: [scratch.buffer] })
+      return true
+    }
+    const near = grid.nearest(0, 0, 2, { filter }).map((n) => n.handle).sort((a, b) => a - b)
     const found = Array.from(grid.queryPoint(1.5, 1.5)).sort((a, b) => a - b)
-    parentPort.postMessage([found, handles, scratch.byteLength, Array.from(new Float64Array(moved).subarray(0, 2))])
+    const hit = grid.rayCast(0, 1.5, 1, 0, 10)
+    const nearest = grid.nearest(0, 0, 2).map((n) => n.distance)
+    parentPort.postMessage([near, found, handles, hit.distance, nearest, scratch.byteLength, Array.from(new Float64Array(moved).subarray(0, 8))])
   `)
-  const [found, handles, left, written] = answers
-  assert.deepEqual(found, handles.sort((a, b) => a - b))
+  const [near, found, handles, hit, nearest, left, written] = answers
+  const sortedHandles = handles.sort((a, b) => a - b)
+  assert.deepEqual(near, sortedHandles)
+  assert.deepEqual(found, sortedHandles)
+  assert.equal(hit, 1)
+  assert.deepEqual(nearest, [Math.SQRT2, Math.SQRT2])
   assert.equal(left, 0)
-  assert.deepEqual(written, [0, 0], 'the moved memory was written')
+  assert.deepEqual(written, [0, 0, 0, 0, 0, 0, 0, 0], 'the moved memory was written')
 })

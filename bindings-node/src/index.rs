@@ -243,7 +243,7 @@ pub(crate) fn raw(handle: Handle) -> f64 {
     handle.to_raw() as f64
 }
 
-fn neighbor(n: flatquad::Neighbor) -> Neighbor {
+pub(crate) fn neighbor(n: flatquad::Neighbor) -> Neighbor {
     Neighbor {
         handle: raw(n.handle),
         id: n.id,
@@ -251,7 +251,7 @@ fn neighbor(n: flatquad::Neighbor) -> Neighbor {
     }
 }
 
-fn ray_hit(hit: flatquad::RayHit) -> RayHitObject {
+pub(crate) fn ray_hit(hit: flatquad::RayHit) -> RayHitObject {
     RayHitObject {
         handle: raw(hit.handle),
         id: hit.id,
@@ -1126,7 +1126,22 @@ impl<T: Held> Index<T> {
         k: Option<&Unknown<'_>>,
         options: Option<&Unknown<'_>>,
     ) -> napi::Result<Vec<Neighbor>> {
-        self.read(env, |index| {
+        let found = self.nearest_found(coords, k, options, |found| {
+            Ok(found.iter().copied().map(neighbor).collect())
+        });
+        fail(env, found)
+    }
+
+    /// The neighbours `nearest` finds, nearest first, handed to `answer`
+    /// (the method's objects, or `one_query`'s shared buffer).
+    pub(crate) fn nearest_found<R>(
+        &self,
+        coords: &[&Unknown<'_>],
+        k: Option<&Unknown<'_>>,
+        options: Option<&Unknown<'_>>,
+        answer: impl FnOnce(&[flatquad::Neighbor]) -> Outcome<R>,
+    ) -> Outcome<R> {
+        self.reading(|index| {
             let point = args::any_point::<T::Bounds>(coords)?;
             let k = args::count(k, "k", 1)?;
             let options = args::search_options(options, true)?;
@@ -1137,7 +1152,7 @@ impl<T: Held> Index<T> {
                 index
                     .nearest(point, k, options.max_distance, options.mask, &mut found)
                     .map_err(core)?;
-                return Ok(found.into_iter().map(neighbor).collect());
+                return answer(&found);
             };
             let mut failure = None;
             index
@@ -1165,7 +1180,7 @@ impl<T: Held> Index<T> {
             if let Some(fail) = failure {
                 return Err(fail);
             }
-            Ok(found.into_iter().map(neighbor).collect())
+            answer(&found)
         })
     }
 
@@ -1225,10 +1240,23 @@ impl<T: Held> Index<T> {
         max_length: &Unknown<'_>,
         mask: Option<&Unknown<'_>>,
     ) -> napi::Result<Option<RayHitObject>> {
-        self.read(env, |index| {
+        let hit = self.ray_hit(origin, direction, max_length, mask);
+        fail(env, hit.map(|hit| hit.map(ray_hit)))
+    }
+
+    /// The first hit `ray_cast` finds (the method's object, or `one_query`'s
+    /// shared buffer).
+    pub(crate) fn ray_hit(
+        &self,
+        origin: &[&Unknown<'_>],
+        direction: &[&Unknown<'_>],
+        max_length: &Unknown<'_>,
+        mask: Option<&Unknown<'_>>,
+    ) -> Outcome<Option<flatquad::RayHit>> {
+        self.reading(|index| {
             let ray = Self::ray(origin, direction, max_length)?;
             let mask = args::optional_mask(mask)?;
-            Ok(index.ray_cast(&ray, mask).map_err(core)?.map(ray_hit))
+            index.ray_cast(&ray, mask).map_err(core)
         })
     }
 

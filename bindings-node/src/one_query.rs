@@ -1,23 +1,26 @@
-//! The calls that answer one query with handles (`query`, `queryPoint`,
-//! `queryCircle`, `overlapping`), without napi-rs's per-call machinery.
+//! The calls that answer one query (`query`, `queryPoint`, `queryCircle`,
+//! `overlapping`, `nearest`, `rayCast`), without napi-rs's per-call machinery.
 //!
 //! A `#[napi]` method on `&self` registers a borrow of the object in a global
 //! table (a lock, a hash map, allocations) on every call, and its
 //! `Float64Array` result is an `ArrayBuffer` V8 allocates outside its heap and
-//! sweeps later. For a call that finds a hit or two, that was most of it:
-//! 1,350 ns a `queryPoint` against flatbush's 800 for its `search` (2-vCPU
-//! EPYC, 100,000 elements).
+//! sweeps later; an object result is built property by property through
+//! Node-API. For a call that finds a hit or two, that was most of it: 1,350
+//! ns a `queryPoint` against flatbush's 800 for its `search`, and 4.0 µs a
+//! `nearest` against flatbush's 3.5 for its `neighbors` (2-vCPU EPYC, 100,000
+//! elements).
 //!
 //! Here each class gets one plain Node-API function a call. Each checks
 //! `this` by napi-rs's type tag (the `napi8` feature stamps it on every
 //! instance; these functions have no V8 signature to check the receiver, as
-//! methods do) but registers no borrow. It runs the same [`Index::found`] as
-//! the methods and writes the handles found into a buffer shared with
-//! `index.js` ([`SCRATCH`] numbers), returning how many. `index.js` installs
-//! the functions as the classes' methods of those names and copies each
-//! answer into a `Float64Array` of V8's own heap. More hits than the buffer
-//! holds, or a buffer JavaScript detached, come back as the methods' own
-//! `Float64Array`.
+//! methods do) but registers no borrow. It runs the same [`Index`] code as
+//! the methods and writes its answer's numbers into a buffer shared with
+//! `index.js` ([`SCRATCH`] numbers), returning how many handles, neighbours
+//! or hits. `index.js` installs the functions as the classes' methods of
+//! those names and builds each answer in V8's own heap: a `Float64Array` of
+//! the handles, the neighbours' objects, the hit's object. More than the
+//! buffer holds, or a buffer JavaScript detached, come back as the methods'
+//! own answers.
 //!
 //! Sound without the borrow table because every method of every class takes
 //! `&self` (the classes' state is behind the [`Index`]'s lock and cells), so
@@ -29,19 +32,18 @@ use napi::bindgen_prelude::{CallbackInfo, FromNapiValue, JsObjectValue, Object, 
 use napi::{check_status, sys, Env, JsError, JsValue, Unknown};
 
 use crate::error::{Fail, Outcome};
-use crate::index::{guarded, raw, raws, Asked, Held, JsClass};
+use crate::index::{guarded, neighbor, raw, raws, ray_hit, Asked, Held, JsClass};
+use crate::objects::{Neighbor, RayHit};
 use crate::typed::Typed;
 
-/// Handles the shared buffer holds: more come back as a `Float64Array` of
-/// their own.
+/// Numbers the shared buffer holds: more come back as the method's answer.
 const SCRATCH: usize = 1024;
 
-/// What a call returns: how many handles it wrote into the shared buffer, or
-/// all of them in an array when they do not fit.
-enum Found {
-    Shared(u32),
-    Own(Typed<f64>),
-}
+/// Numbers a neighbour takes in the shared buffer: its handle, id and distance.
+const NEIGHBOUR_NUMBERS: usize = 3;
+
+/// Numbers a ray's hit takes in the shared buffer: its handle, id, distance and fraction.
+const HIT_NUMBERS: usize = 4;
 
 /// The calls that go this way, by the names of their methods.
 #[derive(Clone, Copy)]
@@ -50,14 +52,18 @@ enum Call {
     QueryPoint,
     QueryCircle,
     Overlapping,
+    Nearest,
+    RayCast,
 }
 
 /// Every [`Call`], with its method's name.
-const CALLS: [(Call, &str); 4] = [
+const CALLS: [(Call, &str); 6] = [
     (Call::Query, "query"),
     (Call::QueryPoint, "queryPoint"),
     (Call::QueryCircle, "queryCircle"),
     (Call::Overlapping, "overlapping"),
+    (Call::Nearest, "nearest"),
+    (Call::RayCast, "rayCast"),
 ];
 
 /// The Node-API callback of the [`Call`] numbered `CALL` (its place in
@@ -76,7 +82,8 @@ unsafe extern "C" fn one_query<C: JsClass, const CALL: usize>(
     })
 }
 
-/// The most arguments a call reads: an octree's box, `omit` and `mask`.
+/// The most arguments a call reads: an octree's box, `omit` and `mask`, or
+/// its ray's origin and direction, `maxLength` and `mask`.
 const MOST_ARGUMENTS: usize = 8;
 
 /// Coordinates a point of `T` has.
@@ -128,6 +135,12 @@ unsafe fn answer<C: JsClass>(
         Ok(given.map(|_| &values[at]))
     };
     let axes = axes::<C::Held>();
+    let index = class.inner();
+    // The shared buffer's first `len` numbers, looked up once the answer is
+    // found: a `nearest` filter (JavaScript) may have detached it meanwhile.
+    // SAFETY: `shared` is the reference `install` made for this function; no
+    // JavaScript runs while an answer is written.
+    let shared = |len| unsafe { shared_slice(env, shared.cast(), len) };
     let asked = match call {
         Call::Query => Asked::Box {
             corners: &all[..2 * axes],
@@ -145,38 +158,77 @@ unsafe fn answer<C: JsClass>(
             mask: optional(axes + 1)?,
         },
         Call::Overlapping => Asked::Element { handle: all[0] },
-    };
-    // SAFETY: `shared` is the reference `install` made for this function.
-    let scratch = unsafe { shared_numbers(env, shared.cast()) }?;
-    let found = class.inner().found(asked, |found| match scratch {
-        Some(scratch) if found.len() <= SCRATCH => {
-            // SAFETY: the shared buffer's data, `SCRATCH` numbers, checked
-            // attached this call; no JavaScript runs until the call returns.
-            let numbers = unsafe { std::slice::from_raw_parts_mut(scratch, SCRATCH) };
-            for (number, handle) in numbers.iter_mut().zip(found) {
-                *number = raw(*handle);
-            }
-            Ok(Found::Shared(found.len() as u32))
+        Call::Nearest => {
+            let (k, options) = (optional(axes)?, optional(axes + 1)?);
+            return index.nearest_found(&all[..axes], k, options, |found| {
+                // SAFETY: `env` is the current call's.
+                match shared(NEIGHBOUR_NUMBERS * found.len())? {
+                    Some(numbers) => {
+                        for (numbers, n) in numbers.chunks_exact_mut(NEIGHBOUR_NUMBERS).zip(found) {
+                            numbers.copy_from_slice(&[raw(n.handle), f64::from(n.id), n.distance]);
+                        }
+                        Ok(unsafe { u32::to_napi_value(env, found.len() as u32) }?)
+                    }
+                    None => {
+                        let own: Vec<Neighbor> = found.iter().copied().map(neighbor).collect();
+                        Ok(unsafe { Vec::to_napi_value(env, own) }?)
+                    }
+                }
+            });
         }
-        _ => Ok(Found::Own(raws(found.iter().copied()))),
-    })?;
-    // SAFETY: `env` is the current call's.
-    Ok(match found {
-        Found::Shared(count) => unsafe { u32::to_napi_value(env, count) }?,
-        Found::Own(array) => unsafe { Typed::to_napi_value(env, array) }?,
+        Call::RayCast => {
+            let hit = index.ray_hit(
+                &all[..axes],
+                &all[axes..2 * axes],
+                all[2 * axes],
+                optional(2 * axes + 1)?,
+            )?;
+            // SAFETY: `env` is the current call's.
+            return Ok(match (hit, shared(HIT_NUMBERS)?) {
+                (None, _) => unsafe { u32::to_napi_value(env, 0) }?,
+                (Some(hit), Some(numbers)) => {
+                    numbers.copy_from_slice(&[
+                        raw(hit.handle),
+                        f64::from(hit.id),
+                        hit.distance,
+                        hit.fraction,
+                    ]);
+                    unsafe { u32::to_napi_value(env, 1) }?
+                }
+                (Some(hit), None) => unsafe { RayHit::to_napi_value(env, ray_hit(hit)) }?,
+            });
+        }
+    };
+    index.found(asked, |found| {
+        // SAFETY: `env` is the current call's.
+        Ok(match shared(found.len())? {
+            Some(numbers) => {
+                for (number, handle) in numbers.iter_mut().zip(found) {
+                    *number = raw(*handle);
+                }
+                unsafe { u32::to_napi_value(env, found.len() as u32) }?
+            }
+            None => unsafe { Typed::to_napi_value(env, raws(found.iter().copied())) }?,
+        })
     })
 }
 
-/// The shared buffer's numbers, or `None` if JavaScript detached it (a
-/// transfer moves its memory elsewhere; the reference keeps only the
-/// object): the answer then comes back in an array of its own.
+/// The shared buffer's first `len` numbers, or `None` if it does not hold
+/// that many or JavaScript detached it (a transfer moves its memory
+/// elsewhere; the reference keeps only the object): the answer then comes
+/// back as the method's own.
 ///
 /// # Safety
-/// `reference` must be the one `install` made in `env`.
-unsafe fn shared_numbers(
+/// `reference` must be the one `install` made in `env`, and no JavaScript may
+/// run while the slice is in use.
+unsafe fn shared_slice<'a>(
     env: sys::napi_env,
     reference: sys::napi_ref,
-) -> napi::Result<Option<*mut f64>> {
+    len: usize,
+) -> napi::Result<Option<&'a mut [f64]>> {
+    if len > SCRATCH {
+        return Ok(None);
+    }
     let mut buffer = ptr::null_mut();
     let (mut data, mut length) = (ptr::null_mut(), 0);
     // SAFETY: `reference` is alive for the environment's life (never deleted).
@@ -189,11 +241,14 @@ unsafe fn shared_numbers(
         unsafe { sys::napi_get_arraybuffer_info(env, buffer, &mut data, &mut length) },
         "Failed to read the shared buffer"
     )?;
-    Ok((length == SCRATCH * size_of::<f64>() && !data.is_null()).then_some(data.cast()))
+    let attached = length == SCRATCH * size_of::<f64>() && !data.is_null();
+    // SAFETY: the buffer's data, `SCRATCH` numbers, attached (checked just
+    // now); the caller runs no JavaScript while the slice is in use.
+    Ok(attached.then(|| unsafe { std::slice::from_raw_parts_mut(data.cast(), len) }))
 }
 
 /// The hidden export `__oneQueryCalls` that `index.js` installs and removes:
-/// `{ scratch, Quadtree: { query, queryPoint, queryCircle, overlapping }, Grid: ... }`.
+/// `{ scratch, Quadtree: { query, queryPoint, ..., rayCast }, Grid: ... }`.
 pub(crate) fn install(env: &Env, exports: &mut Object<'_>) -> napi::Result<()> {
     use crate::classes::{Grid, LooseGrid, LooseQuadtree, Quadtree};
     let raw = env.raw();
@@ -254,6 +309,8 @@ fn add<C: JsClass>(
         one_query::<C, 1>,
         one_query::<C, 2>,
         one_query::<C, 3>,
+        one_query::<C, 4>,
+        one_query::<C, 5>,
     ];
     for ((_, name), callback) in CALLS.iter().zip(callbacks) {
         let function = function(env, name, callback, data)?;
