@@ -19,10 +19,6 @@ const binding = require('./native.js')
 const Float64ArrayOfOurs = Float64Array
 const { apply } = Reflect
 
-// Eight parameters: the most a call takes (an Octree's box, omit and mask,
-// or its ray, maxLength and mask); the addon reads the ones its call takes,
-// as the methods did.
-
 /** The handles of `found` numbers of `scratch`, in an array of their own. */
 function handlesOf(found, scratch) {
   const handles = new Float64ArrayOfOurs(found)
@@ -58,6 +54,9 @@ const ANSWERS = { __proto__: null, nearest: neighboursOf, rayCast: hitOf }
 /** The class method `name` answering through `native` (see above). */
 function oneQuery(name, native, scratch) {
   const answerOf = ANSWERS[name] ?? handlesOf
+  // Eight parameters: the most a call takes (an Octree's box, omit and mask,
+  // or its ray, maxLength and mask); the addon reads the ones its call takes,
+  // as the methods did.
   const method = {
     [name](a, b, c, d, e, f, g, h) {
       const found = apply(native, this, [a, b, c, d, e, f, g, h])

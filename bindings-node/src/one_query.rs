@@ -45,6 +45,13 @@ const NEIGHBOUR_NUMBERS: usize = 3;
 /// Numbers a ray's hit takes in the shared buffer: its handle, id, distance and fraction.
 const HIT_NUMBERS: usize = 4;
 
+/// What `nearest` found: how many neighbours it wrote into the shared buffer,
+/// or all of them when they do not fit.
+enum Neighbours {
+    Shared(u32),
+    Own(Vec<Neighbor>),
+}
+
 /// The calls that go this way, by the names of their methods.
 #[derive(Clone, Copy)]
 enum Call {
@@ -160,20 +167,23 @@ unsafe fn answer<C: JsClass>(
         Call::Overlapping => Asked::Element { handle: all[0] },
         Call::Nearest => {
             let (k, options) = (optional(axes)?, optional(axes + 1)?);
-            return index.nearest_found(&all[..axes], k, options, |found| {
-                // SAFETY: `env` is the current call's.
-                match shared(NEIGHBOUR_NUMBERS * found.len())? {
+            let found = index.nearest_found(&all[..axes], k, options, |found| {
+                Ok(match shared(NEIGHBOUR_NUMBERS * found.len())? {
                     Some(numbers) => {
                         for (numbers, n) in numbers.chunks_exact_mut(NEIGHBOUR_NUMBERS).zip(found) {
                             numbers.copy_from_slice(&[raw(n.handle), f64::from(n.id), n.distance]);
                         }
-                        Ok(unsafe { u32::to_napi_value(env, found.len() as u32) }?)
+                        Neighbours::Shared(found.len() as u32)
                     }
-                    None => {
-                        let own: Vec<Neighbor> = found.iter().copied().map(neighbor).collect();
-                        Ok(unsafe { Vec::to_napi_value(env, own) }?)
-                    }
-                }
+                    None => Neighbours::Own(found.iter().copied().map(neighbor).collect()),
+                })
+            })?;
+            // Built once the index is let go, as the method's answer was:
+            // building objects can run JavaScript (setters), which may change it.
+            // SAFETY: `env` is the current call's.
+            return Ok(match found {
+                Neighbours::Shared(count) => unsafe { u32::to_napi_value(env, count) }?,
+                Neighbours::Own(own) => unsafe { Vec::to_napi_value(env, own) }?,
             });
         }
         Call::RayCast => {
