@@ -33,8 +33,6 @@ use napi::{check_status, sys, Env, JsError, JsValue, Unknown};
 
 use crate::error::{Fail, Outcome};
 use crate::index::{guarded, neighbor, raw, raws, ray_hit, Asked, Held, JsClass};
-use crate::objects::{Neighbor, RayHit};
-use crate::typed::Typed;
 
 /// Numbers the shared buffer holds: more come back as the method's answer.
 const SCRATCH: usize = 1024;
@@ -45,11 +43,27 @@ const NEIGHBOUR_NUMBERS: usize = 3;
 /// Numbers a ray's hit takes in the shared buffer: its handle, id, distance and fraction.
 const HIT_NUMBERS: usize = 4;
 
-/// What `nearest` found: how many neighbours it wrote into the shared buffer,
-/// or all of them when they do not fit.
-enum Neighbours {
+/// What a call found: how many handles, neighbours or hits it wrote into the
+/// shared buffer, or the method's answer when they do not fit. Made into a
+/// JavaScript value once the index is let go, as the methods' answers were:
+/// building objects can run JavaScript (setters), which may change the index.
+enum Found<T> {
     Shared(u32),
-    Own(Vec<Neighbor>),
+    Own(T),
+}
+
+impl<T: ToNapiValue> Found<T> {
+    /// # Safety
+    /// `env` must be the current call's.
+    unsafe fn into_value(self, env: sys::napi_env) -> napi::Result<sys::napi_value> {
+        // SAFETY: as the caller promises.
+        unsafe {
+            match self {
+                Found::Shared(count) => u32::to_napi_value(env, count),
+                Found::Own(answer) => T::to_napi_value(env, answer),
+            }
+        }
+    }
 }
 
 /// The calls that go this way, by the names of their methods.
@@ -173,18 +187,13 @@ unsafe fn answer<C: JsClass>(
                         for (numbers, n) in numbers.chunks_exact_mut(NEIGHBOUR_NUMBERS).zip(found) {
                             numbers.copy_from_slice(&[raw(n.handle), f64::from(n.id), n.distance]);
                         }
-                        Neighbours::Shared(found.len() as u32)
+                        Found::Shared(found.len() as u32)
                     }
-                    None => Neighbours::Own(found.iter().copied().map(neighbor).collect()),
+                    None => Found::Own(found.iter().copied().map(neighbor).collect::<Vec<_>>()),
                 })
             })?;
-            // Built once the index is let go, as the method's answer was:
-            // building objects can run JavaScript (setters), which may change it.
             // SAFETY: `env` is the current call's.
-            return Ok(match found {
-                Neighbours::Shared(count) => unsafe { u32::to_napi_value(env, count) }?,
-                Neighbours::Own(own) => unsafe { Vec::to_napi_value(env, own) }?,
-            });
+            return unsafe { found.into_value(env) }.map_err(Into::into);
         }
         Call::RayCast => {
             let hit = index.ray_hit(
@@ -193,9 +202,8 @@ unsafe fn answer<C: JsClass>(
                 all[2 * axes],
                 optional(2 * axes + 1)?,
             )?;
-            // SAFETY: `env` is the current call's.
-            return Ok(match (hit, shared(HIT_NUMBERS)?) {
-                (None, _) => unsafe { u32::to_napi_value(env, 0) }?,
+            let found = match (hit, shared(HIT_NUMBERS)?) {
+                (None, _) => Found::Shared(0),
                 (Some(hit), Some(numbers)) => {
                     numbers.copy_from_slice(&[
                         raw(hit.handle),
@@ -203,24 +211,27 @@ unsafe fn answer<C: JsClass>(
                         hit.distance,
                         hit.fraction,
                     ]);
-                    unsafe { u32::to_napi_value(env, 1) }?
+                    Found::Shared(1)
                 }
-                (Some(hit), None) => unsafe { RayHit::to_napi_value(env, ray_hit(hit)) }?,
-            });
+                (Some(hit), None) => Found::Own(ray_hit(hit)),
+            };
+            // SAFETY: `env` is the current call's.
+            return unsafe { found.into_value(env) }.map_err(Into::into);
         }
     };
-    index.found(asked, |found| {
-        // SAFETY: `env` is the current call's.
+    let found = index.found(asked, |found| {
         Ok(match shared(found.len())? {
             Some(numbers) => {
                 for (number, handle) in numbers.iter_mut().zip(found) {
                     *number = raw(*handle);
                 }
-                unsafe { u32::to_napi_value(env, found.len() as u32) }?
+                Found::Shared(found.len() as u32)
             }
-            None => unsafe { Typed::to_napi_value(env, raws(found.iter().copied())) }?,
+            None => Found::Own(raws(found.iter().copied())),
         })
-    })
+    })?;
+    // SAFETY: `env` is the current call's.
+    unsafe { found.into_value(env) }.map_err(Into::into)
 }
 
 /// The shared buffer's first `len` numbers, or `None` if it does not hold
