@@ -340,16 +340,17 @@ it('a detached shared buffer leaves the answers right', async () => {
     const near = grid.nearest(0, 0, 2, { filter }).map((n) => n.handle).sort((a, b) => a - b)
     const found = Array.from(grid.queryPoint(1.5, 1.5)).sort((a, b) => a - b)
     const hit = grid.rayCast(0, 1.5, 1, 0, 10)
-    const hitLook = [Object.getPrototypeOf(hit) === Object.prototype, Object.keys(hit)]
-    const nearest = grid.nearest(0, 0, 2).map((n) => n.distance)
+    const hitLook = [hit.handle === handles[0], hit.id, Object.getPrototypeOf(hit) === Object.prototype, Object.keys(hit)]
+    const nearest = grid.nearest(0, 0, 2).map((n) => [n.handle, n.distance])
     parentPort.postMessage([near, found, handles, [hit.distance, hit.fraction, ...hitLook], nearest, scratch.byteLength, Array.from(new Float64Array(moved).subarray(0, 8))])
   `)
   const [near, found, handles, hit, nearest, left, written] = answers
   const sortedHandles = handles.sort((a, b) => a - b)
   assert.deepEqual(near, sortedHandles)
   assert.deepEqual(found, sortedHandles)
-  assert.deepEqual(hit, [1, 0.1, true, ['handle', 'id', 'distance', 'fraction']])
-  assert.deepEqual(nearest, [Math.SQRT2, Math.SQRT2])
+  // Both elements are hit at 1; the tie goes to the smaller handle (their ids are 0).
+  assert.deepEqual(hit, [1, 0.1, true, 0, true, ['handle', 'id', 'distance', 'fraction']])
+  assert.deepEqual(nearest, sortedHandles.map((h) => [h, Math.SQRT2]))
   assert.equal(left, 0)
   assert.deepEqual(written, [0, 0, 0, 0, 0, 0, 0, 0], 'the moved memory was written')
 })
