@@ -19,18 +19,18 @@ const binding = require('./native.js')
 const Float64ArrayOfOurs = Float64Array
 const { apply } = Reflect
 
-/** The handles of `found` numbers of `scratch`, in an array of their own. */
-function handlesOf(found, scratch) {
-  const handles = new Float64ArrayOfOurs(found)
-  for (let i = 0; i < found; i++) handles[i] = scratch[i]
-  return handles
+/** The first `count` numbers of `scratch` (a query's handles), in an array of their own. */
+function numbersOf(count, scratch) {
+  const numbers = new Float64ArrayOfOurs(count)
+  for (let i = 0; i < count; i++) numbers[i] = scratch[i]
+  return numbers
 }
 
 /** The neighbours of `found` triples (handle, id, distance) of `scratch`. */
 function neighboursOf(found, scratch) {
   // Copied out first: no code of anyone's runs until the copy is whole,
   // whatever building the objects calls.
-  const numbers = handlesOf(3 * found, scratch)
+  const numbers = numbersOf(3 * found, scratch)
   const neighbours = []
   for (let i = 0; i < found; i++) {
     neighbours[i] = { handle: numbers[3 * i], id: numbers[3 * i + 1], distance: numbers[3 * i + 2] }
@@ -53,7 +53,7 @@ const ANSWERS = { __proto__: null, nearest: neighboursOf, rayCast: hitOf }
 
 /** The class method `name` answering through `native` (see above). */
 function oneQuery(name, native, scratch) {
-  const answerOf = ANSWERS[name] ?? handlesOf
+  const answerOf = ANSWERS[name] ?? numbersOf
   // Eight parameters: the most a call takes (an Octree's box, omit and mask,
   // or its ray, maxLength and mask); the addon reads the ones its call takes,
   // as the methods did.

@@ -136,6 +136,8 @@ pub(crate) struct Kept {
     /// The pair walk's output (`pairs()`): it holds the most pairs a call
     /// found, 16 bytes each, while the index lives.
     pairs: Vec<(Handle, Handle)>,
+    /// `nearest`'s neighbours, handed to its answer.
+    neighbours: Vec<flatquad::Neighbor>,
 }
 
 /// The work of a batch call answered on a worker of Node's pool, and then
@@ -1145,42 +1147,44 @@ impl<T: Held> Index<T> {
             let point = args::any_point::<T::Bounds>(coords)?;
             let k = args::count(k, "k", 1)?;
             let options = args::search_options(options, true)?;
-            let mut found = Vec::new();
-            // Without a filter callback, the branch and bound (no ordered
-            // visits to promise): about twice as fast as the ordered walk.
-            let Some(filter) = &options.filter else {
+            with_kept(&self.kept, |kept| {
+                let found = &mut kept.neighbours;
+                // Without a filter callback, the branch and bound (no ordered
+                // visits to promise): about twice as fast as the ordered walk.
+                let Some(filter) = &options.filter else {
+                    index
+                        .nearest(point, k, options.max_distance, options.mask, found)
+                        .map_err(core)?;
+                    return answer(found);
+                };
+                let mut failure = None;
                 index
-                    .nearest(point, k, options.max_distance, options.mask, &mut found)
-                    .map_err(core)?;
-                return answer(&found);
-            };
-            let mut failure = None;
-            index
-                .nearest_with(
-                    point,
-                    k,
-                    options.max_distance,
-                    options.mask,
-                    |handle| {
-                        // After a throw the exception is pending: no more calls.
-                        if failure.is_some() {
-                            return false;
-                        }
-                        match args::call(filter, raw(handle)).and_then(|r| args::truthy(&r)) {
-                            Ok(keep) => keep,
-                            Err(fail) => {
-                                failure = Some(fail);
-                                false
+                    .nearest_with(
+                        point,
+                        k,
+                        options.max_distance,
+                        options.mask,
+                        |handle| {
+                            // After a throw the exception is pending: no more calls.
+                            if failure.is_some() {
+                                return false;
                             }
-                        }
-                    },
-                    &mut found,
-                )
-                .map_err(core)?;
-            if let Some(fail) = failure {
-                return Err(fail);
-            }
-            answer(&found)
+                            match args::call(filter, raw(handle)).and_then(|r| args::truthy(&r)) {
+                                Ok(keep) => keep,
+                                Err(fail) => {
+                                    failure = Some(fail);
+                                    false
+                                }
+                            }
+                        },
+                        found,
+                    )
+                    .map_err(core)?;
+                if let Some(fail) = failure {
+                    return Err(fail);
+                }
+                answer(found)
+            })
         })
     }
 
@@ -1240,13 +1244,13 @@ impl<T: Held> Index<T> {
         max_length: &Unknown<'_>,
         mask: Option<&Unknown<'_>>,
     ) -> napi::Result<Option<RayHitObject>> {
-        let hit = self.ray_hit(origin, direction, max_length, mask);
+        let hit = self.ray_cast_found(origin, direction, max_length, mask);
         fail(env, hit.map(|hit| hit.map(ray_hit)))
     }
 
     /// The first hit `ray_cast` finds (the method's object, or `one_query`'s
     /// shared buffer).
-    pub(crate) fn ray_hit(
+    pub(crate) fn ray_cast_found(
         &self,
         origin: &[&Unknown<'_>],
         direction: &[&Unknown<'_>],

@@ -196,7 +196,7 @@ unsafe fn answer<C: JsClass>(
             return unsafe { found.into_value(env) }.map_err(Into::into);
         }
         Call::RayCast => {
-            let hit = index.ray_hit(
+            let hit = index.ray_cast_found(
                 &all[..axes],
                 &all[axes..2 * axes],
                 all[2 * axes],
