@@ -682,6 +682,82 @@ fn ties_by_id_then_handle() {
     assert!(out.iter().all(|n| n.distance == 32f64.sqrt()));
 }
 
+/// Nearest searches where the squares about the point cannot settle them
+/// alone, against the brute force: a point in a stack of 300 equal boxes
+/// (every square about it meets them all: too many, a quarter as wide, too
+/// many again), points far outside the world and in its empty half (squares
+/// widened until they give up), next to elements outside the world, and with
+/// a maximum distance; k from 1 to past the trees' square limit. On every
+/// structure, 2D and 3D.
+#[test]
+fn nearest_past_the_squares() {
+    fn check<T: SpatialIndex>(
+        mut index: T,
+        lift: fn([f32; 2]) -> <T::Bounds as Bounds>::Point,
+        boxed: fn(Rect) -> T::Bounds,
+    ) {
+        let mut rng = Lcg(17);
+        let mut model: Model<T::Bounds> = BTreeMap::new();
+        let mut add = |index: &mut T, r: Rect, id: u32| {
+            let b = boxed(r);
+            let h = index.insert(b, id).unwrap();
+            model.insert(h, (b, id));
+        };
+        // A field over the world's lower half only.
+        for i in 0..2_000 {
+            let (x, y) = (rng.unit() * 1000.0, rng.unit() * 500.0);
+            add(&mut index, Rect::new(x, y, x + 3.0, y + 3.0), i % 7);
+        }
+        for i in 0..300 {
+            add(&mut index, Rect::new(200.0, 200.0, 201.0, 201.0), i % 5);
+        }
+        add(&mut index, Rect::new(-5_000.0, 700.0, -4_990.0, 710.0), 1);
+        add(&mut index, Rect::new(1e6, 1e6, 1e6, 1e6), 2);
+        let points = [
+            [200.5, 200.5],
+            [200.0, 201.0],
+            [500.0, 900.0],
+            [-4_000.0, 705.0],
+            [3e6, -2e6],
+            [1e6, 1e6 + 1.0],
+            [-1e30, 1e30],
+            [700.0, 250.0],
+        ];
+        let mut out = Vec::new();
+        for p in points {
+            let point = lift(p);
+            for k in [1, 2, 5, 6, 7, 10, 11, 33] {
+                for max in [None, Some(0.0), Some(2.5), Some(400.0)] {
+                    index.nearest(point, k, max, u32::MAX, &mut out).unwrap();
+                    let want: Vec<Neighbor> =
+                        brute_nearest(&model, point, max.unwrap_or(f64::INFINITY))
+                            .into_iter()
+                            .take(k)
+                            .collect();
+                    assert_eq!(
+                        neighbor_bits(&out),
+                        neighbor_bits(&want),
+                        "{} nearest {point:?} k {k} max {max:?}",
+                        std::any::type_name::<T>()
+                    );
+                }
+            }
+        }
+    }
+    let world = Rect::new(0.0, 0.0, 1000.0, 1000.0);
+    let flat = |p: [f32; 2]| p;
+    let same = |r: Rect| r;
+    check(Grid::for_world(world).unwrap(), flat, same);
+    check(LooseGrid::for_world(world).unwrap(), flat, same);
+    check(Quadtree::for_world(world).unwrap(), flat, same);
+    check(LooseQuadtree::for_world(world).unwrap(), flat, same);
+    check(
+        Octree::for_world(Box3::new(0.0, 0.0, 0.0, 1000.0, 1000.0, 1000.0)).unwrap(),
+        |[x, y]| [x, y, 500.0],
+        |r| Box3::new(r.x1, r.y1, 499.0, r.x2, r.y2, 502.0),
+    );
+}
+
 /// `par_nearest_many` gives `nearest_many`'s rows, on a batch big enough to
 /// be cut into chunks; and refuses a bad point anywhere in it.
 #[cfg(feature = "rayon")]

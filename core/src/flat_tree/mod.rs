@@ -204,7 +204,13 @@ impl<D: Dimension> core::fmt::Debug for FlatTree<D> {
     }
 }
 
-impl_structure!(impl[D: Dimension] FlatTree<D>, Slot<D>; overlapping_checked => neighbours, prefetch_overlapping => prefetch_neighbours, par_pairs_checked => pairs_parallel);
+impl_structure!(
+    impl[D: Dimension] FlatTree<D>, Slot<D>;
+    overlapping_checked => neighbours,
+    prefetch_overlapping => prefetch_neighbours,
+    par_pairs_checked => pairs_parallel,
+    nearest_squares => nearest_squares,
+);
 
 impl<D: Dimension> SpatialIndex for FlatTree<D> {
     fn world(&self) -> D::Bounds {

@@ -406,6 +406,7 @@ impl_structure!(
     par_pairs_checked => pairs_parallel,
     par_relocate_many => relocate_parallel,
     ray_piece => ray_piece,
+    nearest_squares => nearest_squares,
     count_queries => note_queries,
     spatial_order_from => spatial_order_from,
 );

@@ -290,6 +290,9 @@ macro_rules! any_index {
             fn ray_piece(&self) -> Option<f64> {
                 dispatch!(self, $name[$($variant),+], s => s.ray_piece())
             }
+            fn nearest_squares(&self, k: usize) -> bool {
+                dispatch!(self, $name[$($variant),+], s => s.nearest_squares(k))
+            }
             fn count_queries(&self, queries: usize) {
                 dispatch!(self, $name[$($variant),+], s => s.count_queries(queries))
             }

@@ -353,6 +353,16 @@ pub trait Structure: Slots {
         None
     }
 
+    /// Whether a search for the `k` nearest tries rectangle queries over
+    /// squares about the point before the descent
+    /// ([`search::nearest_bounded`](crate::index::search::nearest_bounded)):
+    /// `false` (the default) for the descent alone. A structure whose
+    /// rectangle queries about a point measured faster at that `k` says so.
+    #[inline]
+    fn nearest_squares(&self, _k: usize) -> bool {
+        false
+    }
+
     /// Told how many queries a call is about to answer, before it answers
     /// them (a grid counts them to decide whether to lay its cells out at the
     /// next `cleanup`). Once per batch, so that threads do not fight over a count.
@@ -378,7 +388,8 @@ pub trait Structure: Slots {
 /// (`overlapping_checked => neighbours`, `prefetch_overlapping => ...`,
 /// `prefetch_relocate => ...`, `relocate_many => ...`, `par_relocate_many => ...`,
 /// `par_pairs_checked => ...` (with the structure's `PAR_PAIRS_FROM`),
-/// `ray_piece => ...`, `count_queries => ...`, `spatial_order_from => ...`);
+/// `ray_piece => ...`, `nearest_squares => ...`, `count_queries => ...`,
+/// `spatial_order_from => ...`);
 /// every structure has an `all_pairs` walk. One line per structure instead of a copy of
 /// the same delegations in each.
 macro_rules! impl_structure {
@@ -527,6 +538,12 @@ macro_rules! structure_hook {
         #[inline]
         fn prefetch_overlapping(&self, handles: &[$crate::Handle], index: usize) {
             self.$method(handles, index)
+        }
+    };
+    (nearest_squares => $method:ident) => {
+        #[inline]
+        fn nearest_squares(&self, k: usize) -> bool {
+            self.$method(k)
         }
     };
     (ray_piece => $method:ident) => {

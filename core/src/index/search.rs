@@ -26,7 +26,7 @@ use crate::axis::Axis;
 use crate::index::check_lengths;
 use crate::index::raw::{SearchItem, Structure};
 use crate::slots::NONE;
-use crate::{Bounds, Error, Handle, Rect};
+use crate::{Bounds, Error, Handle, Rect, SpatialIndex};
 
 /// How much node keys are lowered, relatively: far above the `f64` rounding
 /// of a key (a few units of 2^-53), far below anything that costs work.
@@ -846,28 +846,7 @@ pub(crate) fn bounded<T, N, E>(
                 return;
             }
             let (id, handle) = (index.id_at(slot), index.handle_at(slot));
-            let order = (key, id, handle.to_raw());
-            let best = &out[base..];
-            let at = best.partition_point(|n| (n.distance, n.id, n.handle.to_raw()) <= order);
-            // An element met again (listed in several leaves) sorts right
-            // after itself; one pushed out before sorts past the k-th.
-            if (at > 0 && best[at - 1].handle == handle) || at == k {
-                return;
-            }
-            out.insert(
-                base + at,
-                Neighbor {
-                    handle,
-                    id,
-                    distance: key,
-                },
-            );
-            if out.len() - base > k {
-                out.pop();
-            }
-            if out.len() - base == k {
-                *bound = out[out.len() - 1].distance;
-            }
+            keep_best(out, base, k, bound, key, id, handle);
         }
     };
     // The children an expansion pushed, nearest on top.
@@ -883,6 +862,43 @@ pub(crate) fn bounded<T, N, E>(
         let from = stack.len();
         index.search_expand(top.node, &mut |item| offer(item, stack, out, &mut bound));
         order_pushed(stack, from);
+    }
+}
+
+/// Puts the element `(key, id, handle)` among the best `k` so far,
+/// `out[base..]` in ascending `(key, id, handle)`, and once there are `k`
+/// lowers `bound` to the last one's key. An element met again (listed in
+/// several leaves) sorts right after itself and is not taken twice; one
+/// pushed out before sorts past the k-th.
+#[inline]
+fn keep_best(
+    out: &mut Vec<Neighbor>,
+    base: usize,
+    k: usize,
+    bound: &mut f64,
+    key: f64,
+    id: u32,
+    handle: Handle,
+) {
+    let order = (key, id, handle.to_raw());
+    let best = &out[base..];
+    let at = best.partition_point(|n| (n.distance, n.id, n.handle.to_raw()) <= order);
+    if (at > 0 && best[at - 1].handle == handle) || at == k {
+        return;
+    }
+    out.insert(
+        base + at,
+        Neighbor {
+            handle,
+            id,
+            distance: key,
+        },
+    );
+    if out.len() - base > k {
+        out.pop();
+    }
+    if out.len() - base == k {
+        *bound = out[out.len() - 1].distance;
     }
 }
 
@@ -932,15 +948,25 @@ where
 }
 
 /// The `k` nearest elements passing the mask within the maximum distance,
-/// appended to `out` ([`bounded`] by distance).
+/// appended to `out`: by [squares](nearest_in_squares) first, by
+/// [`bounded`] descent if they do not settle it.
 pub(crate) fn nearest_bounded<T>(
     index: &T,
     stack: &mut NodeStack,
     query: Nearest<<T::Bounds as Bounds>::Point>,
     out: &mut Vec<Neighbor>,
 ) where
-    T: Structure + ?Sized,
+    T: SpatialIndex,
 {
+    if query.k == 0 || query.mask == 0 {
+        return;
+    }
+    if index.nearest_squares(query.k)
+        && !scans(index, query.k)
+        && nearest_in_squares(index, query, out)
+    {
+        return;
+    }
     let point = query.point;
     bounded(
         index,
@@ -952,6 +978,112 @@ pub(crate) fn nearest_bounded<T>(
         |b: &T::Bounds| Some(b.distance_to_point(point)),
         out,
     );
+}
+
+/// Squares [`nearest_in_squares`] tries before it leaves the search to the
+/// descent.
+const NEAREST_SQUARES: u32 = 8;
+
+/// The elements, in `k`s, a square of [`nearest_in_squares`] should meet to
+/// settle the search: a square holding `k` elements' centres whose k-th
+/// nearest lies within its inscribed circle (π/4 of it) needs more, and
+/// boxes reach in from outside it.
+const SQUARE_TARGET: f64 = 2.5;
+
+/// The nearest elements by rectangle queries over squares (cubes in 3D)
+/// centred on the point: every element met is keyed by the same
+/// [`Bounds::distance_to_point`] as the descent's, the best `k` kept by
+/// `(key, id, handle)` ([`keep_best`]). Once `k` are kept and the k-th key is
+/// at most the square's half side (or the maximum distance is), no element
+/// left out can come before it: an element at distance `d` holds a point
+/// within `d` of the query point on every axis, so it meets the square
+/// (widened and rounded outward to `f32`).
+///
+/// The first square is a probe, a quarter as wide as one holding `k`
+/// elements at the world's mean density: in a crowd it settles the search
+/// alone. A square that does not settle it gives way to one wider by the
+/// square root of how many more elements [`SQUARE_TARGET`] asks for than it
+/// met, 1.5 to 4 times; one that meets more than [`square_budget`] (a crowd)
+/// to one a quarter as wide, once. A rectangle query reads the few cells or
+/// leaves about the point where the descent orders some thirty node keys
+/// on its way down (a grid's cell ranges, a tree's levels). `false`, with
+/// `out` as it came, after [`NEAREST_SQUARES`] squares, a second crowded
+/// one, or for an empty index or a world of no volume.
+fn nearest_in_squares<T>(
+    index: &T,
+    query: Nearest<<T::Bounds as Bounds>::Point>,
+    out: &mut Vec<Neighbor>,
+) -> bool
+where
+    T: SpatialIndex,
+{
+    let Nearest {
+        point,
+        k,
+        max_distance,
+        mask,
+    } = query;
+    let axes = T::Bounds::AXES;
+    let world = index.world();
+    let volume = (0..axes).fold(1.0, |v, axis| {
+        v * (f64::from(world.hi(axis)) - f64::from(world.lo(axis)))
+    });
+    let live = index.live();
+    if live == 0 || !(volume > 0.0 && volume.is_finite()) {
+        return false;
+    }
+    let mean_side = (volume * k as f64 / live as f64).powf(1.0 / axes as f64);
+    let mut half = 0.125 * mean_side;
+    let target = SQUARE_TARGET * k as f64;
+    let budget = square_budget(k);
+    let base = out.len();
+    let p = point.as_ref();
+    let mut crowded_before = false;
+    for _ in 0..NEAREST_SQUARES {
+        let reach = p.iter().fold(half, |m, v| m + f64::from(v.abs()));
+        let margin = (reach + 1.0) * (1.0 / (1u64 << 40) as f64);
+        let (mut lo, mut hi) = ([0.0f32; 3], [0.0f32; 3]);
+        for (axis, &v) in p.iter().enumerate().take(axes) {
+            lo[axis] = round_down(f64::from(v) - half - margin);
+            hi[axis] = round_up(f64::from(v) + half + margin);
+        }
+        out.truncate(base);
+        let mut bound = max_distance;
+        let mut met = 0;
+        let crowded = index
+            .query_checked(T::Bounds::from_corners(lo, hi), NONE, |handle| {
+                met += 1;
+                if met > budget {
+                    return ControlFlow::Break(());
+                }
+                let slot = handle.slot();
+                let key = index.rect_at(slot).distance_to_point(point);
+                if key <= bound && index.passes_mask(slot, mask) {
+                    keep_best(out, base, k, &mut bound, key, index.id_at(slot), handle);
+                }
+                ControlFlow::Continue(())
+            })
+            .is_break();
+        if crowded {
+            if crowded_before {
+                break;
+            }
+            crowded_before = true;
+            half *= 0.25;
+        } else if max_distance <= half || (out.len() - base == k && bound <= half) {
+            return true;
+        } else {
+            half *= (target / met.max(1) as f64).sqrt().clamp(1.5, 4.0);
+        }
+    }
+    out.truncate(base);
+    false
+}
+
+/// The elements a square of [`nearest_in_squares`] may meet before it is
+/// given up for a narrower one.
+fn square_budget(k: usize) -> usize {
+    k.saturating_mul(8).saturating_add(32)
 }
 
 /// The first hit of a checked ray ([`bounded`] by entry distance, `k` = 1).

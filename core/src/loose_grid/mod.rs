@@ -378,6 +378,13 @@ impl LooseGrid {
         Some(f64::from(w.min(h)))
     }
 
+    /// Nearest searches try squares first, for any `k`, as the grid's do
+    /// (uniform-100k, k = 1: 1.5× faster than the descent, k = 32 level;
+    /// clustered-100k's crowds 1.5× faster).
+    pub(crate) fn nearest_squares(&self, _k: usize) -> bool {
+        true
+    }
+
     /// The width and height of a loose cell.
     pub fn cell_size(&self) -> (f32, f32) {
         (self.loose_x.cell_size(), self.loose_y.cell_size())
@@ -434,7 +441,13 @@ impl core::fmt::Debug for LooseGrid {
     }
 }
 
-impl_structure!(LooseGrid; prefetch_relocate => prefetch_move, par_pairs_checked => pairs_parallel, ray_piece => ray_piece);
+impl_structure!(
+    LooseGrid;
+    prefetch_relocate => prefetch_move,
+    par_pairs_checked => pairs_parallel,
+    ray_piece => ray_piece,
+    nearest_squares => nearest_squares,
+);
 
 impl SpatialIndex for LooseGrid {
     fn world(&self) -> Rect {
