@@ -1002,8 +1002,8 @@ const SQUARE_TARGET: f64 = 2.5;
 /// The first square is a probe, a quarter as wide as one holding `k`
 /// elements at the world's mean density: in a crowd it settles the search
 /// alone. A square that does not settle it gives way to one wider by the
-/// square root of how many more elements [`SQUARE_TARGET`] asks for than it
-/// met, 1.5 to 4 times; one that meets more than [`square_budget`] (a crowd)
+/// square root (the cube root in 3D) of how many more elements
+/// [`SQUARE_TARGET`] asks for than it met, 1.5 to 4 times; one that meets more than [`square_budget`] (a crowd)
 /// to one a quarter as wide, once. A rectangle query reads the few cells or
 /// leaves about the point where the descent orders some thirty node keys
 /// on its way down (a grid's cell ranges, a tree's levels). `false`, with
@@ -1073,7 +1073,9 @@ where
         } else if max_distance <= half || (out.len() - base == k && bound <= half) {
             return true;
         } else {
-            half *= (target / met.max(1) as f64).sqrt().clamp(1.5, 4.0);
+            half *= (target / met.max(1) as f64)
+                .powf(1.0 / axes as f64)
+                .clamp(1.5, 4.0);
         }
     }
     out.truncate(base);
