@@ -213,3 +213,39 @@ fn a_warm_octree_frame_with_a_margin_allocates_nothing() {
             .unwrap()
     });
 }
+
+/// A nearest query the squares settle allocates nothing once `out` has
+/// grown (the descent's node stack is only reserved when it runs): on every
+/// structure that takes squares, at random points over a field of boxes.
+#[test]
+fn nearest_by_squares_allocates_nothing() {
+    fn check<T: SpatialIndex<Bounds = Rect>>(mut index: T) {
+        let mut rng = 0x9e37_79b9u32;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 17;
+            rng ^= rng << 5;
+            (rng >> 8) as f32 / 16_777_216.0 * 2048.0
+        };
+        for id in 0..N as u32 {
+            let (x, y) = (next(), next());
+            index
+                .insert(Rect::new(x, y, x + SIZE, y + SIZE), id)
+                .unwrap();
+        }
+        let mut out = Vec::with_capacity(16);
+        let points: Vec<[f32; 2]> = (0..1_000).map(|_| [next(), next()]).collect();
+        let before = allocations();
+        for (i, &p) in points.iter().enumerate() {
+            index
+                .nearest(p, 1 + i % 10, None, u32::MAX, &mut out)
+                .unwrap();
+            assert!(!out.is_empty());
+        }
+        assert_eq!(allocations() - before, 0, "allocations in 1,000 nearest");
+    }
+    let world = Rect::new(0.0, 0.0, 2048.0, 2048.0);
+    check(Grid::new(world, 128, 128).unwrap());
+    check(LooseGrid::new(world, 64, 64, 32, 32).unwrap());
+    check(Quadtree::new(world, 8, 9).unwrap());
+}

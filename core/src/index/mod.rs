@@ -653,7 +653,7 @@ pub trait SpatialIndex: Structure + Sized {
             max_distance,
             mask,
         };
-        search::nearest_bounded(self, &mut search::NodeStack::with_capacity(64), query, out);
+        search::nearest_bounded(self, &mut search::NodeStack::new(), query, out);
         Ok(())
     }
 
@@ -712,7 +712,7 @@ pub trait SpatialIndex: Structure + Sized {
         out.clear();
         offsets.reserve(points.len() + 1);
         offsets.push(0);
-        let mut heap = search::NodeStack::with_capacity(64);
+        let mut heap = search::NodeStack::new();
         for &point in points {
             let query = search::Nearest {
                 point,

@@ -815,6 +815,9 @@ pub(crate) fn bounded<T, N, E>(
     if k == 0 || mask == 0 {
         return;
     }
+    // Callers hand an empty stack over, so that a search settled before the
+    // descent (by squares or pieces) allocates nothing.
+    stack.reserve(64);
     if scans(index, k) {
         let base = out.len();
         scan_sorted(index, mask, limit, &element_key, out);
@@ -1110,7 +1113,7 @@ where
     let mut best = Vec::with_capacity(1);
     bounded(
         index,
-        &mut NodeStack::with_capacity(64),
+        &mut NodeStack::new(),
         1,
         mask,
         max_length,
