@@ -614,9 +614,11 @@ pub trait SpatialIndex: Structure + Sized {
     /// element's closed box ([`Bounds::distance_to_point`], in `f64`; 0 when
     /// the box holds the point). Ties are broken by id, then by the handle's
     /// raw value: the order is ascending `(distance, id, handle)`, the same
-    /// as a brute-force sort. The walk is best-first over the structure's
-    /// nodes and visits only what can beat the `k`-th result, never every
-    /// element. `k` = 0 gives nothing.
+    /// as a brute-force sort. The search first queries small squares about
+    /// the point where the structure measured that faster (the grids, and the
+    /// flat trees for a small `k`), then, if they did not settle it, descends
+    /// depth-first through the structure's nodes, visiting only what can
+    /// beat the `k`-th result. `k` = 0 gives nothing.
     ///
     /// ```
     /// use flatquad::{Quadtree, Rect, SpatialIndex};

@@ -774,6 +774,68 @@ mod tests {
             assert!(most < 200, "{kind:?}: {most} elements examined");
         }
     }
+
+    /// The squares settle nearly every search in a populated field, with the
+    /// descent's answers, bit for bit, at 2,000 points (so a settle rule a
+    /// little too loose would show); a point in a stack (every square
+    /// crowded) and one in the world's empty half (past the widest square)
+    /// are left to the descent, with nothing written.
+    #[test]
+    fn squares_settle_in_a_field_as_the_descent_would() {
+        use super::{bounded, nearest_in_squares, Nearest, NodeStack};
+        use crate::{Grid, LooseGrid, Neighbor, Quadtree};
+        fn bits(n: &[Neighbor]) -> Vec<(u64, u32, u64)> {
+            n.iter()
+                .map(|n| (n.handle.to_raw(), n.id, n.distance.to_bits()))
+                .collect()
+        }
+        fn check<T: SpatialIndex<Bounds = Rect>>(mut index: T) {
+            let mut rng = crate::test_lcg::Lcg32::new(5);
+            for i in 0..4_000 {
+                let (x, y) = (rng.unit() * 1000.0, rng.unit() * 500.0);
+                index
+                    .insert(Rect::new(x, y, x + 2.0, y + 2.0), i % 13)
+                    .unwrap();
+            }
+            for i in 0..200 {
+                index
+                    .insert(Rect::new(300.0, 300.0, 301.0, 301.0), i)
+                    .unwrap();
+            }
+            let query = |point, k, max_distance| Nearest {
+                point,
+                k,
+                max_distance,
+                mask: u32::MAX,
+            };
+            let (mut squares, mut descent, mut stack) = (Vec::new(), Vec::new(), NodeStack::new());
+            let mut settled = 0;
+            for q in 0..2_000 {
+                let point = [rng.unit() * 1000.0, rng.unit() * 500.0];
+                let (k, max) = (1 + q % 10, [f64::INFINITY, 5.0, 0.0][q % 3]);
+                squares.clear();
+                if !nearest_in_squares(&index, query(point, k, max), &mut squares) {
+                    assert!(squares.is_empty());
+                    continue;
+                }
+                settled += 1;
+                descent.clear();
+                let key = |b: &Rect| Some(b.distance_to_point(point));
+                bounded(&index, &mut stack, k, u32::MAX, max, key, key, &mut descent);
+                assert_eq!(bits(&squares), bits(&descent), "{point:?} k {k} max {max}");
+            }
+            assert!(settled >= 1_900, "{settled} of 2,000 settled by squares");
+            for point in [[300.5, 300.5], [500.0, 950.0]] {
+                let settled =
+                    nearest_in_squares(&index, query(point, 1, f64::INFINITY), &mut squares);
+                assert!(!settled && squares.is_empty(), "{point:?}");
+            }
+        }
+        let world = Rect::new(0.0, 0.0, 1000.0, 1000.0);
+        check(Grid::for_world(world).unwrap());
+        check(LooseGrid::for_world(world).unwrap());
+        check(Quadtree::for_world(world).unwrap());
+    }
 }
 
 /// A node waiting in a [`bounded`] search: its key and id.
@@ -815,15 +877,15 @@ pub(crate) fn bounded<T, N, E>(
     if k == 0 || mask == 0 {
         return;
     }
-    // Callers hand an empty stack over, so that a search settled before the
-    // descent (by squares or pieces) allocates nothing.
-    stack.reserve(64);
     if scans(index, k) {
         let base = out.len();
         scan_sorted(index, mask, limit, &element_key, out);
         out.truncate(base + k);
         return;
     }
+    // Reserved here rather than by the callers: a single search that squares
+    // or pieces settled before the descent then allocates nothing.
+    stack.reserve(64);
     let base = out.len();
     let mut bound = limit;
     let offer = |item: SearchItem<T::Bounds>,
@@ -993,25 +1055,38 @@ const NEAREST_SQUARES: u32 = 8;
 /// boxes reach in from outside it.
 const SQUARE_TARGET: f64 = 2.5;
 
+/// The crowded squares (see [`square_budget`]) after which
+/// [`nearest_in_squares`] leaves the search to the descent: a stack of equal
+/// boxes crowds every square about it.
+const CROWDED_SQUARES: u32 = 3;
+
+/// The widest square [`nearest_in_squares`] queries, as a half side in mean
+/// sides (the side of a square holding `k` elements at the world's mean
+/// density): past it the point is in an empty region, whose cells a square
+/// would read one by one, and the descent takes over.
+const MAX_SQUARE: f64 = 4.0;
+
 /// The nearest elements by rectangle queries over squares (cubes in 3D)
-/// centred on the point: every element met is keyed by the same
-/// [`Bounds::distance_to_point`] as the descent's, the best `k` kept by
-/// `(key, id, handle)` ([`keep_best`]). Once `k` are kept and the k-th key is
-/// at most the square's half side (or the maximum distance is), no element
-/// left out can come before it: an element at distance `d` holds a point
-/// within `d` of the query point on every axis, so it meets the square
-/// (widened and rounded outward to `f32`).
+/// centred on the point, each the [`circle_box`] of its half side: every
+/// element met is keyed by the same [`Bounds::distance_to_point`] as the
+/// descent's, the best `k` kept by `(key, id, handle)` ([`keep_best`]). Once
+/// `k` are kept and the k-th key is at most the half side (or the maximum
+/// distance is, or the square met every live element), no element left out
+/// can come before it: an element at distance `d` holds a point within `d`
+/// of the query point on every axis, so it meets the square.
 ///
-/// The first square is a probe, a quarter as wide as one holding `k`
-/// elements at the world's mean density: in a crowd it settles the search
-/// alone. A square that does not settle it gives way to one wider by the
-/// square root (the cube root in 3D) of how many more elements
-/// [`SQUARE_TARGET`] asks for than it met, 1.5 to 4 times; one that meets more than [`square_budget`] (a crowd)
-/// to one a quarter as wide, once. A rectangle query reads the few cells or
-/// leaves about the point where the descent orders some thirty node keys
-/// on its way down (a grid's cell ranges, a tree's levels). `false`, with
-/// `out` as it came, after [`NEAREST_SQUARES`] squares, a second crowded
-/// one, or for an empty index or a world of no volume.
+/// The first square is a probe, a quarter as wide as the mean side (no wider
+/// than the maximum distance): in a crowd it settles the search alone. A
+/// square that does not settle it gives way to one wider by the square root
+/// (the cube root in 3D) of how many more elements [`SQUARE_TARGET`] asks for
+/// than it met, 1.5 to 4 times; one that meets more than
+/// [`square_budget`] (a crowd, or a world declared far wider than its
+/// elements spread) to one a quarter as wide, and no later square grows
+/// back to its size. A rectangle query reads the few cells or leaves about
+/// the point where the descent orders some thirty node keys on its way down
+/// (a grid's cell ranges, a tree's levels). `false`, with `out` as it came,
+/// after [`NEAREST_SQUARES`] squares, [`CROWDED_SQUARES`] crowded ones,
+/// past [`MAX_SQUARE`], or for an empty index or a world of no volume.
 fn nearest_in_squares<T>(
     index: &T,
     query: Nearest<<T::Bounds as Bounds>::Point>,
@@ -1036,25 +1111,21 @@ where
         return false;
     }
     let mean_side = (volume * k as f64 / live as f64).powf(1.0 / axes as f64);
-    let mut half = 0.125 * mean_side;
+    let widest = MAX_SQUARE * mean_side;
+    let mut half = (0.125 * mean_side).min(max_distance);
+    // A crowded square's half side: later squares stay narrower.
+    let mut ceiling = f64::INFINITY;
+    let mut crowds = 0;
     let target = SQUARE_TARGET * k as f64;
     let budget = square_budget(k);
     let base = out.len();
-    let p = point.as_ref();
-    let mut crowded_before = false;
     for _ in 0..NEAREST_SQUARES {
-        let reach = p.iter().fold(half, |m, v| m + f64::from(v.abs()));
-        let margin = (reach + 1.0) * (1.0 / (1u64 << 40) as f64);
-        let (mut lo, mut hi) = ([0.0f32; 3], [0.0f32; 3]);
-        for (axis, &v) in p.iter().enumerate().take(axes) {
-            lo[axis] = round_down(f64::from(v) - half - margin);
-            hi[axis] = round_up(f64::from(v) + half + margin);
-        }
         out.truncate(base);
         let mut bound = max_distance;
         let mut met = 0;
+        let square = circle_box::<T::Bounds>(point, half);
         let crowded = index
-            .query_checked(T::Bounds::from_corners(lo, hi), NONE, |handle| {
+            .query_checked(square, NONE, |handle| {
                 met += 1;
                 if met > budget {
                     return ControlFlow::Break(());
@@ -1068,17 +1139,23 @@ where
             })
             .is_break();
         if crowded {
-            if crowded_before {
+            crowds += 1;
+            if crowds == CROWDED_SQUARES {
                 break;
             }
-            crowded_before = true;
+            ceiling = half;
             half *= 0.25;
-        } else if max_distance <= half || (out.len() - base == k && bound <= half) {
+            continue;
+        }
+        if max_distance <= half || met == live || (out.len() - base == k && bound <= half) {
             return true;
-        } else {
-            half *= (target / met.max(1) as f64)
-                .powf(1.0 / axes as f64)
-                .clamp(1.5, 4.0);
+        }
+        let wider = (target / met.max(1) as f64)
+            .powf(1.0 / axes as f64)
+            .clamp(1.5, 4.0);
+        half = (half * wider).min(max_distance);
+        if half >= ceiling || half > widest {
+            break;
         }
     }
     out.truncate(base);
