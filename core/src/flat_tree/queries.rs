@@ -194,7 +194,7 @@ impl<D: Dimension> FlatTree<D> {
 
     /// The most neighbours a search looks for by squares. Measured against
     /// the descent (100,000 points, uniform and at the agents, in
-    /// uniform-, clustered- and mixed-100k): the quadtree 1.1–1.9× faster at
+    /// uniform-, clustered- and mixed-100k): the quadtree 1.1–2.6× faster at
     /// k = 1, 1.0–1.3× at k = 10, level at k = 16, 0.8× at k = 32;
     /// uniform3d-100k's octree 1.5–3.5× at k = 1, 1.1–1.2× at k = 6, 0.8–0.9×
     /// at k = 10 (a cube holds 6/π times its ball, a square 4/π times its

@@ -821,11 +821,22 @@ mod tests {
                 settled += 1;
                 descent.clear();
                 let key = |b: &Rect| Some(b.distance_to_point(point));
-                bounded(&index, &mut stack, k, u32::MAX, max, key, key, &mut descent);
+                let node_key = point_node_key::<Rect>(point);
+                bounded(
+                    &index,
+                    &mut stack,
+                    k,
+                    u32::MAX,
+                    max,
+                    node_key,
+                    key,
+                    &mut descent,
+                );
                 assert_eq!(bits(&squares), bits(&descent), "{point:?} k {k} max {max}");
             }
             assert!(settled >= 1_900, "{settled} of 2,000 settled by squares");
             for point in [[300.5, 300.5], [500.0, 950.0]] {
+                squares.clear();
                 let settled =
                     nearest_in_squares(&index, query(point, 1, f64::INFINITY), &mut squares);
                 assert!(!settled && squares.is_empty(), "{point:?}");
@@ -1079,14 +1090,14 @@ const MAX_SQUARE: f64 = 4.0;
 /// than the maximum distance): in a crowd it settles the search alone. A
 /// square that does not settle it gives way to one wider by the square root
 /// (the cube root in 3D) of how many more elements [`SQUARE_TARGET`] asks for
-/// than it met, 1.5 to 4 times; one that meets more than
+/// than it met passing the mask, 1.5 to 4 times; one that meets more than
 /// [`square_budget`] (a crowd, or a world declared far wider than its
-/// elements spread) to one a quarter as wide, and no later square grows
-/// back to its size. A rectangle query reads the few cells or leaves about
+/// elements spread) to one a quarter as wide. A rectangle query reads the few cells or leaves about
 /// the point where the descent orders some thirty node keys on its way down
 /// (a grid's cell ranges, a tree's levels). `false`, with `out` as it came,
-/// after [`NEAREST_SQUARES`] squares, [`CROWDED_SQUARES`] crowded ones,
-/// past [`MAX_SQUARE`], or for an empty index or a world of no volume.
+/// after [`NEAREST_SQUARES`] squares, [`CROWDED_SQUARES`] crowded ones, a
+/// square that would grow back to a crowded one's size or past
+/// [`MAX_SQUARE`], or for an empty index or a world of no volume.
 fn nearest_in_squares<T>(
     index: &T,
     query: Nearest<<T::Bounds as Bounds>::Point>,
@@ -1122,7 +1133,7 @@ where
     for _ in 0..NEAREST_SQUARES {
         out.truncate(base);
         let mut bound = max_distance;
-        let mut met = 0;
+        let (mut met, mut passed) = (0, 0);
         let square = circle_box::<T::Bounds>(point, half);
         let crowded = index
             .query_checked(square, NONE, |handle| {
@@ -1131,8 +1142,12 @@ where
                     return ControlFlow::Break(());
                 }
                 let slot = handle.slot();
+                if !index.passes_mask(slot, mask) {
+                    return ControlFlow::Continue(());
+                }
+                passed += 1;
                 let key = index.rect_at(slot).distance_to_point(point);
-                if key <= bound && index.passes_mask(slot, mask) {
+                if key <= bound {
                     keep_best(out, base, k, &mut bound, key, index.id_at(slot), handle);
                 }
                 ControlFlow::Continue(())
@@ -1150,7 +1165,9 @@ where
         if max_distance <= half || met == live || (out.len() - base == k && bound <= half) {
             return true;
         }
-        let wider = (target / met.max(1) as f64)
+        // Grown by the elements the mask lets through: a selective mask
+        // needs a wider square for the same `k`.
+        let wider = (target / passed.max(1) as f64)
             .powf(1.0 / axes as f64)
             .clamp(1.5, 4.0);
         half = (half * wider).min(max_distance);
