@@ -32,7 +32,12 @@ impl Table {
     pub fn parse(markdown: &str) -> Result<Table, String> {
         let mut table = Table::default();
         for line in markdown.lines() {
-            if let Some(rest) = line.strip_prefix("Machine: ") {
+            // The first "Machine:" line is the main table's: the sections
+            // below it (`searches`, run on its own) carry their own dates.
+            if let Some(rest) = line
+                .strip_prefix("Machine: ")
+                .filter(|_| table.machine.is_empty())
+            {
                 let (machine, date) = rest
                     .split_once(". Date: ")
                     .ok_or("the Machine: line has no date")?;

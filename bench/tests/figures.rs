@@ -47,3 +47,18 @@ fn a_missing_row_is_an_error() {
     let err = readme_block(&Table::parse(&without).unwrap()).unwrap_err();
     assert!(err.contains("broccoli"), "{err}");
 }
+
+/// A later section's run (`searches` rewrites its own) does not date the
+/// main table's figures.
+#[test]
+fn the_date_is_the_main_tables() {
+    let md = read("docs/benchmarks.md");
+    let table = Table::parse(&md).unwrap();
+    let later = format!(
+        "{md}\n## Another run\n\nMachine: 1 CPU, elsewhere. Date: 2099-01-01. Made by hand.\n"
+    );
+    let again = Table::parse(&later).unwrap();
+    assert_eq!(again.date, table.date);
+    assert_eq!(again.machine, table.machine);
+    assert_ne!(table.date, "2099-01-01");
+}
