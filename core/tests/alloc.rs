@@ -221,57 +221,42 @@ fn a_warm_octree_frame_with_a_margin_allocates_nothing() {
 /// fails if tuning ever leaves one of these typical queries to it.)
 #[test]
 fn nearest_by_squares_allocates_nothing() {
-    fn check<T: SpatialIndex<Bounds = Rect>>(mut index: T) {
-        let mut rng = 0x9e37_79b9u32;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 17;
-            rng ^= rng << 5;
-            (rng >> 8) as f32 / 16_777_216.0 * 2048.0
-        };
+    /// 20,000 boxes of side `SIZE` over `index`'s world (a cube of side
+    /// `side` from the origin), then 1,000 searches at random points with k
+    /// from 1 to `most` (the trees' square limits).
+    fn check<T: SpatialIndex>(mut index: T, side: f32, most: usize) {
+        let mut lcg = Lcg(9);
+        let mut corner = || [lcg.unit() * side, lcg.unit() * side, lcg.unit() * side];
         for id in 0..N as u32 {
-            let (x, y) = (next(), next());
-            index
-                .insert(Rect::new(x, y, x + SIZE, y + SIZE), id)
-                .unwrap();
+            let lo = corner();
+            let b = T::Bounds::from_corners(lo, lo.map(|v| v + SIZE));
+            index.insert(b, id).unwrap();
         }
+        let points: Vec<_> = (0..1_000)
+            .map(|_| {
+                let p = corner();
+                T::Bounds::from_corners(p, p).low_corner()
+            })
+            .collect();
         let mut out = Vec::with_capacity(16);
-        let points: Vec<[f32; 2]> = (0..1_000).map(|_| [next(), next()]).collect();
         let before = allocations();
         for (i, &p) in points.iter().enumerate() {
             index
-                .nearest(p, 1 + i % 10, None, u32::MAX, &mut out)
+                .nearest(p, 1 + i % most, None, u32::MAX, &mut out)
                 .unwrap();
             assert!(!out.is_empty());
         }
-        assert_eq!(allocations() - before, 0, "allocations in 1,000 nearest");
+        let name = std::any::type_name::<T>();
+        assert_eq!(
+            allocations() - before,
+            0,
+            "{name}: allocations in 1,000 nearest"
+        );
     }
     let world = Rect::new(0.0, 0.0, 2048.0, 2048.0);
-    check(Grid::new(world, 128, 128).unwrap());
-    check(LooseGrid::new(world, 64, 64, 32, 32).unwrap());
-    check(Quadtree::new(world, 8, 9).unwrap());
-    // The octree takes squares up to k = 6: a slab of cubes, k from 1 to 6.
-    let mut octree = Octree::new(Box3::new(0.0, 0.0, 0.0, 256.0, 256.0, 256.0), 8, 6).unwrap();
-    let mut lcg = Lcg(9);
-    for id in 0..N as u32 {
-        let [x, y, z] = [lcg.unit() * 256.0, lcg.unit() * 256.0, lcg.unit() * 256.0];
-        let cube = Box3::new(x, y, z, x + SIZE, y + SIZE, z + SIZE);
-        octree.insert(cube, id).unwrap();
-    }
-    let mut out = Vec::with_capacity(16);
-    let points: Vec<[f32; 3]> = (0..1_000)
-        .map(|_| [lcg.unit() * 256.0, lcg.unit() * 256.0, lcg.unit() * 256.0])
-        .collect();
-    let before = allocations();
-    for (i, &p) in points.iter().enumerate() {
-        octree
-            .nearest(p, 1 + i % 6, None, u32::MAX, &mut out)
-            .unwrap();
-        assert!(!out.is_empty());
-    }
-    assert_eq!(
-        allocations() - before,
-        0,
-        "allocations in 1,000 octree nearest"
-    );
+    check(Grid::new(world, 128, 128).unwrap(), 2048.0, 10);
+    check(LooseGrid::new(world, 64, 64, 32, 32).unwrap(), 2048.0, 10);
+    check(Quadtree::new(world, 8, 9).unwrap(), 2048.0, 10);
+    let cube = Box3::new(0.0, 0.0, 0.0, 256.0, 256.0, 256.0);
+    check(Octree::new(cube, 8, 6).unwrap(), 256.0, 6);
 }
