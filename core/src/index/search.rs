@@ -1090,14 +1090,15 @@ const MAX_SQUARE: f64 = 4.0;
 /// than the maximum distance): in a crowd it settles the search alone. A
 /// square that does not settle it gives way to one wider by the square root
 /// (the cube root in 3D) of how many more elements [`SQUARE_TARGET`] asks for
-/// than it met passing the mask, 1.5 to 4 times; one that meets more than
+/// than it met passing the mask, 1.5 to 4 times, but no wider than halfway
+/// (geometrically) to a crowded square met before; one that meets more than
 /// [`square_budget`] (a crowd, or a world declared far wider than its
 /// elements spread) to one a quarter as wide. A rectangle query reads the few cells or leaves about
 /// the point where the descent orders some thirty node keys on its way down
 /// (a grid's cell ranges, a tree's levels). `false`, with `out` as it came,
 /// after [`NEAREST_SQUARES`] squares, [`CROWDED_SQUARES`] crowded ones, a
-/// square that would grow back to a crowded one's size or past
-/// [`MAX_SQUARE`], or for an empty index or a world of no volume.
+/// square that could grow by less than a quarter below a crowded one or
+/// past [`MAX_SQUARE`], or for an empty index or a world of no volume.
 fn nearest_in_squares<T>(
     index: &T,
     query: Nearest<<T::Bounds as Bounds>::Point>,
@@ -1124,7 +1125,7 @@ where
     let mean_side = (volume * k as f64 / live as f64).powf(1.0 / axes as f64);
     let widest = MAX_SQUARE * mean_side;
     let mut half = (0.125 * mean_side).min(max_distance);
-    // A crowded square's half side: later squares stay narrower.
+    // The last crowded square's half side: later squares stay narrower.
     let mut ceiling = f64::INFINITY;
     let mut crowds = 0;
     let target = SQUARE_TARGET * k as f64;
@@ -1170,10 +1171,19 @@ where
         let wider = (target / passed.max(1) as f64)
             .powf(1.0 / axes as f64)
             .clamp(1.5, 4.0);
-        half = (half * wider).min(max_distance);
-        if half >= ceiling || half > widest {
+        // Below a crowded square, halfway (geometrically) to it: a sparse
+        // spot next to a crowd would otherwise grow straight back into it.
+        let grown = half * wider;
+        let next = if grown < ceiling {
+            grown
+        } else {
+            (half * ceiling).sqrt()
+        };
+        let next = next.min(max_distance);
+        if next > widest || (next < max_distance && next < 1.25 * half) {
             break;
         }
+        half = next;
     }
     out.truncate(base);
     false
