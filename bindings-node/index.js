@@ -1,7 +1,8 @@
 // The package's entry point: the addon as napi-rs's generated loader
 // (native.js) finds it, with each class's one-query calls (`query`,
-// `queryPoint`, `queryCircle`, `overlapping`, `nearest`, `rayCast`) replaced
-// by the addon's leaner twins (src/one_query.rs). Those answer without
+// `queryPoint`, `queryCircle`, `overlapping`, `nearest`, `rayCast`) and
+// one-element calls (`insert`, `move`, `remove`, `idOf`, `has`, `rectOf`)
+// replaced by the addon's leaner twins (src/one_query.rs). Those answer without
 // napi-rs's per-call borrow of the object and write the numbers of their
 // answer into `scratch`, a buffer shared with the addon, returning how many
 // handles, neighbours or hits (or, when more than it holds, the method's own
@@ -48,11 +49,33 @@ function hitOf(found, scratch) {
   return { handle, id, distance, fraction }
 }
 
+/** The box of `count` corner coordinates in `numbers` (low corner, then high), as the methods return it. */
+function boxOf(count, numbers) {
+  if (count === 4) return { x1: numbers[0], y1: numbers[1], x2: numbers[2], y2: numbers[3] }
+  return { x1: numbers[0], y1: numbers[1], z1: numbers[2], x2: numbers[3], y2: numbers[4], z2: numbers[5] }
+}
+
 /** How each call's count in `scratch` becomes its answer, by the call's name. */
 const ANSWERS = { __proto__: null, nearest: neighboursOf, rayCast: hitOf }
 
+/** The calls whose twin returns the answer itself: installed as they are. */
+const DIRECT = new Set(['insert', 'move', 'remove', 'idOf', 'has'])
+
 /** The class method `name` answering through `native` (see above). */
 function oneQuery(name, native, scratch) {
+  if (DIRECT.has(name)) return native
+  if (name === 'rectOf') {
+    // A box's corners: in `scratch`, or in an array of their own when
+    // JavaScript detached it.
+    const rectOf = {
+      rectOf(handle) {
+        const found = apply(native, this, [handle])
+        return typeof found === 'number' ? boxOf(found, scratch) : boxOf(found.length, found)
+      },
+    }.rectOf
+    Object.defineProperty(rectOf, 'length', { value: 0 })
+    return rectOf
+  }
   const answerOf = ANSWERS[name] ?? numbersOf
   // Eight parameters: the most a call takes (an Octree's box, omit and mask,
   // or its ray, maxLength and mask); the addon reads the ones its call takes,

@@ -1,4 +1,5 @@
-// query, queryPoint, queryCircle, overlapping, nearest and rayCast go through
+// query, queryPoint, queryCircle, overlapping, nearest and rayCast, and the
+// one-element calls insert, move, remove, idOf, has and rectOf, go through
 // the addon's leaner calls (index.js, src/one_query.rs): every call writes the
 // numbers of its answer into one buffer shared with the addon, and the wrapper
 // builds the answer from them. What that could break: answers sharing memory,
@@ -13,6 +14,9 @@ import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import flatquad, { Grid, Octree, Quadtree } from 'flatquad'
 import { CLASSES, assertOwnArray, sorted, throwsLike } from './helpers.mjs'
+
+/** Every call that goes the lean way. */
+const LEAN_CALLS = ['query', 'queryPoint', 'queryCircle', 'overlapping', 'nearest', 'rayCast', 'insert', 'move', 'remove', 'idOf', 'has', 'rectOf']
 
 const WORLD = { x: 0, y: 0, width: 100, height: 100 }
 const WORLD3 = { x1: 0, y1: 0, z1: 0, x2: 100, y2: 100, z2: 100 }
@@ -138,6 +142,39 @@ it('rayCast answers a plain object or null, as rayCastMany, in every class', () 
   }
 })
 
+// The one-element calls return what their methods did: a handle, nothing, an
+// id, a boolean, and the box as a plain object with the corners' keys in
+// order (32-bit floats). Their refusals (the errors suite checks every code)
+// leave the index as it was.
+it('the one-element calls answer as the methods did, in every class', () => {
+  for (const { name, index, is3d } of everyClass()) {
+    const keys = is3d ? ['x1', 'y1', 'z1', 'x2', 'y2', 'z2'] : ['x1', 'y1', 'x2', 'y2']
+    const box = is3d ? [0.1, 2, 3, 4.1, 5, 6] : [0.1, 2, 4.1, 5]
+    const handle = index.insert(...box, 42)
+    assert.equal(typeof handle, 'number', name)
+    assert.equal(index.idOf(handle), 42, name)
+    assert.equal(index.has(handle), true, name)
+    assert.equal(index.has(handle + 1), false, name)
+    const rect = index.rectOf(handle)
+    assert.equal(Object.getPrototypeOf(rect), Object.prototype, name)
+    assert.deepEqual(Object.keys(rect), keys, name)
+    assert.deepEqual(Object.values(rect), box.map(Math.fround), name)
+    assert.notEqual(index.rectOf(handle), rect, `${name}: a box of its own`)
+    const moved = box.map((v) => v + 10)
+    assert.equal(index.move(handle, ...moved), undefined, name)
+    assert.deepEqual(Object.values(index.rectOf(handle)), moved.map(Math.fround), `${name}: moved`)
+    assert.deepEqual(Object.values(rect), box.map(Math.fround), `${name}: the first answer kept`)
+    throwsLike(() => index.move(handle, ...moved.map(() => NaN)), { type: RangeError, code: 'ERR_FLATQUAD_INVALID_RECT' })
+    assert.deepEqual(Object.values(index.rectOf(handle)), moved.map(Math.fround), `${name}: a refused move`)
+    assert.equal(index.remove(handle), undefined, name)
+    assert.equal(index.has(handle), false, name)
+    for (const call of [() => index.idOf(handle), () => index.rectOf(handle), () => index.remove(handle)]) {
+      throwsLike(call, { code: 'ERR_FLATQUAD_INVALID_HANDLE' })
+    }
+    assert.equal(index.size, 0, name)
+  }
+})
+
 // A filter runs JavaScript in the middle of a nearest call: its own calls
 // write the shared buffer before the answer is written, never after.
 it('a nearest filter that queries again leaves the answer right', () => {
@@ -182,6 +219,14 @@ it('a receiver of another class, or none, throws and crashes nothing', () => {
     () => Quadtree.prototype.nearest.call(foreign, 1, 1),
     () => Octree.prototype.rayCast.call(grid, 0, 0, 0, 1, 0, 0, 5),
     () => Grid.prototype.rayCast.call(undefined, 0, 0, 1, 0, 5),
+    () => Grid.prototype.insert.call(quadtree, 0, 0, 1, 1),
+    () => Octree.prototype.insert.call(foreign, 0, 0, 0, 1, 1, 1),
+    () => Grid.prototype.move.call(octree, 1, 0, 0, 1, 1),
+    () => Quadtree.prototype.remove.call({}, 1),
+    () => Grid.prototype.idOf.call(foreign, 1),
+    () => Octree.prototype.has.call(grid, 1),
+    () => Grid.prototype.rectOf.call(undefined, 1),
+    () => Quadtree.prototype.rectOf.call(Object.create(Quadtree.prototype), 1),
   ]
   for (const call of calls) throwsLike(call, { type: TypeError, code: 'ERR_INVALID_ARG_TYPE', message: /^Illegal invocation/ })
   // napi-rs's own check of a class argument reads the tag too: a foreign
@@ -201,7 +246,7 @@ it('the methods look as napi-rs defines them, and nothing else is exported', () 
   assert.ok(!('__oneQueryCalls' in flatquad))
   for (const Class of [...CLASSES.map((c) => c.Class), Octree]) {
     const reference = Object.getOwnPropertyDescriptor(Class.prototype, 'queryMany')
-    for (const name of ['query', 'queryPoint', 'queryCircle', 'overlapping', 'nearest', 'rayCast']) {
+    for (const name of LEAN_CALLS) {
       const { value, ...attributes } = Object.getOwnPropertyDescriptor(Class.prototype, name)
       const { value: _, ...expected } = reference
       assert.deepEqual(attributes, expected, `${Class.name}.${name}`)
@@ -342,9 +387,11 @@ it('a detached shared buffer leaves the answers right', async () => {
     const hit = grid.rayCast(0, 1.5, 1, 0, 10)
     const hitLook = [hit.handle === handles[0], hit.id, Object.getPrototypeOf(hit) === Object.prototype, Object.keys(hit)]
     const nearest = grid.nearest(0, 0, 2).map((n) => [n.handle, n.distance])
-    parentPort.postMessage([near, found, handles, [hit.distance, hit.fraction, ...hitLook], nearest, scratch.byteLength, Array.from(new Float64Array(moved).subarray(0, 8))])
+    const rect = grid.rectOf(handles[1])
+    parentPort.postMessage([near, found, handles, [hit.distance, hit.fraction, ...hitLook], nearest, scratch.byteLength, Array.from(new Float64Array(moved).subarray(0, 8)), rect])
   `)
-  const [near, found, handles, hit, nearest, left, written] = answers
+  const [near, found, handles, hit, nearest, left, written, rect] = answers
+  assert.deepEqual(rect, { x1: 1, y1: 1, x2: 2, y2: 2 }, 'rectOf from its own array')
   const sortedHandles = handles.sort((a, b) => a - b)
   assert.deepEqual(near, sortedHandles)
   assert.deepEqual(found, sortedHandles)

@@ -1,5 +1,7 @@
 //! The calls that answer one query (`query`, `queryPoint`, `queryCircle`,
-//! `overlapping`, `nearest`, `rayCast`), without napi-rs's per-call machinery.
+//! `overlapping`, `nearest`, `rayCast`), and those that read or change one
+//! element (`insert`, `move`, `remove`, `idOf`, `has`, `rectOf`), without
+//! napi-rs's per-call machinery.
 //!
 //! A `#[napi]` method on `&self` registers a borrow of the object in a global
 //! table (a lock, a hash map, allocations) on every call, and its
@@ -30,6 +32,8 @@ use std::ptr;
 
 use napi::bindgen_prelude::{CallbackInfo, FromNapiValue, JsObjectValue, Object, ToNapiValue};
 use napi::{check_status, sys, Env, JsError, JsValue, Unknown};
+
+use flatquad::Bounds;
 
 use crate::error::{Fail, Outcome};
 use crate::index::{guarded, neighbor, raw, raws, ray_hit, Asked, Held, JsClass};
@@ -75,16 +79,28 @@ enum Call {
     Overlapping,
     Nearest,
     RayCast,
+    Insert,
+    Move,
+    Remove,
+    IdOf,
+    Has,
+    RectOf,
 }
 
 /// Every [`Call`], with its method's name.
-const CALLS: [(Call, &str); 6] = [
+const CALLS: [(Call, &str); 12] = [
     (Call::Query, "query"),
     (Call::QueryPoint, "queryPoint"),
     (Call::QueryCircle, "queryCircle"),
     (Call::Overlapping, "overlapping"),
     (Call::Nearest, "nearest"),
     (Call::RayCast, "rayCast"),
+    (Call::Insert, "insert"),
+    (Call::Move, "move"),
+    (Call::Remove, "remove"),
+    (Call::IdOf, "idOf"),
+    (Call::Has, "has"),
+    (Call::RectOf, "rectOf"),
 ];
 
 /// The Node-API callback of the [`Call`] numbered `CALL` (its place in
@@ -162,7 +178,44 @@ unsafe fn answer<C: JsClass>(
     // SAFETY: `shared` is the reference `install` made for this function; no
     // JavaScript runs while an answer is written.
     let shared = |len| unsafe { shared_slice(env, shared.cast(), len) };
+    // The calls on one element answer as their methods do, through the same
+    // `Index` code (which throws its refusals itself).
+    let node = Env::from_raw(env);
+    // SAFETY: `env` is the current call's.
+    let value = |v| unsafe { value_of(env, v) };
+    let corners = 2 * axes;
     let asked = match call {
+        Call::Insert => {
+            let handle = index.insert(&node, &all[..corners], optional(corners)?)?;
+            return value(Answer::Number(handle));
+        }
+        Call::Move => {
+            index.move_to(&node, all[0], &all[1..=corners])?;
+            return value(Answer::Nothing);
+        }
+        Call::Remove => {
+            index.remove(&node, all[0])?;
+            return value(Answer::Nothing);
+        }
+        Call::IdOf => return value(Answer::Number(index.id_of(&node, all[0])?.into())),
+        Call::Has => return value(Answer::Truth(index.has(&node, all[0])?)),
+        Call::RectOf => {
+            // The low corner's coordinates, then the high one's, built into
+            // the class's object by `index.js`.
+            let corners = index.rect_of(&node, all[0], |b| {
+                let (lo, hi) = ((0..axes).map(|a| b.lo(a)), (0..axes).map(|a| b.hi(a)));
+                lo.chain(hi).map(f64::from).collect::<Vec<f64>>()
+            })?;
+            let found = match shared(corners.len())? {
+                Some(numbers) => {
+                    numbers.copy_from_slice(&corners);
+                    Found::Shared(corners.len() as u32)
+                }
+                None => Found::Own(corners),
+            };
+            // SAFETY: `env` is the current call's.
+            return unsafe { found.into_value(env) }.map_err(Into::into);
+        }
         Call::Query => Asked::Box {
             corners: &all[..2 * axes],
             omit: optional(2 * axes)?,
@@ -232,6 +285,28 @@ unsafe fn answer<C: JsClass>(
     })?;
     // SAFETY: `env` is the current call's.
     unsafe { found.into_value(env) }.map_err(Into::into)
+}
+
+/// What a call on one element returns, made into its JavaScript value by
+/// [`value_of`].
+enum Answer {
+    Nothing,
+    Number(f64),
+    Truth(bool),
+}
+
+/// # Safety
+/// `env` must be the current call's.
+unsafe fn value_of(env: sys::napi_env, answer: Answer) -> Outcome<sys::napi_value> {
+    // SAFETY: as the caller promises.
+    let made = unsafe {
+        match answer {
+            Answer::Nothing => <()>::to_napi_value(env, ()),
+            Answer::Number(n) => f64::to_napi_value(env, n),
+            Answer::Truth(t) => bool::to_napi_value(env, t),
+        }
+    };
+    made.map_err(Into::into)
 }
 
 /// The shared buffer's first `len` numbers, or `None` if it does not hold
@@ -332,6 +407,12 @@ fn add<C: JsClass>(
         one_query::<C, 3>,
         one_query::<C, 4>,
         one_query::<C, 5>,
+        one_query::<C, 6>,
+        one_query::<C, 7>,
+        one_query::<C, 8>,
+        one_query::<C, 9>,
+        one_query::<C, 10>,
+        one_query::<C, 11>,
     ];
     for ((_, name), callback) in CALLS.iter().zip(callbacks) {
         let function = function(env, name, callback, data)?;
