@@ -1,8 +1,9 @@
 // The package's entry point: the addon as napi-rs's generated loader
 // (native.js) finds it, with each class's one-query calls (`query`,
-// `queryPoint`, `queryCircle`, `overlapping`, `nearest`, `rayCast`) and
-// one-element calls (`insert`, `move`, `remove`, `idOf`, `has`, `rectOf`)
-// replaced by the addon's leaner twins (src/one_query.rs). Those answer without
+// `queryPoint`, `queryCircle`, `overlapping`, `nearest`, `rayCast`,
+// `rayCastAll`, `boxCast`, `boxCastAll`), one-element calls (`insert`, `move`,
+// `remove`, `idOf`, `has`, `rectOf`) and getters (`size`, `margin`) replaced
+// by the addon's leaner twins (src/one_query.rs). Those answer without
 // napi-rs's per-call borrow of the object and write the numbers of their
 // answer into `scratch`, a buffer shared with the addon, returning how many
 // handles, neighbours or hits (or, when more than it holds, the method's own
@@ -55,11 +56,25 @@ function boxOf(count, numbers) {
   return { x1: numbers[0], y1: numbers[1], z1: numbers[2], x2: numbers[3], y2: numbers[4], z2: numbers[5] }
 }
 
+/** The hits of `found` quadruples (handle, id, distance, fraction) of `scratch`. */
+function hitsOf(found, scratch) {
+  // Copied out first, as the neighbours are.
+  const numbers = numbersOf(4 * found, scratch)
+  const hits = []
+  for (let i = 0; i < found; i++) {
+    hits[i] = { handle: numbers[4 * i], id: numbers[4 * i + 1], distance: numbers[4 * i + 2], fraction: numbers[4 * i + 3] }
+  }
+  return hits
+}
+
 /** How each call's count in `scratch` becomes its answer, by the call's name. */
-const ANSWERS = { __proto__: null, nearest: neighboursOf, rayCast: hitOf }
+const ANSWERS = { __proto__: null, nearest: neighboursOf, rayCast: hitOf, boxCast: hitOf, rayCastAll: hitsOf, boxCastAll: hitsOf }
+
+/** How a call's own answer (past the buffer, or with it detached) becomes the method's, where it differs. */
+const OWN = { __proto__: null, boxCast: (hits) => hits[0] ?? null }
 
 /** The calls whose twin returns the answer itself: installed as they are. */
-const DIRECT = new Set(['insert', 'move', 'remove', 'idOf', 'has'])
+const DIRECT = new Set(['insert', 'move', 'remove', 'idOf', 'has', 'size', 'margin'])
 
 /** The class method `name` answering through `native` (see above). */
 function oneQuery(name, native, scratch) {
@@ -77,15 +92,35 @@ function oneQuery(name, native, scratch) {
     return rectOf
   }
   const answerOf = ANSWERS[name] ?? numbersOf
-  // Eight parameters: the most a call takes (an Octree's box, omit and mask,
-  // or its ray, maxLength and mask); the addon reads the ones its call takes,
-  // as the methods did.
-  const method = {
-    [name](a, b, c, d, e, f, g, h) {
-      const found = apply(native, this, [a, b, c, d, e, f, g, h])
-      return typeof found === 'number' ? answerOf(found, scratch) : found
-    },
-  }[name]
+  const ownOf = OWN[name]
+  if (ownOf !== undefined) {
+    // Eleven parameters: an Octree's box cast (box, motion, mask and omit).
+    const method = {
+      [name](a, b, c, d, e, f, g, h, i, j, k) {
+        const found = apply(native, this, [a, b, c, d, e, f, g, h, i, j, k])
+        return typeof found === 'number' ? answerOf(found, scratch) : ownOf(found)
+      },
+    }[name]
+    Object.defineProperty(method, 'length', { value: 0 })
+    return method
+  }
+  // Eight parameters: the most the other calls take (an Octree's box, omit
+  // and mask, or its ray, maxLength and mask), but `boxCastAll`'s eleven;
+  // the addon reads the ones its call takes, as the methods did.
+  const method =
+    name === 'boxCastAll'
+      ? {
+          [name](a, b, c, d, e, f, g, h, i, j, k) {
+            const found = apply(native, this, [a, b, c, d, e, f, g, h, i, j, k])
+            return typeof found === 'number' ? answerOf(found, scratch) : found
+          },
+        }[name]
+      : {
+          [name](a, b, c, d, e, f, g, h) {
+            const found = apply(native, this, [a, b, c, d, e, f, g, h])
+            return typeof found === 'number' ? answerOf(found, scratch) : found
+          },
+        }[name]
   Object.defineProperty(method, 'length', { value: 0 })
   return method
 }
@@ -101,7 +136,9 @@ if (calls !== undefined) {
     const prototype = binding[className].prototype
     for (const [name, native] of Object.entries(methods)) {
       const described = Object.getOwnPropertyDescriptor(prototype, name)
-      Object.defineProperty(prototype, name, { ...described, value: oneQuery(name, native, scratch) })
+      // A getter keeps napi-rs's setter (`margin`'s) beside it.
+      const replaced = described.get !== undefined ? { get: native } : { value: oneQuery(name, native, scratch) }
+      Object.defineProperty(prototype, name, { ...described, ...replaced })
     }
   }
 }

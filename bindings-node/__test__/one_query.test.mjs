@@ -1,6 +1,7 @@
-// query, queryPoint, queryCircle, overlapping, nearest and rayCast, and the
-// one-element calls insert, move, remove, idOf, has and rectOf, go through
-// the addon's leaner calls (index.js, src/one_query.rs): every call writes the
+// query, queryPoint, queryCircle, overlapping, nearest, rayCast, rayCastAll,
+// boxCast and boxCastAll, the one-element calls insert, move, remove, idOf,
+// has and rectOf, and the getters size and margin go through the addon's
+// leaner calls (index.js, src/one_query.rs): every call writes the
 // numbers of its answer into one buffer shared with the addon, and the wrapper
 // builds the answer from them. What that could break: answers sharing memory,
 // answers longer than the buffer, the answers' shape, a `nearest` filter that
@@ -16,7 +17,10 @@ import flatquad, { Grid, Octree, Quadtree } from 'flatquad'
 import { CLASSES, assertOwnArray, sorted, throwsLike } from './helpers.mjs'
 
 /** Every call that goes the lean way. */
-const LEAN_CALLS = ['query', 'queryPoint', 'queryCircle', 'overlapping', 'nearest', 'rayCast', 'insert', 'move', 'remove', 'idOf', 'has', 'rectOf']
+const LEAN_CALLS = ['query', 'queryPoint', 'queryCircle', 'overlapping', 'nearest', 'rayCast', 'rayCastAll', 'boxCast', 'boxCastAll', 'insert', 'move', 'remove', 'idOf', 'has', 'rectOf']
+
+/** The getters that go the lean way. */
+const LEAN_GETTERS = ['size', 'margin']
 
 const WORLD = { x: 0, y: 0, width: 100, height: 100 }
 const WORLD3 = { x1: 0, y1: 0, z1: 0, x2: 100, y2: 100, z2: 100 }
@@ -175,6 +179,45 @@ it('the one-element calls answer as the methods did, in every class', () => {
   }
 })
 
+// 4 numbers a hit: 256 fit in the shared buffer, more come back as the
+// method's own objects; both must look the same, and boxCast answers the
+// first of boxCastAll.
+it('the casts answer plain objects, on both sides of the shared buffer, in every class', () => {
+  const keys = ['handle', 'id', 'distance', 'fraction']
+  for (const n of [1, 255, 256, 257, 300]) {
+    for (const { name, index, is3d } of everyClass()) {
+      const box = is3d ? [20, 20, 20, 21, 21, 21] : [20, 20, 21, 21]
+      const handles = Array.from(index.insertMany(new Float32Array(Array.from({ length: n }, () => box).flat())))
+      index.insert(...box.map((v) => v + 40), 9)
+      const ray = is3d ? [0, 20.5, 20.5, 1, 0, 0, 100] : [0, 20.5, 1, 0, 100]
+      const mover = is3d ? [0, 20, 20, 1, 21, 21, 50, 0, 0] : [0, 20, 1, 21, 50, 0]
+      const answers = [index.rayCastAll(...ray), index.boxCastAll(...mover)]
+      for (const [i, hits] of answers.entries()) {
+        const what = `${name}, ${n} stacked, ${['rayCastAll', 'boxCastAll'][i]}`
+        assert.ok(Array.isArray(hits), what)
+        assert.equal(hits.length, n, what)
+        // Equal distances and ids: in handle order.
+        assert.deepEqual(hits.map((hit) => hit.handle), [...handles].sort((a, b) => a - b), what)
+        for (const hit of hits) {
+          assert.equal(Object.getPrototypeOf(hit), Object.prototype, what)
+          assert.deepEqual(Object.keys(hit), keys, what)
+        }
+        assert.deepEqual(hits[0], { ...hits[0], id: 0, distance: i === 0 ? 20 : 19, fraction: i === 0 ? 0.2 : 0.38 }, what)
+      }
+      assert.deepEqual(index.boxCast(...mover), answers[1][0], `${name}: boxCast`)
+      const miss = is3d ? [0, 90, 90, 1, 91, 91, 50, 0, 0] : [0, 90, 1, 91, 50, 0]
+      assert.equal(index.boxCast(...miss), null, `${name}: a missed boxCast`)
+      assert.deepEqual(index.boxCastAll(...miss), [], `${name}: a missed boxCastAll`)
+      // omit and mask reach the box casts (the last arguments an Octree's takes).
+      assert.equal(index.boxCastAll(...mover, null, handles[0]).length, n - 1, `${name}: omit`)
+      assert.equal(index.boxCast(...mover, 0), null, `${name}: mask 0`)
+      assert.equal(index.size, n + 1, `${name}: size`)
+      index.margin = 0.5
+      assert.equal(index.margin, 0.5, `${name}: margin`)
+    }
+  }
+})
+
 // A filter runs JavaScript in the middle of a nearest call: its own calls
 // write the shared buffer before the answer is written, never after.
 it('a nearest filter that queries again leaves the answer right', () => {
@@ -227,6 +270,11 @@ it('a receiver of another class, or none, throws and crashes nothing', () => {
     () => Octree.prototype.has.call(grid, 1),
     () => Grid.prototype.rectOf.call(undefined, 1),
     () => Quadtree.prototype.rectOf.call(Object.create(Quadtree.prototype), 1),
+    () => Grid.prototype.rayCastAll.call(quadtree, 0, 0, 1, 0, 5),
+    () => Octree.prototype.boxCast.call(grid, 0, 0, 0, 1, 1, 1, 1, 0, 0),
+    () => Grid.prototype.boxCastAll.call(foreign, 0, 0, 1, 1, 1, 0),
+    () => Object.getOwnPropertyDescriptor(Grid.prototype, 'size').get.call(quadtree),
+    () => Object.getOwnPropertyDescriptor(Octree.prototype, 'margin').get.call({}),
   ]
   for (const call of calls) throwsLike(call, { type: TypeError, code: 'ERR_INVALID_ARG_TYPE', message: /^Illegal invocation/ })
   // napi-rs's own check of a class argument reads the tag too: a foreign
@@ -253,6 +301,15 @@ it('the methods look as napi-rs defines them, and nothing else is exported', () 
       assert.equal(typeof value, 'function')
       assert.equal(value.name, name)
       assert.equal(value.length, reference.value.length, `${Class.name}.${name}.length`)
+    }
+    // The getters keep napi-rs's attributes, and `margin` its setter.
+    const stats = Object.getOwnPropertyDescriptor(Class.prototype, 'kind')
+    for (const name of LEAN_GETTERS) {
+      const { get, set, ...attributes } = Object.getOwnPropertyDescriptor(Class.prototype, name)
+      const { get: _, set: __, ...expected } = stats
+      assert.deepEqual(attributes, expected, `${Class.name}.${name}`)
+      assert.equal(typeof get, 'function', `${Class.name}.${name}`)
+      assert.equal(typeof set, name === 'margin' ? 'function' : 'undefined', `${Class.name}.${name}'s setter`)
     }
   }
 })
@@ -388,9 +445,17 @@ it('a detached shared buffer leaves the answers right', async () => {
     const hitLook = [hit.handle === handles[0], hit.id, Object.getPrototypeOf(hit) === Object.prototype, Object.keys(hit)]
     const nearest = grid.nearest(0, 0, 2).map((n) => [n.handle, n.distance])
     const rect = grid.rectOf(handles[1])
-    parentPort.postMessage([near, found, handles, [hit.distance, hit.fraction, ...hitLook], nearest, scratch.byteLength, Array.from(new Float64Array(moved).subarray(0, 8)), rect])
+    const casts = [grid.boxCast(0, 1, 0.5, 2, 5, 0), grid.boxCast(0, 5, 0.5, 6, 5, 0), grid.rayCastAll(0, 1.5, 1, 0, 10), grid.boxCastAll(0, 1, 0.5, 2, 5, 0)]
+    parentPort.postMessage([near, found, handles, [hit.distance, hit.fraction, ...hitLook], nearest, scratch.byteLength, Array.from(new Float64Array(moved).subarray(0, 8)), rect, casts])
   `)
-  const [near, found, handles, hit, nearest, left, written, rect] = answers
+  const [near, found, handles, hit, nearest, left, written, rect, casts] = answers
+  const [low, high] = handles
+  assert.deepEqual(casts, [
+    { handle: low, id: 0, distance: 0.5, fraction: 0.1 },
+    null,
+    [low, high].map((handle) => ({ handle, id: 0, distance: 1, fraction: 0.1 })),
+    [low, high].map((handle) => ({ handle, id: 0, distance: 0.5, fraction: 0.1 })),
+  ], 'the casts from their own arrays')
   assert.deepEqual(rect, { x1: 1, y1: 1, x2: 2, y2: 2 }, 'rectOf from its own array')
   const sortedHandles = handles.sort((a, b) => a - b)
   assert.deepEqual(near, sortedHandles)

@@ -253,6 +253,11 @@ pub(crate) fn neighbor(n: flatquad::Neighbor) -> Neighbor {
     }
 }
 
+/// The hits as the methods return them.
+pub(crate) fn hit_objects(hits: &[flatquad::RayHit]) -> Outcome<Vec<RayHitObject>> {
+    Ok(hits.iter().copied().map(ray_hit).collect())
+}
+
 pub(crate) fn ray_hit(hit: flatquad::RayHit) -> RayHitObject {
     RayHitObject {
         handle: raw(hit.handle),
@@ -1326,12 +1331,25 @@ impl<T: Held> Index<T> {
         max_length: &Unknown<'_>,
         mask: Option<&Unknown<'_>>,
     ) -> napi::Result<Vec<RayHitObject>> {
-        self.read(env, |index| {
+        let hits = self.ray_cast_all_found(origin, direction, max_length, mask, hit_objects);
+        fail(env, hits)
+    }
+
+    /// Every hit of the ray, handed to `answer` while the index is read.
+    pub(crate) fn ray_cast_all_found<R>(
+        &self,
+        origin: &[&Unknown<'_>],
+        direction: &[&Unknown<'_>],
+        max_length: &Unknown<'_>,
+        mask: Option<&Unknown<'_>>,
+        answer: impl FnOnce(&[flatquad::RayHit]) -> Outcome<R>,
+    ) -> Outcome<R> {
+        self.reading(|index| {
             let ray = Self::ray(origin, direction, max_length)?;
             let mask = args::optional_mask(mask)?;
             let mut hits = Vec::new();
             index.ray_cast_all(&ray, mask, &mut hits).map_err(core)?;
-            Ok(hits.into_iter().map(ray_hit).collect())
+            answer(&hits)
         })
     }
 
@@ -1346,7 +1364,24 @@ impl<T: Held> Index<T> {
         omit: Option<&Unknown<'_>>,
         all: bool,
     ) -> napi::Result<Vec<RayHitObject>> {
-        self.read(env, |index| {
+        fail(
+            env,
+            self.box_cast_found(coords, motion, mask, omit, all, hit_objects),
+        )
+    }
+
+    /// [`box_cast`](Index::box_cast)'s hits, handed to `answer` while the
+    /// index is read.
+    pub(crate) fn box_cast_found<R>(
+        &self,
+        coords: &[&Unknown<'_>],
+        motion: &[&Unknown<'_>],
+        mask: Option<&Unknown<'_>>,
+        omit: Option<&Unknown<'_>>,
+        all: bool,
+        answer: impl FnOnce(&[flatquad::RayHit]) -> Outcome<R>,
+    ) -> Outcome<R> {
+        self.reading(|index| {
             let rect = args::any_box::<T::Bounds>(coords)?;
             let motion = args::named_point::<T::Bounds>(motion, &["dx", "dy", "dz"])?;
             let cast = BoxCast {
@@ -1359,7 +1394,7 @@ impl<T: Held> Index<T> {
             } else {
                 hits.extend(index.box_cast(&cast).map_err(core)?);
             }
-            Ok(hits.into_iter().map(ray_hit).collect())
+            answer(&hits)
         })
     }
 

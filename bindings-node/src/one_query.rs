@@ -1,7 +1,8 @@
 //! The calls that answer one query (`query`, `queryPoint`, `queryCircle`,
-//! `overlapping`, `nearest`, `rayCast`), and those that read or change one
-//! element (`insert`, `move`, `remove`, `idOf`, `has`, `rectOf`), without
-//! napi-rs's per-call machinery.
+//! `overlapping`, `nearest`, `rayCast`, `rayCastAll`, `boxCast`,
+//! `boxCastAll`), those that read or change one element (`insert`, `move`,
+//! `remove`, `idOf`, `has`, `rectOf`), and the getters `size` and `margin`,
+//! without napi-rs's per-call machinery.
 //!
 //! A `#[napi]` method on `&self` registers a borrow of the object in a global
 //! table (a lock, a hash map, allocations) on every call, and its
@@ -85,10 +86,15 @@ enum Call {
     IdOf,
     Has,
     RectOf,
+    RayCastAll,
+    BoxCast,
+    BoxCastAll,
+    Size,
+    Margin,
 }
 
 /// Every [`Call`], with its method's name.
-const CALLS: [(Call, &str); 12] = [
+const CALLS: [(Call, &str); 17] = [
     (Call::Query, "query"),
     (Call::QueryPoint, "queryPoint"),
     (Call::QueryCircle, "queryCircle"),
@@ -101,6 +107,11 @@ const CALLS: [(Call, &str); 12] = [
     (Call::IdOf, "idOf"),
     (Call::Has, "has"),
     (Call::RectOf, "rectOf"),
+    (Call::RayCastAll, "rayCastAll"),
+    (Call::BoxCast, "boxCast"),
+    (Call::BoxCastAll, "boxCastAll"),
+    (Call::Size, "size"),
+    (Call::Margin, "margin"),
 ];
 
 /// The Node-API callback of the [`Call`] numbered `CALL` (its place in
@@ -119,9 +130,9 @@ unsafe extern "C" fn one_query<C: JsClass, const CALL: usize>(
     })
 }
 
-/// The most arguments a call reads: an octree's box, `omit` and `mask`, or
-/// its ray's origin and direction, `maxLength` and `mask`.
-const MOST_ARGUMENTS: usize = 8;
+/// The most arguments a call reads: an octree's box cast (its box, motion,
+/// `mask` and `omit`).
+const MOST_ARGUMENTS: usize = 11;
 
 /// Coordinates a point of `T` has.
 fn axes<T: Held>() -> usize {
@@ -198,6 +209,39 @@ unsafe fn answer<C: JsClass>(
             return value(Answer::Nothing);
         }
         Call::IdOf => return value(Answer::Number(index.id_of(&node, all[0])?.into())),
+        Call::Size => return value(Answer::Number(index.size(&node)?.into())),
+        Call::Margin => return value(Answer::Number(index.margin(&node)?)),
+        Call::RayCastAll | Call::BoxCast | Call::BoxCastAll => {
+            let write = |hits: &[flatquad::RayHit]| -> Outcome<Found<Vec<_>>> {
+                Ok(match shared(HIT_NUMBERS * hits.len())? {
+                    Some(numbers) => {
+                        for (numbers, hit) in numbers.chunks_exact_mut(HIT_NUMBERS).zip(hits) {
+                            numbers.copy_from_slice(&hit_numbers(hit));
+                        }
+                        Found::Shared(hits.len() as u32)
+                    }
+                    None => Found::Own(hits.iter().copied().map(ray_hit).collect()),
+                })
+            };
+            let found = match call {
+                Call::RayCastAll => {
+                    let (origin, direction) = (&all[..axes], &all[axes..2 * axes]);
+                    let mask = optional(2 * axes + 1)?;
+                    index.ray_cast_all_found(origin, direction, all[2 * axes], mask, write)?
+                }
+                _ => {
+                    let (corners, motion) = (&all[..corners], &all[corners..corners + axes]);
+                    let (mask, omit) = (
+                        optional(corners.len() + axes)?,
+                        optional(corners.len() + axes + 1)?,
+                    );
+                    let every = matches!(call, Call::BoxCastAll);
+                    index.box_cast_found(corners, motion, mask, omit, every, write)?
+                }
+            };
+            // SAFETY: `env` is the current call's.
+            return unsafe { found.into_value(env) }.map_err(Into::into);
+        }
         Call::Has => return value(Answer::Truth(index.has(&node, all[0])?)),
         Call::RectOf => {
             // The low corner's coordinates, then the high one's, built into
@@ -258,12 +302,7 @@ unsafe fn answer<C: JsClass>(
             let found = match (hit, shared(HIT_NUMBERS)?) {
                 (None, _) => Found::Shared(0),
                 (Some(hit), Some(numbers)) => {
-                    numbers.copy_from_slice(&[
-                        raw(hit.handle),
-                        f64::from(hit.id),
-                        hit.distance,
-                        hit.fraction,
-                    ]);
+                    numbers.copy_from_slice(&hit_numbers(&hit));
                     Found::Shared(1)
                 }
                 (Some(hit), None) => Found::Own(ray_hit(hit)),
@@ -285,6 +324,16 @@ unsafe fn answer<C: JsClass>(
     })?;
     // SAFETY: `env` is the current call's.
     unsafe { found.into_value(env) }.map_err(Into::into)
+}
+
+/// A hit's numbers in the shared buffer.
+fn hit_numbers(hit: &flatquad::RayHit) -> [f64; HIT_NUMBERS] {
+    [
+        raw(hit.handle),
+        f64::from(hit.id),
+        hit.distance,
+        hit.fraction,
+    ]
 }
 
 /// What a call on one element returns, made into its JavaScript value by
@@ -413,6 +462,11 @@ fn add<C: JsClass>(
         one_query::<C, 9>,
         one_query::<C, 10>,
         one_query::<C, 11>,
+        one_query::<C, 12>,
+        one_query::<C, 13>,
+        one_query::<C, 14>,
+        one_query::<C, 15>,
+        one_query::<C, 16>,
     ];
     for ((_, name), callback) in CALLS.iter().zip(callbacks) {
         let function = function(env, name, callback, data)?;
