@@ -2,16 +2,19 @@
 // (native.js) finds it, with each class's one-query calls (`query`,
 // `queryPoint`, `queryCircle`, `overlapping`, `nearest`, `rayCast`,
 // `rayCastAll`, `boxCast`, `boxCastAll`), one-element calls (`insert`, `move`,
-// `remove`, `idOf`, `has`, `rectOf`) and getters (`size`, `margin`) replaced
-// by the addon's leaner twins (src/one_query.rs). Those answer without
-// napi-rs's per-call borrow of the object and write the numbers of their
-// answer into `scratch`, a buffer shared with the addon, returning how many
-// handles, neighbours or hits (or, when more than it holds, the method's own
-// answer); the answer built here lives in V8's own heap, where the methods'
-// arrays were allocated outside it and their objects built through Node-API.
-// The wrappers are methods as napi-rs defines them (writable, configurable,
-// not enumerable, length 0), and return the same answers as the methods they
-// replace.
+// `remove`, `idOf`, `has`, `rectOf`) and the `size` and `margin` accessors
+// replaced by the addon's leaner twins (src/one_query.rs). Those answer
+// without napi-rs's per-call borrow of the object. The ones answering a
+// number, a boolean or nothing return it and are installed as they are; the
+// others write the numbers of their answer into `scratch`, a buffer shared
+// with the addon, returning how many handles, neighbours, hits or
+// coordinates (or, when more than it holds, the method's own answer), and a
+// wrapper here builds the answer in V8's own heap, where the methods' arrays
+// were allocated outside it and their objects built through Node-API. The
+// methods keep napi-rs's attributes (writable, configurable, not enumerable,
+// length 0), the accessors theirs, and all return the same answers as the
+// napi-rs code they replace; a wrong receiver throws V8's TypeError
+// ("Illegal invocation"), the getters and setter included.
 'use strict'
 
 const binding = require('./native.js')
@@ -74,7 +77,7 @@ const ANSWERS = { __proto__: null, nearest: neighboursOf, rayCast: hitOf, boxCas
 const OWN = { __proto__: null, boxCast: (hits) => hits[0] ?? null }
 
 /** The calls whose twin returns the answer itself: installed as they are. */
-const DIRECT = new Set(['insert', 'move', 'remove', 'idOf', 'has', 'size', 'margin'])
+const DIRECT = new Set(['insert', 'move', 'remove', 'idOf', 'has'])
 
 /** The class method `name` answering through `native` (see above). */
 function oneQuery(name, native, scratch) {
@@ -134,10 +137,14 @@ if (calls !== undefined) {
   const { scratch, ...classes } = calls
   for (const [className, methods] of Object.entries(classes)) {
     const prototype = binding[className].prototype
-    for (const [name, native] of Object.entries(methods)) {
+    for (const [call, native] of Object.entries(methods)) {
+      // `name=` is the setter of `name`; a getter's name is a property with a getter.
+      const name = call.endsWith('=') ? call.slice(0, -1) : call
       const described = Object.getOwnPropertyDescriptor(prototype, name)
-      // A getter keeps napi-rs's setter (`margin`'s) beside it.
-      const replaced = described.get !== undefined ? { get: native } : { value: oneQuery(name, native, scratch) }
+      let replaced
+      if (call !== name) replaced = { set: native }
+      else if (described.get !== undefined) replaced = { get: native }
+      else replaced = { value: oneQuery(name, native, scratch) }
       Object.defineProperty(prototype, name, { ...described, ...replaced })
     }
   }

@@ -214,6 +214,8 @@ it('the casts answer plain objects, on both sides of the shared buffer, in every
       assert.equal(index.size, n + 1, `${name}: size`)
       index.margin = 0.5
       assert.equal(index.margin, 0.5, `${name}: margin`)
+      throwsLike(() => { index.margin = -1 }, { type: RangeError })
+      assert.equal(index.margin, 0.5, `${name}: a refused margin`)
     }
   }
 })
@@ -274,7 +276,12 @@ it('a receiver of another class, or none, throws and crashes nothing', () => {
     () => Octree.prototype.boxCast.call(grid, 0, 0, 0, 1, 1, 1, 1, 0, 0),
     () => Grid.prototype.boxCastAll.call(foreign, 0, 0, 1, 1, 1, 0),
     () => Object.getOwnPropertyDescriptor(Grid.prototype, 'size').get.call(quadtree),
+    () => Object.getOwnPropertyDescriptor(Octree.prototype, 'size').get.call(foreign),
+    () => Object.getOwnPropertyDescriptor(Quadtree.prototype, 'size').get.call(undefined),
     () => Object.getOwnPropertyDescriptor(Octree.prototype, 'margin').get.call({}),
+    () => Object.getOwnPropertyDescriptor(Grid.prototype, 'margin').set.call(quadtree, 1),
+    () => Object.getOwnPropertyDescriptor(Grid.prototype, 'margin').set.call(foreign, 1),
+    () => Grid.prototype.size,
   ]
   for (const call of calls) throwsLike(call, { type: TypeError, code: 'ERR_INVALID_ARG_TYPE', message: /^Illegal invocation/ })
   // napi-rs's own check of a class argument reads the tag too: a foreign
@@ -393,6 +400,35 @@ it('code run while nearest builds its answer leaves it right', async () => {
   assert.deepEqual(answers[1], answers[0])
 })
 
+// The same for the casts' hits (the inner call writes more numbers than the
+// outer answer holds, so every hit read after it would be wrong).
+it('code run while rayCastAll builds its answer leaves it right', async () => {
+  const answers = await onWorker(`
+    const { parentPort, workerData } = require('node:worker_threads')
+    const { Grid } = require(workerData.ENTRY)
+    const grid = new Grid({ x: 0, y: 0, width: 100, height: 100 })
+    grid.insertMany(new Float32Array([1, 1, 2, 2, 5, 1, 6, 2, 9, 1, 10, 2, 50, 60, 51, 61, 70, 60, 71, 61, 80, 60, 81, 61, 90, 60, 91, 61]))
+    const before = grid.rayCastAll(0, 1.5, 1, 0, 20)
+    let inner = false
+    Object.defineProperty(Array.prototype, '1', {
+      set(value) {
+        if (!inner) {
+          inner = true
+          grid.rayCastAll(0, 60.5, 1, 0, 100)
+        }
+        Object.defineProperty(this, '1', { value, writable: true, enumerable: true, configurable: true })
+      },
+      configurable: true,
+    })
+    const during = grid.rayCastAll(0, 1.5, 1, 0, 20)
+    delete Array.prototype[1]
+    parentPort.postMessage([before, during, inner])
+  `)
+  assert.equal(answers[0].length, 3)
+  assert.equal(answers[2], true, 'the setter ran')
+  assert.deepEqual(answers[1], answers[0])
+})
+
 // Past the shared buffer (more than 341 neighbours) the answer is napi-rs's,
 // whose array is filled through Node-API: a setter on Array.prototype runs
 // then, after the call has let the index go, so it may change the index.
@@ -431,7 +467,7 @@ it('a detached shared buffer leaves the answers right', async () => {
   const answers = await onWorker(`
     const { parentPort, workerData } = require('node:worker_threads')
     const { scratch } = require(workerData.NATIVE).__oneQueryCalls
-    const { Grid } = require(workerData.ENTRY)
+    const { Grid, Octree } = require(workerData.ENTRY)
     const grid = new Grid({ x: 0, y: 0, width: 10, height: 10 })
     const handles = Array.from(grid.insertMany(new Float32Array([1, 1, 2, 2, 1, 1, 2, 2])))
     let moved
@@ -446,9 +482,17 @@ it('a detached shared buffer leaves the answers right', async () => {
     const nearest = grid.nearest(0, 0, 2).map((n) => [n.handle, n.distance])
     const rect = grid.rectOf(handles[1])
     const casts = [grid.boxCast(0, 1, 0.5, 2, 5, 0), grid.boxCast(0, 5, 0.5, 6, 5, 0), grid.rayCastAll(0, 1.5, 1, 0, 10), grid.boxCastAll(0, 1, 0.5, 2, 5, 0)]
-    parentPort.postMessage([near, found, handles, [hit.distance, hit.fraction, ...hitLook], nearest, scratch.byteLength, Array.from(new Float64Array(moved).subarray(0, 8)), rect, casts])
+    const octree = new Octree({ x1: 0, y1: 0, z1: 0, x2: 10, y2: 10, z2: 10 })
+    const cube = octree.insert(1, 2, 3, 4, 5, 6, 9)
+    const octreeAnswers = [octree.rectOf(cube), octree.boxCast(0, 2, 3, 0.5, 5, 6, 5, 0, 0), octree.rayCastAll(0, 3, 4, 1, 0, 0, 10)]
+    parentPort.postMessage([near, found, handles, [hit.distance, hit.fraction, ...hitLook], nearest, scratch.byteLength, Array.from(new Float64Array(moved).subarray(0, 8)), rect, casts, [cube, octreeAnswers]])
   `)
-  const [near, found, handles, hit, nearest, left, written, rect, casts] = answers
+  const [near, found, handles, hit, nearest, left, written, rect, casts, [cube, octreeAnswers]] = answers
+  assert.deepEqual(octreeAnswers, [
+    { x1: 1, y1: 2, z1: 3, x2: 4, y2: 5, z2: 6 },
+    { handle: cube, id: 9, distance: 0.5, fraction: 0.1 },
+    [{ handle: cube, id: 9, distance: 1, fraction: 0.1 }],
+  ], "an Octree's answers from their own arrays")
   const [low, high] = handles
   assert.deepEqual(casts, [
     { handle: low, id: 0, distance: 0.5, fraction: 0.1 },

@@ -17,13 +17,16 @@
 //! `this` by napi-rs's type tag (the `napi8` feature stamps it on every
 //! instance; these functions have no V8 signature to check the receiver, as
 //! methods do) but registers no borrow. It runs the same [`Index`] code as
-//! the methods and writes its answer's numbers into a buffer shared with
-//! `index.js` ([`SCRATCH`] numbers), returning how many handles, neighbours
-//! or hits. `index.js` installs the functions as the classes' methods of
-//! those names and builds each answer in V8's own heap: a `Float64Array` of
-//! the handles, the neighbours' objects, the hit's object. More than the
-//! buffer holds, or a buffer JavaScript detached, come back as the methods'
-//! own answers.
+//! the methods. A call answering a number, a boolean or nothing (`insert`,
+//! `move`, `remove`, `idOf`, `has`, the getters and `margin`'s setter)
+//! returns it; the others write their answer's numbers into a buffer shared
+//! with `index.js` ([`SCRATCH`] numbers), returning how many handles,
+//! neighbours, hits or coordinates. `index.js` installs the functions as the
+//! classes' methods, getters and setter of those names and builds each
+//! buffered answer in V8's own heap: a `Float64Array` of the handles, the
+//! neighbours' objects, the hits' objects, the box. More than the buffer
+//! holds, or a buffer JavaScript detached, come back as the methods' own
+//! answers (a box's coordinates as an array).
 //!
 //! Sound without the borrow table because every method of every class takes
 //! `&self` (the classes' state is behind the [`Index`]'s lock and cells), so
@@ -91,10 +94,12 @@ enum Call {
     BoxCastAll,
     Size,
     Margin,
+    SetMargin,
 }
 
 /// Every [`Call`], with its method's name.
-const CALLS: [(Call, &str); 17] = [
+/// A name ending in `=` is the setter of the property before it.
+const CALLS: [(Call, &str); 18] = [
     (Call::Query, "query"),
     (Call::QueryPoint, "queryPoint"),
     (Call::QueryCircle, "queryCircle"),
@@ -112,6 +117,7 @@ const CALLS: [(Call, &str); 17] = [
     (Call::BoxCastAll, "boxCastAll"),
     (Call::Size, "size"),
     (Call::Margin, "margin"),
+    (Call::SetMargin, "margin="),
 ];
 
 /// The Node-API callback of the [`Call`] numbered `CALL` (its place in
@@ -211,6 +217,10 @@ unsafe fn answer<C: JsClass>(
         Call::IdOf => return value(Answer::Number(index.id_of(&node, all[0])?.into())),
         Call::Size => return value(Answer::Number(index.size(&node)?.into())),
         Call::Margin => return value(Answer::Number(index.margin(&node)?)),
+        Call::SetMargin => {
+            index.set_margin(&node, all[0])?;
+            return value(Answer::Nothing);
+        }
         Call::RayCastAll | Call::BoxCast | Call::BoxCastAll => {
             let write = |hits: &[flatquad::RayHit]| -> Outcome<Found<Vec<_>>> {
                 Ok(match shared(HIT_NUMBERS * hits.len())? {
@@ -393,7 +403,8 @@ unsafe fn shared_slice<'a>(
 }
 
 /// The hidden export `__oneQueryCalls` that `index.js` installs and removes:
-/// `{ scratch, Quadtree: { query, queryPoint, ..., rayCast }, Grid: ... }`.
+/// `{ scratch, Quadtree: { query, ..., size, margin, 'margin=' }, Grid: ... }`,
+/// every [`CALLS`] name for every class.
 pub(crate) fn install(env: &Env, exports: &mut Object<'_>) -> napi::Result<()> {
     use crate::classes::{Grid, LooseGrid, LooseQuadtree, Quadtree};
     let raw = env.raw();
@@ -467,6 +478,7 @@ fn add<C: JsClass>(
         one_query::<C, 14>,
         one_query::<C, 15>,
         one_query::<C, 16>,
+        one_query::<C, 17>,
     ];
     for ((_, name), callback) in CALLS.iter().zip(callbacks) {
         let function = function(env, name, callback, data)?;
