@@ -848,12 +848,7 @@ pub trait SpatialIndex: Structure + Sized {
     /// [`Error::InvalidHandle`] for an `omit` that is not live.
     fn box_cast(&self, cast: &BoxCast<Self::Bounds>) -> Result<Option<RayHit>, Error> {
         let omit = check_box_cast(self, cast)?;
-        let mut first = None;
-        search::box_cast(self, cast, omit, |hit| {
-            first = Some(hit);
-            false
-        });
-        Ok(first)
+        Ok(search::box_cast_first(self, cast, omit))
     }
 
     /// Fills `hits` (cleared first) with every element the box cast touches,

@@ -1235,13 +1235,12 @@ const MAX_RAY_PIECES: f64 = 1024.0;
 
 /// The first hit of a checked ray by rectangle queries: the ray is cut into
 /// pieces of at most `piece` in length, and each piece's box, widened and
-/// rounded outward to `f32`, is queried in order along the ray; every element
-/// met is keyed by the same [`Bounds::ray_entry`] as the descent's, the best
-/// kept by `(key, id, handle)`. Once the best key is at most the end of the
-/// piece just queried, no element can come before it: an element entered at
-/// `t` holds (to within rounding, far below the widening) the point of the ray
-/// at `t`, which lies in the box of the piece holding `t`. `None` when the
-/// ray would take more than [`MAX_RAY_PIECES`] pieces.
+/// rounded outward to `f32`, is queried in order along the ray
+/// ([`first_in_pieces`]); every element met is keyed by the same
+/// [`Bounds::ray_entry`] as the descent's. An element entered at `t` holds
+/// (to within rounding, far below the widening) the point of the ray at `t`,
+/// which lies in the box of the piece holding `t`. `None` when the ray would
+/// take more than [`MAX_RAY_PIECES`] pieces.
 fn ray_first_in_pieces<T>(
     index: &T,
     ray: &Ray<<T::Bounds as Bounds>::Point>,
@@ -1258,21 +1257,15 @@ where
     }
     let origin = ray.origin_f64();
     let direction = ray.unit_direction();
-    let axes = T::Bounds::AXES;
-    let reach = origin[..axes].iter().fold(max_length, |m, o| m + o.abs());
-    let margin = (reach + 1.0) * (1.0 / (1u64 << 40) as f64);
-    // The best hit so far as its order: `(key, id, handle)`.
-    let mut best: Option<(f64, u32, u64)> = None;
+    let reach = origin[..T::Bounds::AXES]
+        .iter()
+        .fold(max_length, |m, o| m + o.abs());
+    let margin = piece_margin(reach);
     let pieces = pieces as u32;
-    for k in 0..pieces {
-        let t0 = max_length * f64::from(k) / f64::from(pieces);
-        let t1 = if k + 1 == pieces {
-            max_length
-        } else {
-            max_length * f64::from(k + 1) / f64::from(pieces)
-        };
+    let piece_box = |k: u32| {
+        let (t0, t1) = piece_ends(k, pieces, max_length);
         let (mut lo, mut hi) = ([0.0f32; 3], [0.0f32; 3]);
-        for axis in 0..axes {
+        for axis in 0..T::Bounds::AXES {
             let (a, b) = (
                 origin[axis] + t0 * direction[axis],
                 origin[axis] + t1 * direction[axis],
@@ -1280,12 +1273,133 @@ where
             lo[axis] = round_down(a.min(b) - margin);
             hi[axis] = round_up(a.max(b) + margin);
         }
-        let _ = index.query_checked(T::Bounds::from_corners(lo, hi), NONE, |handle| {
+        (T::Bounds::from_corners(lo, hi), t1)
+    };
+    let key = |b: &T::Bounds| b.ray_entry(&origin, &direction, max_length);
+    let best = first_in_pieces(index, pieces, mask, NONE, piece_box, key);
+    Some(best.map(|(key, id, handle)| RayHit::new(Handle::from_raw(handle), id, key, max_length)))
+}
+
+/// The first hit of a checked box cast (`omit` a slot or [`NONE`]): by
+/// rectangle queries over pieces of the motion where the structure answers
+/// rays so ([`Structure::ray_piece`]), else the first of the best-first
+/// walk's hits ([`box_cast`]).
+pub(crate) fn box_cast_first<T>(index: &T, cast: &BoxCast<T::Bounds>, omit: u32) -> Option<RayHit>
+where
+    T: Structure + ?Sized,
+{
+    if let Some(hit) = index
+        .ray_piece()
+        .and_then(|piece| box_cast_first_in_pieces(index, cast, omit, piece))
+    {
+        return hit;
+    }
+    let mut first = None;
+    box_cast(index, cast, omit, |hit| {
+        first = Some(hit);
+        false
+    });
+    first
+}
+
+/// [`box_cast_first`] by pieces: the motion is cut into pieces of at most
+/// `piece` in length, and the box each piece sweeps (the box of the moving
+/// box at both ends), widened and rounded outward to `f32`, is queried in
+/// order ([`first_in_pieces`]); every element met is keyed by the same
+/// [`BoxCast::entry_into`] as the walk's. The moving box at `t` lies in the
+/// box swept by the piece holding `t`, and an element it touches there meets
+/// that box (to within rounding, far below the widening). `None` when the
+/// motion would take more than [`MAX_RAY_PIECES`] pieces.
+fn box_cast_first_in_pieces<T>(
+    index: &T,
+    cast: &BoxCast<T::Bounds>,
+    omit: u32,
+    piece: f64,
+) -> Option<Option<RayHit>>
+where
+    T: Structure + ?Sized,
+{
+    let motion = cast.motion_f64();
+    let length = motion.iter().map(|m| m * m).sum::<f64>().sqrt();
+    let pieces = (length / piece).ceil().max(1.0);
+    if pieces > MAX_RAY_PIECES {
+        return None;
+    }
+    let axes = 0..T::Bounds::AXES;
+    let (lo0, hi0) = (
+        axes.clone().map(|a| f64::from(cast.rect.lo(a))),
+        axes.clone().map(|a| f64::from(cast.rect.hi(a))),
+    );
+    let reach = lo0.chain(hi0).chain(motion).map(f64::abs).sum::<f64>();
+    let margin = piece_margin(reach);
+    let pieces = pieces as u32;
+    let piece_box = |k: u32| {
+        let (t0, t1) = piece_ends(k, pieces, 1.0);
+        let (mut lo, mut hi) = ([0.0f32; 3], [0.0f32; 3]);
+        for axis in axes.clone() {
+            let (near, far) = (t0 * motion[axis], t1 * motion[axis]);
+            lo[axis] = round_down(f64::from(cast.rect.lo(axis)) + near.min(far) - margin);
+            hi[axis] = round_up(f64::from(cast.rect.hi(axis)) + near.max(far) + margin);
+        }
+        (T::Bounds::from_corners(lo, hi), t1)
+    };
+    let key = |b: &T::Bounds| sweep_entry(&cast.rect, &motion, b);
+    let best = first_in_pieces(index, pieces, cast.mask, omit, piece_box, key);
+    Some(best.map(|(t, id, handle)| RayHit {
+        handle: Handle::from_raw(handle),
+        id,
+        distance: t * length,
+        fraction: t,
+    }))
+}
+
+/// The widening of a piece's box: `(reach + 1) · 2^-40`, `reach` bounding the
+/// coordinates' magnitudes, far above the rounding of a computed entry.
+fn piece_margin(reach: f64) -> f64 {
+    (reach + 1.0) * (1.0 / (1u64 << 40) as f64)
+}
+
+/// Where piece `k` of `pieces` over `[0, end]` starts and ends (the last
+/// ends at `end` exactly).
+fn piece_ends(k: u32, pieces: u32, end: f64) -> (f64, f64) {
+    let t0 = end * f64::from(k) / f64::from(pieces);
+    let t1 = if k + 1 == pieces {
+        end
+    } else {
+        end * f64::from(k + 1) / f64::from(pieces)
+    };
+    (t0, t1)
+}
+
+/// The best element met by rectangle queries of pieces in order, as `(key,
+/// id, handle)`: `piece(k)` is the box of piece `k` of `pieces` and the key
+/// where it ends; every element met (but slot `omit`) is keyed by `key` on
+/// its box, and those `mask` passes kept by that order. Once the best key is
+/// at most the end of the piece just queried, no element can come before it
+/// (the callers' widening makes every element whose key is at most a piece's
+/// end meet that piece or an earlier one).
+fn first_in_pieces<T, P, K>(
+    index: &T,
+    pieces: u32,
+    mask: u32,
+    omit: u32,
+    piece: P,
+    key: K,
+) -> Option<(f64, u32, u64)>
+where
+    T: Structure + ?Sized,
+    P: Fn(u32) -> (T::Bounds, f64),
+    K: Fn(&T::Bounds) -> Option<f64>,
+{
+    if mask == 0 {
+        return None;
+    }
+    let mut best: Option<(f64, u32, u64)> = None;
+    for k in 0..pieces {
+        let (query, end) = piece(k);
+        let _ = index.query_checked(query, omit, |handle| {
             let slot = handle.slot();
-            let Some(key) = index
-                .rect_at(slot)
-                .ray_entry(&origin, &direction, max_length)
-            else {
+            let Some(key) = key(&index.rect_at(slot)) else {
                 return ControlFlow::Continue(());
             };
             // The key alone rules most elements out before their id is read.
@@ -1297,9 +1411,9 @@ where
             }
             ControlFlow::Continue(())
         });
-        if best.is_some_and(|(key, ..)| key <= t1) {
+        if best.is_some_and(|(key, ..)| key <= end) {
             break;
         }
     }
-    Some(best.map(|(key, id, handle)| RayHit::new(Handle::from_raw(handle), id, key, max_length)))
+    best
 }
