@@ -19,10 +19,12 @@ use std::ops::ControlFlow;
 
 use common::{next_down, next_up, snapshot, Lcg, Shape, Subject};
 use flatquad::{
-    AnyIndex, Bounds, Box3, Error, Grid, Handle, LooseGrid, LooseQuadtree, Neighbor, Octree,
-    Quadtree, Query, Ray, RayControl, RayHit, Rect, SpatialIndex,
+    AnyIndex, Bounds, Box3, BoxCast, Error, Grid, Handle, LooseGrid, LooseQuadtree, Neighbor,
+    Octree, Quadtree, Query, Ray, RayControl, RayHit, Rect, SpatialIndex,
 };
-use flatquad_testkit::{brute_circle, brute_nearest, brute_ray, hit_bits, neighbor_bits, Model};
+use flatquad_testkit::{
+    brute_box_cast, brute_circle, brute_nearest, brute_ray, hit_bits, neighbor_bits, Model,
+};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
@@ -742,6 +744,135 @@ fn nearest_past_the_squares() {
                     );
                 }
             }
+        }
+    }
+    let world = Rect::new(0.0, 0.0, 1000.0, 1000.0);
+    let flat = |p: [f32; 2]| p;
+    let same = |r: Rect| r;
+    check(Grid::for_world(world).unwrap(), flat, same);
+    check(LooseGrid::for_world(world).unwrap(), flat, same);
+    check(Quadtree::for_world(world).unwrap(), flat, same);
+    check(LooseQuadtree::for_world(world).unwrap(), flat, same);
+    check(
+        Octree::for_world(Box3::new(0.0, 0.0, 0.0, 1000.0, 1000.0, 1000.0)).unwrap(),
+        |[x, y]| [x, y, 500.0],
+        |r| Box3::new(r.x1, r.y1, 499.0, r.x2, r.y2, 502.0),
+    );
+}
+
+/// Rays' and box casts' first hits where the pieces of the grids and the
+/// quadtree settle, grow over empty space, give up in a crowd (a stack of
+/// 300 boxes) or after their budget, and where the descent answers alone
+/// (the loose quadtree, the octree): each against the brute force.
+#[test]
+fn casts_past_the_pieces() {
+    fn check<T: SpatialIndex>(
+        mut index: T,
+        lift: fn([f32; 2]) -> <T::Bounds as Bounds>::Point,
+        boxed: fn(Rect) -> T::Bounds,
+    ) {
+        let mut rng = Lcg(23);
+        let mut model: Model<T::Bounds> = BTreeMap::new();
+        let mut add = |index: &mut T, r: Rect, id: u32| {
+            let b = boxed(r);
+            let h = index.insert(b, id).unwrap();
+            model.insert(h, (b, id));
+            h
+        };
+        // A field over the world's lower half only, a stack, far elements.
+        for i in 0..2_000 {
+            let (x, y) = (rng.unit() * 1000.0, rng.unit() * 500.0);
+            add(&mut index, Rect::new(x, y, x + 3.0, y + 3.0), i % 7);
+        }
+        let mut stacked = Vec::new();
+        for i in 0..300 {
+            stacked.push(add(
+                &mut index,
+                Rect::new(200.0, 200.0, 201.0, 201.0),
+                i % 5,
+            ));
+        }
+        add(&mut index, Rect::new(-5_000.0, 700.0, -4_990.0, 710.0), 1);
+        add(&mut index, Rect::new(900.0, 5e5, 910.0, 5e5 + 10.0), 2);
+        let origins = [
+            [200.5, 200.5],
+            [150.0, 200.5],
+            [500.0, 900.0],
+            [700.0, 250.0],
+            [-4_000.0, 705.0],
+            [905.0, 900.0],
+        ];
+        let directions = [
+            [1.0, 0.0],
+            [0.0, 1.0],
+            [-1.0, -1.0],
+            [0.3, -0.7],
+            [-1.0, 0.05],
+        ];
+        let name = std::any::type_name::<T>();
+        for origin in origins {
+            for direction in directions {
+                for length in [0.0, 3.0, 40.0, 600.0, 1e4, 1e6] {
+                    let ray = Ray {
+                        origin: lift(origin),
+                        direction: lift(direction),
+                        max_length: length,
+                    };
+                    let hit = index.ray_cast(&ray, u32::MAX).unwrap();
+                    let want = brute_ray(&model, &ray);
+                    assert_eq!(
+                        hit_bits(hit.as_slice()),
+                        hit_bits(&want[..want.len().min(1)]),
+                        "{name} {ray:?}"
+                    );
+                    let motion = lift(direction.map(|d| d * length as f32));
+                    let [x, y] = origin;
+                    let from = boxed(Rect::new(x - 2.0, y - 2.0, x + 2.0, y + 2.0));
+                    for cast in [
+                        BoxCast::new(from, motion),
+                        BoxCast::new(from, motion).omit(stacked[0]),
+                        BoxCast::new(from, motion).mask(0),
+                    ] {
+                        let hit = index.box_cast(&cast).unwrap();
+                        let mut passing = model.clone();
+                        passing.retain(|h, _| Some(*h) != cast.omit);
+                        if cast.mask != u32::MAX {
+                            passing.clear();
+                        }
+                        let want = brute_box_cast(&passing, &cast);
+                        assert_eq!(
+                            hit_bits(hit.as_slice()),
+                            hit_bits(&want[..want.len().min(1)]),
+                            "{name} {cast:?}"
+                        );
+                    }
+                }
+            }
+        }
+        // Many casts across the field, where a piece meets elements that are
+        // only entered later than one the next piece holds.
+        for _ in 0..3_000 {
+            let origin = [rng.unit() * 1000.0, rng.unit() * 500.0];
+            let angle = rng.unit() * std::f32::consts::TAU;
+            let direction = [angle.cos(), angle.sin()];
+            let length = 5.0 + rng.unit() * 150.0;
+            let ray = Ray {
+                origin: lift(origin),
+                direction: lift(direction),
+                max_length: f64::from(length),
+            };
+            let hit = index.ray_cast(&ray, u32::MAX).unwrap();
+            let want = brute_ray(&model, &ray);
+            let first = &want[..want.len().min(1)];
+            assert_eq!(hit_bits(hit.as_slice()), hit_bits(first), "{name} {ray:?}");
+            let [x, y] = origin;
+            let side = rng.unit() * 6.0;
+            let from = boxed(Rect::new(x, y, x + side, y + side));
+            let cast = BoxCast::new(from, lift(direction.map(|d| d * length)));
+            let hit = index.box_cast(&cast).unwrap();
+            let want = brute_box_cast(&model, &cast);
+            let first = &want[..want.len().min(1)];
+            assert_eq!(hit_bits(hit.as_slice()), hit_bits(first), "{name} {cast:?}");
         }
     }
     let world = Rect::new(0.0, 0.0, 1000.0, 1000.0);

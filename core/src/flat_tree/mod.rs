@@ -210,6 +210,7 @@ impl_structure!(
     prefetch_overlapping => prefetch_neighbours,
     par_pairs_checked => pairs_parallel,
     nearest_squares => nearest_squares,
+    ray_pieces => ray_pieces,
 );
 
 impl<D: Dimension> SpatialIndex for FlatTree<D> {

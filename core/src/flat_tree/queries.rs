@@ -5,7 +5,7 @@ use core::ops::ControlFlow;
 use crate::dimension::Dimension;
 use crate::flat_tree::nodes::{home_leaves, sibling_index, Node};
 use crate::flat_tree::{FlatTree, Slot};
-use crate::index::raw::{SearchItem, PREFETCH_AHEAD};
+use crate::index::raw::{Pieces, SearchItem, Slots, PREFETCH_AHEAD};
 use crate::links::Link;
 use crate::slots::{prefetch, NONE};
 use crate::tree_lines::{point_child, unpack_place, Cell, Stack};
@@ -183,6 +183,22 @@ impl<D: Dimension> FlatTree<D> {
             id |= u128::from(v) << (37 + 30 * axis);
         }
         SearchItem::Node(id, D::Bounds::from_corners(lo, hi))
+    }
+
+    /// A ray's or a box cast's first hit by rectangle queries over pieces
+    /// of its path as long as the mean spacing of the elements, within a
+    /// budget ([`Pieces::tree`]), in 2D. Against the descent (the quadtree
+    /// of uniform-100k's or clustered-100k's 100,000 boxes, 300,000 casts
+    /// from random points, lengths 8 to 1,000): box casts 2.0–6.7× faster,
+    /// rays 1.0–5.3×; away from the elements, over an empty half of the
+    /// world, faster up to a length of 100 and up to 1.8× slower at 1,000
+    /// (40–120 ns). The octree's were not measured: it keeps the descent.
+    pub(crate) fn ray_pieces(&self) -> Option<Pieces> {
+        if D::AXES == 2 {
+            Pieces::tree(self.world, self.live())
+        } else {
+            None
+        }
     }
 
     /// Nearest searches for up to [`SQUARES_UP_TO`](Self::SQUARES_UP_TO)

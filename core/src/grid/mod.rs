@@ -405,7 +405,7 @@ impl_structure!(
     prefetch_overlapping => prefetch_neighbours,
     par_pairs_checked => pairs_parallel,
     par_relocate_many => relocate_parallel,
-    ray_piece => ray_piece,
+    ray_pieces => ray_pieces,
     nearest_squares => nearest_squares,
     count_queries => note_queries,
     spatial_order_from => spatial_order_from,

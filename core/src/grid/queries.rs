@@ -3,7 +3,7 @@
 use core::ops::ControlFlow;
 
 use crate::grid::{Grid, Span};
-use crate::index::raw::{SearchItem, PREFETCH_AHEAD};
+use crate::index::raw::{Pieces, SearchItem, PREFETCH_AHEAD};
 use crate::index::search::CellRanges;
 use crate::links::Link;
 use crate::slots::{prefetch, NONE};
@@ -187,8 +187,10 @@ impl Grid {
     /// A ray's first hit is found by rectangle queries over pieces of the
     /// ray a cell long: each scans a few runs, where the best-first descent
     /// over the cell ranges computes and orders some thirty node keys.
-    pub(crate) fn ray_piece(&self) -> Option<f64> {
-        Some(f64::from(self.cell_width().min(self.cell_height())))
+    pub(crate) fn ray_pieces(&self) -> Option<Pieces> {
+        Some(Pieces::cells(f64::from(
+            self.cell_width().min(self.cell_height()),
+        )))
     }
 
     /// Nearest searches try squares first, for any `k`: a square about the

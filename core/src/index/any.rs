@@ -287,8 +287,8 @@ macro_rules! any_index {
             fn prefetch_overlapping(&self, handles: &[Handle], index: usize) {
                 dispatch!(self, $name[$($variant),+], s => s.prefetch_overlapping(handles, index))
             }
-            fn ray_piece(&self) -> Option<f64> {
-                dispatch!(self, $name[$($variant),+], s => s.ray_piece())
+            fn ray_pieces(&self) -> Option<crate::index::raw::Pieces> {
+                dispatch!(self, $name[$($variant),+], s => s.ray_pieces())
             }
             fn nearest_squares(&self, k: usize) -> bool {
                 dispatch!(self, $name[$($variant),+], s => s.nearest_squares(k))

@@ -190,6 +190,66 @@ pub enum SearchItem<B> {
     Element(u32),
 }
 
+/// How a structure looks for the first hit of a ray or a box cast by
+/// rectangle queries over pieces of its path ([`Structure::ray_pieces`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pieces {
+    /// The length of a piece.
+    pub length: f64,
+    /// The most pieces a path is cut into: a longer path takes the descent.
+    pub most: f64,
+    /// The most pieces queried, and the most elements they meet, before the
+    /// search gives up and takes the descent (`u32::MAX`, `usize::MAX`: never).
+    pub queried: u32,
+    pub met: usize,
+    /// Whether a piece that met nothing gives way to one twice as long.
+    pub grow: bool,
+}
+
+impl Pieces {
+    /// A grid's: a cell long, up to [`MOST_CELL_PIECES`] of them, however
+    /// many elements they meet (an empty cell costs next to nothing).
+    pub(crate) fn cells(length: f64) -> Pieces {
+        Pieces {
+            length,
+            most: MOST_CELL_PIECES,
+            queried: u32::MAX,
+            met: usize::MAX,
+            grow: false,
+        }
+    }
+
+    /// A tree's: as long as the mean spacing of `live` elements over `world`
+    /// (the side of the square, or cube, holding one at the world's mean
+    /// density) at first and twice as long after one that met nothing (a
+    /// query skips an empty subtree at once), of any number, but the search
+    /// gives up after
+    /// [`TREE_PIECES_QUERIED`] of them or [`TREE_PIECES_MET`] elements met. A
+    /// query descends to the few leaves about its piece; past those limits (a
+    /// long way through an empty region, a crowd) the best-first descent,
+    /// which skips or orders whole subtrees, is the better search.
+    pub(crate) fn tree<B: Bounds>(world: B, live: usize) -> Option<Pieces> {
+        let volume = (0..B::AXES).fold(1.0, |v, axis| {
+            v * (f64::from(world.hi(axis)) - f64::from(world.lo(axis)))
+        });
+        let length = (volume / live as f64).powf(1.0 / B::AXES as f64);
+        (live > 0 && length > 0.0 && length.is_finite()).then_some(Pieces {
+            length,
+            most: f64::INFINITY,
+            queried: TREE_PIECES_QUERIED,
+            met: TREE_PIECES_MET,
+            grow: true,
+        })
+    }
+}
+
+/// The most pieces a grid cuts a path into ([`Pieces::cells`]).
+const MOST_CELL_PIECES: f64 = 1024.0;
+/// The most pieces a tree's search queries ([`Pieces::tree`]).
+const TREE_PIECES_QUERIED: u32 = 16;
+/// The most elements a tree's pieces meet ([`Pieces::tree`]).
+const TREE_PIECES_MET: usize = 256;
+
 /// The operations a structure implements on checked arguments: slots that are
 /// live, rectangles that are valid, room that was checked.
 pub trait Structure: Slots {
@@ -343,13 +403,13 @@ pub trait Structure: Slots {
         }
     }
 
-    /// The length of the pieces in which a ray cast's first hit is looked
-    /// for by rectangle queries, one a piece in order along the ray
-    /// ([`search::ray_first`](crate::index::search::ray_first)), or `None`
-    /// (the default) for the best-first descent: a structure whose rectangle
-    /// queries are cheap at that scale (a grid's cell) names it.
+    /// How a ray cast's or a box cast's first hit is looked for by rectangle
+    /// queries, one a piece in order along the path
+    /// ([`search::ray_first`](crate::index::search::ray_first),
+    /// [`search::box_cast_first`](crate::index::search::box_cast_first)), or
+    /// `None` (the default) for the best-first descent alone.
     #[inline]
-    fn ray_piece(&self) -> Option<f64> {
+    fn ray_pieces(&self) -> Option<Pieces> {
         None
     }
 
@@ -388,7 +448,7 @@ pub trait Structure: Slots {
 /// (`overlapping_checked => neighbours`, `prefetch_overlapping => ...`,
 /// `prefetch_relocate => ...`, `relocate_many => ...`, `par_relocate_many => ...`,
 /// `par_pairs_checked => ...` (with the structure's `PAR_PAIRS_FROM`),
-/// `ray_piece => ...`, `nearest_squares => ...`, `count_queries => ...`,
+/// `ray_pieces => ...`, `nearest_squares => ...`, `count_queries => ...`,
 /// `spatial_order_from => ...`);
 /// every structure has an `all_pairs` walk. One line per structure instead of a copy of
 /// the same delegations in each.
@@ -546,9 +606,9 @@ macro_rules! structure_hook {
             self.$method(k)
         }
     };
-    (ray_piece => $method:ident) => {
+    (ray_pieces => $method:ident) => {
         #[inline]
-        fn ray_piece(&self) -> Option<f64> {
+        fn ray_pieces(&self) -> Option<$crate::index::raw::Pieces> {
             self.$method()
         }
     };

@@ -24,7 +24,7 @@ use std::collections::BinaryHeap;
 
 use crate::axis::Axis;
 use crate::index::check_lengths;
-use crate::index::raw::{SearchItem, Structure};
+use crate::index::raw::{Pieces, SearchItem, Structure};
 use crate::slots::NONE;
 use crate::{Bounds, Error, Handle, Rect, SpatialIndex};
 
@@ -1205,8 +1205,8 @@ where
     T: Structure + ?Sized,
 {
     if let Some(hit) = index
-        .ray_piece()
-        .and_then(|piece| ray_first_in_pieces(index, ray, mask, piece))
+        .ray_pieces()
+        .and_then(|pieces| ray_first_in_pieces(index, ray, mask, pieces))
     {
         return hit;
     }
@@ -1229,30 +1229,25 @@ where
         .map(|n| RayHit::new(n.handle, n.id, n.distance, max_length))
 }
 
-/// Pieces a ray is cut into at most by [`ray_first_in_pieces`]; a longer ray
-/// takes the descent.
-const MAX_RAY_PIECES: f64 = 1024.0;
-
 /// The first hit of a checked ray by rectangle queries: the ray is cut into
-/// pieces of at most `piece` in length, and each piece's box, widened and
+/// pieces of at most `limits.length`, and each piece's box, widened and
 /// rounded outward to `f32`, is queried in order along the ray
 /// ([`first_in_pieces`]); every element met is keyed by the same
 /// [`Bounds::ray_entry`] as the descent's. An element entered at `t` holds
 /// (to within rounding, far below the widening) the point of the ray at `t`,
 /// which lies in the box of the piece holding `t`. `None` when the ray would
-/// take more than [`MAX_RAY_PIECES`] pieces.
+/// take more pieces, or they would meet more elements, than `limits` allows.
 fn ray_first_in_pieces<T>(
     index: &T,
     ray: &Ray<<T::Bounds as Bounds>::Point>,
     mask: u32,
-    piece: f64,
+    limits: Pieces,
 ) -> Option<Option<RayHit>>
 where
     T: Structure + ?Sized,
 {
     let max_length = ray.max_length;
-    let pieces = (max_length / piece).ceil().max(1.0);
-    if pieces > MAX_RAY_PIECES {
+    if max_length / limits.length > limits.most {
         return None;
     }
     let origin = ray.origin_f64();
@@ -1261,9 +1256,7 @@ where
         .iter()
         .fold(max_length, |m, o| m + o.abs());
     let margin = piece_margin(reach);
-    let pieces = pieces as u32;
-    let piece_box = |k: u32| {
-        let (t0, t1) = piece_ends(k, pieces, max_length);
+    let piece_box = |t0: f64, t1: f64| {
         let (mut lo, mut hi) = ([0.0f32; 3], [0.0f32; 3]);
         for axis in 0..T::Bounds::AXES {
             let (a, b) = (
@@ -1273,10 +1266,11 @@ where
             lo[axis] = round_down(a.min(b) - margin);
             hi[axis] = round_up(a.max(b) + margin);
         }
-        (T::Bounds::from_corners(lo, hi), t1)
+        T::Bounds::from_corners(lo, hi)
     };
     let key = |b: &T::Bounds| b.ray_entry(&origin, &direction, max_length);
-    let best = first_in_pieces(index, pieces, mask, NONE, piece_box, key);
+    let path = (max_length, limits.length);
+    let best = first_in_pieces(index, path, limits, mask, NONE, piece_box, key)?;
     Some(best.map(|(key, id, handle)| RayHit::new(Handle::from_raw(handle), id, key, max_length)))
 }
 
@@ -1289,8 +1283,8 @@ where
     T: Structure + ?Sized,
 {
     if let Some(hit) = index
-        .ray_piece()
-        .and_then(|piece| box_cast_first_in_pieces(index, cast, omit, piece))
+        .ray_pieces()
+        .and_then(|pieces| box_cast_first_in_pieces(index, cast, omit, pieces))
     {
         return hit;
     }
@@ -1303,26 +1297,26 @@ where
 }
 
 /// [`box_cast_first`] by pieces: the motion is cut into pieces of at most
-/// `piece` in length, and the box each piece sweeps (the box of the moving
+/// `limits.length`, and the box each piece sweeps (the box of the moving
 /// box at both ends), widened and rounded outward to `f32`, is queried in
 /// order ([`first_in_pieces`]); every element met is keyed by the same
 /// [`BoxCast::entry_into`] as the walk's. The moving box at `t` lies in the
 /// box swept by the piece holding `t`, and an element it touches there meets
 /// that box (to within rounding, far below the widening). `None` when the
-/// motion would take more than [`MAX_RAY_PIECES`] pieces.
+/// motion would take more pieces, or they would meet more elements, than
+/// `limits` allows.
 fn box_cast_first_in_pieces<T>(
     index: &T,
     cast: &BoxCast<T::Bounds>,
     omit: u32,
-    piece: f64,
+    limits: Pieces,
 ) -> Option<Option<RayHit>>
 where
     T: Structure + ?Sized,
 {
     let motion = cast.motion_f64();
     let length = motion.iter().map(|m| m * m).sum::<f64>().sqrt();
-    let pieces = (length / piece).ceil().max(1.0);
-    if pieces > MAX_RAY_PIECES {
+    if length / limits.length > limits.most {
         return None;
     }
     let axes = 0..T::Bounds::AXES;
@@ -1332,19 +1326,20 @@ where
     );
     let reach = lo0.chain(hi0).chain(motion).map(f64::abs).sum::<f64>();
     let margin = piece_margin(reach);
-    let pieces = pieces as u32;
-    let piece_box = |k: u32| {
-        let (t0, t1) = piece_ends(k, pieces, 1.0);
+    let piece_box = |t0: f64, t1: f64| {
         let (mut lo, mut hi) = ([0.0f32; 3], [0.0f32; 3]);
         for axis in axes.clone() {
             let (near, far) = (t0 * motion[axis], t1 * motion[axis]);
             lo[axis] = round_down(f64::from(cast.rect.lo(axis)) + near.min(far) - margin);
             hi[axis] = round_up(f64::from(cast.rect.hi(axis)) + near.max(far) + margin);
         }
-        (T::Bounds::from_corners(lo, hi), t1)
+        T::Bounds::from_corners(lo, hi)
     };
     let key = |b: &T::Bounds| sweep_entry(&cast.rect, &motion, b);
-    let best = first_in_pieces(index, pieces, cast.mask, omit, piece_box, key);
+    // The motion's fraction `t` runs over [0, 1]: a piece is that share of it
+    // (all of it for a box that does not move).
+    let path = (1.0, limits.length / length);
+    let best = first_in_pieces(index, path, limits, cast.mask, omit, piece_box, key)?;
     Some(best.map(|(t, id, handle)| RayHit {
         handle: Handle::from_raw(handle),
         id,
@@ -1359,45 +1354,50 @@ fn piece_margin(reach: f64) -> f64 {
     (reach + 1.0) * (1.0 / (1u64 << 40) as f64)
 }
 
-/// Where piece `k` of `pieces` over `[0, end]` starts and ends (the last
-/// ends at `end` exactly).
-fn piece_ends(k: u32, pieces: u32, end: f64) -> (f64, f64) {
-    let t0 = end * f64::from(k) / f64::from(pieces);
-    let t1 = if k + 1 == pieces {
-        end
-    } else {
-        end * f64::from(k + 1) / f64::from(pieces)
-    };
-    (t0, t1)
-}
-
-/// The best element met by rectangle queries of pieces in order, as `(key,
-/// id, handle)`: `piece(k)` is the box of piece `k` of `pieces` and the key
-/// where it ends; every element met (but slot `omit`) is keyed by `key` on
-/// its box, and those `mask` passes kept by that order. Once the best key is
-/// at most the end of the piece just queried, no element can come before it
+/// The best element met by rectangle queries of pieces of a path in order,
+/// as `(key, id, handle)`. The path is `(end, step)`: keys run over `[0,
+/// end]`, and the first piece is `[0, step]`; each next one starts where the
+/// last ended, twice as long if `limits.grow` and the last met nothing (a
+/// tree skips empty space in one query), and the last ends at `end` exactly,
+/// so the pieces cover the path. `piece(t0, t1)` is the box of the piece
+/// `[t0, t1]`; every element met (but slot `omit`) is keyed by `key` on its
+/// box, and those `mask` passes kept by that order. Once the best key is at
+/// most the end of the piece just queried, no element can come before it
 /// (the callers' widening makes every element whose key is at most a piece's
-/// end meet that piece or an earlier one).
+/// end meet that piece or an earlier one). `None` (unsettled) once more
+/// pieces were queried, or more elements met, than `limits` allows.
 fn first_in_pieces<T, P, K>(
     index: &T,
-    pieces: u32,
+    (end, step): (f64, f64),
+    limits: Pieces,
     mask: u32,
     omit: u32,
     piece: P,
     key: K,
-) -> Option<(f64, u32, u64)>
+) -> Option<Option<(f64, u32, u64)>>
 where
     T: Structure + ?Sized,
-    P: Fn(u32) -> (T::Bounds, f64),
+    P: Fn(f64, f64) -> T::Bounds,
     K: Fn(&T::Bounds) -> Option<f64>,
 {
     if mask == 0 {
-        return None;
+        return Some(None);
     }
     let mut best: Option<(f64, u32, u64)> = None;
-    for k in 0..pieces {
-        let (query, end) = piece(k);
-        let _ = index.query_checked(query, omit, |handle| {
+    let (mut met, mut queried) = (0usize, 0u32);
+    let (mut t0, mut step) = (0.0f64, step);
+    loop {
+        if queried == limits.queried {
+            return None;
+        }
+        queried += 1;
+        let t1 = if t0 + step < end { t0 + step } else { end };
+        let before = met;
+        let crowded = index.query_checked(piece(t0, t1), omit, |handle| {
+            met += 1;
+            if met > limits.met {
+                return ControlFlow::Break(());
+            }
             let slot = handle.slot();
             let Some(key) = key(&index.rect_at(slot)) else {
                 return ControlFlow::Continue(());
@@ -1411,9 +1411,15 @@ where
             }
             ControlFlow::Continue(())
         });
-        if best.is_some_and(|(key, ..)| key <= end) {
-            break;
+        if crowded.is_break() {
+            return None;
         }
+        if t1 >= end || best.is_some_and(|(key, ..)| key <= t1) {
+            return Some(best);
+        }
+        if limits.grow && met == before {
+            step *= 2.0;
+        }
+        t0 = t1;
     }
-    best
 }

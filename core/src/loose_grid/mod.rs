@@ -26,7 +26,7 @@ use core::ops::ControlFlow;
 
 use crate::axis::Axis;
 use crate::big::BigList;
-use crate::index::raw::impl_structure;
+use crate::index::raw::{impl_structure, Pieces};
 use crate::index::{check_world, NodeInfo, SpatialIndex, Stats};
 use crate::links::LinkPool;
 use crate::slots::{slot_record, SlotPool, NONE};
@@ -373,9 +373,9 @@ impl LooseGrid {
 
     /// A ray's first hit by rectangle queries over pieces a loose cell long,
     /// as the grid does.
-    pub(crate) fn ray_piece(&self) -> Option<f64> {
+    pub(crate) fn ray_pieces(&self) -> Option<Pieces> {
         let (w, h) = self.cell_size();
-        Some(f64::from(w.min(h)))
+        Some(Pieces::cells(f64::from(w.min(h))))
     }
 
     /// Nearest searches try squares first, for any `k`, as the grid's do
@@ -445,7 +445,7 @@ impl_structure!(
     LooseGrid;
     prefetch_relocate => prefetch_move,
     par_pairs_checked => pairs_parallel,
-    ray_piece => ray_piece,
+    ray_pieces => ray_pieces,
     nearest_squares => nearest_squares,
 );
 
