@@ -849,8 +849,8 @@ fn casts_past_the_pieces() {
                 }
             }
         }
-        // Many casts across the field, where a piece meets elements that are
-        // only entered later than one the next piece holds.
+        // Many casts across the field, from random points in random
+        // directions: pieces settled after one, two or more queries.
         for _ in 0..3_000 {
             let origin = [rng.unit() * 1000.0, rng.unit() * 500.0];
             let angle = rng.unit() * std::f32::consts::TAU;

@@ -192,7 +192,7 @@ impl<D: Dimension> FlatTree<D> {
     /// from random points, lengths 8 to 1,000): box casts 2.0–6.7× faster,
     /// rays 1.0–5.3×; away from the elements, over an empty half of the
     /// world, faster up to a length of 100 and up to 1.8× slower at 1,000
-    /// (40–120 ns). The octree's were not measured: it keeps the descent.
+    /// (33–120 ns). The octree's were not measured: it keeps the descent.
     pub(crate) fn ray_pieces(&self) -> Option<Pieces> {
         if D::AXES == 2 {
             Pieces::tree(self.world, self.live())

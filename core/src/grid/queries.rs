@@ -184,9 +184,10 @@ impl Grid {
         }
     }
 
-    /// A ray's first hit is found by rectangle queries over pieces of the
-    /// ray a cell long: each scans a few runs, where the best-first descent
-    /// over the cell ranges computes and orders some thirty node keys.
+    /// A ray's or a box cast's first hit is found by rectangle queries over
+    /// pieces of its path a cell long: each scans a few runs, where the
+    /// best-first descent over the cell ranges computes and orders some
+    /// thirty node keys.
     pub(crate) fn ray_pieces(&self) -> Option<Pieces> {
         Some(Pieces::cells(f64::from(
             self.cell_width().min(self.cell_height()),

@@ -198,9 +198,11 @@ pub struct Pieces {
     pub length: f64,
     /// The most pieces a path is cut into: a longer path takes the descent.
     pub most: f64,
-    /// The most pieces queried, and the most elements they meet, before the
-    /// search gives up and takes the descent (`u32::MAX`, `usize::MAX`: never).
+    /// The most pieces queried before the search gives up and takes the
+    /// descent.
     pub queried: u32,
+    /// The most elements the pieces meet before the search gives up and
+    /// takes the descent (`usize::MAX`: never).
     pub met: usize,
     /// Whether a piece that met nothing gives way to one twice as long.
     pub grow: bool,
@@ -208,12 +210,14 @@ pub struct Pieces {
 
 impl Pieces {
     /// A grid's: a cell long, up to [`MOST_CELL_PIECES`] of them, however
-    /// many elements they meet (an empty cell costs next to nothing).
+    /// many elements they meet (an empty cell costs next to nothing). The
+    /// count of pieces queried only backs that limit up (rounding may add a
+    /// sliver of a last piece).
     pub(crate) fn cells(length: f64) -> Pieces {
         Pieces {
             length,
             most: MOST_CELL_PIECES,
-            queried: u32::MAX,
+            queried: MOST_CELL_PIECES as u32 + 2,
             met: usize::MAX,
             grow: false,
         }
@@ -224,7 +228,8 @@ impl Pieces {
     /// density) at first and twice as long after one that met nothing (a
     /// query skips an empty subtree at once), of any number, but the search
     /// gives up after
-    /// [`TREE_PIECES_QUERIED`] of them or [`TREE_PIECES_MET`] elements met. A
+    /// [`TREE_PIECES_QUERIED`] of them or more than [`TREE_PIECES_MET`]
+    /// elements met. A
     /// query descends to the few leaves about its piece; past those limits (a
     /// long way through an empty region, a crowd) the best-first descent,
     /// which skips or orders whole subtrees, is the better search.

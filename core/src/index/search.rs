@@ -1,8 +1,12 @@
-//! Nearest neighbours, circle (sphere) queries and ray casts, written once for
-//! every structure: a best-first walk (a binary heap of nodes and elements by
-//! key) over each structure's one primitive,
-//! [`search_roots`](Structure::search_roots) /
-//! [`search_expand`](Structure::search_expand).
+//! Nearest neighbours, circle (sphere) queries, ray casts and box casts,
+//! written once for every structure: a best-first walk (a binary heap of
+//! nodes and elements by key) or a depth-first branch and bound over each
+//! structure's one primitive, [`search_roots`](Structure::search_roots) /
+//! [`search_expand`](Structure::search_expand). Where a structure's
+//! rectangle queries are cheap, the nearest go by squares about the point
+//! first ([`Structure::nearest_squares`]), and the first hits of rays and
+//! box casts by pieces of their path ([`Structure::ray_pieces`]), each
+//! falling back to the descent when that does not settle them.
 //!
 //! Keys: an element's key is computed by exactly the function a brute-force
 //! scan would use ([`Bounds::distance_to_point`], [`Bounds::ray_entry`]), so
@@ -847,6 +851,85 @@ mod tests {
         check(LooseGrid::for_world(world).unwrap());
         check(Quadtree::for_world(world).unwrap());
     }
+
+    /// The pieces do settle casts in a field on the grids and the quadtree,
+    /// each first hit the walk's; the quadtree's give up in a crowd (its
+    /// budget) with nothing kept, where the grids' have none.
+    #[test]
+    fn pieces_settle_casts_in_a_field_as_the_walk_would() {
+        use super::{box_cast, box_cast_first_in_pieces, ray_cast, ray_first_in_pieces};
+        use super::{BoxCast, Ray, RayControl, RayHit, NONE};
+        use crate::{Grid, LooseGrid, Quadtree};
+        fn bits(hit: Option<RayHit>) -> Option<(u64, u32, u64)> {
+            hit.map(|h| (h.handle.to_raw(), h.id, h.distance.to_bits()))
+        }
+        fn check<T: SpatialIndex<Bounds = Rect>>(mut index: T, crowd_settles: bool) {
+            let mut rng = crate::test_lcg::Lcg32::new(9);
+            for i in 0..4_000 {
+                let (x, y) = (rng.unit() * 1000.0, rng.unit() * 500.0);
+                index
+                    .insert(Rect::new(x, y, x + 2.0, y + 2.0), i % 13)
+                    .unwrap();
+            }
+            for i in 0..300 {
+                index
+                    .insert(Rect::new(300.0, 300.0, 301.0, 301.0), i)
+                    .unwrap();
+            }
+            let pieces = index.ray_pieces().unwrap();
+            let mut settled = 0;
+            for _ in 0..1_000 {
+                let origin = [rng.unit() * 1000.0, rng.unit() * 500.0];
+                let angle = rng.unit() * core::f32::consts::TAU;
+                let direction = [angle.cos(), angle.sin()];
+                let length = 1.0 + rng.unit() * 60.0;
+                let ray = Ray {
+                    origin,
+                    direction,
+                    max_length: f64::from(length),
+                };
+                let mut walked = None;
+                ray_cast(&index, &ray, u32::MAX, |hit| {
+                    walked = Some(*hit);
+                    RayControl::Stop
+                });
+                if let Some(hit) = ray_first_in_pieces(&index, &ray, u32::MAX, pieces) {
+                    settled += 1;
+                    assert_eq!(bits(hit), bits(walked), "{ray:?}");
+                }
+                let from = Rect::new(origin[0], origin[1], origin[0] + 3.0, origin[1] + 3.0);
+                let cast = BoxCast::new(from, direction.map(|d| d * length));
+                let mut walked = None;
+                box_cast(&index, &cast, NONE, |hit| {
+                    walked = Some(hit);
+                    false
+                });
+                if let Some(hit) = box_cast_first_in_pieces(&index, &cast, NONE, pieces) {
+                    settled += 1;
+                    assert_eq!(bits(hit), bits(walked), "{cast:?}");
+                }
+            }
+            assert!(
+                settled >= 1_900,
+                "{settled} of 2,000 casts settled by pieces"
+            );
+            // Out of the stack of 300: the grids scan it, the quadtree gives up.
+            let ray = Ray {
+                origin: [300.5, 300.5],
+                direction: [1.0, 0.0],
+                max_length: 10.0,
+            };
+            let by_pieces = ray_first_in_pieces(&index, &ray, u32::MAX, pieces);
+            assert_eq!(by_pieces.is_some(), crowd_settles, "{ray:?}");
+            let cast = BoxCast::new(Rect::new(299.0, 299.0, 302.0, 302.0), [5.0, 0.0]);
+            let by_pieces = box_cast_first_in_pieces(&index, &cast, NONE, pieces);
+            assert_eq!(by_pieces.is_some(), crowd_settles, "{cast:?}");
+        }
+        let world = Rect::new(0.0, 0.0, 1000.0, 1000.0);
+        check(Grid::for_world(world).unwrap(), true);
+        check(LooseGrid::for_world(world).unwrap(), true);
+        check(Quadtree::for_world(world).unwrap(), false);
+    }
 }
 
 /// A node waiting in a [`bounded`] search: its key and id.
@@ -1276,7 +1359,7 @@ where
 
 /// The first hit of a checked box cast (`omit` a slot or [`NONE`]): by
 /// rectangle queries over pieces of the motion where the structure answers
-/// rays so ([`Structure::ray_piece`]), else the first of the best-first
+/// rays so ([`Structure::ray_pieces`]), else the first of the best-first
 /// walk's hits ([`box_cast`]).
 pub(crate) fn box_cast_first<T>(index: &T, cast: &BoxCast<T::Bounds>, omit: u32) -> Option<RayHit>
 where
@@ -1297,7 +1380,9 @@ where
 }
 
 /// [`box_cast_first`] by pieces: the motion is cut into pieces of at most
-/// `limits.length`, and the box each piece sweeps (the box of the moving
+/// `limits.length`, or the moving box's widest side if longer (so that a big
+/// box's consecutive pieces overlap by at most one piece, and no cell is
+/// scanned more than twice), and the box each piece sweeps (the box of the moving
 /// box at both ends), widened and rounded outward to `f32`, is queried in
 /// order ([`first_in_pieces`]); every element met is keyed by the same
 /// [`BoxCast::entry_into`] as the walk's. The moving box at `t` lies in the
@@ -1316,10 +1401,14 @@ where
 {
     let motion = cast.motion_f64();
     let length = motion.iter().map(|m| m * m).sum::<f64>().sqrt();
-    if length / limits.length > limits.most {
+    let axes = 0..T::Bounds::AXES;
+    let widest = axes.clone().fold(0.0f64, |w, a| {
+        w.max(f64::from(cast.rect.hi(a)) - f64::from(cast.rect.lo(a)))
+    });
+    let piece = limits.length.max(widest);
+    if length / piece > limits.most {
         return None;
     }
-    let axes = 0..T::Bounds::AXES;
     let (lo0, hi0) = (
         axes.clone().map(|a| f64::from(cast.rect.lo(a))),
         axes.clone().map(|a| f64::from(cast.rect.hi(a))),
@@ -1338,7 +1427,7 @@ where
     let key = |b: &T::Bounds| sweep_entry(&cast.rect, &motion, b);
     // The motion's fraction `t` runs over [0, 1]: a piece is that share of it
     // (all of it for a box that does not move).
-    let path = (1.0, limits.length / length);
+    let path = (1.0, piece / length);
     let best = first_in_pieces(index, path, limits, cast.mask, omit, piece_box, key)?;
     Some(best.map(|(t, id, handle)| RayHit {
         handle: Handle::from_raw(handle),

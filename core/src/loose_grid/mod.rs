@@ -371,8 +371,8 @@ impl LooseGrid {
         self.tight_y.cells()
     }
 
-    /// A ray's first hit by rectangle queries over pieces a loose cell long,
-    /// as the grid does.
+    /// A ray's or a box cast's first hit by rectangle queries over pieces a
+    /// loose cell long, as the grid does.
     pub(crate) fn ray_pieces(&self) -> Option<Pieces> {
         let (w, h) = self.cell_size();
         Some(Pieces::cells(f64::from(w.min(h))))
