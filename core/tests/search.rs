@@ -698,23 +698,8 @@ fn nearest_past_the_squares() {
         lift: fn([f32; 2]) -> <T::Bounds as Bounds>::Point,
         boxed: fn(Rect) -> T::Bounds,
     ) {
-        let mut rng = Lcg(17);
-        let mut model: Model<T::Bounds> = BTreeMap::new();
-        let mut add = |index: &mut T, r: Rect, id: u32| {
-            let b = boxed(r);
-            let h = index.insert(b, id).unwrap();
-            model.insert(h, (b, id));
-        };
-        // A field over the world's lower half only.
-        for i in 0..2_000 {
-            let (x, y) = (rng.unit() * 1000.0, rng.unit() * 500.0);
-            add(&mut index, Rect::new(x, y, x + 3.0, y + 3.0), i % 7);
-        }
-        for i in 0..300 {
-            add(&mut index, Rect::new(200.0, 200.0, 201.0, 201.0), i % 5);
-        }
-        add(&mut index, Rect::new(-5_000.0, 700.0, -4_990.0, 710.0), 1);
-        add(&mut index, Rect::new(1e6, 1e6, 1e6, 1e6), 2);
+        let far = [Rect::new(1e6, 1e6, 1e6, 1e6)];
+        let (model, _) = field_and_stack(&mut index, boxed, &mut Lcg(17), &far);
         let points = [
             [200.5, 200.5],
             [200.0, 201.0],
@@ -760,6 +745,38 @@ fn nearest_past_the_squares() {
     );
 }
 
+/// The world of the searches' edge cases, over `(0, 0)..(1000, 1000)`: 2,000
+/// boxes of side 3 over its lower half only, a stack of 300 equal boxes at
+/// (200, 200), one element far left of the world and `far` (id 2): inserted
+/// into `index` as `boxed` makes them, and returned as the model, with the
+/// stack's handles.
+fn field_and_stack<T: SpatialIndex>(
+    index: &mut T,
+    boxed: fn(Rect) -> T::Bounds,
+    rng: &mut Lcg,
+    far: &[Rect],
+) -> (Model<T::Bounds>, Vec<Handle>) {
+    let mut model: Model<T::Bounds> = BTreeMap::new();
+    let mut add = |r: Rect, id: u32| {
+        let b = boxed(r);
+        let h = index.insert(b, id).unwrap();
+        model.insert(h, (b, id));
+        h
+    };
+    for i in 0..2_000 {
+        let (x, y) = (rng.unit() * 1000.0, rng.unit() * 500.0);
+        add(Rect::new(x, y, x + 3.0, y + 3.0), i % 7);
+    }
+    let stacked = (0..300)
+        .map(|i| add(Rect::new(200.0, 200.0, 201.0, 201.0), i % 5))
+        .collect();
+    add(Rect::new(-5_000.0, 700.0, -4_990.0, 710.0), 1);
+    for &r in far {
+        add(r, 2);
+    }
+    (model, stacked)
+}
+
 /// Rays' and box casts' first hits where the pieces of the grids and the
 /// quadtree settle, grow over empty space, give up in a crowd (a stack of
 /// 300 boxes) or after their budget, and where the descent answers alone
@@ -772,28 +789,8 @@ fn casts_past_the_pieces() {
         boxed: fn(Rect) -> T::Bounds,
     ) {
         let mut rng = Lcg(23);
-        let mut model: Model<T::Bounds> = BTreeMap::new();
-        let mut add = |index: &mut T, r: Rect, id: u32| {
-            let b = boxed(r);
-            let h = index.insert(b, id).unwrap();
-            model.insert(h, (b, id));
-            h
-        };
-        // A field over the world's lower half only, a stack, far elements.
-        for i in 0..2_000 {
-            let (x, y) = (rng.unit() * 1000.0, rng.unit() * 500.0);
-            add(&mut index, Rect::new(x, y, x + 3.0, y + 3.0), i % 7);
-        }
-        let mut stacked = Vec::new();
-        for i in 0..300 {
-            stacked.push(add(
-                &mut index,
-                Rect::new(200.0, 200.0, 201.0, 201.0),
-                i % 5,
-            ));
-        }
-        add(&mut index, Rect::new(-5_000.0, 700.0, -4_990.0, 710.0), 1);
-        add(&mut index, Rect::new(900.0, 5e5, 910.0, 5e5 + 10.0), 2);
+        let far = [Rect::new(900.0, 5e5, 910.0, 5e5 + 10.0)];
+        let (model, stacked) = field_and_stack(&mut index, boxed, &mut rng, &far);
         let origins = [
             [200.5, 200.5],
             [150.0, 200.5],
