@@ -684,6 +684,27 @@ fn ties_by_id_then_handle() {
     assert!(out.iter().all(|n| n.distance == 32f64.sqrt()));
 }
 
+/// Runs the generic `check(index, lift, boxed)` on every structure over the
+/// world `(0, 0)..(1000, 1000)`: the 2D ones as they are, the octree on a
+/// slab of it about z = 500 (`lift` and `boxed` take 2D points and boxes
+/// there).
+macro_rules! on_every_structure {
+    ($check:ident) => {{
+        let world = Rect::new(0.0, 0.0, 1000.0, 1000.0);
+        let flat = |p: [f32; 2]| p;
+        let same = |r: Rect| r;
+        $check(Grid::for_world(world).unwrap(), flat, same);
+        $check(LooseGrid::for_world(world).unwrap(), flat, same);
+        $check(Quadtree::for_world(world).unwrap(), flat, same);
+        $check(LooseQuadtree::for_world(world).unwrap(), flat, same);
+        $check(
+            Octree::for_world(Box3::new(0.0, 0.0, 0.0, 1000.0, 1000.0, 1000.0)).unwrap(),
+            |[x, y]| [x, y, 500.0],
+            |r| Box3::new(r.x1, r.y1, 499.0, r.x2, r.y2, 502.0),
+        );
+    }};
+}
+
 /// Nearest searches where the squares about the point cannot settle them
 /// alone, against the brute force: a point in a stack of 300 equal boxes
 /// (every square about it meets them all: too many, a quarter as wide, too
@@ -731,18 +752,7 @@ fn nearest_past_the_squares() {
             }
         }
     }
-    let world = Rect::new(0.0, 0.0, 1000.0, 1000.0);
-    let flat = |p: [f32; 2]| p;
-    let same = |r: Rect| r;
-    check(Grid::for_world(world).unwrap(), flat, same);
-    check(LooseGrid::for_world(world).unwrap(), flat, same);
-    check(Quadtree::for_world(world).unwrap(), flat, same);
-    check(LooseQuadtree::for_world(world).unwrap(), flat, same);
-    check(
-        Octree::for_world(Box3::new(0.0, 0.0, 0.0, 1000.0, 1000.0, 1000.0)).unwrap(),
-        |[x, y]| [x, y, 500.0],
-        |r| Box3::new(r.x1, r.y1, 499.0, r.x2, r.y2, 502.0),
-    );
+    on_every_structure!(check);
 }
 
 /// The world of the searches' edge cases, over `(0, 0)..(1000, 1000)`: 2,000
@@ -872,18 +882,7 @@ fn casts_past_the_pieces() {
             assert_eq!(hit_bits(hit.as_slice()), hit_bits(first), "{name} {cast:?}");
         }
     }
-    let world = Rect::new(0.0, 0.0, 1000.0, 1000.0);
-    let flat = |p: [f32; 2]| p;
-    let same = |r: Rect| r;
-    check(Grid::for_world(world).unwrap(), flat, same);
-    check(LooseGrid::for_world(world).unwrap(), flat, same);
-    check(Quadtree::for_world(world).unwrap(), flat, same);
-    check(LooseQuadtree::for_world(world).unwrap(), flat, same);
-    check(
-        Octree::for_world(Box3::new(0.0, 0.0, 0.0, 1000.0, 1000.0, 1000.0)).unwrap(),
-        |[x, y]| [x, y, 500.0],
-        |r| Box3::new(r.x1, r.y1, 499.0, r.x2, r.y2, 502.0),
-    );
+    on_every_structure!(check);
 }
 
 /// `par_nearest_many` gives `nearest_many`'s rows, on a batch big enough to
