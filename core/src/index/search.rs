@@ -380,6 +380,16 @@ pub(crate) fn nearest<T, A>(
 }
 
 impl RayHit {
+    /// A box cast's hit at fraction `t` of a motion `length` long.
+    fn of_cast(handle: Handle, id: u32, t: f64, length: f64) -> RayHit {
+        RayHit {
+            handle,
+            id,
+            distance: t * length,
+            fraction: t,
+        }
+    }
+
     /// The hit at `distance` along a ray of `max_length`.
     fn new(handle: Handle, id: u32, distance: f64, max_length: f64) -> RayHit {
         let fraction = if max_length > 0.0 {
@@ -609,12 +619,7 @@ where
         |b: &T::Bounds| sweep_node_key(&cast.rect, &motion, b),
         |b: &T::Bounds| sweep_entry(&cast.rect, &motion, b),
         |slot, t| {
-            let hit = || RayHit {
-                handle: index.handle_at(slot),
-                id: index.id_at(slot),
-                distance: t * length,
-                fraction: t,
-            };
+            let hit = || RayHit::of_cast(index.handle_at(slot), index.id_at(slot), t, length);
             if slot == omit || visit(hit()) {
                 Walk::Continue(1.0)
             } else {
@@ -784,6 +789,29 @@ mod tests {
     /// little too loose would show); a point in a stack (every square
     /// crowded) and one in the world's empty half (past the widest square)
     /// are left to the descent, with nothing written.
+    /// 4,000 boxes of side 2 over the lower half of `(0, 0)..(1000, 1000)`
+    /// and `stacked` equal boxes at (300, 300), drawn from a generator
+    /// seeded `seed`, which is returned for the test's own draws.
+    fn field_with_a_stack<T: SpatialIndex<Bounds = Rect>>(
+        index: &mut T,
+        seed: u32,
+        stacked: u32,
+    ) -> crate::test_lcg::Lcg32 {
+        let mut rng = crate::test_lcg::Lcg32::new(seed);
+        for i in 0..4_000 {
+            let (x, y) = (rng.unit() * 1000.0, rng.unit() * 500.0);
+            index
+                .insert(Rect::new(x, y, x + 2.0, y + 2.0), i % 13)
+                .unwrap();
+        }
+        for i in 0..stacked {
+            index
+                .insert(Rect::new(300.0, 300.0, 301.0, 301.0), i)
+                .unwrap();
+        }
+        rng
+    }
+
     #[test]
     fn squares_settle_in_a_field_as_the_descent_would() {
         use super::{bounded, nearest_in_squares, Nearest, NodeStack};
@@ -794,18 +822,7 @@ mod tests {
                 .collect()
         }
         fn check<T: SpatialIndex<Bounds = Rect>>(mut index: T) {
-            let mut rng = crate::test_lcg::Lcg32::new(5);
-            for i in 0..4_000 {
-                let (x, y) = (rng.unit() * 1000.0, rng.unit() * 500.0);
-                index
-                    .insert(Rect::new(x, y, x + 2.0, y + 2.0), i % 13)
-                    .unwrap();
-            }
-            for i in 0..200 {
-                index
-                    .insert(Rect::new(300.0, 300.0, 301.0, 301.0), i)
-                    .unwrap();
-            }
+            let mut rng = field_with_a_stack(&mut index, 5, 200);
             let query = |point, k, max_distance| Nearest {
                 point,
                 k,
@@ -864,18 +881,7 @@ mod tests {
             hit.map(|h| (h.handle.to_raw(), h.id, h.distance.to_bits()))
         }
         fn check<T: SpatialIndex<Bounds = Rect>>(mut index: T, crowd_settles: bool) {
-            let mut rng = crate::test_lcg::Lcg32::new(9);
-            for i in 0..4_000 {
-                let (x, y) = (rng.unit() * 1000.0, rng.unit() * 500.0);
-                index
-                    .insert(Rect::new(x, y, x + 2.0, y + 2.0), i % 13)
-                    .unwrap();
-            }
-            for i in 0..300 {
-                index
-                    .insert(Rect::new(300.0, 300.0, 301.0, 301.0), i)
-                    .unwrap();
-            }
+            let mut rng = field_with_a_stack(&mut index, 9, 300);
             let pieces = index.ray_pieces().unwrap();
             let mut settled = 0;
             for _ in 0..1_000 {
@@ -1339,18 +1345,7 @@ where
         .iter()
         .fold(max_length, |m, o| m + o.abs());
     let margin = piece_margin(reach);
-    let piece_box = |t0: f64, t1: f64| {
-        let (mut lo, mut hi) = ([0.0f32; 3], [0.0f32; 3]);
-        for axis in 0..T::Bounds::AXES {
-            let (a, b) = (
-                origin[axis] + t0 * direction[axis],
-                origin[axis] + t1 * direction[axis],
-            );
-            lo[axis] = round_down(a.min(b) - margin);
-            hi[axis] = round_up(a.max(b) + margin);
-        }
-        T::Bounds::from_corners(lo, hi)
-    };
+    let piece_box = |t0, t1| swept_box(&origin, &origin, &direction, (t0, t1), margin);
     let key = |b: &T::Bounds| b.ray_entry(&origin, &direction, max_length);
     let path = (max_length, limits.length);
     let best = first_in_pieces(index, path, limits, mask, NONE, piece_box, key)?;
@@ -1401,40 +1396,60 @@ where
 {
     let motion = cast.motion_f64();
     let length = motion.iter().map(|m| m * m).sum::<f64>().sqrt();
-    let axes = 0..T::Bounds::AXES;
-    let widest = axes.clone().fold(0.0f64, |w, a| {
+    let widest = (0..T::Bounds::AXES).fold(0.0f64, |w, a| {
         w.max(f64::from(cast.rect.hi(a)) - f64::from(cast.rect.lo(a)))
     });
     let piece = limits.length.max(widest);
     if length / piece > limits.most {
         return None;
     }
-    let (lo0, hi0) = (
-        axes.clone().map(|a| f64::from(cast.rect.lo(a))),
-        axes.clone().map(|a| f64::from(cast.rect.hi(a))),
+    let (lo, hi) = (
+        corner(&cast.rect, Bounds::lo),
+        corner(&cast.rect, Bounds::hi),
     );
-    let reach = lo0.chain(hi0).chain(motion).map(f64::abs).sum::<f64>();
+    let reach = lo
+        .iter()
+        .chain(&hi)
+        .chain(&motion)
+        .map(|v| v.abs())
+        .sum::<f64>();
     let margin = piece_margin(reach);
-    let piece_box = |t0: f64, t1: f64| {
-        let (mut lo, mut hi) = ([0.0f32; 3], [0.0f32; 3]);
-        for axis in axes.clone() {
-            let (near, far) = (t0 * motion[axis], t1 * motion[axis]);
-            lo[axis] = round_down(f64::from(cast.rect.lo(axis)) + near.min(far) - margin);
-            hi[axis] = round_up(f64::from(cast.rect.hi(axis)) + near.max(far) + margin);
-        }
-        T::Bounds::from_corners(lo, hi)
-    };
+    let piece_box = |t0, t1| swept_box(&lo, &hi, &motion, (t0, t1), margin);
     let key = |b: &T::Bounds| sweep_entry(&cast.rect, &motion, b);
     // The motion's fraction `t` runs over [0, 1]: a piece is that share of it
     // (all of it for a box that does not move).
     let path = (1.0, piece / length);
     let best = first_in_pieces(index, path, limits, cast.mask, omit, piece_box, key)?;
-    Some(best.map(|(t, id, handle)| RayHit {
-        handle: Handle::from_raw(handle),
-        id,
-        distance: t * length,
-        fraction: t,
-    }))
+    Some(best.map(|(t, id, handle)| RayHit::of_cast(Handle::from_raw(handle), id, t, length)))
+}
+
+/// The coordinates of `b`'s corner that `side` gives (`Bounds::lo` or
+/// `Bounds::hi`), in `f64` (0 past its axes).
+fn corner<B: Bounds>(b: &B, side: fn(&B, usize) -> f32) -> [f64; 3] {
+    let mut at = [0.0; 3];
+    for (axis, v) in at.iter_mut().enumerate().take(B::AXES) {
+        *v = f64::from(side(b, axis));
+    }
+    at
+}
+
+/// The box `[lo, hi]` sweeps moving by `t · motion` for `t` in `[t0, t1]`
+/// (a ray's segment when `lo` and `hi` are its origin), widened by `margin`
+/// and rounded outward to `f32`: the query of a piece.
+fn swept_box<B: Bounds>(
+    lo: &[f64; 3],
+    hi: &[f64; 3],
+    motion: &[f64; 3],
+    (t0, t1): (f64, f64),
+    margin: f64,
+) -> B {
+    let (mut low, mut high) = ([0.0f32; 3], [0.0f32; 3]);
+    for axis in 0..B::AXES {
+        let (near, far) = (t0 * motion[axis], t1 * motion[axis]);
+        low[axis] = round_down(lo[axis] + near.min(far) - margin);
+        high[axis] = round_up(hi[axis] + near.max(far) + margin);
+    }
+    B::from_corners(low, high)
 }
 
 /// The widening of a piece's box: `(reach + 1) · 2^-40`, `reach` bounding the
