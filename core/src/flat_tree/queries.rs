@@ -187,18 +187,16 @@ impl<D: Dimension> FlatTree<D> {
 
     /// A ray's or a box cast's first hit by rectangle queries over pieces
     /// of its path as long as the mean spacing of the elements, within a
-    /// budget ([`Pieces::tree`]), in 2D. Against the descent (the quadtree
-    /// of uniform-100k's or clustered-100k's 100,000 boxes, 300,000 casts
-    /// from random points, lengths 8 to 1,000): box casts 2.0–6.7× faster,
-    /// rays 1.0–5.3×; away from the elements, over an empty half of the
-    /// world, faster up to a length of 100 and up to 1.8× slower at 1,000
-    /// (33–120 ns). The octree's were not measured: it keeps the descent.
+    /// budget ([`Pieces::tree`]). Against the descent (300,000 casts from
+    /// random points, lengths 8 to 1,000): the quadtree of uniform-100k's
+    /// or clustered-100k's 100,000 boxes, box casts 2.0–6.7× faster, rays
+    /// 1.0–5.3×; the octree of uniform3d-100k's, box casts 3.3–8×, rays
+    /// 1.7–4.2× (clustered, 1.4–3.6× and 0.94–2.9×). Away from the
+    /// elements, over an empty half of the world, faster at a length of 8
+    /// and slower at 1,000: 33–120 ns in 2D, 166–264 in 3D (the octree's
+    /// rays 44–74 ns slower at 100 as well).
     pub(crate) fn ray_pieces(&self) -> Option<Pieces> {
-        if D::AXES == 2 {
-            Pieces::tree(self.world, self.live())
-        } else {
-            None
-        }
+        Pieces::tree(self.world, self.live())
     }
 
     /// Nearest searches for up to [`SQUARES_UP_TO`](Self::SQUARES_UP_TO)

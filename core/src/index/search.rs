@@ -784,16 +784,13 @@ mod tests {
         }
     }
 
-    /// The squares settle nearly every search in a populated field, with the
-    /// descent's answers, bit for bit, at 2,000 points (so a settle rule a
-    /// little too loose would show); a point in a stack (every square
-    /// crowded) and one in the world's empty half (past the widest square)
-    /// are left to the descent, with nothing written.
     /// 4,000 boxes of side 2 over the lower half of `(0, 0)..(1000, 1000)`
-    /// and `stacked` equal boxes at (300, 300), drawn from a generator
-    /// seeded `seed`, which is returned for the test's own draws.
-    fn field_with_a_stack<T: SpatialIndex<Bounds = Rect>>(
+    /// and `stacked` equal boxes at (300, 300), each inserted as `boxed`
+    /// makes it (a 3D index: a slab about one height), drawn from a
+    /// generator seeded `seed`, which is returned for the test's own draws.
+    fn field_with_a_stack<T: SpatialIndex>(
         index: &mut T,
+        boxed: fn(Rect) -> T::Bounds,
         seed: u32,
         stacked: u32,
     ) -> crate::test_lcg::Lcg32 {
@@ -801,17 +798,22 @@ mod tests {
         for i in 0..4_000 {
             let (x, y) = (rng.unit() * 1000.0, rng.unit() * 500.0);
             index
-                .insert(Rect::new(x, y, x + 2.0, y + 2.0), i % 13)
+                .insert(boxed(Rect::new(x, y, x + 2.0, y + 2.0)), i % 13)
                 .unwrap();
         }
         for i in 0..stacked {
             index
-                .insert(Rect::new(300.0, 300.0, 301.0, 301.0), i)
+                .insert(boxed(Rect::new(300.0, 300.0, 301.0, 301.0)), i)
                 .unwrap();
         }
         rng
     }
 
+    /// The squares settle nearly every search in a populated field, with the
+    /// descent's answers, bit for bit, at 2,000 points (so a settle rule a
+    /// little too loose would show); a point in a stack (every square
+    /// crowded) and one in the world's empty half (past the widest square)
+    /// are left to the descent, with nothing written.
     #[test]
     fn squares_settle_in_a_field_as_the_descent_would() {
         use super::{bounded, nearest_in_squares, Nearest, NodeStack};
@@ -822,7 +824,7 @@ mod tests {
                 .collect()
         }
         fn check<T: SpatialIndex<Bounds = Rect>>(mut index: T) {
-            let mut rng = field_with_a_stack(&mut index, 5, 200);
+            let mut rng = field_with_a_stack(&mut index, |r| r, 5, 200);
             let query = |point, k, max_distance| Nearest {
                 point,
                 k,
@@ -869,19 +871,27 @@ mod tests {
         check(Quadtree::for_world(world).unwrap());
     }
 
-    /// The pieces do settle casts in a field on the grids and the quadtree,
-    /// each first hit the walk's; the quadtree's give up in a crowd (its
-    /// budget) with nothing kept, where the grids' have none.
+    /// The pieces do settle casts in a field on the grids and the flat
+    /// trees (the octree's field a slab, its casts level in it), each first
+    /// hit the walk's; the trees' give up in a crowd (their budget) with
+    /// nothing kept, where the grids' have none.
     #[test]
     fn pieces_settle_casts_in_a_field_as_the_walk_would() {
         use super::{box_cast, box_cast_first_in_pieces, ray_cast, ray_first_in_pieces};
         use super::{BoxCast, Ray, RayControl, RayHit, NONE};
-        use crate::{Grid, LooseGrid, Quadtree};
+        use crate::{Box3, Grid, LooseGrid, Octree, Quadtree};
         fn bits(hit: Option<RayHit>) -> Option<(u64, u32, u64)> {
             hit.map(|h| (h.handle.to_raw(), h.id, h.distance.to_bits()))
         }
-        fn check<T: SpatialIndex<Bounds = Rect>>(mut index: T, crowd_settles: bool) {
-            let mut rng = field_with_a_stack(&mut index, 9, 300);
+        /// `boxed` lifts a 2D box into the index's, `lifted` a 2D point (at
+        /// the given height, where the index has one).
+        fn check<T: SpatialIndex>(
+            mut index: T,
+            crowd_settles: bool,
+            boxed: fn(Rect) -> T::Bounds,
+            lifted: fn([f32; 2], f32) -> <T::Bounds as Bounds>::Point,
+        ) {
+            let mut rng = field_with_a_stack(&mut index, boxed, 9, 300);
             let pieces = index.ray_pieces().unwrap();
             let mut settled = 0;
             for _ in 0..1_000 {
@@ -890,8 +900,8 @@ mod tests {
                 let direction = [angle.cos(), angle.sin()];
                 let length = 1.0 + rng.unit() * 60.0;
                 let ray = Ray {
-                    origin,
-                    direction,
+                    origin: lifted(origin, 500.5),
+                    direction: lifted(direction, 0.0),
                     max_length: f64::from(length),
                 };
                 let mut walked = None;
@@ -904,7 +914,7 @@ mod tests {
                     assert_eq!(bits(hit), bits(walked), "{ray:?}");
                 }
                 let from = Rect::new(origin[0], origin[1], origin[0] + 3.0, origin[1] + 3.0);
-                let cast = BoxCast::new(from, direction.map(|d| d * length));
+                let cast = BoxCast::new(boxed(from), lifted(direction.map(|d| d * length), 0.0));
                 let mut walked = None;
                 box_cast(&index, &cast, NONE, |hit| {
                     walked = Some(hit);
@@ -919,22 +929,30 @@ mod tests {
                 settled >= 1_900,
                 "{settled} of 2,000 casts settled by pieces"
             );
-            // Out of the stack of 300: the grids scan it, the quadtree gives up.
+            // Out of the stack of 300: the grids scan it, the trees give up.
             let ray = Ray {
-                origin: [300.5, 300.5],
-                direction: [1.0, 0.0],
+                origin: lifted([300.5, 300.5], 500.5),
+                direction: lifted([1.0, 0.0], 0.0),
                 max_length: 10.0,
             };
             let by_pieces = ray_first_in_pieces(&index, &ray, u32::MAX, pieces);
             assert_eq!(by_pieces.is_some(), crowd_settles, "{ray:?}");
-            let cast = BoxCast::new(Rect::new(299.0, 299.0, 302.0, 302.0), [5.0, 0.0]);
+            let from = boxed(Rect::new(299.0, 299.0, 302.0, 302.0));
+            let cast = BoxCast::new(from, lifted([5.0, 0.0], 0.0));
             let by_pieces = box_cast_first_in_pieces(&index, &cast, NONE, pieces);
             assert_eq!(by_pieces.is_some(), crowd_settles, "{cast:?}");
         }
         let world = Rect::new(0.0, 0.0, 1000.0, 1000.0);
-        check(Grid::for_world(world).unwrap(), true);
-        check(LooseGrid::for_world(world).unwrap(), true);
-        check(Quadtree::for_world(world).unwrap(), false);
+        let flat = |p: [f32; 2], _| p;
+        check(Grid::for_world(world).unwrap(), true, |r| r, flat);
+        check(LooseGrid::for_world(world).unwrap(), true, |r| r, flat);
+        check(Quadtree::for_world(world).unwrap(), false, |r| r, flat);
+        check(
+            Octree::for_world(Box3::new(0.0, 0.0, 0.0, 1000.0, 1000.0, 1000.0)).unwrap(),
+            false,
+            |r| Box3::new(r.x1, r.y1, 500.0, r.x2, r.y2, 502.0),
+            |[x, y], z| [x, y, z],
+        );
     }
 }
 
