@@ -28,7 +28,7 @@ use std::collections::BinaryHeap;
 
 use crate::axis::Axis;
 use crate::index::check_lengths;
-use crate::index::raw::{Pieces, SearchItem, Structure};
+use crate::index::raw::{mean_side, side_of, Pieces, SearchItem, Structure};
 use crate::slots::NONE;
 use crate::{Bounds, Error, Handle, Rect, SpatialIndex};
 
@@ -816,7 +816,7 @@ mod tests {
     /// are left to the descent, with nothing written.
     #[test]
     fn squares_settle_in_a_field_as_the_descent_would() {
-        use super::{bounded, nearest_in_squares, Nearest, NodeStack};
+        use super::{bounded, nearest_in_squares, Nearest, NodeStack, NONE};
         use crate::{Grid, LooseGrid, Neighbor, Quadtree};
         fn bits(n: &[Neighbor]) -> Vec<(u64, u32, u64)> {
             n.iter()
@@ -850,6 +850,7 @@ mod tests {
                     &mut stack,
                     k,
                     u32::MAX,
+                    NONE,
                     max,
                     node_key,
                     key,
@@ -967,6 +968,7 @@ pub(crate) struct NodeKey {
 pub(crate) type NodeStack = Vec<NodeKey>;
 
 /// The `k` smallest elements passing `mask` by `element_key`, at most `limit`,
+/// slot `omit` left out (or [`NONE`]),
 /// appended to `out` in ascending `(key, id, handle)` order (the order of
 /// [`walk`]) with the key in `distance`. A depth-first branch and bound
 /// rather than [`walk`]'s best-first heap: a node's children go on a stack
@@ -974,14 +976,15 @@ pub(crate) type NodeStack = Vec<NodeKey>;
 /// expanded node are tested at once against a sorted list of the best `k` so
 /// far, whose last key then bounds the search, and a node whose key is above
 /// the bound is dropped. Exact all the same: no node that could hold one of
-/// the `k` is ever dropped. The answers of `nearest` and of a ray cast's
-/// first hit, without the ordered visits that callbacks need.
+/// the `k` is ever dropped. The answers of `nearest` and of a ray's or a box
+/// cast's first hit, without the ordered visits that callbacks need.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn bounded<T, N, E>(
     index: &T,
     stack: &mut NodeStack,
     k: usize,
     mask: u32,
+    omit: u32,
     limit: f64,
     node_key: N,
     element_key: E,
@@ -1022,6 +1025,9 @@ pub(crate) fn bounded<T, N, E>(
             }
         }
         SearchItem::Element(slot) => {
+            if slot == omit {
+                return;
+            }
             let Some(key) = element_key(&index.rect_at(slot)) else {
                 return;
             };
@@ -1156,6 +1162,7 @@ pub(crate) fn nearest_bounded<T>(
         stack,
         query.k,
         query.mask,
+        NONE,
         query.max_distance,
         point_node_key::<T::Bounds>(point),
         |b: &T::Bounds| Some(b.distance_to_point(point)),
@@ -1220,16 +1227,10 @@ where
         max_distance,
         mask,
     } = query;
-    let axes = T::Bounds::AXES;
-    let world = index.world();
-    let volume = (0..axes).fold(1.0, |v, axis| {
-        v * (f64::from(world.hi(axis)) - f64::from(world.lo(axis)))
-    });
     let live = index.live();
-    if live == 0 || !(volume > 0.0 && volume.is_finite()) {
+    let Some(mean_side) = mean_side(index.world(), live, k) else {
         return false;
-    }
-    let mean_side = (volume * k as f64 / live as f64).powf(1.0 / axes as f64);
+    };
     let widest = MAX_SQUARE * mean_side;
     let mut half = (0.125 * mean_side).min(max_distance);
     // The last crowded square's half side: later squares stay narrower.
@@ -1275,9 +1276,7 @@ where
         }
         // Grown by the elements the mask lets through: a selective mask
         // needs a wider square for the same `k`.
-        let wider = (target / passed.max(1) as f64)
-            .powf(1.0 / axes as f64)
-            .clamp(1.5, 4.0);
+        let wider = side_of(target / passed.max(1) as f64, T::Bounds::AXES).clamp(1.5, 4.0);
         // Below a crowded square, halfway (geometrically) to it: a sparse
         // spot next to a crowd would otherwise grow straight back into it.
         let grown = half * wider;
@@ -1327,6 +1326,7 @@ where
         &mut NodeStack::new(),
         1,
         mask,
+        NONE,
         max_length,
         |b: &T::Bounds| ray_node_key(b, &origin, &inverse, max_length),
         |b: &T::Bounds| b.ray_entry(&origin, &direction, max_length),
@@ -1372,8 +1372,8 @@ where
 
 /// The first hit of a checked box cast (`omit` a slot or [`NONE`]): by
 /// rectangle queries over pieces of the motion where the structure answers
-/// rays so ([`Structure::ray_pieces`]), else the first of the best-first
-/// walk's hits ([`box_cast`]).
+/// rays so ([`Structure::ray_pieces`]), else by [`bounded`] over the walk's
+/// keys ([`box_cast`]'s first hit).
 pub(crate) fn box_cast_first<T>(index: &T, cast: &BoxCast<T::Bounds>, omit: u32) -> Option<RayHit>
 where
     T: Structure + ?Sized,
@@ -1384,12 +1384,22 @@ where
     {
         return hit;
     }
-    let mut first = None;
-    box_cast(index, cast, omit, |hit| {
-        first = Some(hit);
-        false
-    });
-    first
+    let motion = cast.motion_f64();
+    let length = motion.iter().map(|m| m * m).sum::<f64>().sqrt();
+    let mut best = Vec::with_capacity(1);
+    bounded(
+        index,
+        &mut NodeStack::new(),
+        1,
+        cast.mask,
+        omit,
+        1.0,
+        |b: &T::Bounds| sweep_node_key(&cast.rect, &motion, b),
+        |b: &T::Bounds| sweep_entry(&cast.rect, &motion, b),
+        &mut best,
+    );
+    best.first()
+        .map(|n| RayHit::of_cast(n.handle, n.id, n.distance, length))
 }
 
 /// [`box_cast_first`] by pieces: the motion is cut into pieces of at most
