@@ -1,5 +1,6 @@
 //! Nearest neighbours and ray casts on the static 100k index, beside rstar and
-//! parry2d.
+//! parry2d; in 3D on the static octree of uniform3d-100k, beside rstar and
+//! parry3d.
 //!
 //! ```text
 //! cargo run --release -p flatquad-bench --features peers --bin searches -- \
@@ -12,7 +13,11 @@
 //! - `nearest k=1` and `nearest k=10`: the k elements nearest each point
 //!   (distance to the closed rectangle, 0 inside);
 //! - `ray first hit`: from each point, in a direction drawn from a second LCG,
-//!   the first element a segment of length 64 (16 agent sides) meets.
+//!   the first element a segment of length 64 (16 agent sides) meets;
+//! - `3D nearest k=1` and `3D ray first hit`: the same over uniform3d-100k's
+//!   100,000 cubes at their initial positions, from points drawn uniformly in
+//!   its world by a third LCG, rays again 64 units long (fewer hit: the cubes
+//!   are sparser).
 //!
 //! Checksums are independent of how ties are broken: the sum of the distances of
 //! every neighbour reported (the multiset of the k smallest distances is unique)
@@ -26,8 +31,8 @@ use std::fmt::Write as _;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use flatquad::{AnyIndex, Filter, Neighbor, Ray, Rect, SpatialIndex};
-use flatquad_bench::flatquad_index::{FlatquadConfig, STRUCTURES};
+use flatquad::{AnyIndex, Bounds, Box3, Filter, Neighbor, Octree, Ray, Rect, SpatialIndex};
+use flatquad_bench::flatquad_index::{default_max_depth, FlatquadConfig, STRUCTURES};
 use flatquad_bench::targets::lead_phrase;
 use flatquad_bench::workload::{static_workload, Agents};
 use flatquad_bench::{machine, scenario};
@@ -40,6 +45,10 @@ const TITLE: &str = "## Nearest neighbours and ray casts (issue 12)";
 enum Mode {
     Nearest(usize),
     Ray,
+    /// Over the 3D cubes: the nearest one.
+    Nearest3d,
+    /// Over the 3D cubes.
+    Ray3d,
 }
 
 impl Mode {
@@ -47,11 +56,23 @@ impl Mode {
         match self {
             Mode::Nearest(k) => format!("nearest k={k}"),
             Mode::Ray => "ray first hit".to_string(),
+            Mode::Nearest3d => "3D nearest k=1".to_string(),
+            Mode::Ray3d => "3D ray first hit".to_string(),
         }
+    }
+
+    fn is_3d(self) -> bool {
+        matches!(self, Mode::Nearest3d | Mode::Ray3d)
     }
 }
 
-const MODES: [Mode; 3] = [Mode::Nearest(1), Mode::Nearest(10), Mode::Ray];
+const MODES: [Mode; 5] = [
+    Mode::Nearest(1),
+    Mode::Nearest(10),
+    Mode::Ray,
+    Mode::Nearest3d,
+    Mode::Ray3d,
+];
 
 /// What a batch of queries found, tie-independent.
 #[derive(Clone, Copy, Debug, Default)]
@@ -78,6 +99,26 @@ struct Inputs {
     points: Vec<[f32; 2]>,
     /// Unit directions, one per point.
     directions: Vec<[f32; 2]>,
+    three: Inputs3d,
+}
+
+/// The 3D modes' cubes, points and unit directions.
+struct Inputs3d {
+    world: f32,
+    side: f32,
+    boxes: Vec<Box3>,
+    points: Vec<[f32; 3]>,
+    directions: Vec<[f32; 3]>,
+}
+
+/// An xorshift generator of floats in `[0, 1)`, seeded `state`.
+fn unit_floats(mut state: u32) -> impl FnMut() -> f32 {
+    move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        (state >> 8) as f32 / 16_777_216.0
+    }
 }
 
 fn inputs(queries: usize) -> Inputs {
@@ -86,18 +127,48 @@ fn inputs(queries: usize) -> Inputs {
     let rects = rects_of(&agents);
     let points: Vec<[f32; 2]> = q.points.iter().take(queries).copied().collect();
     // A second generator, so the directions do not disturb the workload's draws.
-    let mut state = 2_463_534_242u32;
+    let mut unit = unit_floats(2_463_534_242);
     let directions = (0..points.len())
         .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            let angle = (state >> 8) as f32 / 16_777_216.0 * std::f32::consts::TAU;
+            let angle = unit() * std::f32::consts::TAU;
             [angle.cos(), angle.sin()]
         })
         .collect();
     Inputs {
         rects,
+        points,
+        directions,
+        three: inputs_3d(queries),
+    }
+}
+
+fn inputs_3d(queries: usize) -> Inputs3d {
+    let s = scenario("uniform3d-100k").expect("the 3D scenario");
+    let agents = Agents::new(s);
+    let boxes = (0..agents.len())
+        .map(|i| {
+            let (lo, hi) = agents.corners::<3>(i);
+            Box3::new(lo[0], lo[1], lo[2], hi[0], hi[1], hi[2])
+        })
+        .collect();
+    let mut unit = unit_floats(3_141_592_653);
+    let points: Vec<[f32; 3]> = (0..queries.min(1_000_000))
+        .map(|_| [unit(), unit(), unit()].map(|v| v * s.world))
+        .collect();
+    // Uniform on the sphere: z uniform in [-1, 1], the angle about z uniform.
+    let directions = points
+        .iter()
+        .map(|_| {
+            let z = unit() * 2.0 - 1.0;
+            let angle = unit() * std::f32::consts::TAU;
+            let r = (1.0 - z * z).max(0.0).sqrt();
+            [r * angle.cos(), r * angle.sin(), z]
+        })
+        .collect();
+    Inputs3d {
+        world: s.world,
+        side: s.size,
+        boxes,
         points,
         directions,
     }
@@ -144,36 +215,93 @@ impl Searcher for Ours {
     fn name(&self) -> String {
         format!("flatquad {}", self.name)
     }
-    fn supports(&self, _: Mode) -> bool {
-        true
+    fn supports(&self, mode: Mode) -> bool {
+        !mode.is_3d()
     }
     fn run(&mut self, mode: Mode, inputs: &Inputs) -> Checksum {
-        let mut sum = Checksum::default();
         match mode {
-            Mode::Nearest(k) => {
-                for &p in &inputs.points {
-                    self.index
-                        .nearest(p, k, None, Filter::ALL, &mut self.out)
-                        .expect("nearest");
-                    for n in &self.out {
-                        sum.add(n.distance);
-                    }
-                }
-            }
-            Mode::Ray => {
-                for (&origin, &direction) in inputs.points.iter().zip(&inputs.directions) {
-                    let ray = Ray {
-                        origin,
-                        direction,
-                        max_length: RAY_LENGTH,
-                    };
-                    if let Some(hit) = self.index.ray_cast(&ray, Filter::ALL).expect("ray") {
-                        sum.add(hit.distance);
-                    }
-                }
-            }
+            Mode::Nearest(k) => nearest_sum(&self.index, &inputs.points, k, &mut self.out),
+            Mode::Ray => ray_sum(&self.index, &inputs.points, &inputs.directions),
+            Mode::Nearest3d | Mode::Ray3d => unreachable!("the 2D structures run 2D modes"),
         }
-        sum
+    }
+}
+
+/// The checksum of flatquad's `k` nearest to each point.
+fn nearest_sum<T: SpatialIndex>(
+    index: &T,
+    points: &[<T::Bounds as Bounds>::Point],
+    k: usize,
+    out: &mut Vec<Neighbor>,
+) -> Checksum {
+    let mut sum = Checksum::default();
+    for &p in points {
+        index
+            .nearest(p, k, None, Filter::ALL, out)
+            .expect("nearest");
+        for n in out.iter() {
+            sum.add(n.distance);
+        }
+    }
+    sum
+}
+
+/// The checksum of flatquad's first hits of rays of [`RAY_LENGTH`].
+fn ray_sum<T: SpatialIndex>(
+    index: &T,
+    origins: &[<T::Bounds as Bounds>::Point],
+    directions: &[<T::Bounds as Bounds>::Point],
+) -> Checksum {
+    let mut sum = Checksum::default();
+    for (&origin, &direction) in origins.iter().zip(directions) {
+        let ray = Ray {
+            origin,
+            direction,
+            max_length: RAY_LENGTH,
+        };
+        if let Some(hit) = index.ray_cast(&ray, Filter::ALL).expect("ray") {
+            sum.add(hit.distance);
+        }
+    }
+    sum
+}
+
+/// The octree of the 3D cubes, built as the agents bench builds it.
+struct Ours3d {
+    tree: Octree,
+    out: Vec<Neighbor>,
+}
+
+impl Ours3d {
+    fn new(inputs: &Inputs3d) -> Ours3d {
+        let w = inputs.world;
+        let world = Box3::new(0.0, 0.0, 0.0, w, w, w);
+        let mut tree = Octree::new(world, 16, default_max_depth(w, inputs.side)).expect("octree");
+        let ids: Vec<u32> = (0..inputs.boxes.len() as u32).collect();
+        tree.insert_many(&inputs.boxes, &ids, &mut Vec::new())
+            .expect("insert");
+        tree.cleanup();
+        Ours3d {
+            tree,
+            out: Vec::new(),
+        }
+    }
+}
+
+impl Searcher for Ours3d {
+    fn name(&self) -> String {
+        "flatquad octree".to_string()
+    }
+    fn supports(&self, mode: Mode) -> bool {
+        mode.is_3d()
+    }
+    fn run(&mut self, mode: Mode, inputs: &Inputs) -> Checksum {
+        let three = &inputs.three;
+        match mode {
+            Mode::Nearest3d => nearest_sum(&self.tree, &three.points, 1, &mut self.out),
+            Mode::Ray3d => ray_sum(&self.tree, &three.points, &three.directions),
+            Mode::Nearest(_) | Mode::Ray => unreachable!("the octree runs 3D modes"),
+        }
     }
 }
 
@@ -211,7 +339,7 @@ impl Searcher for Rstar {
     fn run(&mut self, mode: Mode, inputs: &Inputs) -> Checksum {
         use rstar::PointDistance;
         let Mode::Nearest(k) = mode else {
-            unreachable!("rstar runs nearest only")
+            unreachable!("rstar runs 2D nearest only")
         };
         let mut sum = Checksum::default();
         for p in &inputs.points {
@@ -290,6 +418,126 @@ impl Searcher for Parry {
                     }
                 }
             }
+            Mode::Nearest3d | Mode::Ray3d => unreachable!("parry2d runs 2D modes"),
+        }
+        sum
+    }
+}
+
+/// rstar's R*-tree of the cubes (f64 corners), the nearest one.
+struct Rstar3d {
+    tree: rstar::RTree<rstar::primitives::Rectangle<[f64; 3]>>,
+}
+
+impl Rstar3d {
+    fn new(inputs: &Inputs3d) -> Rstar3d {
+        let cubes = inputs
+            .boxes
+            .iter()
+            .map(|b| {
+                rstar::primitives::Rectangle::from_corners(
+                    [b.x1, b.y1, b.z1].map(f64::from),
+                    [b.x2, b.y2, b.z2].map(f64::from),
+                )
+            })
+            .collect();
+        Rstar3d {
+            tree: rstar::RTree::bulk_load(cubes),
+        }
+    }
+}
+
+impl Searcher for Rstar3d {
+    fn name(&self) -> String {
+        "rstar".to_string()
+    }
+    fn supports(&self, mode: Mode) -> bool {
+        mode == Mode::Nearest3d
+    }
+    fn run(&mut self, _: Mode, inputs: &Inputs) -> Checksum {
+        use rstar::PointDistance;
+        let mut sum = Checksum::default();
+        for p in &inputs.three.points {
+            let p = p.map(f64::from);
+            if let Some(cube) = self.tree.nearest_neighbor(p) {
+                sum.add(cube.distance_2(&p).sqrt());
+            }
+        }
+        sum
+    }
+}
+
+/// parry3d's `Bvh` from its binned build, as [`Parry`] in 2D.
+struct Parry3d {
+    bvh: parry3d::partitioning::Bvh,
+    leaves: Vec<parry3d::bounding_volume::Aabb>,
+}
+
+impl Parry3d {
+    fn new(inputs: &Inputs3d) -> Parry3d {
+        use parry3d::math::Vector;
+        let leaves: Vec<_> = inputs
+            .boxes
+            .iter()
+            .map(|b| {
+                parry3d::bounding_volume::Aabb::new(
+                    Vector::new(b.x1, b.y1, b.z1),
+                    Vector::new(b.x2, b.y2, b.z2),
+                )
+            })
+            .collect();
+        let bvh = parry3d::partitioning::Bvh::from_leaves(
+            parry3d::partitioning::BvhBuildStrategy::Binned,
+            &leaves,
+        );
+        Parry3d { bvh, leaves }
+    }
+}
+
+impl Searcher for Parry3d {
+    fn name(&self) -> String {
+        "parry3d".to_string()
+    }
+    fn supports(&self, mode: Mode) -> bool {
+        mode.is_3d()
+    }
+    fn run(&mut self, mode: Mode, inputs: &Inputs) -> Checksum {
+        use parry3d::math::Vector;
+        use parry3d::query::{PointQuery, Ray as ParryRay, RayCast};
+        let three = &inputs.three;
+        let mut sum = Checksum::default();
+        let leaves = &self.leaves;
+        match mode {
+            Mode::Nearest3d => {
+                for p in &three.points {
+                    let point = Vector::new(p[0], p[1], p[2]);
+                    let best = self.bvh.project_point(point, f32::MAX, |leaf, _| {
+                        Some(leaves[leaf as usize].project_local_point(point, true))
+                    });
+                    if let Some((leaf, _)) = best {
+                        sum.add(three.boxes[leaf as usize].distance_to_point(*p));
+                    }
+                }
+            }
+            Mode::Ray3d => {
+                for (p, d) in three.points.iter().zip(&three.directions) {
+                    let ray =
+                        ParryRay::new(Vector::new(p[0], p[1], p[2]), Vector::new(d[0], d[1], d[2]));
+                    let hit = self.bvh.cast_ray(&ray, RAY_LENGTH as f32, |leaf, best| {
+                        leaves[leaf as usize].cast_local_ray(&ray, best, true)
+                    });
+                    if let Some((leaf, _)) = hit {
+                        let ray = Ray {
+                            origin: *p,
+                            direction: *d,
+                            max_length: RAY_LENGTH,
+                        };
+                        let entry = ray.entry_into(&three.boxes[leaf as usize]);
+                        sum.add(entry.unwrap_or(f64::NAN));
+                    }
+                }
+            }
+            Mode::Nearest(_) | Mode::Ray => unreachable!("parry3d runs 3D modes"),
         }
         sum
     }
@@ -338,6 +586,9 @@ fn measure(runs: usize, queries: usize) -> Vec<Row> {
     }
     searchers.push(Box::new(Rstar::new(&inputs)));
     searchers.push(Box::new(Parry::new(&inputs)));
+    searchers.push(Box::new(Ours3d::new(&inputs.three)));
+    searchers.push(Box::new(Rstar3d::new(&inputs.three)));
+    searchers.push(Box::new(Parry3d::new(&inputs.three)));
     let mut rows = Vec::new();
     for mode in MODES {
         let active: Vec<usize> = (0..searchers.len())
@@ -375,9 +626,12 @@ fn table(rows: &[Row], runs: usize, queries: usize) -> String {
          docs/benchmarks.md`, release build). Median of {runs} runs, single-threaded. \
          {queries} queries against the 100,000 agents of `static-1m-queries` (its point \
          queries as the query points); rays from the same points in directions from a \
-         second generator, 64 units long (16 agent sides). Ratio: ms over the fastest \
-         flatquad structure's ms in the same mode. Checksum: hits and the sum of their \
-         distances, equal to flatquad's Grid (tie-independent).\n",
+         second generator, 64 units long (16 agent sides). The 3D modes: {queries} points \
+         drawn uniformly in the world of `uniform3d-100k` against its 100,000 cubes at \
+         their initial positions, on the octree (16 elements a leaf, the agents bench's \
+         depth), rays 64 units long in directions uniform on the sphere. Ratio: ms over \
+         the fastest flatquad structure's ms in the same mode. Checksum: hits and the sum \
+         of their distances, equal to the mode's first flatquad row (tie-independent).\n",
         machine::nproc(),
         machine::cpu_model(),
         machine::utc_date(),
