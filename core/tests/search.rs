@@ -788,9 +788,9 @@ fn field_and_stack<T: SpatialIndex>(
 }
 
 /// Rays' and box casts' first hits where the pieces of the grids and the
-/// quadtree settle, grow over empty space, give up in a crowd (a stack of
+/// flat trees settle, grow over empty space, give up in a crowd (a stack of
 /// 300 boxes) or after their budget, and where the descent answers alone
-/// (the loose quadtree, the octree): each against the brute force.
+/// (the loose quadtree): each against the brute force.
 #[test]
 fn casts_past_the_pieces() {
     fn check<T: SpatialIndex>(
@@ -801,6 +801,14 @@ fn casts_past_the_pieces() {
         let mut rng = Lcg(23);
         let far = [Rect::new(900.0, 5e5, 910.0, 5e5 + 10.0)];
         let (model, stacked) = field_and_stack(&mut index, boxed, &mut rng, &far);
+        // A cast from inside the stack first hits its first element, so the
+        // casts below that leave it out check that it is left out.
+        let inside = BoxCast::new(
+            boxed(Rect::new(198.5, 198.5, 202.5, 202.5)),
+            lift([1.0, 0.0]),
+        );
+        let first = index.box_cast(&inside).unwrap();
+        assert_eq!(first.map(|hit| hit.handle), Some(stacked[0]));
         let origins = [
             [200.5, 200.5],
             [150.0, 200.5],

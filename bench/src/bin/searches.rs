@@ -22,7 +22,8 @@
 //! Checksums are independent of how ties are broken: the sum of the distances of
 //! every neighbour reported (the multiset of the k smallest distances is unique)
 //! and the number of rays that hit with the sum of their hit distances. Every
-//! implementation must agree with flatquad's Grid to 1e-9 relatively.
+//! implementation must agree with the mode's first flatquad structure to 1e-9
+//! relatively.
 //! Implementations run interleaved, `--runs` times each; the median is shown.
 //! With `--markdown PATH` the table replaces the section of the same title in
 //! PATH (or is appended), below the marker `peers` keeps.
@@ -32,7 +33,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use flatquad::{AnyIndex, Bounds, Box3, Filter, Neighbor, Octree, Ray, Rect, SpatialIndex};
-use flatquad_bench::flatquad_index::{default_max_depth, FlatquadConfig, STRUCTURES};
+use flatquad_bench::flatquad_index::{
+    default_max_depth, FlatquadConfig, AGENTS_MAX_ELEMENTS, STRUCTURES,
+};
 use flatquad_bench::targets::lead_phrase;
 use flatquad_bench::workload::{static_workload, Agents};
 use flatquad_bench::{machine, scenario};
@@ -276,7 +279,12 @@ impl Ours3d {
     fn new(inputs: &Inputs3d) -> Ours3d {
         let w = inputs.world;
         let world = Box3::new(0.0, 0.0, 0.0, w, w, w);
-        let mut tree = Octree::new(world, 16, default_max_depth(w, inputs.side)).expect("octree");
+        let mut tree = Octree::new(
+            world,
+            AGENTS_MAX_ELEMENTS,
+            default_max_depth(w, inputs.side),
+        )
+        .expect("octree");
         let ids: Vec<u32> = (0..inputs.boxes.len() as u32).collect();
         tree.insert_many(&inputs.boxes, &ids, &mut Vec::new())
             .expect("insert");
@@ -402,7 +410,7 @@ impl Searcher for Parry {
                     if let Some((leaf, _)) = best {
                         // The distance in f64 from the f32 box, as ours computes it.
                         let r = &inputs.rects[leaf as usize];
-                        sum.add(box_distance(r, p));
+                        sum.add(r.distance_to_point(*p));
                     }
                 }
             }
@@ -527,13 +535,7 @@ impl Searcher for Parry3d {
                         leaves[leaf as usize].cast_local_ray(&ray, best, true)
                     });
                     if let Some((leaf, _)) = hit {
-                        let ray = Ray {
-                            origin: *p,
-                            direction: *d,
-                            max_length: RAY_LENGTH,
-                        };
-                        let entry = ray.entry_into(&three.boxes[leaf as usize]);
-                        sum.add(entry.unwrap_or(f64::NAN));
+                        sum.add(ray_entry(&three.boxes[leaf as usize], *p, *d));
                     }
                 }
             }
@@ -543,23 +545,15 @@ impl Searcher for Parry3d {
     }
 }
 
-/// The f64 distance from a point to a closed box, for checksums of peers that
-/// answer in f32.
-fn box_distance(r: &Rect, p: &[f32; 2]) -> f64 {
-    let gap = |lo: f32, hi: f32, v: f32| (lo as f64 - v as f64).max(v as f64 - hi as f64).max(0.0);
-    let (dx, dy) = (gap(r.x1, r.x2, p[0]), gap(r.y1, r.y2, p[1]));
-    (dx * dx + dy * dy).sqrt()
-}
-
-/// The f64 entry distance of a ray into a box (through flatquad's own rule),
-/// for checksums of peers that answer in f32.
-fn ray_entry(r: &Rect, origin: [f32; 2], direction: [f32; 2]) -> f64 {
+/// The f64 entry distance of a ray of [`RAY_LENGTH`] into a box (through
+/// flatquad's own rule), for checksums of peers that answer in f32.
+fn ray_entry<B: Bounds>(b: &B, origin: B::Point, direction: B::Point) -> f64 {
     let ray = Ray {
         origin,
         direction,
         max_length: RAY_LENGTH,
     };
-    ray.entry_into(r).unwrap_or(f64::NAN)
+    ray.entry_into(b).unwrap_or(f64::NAN)
 }
 
 struct Row {

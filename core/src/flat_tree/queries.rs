@@ -188,13 +188,15 @@ impl<D: Dimension> FlatTree<D> {
     /// A ray's or a box cast's first hit by rectangle queries over pieces
     /// of its path as long as the mean spacing of the elements, within a
     /// budget ([`Pieces::tree`]). Against the descent (300,000 casts from
-    /// random points, lengths 8 to 1,000): the quadtree of uniform-100k's
-    /// or clustered-100k's 100,000 boxes, box casts 2.0–6.7× faster, rays
-    /// 1.0–5.3×; the octree of uniform3d-100k's, box casts 3.3–8×, rays
-    /// 1.7–4.2× (clustered, 1.4–3.6× and 0.94–2.9×). Away from the
-    /// elements, over an empty half of the world, faster at a length of 8
-    /// and slower at 1,000: 33–120 ns in 2D, 166–264 in 3D (the octree's
-    /// rays 44–74 ns slower at 100 as well).
+    /// random points, lengths 8 to 1,000, each round's time before over its
+    /// time after): the quadtree of uniform-100k's or clustered-100k's
+    /// 100,000 boxes, box casts 2.0–6.7× faster, rays 1.0–5.3×; the octree of
+    /// uniform3d-100k's, box casts 3.3–8×, rays 1.7–4.2× (in dense clusters
+    /// 1.4–3.6× and 0.94–2.9×). Away from the elements, over an empty half of
+    /// the world: the quadtree faster up to a length of 100 and up to 1.8×
+    /// slower at 1,000 (33–120 ns); the octree faster at 8, its box casts at
+    /// 100 too, its rays 44–74 ns slower at 100 and both 166–264 ns slower at
+    /// 1,000.
     pub(crate) fn ray_pieces(&self) -> Option<Pieces> {
         Pieces::tree(self.world, self.live())
     }

@@ -346,6 +346,7 @@ pub(crate) fn nearest<T, A>(
         scan_sorted(
             index,
             mask,
+            NONE,
             max_distance,
             &|b: &T::Bounds| Some(b.distance_to_point(point)),
             &mut candidates,
@@ -554,6 +555,13 @@ impl<B: Bounds> BoxCast<B> {
         motion
     }
 
+    /// The motion in `f64` and its length: what a search keys and reports
+    /// by.
+    fn motion_and_length(&self) -> ([f64; 3], f64) {
+        let motion = self.motion_f64();
+        (motion, motion.iter().map(|m| m * m).sum::<f64>().sqrt())
+    }
+
     /// The fraction `t` at which the moving box first touches the closed box
     /// `b`, or `None`: the key the casts order by, for a brute-force check.
     /// Per axis, `rect.lo + t·d <= b.hi` and `rect.hi + t·d >= b.lo`: the
@@ -609,8 +617,7 @@ where
     T: Structure + ?Sized,
     V: FnMut(RayHit) -> bool,
 {
-    let motion = cast.motion_f64();
-    let length = motion.iter().map(|m| m * m).sum::<f64>().sqrt();
+    let (motion, length) = cast.motion_and_length();
     walk(
         index,
         &mut heap(),
@@ -1000,7 +1007,7 @@ pub(crate) fn bounded<T, N, E>(
     }
     if scans(index, k) {
         let base = out.len();
-        scan_sorted(index, mask, limit, &element_key, out);
+        scan_sorted(index, mask, omit, limit, &element_key, out);
         out.truncate(base + k);
         return;
     }
@@ -1104,17 +1111,23 @@ fn scans<T: Structure + ?Sized>(index: &T, k: usize) -> bool {
     k > 32 && k.saturating_mul(32) >= index.live()
 }
 
-/// Every live element passing `mask` whose key is within `limit`, appended
-/// to `out` in ascending `(key, id, handle)`: the answer of a search with
+/// Every live element but slot `omit` passing `mask` whose key is within
+/// `limit`, appended to `out` in ascending `(key, id, handle)`: the answer of a search with
 /// `k` at least the number of elements, by brute force.
-fn scan_sorted<T, E>(index: &T, mask: u32, limit: f64, element_key: &E, out: &mut Vec<Neighbor>)
-where
+fn scan_sorted<T, E>(
+    index: &T,
+    mask: u32,
+    omit: u32,
+    limit: f64,
+    element_key: &E,
+    out: &mut Vec<Neighbor>,
+) where
     T: Structure + ?Sized,
     E: Fn(&T::Bounds) -> Option<f64>,
 {
     let base = out.len();
     for slot in 0..index.slot_count() as u32 {
-        let Some((handle, b, id)) = index.element_at(slot) else {
+        let Some((handle, b, id)) = index.element_at(slot).filter(|_| slot != omit) else {
             continue;
         };
         match element_key(&b) {
@@ -1320,7 +1333,8 @@ where
     let direction = ray.unit_direction();
     let inverse = reciprocals(&direction);
     let max_length = ray.max_length;
-    let mut best = Vec::with_capacity(1);
+    // Room for the best and the one `keep_best` inserts before it pops.
+    let mut best = Vec::with_capacity(2);
     bounded(
         index,
         &mut NodeStack::new(),
@@ -1384,9 +1398,9 @@ where
     {
         return hit;
     }
-    let motion = cast.motion_f64();
-    let length = motion.iter().map(|m| m * m).sum::<f64>().sqrt();
-    let mut best = Vec::with_capacity(1);
+    let (motion, length) = cast.motion_and_length();
+    // Room for the best and the one `keep_best` inserts before it pops.
+    let mut best = Vec::with_capacity(2);
     bounded(
         index,
         &mut NodeStack::new(),
@@ -1422,8 +1436,7 @@ fn box_cast_first_in_pieces<T>(
 where
     T: Structure + ?Sized,
 {
-    let motion = cast.motion_f64();
-    let length = motion.iter().map(|m| m * m).sum::<f64>().sqrt();
+    let (motion, length) = cast.motion_and_length();
     let widest = (0..T::Bounds::AXES).fold(0.0f64, |w, a| {
         w.max(f64::from(cast.rect.hi(a)) - f64::from(cast.rect.lo(a)))
     });
