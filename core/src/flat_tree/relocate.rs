@@ -9,20 +9,33 @@ use crate::slots::NONE;
 use crate::tree_lines::{mask, Cell, Place, Stack, NO_PLACE};
 
 impl<D: Dimension> FlatTree<D> {
+    #[inline]
     pub(crate) fn move_element(&mut self, slot: u32, rect: D::Bounds) {
+        let record = &mut self.slots.slots[slot as usize];
+        // The common case, without a descent: still inside the same leaves.
+        if record.place != NO_PLACE && self.lines.still_in(record.place, &rect) {
+            record.rect = rect;
+            return;
+        }
+        self.refile(slot, rect);
+    }
+
+    /// [`move_element`](Self::move_element)'s moves that may change leaves.
+    /// Kept out of line: its descent stacks make a frame of kilobytes that
+    /// the common move, which only writes the box, should not set up.
+    #[inline(never)]
+    fn refile(&mut self, slot: u32, rect: D::Bounds) {
         let current = self.slots.slots[slot as usize];
-        if current.place != NO_PLACE {
-            // The common case, without a descent: still inside the same leaves.
-            if self.lines.still_in(current.place, &rect) {
-                self.slots.slots[slot as usize].rect = rect;
+        // An element with a place has left it (`move_element` checked); one
+        // without may still lie in the same leaves.
+        if current.place == NO_PLACE {
+            if let Some((place, home)) = self.same_leaves(&current.rect, &rect) {
+                let slot = &mut self.slots.slots[slot as usize];
+                slot.rect = rect;
+                slot.place = place;
+                slot.home = home;
                 return;
             }
-        } else if let Some((place, home)) = self.same_leaves(&current.rect, &rect) {
-            let slot = &mut self.slots.slots[slot as usize];
-            slot.rect = rect;
-            slot.place = place;
-            slot.home = home;
-            return;
         }
         // Down together while both boxs pick the same one child; the old
         // links and the new ones are all below where the two walks part.
