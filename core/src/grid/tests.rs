@@ -307,6 +307,10 @@ fn compare(grid: &Grid, model: &Model, shapes: &Shapes, rng: &mut Lcg) {
         );
     }
     assert_eq!(grid_pairs(grid), model.pairs());
+    #[cfg(feature = "rayon")]
+    if rng.chance(0.2) {
+        par_pairs_in_bands(grid, rng);
+    }
     // The nearest three to a point: the distances brute force finds (from
     // the runs while they are fresh, else the lists).
     let p = shapes.point(rng);
@@ -421,6 +425,33 @@ fn snapshot_round_trip(grid: &Grid, rng: &mut Lcg) {
             "cut at {cut} accepted"
         );
     }
+}
+
+/// The pair walk on threads: bands that cover the rows in order, each
+/// non-empty (cut by the work in the runs while they are fresh), and the
+/// one-thread walk's pairs in its order.
+#[cfg(feature = "rayon")]
+fn par_pairs_in_bands(grid: &Grid, rng: &mut Lcg) {
+    let wanted = 1 + rng.below(9);
+    let bands = grid.pair_bands(wanted);
+    let mut next = 0;
+    for band in &bands {
+        assert!(
+            band.start == next && band.end > band.start,
+            "bands {bands:?}"
+        );
+        next = band.end;
+    }
+    assert_eq!(next, grid.rows(), "bands {bands:?}");
+    assert!(bands.len() <= wanted, "{} bands for {wanted}", bands.len());
+    let (mut serial, mut parallel) = (Vec::new(), Vec::new());
+    grid.pairs(&mut serial);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2 + rng.below(3))
+        .build()
+        .unwrap();
+    pool.install(|| grid.par_pairs(&mut parallel));
+    assert_eq!(parallel, serial, "fresh runs: {}", grid.packed.fresh);
 }
 
 /// `update_many`, or (with `rayon`, at random) `par_update_many` on 2 or 3

@@ -72,11 +72,34 @@ pub(crate) fn pairs_by_parts<P: Send>(
             found
         })
         .collect();
-    pairs.clear();
-    pairs.reserve(found.iter().map(Vec::len).sum());
-    for part in found {
-        pairs.extend(part);
+    concat_on_threads(&found, pairs);
+}
+
+/// `parts` one after the other into `into` (cleared first), each part
+/// copied on its own task: in crowds a walk finds millions of pairs, and
+/// copying them on the calling thread alone was a tenth of a two-thread walk.
+fn concat_on_threads<T: Copy + Send + Sync>(parts: &[Vec<T>], into: &mut Vec<T>) {
+    let total = parts.iter().map(Vec::len).sum();
+    into.clear();
+    into.reserve(total);
+    let mut rest = &mut into.spare_capacity_mut()[..total];
+    let mut targets = Vec::with_capacity(parts.len());
+    for part in parts {
+        let (target, after) = rest.split_at_mut(part.len());
+        targets.push(target);
+        rest = after;
     }
+    targets
+        .into_par_iter()
+        .zip(parts)
+        .for_each(|(target, part)| {
+            for (to, &from) in target.iter_mut().zip(part) {
+                to.write(from);
+            }
+        });
+    // SAFETY: the targets cover the first `total` entries of the spare
+    // capacity, each as long as its part, and every one was written above.
+    unsafe { into.set_len(total) };
 }
 
 /// The parts of a walk done with a stack, whose walks one after the other
