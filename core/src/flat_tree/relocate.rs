@@ -26,6 +26,7 @@ impl<D: Dimension> FlatTree<D> {
     #[inline(never)]
     fn refile(&mut self, slot: u32, rect: D::Bounds) {
         let current = self.slots.slots[slot as usize];
+        debug_assert!(current.place == NO_PLACE || !self.lines.still_in(current.place, &rect));
         // An element with a place has left it (`move_element` checked); one
         // without may still lie in the same leaves.
         if current.place == NO_PLACE {

@@ -7,7 +7,9 @@ use crate::axis::Axis;
 use crate::grid::relocate::{move_record, Move, SLOTS_AHEAD};
 use crate::grid::{is_big_among, Grid, Slot};
 use crate::index::collect_pairs;
-use crate::index::parallel::{on_one_thread, pairs_by_parts, TASKS_PER_THREAD};
+use crate::index::parallel::{
+    equal_ranges, on_one_thread, pairs_by_parts, ranges_of_even_work, TASKS_PER_THREAD,
+};
 use crate::slots::prefetch;
 use crate::{Handle, Rect};
 
@@ -170,47 +172,28 @@ impl Grid {
         let _ = self.big_pairs(&mut collect_pairs(pairs));
     }
 
-    /// The rows cut into about `bands` bands of even work for the pair
-    /// walk's tasks. From the runs, a cell's elements cost about their count
-    /// squared (the boxes they test one another against) plus their count:
-    /// in crowds a band of equal rows may hold most of the work, and one
-    /// thread then walks it while the other waits. While the lists are the
-    /// truth (no counts at hand), bands of equal rows.
+    /// The rows cut into at most `bands` bands of even work for the pair
+    /// walk's tasks. From the runs, a row costs its cells' small elements
+    /// (the runs' counts; medium copies are not weighed), each cell its count
+    /// squared (the boxes its elements test one another against) plus its
+    /// count, and one for the row itself so that empty rows spread: in crowds a
+    /// band of equal rows may hold most of the work, and one thread then walks
+    /// it while the other waits. While the lists are the truth (no counts at
+    /// hand), bands of equal rows.
     pub(super) fn pair_bands(&self, bands: usize) -> Vec<Range<u32>> {
         let rows = self.rows();
         if !self.packed.fresh {
-            let band = rows.div_ceil(bands as u32).max(1);
-            return (0..rows.div_ceil(band))
-                .map(|b| b * band..((b + 1) * band).min(rows))
-                .collect();
+            return equal_ranges(rows, bands);
         }
         let starts = &self.packed.starts;
         let columns = self.columns() as usize;
-        let row_work: Vec<u64> = (0..rows)
-            .map(|cy| {
-                let row = self.cell_index(0, cy);
-                let cells = starts[row..=row + columns].windows(2);
-                // One for the row itself, so that empty rows still spread.
-                1 + cells
-                    .map(|w| u64::from(w[1] - w[0]))
-                    .map(|n| n * n + n)
-                    .sum::<u64>()
-            })
-            .collect();
-        let total: u64 = row_work.iter().sum();
-        let mut cut = Vec::with_capacity(bands);
-        let (mut start, mut done) = (0, 0u64);
-        for (cy, work) in (1..).zip(&row_work) {
-            done += work;
-            // The band ends once the work done reaches its share of the whole.
-            if done * bands as u64 >= total * (cut.len() as u64 + 1) {
-                cut.push(start..cy);
-                start = cy;
-            }
-        }
-        if start < rows {
-            cut.push(start..rows);
-        }
-        cut
+        ranges_of_even_work(rows, bands, |cy| {
+            let row = self.cell_index(0, cy);
+            let counts = starts[row..=row + columns].windows(2);
+            1 + counts
+                .map(|w| u64::from(w[1] - w[0]))
+                .map(|n| n * n + n)
+                .sum::<u64>()
+        })
     }
 }

@@ -1,6 +1,7 @@
 //! Batch queries on every thread of rayon's pool (cargo feature `rayon`), for
 //! every structure: the batch is cut into chunks, each queried on its own.
 
+use core::ops::Range;
 use core::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
@@ -51,6 +52,42 @@ pub(crate) fn on_one_thread(size: usize, from: usize) -> bool {
     size < parallel_from(from) || rayon::current_num_threads() == 1
 }
 
+/// `0..n` cut into at most `parts` ranges of equal length (the last may be
+/// shorter), none empty, in order.
+pub(crate) fn equal_ranges(n: u32, parts: usize) -> Vec<Range<u32>> {
+    let len = n.div_ceil(parts.max(1) as u32).max(1);
+    (0..n.div_ceil(len))
+        .map(|at| at * len..((at + 1) * len).min(n))
+        .collect()
+}
+
+/// `0..n` cut into at most `parts` ranges of about even work, none empty, in
+/// order: a range ends at the first item where the work done reaches the
+/// next share of the whole not yet reached (an item heavier than a share
+/// takes several, rather than leaving a range of one item behind it for each).
+/// `work(i)` is read twice, so it should be cheap; each item counts at least 1.
+pub(crate) fn ranges_of_even_work(
+    n: u32,
+    parts: usize,
+    work: impl Fn(u32) -> u64,
+) -> Vec<Range<u32>> {
+    let work = |at| u128::from(work(at).max(1));
+    let total: u128 = (0..n).map(work).sum();
+    let parts = parts.max(1) as u128;
+    let mut ranges = Vec::with_capacity(parts as usize);
+    let (mut start, mut done, mut share) = (0, 0u128, 1u128);
+    for at in 0..n {
+        done += work(at);
+        if done * parts >= total * share {
+            ranges.push(start..at + 1);
+            start = at + 1;
+            share = done * parts / total + 1;
+        }
+    }
+    debug_assert_eq!(start, n, "the last item reaches the last share");
+    ranges
+}
+
 /// One chunk's answer: each row's end, and the hits.
 type Rows = (Vec<usize>, Vec<Handle>);
 
@@ -98,7 +135,9 @@ fn concat_on_threads<T: Copy + Send + Sync>(parts: &[Vec<T>], into: &mut Vec<T>)
             }
         });
     // SAFETY: the targets cover the first `total` entries of the spare
-    // capacity, each as long as its part, and every one was written above.
+    // capacity, each as long as its part, and every one was written above
+    // (a task that panicked would have unwound past this line, `into` left
+    // empty; `T: Copy` has nothing to drop).
     unsafe { into.set_len(total) };
 }
 
@@ -314,4 +353,57 @@ pub(crate) fn overlapping_many<T: SpatialIndex + Sync>(
         hits.extend(found);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{equal_ranges, ranges_of_even_work};
+
+    #[test]
+    fn equal_ranges_cover_in_order() {
+        assert_eq!(equal_ranges(10, 3), [0..4, 4..8, 8..10]);
+        assert_eq!(equal_ranges(3, 8), [0..1, 1..2, 2..3]);
+        assert_eq!(equal_ranges(5, 0), [0..5]);
+        assert!(equal_ranges(0, 4).is_empty());
+    }
+
+    #[test]
+    fn ranges_of_even_work_cut_at_the_shares() {
+        let of = |work: &[u64], parts| {
+            ranges_of_even_work(work.len() as u32, parts, |at| work[at as usize])
+        };
+        assert_eq!(of(&[1; 10], 3), [0..4, 4..7, 7..10]);
+        assert_eq!(of(&[1; 3], 8), [0..1, 1..2, 2..3]);
+        assert_eq!(of(&[5, 0, 0], 1), [0..3]);
+        // A heavy item takes the shares it passes: no range of one item after it.
+        assert_eq!(of(&[1, 1, 1, 1000, 1, 1, 1, 1], 4), [0..4, 4..8]);
+        assert_eq!(of(&[1000, 1, 1, 1, 1, 1, 1, 1], 4), [0..1, 1..8]);
+        assert!(of(&[], 4).is_empty());
+        // Any work, even near u64's limit: a cover of non-empty ranges, in order, at most `parts`.
+        let mut state = 7u64;
+        for round in 0..200 {
+            let n = (round % 37) as usize;
+            let work: Vec<u64> = (0..n)
+                .map(|_| {
+                    state = state
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    if round % 5 == 0 {
+                        u64::MAX - (state >> 40)
+                    } else {
+                        state >> 54
+                    }
+                })
+                .collect();
+            let parts = 1 + round % 9;
+            let ranges = of(&work, parts);
+            assert!(ranges.len() <= parts, "{ranges:?} for {parts}");
+            let mut next = 0;
+            for range in &ranges {
+                assert!(range.start == next && range.end > range.start, "{ranges:?}");
+                next = range.end;
+            }
+            assert_eq!(next as usize, n, "{ranges:?}");
+        }
+    }
 }

@@ -1,7 +1,7 @@
 //! The all-pairs walk on every thread of rayon's pool (cargo feature `rayon`).
 
 use crate::index::collect_pairs;
-use crate::index::parallel::{pairs_by_parts, TASKS_PER_THREAD};
+use crate::index::parallel::{equal_ranges, pairs_by_parts, TASKS_PER_THREAD};
 use crate::loose_grid::LooseGrid;
 use crate::Handle;
 
@@ -19,11 +19,8 @@ impl LooseGrid {
     /// per band); the big elements' pairs follow, found on the calling thread.
     pub(crate) fn pairs_parallel(&self, pairs: &mut Vec<(Handle, Handle)>) {
         let cells = self.tight.len() as u32;
-        let bands = (rayon::current_num_threads() * TASKS_PER_THREAD) as u32;
-        let band = cells.div_ceil(bands).max(1);
-        let bands = (0..cells.div_ceil(band)).collect();
-        pairs_by_parts(bands, pairs, |b, found| {
-            let range = b * band..((b + 1) * band).min(cells);
+        let bands = equal_ranges(cells, rayon::current_num_threads() * TASKS_PER_THREAD);
+        pairs_by_parts(bands, pairs, |range, found| {
             let _ = self.tight_pairs(range, &mut collect_pairs(found));
         });
         let _ = self.big_pairs(&mut collect_pairs(pairs));
