@@ -363,7 +363,7 @@ mod tests {
     fn equal_ranges_cover_in_order() {
         assert_eq!(equal_ranges(10, 3), [0..4, 4..8, 8..10]);
         assert_eq!(equal_ranges(3, 8), [0..1, 1..2, 2..3]);
-        assert_eq!(equal_ranges(5, 0), [0..5]);
+        assert_eq!(equal_ranges(5, 0), vec![0..5]);
         assert!(equal_ranges(0, 4).is_empty());
     }
 
@@ -374,7 +374,7 @@ mod tests {
         };
         assert_eq!(of(&[1; 10], 3), [0..4, 4..7, 7..10]);
         assert_eq!(of(&[1; 3], 8), [0..1, 1..2, 2..3]);
-        assert_eq!(of(&[5, 0, 0], 1), [0..3]);
+        assert_eq!(of(&[5, 0, 0], 1), vec![0..3]);
         // A heavy item takes the shares it passes: no range of one item after it.
         assert_eq!(of(&[1, 1, 1, 1000, 1, 1, 1, 1], 4), [0..4, 4..8]);
         assert_eq!(of(&[1000, 1, 1, 1, 1, 1, 1, 1], 4), [0..1, 1..8]);
@@ -382,7 +382,7 @@ mod tests {
         // Any work, even near u64's limit: a cover of non-empty ranges, in order, at most `parts`.
         let mut state = 7u64;
         for round in 0..200 {
-            let n = (round % 37) as usize;
+            let n = round % 37;
             let work: Vec<u64> = (0..n)
                 .map(|_| {
                     state = state
