@@ -360,78 +360,6 @@ impl Searcher for Rstar {
     }
 }
 
-/// parry2d's `Bvh` from its binned build: `cast_ray` with each leaf's AABB
-/// ray cast, and `project_point` for the nearest one (k = 1 only).
-struct Parry {
-    bvh: parry2d::partitioning::Bvh,
-    leaves: Vec<parry2d::bounding_volume::Aabb>,
-}
-
-impl Parry {
-    fn new(inputs: &Inputs) -> Parry {
-        use parry2d::math::Vector;
-        let leaves: Vec<_> = inputs
-            .rects
-            .iter()
-            .map(|r| {
-                parry2d::bounding_volume::Aabb::new(
-                    Vector::new(r.x1, r.y1),
-                    Vector::new(r.x2, r.y2),
-                )
-            })
-            .collect();
-        let bvh = parry2d::partitioning::Bvh::from_leaves(
-            parry2d::partitioning::BvhBuildStrategy::Binned,
-            &leaves,
-        );
-        Parry { bvh, leaves }
-    }
-}
-
-impl Searcher for Parry {
-    fn name(&self) -> String {
-        "parry2d".to_string()
-    }
-    fn supports(&self, mode: Mode) -> bool {
-        matches!(mode, Mode::Nearest(1) | Mode::Ray)
-    }
-    fn run(&mut self, mode: Mode, inputs: &Inputs) -> Checksum {
-        use parry2d::math::Vector;
-        use parry2d::query::{PointQuery, Ray as ParryRay, RayCast};
-        let mut sum = Checksum::default();
-        let leaves = &self.leaves;
-        match mode {
-            Mode::Nearest(_) => {
-                for p in &inputs.points {
-                    let point = Vector::new(p[0], p[1]);
-                    let best = self.bvh.project_point(point, f32::MAX, |leaf, _| {
-                        Some(leaves[leaf as usize].project_local_point(point, true))
-                    });
-                    if let Some((leaf, _)) = best {
-                        // The distance in f64 from the f32 box, as ours computes it.
-                        let r = &inputs.rects[leaf as usize];
-                        sum.add(r.distance_to_point(*p));
-                    }
-                }
-            }
-            Mode::Ray => {
-                for (p, d) in inputs.points.iter().zip(&inputs.directions) {
-                    let ray = ParryRay::new(Vector::new(p[0], p[1]), Vector::new(d[0], d[1]));
-                    let hit = self.bvh.cast_ray(&ray, RAY_LENGTH as f32, |leaf, best| {
-                        leaves[leaf as usize].cast_local_ray(&ray, best, true)
-                    });
-                    if let Some((leaf, _)) = hit {
-                        let r = &inputs.rects[leaf as usize];
-                        sum.add(ray_entry(r, *p, *d));
-                    }
-                }
-            }
-            Mode::Nearest3d | Mode::Ray3d => unreachable!("parry2d runs 2D modes"),
-        }
-        sum
-    }
-}
-
 /// rstar's R*-tree of the cubes (f64 corners), the nearest one.
 struct Rstar3d {
     tree: rstar::RTree<rstar::primitives::Rectangle<[f64; 3]>>,
@@ -475,75 +403,101 @@ impl Searcher for Rstar3d {
     }
 }
 
-/// parry3d's `Bvh` from its binned build, as [`Parry`] in 2D.
-struct Parry3d {
-    bvh: parry3d::partitioning::Bvh,
-    leaves: Vec<parry3d::bounding_volume::Aabb>,
-}
-
-impl Parry3d {
-    fn new(inputs: &Inputs3d) -> Parry3d {
-        use parry3d::math::Vector;
-        let leaves: Vec<_> = inputs
-            .boxes
-            .iter()
-            .map(|b| {
-                parry3d::bounding_volume::Aabb::new(
-                    Vector::new(b.x1, b.y1, b.z1),
-                    Vector::new(b.x2, b.y2, b.z2),
-                )
-            })
-            .collect();
-        let bvh = parry3d::partitioning::Bvh::from_leaves(
-            parry3d::partitioning::BvhBuildStrategy::Binned,
-            &leaves,
-        );
-        Parry3d { bvh, leaves }
-    }
-}
-
-impl Searcher for Parry3d {
-    fn name(&self) -> String {
-        "parry3d".to_string()
-    }
-    fn supports(&self, mode: Mode) -> bool {
-        mode.is_3d()
-    }
-    fn run(&mut self, mode: Mode, inputs: &Inputs) -> Checksum {
-        use parry3d::math::Vector;
-        use parry3d::query::{PointQuery, Ray as ParryRay, RayCast};
-        let three = &inputs.three;
-        let mut sum = Checksum::default();
-        let leaves = &self.leaves;
-        match mode {
-            Mode::Nearest3d => {
-                for p in &three.points {
-                    let point = Vector::new(p[0], p[1], p[2]);
-                    let best = self.bvh.project_point(point, f32::MAX, |leaf, _| {
-                        Some(leaves[leaf as usize].project_local_point(point, true))
-                    });
-                    if let Some((leaf, _)) = best {
-                        sum.add(three.boxes[leaf as usize].distance_to_point(*p));
-                    }
-                }
-            }
-            Mode::Ray3d => {
-                for (p, d) in three.points.iter().zip(&three.directions) {
-                    let ray =
-                        ParryRay::new(Vector::new(p[0], p[1], p[2]), Vector::new(d[0], d[1], d[2]));
-                    let hit = self.bvh.cast_ray(&ray, RAY_LENGTH as f32, |leaf, best| {
-                        leaves[leaf as usize].cast_local_ray(&ray, best, true)
-                    });
-                    if let Some((leaf, _)) = hit {
-                        sum.add(ray_entry(&three.boxes[leaf as usize], *p, *d));
-                    }
-                }
-            }
-            Mode::Nearest(_) | Mode::Ray => unreachable!("parry3d runs 3D modes"),
+/// A searcher over parry's `Bvh` from its binned build, in 2D or 3D (the two
+/// crates' types differ, the code does not): `cast_ray` with each leaf's AABB
+/// ray cast for the first hit, and `project_point` for the nearest one (k = 1
+/// only). `$set` picks the dimension's boxes, points and directions from the
+/// inputs; `$axis` lists the axes, for parry's vectors.
+macro_rules! parry_searcher {
+    (
+        $searcher:ident, $krate:ident, $label:literal,
+        nearest: $nearest:pat, ray: $ray:pat, others: $others:pat,
+        |$inputs:ident| $set:expr, [$($axis:literal),+]
+    ) => {
+        struct $searcher {
+            bvh: $krate::partitioning::Bvh,
+            leaves: Vec<$krate::bounding_volume::Aabb>,
         }
-        sum
-    }
+
+        impl $searcher {
+            fn new($inputs: &Inputs) -> $searcher {
+                use $krate::math::Vector;
+                let (boxes, _, _) = $set;
+                let leaves: Vec<_> = boxes
+                    .iter()
+                    .map(|b| {
+                        $krate::bounding_volume::Aabb::new(
+                            Vector::new($(b.lo($axis)),+),
+                            Vector::new($(b.hi($axis)),+),
+                        )
+                    })
+                    .collect();
+                let bvh = $krate::partitioning::Bvh::from_leaves(
+                    $krate::partitioning::BvhBuildStrategy::Binned,
+                    &leaves,
+                );
+                $searcher { bvh, leaves }
+            }
+        }
+
+        impl Searcher for $searcher {
+            fn name(&self) -> String {
+                $label.to_string()
+            }
+            fn supports(&self, mode: Mode) -> bool {
+                matches!(mode, $nearest | $ray)
+            }
+            fn run(&mut self, mode: Mode, $inputs: &Inputs) -> Checksum {
+                use $krate::math::Vector;
+                use $krate::query::{PointQuery, Ray as ParryRay, RayCast};
+                let (boxes, points, directions) = $set;
+                let mut sum = Checksum::default();
+                let leaves = &self.leaves;
+                match mode {
+                    $nearest => {
+                        for p in points {
+                            let point = Vector::new($(p[$axis]),+);
+                            let best = self.bvh.project_point(point, f32::MAX, |leaf, _| {
+                                Some(leaves[leaf as usize].project_local_point(point, true))
+                            });
+                            if let Some((leaf, _)) = best {
+                                // The distance in f64 from the f32 box, as ours computes it.
+                                sum.add(boxes[leaf as usize].distance_to_point(*p));
+                            }
+                        }
+                    }
+                    $ray => {
+                        for (p, d) in points.iter().zip(directions) {
+                            let ray = ParryRay::new(
+                                Vector::new($(p[$axis]),+),
+                                Vector::new($(d[$axis]),+),
+                            );
+                            let hit = self.bvh.cast_ray(&ray, RAY_LENGTH as f32, |leaf, best| {
+                                leaves[leaf as usize].cast_local_ray(&ray, best, true)
+                            });
+                            if let Some((leaf, _)) = hit {
+                                sum.add(ray_entry(&boxes[leaf as usize], *p, *d));
+                            }
+                        }
+                    }
+                    $others => unreachable!(concat!($label, " runs none of these modes")),
+                }
+                sum
+            }
+        }
+    };
 }
+
+parry_searcher!(
+    Parry, parry2d, "parry2d",
+    nearest: Mode::Nearest(1), ray: Mode::Ray, others: Mode::Nearest(_) | Mode::Nearest3d | Mode::Ray3d,
+    |inputs| (&inputs.rects, &inputs.points, &inputs.directions), [0, 1]
+);
+parry_searcher!(
+    Parry3d, parry3d, "parry3d",
+    nearest: Mode::Nearest3d, ray: Mode::Ray3d, others: Mode::Nearest(_) | Mode::Ray,
+    |inputs| (&inputs.three.boxes, &inputs.three.points, &inputs.three.directions), [0, 1, 2]
+);
 
 /// The f64 entry distance of a ray of [`RAY_LENGTH`] into a box (through
 /// flatquad's own rule), for checksums of peers that answer in f32.
@@ -582,7 +536,7 @@ fn measure(runs: usize, queries: usize) -> Vec<Row> {
     searchers.push(Box::new(Parry::new(&inputs)));
     searchers.push(Box::new(Ours3d::new(&inputs.three)));
     searchers.push(Box::new(Rstar3d::new(&inputs.three)));
-    searchers.push(Box::new(Parry3d::new(&inputs.three)));
+    searchers.push(Box::new(Parry3d::new(&inputs)));
     let mut rows = Vec::new();
     for mode in MODES {
         let active: Vec<usize> = (0..searchers.len())
