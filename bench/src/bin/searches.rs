@@ -406,8 +406,11 @@ impl Searcher for Rstar3d {
 /// A searcher over parry's `Bvh` from its binned build, in 2D or 3D (the two
 /// crates' types differ, the code does not): `cast_ray` with each leaf's AABB
 /// ray cast for the first hit, and `project_point` for the nearest one (k = 1
-/// only). `$set` picks the dimension's boxes, points and directions from the
-/// inputs; `$axis` lists the axes, for parry's vectors.
+/// only). `$label` is its name in the table; `nearest` and `ray` are the modes
+/// it runs (`supports` is their union) and `others` the rest, unreachable since
+/// `measure` runs only supported modes; `$set` picks the dimension's boxes,
+/// points and directions from the inputs; `$axis` lists the axes, for parry's
+/// vectors.
 macro_rules! parry_searcher {
     (
         $searcher:ident, $krate:ident, $label:literal,
@@ -480,7 +483,7 @@ macro_rules! parry_searcher {
                             }
                         }
                     }
-                    $others => unreachable!(concat!($label, " runs none of these modes")),
+                    $others => unreachable!(concat!($label, " runs only the modes its supports() accepts")),
                 }
                 sum
             }
