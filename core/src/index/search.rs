@@ -928,7 +928,10 @@ mod tests {
                     walked = Some(hit);
                     false
                 });
-                if let Some(hit) = box_cast_first_in_pieces(&index, &cast, NONE, pieces) {
+                let (motion, length) = cast.motion_and_length();
+                let by_pieces =
+                    box_cast_first_in_pieces(&index, &cast, (&motion, length), NONE, pieces);
+                if let Some(hit) = by_pieces {
                     settled += 1;
                     assert_eq!(bits(hit), bits(walked), "{cast:?}");
                 }
@@ -947,7 +950,9 @@ mod tests {
             assert_eq!(by_pieces.is_some(), crowd_settles, "{ray:?}");
             let from = boxed(Rect::new(299.0, 299.0, 302.0, 302.0));
             let cast = BoxCast::new(from, lifted([5.0, 0.0], 0.0));
-            let by_pieces = box_cast_first_in_pieces(&index, &cast, NONE, pieces);
+            let (motion, length) = cast.motion_and_length();
+            let by_pieces =
+                box_cast_first_in_pieces(&index, &cast, (&motion, length), NONE, pieces);
             assert_eq!(by_pieces.is_some(), crowd_settles, "{cast:?}");
         }
         let world = Rect::new(0.0, 0.0, 1000.0, 1000.0);
@@ -1333,21 +1338,47 @@ where
     let direction = ray.unit_direction();
     let inverse = reciprocals(&direction);
     let max_length = ray.max_length;
-    // Room for the best and the one `keep_best` inserts before it pops.
-    let mut best = Vec::with_capacity(2);
-    bounded(
+    first_bounded(
         index,
-        &mut NodeStack::new(),
-        1,
         mask,
         NONE,
         max_length,
         |b: &T::Bounds| ray_node_key(b, &origin, &inverse, max_length),
         |b: &T::Bounds| b.ray_entry(&origin, &direction, max_length),
+    )
+    .map(|n| RayHit::new(n.handle, n.id, n.distance, max_length))
+}
+
+/// The first element by [`bounded`] (`k` = 1): the fallback of the first
+/// hits of rays and box casts.
+fn first_bounded<T, N, E>(
+    index: &T,
+    mask: u32,
+    omit: u32,
+    limit: f64,
+    node_key: N,
+    element_key: E,
+) -> Option<Neighbor>
+where
+    T: Structure + ?Sized,
+    N: Fn(&T::Bounds) -> Option<f64>,
+    E: Fn(&T::Bounds) -> Option<f64>,
+{
+    // Room for the best and the one `keep_best` inserts before it pops.
+    let mut best = Vec::with_capacity(2);
+    let mut stack = NodeStack::new();
+    bounded(
+        index,
+        &mut stack,
+        1,
+        mask,
+        omit,
+        limit,
+        node_key,
+        element_key,
         &mut best,
     );
-    best.first()
-        .map(|n| RayHit::new(n.handle, n.id, n.distance, max_length))
+    best.pop()
 }
 
 /// The first hit of a checked ray by rectangle queries: the ray is cut into
@@ -1392,28 +1423,22 @@ pub(crate) fn box_cast_first<T>(index: &T, cast: &BoxCast<T::Bounds>, omit: u32)
 where
     T: Structure + ?Sized,
 {
+    let (motion, length) = cast.motion_and_length();
     if let Some(hit) = index
         .ray_pieces()
-        .and_then(|pieces| box_cast_first_in_pieces(index, cast, omit, pieces))
+        .and_then(|pieces| box_cast_first_in_pieces(index, cast, (&motion, length), omit, pieces))
     {
         return hit;
     }
-    let (motion, length) = cast.motion_and_length();
-    // Room for the best and the one `keep_best` inserts before it pops.
-    let mut best = Vec::with_capacity(2);
-    bounded(
+    first_bounded(
         index,
-        &mut NodeStack::new(),
-        1,
         cast.mask,
         omit,
         1.0,
         |b: &T::Bounds| sweep_node_key(&cast.rect, &motion, b),
         |b: &T::Bounds| sweep_entry(&cast.rect, &motion, b),
-        &mut best,
-    );
-    best.first()
-        .map(|n| RayHit::of_cast(n.handle, n.id, n.distance, length))
+    )
+    .map(|n| RayHit::of_cast(n.handle, n.id, n.distance, length))
 }
 
 /// [`box_cast_first`] by pieces: the motion is cut into pieces of at most
@@ -1430,13 +1455,13 @@ where
 fn box_cast_first_in_pieces<T>(
     index: &T,
     cast: &BoxCast<T::Bounds>,
+    (motion, length): (&[f64; 3], f64),
     omit: u32,
     limits: Pieces,
 ) -> Option<Option<RayHit>>
 where
     T: Structure + ?Sized,
 {
-    let (motion, length) = cast.motion_and_length();
     let widest = (0..T::Bounds::AXES).fold(0.0f64, |w, a| {
         w.max(f64::from(cast.rect.hi(a)) - f64::from(cast.rect.lo(a)))
     });
@@ -1451,12 +1476,12 @@ where
     let reach = lo
         .iter()
         .chain(&hi)
-        .chain(&motion)
+        .chain(motion)
         .map(|v| v.abs())
         .sum::<f64>();
     let margin = piece_margin(reach);
-    let piece_box = |t0, t1| swept_box(&lo, &hi, &motion, (t0, t1), margin);
-    let key = |b: &T::Bounds| sweep_entry(&cast.rect, &motion, b);
+    let piece_box = |t0, t1| swept_box(&lo, &hi, motion, (t0, t1), margin);
+    let key = |b: &T::Bounds| sweep_entry(&cast.rect, motion, b);
     // The motion's fraction `t` runs over [0, 1]: a piece is that share of it
     // (all of it for a box that does not move).
     let path = (1.0, piece / length);
