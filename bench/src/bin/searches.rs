@@ -313,23 +313,24 @@ impl Searcher for Ours3d {
     }
 }
 
-/// rstar's R*-tree of the rectangles (f64 corners, so its distances are ours):
-/// `nearest_neighbor_iter` for k nearest. rstar has no ray cast.
-struct Rstar {
-    tree: rstar::RTree<rstar::primitives::Rectangle<[f64; 2]>>,
+/// rstar's R*-tree of the rectangles (`N` = 2) or cubes (3), bulk-loaded with
+/// their corners in `f64` (so its distances are ours): `nearest_neighbor_iter`
+/// for k nearest in 2D, the nearest one in 3D. rstar has no ray cast.
+struct Rstar<const N: usize> {
+    tree: rstar::RTree<rstar::primitives::Rectangle<[f64; N]>>,
 }
 
-impl Rstar {
-    fn new(inputs: &Inputs) -> Rstar {
-        let rects = inputs
-            .rects
+impl<const N: usize> Rstar<N>
+where
+    [f64; N]: rstar::Point,
+{
+    fn new<B: Bounds>(boxes: &[B]) -> Rstar<N> {
+        let corner = |b: &B, side: fn(&B, usize) -> f32| {
+            std::array::from_fn(|axis| f64::from(side(b, axis)))
+        };
+        let rects = boxes
             .iter()
-            .map(|r| {
-                rstar::primitives::Rectangle::from_corners(
-                    [r.x1 as f64, r.y1 as f64],
-                    [r.x2 as f64, r.y2 as f64],
-                )
-            })
+            .map(|b| rstar::primitives::Rectangle::from_corners(corner(b, B::lo), corner(b, B::hi)))
             .collect();
         Rstar {
             tree: rstar::RTree::bulk_load(rects),
@@ -337,7 +338,7 @@ impl Rstar {
     }
 }
 
-impl Searcher for Rstar {
+impl Searcher for Rstar<2> {
     fn name(&self) -> String {
         "rstar".to_string()
     }
@@ -360,30 +361,7 @@ impl Searcher for Rstar {
     }
 }
 
-/// rstar's R*-tree of the cubes (f64 corners), the nearest one.
-struct Rstar3d {
-    tree: rstar::RTree<rstar::primitives::Rectangle<[f64; 3]>>,
-}
-
-impl Rstar3d {
-    fn new(inputs: &Inputs3d) -> Rstar3d {
-        let cubes = inputs
-            .boxes
-            .iter()
-            .map(|b| {
-                rstar::primitives::Rectangle::from_corners(
-                    [b.x1, b.y1, b.z1].map(f64::from),
-                    [b.x2, b.y2, b.z2].map(f64::from),
-                )
-            })
-            .collect();
-        Rstar3d {
-            tree: rstar::RTree::bulk_load(cubes),
-        }
-    }
-}
-
-impl Searcher for Rstar3d {
+impl Searcher for Rstar<3> {
     fn name(&self) -> String {
         "rstar".to_string()
     }
@@ -535,10 +513,10 @@ fn measure(runs: usize, queries: usize) -> Vec<Row> {
         }
         searchers.push(Box::new(Ours::new(name, FlatquadConfig::of(kind), &inputs)));
     }
-    searchers.push(Box::new(Rstar::new(&inputs)));
+    searchers.push(Box::new(Rstar::<2>::new(&inputs.rects)));
     searchers.push(Box::new(Parry::new(&inputs)));
     searchers.push(Box::new(Ours3d::new(&inputs.three)));
-    searchers.push(Box::new(Rstar3d::new(&inputs.three)));
+    searchers.push(Box::new(Rstar::<3>::new(&inputs.three.boxes)));
     searchers.push(Box::new(Parry3d::new(&inputs)));
     let mut rows = Vec::new();
     for mode in MODES {
