@@ -1040,7 +1040,8 @@ fn thread_pools() -> &'static [rayon::ThreadPool] {
     })
 }
 
-/// Threads never change a result. On pools of 1, 2 and 8 threads, each
+/// Threads never change a result. On pools of 1, 2 and 8 threads (called
+/// from inside each), and on rayon's global pool called from outside it, each
 /// parallel call gives exactly what its serial call gives: `par_pairs` the
 /// pairs of `pairs` in the same order; `par_query_many` (rectangles, points,
 /// circles, element queries, masks, left-out elements), `par_overlapping_many`
@@ -1128,9 +1129,12 @@ pub fn check_threads<T: SpatialIndex + Clone + Sync>(
         *last = T::Bounds::from_corners([f32::NAN; 3], [1.0; 3]);
     }
 
-    for pool in thread_pools() {
-        let threads = pool.current_num_threads();
-        pool.install(|| {
+    // Each pool's calls from inside it, then the global pool's from outside
+    // it, as the bindings call (a batch call then runs whole on the pool).
+    let pools = thread_pools().iter().map(Some).chain([None]);
+    for pool in pools {
+        let threads = pool.map_or(rayon::current_num_threads(), |p| p.current_num_threads());
+        let check = || {
             let mut got = Vec::new();
             index.par_pairs(&mut got);
             assert!(got == pairs, "{threads} threads: par_pairs");
@@ -1211,7 +1215,11 @@ pub fn check_threads<T: SpatialIndex + Clone + Sync>(
                     "{threads} threads: refused, yet moved"
                 );
             }
-        });
+        };
+        match pool {
+            Some(pool) => pool.install(check),
+            None => check(),
+        }
     }
 }
 

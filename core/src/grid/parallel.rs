@@ -28,8 +28,8 @@ impl Grid {
     /// range per thread; each thread reads the whole batch and moves the
     /// records in its range (so a handle given twice is moved twice, in
     /// order, by one thread), gathering the moves that leave their cells with
-    /// their place in the batch. Those few are then relinked on the calling
-    /// thread in batch order, so the lists end exactly as after
+    /// their place in the batch. Those few are then relinked on one thread
+    /// in batch order, so the lists end exactly as after
     /// [`relocate_batch`](Grid::relocate_batch). The records are where the
     /// time goes (a batch in an order unrelated to memory misses the cache on
     /// each), and those are split; reading the batch is not. A batch that

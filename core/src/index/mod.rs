@@ -148,7 +148,7 @@ pub struct Stats {
 /// assert_eq!(frame(&mut Grid::for_world(world)?)?, 1);
 /// # Ok::<(), flatquad::Error>(())
 /// ```
-pub trait SpatialIndex: Structure + Sized {
+pub trait SpatialIndex: Structure + Sized + Send + Sync {
     /// The world rectangle the structure divides. Elements and queries outside
     /// it are fine: they belong to the border cells or leaves.
     fn world(&self) -> Self::Bounds;
@@ -397,9 +397,13 @@ pub trait SpatialIndex: Structure + Sized {
     /// checks run in parts on every thread (the first bad item is still the
     /// one reported, and nothing moves); the grid then moves its slot records
     /// in ranges, one per thread, and relinks the few elements that changed
-    /// cells on the calling thread, in batch order. The grid's batches under
-    /// 400,000 moves stay on the calling thread (below that the records fit
-    /// in the caches and splitting them measured no faster on 2 cores).
+    /// cells on one thread, in batch order. The grid's batches under 400,000
+    /// moves, and every tree's moves, stay on one thread (below that the
+    /// records fit in the caches and splitting them measured no faster on 2
+    /// cores). A batch of 1,000 moves or more runs whole on rayon's pool, its
+    /// one-thread steps included, the caller waiting: from outside the pool
+    /// (a binding's thread) that keeps the moves and the walks after them on
+    /// the same threads.
     ///
     /// # Errors
     /// As [`update_many`](SpatialIndex::update_many).
@@ -409,9 +413,7 @@ pub trait SpatialIndex: Structure + Sized {
         Self: Sync,
     {
         check_lengths(handles.len(), rects.len())?;
-        parallel::check_moves(self, handles, rects)?;
-        self.par_relocate_many(handles, rects);
-        Ok(())
+        parallel::update_many(self, handles, rects)
     }
 
     /// Sets the fat-bounds margin, in world units (`0`, the default, for
@@ -883,15 +885,23 @@ pub trait SpatialIndex: Structure + Sized {
     /// calling thread. The same pairs in the same order as `pairs`, on any
     /// number of threads: each thread walks a part of the structure in which
     /// the one-thread walk would have found them, and the parts are joined in
-    /// that walk's order.
+    /// that walk's order. A walk on threads runs whole on rayon's pool, the
+    /// caller waiting (as [`par_update_many`](SpatialIndex::par_update_many)).
     #[cfg(feature = "rayon")]
     fn par_pairs(&self, pairs: &mut Vec<(Handle, Handle)>)
     where
         Self: Sync,
     {
-        self.par_pairs_checked(pairs);
-        if self.filtered() {
-            pairs.retain(|&(a, b)| self.collide(a, b));
+        let walk = |pairs: &mut Vec<(Handle, Handle)>| {
+            self.par_pairs_checked(pairs);
+            if self.filtered() {
+                pairs.retain(|&(a, b)| self.collide(a, b));
+            }
+        };
+        if self.pairs_in_parallel() {
+            parallel::on_pool(|| walk(pairs));
+        } else {
+            walk(pairs);
         }
     }
 

@@ -84,6 +84,11 @@ const WALK_SIXTEENTHS: usize = 4;
 /// walks) and one on fresh ones see whether the elements still all move.
 const SKIPS: u8 = 7;
 
+/// Fewer slots than this a stretch of [`PairTracker::par_update`]'s scan are
+/// not worth a task.
+#[cfg(feature = "rayon")]
+const STRETCH: usize = 1 << 15;
+
 /// Reports the pairs of elements that **began** and **ended** overlapping
 /// between two looks at an index: the contact events of a game loop, with
 /// the elements' [`Filter`]s applied, on the exact (closed) boxes.
@@ -226,12 +231,21 @@ impl<B: Bounds> PairTracker<B> {
     where
         I: SpatialIndex<Bounds = B> + Sync,
     {
-        let mut walked = core::mem::take(&mut self.walked);
-        self.refresh(index, Self::par_find_changes, |index, next| {
-            index.par_pairs(&mut walked);
-            next.extend(walked.iter().map(|(a, b)| key(a.slot(), b.slot())));
-        });
-        self.walked = walked;
+        let update = |tracker: &mut Self| {
+            let mut walked = core::mem::take(&mut tracker.walked);
+            tracker.refresh(index, Self::par_find_changes, |index, next| {
+                index.par_pairs(&mut walked);
+                next.extend(walked.iter().map(|(a, b)| key(a.slot(), b.slot())));
+            });
+            tracker.walked = walked;
+        };
+        // Its serial steps (the sort, the difference) beside the parallel
+        // ones, as every batch call that takes the threads.
+        if super::parallel::on_one_thread(index.slot_count(), STRETCH) {
+            update(self);
+        } else {
+            super::parallel::on_pool(|| update(self));
+        }
         (&self.began, &self.ended)
     }
 
@@ -329,8 +343,6 @@ impl<B: Bounds> PairTracker<B> {
     /// the next frame), joined in slot order.
     #[cfg(feature = "rayon")]
     fn par_find_changes<I: Structure<Bounds = B> + Sync>(&mut self, index: &I) {
-        /// Fewer slots than this a stretch are not worth a task.
-        const STRETCH: usize = 1 << 15;
         let slots = self.make_room(index);
         let parts = (self.seen.len() / super::parallel::parallel_from(STRETCH))
             .clamp(1, 4 * rayon::current_num_threads())

@@ -52,6 +52,22 @@ pub(crate) fn on_one_thread(size: usize, from: usize) -> bool {
     size < parallel_from(from) || rayon::current_num_threads() == 1
 }
 
+/// Runs `work` on a thread of rayon's pool: at once when called from one of
+/// its threads, else as one job that the calling thread waits for. Every batch
+/// call that takes the threads runs whole so, its steps on one thread (a
+/// tree's moves, the checks, the rows' stitching) included. Called from
+/// outside the pool, as the bindings call, those steps had run on the caller
+/// and the parallel ones on the workers: a quadtree's pair walk right after
+/// its moves took 1.5-1.9x as long as from inside the pool (uniform-100k, two
+/// threads; `docs/design.md`, "Batch calls from outside the pool").
+pub(crate) fn on_pool<R: Send>(work: impl FnOnce() -> R + Send) -> R {
+    if rayon::current_thread_index().is_some() {
+        work()
+    } else {
+        rayon::scope(|_| work())
+    }
+}
+
 /// `0..n` cut into at most `parts` ranges of equal length (the last may be
 /// shorter), none empty, in order.
 pub(crate) fn equal_ranges(n: u32, parts: usize) -> Vec<Range<u32>> {
@@ -189,56 +205,75 @@ pub(crate) fn query_many<T: SpatialIndex + Sync>(
     if on_one_thread(queries.len(), PAR_QUERY_MIN_RECTS) {
         return index.query_many(queries, offsets, hits);
     }
-    // Each query is checked once, in its chunk (checking them all first on the
-    // calling thread was a third of the serial time). The buffers are written
-    // only when every chunk passed. The error reported is the lowest bad index:
-    // the parts are collected in chunk order and the first error among them
-    // taken (rayon's `collect` into a `Result` gives any error, not the first);
-    // once a chunk fails, the chunks after it stop at their start.
-    let chunk = chunk_len(queries.len());
-    let first_bad = AtomicUsize::new(usize::MAX);
-    let parts: Vec<Result<Rows, Error>> = queries
-        .par_chunks(chunk)
-        .enumerate()
-        .map(|(c, queries)| {
-            let (mut ends, mut found) = (Vec::new(), Vec::new());
-            if c > first_bad.load(Ordering::Relaxed) {
-                // Never stitched: a chunk before this one failed.
-                return Ok((ends, found));
-            }
-            ends.reserve(queries.len());
-            query::check_and_run_all(index, queries, c * chunk, &mut ends, &mut found)
-                .inspect_err(|_| {
-                    first_bad.fetch_min(c, Ordering::Relaxed);
-                })?;
-            Ok((ends, found))
-        })
-        .collect();
-    let parts = parts.into_iter().collect::<Result<Vec<_>, Error>>()?;
-    index.count_queries(queries.len());
-    offsets.clear();
-    offsets.reserve(queries.len() + 1);
-    offsets.push(0);
-    hits.clear();
-    hits.reserve(parts.iter().map(|(_, found)| found.len()).sum());
-    for (ends, found) in parts {
-        let base = hits.len();
-        offsets.extend(ends.iter().map(|&end| base + end));
-        hits.extend(found);
-    }
-    Ok(())
+    on_pool(|| {
+        // Each query is checked once, in its chunk (checking them all first on the
+        // calling thread was a third of the serial time). The buffers are written
+        // only when every chunk passed. The error reported is the lowest bad index:
+        // the parts are collected in chunk order and the first error among them
+        // taken (rayon's `collect` into a `Result` gives any error, not the first);
+        // once a chunk fails, the chunks after it stop at their start.
+        let chunk = chunk_len(queries.len());
+        let first_bad = AtomicUsize::new(usize::MAX);
+        let parts: Vec<Result<Rows, Error>> = queries
+            .par_chunks(chunk)
+            .enumerate()
+            .map(|(c, queries)| {
+                let (mut ends, mut found) = (Vec::new(), Vec::new());
+                if c > first_bad.load(Ordering::Relaxed) {
+                    // Never stitched: a chunk before this one failed.
+                    return Ok((ends, found));
+                }
+                ends.reserve(queries.len());
+                query::check_and_run_all(index, queries, c * chunk, &mut ends, &mut found)
+                    .inspect_err(|_| {
+                        first_bad.fetch_min(c, Ordering::Relaxed);
+                    })?;
+                Ok((ends, found))
+            })
+            .collect();
+        let parts = parts.into_iter().collect::<Result<Vec<_>, Error>>()?;
+        index.count_queries(queries.len());
+        offsets.clear();
+        offsets.reserve(queries.len() + 1);
+        offsets.push(0);
+        hits.clear();
+        hits.reserve(parts.iter().map(|(_, found)| found.len()).sum());
+        for (ends, found) in parts {
+            let base = hits.len();
+            offsets.extend(ends.iter().map(|&end| base + end));
+            hits.extend(found);
+        }
+        Ok(())
+    })
 }
 
-/// [`SpatialIndex::par_update_many`]'s checks: chunks on rayon's threads,
-/// the first bad item (the lowest index) reported.
-pub(crate) fn check_moves<T: SpatialIndex + Sync>(
-    index: &T,
+/// [`SpatialIndex::par_update_many`] (the lengths checked): the checks,
+/// then the structure's moves ([`par_relocate_many`](super::raw::Structure::par_relocate_many)),
+/// on rayon's pool when the checks take its threads.
+pub(crate) fn update_many<T: SpatialIndex>(
+    index: &mut T,
     handles: &[Handle],
     rects: &[T::Bounds],
 ) -> Result<(), Error> {
     if on_one_thread(handles.len(), PAR_QUERY_MIN_RECTS) {
-        return super::check_moves(index, handles, rects, 0);
+        super::check_moves(index, handles, rects, 0)?;
+        index.par_relocate_many(handles, rects);
+        return Ok(());
     }
+    on_pool(|| {
+        check_moves_on_threads(index, handles, rects)?;
+        index.par_relocate_many(handles, rects);
+        Ok(())
+    })
+}
+
+/// [`SpatialIndex::par_update_many`]'s checks: chunks on rayon's threads,
+/// the first bad item (the lowest index) reported.
+fn check_moves_on_threads<T: SpatialIndex>(
+    index: &T,
+    handles: &[Handle],
+    rects: &[T::Bounds],
+) -> Result<(), Error> {
     let chunk = chunk_len(handles.len());
     let first_error = handles
         .par_chunks(chunk)
@@ -265,31 +300,33 @@ pub(crate) fn nearest_many<T: SpatialIndex + Sync>(
     if on_one_thread(points.len(), PAR_QUERY_MIN_RECTS) {
         return index.nearest_many(points, k, max_distance, mask, offsets, out);
     }
-    check_max_distance(max_distance)?;
-    for (index, &point) in points.iter().enumerate() {
-        check_point::<T::Bounds>(point).map_err(|e| e.in_batch(index))?;
-    }
-    let chunk = chunk_len(points.len());
-    let parts: Vec<(Vec<usize>, Vec<Neighbor>)> = points
-        .par_chunks(chunk)
-        .map(|points| {
-            let (mut rows, mut found) = (Vec::new(), Vec::new());
-            index
-                .nearest_many(points, k, max_distance, mask, &mut rows, &mut found)
-                .expect("checked above");
-            (rows, found)
-        })
-        .collect();
-    offsets.clear();
-    offsets.reserve(points.len() + 1);
-    offsets.push(0);
-    out.clear();
-    for (rows, found) in parts {
-        let base = out.len();
-        offsets.extend(rows[1..].iter().map(|&end| base + end));
-        out.extend(found);
-    }
-    Ok(())
+    on_pool(|| {
+        check_max_distance(max_distance)?;
+        for (index, &point) in points.iter().enumerate() {
+            check_point::<T::Bounds>(point).map_err(|e| e.in_batch(index))?;
+        }
+        let chunk = chunk_len(points.len());
+        let parts: Vec<(Vec<usize>, Vec<Neighbor>)> = points
+            .par_chunks(chunk)
+            .map(|points| {
+                let (mut rows, mut found) = (Vec::new(), Vec::new());
+                index
+                    .nearest_many(points, k, max_distance, mask, &mut rows, &mut found)
+                    .expect("checked above");
+                (rows, found)
+            })
+            .collect();
+        offsets.clear();
+        offsets.reserve(points.len() + 1);
+        offsets.push(0);
+        out.clear();
+        for (rows, found) in parts {
+            let base = out.len();
+            offsets.extend(rows[1..].iter().map(|&end| base + end));
+            out.extend(found);
+        }
+        Ok(())
+    })
 }
 
 /// [`SpatialIndex::par_ray_cast_many`]: every ray checked first (so an error
@@ -303,12 +340,14 @@ pub(crate) fn ray_cast_many<T: SpatialIndex + Sync>(
     if on_one_thread(rays.len(), PAR_QUERY_MIN_RECTS) {
         return index.ray_cast_many(rays, mask, out);
     }
-    check_rays::<T::Bounds>(rays)?;
-    rays.par_iter()
-        .with_min_len(chunk_len(rays.len()))
-        .map(|ray| search::ray_first(index, ray, mask))
-        .collect_into_vec(out);
-    Ok(())
+    on_pool(|| {
+        check_rays::<T::Bounds>(rays)?;
+        rays.par_iter()
+            .with_min_len(chunk_len(rays.len()))
+            .map(|ray| search::ray_first(index, ray, mask))
+            .collect_into_vec(out);
+        Ok(())
+    })
 }
 
 /// [`SpatialIndex::par_overlapping_many`]: every handle checked first (so an
@@ -329,35 +368,53 @@ pub(crate) fn overlapping_many<T: SpatialIndex + Sync>(
     {
         return index.overlapping_many(handles, offsets, hits);
     }
-    for (at, &handle) in handles.iter().enumerate() {
-        index.lookup(handle).map_err(|e| e.in_batch(at))?;
-    }
-    let chunk = chunk_len(handles.len());
-    let parts: Vec<(Vec<usize>, Vec<Handle>)> = handles
-        .par_chunks(chunk)
-        .map(|handles| {
-            let (mut rows, mut found) = (Vec::new(), Vec::new());
-            index
-                .overlapping_many(handles, &mut rows, &mut found)
-                .expect("checked above");
-            (rows, found)
-        })
-        .collect();
-    offsets.clear();
-    offsets.reserve(handles.len() + 1);
-    offsets.push(0);
-    hits.clear();
-    for (rows, found) in parts {
-        let base = hits.len();
-        offsets.extend(rows[1..].iter().map(|&end| base + end));
-        hits.extend(found);
-    }
-    Ok(())
+    on_pool(|| {
+        for (at, &handle) in handles.iter().enumerate() {
+            index.lookup(handle).map_err(|e| e.in_batch(at))?;
+        }
+        let chunk = chunk_len(handles.len());
+        let parts: Vec<(Vec<usize>, Vec<Handle>)> = handles
+            .par_chunks(chunk)
+            .map(|handles| {
+                let (mut rows, mut found) = (Vec::new(), Vec::new());
+                index
+                    .overlapping_many(handles, &mut rows, &mut found)
+                    .expect("checked above");
+                (rows, found)
+            })
+            .collect();
+        offsets.clear();
+        offsets.reserve(handles.len() + 1);
+        offsets.push(0);
+        hits.clear();
+        for (rows, found) in parts {
+            let base = hits.len();
+            offsets.extend(rows[1..].iter().map(|&end| base + end));
+            hits.extend(found);
+        }
+        Ok(())
+    })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{equal_ranges, ranges_of_even_work};
+    use super::{equal_ranges, on_pool, ranges_of_even_work};
+
+    #[test]
+    fn on_pool_runs_on_a_worker() {
+        // From the test's own thread, outside every pool: a job on the global pool.
+        assert!(rayon::current_thread_index().is_none());
+        assert!(on_pool(rayon::current_thread_index).is_some());
+        // From inside a pool: there, at once.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let here = std::thread::current().id();
+            assert_eq!(on_pool(|| std::thread::current().id()), here);
+        });
+    }
 
     #[test]
     fn equal_ranges_cover_in_order() {
