@@ -1493,9 +1493,10 @@ enum qt_status qt_move(struct qt_tree *tree, qt_handle_t handle, struct qt_rect 
  * Moves `handles[i]` to `rects[i]` for every `i < count`, in order (a handle
  * given twice ends at its last rectangle). Checks every item first: if one is
  * refused, nothing moves and its index is written to `*out_bad_index` (when
- * not NULL). The arrays may be NULL when `count` is 0. Big batches (a grid's
- * from 400,000 moves) are checked and moved on every core, through rayon's
- * global pool: set `RAYON_NUM_THREADS=1` to keep them on the calling thread.
+ * not NULL). The arrays may be NULL when `count` is 0. Batches of 1,000 moves
+ * or more run on rayon's global pool, the caller waiting: their checks on
+ * every core, and a grid's moves too from 400,000. Set `RAYON_NUM_THREADS=1`
+ * to keep them on the calling thread.
  */
 enum qt_status qt_move_many(struct qt_tree *tree,
                             const qt_handle_t *handles,
@@ -1970,9 +1971,11 @@ void qt_tracker_destroy(struct qt_tracker *tracker);
  * change: unchanged pairs are not tested again.
  *
  * Reads the tree as the calls taking a `const qt_tree *` do: it may run
- * beside them, never beside a change to the tree. When most elements
- * changed it walks the pairs on every core, as `qt_move_many` moves
- * (`RAYON_NUM_THREADS=1` keeps it on the calling thread); the events are the
+ * beside them, never beside a change to the tree. A tracker of 65,536 slots
+ * or more looks for the changed elements on every core, and when most
+ * elements changed it walks the pairs on every core; such an update runs on
+ * rayon's global pool, the caller waiting, as `qt_move_many`
+ * (`RAYON_NUM_THREADS=1` keeps it on the calling thread). The events are the
  * same either way.
  *
  * Returns `QT_NULL_ARGUMENT` if a pointer is NULL, `QT_TREE_DESTROYED` if

@@ -155,6 +155,10 @@ proptest! {
     #[test]
     fn threads_never_change_a_result(subject in 0..Structure::ALL.len(), seed in any::<u64>()) {
         flatquad::parallel_from_for_tests(4);
+        // The global pool, which `check_threads` also calls from outside, of
+        // two threads even on one CPU, so that those calls take the threads.
+        // (Refused if the pool was built already: then it has its size.)
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(2).build_global();
         let checks = Checks {
             cap: 400,
             validate_every: 16,

@@ -73,8 +73,9 @@ impl<W: Shell> Events for Follow<W> {
         // freed, and destroying it during this call breaks the threading
         // rules), and it came from this library.
         let tree = unsafe { tree_ref(self.tree)? };
-        // On rayon's threads when the pair walk is taken, as the batch calls
-        // (RAYON_NUM_THREADS=1 keeps it on the caller's thread): the same events.
+        // On rayon's pool when its scan or its pair walk takes the threads, as
+        // the batch calls (RAYON_NUM_THREADS=1 keeps it on the caller's
+        // thread): the same events.
         let (began, ended) = self.events.par_update(tree);
         Ok((began.len(), ended.len()))
     }
@@ -213,9 +214,11 @@ pub unsafe extern "C" fn qt_tracker_destroy(tracker: *mut qt_tracker) {
 /// change: unchanged pairs are not tested again.
 ///
 /// Reads the tree as the calls taking a `const qt_tree *` do: it may run
-/// beside them, never beside a change to the tree. When most elements
-/// changed it walks the pairs on every core, as `qt_move_many` moves
-/// (`RAYON_NUM_THREADS=1` keeps it on the calling thread); the events are the
+/// beside them, never beside a change to the tree. A tracker of 65,536 slots
+/// or more looks for the changed elements on every core, and when most
+/// elements changed it walks the pairs on every core; such an update runs on
+/// rayon's global pool, the caller waiting, as `qt_move_many`
+/// (`RAYON_NUM_THREADS=1` keeps it on the calling thread). The events are the
 /// same either way.
 ///
 /// Returns `QT_NULL_ARGUMENT` if a pointer is NULL, `QT_TREE_DESTROYED` if

@@ -117,9 +117,10 @@ pub unsafe extern "C" fn qt_move(
 /// Moves `handles[i]` to `rects[i]` for every `i < count`, in order (a handle
 /// given twice ends at its last rectangle). Checks every item first: if one is
 /// refused, nothing moves and its index is written to `*out_bad_index` (when
-/// not NULL). The arrays may be NULL when `count` is 0. Big batches (a grid's
-/// from 400,000 moves) are checked and moved on every core, through rayon's
-/// global pool: set `RAYON_NUM_THREADS=1` to keep them on the calling thread.
+/// not NULL). The arrays may be NULL when `count` is 0. Batches of 1,000 moves
+/// or more run on rayon's global pool, the caller waiting: their checks on
+/// every core, and a grid's moves too from 400,000. Set `RAYON_NUM_THREADS=1`
+/// to keep them on the calling thread.
 #[no_mangle]
 pub unsafe extern "C" fn qt_move_many(
     tree: *mut qt_tree,

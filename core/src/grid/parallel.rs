@@ -13,7 +13,7 @@ use crate::index::parallel::{
 use crate::slots::prefetch;
 use crate::{Handle, Rect};
 
-/// Below this many moves `par_update_many` stays on the calling thread. Measured on 2 cores:
+/// Below this many moves `par_update_many` moves the records on one thread. Measured on 2 cores:
 /// level at 100,000 moves (the records fit in the caches, and each thread
 /// reads the whole batch), 1.2x at 600,000 and 1,000,000.
 const PAR_MOVES_MIN: usize = 400_000;
@@ -162,7 +162,7 @@ impl Grid {
     /// corner of its intersection, so bands of rows are walked independently
     /// (from the runs while they are fresh, else the lists) and their pairs
     /// concatenated in row order; the big elements' pairs follow, found on
-    /// the calling thread.
+    /// one thread.
     pub(crate) fn pairs_parallel(&self, pairs: &mut Vec<(Handle, Handle)>) {
         self.note_pair_walk();
         let bands = self.pair_bands(rayon::current_num_threads() * TASKS_PER_THREAD);

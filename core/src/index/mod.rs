@@ -397,13 +397,14 @@ pub trait SpatialIndex: Structure + Sized + Send + Sync {
     /// checks run in parts on every thread (the first bad item is still the
     /// one reported, and nothing moves); the grid then moves its slot records
     /// in ranges, one per thread, and relinks the few elements that changed
-    /// cells on one thread, in batch order. The grid's batches under 400,000
-    /// moves, and every tree's moves, stay on one thread (below that the
-    /// records fit in the caches and splitting them measured no faster on 2
-    /// cores). A batch of 1,000 moves or more runs whole on rayon's pool, its
-    /// one-thread steps included, the caller waiting: from outside the pool
-    /// (a binding's thread) that keeps the moves and the walks after them on
-    /// the same threads.
+    /// cells on one thread, in batch order. The grid moves its records on one
+    /// thread below 400,000 moves (below that the records fit in the caches
+    /// and splitting them measured no faster on 2 cores), or 10,000 for a
+    /// batch that leaves its lists behind; the other structures always move
+    /// on one thread. With more than one thread, a batch of 1,000 moves or
+    /// more runs whole on rayon's pool, its one-thread steps included, the
+    /// caller waiting: from outside the pool (a binding's thread) that keeps
+    /// the moves and the walks after them on the same threads.
     ///
     /// # Errors
     /// As [`update_many`](SpatialIndex::update_many).
@@ -886,7 +887,8 @@ pub trait SpatialIndex: Structure + Sized + Send + Sync {
     /// number of threads: each thread walks a part of the structure in which
     /// the one-thread walk would have found them, and the parts are joined in
     /// that walk's order. A walk on threads runs whole on rayon's pool, the
-    /// caller waiting (as [`par_update_many`](SpatialIndex::par_update_many)).
+    /// caller waiting (as [`par_update_many`](SpatialIndex::par_update_many),
+    /// and every batch call here that takes the threads).
     #[cfg(feature = "rayon")]
     fn par_pairs(&self, pairs: &mut Vec<(Handle, Handle)>)
     where

@@ -84,10 +84,15 @@ const WALK_SIXTEENTHS: usize = 4;
 /// walks) and one on fresh ones see whether the elements still all move.
 const SKIPS: u8 = 7;
 
-/// Fewer slots than this a stretch of [`PairTracker::par_update`]'s scan are
-/// not worth a task.
+/// The stretches [`PairTracker::par_update`]'s scan of `slots` slots is cut
+/// into: fewer than 32,768 slots a stretch are not worth a task.
 #[cfg(feature = "rayon")]
-const STRETCH: usize = 1 << 15;
+fn scan_parts(slots: usize) -> usize {
+    const STRETCH: usize = 1 << 15;
+    (slots / super::parallel::parallel_from(STRETCH))
+        .clamp(1, 4 * rayon::current_num_threads())
+        .next_power_of_two()
+}
 
 /// Reports the pairs of elements that **began** and **ended** overlapping
 /// between two looks at an index: the contact events of a game loop, with
@@ -239,12 +244,12 @@ impl<B: Bounds> PairTracker<B> {
             });
             tracker.walked = walked;
         };
-        // Its serial steps (the sort, the difference) beside the parallel
-        // ones, as every batch call that takes the threads.
-        if super::parallel::on_one_thread(index.slot_count(), STRETCH) {
-            update(self);
-        } else {
+        // Its steps on one thread (the sort, the difference) beside those on
+        // the threads, as every batch call that takes them.
+        if index.pairs_in_parallel() || scan_parts(index.slot_count()) > 1 {
             super::parallel::on_pool(|| update(self));
+        } else {
+            update(self);
         }
         (&self.began, &self.ended)
     }
@@ -344,9 +349,7 @@ impl<B: Bounds> PairTracker<B> {
     #[cfg(feature = "rayon")]
     fn par_find_changes<I: Structure<Bounds = B> + Sync>(&mut self, index: &I) {
         let slots = self.make_room(index);
-        let parts = (self.seen.len() / super::parallel::parallel_from(STRETCH))
-            .clamp(1, 4 * rayon::current_num_threads())
-            .next_power_of_two();
+        let parts = scan_parts(self.seen.len());
         if self.part_changed.len() < parts {
             self.part_changed.resize_with(parts, Vec::new);
         }

@@ -58,7 +58,7 @@ pub(crate) fn on_one_thread(size: usize, from: usize) -> bool {
 /// tree's moves, the checks, the rows' stitching) included. Called from
 /// outside the pool, as the bindings call, those steps had run on the caller
 /// and the parallel ones on the workers: a quadtree's pair walk right after
-/// its moves took 1.5-1.9x as long as from inside the pool (uniform-100k, two
+/// its moves took 1.6-2.6x as long as from inside the pool (uniform-100k, two
 /// threads; `docs/design.md`, "Batch calls from outside the pool").
 pub(crate) fn on_pool<R: Send>(work: impl FnOnce() -> R + Send) -> R {
     if rayon::current_thread_index().is_some() {

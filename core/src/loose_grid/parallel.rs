@@ -16,7 +16,7 @@ impl LooseGrid {
     /// one-thread walk on any number of threads. Each pair of small elements
     /// belongs to one tight cell, so bands of tight cells are walked
     /// independently and their results concatenated in band order (one `Vec`
-    /// per band); the big elements' pairs follow, found on the calling thread.
+    /// per band); the big elements' pairs follow, found on one thread.
     pub(crate) fn pairs_parallel(&self, pairs: &mut Vec<(Handle, Handle)>) {
         let cells = self.tight.len() as u32;
         let bands = equal_ranges(cells, rayon::current_num_threads() * TASKS_PER_THREAD);
