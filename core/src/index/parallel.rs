@@ -316,17 +316,24 @@ pub(crate) fn nearest_many<T: SpatialIndex + Sync>(
                 (rows, found)
             })
             .collect();
-        offsets.clear();
-        offsets.reserve(points.len() + 1);
-        offsets.push(0);
-        out.clear();
-        for (rows, found) in parts {
-            let base = out.len();
-            offsets.extend(rows[1..].iter().map(|&end| base + end));
-            out.extend(found);
-        }
+        stitch_rows(parts, offsets, out);
         Ok(())
     })
+}
+
+/// The chunks' rows (each chunk's offsets from 0, and its items) into one
+/// batch's `offsets` and `out`, both cleared first, in chunk order.
+fn stitch_rows<T>(parts: Vec<(Vec<usize>, Vec<T>)>, offsets: &mut Vec<usize>, out: &mut Vec<T>) {
+    offsets.clear();
+    offsets.reserve(1 + parts.iter().map(|(rows, _)| rows.len() - 1).sum::<usize>());
+    offsets.push(0);
+    out.clear();
+    out.reserve(parts.iter().map(|(_, found)| found.len()).sum());
+    for (rows, found) in parts {
+        let base = out.len();
+        offsets.extend(rows[1..].iter().map(|&end| base + end));
+        out.extend(found);
+    }
 }
 
 /// [`SpatialIndex::par_ray_cast_many`]: every ray checked first (so an error
@@ -383,15 +390,7 @@ pub(crate) fn overlapping_many<T: SpatialIndex + Sync>(
                 (rows, found)
             })
             .collect();
-        offsets.clear();
-        offsets.reserve(handles.len() + 1);
-        offsets.push(0);
-        hits.clear();
-        for (rows, found) in parts {
-            let base = hits.len();
-            offsets.extend(rows[1..].iter().map(|&end| base + end));
-            hits.extend(found);
-        }
+        stitch_rows(parts, offsets, hits);
         Ok(())
     })
 }
