@@ -159,6 +159,7 @@ proptest! {
         // two threads even on one CPU, so that those calls take the threads.
         // (Refused if the pool was built already: then it has its size.)
         let _ = rayon::ThreadPoolBuilder::new().num_threads(2).build_global();
+        prop_assert!(rayon::current_num_threads() >= 2, "the global pool has one thread");
         let checks = Checks {
             cap: 400,
             validate_every: 16,

@@ -85,10 +85,14 @@ const WALK_SIXTEENTHS: usize = 4;
 const SKIPS: u8 = 7;
 
 /// The stretches [`PairTracker::par_update`]'s scan of `slots` slots is cut
-/// into: fewer than 32,768 slots a stretch are not worth a task.
+/// into: fewer than 32,768 slots a stretch are not worth a task, and a pool
+/// of one thread scans in one.
 #[cfg(feature = "rayon")]
 fn scan_parts(slots: usize) -> usize {
     const STRETCH: usize = 1 << 15;
+    if rayon::current_num_threads() == 1 {
+        return 1;
+    }
     (slots / super::parallel::parallel_from(STRETCH))
         .clamp(1, 4 * rayon::current_num_threads())
         .next_power_of_two()
@@ -246,7 +250,9 @@ impl<B: Bounds> PairTracker<B> {
         };
         // Its steps on one thread (the sort, the difference) beside those on
         // the threads, as every batch call that takes them.
-        if index.pairs_in_parallel() || scan_parts(index.slot_count()) > 1 {
+        // The scan covers every slot seen, which may be more than the index has now.
+        let slots = self.seen.len().max(index.slot_count());
+        if index.pairs_in_parallel() || scan_parts(slots) > 1 {
             super::parallel::on_pool(|| update(self));
         } else {
             update(self);

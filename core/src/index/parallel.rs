@@ -321,8 +321,10 @@ pub(crate) fn nearest_many<T: SpatialIndex + Sync>(
     })
 }
 
-/// The chunks' rows (each chunk's offsets from 0, and its items) into one
-/// batch's `offsets` and `out`, both cleared first, in chunk order.
+/// The chunks' rows into one batch's `offsets` and `out`, both cleared
+/// first, in chunk order: each chunk's offsets as `nearest_many` and
+/// `overlapping_many` write them, from a leading 0 (not `query_many`'s
+/// chunks, which leave it out).
 fn stitch_rows<T>(parts: Vec<(Vec<usize>, Vec<T>)>, offsets: &mut Vec<usize>, out: &mut Vec<T>) {
     offsets.clear();
     offsets.reserve(1 + parts.iter().map(|(rows, _)| rows.len() - 1).sum::<usize>());
