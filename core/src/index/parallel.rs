@@ -305,27 +305,33 @@ pub(crate) fn nearest_many<T: SpatialIndex + Sync>(
         for (index, &point) in points.iter().enumerate() {
             check_point::<T::Bounds>(point).map_err(|e| e.in_batch(index))?;
         }
-        let chunk = chunk_len(points.len());
-        let parts: Vec<(Vec<usize>, Vec<Neighbor>)> = points
-            .par_chunks(chunk)
-            .map(|points| {
-                let (mut rows, mut found) = (Vec::new(), Vec::new());
-                index
-                    .nearest_many(points, k, max_distance, mask, &mut rows, &mut found)
-                    .expect("checked above");
-                (rows, found)
-            })
-            .collect();
-        stitch_rows(parts, offsets, out);
+        rows_by_chunks(points, offsets, out, |points, rows, found| {
+            index
+                .nearest_many(points, k, max_distance, mask, rows, found)
+                .expect("checked above");
+        });
         Ok(())
     })
 }
 
-/// The chunks' rows into one batch's `offsets` and `out`, both cleared
-/// first, in chunk order: each chunk's offsets as `nearest_many` and
-/// `overlapping_many` write them, from a leading 0 (not `query_many`'s
-/// chunks, which leave it out).
-fn stitch_rows<T>(parts: Vec<(Vec<usize>, Vec<T>)>, offsets: &mut Vec<usize>, out: &mut Vec<T>) {
+/// A checked batch's rows: `items` in chunks on rayon's threads, each
+/// answered by `answer` (its offsets from a leading 0, as `nearest_many` and
+/// `overlapping_many` write them, and its items), stitched in chunk order
+/// into `offsets` and `out`, both cleared first.
+fn rows_by_chunks<I: Sync, T: Send>(
+    items: &[I],
+    offsets: &mut Vec<usize>,
+    out: &mut Vec<T>,
+    answer: impl Fn(&[I], &mut Vec<usize>, &mut Vec<T>) + Sync,
+) {
+    let parts: Vec<(Vec<usize>, Vec<T>)> = items
+        .par_chunks(chunk_len(items.len()))
+        .map(|chunk| {
+            let (mut rows, mut found) = (Vec::new(), Vec::new());
+            answer(chunk, &mut rows, &mut found);
+            (rows, found)
+        })
+        .collect();
     offsets.clear();
     offsets.reserve(1 + parts.iter().map(|(rows, _)| rows.len() - 1).sum::<usize>());
     offsets.push(0);
@@ -381,18 +387,11 @@ pub(crate) fn overlapping_many<T: SpatialIndex + Sync>(
         for (at, &handle) in handles.iter().enumerate() {
             index.lookup(handle).map_err(|e| e.in_batch(at))?;
         }
-        let chunk = chunk_len(handles.len());
-        let parts: Vec<(Vec<usize>, Vec<Handle>)> = handles
-            .par_chunks(chunk)
-            .map(|handles| {
-                let (mut rows, mut found) = (Vec::new(), Vec::new());
-                index
-                    .overlapping_many(handles, &mut rows, &mut found)
-                    .expect("checked above");
-                (rows, found)
-            })
-            .collect();
-        stitch_rows(parts, offsets, hits);
+        rows_by_chunks(handles, offsets, hits, |handles, rows, found| {
+            index
+                .overlapping_many(handles, rows, found)
+                .expect("checked above");
+        });
         Ok(())
     })
 }
