@@ -98,19 +98,55 @@ pub fn parallel_from_for_tests(size: usize) {
     index::parallel::set_parallel_from(size);
 }
 
+/// Makes the calling thread thread 0 of rayon's global pool, the pool the
+/// batch calls run on, beside `threads - 1` workers (`RAYON_NUM_THREADS`, else
+/// one thread a CPU); returns whether the calling thread is that thread 0, by
+/// this call or an earlier one.
+///
+/// For a program that makes its batch calls from one thread of its own, such
+/// as a binding's: a call from outside the pool hands its work to the pool as
+/// a job and waits, and a worker that has gone to sleep between two calls
+/// takes 50-80 µs to wake. From thread 0 the work starts on the calling thread
+/// at once and the other threads steal from it, as for a call made inside
+/// [`rayon::ThreadPool::install`].
+///
+/// Does nothing, and returns `false`, where the global pool was already built
+/// (by an earlier call of another thread, or by any use of it), where the
+/// calling thread belongs to a pool already, or where the pool would have one
+/// thread: thread 0 runs no loop of its own, so other threads' calls are left
+/// to the workers while it is away from the pool. Keep the thread alive while
+/// the process uses flatquad, and make it the one that calls most: other
+/// threads' calls get the `threads - 1` workers, and the thread 0 itself when
+/// it is waiting inside a call of its own.
+#[cfg(feature = "rayon")]
+pub fn join_global_pool() -> bool {
+    index::parallel::join_global_pool()
+}
+
 /// **Testing only** (for the bindings' panic tests): panics on a worker
 /// thread of rayon's global pool, the pool the batch calls run on, which
 /// hands the panic back to the calling thread as it would a batch call's.
-/// Called from outside the pool, `join` runs its work on the pool's threads;
-/// returns, without panicking, only if that work ran on the calling thread
-/// instead, so a test can tell.
+/// One half of a `join` waits, on the thread that took it, until the other
+/// has started, so the other runs on a second thread, whether the caller is
+/// outside the pool or its thread 0; returns, without panicking, only if the
+/// other half did not start elsewhere within 10 s (a pool of one thread), so a
+/// test can tell.
 #[doc(hidden)]
 #[cfg(feature = "rayon")]
 pub fn panic_on_a_worker_for_tests() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let caller = std::thread::current().id();
+    let started = AtomicBool::new(false);
     rayon::join(
-        || (),
         || {
-            if rayon::current_thread_index().is_some() {
+            let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            while !started.load(Ordering::Acquire) && std::time::Instant::now() < until {
+                std::hint::spin_loop();
+            }
+        },
+        || {
+            if std::thread::current().id() != caller && rayon::current_thread_index().is_some() {
+                started.store(true, Ordering::Release);
                 panic!("deliberate test panic on a worker thread");
             }
         },

@@ -56,16 +56,53 @@ pub(crate) fn on_one_thread(size: usize, from: usize) -> bool {
 /// its threads, else as one job that the calling thread waits for. Every batch
 /// call that takes the threads runs whole so, its steps on one thread (a
 /// tree's moves, the checks, the rows' stitching) included. Called from
-/// outside the pool, as the bindings call, those steps had run on the caller
-/// and the parallel ones on the workers: a quadtree's pair walk right after
-/// its moves took 1.6-2.6x as long as from inside the pool (uniform-100k, two
-/// threads; `docs/design.md`, "Batch calls from outside the pool").
+/// outside the pool (a thread that has not joined it, see
+/// [`join_global_pool`]), those steps had run on the caller and the parallel
+/// ones on the workers: a quadtree's pair walk right after its moves took
+/// 1.6-2.6x as long as from inside the pool (uniform-100k, two threads;
+/// `docs/design.md`, "Batch calls from outside the pool").
 pub(crate) fn on_pool<R: Send>(work: impl FnOnce() -> R + Send) -> R {
     if rayon::current_thread_index().is_some() {
         work()
     } else {
         rayon::scope(|_| work())
     }
+}
+
+/// How many threads rayon's global pool gets when built by default:
+/// `RAYON_NUM_THREADS` when it is a count, else one a CPU, as rayon decides.
+fn default_thread_count() -> usize {
+    std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// The thread that [`join_global_pool`] made thread 0 of the global pool.
+static JOINED: std::sync::OnceLock<std::thread::ThreadId> = std::sync::OnceLock::new();
+
+/// [`crate::join_global_pool`].
+pub(crate) fn join_global_pool() -> bool {
+    let caller = std::thread::current().id();
+    if let Some(&joined) = JOINED.get() {
+        return joined == caller;
+    }
+    let threads = default_thread_count();
+    // A pool of the caller alone would never run the jobs other threads give
+    // it while the caller is away: thread 0 runs no loop of its own.
+    if threads < 2 || rayon::current_thread_index().is_some() {
+        return false;
+    }
+    let built = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .use_current_thread()
+        .build_global()
+        .is_ok();
+    if built {
+        let _ = JOINED.set(caller);
+    }
+    built
 }
 
 /// `0..n` cut into at most `parts` ranges of equal length (the last may be
