@@ -19,6 +19,11 @@
 
 const binding = require('./native.js')
 
+// The main thread's batch calls start on it at once, as thread 0 of the pool
+// they run on, instead of each waking a sleeping worker (src/lib.rs,
+// `__joinThreadPool`); a worker_threads thread leaves the pool to it.
+if (require('node:worker_threads').isMainThread) binding.__joinThreadPool()
+
 // Taken at load, so that JavaScript replacing them later cannot run between
 // the addon's write into `scratch` and the copy.
 const Float64ArrayOfOurs = Float64Array

@@ -96,6 +96,9 @@
  *   const qt_tracker * may run together.
  * - Different trees are independent; a tree may be handed from thread to
  *   thread. qt_version and qt_status_str may be called at any time.
+ * - Big batch calls run on a pool of RAYON_NUM_THREADS threads (else one a
+ *   CPU), the caller waiting; qt_join_thread_pool makes the calling thread one
+ *   of them, so that its calls start on it at once.
  */
 
 
@@ -2028,6 +2031,24 @@ enum qt_status qt_tracker_pair_count(const struct qt_tracker *tracker, size_t *o
  * Returns `QT_NULL_ARGUMENT`, `QT_TREE_DESTROYED` or `QT_POISONED`.
  */
 enum qt_status qt_tracker_reset(struct qt_tracker *tracker);
+
+/**
+ * Makes the calling thread thread 0 of the pool the batch calls run on, beside
+ * `RAYON_NUM_THREADS - 1` other threads (else one a CPU, less one). A big
+ * batch call from it then starts on it at once while the others take parts of
+ * it; a call from outside the pool hands its work over and waits, and a pool
+ * thread asleep between two calls takes 50-80 µs to wake.
+ *
+ * Call it first thing, before any batch call has started the pool, from the
+ * thread that makes most calls (a game loop's), and keep that thread alive
+ * while flatquad is used. Other threads' calls are answered by the pool's
+ * other threads (and by thread 0 while it waits inside a call of its own).
+ * Returns true if the calling thread is thread 0, by this call or an earlier
+ * one; false, changing nothing, if the pool was started already, another
+ * thread joined it first, or it has one thread (`RAYON_NUM_THREADS=1`, or one
+ * CPU), which keeps every call on its caller. Any thread may call it.
+ */
+bool qt_join_thread_pool(void);
 
 /**
  * **Testing only**: panics inside the boundary, to prove that a Rust panic

@@ -140,6 +140,21 @@ pub(crate) struct Kept {
     neighbours: Vec<flatquad::Neighbor>,
 }
 
+/// The pool the `...Async` calls' batches run on, with as many threads as
+/// the global pool: the JavaScript thread is the global pool's thread 0
+/// (`__joinThreadPool`), and takes part only while in a call of its own, so
+/// the global pool would leave an answer awaited meanwhile one thread fewer.
+pub(crate) fn later_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .thread_name(|i| format!("flatquad-async-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
 /// The work of a batch call answered on a worker of Node's pool, and then
 /// converted on the JavaScript thread: what an `...Async` method returns
 /// (JavaScript sees a `Promise`). See [`Later`].
@@ -161,7 +176,11 @@ impl<R: ToNapiValue + TypeName + Send + 'static> Task for Promised<R> {
 
     fn compute(&mut self) -> napi::Result<Answer<R>> {
         match self.work.take() {
-            Some(Ok(work)) => Ok(Answer(work())),
+            Some(Ok(work)) => Ok(Answer(match later_pool() {
+                Some(pool) => pool.install(work),
+                // No threads to start: on this worker of Node's, as before.
+                None => work(),
+            })),
             Some(Err(refused)) => Err(refused),
             None => Err(napi::Error::from_reason("a batch call was answered twice")),
         }

@@ -4,6 +4,7 @@ not deadlock against callbacks, and the GIL is released around long calls.
 The lock is the same for every structure; the long-call tests use the
 quadtree, whose walks are known to be long enough to measure."""
 
+import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -179,3 +180,41 @@ def test_gil_released_for_other_long_calls(call):
     thread.join(TIMEOUT)
     start, end = window["start"], window["end"]
     assert any(start + 0.2 * (end - start) < t < end - 0.2 * (end - start) for t in ticks)
+
+
+def _pool_threads():
+    """The threads rayon's pool gets: RAYON_NUM_THREADS, else one a CPU."""
+    asked = os.environ.get("RAYON_NUM_THREADS", "")
+    return int(asked) if asked.isdigit() and int(asked) > 0 else len(os.sched_getaffinity(0))
+
+
+def test_the_main_thread_is_thread_0_of_the_batch_calls_pool():
+    """Imported on the main thread, flatquad makes it thread 0 of the pool its
+    batch calls run on (where the pool has two threads or more), so they start
+    on it at once. Another thread cannot join; its big batches are answered by
+    the pool's other threads, as the main thread's are, while the main thread
+    waits outside the pool (a pool of the main thread alone would hang here)."""
+    assert threading.current_thread() is threading.main_thread()
+    assert flatquad._native._join_thread_pool() is (_pool_threads() > 1)
+
+    def answers(cls):
+        _, index, rects, handles = build(30_000, 5, cls)
+        pairs = index.pairs().tolist()
+        offsets, hits = index.overlapping_many(handles)
+        index.move_many(handles, rects + np.float32(1.5))
+        return pairs, offsets.tolist(), hits.tolist(), index.pairs().tolist()
+
+    expected = {cls: answers(cls) for cls in (flatquad.Grid, flatquad.Quadtree)}
+    got = {}
+
+    def elsewhere():
+        got["joined"] = flatquad._native._join_thread_pool()
+        for cls in expected:
+            got[cls] = answers(cls)
+
+    thread = threading.Thread(target=elsewhere)
+    thread.start()
+    thread.join(TIMEOUT)
+    assert not thread.is_alive()
+    assert got.pop("joined") is False
+    assert got == expected

@@ -60,6 +60,8 @@ mod search;
 
 mod tracker;
 
+mod threads;
+
 mod boundary;
 
 mod shared;
@@ -77,6 +79,7 @@ pub use quadtree::*;
 pub use query::*;
 pub use search::*;
 pub use status::*;
+pub use threads::*;
 pub use tracker::*;
 pub use tree::*;
 pub use types::*;

@@ -4,8 +4,15 @@
  * - threads that each own a tree change them at the same time, independently;
  * - each reader makes its own qt_tracker of the shared tree (the trees' first
  *   trackers made from several threads at once) and updates it beside the
- *   other readers: all its pairs begin once, then nothing changes.
+ *   other readers: all its pairs begin once, then nothing changes;
+ * - all of it with the main thread as thread 0 of the batch calls' pool
+ *   (qt_join_thread_pool), which the other threads cannot join: their batch
+ *   calls are answered by the pool's other thread while the main thread waits
+ *   outside the pool (a pool of the main thread alone would hang them).
  * Built with -fsanitize=address,undefined by tests/c/run.sh. */
+/* setenv */
+#define _POSIX_C_SOURCE 200809L
+
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -265,6 +272,12 @@ static void *own_tree(void *arg) {
     return NULL;
 }
 
+/* Another thread asks to join: NULL when refused. */
+static void *join_elsewhere(void *unused) {
+    (void)unused;
+    return qt_join_thread_pool() ? (void *)1 : NULL;
+}
+
 int main(void) {
     qt_tree *tree = NULL;
     qt_handle_t *handles = (qt_handle_t *)malloc(ELEMENTS * sizeof *handles);
@@ -272,6 +285,18 @@ int main(void) {
     pthread_t threads[THREADS];
     reader readers[THREADS];
     size_t i, calls = 0;
+
+    /* Two pool threads even on one CPU: this one and one worker. */
+    setenv("RAYON_NUM_THREADS", "2", 1);
+    CHECK(qt_join_thread_pool());
+    CHECK(qt_join_thread_pool());
+    {
+        pthread_t other;
+        void *joined = NULL;
+        CHECK(pthread_create(&other, NULL, join_elsewhere, NULL) == 0);
+        CHECK(pthread_join(other, &joined) == 0);
+        CHECK(joined == NULL);
+    }
 
     REQUIRE_OK(qt_create(rect(0, 0, 1000, 1000), 8, 8, &tree));
     for (i = 0; i < ELEMENTS; i++) {
