@@ -9,7 +9,7 @@ use crate::slots::NONE;
 use crate::tree_lines::{mask, Cell, Place, Stack, NO_PLACE};
 
 impl<D: Dimension> FlatTree<D> {
-    #[inline]
+    #[inline(always)]
     pub(crate) fn move_element(&mut self, slot: u32, rect: D::Bounds) {
         let record = &mut self.slots.slots[slot as usize];
         // The common case, without a descent: still inside the same leaves.
