@@ -1,7 +1,7 @@
-//! `join_global_pool` with one thread asked for leaves the pool alone: a pool
-//! of its caller alone would leave other threads' calls waiting while the
-//! caller is away. Its own test binary: the global pool is built once a
-//! process.
+//! `join_global_pool` with one thread asked for leaves the pool alone (thread
+//! 0 runs no loop, so in a pool of it alone a job that another thread gave
+//! the pool would wait for it), and flatquad's calls stay on their callers.
+//! Its own test binary: the global pool is built once a process.
 #![cfg(feature = "rayon")]
 
 use flatquad::{Grid, Rect, SpatialIndex};

@@ -402,9 +402,10 @@ pub trait SpatialIndex: Structure + Sized + Send + Sync {
     /// and splitting them measured no faster on 2 cores), or 10,000 for a
     /// batch that leaves its lists behind; the other structures always move
     /// on one thread. With more than one thread, a batch of 1,000 moves or
-    /// more runs whole on rayon's pool, its one-thread steps included, the
-    /// caller waiting: from outside the pool (a binding's thread) that keeps
-    /// the moves and the walks after them on the same threads.
+    /// more runs whole on rayon's pool, its one-thread steps included: from
+    /// outside the pool, as one job the caller waits for, which keeps the moves
+    /// and the walks after them on the same threads (a thread that makes most
+    /// calls can be one of the pool's instead: [`crate::join_global_pool`]).
     ///
     /// # Errors
     /// As [`update_many`](SpatialIndex::update_many).
@@ -886,9 +887,10 @@ pub trait SpatialIndex: Structure + Sized + Send + Sync {
     /// calling thread. The same pairs in the same order as `pairs`, on any
     /// number of threads: each thread walks a part of the structure in which
     /// the one-thread walk would have found them, and the parts are joined in
-    /// that walk's order. A walk on threads runs whole on rayon's pool, the
-    /// caller waiting (as [`par_update_many`](SpatialIndex::par_update_many),
-    /// and every batch call here that takes the threads).
+    /// that walk's order. A walk on threads runs whole on rayon's pool, from
+    /// outside it as one job the caller waits for (as
+    /// [`par_update_many`](SpatialIndex::par_update_many), and every batch call
+    /// here that takes the threads).
     #[cfg(feature = "rayon")]
     fn par_pairs(&self, pairs: &mut Vec<(Handle, Handle)>)
     where

@@ -69,14 +69,23 @@ pub(crate) fn on_pool<R: Send>(work: impl FnOnce() -> R + Send) -> R {
     }
 }
 
-/// How many threads rayon's global pool gets when built by default:
-/// `RAYON_NUM_THREADS` when it is a count, else one a CPU, as rayon decides.
+/// How many threads rayon's global pool gets when built by default, read as
+/// rayon 1.x reads it: `RAYON_NUM_THREADS` (0: the default), else the
+/// deprecated `RAYON_RS_NUM_CPUS`, else the number of CPUs.
 fn default_thread_count() -> usize {
-    std::env::var("RAYON_NUM_THREADS")
-        .ok()
-        .and_then(|n| n.parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    let count = |name| {
+        std::env::var(name)
+            .ok()
+            .and_then(|n| n.parse::<usize>().ok())
+    };
+    let cpus = || std::thread::available_parallelism().map_or(1, |n| n.get());
+    match count("RAYON_NUM_THREADS") {
+        Some(0) => cpus(),
+        Some(n) => n,
+        None => count("RAYON_RS_NUM_CPUS")
+            .filter(|&n| n > 0)
+            .unwrap_or_else(cpus),
+    }
 }
 
 /// The thread that [`join_global_pool`] made thread 0 of the global pool.
@@ -89,8 +98,8 @@ pub(crate) fn join_global_pool() -> bool {
         return joined == caller;
     }
     let threads = default_thread_count();
-    // A pool of the caller alone would never run the jobs other threads give
-    // it while the caller is away: thread 0 runs no loop of its own.
+    // Thread 0 runs no loop of its own: in a pool of it alone, a job another
+    // thread gave the pool would wait until it came back.
     if threads < 2 || rayon::current_thread_index().is_some() {
         return false;
     }
