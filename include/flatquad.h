@@ -97,8 +97,9 @@
  * - Different trees are independent; a tree may be handed from thread to
  *   thread. qt_version and qt_status_str may be called at any time.
  * - Big batch calls run on a pool of RAYON_NUM_THREADS threads (else one a
- *   CPU), the caller waiting; qt_join_thread_pool makes the calling thread one
- *   of them, so that its calls start on it at once.
+ *   CPU); from a thread outside it the caller waits for the pool's threads.
+ *   qt_join_thread_pool makes the calling thread one of them, so that its
+ *   calls start on it at once.
  */
 
 
@@ -1497,9 +1498,10 @@ enum qt_status qt_move(struct qt_tree *tree, qt_handle_t handle, struct qt_rect 
  * given twice ends at its last rectangle). Checks every item first: if one is
  * refused, nothing moves and its index is written to `*out_bad_index` (when
  * not NULL). The arrays may be NULL when `count` is 0. Batches of 1,000 moves
- * or more run on rayon's global pool, the caller waiting: their checks on
- * every core, and a grid's moves too from 400,000. Set `RAYON_NUM_THREADS=1`
- * to keep them on the calling thread.
+ * or more run on rayon's global pool (from a thread outside it, the caller
+ * waiting; see `qt_join_thread_pool`): their checks on every core, and a
+ * grid's moves too from 400,000. Set `RAYON_NUM_THREADS=1` to keep them on
+ * the calling thread.
  */
 enum qt_status qt_move_many(struct qt_tree *tree,
                             const qt_handle_t *handles,
@@ -1977,7 +1979,7 @@ void qt_tracker_destroy(struct qt_tracker *tracker);
  * beside them, never beside a change to the tree. A tracker of 65,536 slots
  * or more looks for the changed elements on every core, and when most
  * elements changed it walks the pairs on every core; such an update runs on
- * rayon's global pool, the caller waiting, as `qt_move_many`
+ * rayon's global pool, as `qt_move_many`
  * (`RAYON_NUM_THREADS=1` keeps it on the calling thread). The events are the
  * same either way.
  *
@@ -2033,20 +2035,25 @@ enum qt_status qt_tracker_pair_count(const struct qt_tracker *tracker, size_t *o
 enum qt_status qt_tracker_reset(struct qt_tracker *tracker);
 
 /**
- * Makes the calling thread thread 0 of the pool the batch calls run on, beside
- * `RAYON_NUM_THREADS - 1` other threads (else one a CPU, less one). A big
- * batch call from it then starts on it at once while the others take parts of
- * it; a call from outside the pool hands its work over and waits, and a pool
- * thread asleep between two calls takes 50-80 µs to wake.
+ * Makes the calling thread thread 0 of the pool the batch calls run on,
+ * beside n - 1 other threads, n being `RAYON_NUM_THREADS`, else the number of
+ * CPUs. A big batch call from it then starts on it at once while the others
+ * take parts of it; a call from a thread outside the pool hands its work over
+ * and waits, and a pool thread asleep between two calls takes 47-80 µs to
+ * wake.
  *
  * Call it first thing, before any batch call has started the pool, from the
  * thread that makes most calls (a game loop's), and keep that thread alive
  * while flatquad is used. Other threads' calls are answered by the pool's
- * other threads (and by thread 0 while it waits inside a call of its own).
+ * other threads, and by thread 0 while it waits inside a call of its own,
+ * which may then finish such a call before its own returns.
+ *
  * Returns true if the calling thread is thread 0, by this call or an earlier
- * one; false, changing nothing, if the pool was started already, another
- * thread joined it first, or it has one thread (`RAYON_NUM_THREADS=1`, or one
- * CPU), which keeps every call on its caller. Any thread may call it.
+ * one. Returns false if the pool was started already, another thread joined
+ * it first, or n is 1 (`RAYON_NUM_THREADS=1`, or one CPU: every call stays on
+ * its caller); and if the pool's threads could not be started, after which
+ * big batch calls return `QT_PANIC`, as they would have anyway. Any thread
+ * may call it.
  */
 bool qt_join_thread_pool(void);
 

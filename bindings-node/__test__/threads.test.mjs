@@ -1,33 +1,36 @@
 // Where the batch calls run: the main thread is thread 0 of the pool they run
 // on (index.js joins it as it loads), so its calls start on it at once. A
 // worker_threads thread cannot join, and its big batches are answered by the
-// pool's other threads, with the main thread's answers, while the main thread
+// pool's other thread, with the main thread's answers, while the main thread
 // waits outside the pool; the `...Async` calls run on a pool of their own.
+// In a process of its own with two pool threads, whatever the machine.
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import { it } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { Worker } from 'node:worker_threads'
-import flatquad, { Grid, Quadtree } from 'flatquad'
 
 const ENTRY = fileURLToPath(new URL('../index.js', import.meta.url))
 
-/** 30,000 boxes of a seeded random world, as the worker builds them too. */
-const SOURCE_OF_BOXES = `
-  function boxesOf(n) {
-    let state = 12345
-    const next = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648)
-    const out = new Float32Array(4 * n)
-    for (let i = 0; i < n; i++) {
-      const x = next() * 1000, y = next() * 1000
-      out.set([x, y, x + next() * 6, y + next() * 6], 4 * i)
-    }
-    return out
-  }
-`
-const boxesOf = new Function(`${SOURCE_OF_BOXES}; return boxesOf`)()
+const CHILD = `
+const assert = require('node:assert/strict')
+const { Worker } = require('node:worker_threads')
+const flatquad = require(${JSON.stringify(ENTRY)})
 
-/** Each class's pairs and per-element rows over the boxes, and the pairs after a batch of moves. */
-function answers({ Grid, Quadtree }, boxes) {
+/** 30,000 boxes of a seeded random world: big enough for the threads. */
+function boxesOf(n) {
+  let state = 12345
+  const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648
+  const out = new Float32Array(4 * n)
+  for (let i = 0; i < n; i++) {
+    const x = next() * 1000, y = next() * 1000
+    out.set([x, y, x + next() * 6, y + next() * 6], 4 * i)
+  }
+  return out
+}
+
+/** Each class's pairs and per-element rows, and the pairs after a batch of moves. */
+function answers({ Grid, Quadtree }) {
+  const boxes = boxesOf(30000)
   const out = {}
   for (const [name, Class] of [['Grid', Grid], ['Quadtree', Quadtree]]) {
     const index = new Class({ x: 0, y: 0, width: 1000, height: 1000 })
@@ -40,33 +43,39 @@ function answers({ Grid, Quadtree }, boxes) {
   return out
 }
 
-it('the main thread is thread 0 of the batch calls\' pool', () => {
+async function main() {
   assert.equal(flatquad.__joinThreadPool(), true)
-})
-
-it('a worker thread\'s big batches are answered, as the main thread\'s', async () => {
-  const boxes = boxesOf(30_000)
-  const expected = answers({ Grid, Quadtree }, boxes)
+  const expected = answers(flatquad)
   assert.ok(expected.Grid.pairs.length > 0)
-  const source = `
-    const { parentPort, workerData } = require('node:worker_threads')
-    const flatquad = require(workerData.ENTRY)
-    ${SOURCE_OF_BOXES}
-    ${answers.toString()}
-    parentPort.postMessage({ joined: flatquad.__joinThreadPool(), answers: answers(flatquad, boxesOf(30_000)) })
-  `
+  const source = 'const { parentPort } = require("node:worker_threads");' +
+    'const flatquad = require(' + JSON.stringify(${JSON.stringify(ENTRY)}) + ');' +
+    boxesOf.toString() + answers.toString() +
+    'parentPort.postMessage({ joined: flatquad.__joinThreadPool(), answers: answers(flatquad) })'
   const got = await new Promise((resolve, reject) => {
-    const worker = new Worker(source, { eval: true, workerData: { ENTRY } })
+    const worker = new Worker(source, { eval: true })
     worker.once('message', resolve)
     worker.once('error', reject)
   })
-  assert.equal(got.joined, false)
-  assert.deepEqual(got.answers, expected)
-})
+  assert.deepEqual(got, { joined: false, answers: expected })
 
-it('the ...Async calls answer while the main thread waits', async () => {
-  const index = new Grid({ x: 0, y: 0, width: 1000, height: 1000 })
-  const handles = index.insertMany(boxesOf(30_000))
+  const index = new flatquad.Grid({ x: 0, y: 0, width: 1000, height: 1000 })
+  const handles = index.insertMany(boxesOf(30000))
   assert.deepEqual(await index.pairsAsync(), index.pairs())
   assert.deepEqual(await index.overlappingManyAsync(handles), index.overlappingMany(handles))
+  console.log('ok')
+}
+main().catch((error) => {
+  console.error(error)
+  process.exit(1)
+})
+`
+
+it("the main thread is thread 0 of the batch calls' pool; worker threads and async calls are answered", () => {
+  const done = spawnSync(process.execPath, ['-e', CHILD], {
+    env: { ...process.env, RAYON_NUM_THREADS: '2' },
+    encoding: 'utf8',
+    timeout: 120_000,
+  })
+  assert.equal(done.status, 0, done.stderr)
+  assert.equal(done.stdout.trim(), 'ok')
 })

@@ -140,11 +140,21 @@ pub(crate) struct Kept {
     neighbours: Vec<flatquad::Neighbor>,
 }
 
-/// The pool the `...Async` calls' batches run on, with as many threads as
-/// the global pool: the JavaScript thread is the global pool's thread 0
-/// (`__joinThreadPool`), and takes part only while in a call of its own, so
-/// the global pool would leave an answer awaited meanwhile one thread fewer.
-pub(crate) fn later_pool() -> Option<&'static rayon::ThreadPool> {
+/// Runs an `...Async` call's answer (the lock already held by this worker of
+/// Node's) on a pool of its own, with as many threads as the global pool: the
+/// JavaScript thread is the global pool's thread 0 (`__joinThreadPool`) and
+/// takes part only while in a call of its own, so the global pool would leave
+/// an answer awaited meanwhile one thread fewer. Where the pool's threads
+/// cannot start, on this thread (the global pool's, from outside).
+fn on_later_pool<R: Send>(answer: impl FnOnce() -> R + Send) -> R {
+    match later_pool() {
+        Some(pool) => pool.install(answer),
+        None => answer(),
+    }
+}
+
+/// The pool of [`on_later_pool`], started by the first `...Async` call.
+fn later_pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
     POOL.get_or_init(|| {
         rayon::ThreadPoolBuilder::new()
@@ -176,11 +186,7 @@ impl<R: ToNapiValue + TypeName + Send + 'static> Task for Promised<R> {
 
     fn compute(&mut self) -> napi::Result<Answer<R>> {
         match self.work.take() {
-            Some(Ok(work)) => Ok(Answer(match later_pool() {
-                Some(pool) => pool.install(work),
-                // No threads to start: on this worker of Node's, as before.
-                None => work(),
-            })),
+            Some(Ok(work)) => Ok(Answer(work())),
             Some(Err(refused)) => Err(refused),
             None => Err(napi::Error::from_reason("a batch call was answered twice")),
         }
@@ -528,7 +534,11 @@ impl When for Later {
                         .structure
                         .read()
                         .unwrap_or_else(PoisonError::into_inner);
-                    guarded(|| {}, || answer(&structure, question, &mut kept))
+                    let structure = &*structure;
+                    guarded(
+                        || {},
+                        || on_later_pool(|| answer(structure, question, &mut kept)),
+                    )
                 }) as Work<R>;
                 let away: Box<dyn Send> = Box::new(Away::new(&index.shared));
                 (Ok(work), Some(away))

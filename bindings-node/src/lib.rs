@@ -41,8 +41,10 @@ use crate::index::Index;
 /// Makes the calling thread, which the package's loader makes sure is Node's
 /// main JavaScript thread, thread 0 of the pool the batch calls run on
 /// (`flatquad::join_global_pool`): a batch call then starts on it at once,
-/// rather than waking a sleeping worker and waiting for it, 50-80 µs a call.
-/// The `...Async` calls run on a pool of their own ([`index::later_pool`]).
+/// rather than waking a sleeping worker and waiting for it (47-80 µs a call
+/// once the workers sleep). The `...Async` calls run on a pool of their own
+/// (`on_later_pool` in `index.rs`). Joins only where the pool has two threads
+/// or more.
 /// Returns whether the thread is thread 0. Not part of the API (absent from
 /// the typings): index.js calls it as it loads.
 #[napi(js_name = "__joinThreadPool", skip_typescript, catch_unwind)]

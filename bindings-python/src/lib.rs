@@ -16,6 +16,10 @@ mod shared;
 mod structures;
 mod tracker;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
+use std::thread::ThreadId;
+
 use pyo3::prelude::*;
 
 /// The compiled part of flatquad; import ``flatquad`` instead.
@@ -38,25 +42,47 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(_join_thread_pool, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    _join_thread_pool(m.py())?;
+    if on_main_thread(m.py())? {
+        let _ = MAIN_THREAD.set(std::thread::current().id());
+    }
     Ok(())
 }
 
-/// Makes Python's main thread, when it is the one calling (as it is when it
-/// imports flatquad), thread 0 of the pool the batch calls run on
-/// (`flatquad::join_global_pool`): its batch calls then start on it at once,
-/// rather than waking a sleeping worker and waiting for it, 50-80 µs a call.
-/// Called as the module is imported; returns whether the calling thread is
-/// thread 0. Other threads' calls are answered by the pool's other threads,
-/// with the main thread's help while it waits in a call of its own. Not part
-/// of the API.
+/// Python's main thread, when the module was imported on it.
+static MAIN_THREAD: OnceLock<ThreadId> = OnceLock::new();
+
+/// Whether the main thread has asked to join the batch calls' pool.
+static JOIN_ASKED: AtomicBool = AtomicBool::new(false);
+
+fn on_main_thread(py: Python<'_>) -> PyResult<bool> {
+    let threading = py.import("threading")?;
+    Ok(threading
+        .call_method0("main_thread")?
+        .is(&threading.call_method0("current_thread")?))
+}
+
+/// Called before every call that may take the threads: on Python's main
+/// thread, the first time, makes it thread 0 of the pool the batch calls run
+/// on (`flatquad::join_global_pool`), so that they start on it at once rather
+/// than waking a sleeping worker and waiting for it (47-80 µs a call). Not at
+/// import: a process forked between the import and its first big call (as
+/// multiprocessing's `fork` does) then starts a pool of its own, and a fork
+/// after a bare import does not see threads.
+pub(crate) fn join_pool_from_main_thread() {
+    if !JOIN_ASKED.load(Ordering::Relaxed)
+        && MAIN_THREAD.get() == Some(&std::thread::current().id())
+    {
+        JOIN_ASKED.store(true, Ordering::Relaxed);
+        flatquad::join_global_pool();
+    }
+}
+
+/// Test hook: on Python's main thread, joins the pool as a first big call
+/// would, and returns whether this thread is its thread 0; `False` on any
+/// other thread. Not part of the API.
 #[pyfunction]
 fn _join_thread_pool(py: Python<'_>) -> PyResult<bool> {
-    let threading = py.import("threading")?;
-    let on_main = threading
-        .call_method0("main_thread")?
-        .is(&threading.call_method0("current_thread")?);
-    Ok(on_main && py.detach(flatquad::join_global_pool))
+    Ok(on_main_thread(py)? && py.detach(flatquad::join_global_pool))
 }
 
 /// Test hook: panics inside flatquad, on the calling thread or (`on_worker`)

@@ -233,6 +233,7 @@ impl<T: Lockable> IndexLock<T> {
         R: Send,
     {
         self.check_writable()?;
+        crate::join_pool_from_main_thread();
         py.detach(|| {
             let guard = self.index.write();
             self.check_usable(&guard)?;
@@ -247,6 +248,7 @@ impl<T: Lockable> IndexLock<T> {
         F: FnOnce(&T) -> R + Send,
         R: Send,
     {
+        crate::join_pool_from_main_thread();
         py.detach(|| {
             let index = self.read_detached()?;
             Ok(op(&index))

@@ -175,6 +175,7 @@ fn update<T: Core>(
     lock: &IndexLock<T>,
     tracker: &Tracker<T::Bounds>,
 ) -> PyResult<Events> {
+    crate::join_pool_from_main_thread();
     py.detach(|| {
         // The index's lock first, then the tracker's, always in this order: a
         // thread holding the tracker never waits for the index, so two threads

@@ -5,6 +5,8 @@ The lock is the same for every structure; the long-call tests use the
 quadtree, whose walks are known to be long enough to measure."""
 
 import os
+import subprocess
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -182,39 +184,68 @@ def test_gil_released_for_other_long_calls(call):
     assert any(start + 0.2 * (end - start) < t < end - 0.2 * (end - start) for t in ticks)
 
 
-def _pool_threads():
-    """The threads rayon's pool gets: RAYON_NUM_THREADS, else one a CPU."""
-    asked = os.environ.get("RAYON_NUM_THREADS", "")
-    return int(asked) if asked.isdigit() and int(asked) > 0 else len(os.sched_getaffinity(0))
+
+# Run in a process of its own, with two pool threads whatever the machine.
+_THREAD_0_SCRIPT = """
+import multiprocessing
+import threading
+
+import numpy as np
+
+import flatquad
 
 
-def test_the_main_thread_is_thread_0_of_the_batch_calls_pool():
-    """Imported on the main thread, flatquad makes it thread 0 of the pool its
-    batch calls run on (where the pool has two threads or more), so they start
-    on it at once. Another thread cannot join; its big batches are answered by
-    the pool's other threads, as the main thread's are, while the main thread
-    waits outside the pool (a pool of the main thread alone would hang here)."""
-    assert threading.current_thread() is threading.main_thread()
-    assert flatquad._native._join_thread_pool() is (_pool_threads() > 1)
+def answers(cls):
+    rng = np.random.default_rng(5)
+    xy = rng.uniform(0, 1020, (30_000, 2)).astype(np.float32)
+    rects = np.hstack([xy, xy + 4])
+    index = cls((0, 0, 1024, 1024))
+    handles = index.insert_many(rects)
+    pairs = index.pairs().tolist()
+    offsets, hits = index.overlapping_many(handles)
+    index.move_many(handles, rects + np.float32(1.5))
+    return pairs, offsets.tolist(), hits.tolist(), index.pairs().tolist()
 
-    def answers(cls):
-        _, index, rects, handles = build(30_000, 5, cls)
-        pairs = index.pairs().tolist()
-        offsets, hits = index.overlapping_many(handles)
-        index.move_many(handles, rects + np.float32(1.5))
-        return pairs, offsets.tolist(), hits.tolist(), index.pairs().tolist()
 
-    expected = {cls: answers(cls) for cls in (flatquad.Grid, flatquad.Quadtree)}
+def both(_=None):
+    return [answers(cls) for cls in (flatquad.Grid, flatquad.Quadtree)]
+
+
+if __name__ == "__main__":
+    # Forked after the import, before any big call: the child makes a pool of
+    # its own, as it would have without flatquad's join.
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        forked = pool.map(both, [0])[0]
+    expected = both()  # the main thread's first big call joins the pool
+    assert flatquad._native._join_thread_pool() is True
+    assert forked == expected
     got = {}
 
     def elsewhere():
         got["joined"] = flatquad._native._join_thread_pool()
-        for cls in expected:
-            got[cls] = answers(cls)
+        got["answers"] = both()
 
     thread = threading.Thread(target=elsewhere)
     thread.start()
-    thread.join(TIMEOUT)
+    thread.join(60)
     assert not thread.is_alive()
-    assert got.pop("joined") is False
-    assert got == expected
+    assert got == {"joined": False, "answers": expected}
+    print("ok")
+"""
+
+
+def test_the_main_thread_is_thread_0_of_the_batch_calls_pool(tmp_path):
+    """Python's main thread becomes thread 0 of the pool the batch calls run
+    on at its first big call (not at import, so that a process forked in
+    between makes a pool of its own), so its calls start on it at once.
+    Another thread cannot join; its big batches are answered by the pool's
+    other thread, as the main thread's are, while the main thread waits
+    outside the pool. In a process of its own with two pool threads."""
+    script = tmp_path / "thread_0.py"
+    script.write_text(_THREAD_0_SCRIPT)
+    env = {**os.environ, "RAYON_NUM_THREADS": "2"}
+    done = subprocess.run(
+        [sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=TIMEOUT
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"

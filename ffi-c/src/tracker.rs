@@ -217,7 +217,7 @@ pub unsafe extern "C" fn qt_tracker_destroy(tracker: *mut qt_tracker) {
 /// beside them, never beside a change to the tree. A tracker of 65,536 slots
 /// or more looks for the changed elements on every core, and when most
 /// elements changed it walks the pairs on every core; such an update runs on
-/// rayon's global pool, the caller waiting, as `qt_move_many`
+/// rayon's global pool, as `qt_move_many`
 /// (`RAYON_NUM_THREADS=1` keeps it on the calling thread). The events are the
 /// same either way.
 ///

@@ -118,9 +118,10 @@ pub unsafe extern "C" fn qt_move(
 /// given twice ends at its last rectangle). Checks every item first: if one is
 /// refused, nothing moves and its index is written to `*out_bad_index` (when
 /// not NULL). The arrays may be NULL when `count` is 0. Batches of 1,000 moves
-/// or more run on rayon's global pool, the caller waiting: their checks on
-/// every core, and a grid's moves too from 400,000. Set `RAYON_NUM_THREADS=1`
-/// to keep them on the calling thread.
+/// or more run on rayon's global pool (from a thread outside it, the caller
+/// waiting; see `qt_join_thread_pool`): their checks on every core, and a
+/// grid's moves too from 400,000. Set `RAYON_NUM_THREADS=1` to keep them on
+/// the calling thread.
 #[no_mangle]
 pub unsafe extern "C" fn qt_move_many(
     tree: *mut qt_tree,

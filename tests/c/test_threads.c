@@ -8,7 +8,7 @@
  * - all of it with the main thread as thread 0 of the batch calls' pool
  *   (qt_join_thread_pool), which the other threads cannot join: their batch
  *   calls are answered by the pool's other thread while the main thread waits
- *   outside the pool (a pool of the main thread alone would hang them).
+ *   outside the pool.
  * Built with -fsanitize=address,undefined by tests/c/run.sh. */
 /* setenv */
 #define _POSIX_C_SOURCE 200809L
