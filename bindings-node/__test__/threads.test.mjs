@@ -2,8 +2,9 @@
 // on (index.js joins it as it loads), so its calls start on it at once. A
 // worker_threads thread cannot join, and its big batches are answered by the
 // pool's other thread, with the main thread's answers, while the main thread
-// waits outside the pool; the `...Async` calls run on a pool of their own.
-// In a process of its own with two pool threads, whatever the machine.
+// waits outside the pool; the `...Async` calls are answered (on a pool of
+// their own, which this test does not tell apart). In a process of its own
+// with two pool threads, whatever the machine.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { it } from 'node:test'
@@ -44,8 +45,10 @@ function answers({ Grid, Quadtree }) {
 }
 
 async function main() {
-  assert.equal(flatquad.__joinThreadPool(), true)
+  // Big calls first: had index.js not joined, they would start the pool
+  // without this thread, and it could not join any more.
   const expected = answers(flatquad)
+  assert.equal(flatquad.__joinThreadPool(), true)
   assert.ok(expected.Grid.pairs.length > 0)
   const source = 'const { parentPort } = require("node:worker_threads");' +
     'const flatquad = require(' + JSON.stringify(${JSON.stringify(ENTRY)}) + ');' +

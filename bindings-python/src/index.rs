@@ -150,6 +150,7 @@ index_methods!(Index, AnyIndex, "_restore_index",
         sort: bool,
     ) -> PyResult<Bound<'py, PyArray2<i64>>> {
         let other = other.get();
+        crate::join_pool_from_main_thread();
         let columns = py.detach(|| {
             let (left, right) = (self.lock.read_detached()?, other.lock.read_detached()?);
             let (mut lefts, mut rights) = (Vec::new(), Vec::new());

@@ -184,6 +184,7 @@ impl BoxIndex {
     ) -> PyResult<Bound<'py, PyArray2<i64>>> {
         let rects = Rects::new(bounds, what)?;
         let rects = rects.as_rects()?;
+        crate::join_pool_from_main_thread();
         let columns = py
             .detach(|| {
                 let (mut rows, mut positions) = (Vec::new(), Vec::new());

@@ -61,13 +61,14 @@ fn on_main_thread(py: Python<'_>) -> PyResult<bool> {
         .is(&threading.call_method0("current_thread")?))
 }
 
-/// Called before every call that may take the threads: on Python's main
+/// Called before every call that may take the threads (`read_on_threads`,
+/// `write_on_threads`, the joins, the tracker's update): on Python's main
 /// thread, the first time, makes it thread 0 of the pool the batch calls run
 /// on (`flatquad::join_global_pool`), so that they start on it at once rather
 /// than waking a sleeping worker and waiting for it (47-80 µs a call). Not at
-/// import: a process forked between the import and its first big call (as
-/// multiprocessing's `fork` does) then starts a pool of its own, and a fork
-/// after a bare import does not see threads.
+/// import: a process forked between the import and its first such call (as
+/// multiprocessing's `fork` does) then starts a pool of its own, and flatquad
+/// adds no threads to a process that has only imported it.
 pub(crate) fn join_pool_from_main_thread() {
     if !JOIN_ASKED.load(Ordering::Relaxed)
         && MAIN_THREAD.get() == Some(&std::thread::current().id())

@@ -233,7 +233,6 @@ impl<T: Lockable> IndexLock<T> {
         R: Send,
     {
         self.check_writable()?;
-        crate::join_pool_from_main_thread();
         py.detach(|| {
             let guard = self.index.write();
             self.check_usable(&guard)?;
@@ -248,10 +247,33 @@ impl<T: Lockable> IndexLock<T> {
         F: FnOnce(&T) -> R + Send,
         R: Send,
     {
-        crate::join_pool_from_main_thread();
         py.detach(|| {
             let index = self.read_detached()?;
             Ok(op(&index))
         })
+    }
+
+    /// [`write_detached`](Self::write_detached) for a call that may take the
+    /// batch calls' threads: on Python's main thread, joins their pool first
+    /// ([`crate::join_pool_from_main_thread`]).
+    pub(crate) fn write_on_threads<R, F>(&self, py: Python<'_>, op: F) -> PyResult<R>
+    where
+        F: FnOnce(&mut T) -> R + Send,
+        R: Send,
+    {
+        crate::join_pool_from_main_thread();
+        self.write_detached(py, op)
+    }
+
+    /// [`read_with_gil_released`](Self::read_with_gil_released) for a call
+    /// that may take the batch calls' threads, as
+    /// [`write_on_threads`](Self::write_on_threads).
+    pub(crate) fn read_on_threads<R, F>(&self, py: Python<'_>, op: F) -> PyResult<R>
+    where
+        F: FnOnce(&T) -> R + Send,
+        R: Send,
+    {
+        crate::join_pool_from_main_thread();
+        self.read_with_gil_released(py, op)
     }
 }

@@ -312,7 +312,7 @@ pub(crate) fn pairs<'py, T: Core>(
 ) -> PyResult<Bound<'py, PyArray2<i64>>> {
     // The core's pair walk, on all threads where the structure can split it
     // and the size pays.
-    let flat = lock.read_with_gil_released(py, |index| {
+    let flat = lock.read_on_threads(py, |index| {
         let mut pairs = Vec::new();
         index.par_pairs(&mut pairs);
         pairs
@@ -357,7 +357,7 @@ pub(crate) fn move_many<T: Core>(
     let handles = handles_arg.as_handles()?;
     let rects = Rects::<T::Bounds>::new(rects, "rects")?;
     let rects = rects.as_rects()?;
-    let result = lock.write_detached(py, |index| index.par_update_many(handles, rects))?;
+    let result = lock.write_on_threads(py, |index| index.par_update_many(handles, rects))?;
     result.map_err(|e| errors::to_py_shown(py, e, MOVE_MANY, &|i| handles_arg.show(i)))
 }
 
@@ -386,7 +386,7 @@ pub(crate) fn query_many<'py, T: Core>(
     };
     let omit = omit_arg.as_ref().map(Handles::as_handles).transpose()?;
     // The core's batch query, a block at a time, on all threads when the batch is big enough.
-    let result = lock.read_with_gil_released(py, |index| {
+    let result = lock.read_on_threads(py, |index| {
         let (mut offsets, mut hits) = (Vec::new(), Vec::new());
         QueryColumns::rects(rects, omit)?.answer(index, &mut offsets, &mut hits)?;
         Ok::<_, Error>(csr_vecs(offsets, hits))
@@ -418,7 +418,7 @@ pub(crate) fn overlapping_many<'py, T: Core>(
 ) -> PyResult<Csr<'py>> {
     let handles_arg = Handles::new(handles, "handles")?;
     let handles = handles_arg.as_handles()?;
-    let result = lock.read_with_gil_released(py, |index| {
+    let result = lock.read_on_threads(py, |index| {
         let (mut offsets, mut hits) = (Vec::new(), Vec::new());
         index.par_overlapping_many(handles, &mut offsets, &mut hits)?;
         Ok::<_, Error>(csr_vecs(offsets, hits))
@@ -761,7 +761,7 @@ pub(crate) fn query_circle_many<'py, T: Core>(
     let centers = convert::points::<T::Bounds>(centers, "centers")?;
     let radii = convert::lengths(radii, centers.len(), "radii")?;
     let mask = self::mask(mask)?;
-    let result = lock.read_with_gil_released(py, |index| {
+    let result = lock.read_on_threads(py, |index| {
         let (mut offsets, mut hits) = (Vec::new(), Vec::new());
         QueryColumns::circles(&centers, &radii, mask)?.answer(index, &mut offsets, &mut hits)?;
         Ok::<_, Error>(csr_vecs(offsets, hits))
@@ -847,7 +847,7 @@ pub(crate) fn nearest_many<'py, T: Core>(
     let points = convert::points::<T::Bounds>(points, "points")?;
     let k = k_value(py, k)?;
     let mask = self::mask(mask)?;
-    let result = lock.read_with_gil_released(py, |index| {
+    let result = lock.read_on_threads(py, |index| {
         let (mut offsets, mut out) = (Vec::new(), Vec::new());
         index.par_nearest_many(&points, k, max_distance, mask, &mut offsets, &mut out)?;
         let offsets: Vec<i64> = offsets.into_iter().map(|o| o as i64).collect();
@@ -900,7 +900,7 @@ pub(crate) fn ray_cast_many<'py, T: Core>(
         errors::to_py(py, mismatch, args)
     })?;
     let mask = self::mask(mask)?;
-    let result = lock.read_with_gil_released(py, |index| {
+    let result = lock.read_on_threads(py, |index| {
         let mut hits = Vec::new();
         index.par_ray_cast_many(&rays, mask, &mut hits)?;
         let handles: Vec<i64> = hits

@@ -117,9 +117,10 @@ pub fn parallel_from_for_tests(size: usize) {
 /// belongs to a pool already, or where n is 1: thread 0 runs no loop of its
 /// own, so a job another thread gave that pool would wait until thread 0 next
 /// entered it (flatquad's own calls stay on their caller with one thread).
-/// Where the pool's threads cannot be started, rayon has made its one attempt
-/// at the global pool: it returns `false` and later parallel calls panic, as
-/// they would have had the default build failed.
+/// Where the pool's threads cannot be started it returns `false`, and rayon
+/// (1.13) has made its one attempt at the global pool: the calling thread
+/// stays its thread 0 and answers its own calls alone, and other threads'
+/// parallel calls panic, as they would have had the default build failed.
 ///
 /// Keep the thread alive while the process uses flatquad, and make it the one
 /// that calls most. Other threads' calls get the n - 1 workers, and thread 0

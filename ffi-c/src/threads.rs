@@ -17,8 +17,9 @@
 /// one. Returns false if the pool was started already, another thread joined
 /// it first, or n is 1 (`RAYON_NUM_THREADS=1`, or one CPU: every call stays on
 /// its caller); and if the pool's threads could not be started, after which
-/// big batch calls return `QT_PANIC`, as they would have anyway. Any thread
-/// may call it.
+/// the calling thread answers its own calls alone and other threads' big
+/// batch calls return `QT_PANIC`, as they would have anyway. Any thread may
+/// call it.
 #[no_mangle]
 pub extern "C" fn qt_join_thread_pool() -> bool {
     std::panic::catch_unwind(flatquad_core::join_global_pool).unwrap_or(false)
