@@ -2052,8 +2052,9 @@ enum qt_status qt_tracker_reset(struct qt_tracker *tracker);
  * one. Returns false if the pool was started already, another thread joined
  * it first, or n is 1 (`RAYON_NUM_THREADS=1`, or one CPU: every call stays on
  * its caller); and if the pool's threads could not be started, after which
- * big batch calls return `QT_PANIC`, as they would have anyway. Any thread
- * may call it.
+ * the calling thread answers its own calls alone and other threads' big
+ * batch calls return `QT_PANIC`, as they would have anyway. Any thread may
+ * call it.
  */
 bool qt_join_thread_pool(void);
 
