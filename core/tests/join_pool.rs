@@ -5,18 +5,16 @@
 //! built once a process.
 #![cfg(feature = "rayon")]
 
+mod common;
+
+use common::Lcg;
 use flatquad::{Grid, Handle, Quadtree, Rect, SpatialIndex};
 
 /// 30,000 boxes of a random world (big enough that every parallel call takes
 /// the threads at its measured sizes), and their handles.
 fn crowded<T: SpatialIndex<Bounds = Rect>>(mut index: T) -> (T, Vec<Handle>) {
-    let mut state = 0x2545_f491_u64;
-    let mut unit = move || {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (state >> 40) as f32 / (1u64 << 24) as f32
-    };
+    let mut rng = Lcg(0x2545_f491);
+    let mut unit = move || rng.unit();
     let boxes: Vec<Rect> = (0..30_000)
         .map(|_| {
             let (x, y) = (unit() * 1_000.0, unit() * 1_000.0);
