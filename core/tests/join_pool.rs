@@ -1,67 +1,20 @@
 //! `join_global_pool`: the calling thread becomes thread 0 of rayon's global
-//! pool, its batch calls give the serial results from there and from other
-//! threads (which the workers serve while thread 0 is away from the pool), and
-//! a worker's panic comes back to it. Its own test binary: the global pool is
-//! built once a process.
+//! pool; every parallel call gives its serial call's results from there and
+//! from another thread (which the workers serve while thread 0 is away from
+//! the pool), checked by the shared harness's `check_threads`; and a worker's
+//! panic comes back to it. Its own test binary: the global pool is built once
+//! a process.
 #![cfg(feature = "rayon")]
 
-mod common;
+use flatquad_testkit::{Checks, Lcg, Subject};
 
-use common::Lcg;
-use flatquad::{Grid, Handle, Quadtree, Rect, SpatialIndex};
-
-/// 30,000 boxes of a random world (big enough that every parallel call takes
-/// the threads at its measured sizes), and their handles.
-fn crowded<T: SpatialIndex<Bounds = Rect>>(mut index: T) -> (T, Vec<Handle>) {
-    let mut rng = Lcg(0x2545_f491);
-    let mut unit = move || rng.unit();
-    let boxes: Vec<Rect> = (0..30_000)
-        .map(|_| {
-            let (x, y) = (unit() * 1_000.0, unit() * 1_000.0);
-            Rect::new(x, y, x + unit() * 6.0, y + unit() * 6.0)
-        })
-        .collect();
-    let ids: Vec<u32> = (0..boxes.len() as u32).collect();
-    let mut handles = Vec::new();
-    index.insert_many(&boxes, &ids, &mut handles).unwrap();
-    (index, handles)
-}
-
-/// Every parallel call named in the issue, against its serial twin.
-fn parallel_calls_match_serial<T: SpatialIndex<Bounds = Rect> + Clone>(
-    index: &T,
-    handles: &[Handle],
-) {
-    let (mut serial, mut parallel) = (Vec::new(), Vec::new());
-    index.pairs(&mut serial);
-    index.par_pairs(&mut parallel);
-    assert!(!serial.is_empty());
-    assert_eq!(serial, parallel);
-
-    let (mut offsets, mut hits) = (Vec::new(), Vec::new());
-    let (mut par_offsets, mut par_hits) = (Vec::new(), Vec::new());
-    index
-        .overlapping_many(handles, &mut offsets, &mut hits)
-        .unwrap();
-    index
-        .par_overlapping_many(handles, &mut par_offsets, &mut par_hits)
-        .unwrap();
-    assert_eq!((offsets, hits), (par_offsets, par_hits));
-
-    let moved: Vec<Rect> = handles
-        .iter()
-        .map(|&h| {
-            let r = index.rect(h).unwrap();
-            Rect::new(r.x1 + 1.5, r.y1 - 0.5, r.x2 + 1.5, r.y2 - 0.5)
-        })
-        .collect();
-    let (mut one, mut many) = (index.clone(), index.clone());
-    one.update_many(handles, &moved).unwrap();
-    many.par_update_many(handles, &moved).unwrap();
-    let (mut after_one, mut after_many) = (Vec::new(), Vec::new());
-    one.pairs(&mut after_one);
-    many.par_pairs(&mut after_many);
-    assert_eq!(after_one, after_many);
+/// Random operation sequences on every structure, each parallel call held to
+/// its serial call every fourth step (`check_threads`: the global pool, and
+/// local pools of 1, 2 and 8 threads), as `threads.rs` runs them.
+fn threads_never_change_a_result(seed: u64) {
+    for (at, subject) in Subject::ALL.iter().enumerate() {
+        subject.run(&mut Lcg(seed + at as u64), 80, &Checks::THREADS);
+    }
 }
 
 #[test]
@@ -79,19 +32,15 @@ fn the_calling_thread_joins_the_global_pool() {
         .join()
         .unwrap());
 
-    let (grid, grid_handles) =
-        crowded(Grid::new(Rect::new(0.0, 0.0, 1_000.0, 1_000.0), 128, 128).unwrap());
-    let (tree, tree_handles) =
-        crowded(Quadtree::new(Rect::new(0.0, 0.0, 1_000.0, 1_000.0), 8, 10).unwrap());
-    parallel_calls_match_serial(&grid, &grid_handles);
-    parallel_calls_match_serial(&tree, &tree_handles);
+    // Small random structures take the parallel paths.
+    flatquad::parallel_from_for_tests(4);
+    threads_never_change_a_result(1);
     // From another thread while thread 0 waits outside the pool (in `join`
     // of std): the worker alone must answer, or this would hang.
     std::thread::scope(|s| {
         s.spawn(|| {
             assert_eq!(rayon::current_thread_index(), None);
-            parallel_calls_match_serial(&grid, &grid_handles);
-            parallel_calls_match_serial(&tree, &tree_handles);
+            threads_never_change_a_result(100);
         });
     });
 
@@ -102,5 +51,5 @@ fn the_calling_thread_joins_the_global_pool() {
         Some(&"deliberate test panic on a worker thread")
     );
     // And the pool goes on.
-    parallel_calls_match_serial(&grid, &grid_handles);
+    threads_never_change_a_result(200);
 }

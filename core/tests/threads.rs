@@ -160,15 +160,8 @@ proptest! {
         // (Refused if the pool was built already: then it has its size.)
         let _ = rayon::ThreadPoolBuilder::new().num_threads(2).build_global();
         prop_assert!(rayon::current_num_threads() >= 2, "the global pool has one thread");
-        let checks = Checks {
-            cap: 400,
-            validate_every: 16,
-            compare_every: 16,
-            snapshot_every: 1 << 20,
-            threads_every: 4,
-        };
         // `make test` runs 1,024 cases (PROPTEST_CASES): short runs keep it
         // to about 20 s.
-        Structure::ALL[subject].run(&mut Seeded(seed), 80, &checks);
+        Structure::ALL[subject].run(&mut Seeded(seed), 80, &Checks::THREADS);
     }
 }

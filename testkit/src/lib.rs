@@ -841,6 +841,17 @@ impl Checks {
         snapshot_every: 64,
         threads_every: 0,
     };
+
+    /// The thread-equivalence tests' checks: the parallel calls every 4
+    /// operations, the rest sparser, at most 400 elements (short runs keep
+    /// many seeds cheap).
+    pub const THREADS: Checks = Checks {
+        cap: 400,
+        validate_every: 16,
+        compare_every: 16,
+        snapshot_every: 1 << 20,
+        threads_every: 4,
+    };
 }
 
 /// [`run`] with its choices from `rng`, stopping early when `rng` is used up,
