@@ -117,7 +117,7 @@ index_methods!(Index, AnyIndex, "_restore_index",
         let rects = rects.as_rects()?;
         let columns = self
             .lock
-            .read_with_gil_released(py, |index| {
+            .read_on_threads(py, |index| {
                 let (mut rows, mut hits) = (Vec::new(), Vec::new());
                 flatquad::join::query_bulk(index, rects, sort, &mut rows, &mut hits)
                     .map(|_| (rows, hits))
