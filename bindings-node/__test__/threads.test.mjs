@@ -3,8 +3,9 @@
 // worker_threads thread cannot join, and its big batches are answered by the
 // pool's other thread, with the main thread's answers, while the main thread
 // waits outside the pool; the `...Async` calls are answered (on a pool of
-// their own, which this test does not tell apart). In a process of its own
-// with two pool threads, whatever the machine.
+// their own, which this test does not tell apart), and a panic on another
+// thread of that pool rejects the promise and leaves the index usable. In a
+// process of its own with two pool threads, whatever the machine.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { it } from 'node:test'
@@ -65,6 +66,15 @@ async function main() {
   const handles = index.insertMany(boxesOf(30000))
   assert.deepEqual(await index.pairsAsync(), index.pairs())
   assert.deepEqual(await index.overlappingManyAsync(handles), index.overlappingMany(handles))
+
+  // A panic on another thread of the pool answering an ...Async call rejects
+  // its promise; the index, only read, is neither poisoned nor left busy.
+  await assert.rejects(index.__panicAsyncForTests(true), (e) =>
+    e.code === 'ERR_FLATQUAD_PANIC' && /on a worker thread/.test(e.message))
+  await assert.rejects(index.__panicAsyncForTests(false), (e) =>
+    e.code === 'ERR_FLATQUAD_PANIC' && /deliberate test panic$/.test(e.message))
+  index.remove(index.insert(1, 1, 2, 2))
+  assert.deepEqual(await index.pairsAsync(), index.pairs())
   console.log('ok')
 }
 main().catch((error) => {
@@ -73,7 +83,7 @@ main().catch((error) => {
 })
 `
 
-it("the main thread is thread 0 of the batch calls' pool; worker threads and async calls are answered", () => {
+it("the main thread is thread 0 of the batch calls' pool; worker threads and async calls are answered; an async call's panic on a worker rejects", () => {
   const done = spawnSync(process.execPath, ['-e', CHILD], {
     env: { ...process.env, RAYON_NUM_THREADS: '2' },
     encoding: 'utf8',

@@ -1615,4 +1615,20 @@ impl<T: Held> Index<T> {
             })
         }
     }
+
+    /// Test hook: an `...Async` call whose answer panics, on another thread
+    /// of the pool answering it (`on_worker`) or on the thread the answer
+    /// starts on.
+    pub(crate) fn panic_async_for_tests(
+        &self,
+        env: &Env,
+        on_worker: bool,
+    ) -> AsyncTask<Promised<Typed<f64>>> {
+        Later::batch(
+            self,
+            env,
+            |_| Ok(()),
+            move |_, (), _| -> Outcome<Typed<f64>> { flatquad::panic_for_tests(on_worker) },
+        )
+    }
 }

@@ -386,6 +386,21 @@ macro_rules! methods {
                 self.index
                     .panic_for_tests(env, mutating, on_worker.unwrap_or(false))
             }
+
+            /// Test hook: an `...Async` call whose answer panics, on another
+            /// thread of the pool answering it (`onWorker`) or on the thread
+            /// the answer starts on, so the tests can check that the promise
+            /// rejects with `ERR_FLATQUAD_PANIC` and the index goes on. Not
+            /// part of the API (absent from the typings).
+            #[napi(js_name = "__panicAsyncForTests", skip_typescript, catch_unwind)]
+            pub fn panic_async_for_tests(
+                &self,
+                env: &Env,
+                on_worker: Option<bool>,
+            ) -> AsyncTask<Promised<Typed<f64>>> {
+                self.index
+                    .panic_async_for_tests(env, on_worker.unwrap_or(false))
+            }
         }
 
         // The batch calls that only read, answered on a worker (`When` of
