@@ -259,3 +259,92 @@ def test_the_main_thread_is_thread_0_of_the_batch_calls_pool(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
+
+
+# One batch call in a process of its own (two pool threads), `where` the main
+# thread or another; then prints whether the main thread can still join the
+# pool. Every index is built first (so its insert_many is checked too).
+_JOIN_SITE_SCRIPT = """
+import sys
+import threading
+
+import numpy as np
+
+import flatquad
+
+call, where = sys.argv[1], sys.argv[2]
+n = 30_000
+rng = np.random.default_rng(7)
+xy = rng.uniform(0, 1020, (n, 3)).astype(np.float32)
+rects = np.hstack([xy[:, :2], xy[:, :2] + 4])
+cubes = np.hstack([xy, xy + 4])
+radii = np.full(n, 3.0)
+lengths = np.full(n, 50.0)
+one = np.ones((n, 3))
+grid, octree = flatquad.Grid((0, 0, 1024, 1024)), flatquad.Octree((0, 0, 0, 1024, 1024, 1024))
+on_grid, on_octree = grid.insert_many(rects), octree.insert_many(cubes)
+CALLS = {}
+for name, index, boxes, handles, axes in [
+    ("", grid, rects, on_grid, 2),
+    ("Octree.", octree, cubes, on_octree, 3),
+]:
+    points = xy[:, :axes]
+    CALLS.update({
+        name + "pairs": lambda index=index: index.pairs(),
+        name + "move_many": lambda index=index, h=handles, b=boxes: index.move_many(h, b + 1),
+        name + "query_many": lambda index=index, b=boxes: index.query_many(b),
+        name + "overlapping_many": lambda index=index, h=handles: index.overlapping_many(h),
+        name + "query_circle_many": lambda index=index, p=points: index.query_circle_many(p, radii),
+        name + "nearest_many": lambda index=index, p=points: index.nearest_many(p),
+        name + "ray_cast_many": lambda index=index, p=points, a=axes: index.ray_cast_many(p, one[:, :a], lengths),
+        name + "PairTracker.update": lambda index=index: flatquad.PairTracker(index).update(),
+    })
+CALLS.update({
+    "query_bulk": lambda: grid.query_bulk(rects),
+    "join": lambda: grid.join(grid),
+    "BoxIndex.query_bulk": lambda: flatquad.BoxIndex(rects).query_bulk(rects),
+    "join_bounds": lambda: flatquad.join_bounds(rects, rects),
+})
+if where == "main":
+    CALLS[call]()
+else:
+    thread = threading.Thread(target=CALLS[call])
+    thread.start()
+    thread.join()
+print(flatquad._native._join_thread_pool())
+"""
+
+_JOIN_SITES = [
+    *(prefix + call for prefix in ("", "Octree.") for call in (
+        "pairs", "move_many", "query_many", "overlapping_many", "query_circle_many",
+        "nearest_many", "ray_cast_many", "PairTracker.update",
+    )),
+    "query_bulk", "join", "BoxIndex.query_bulk", "join_bounds",
+]
+
+
+def test_every_batch_call_that_takes_the_threads_joins_the_pool_first(tmp_path):
+    """Each batch call that runs on the threads, made first from the main
+    thread, joins the pool before rayon starts it, so the main thread is then
+    the pool's thread 0; made first from another thread, it starts the pool
+    without the main thread, which then cannot join: so each call does reach
+    the pool, and the first half is not true by default. Two pool threads, a
+    process of its own per call and thread (run side by side)."""
+    script = tmp_path / "join_site.py"
+    script.write_text(_JOIN_SITE_SCRIPT)
+    env = {**os.environ, "RAYON_NUM_THREADS": "2"}
+    runs = {
+        (call, where): subprocess.Popen(
+            [sys.executable, str(script), call, where],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        for call in _JOIN_SITES
+        for where in ("main", "thread")
+    }
+    joined = {}
+    for key, run in runs.items():
+        out, err = run.communicate(timeout=3 * TIMEOUT)
+        assert run.returncode == 0, (key, err)
+        joined[key] = out.strip()
+    assert {call: joined[call, "main"] for call in _JOIN_SITES} == dict.fromkeys(_JOIN_SITES, "True")
+    assert {call: joined[call, "thread"] for call in _JOIN_SITES} == dict.fromkeys(_JOIN_SITES, "False")
