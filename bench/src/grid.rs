@@ -6,6 +6,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use crate::flatquad_index::PER_AGENT_BATCH;
 use crate::workload::{Aabb, Agents};
 use crate::{BenchError, Index, Mode};
 
@@ -96,6 +97,28 @@ pub struct GridIndex {
     prefetch_from: usize,
     /// Whether they do this frame.
     fetch_ahead: bool,
+    /// Whether the modes in which flatquad's adapter lists its hits list
+    /// theirs too ([`GridIndex::listing_ids`]).
+    lists: bool,
+    /// Those lists, kept between frames: one a task.
+    listed: Vec<Listed>,
+}
+
+/// One task's ids handed out: the pairs of a band of rows, or the rows of a
+/// chunk of queries (`offsets[k]` where query `k`'s ids start in `hits`).
+#[derive(Clone, Debug, Default)]
+struct Listed {
+    pairs: Vec<(u32, u32)>,
+    offsets: Vec<u32>,
+    hits: Vec<u32>,
+}
+
+impl Listed {
+    fn clear(&mut self) {
+        self.pairs.clear();
+        self.offsets.clear();
+        self.hits.clear();
+    }
 }
 
 impl GridIndex {
@@ -121,7 +144,23 @@ impl GridIndex {
             ids: Vec::new(),
             prefetch_from: PREFETCH_FROM,
             fetch_ahead: false,
+            lists: false,
+            listed: Vec::new(),
         }
+    }
+
+    /// The same grid handing out the ids of its hits wherever flatquad's
+    /// adapter hands out handles (`flatquad_index.rs`), instead of counting
+    /// them: the rows of each agent's neighbours (per agent), the pairs on
+    /// several threads (`par_pairs`), the rows of the static queries on
+    /// several threads (`par_query_many`). Where the adapter counts through a
+    /// visitor (the pairs and the static queries on one thread), it counts.
+    /// Reported as `grid (ids)` (on threads, name it by
+    /// [`with_threads`](Self::with_threads) after this).
+    pub fn listing_ids(mut self) -> Self {
+        self.lists = true;
+        self.name = "grid (ids)";
+        self
     }
 
     /// The same grid answering the queries and walking the pairs on `threads`
@@ -257,6 +296,207 @@ impl GridIndex {
             hits += self.query(&query(i));
         }
         hits
+    }
+}
+
+/// The listing twins of the counting walks above, kept apart so that the
+/// counting grid, the baseline every figure is quoted against, runs the code
+/// it was measured with.
+impl GridIndex {
+    /// [`query_level`](Self::query_level)'s hits, each one's id to `hit`.
+    #[inline(always)]
+    fn ids_in_level(&self, l: &Level, q: &Aabb, qv: &[f32; 4], hit: &mut impl FnMut(u32)) {
+        let (x0, x1) = (l.cell_of(q.x1 - l.reach), l.cell_of(q.x2));
+        let (y0, y1) = (l.cell_of(q.y1 - l.reach), l.cell_of(q.y2));
+        for cy in y0..=y1 {
+            let row = l.base + cy * l.cols;
+            let (a, b) = (self.starts[row + x0], self.starts[row + x1 + 1]);
+            each_in_window(
+                &self.boxes,
+                a as usize,
+                b as usize,
+                qv,
+                |p| hit(self.ids[p]),
+            );
+        }
+    }
+
+    /// [`pairs_in_rows`](Self::pairs_in_rows)'s pairs, each added to `out`
+    /// (the querying box's id first).
+    fn list_pairs_in_rows(&self, j: usize, rows: Range<usize>, out: &mut Vec<(u32, u32)>) {
+        let l = &self.active[j];
+        let cols = l.cols;
+        for cy in rows {
+            let row = l.base + cy * cols;
+            let (first, last) = (self.starts[row] as usize, self.starts[row + cols] as usize);
+            for p in first..last {
+                let (a, id) = (self.boxes[p], self.ids[p]);
+                let qv = [-a[2], -a[3], -a[0], -a[1]];
+                let x0 = l.cell_of(a[0] - l.reach);
+                let (x1, y1) = (l.cell_of(-a[2]), l.cell_of(-a[3]));
+                let mut pair = |other: usize| out.push((id, self.ids[other]));
+                let end = (self.starts[row + x1 + 1] as usize).max(p + 1);
+                each_in_window(&self.boxes, p + 1, end, &qv, &mut pair);
+                for cy2 in cy + 1..=y1 {
+                    let row2 = l.base + cy2 * cols;
+                    let (s, e) = (self.starts[row2 + x0], self.starts[row2 + x1 + 1]);
+                    each_in_window(&self.boxes, s as usize, e as usize, &qv, &mut pair);
+                }
+                if j > 0 {
+                    let q = Aabb {
+                        x1: a[0],
+                        y1: a[1],
+                        x2: -a[2],
+                        y2: -a[3],
+                    };
+                    for finer in &self.active[..j] {
+                        self.ids_in_level(finer, &q, &qv, &mut |other| out.push((id, other)));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The pairs on several threads, each band's in a list of its own (kept
+    /// in [`listed`](Self::listed)); returns how many.
+    fn list_pairs(&mut self) -> u64 {
+        let mut listed = std::mem::take(&mut self.listed);
+        let (mut pairs, mut bands) = (0, 0);
+        for j in 0..self.active.len() {
+            let cols = self.active[j].cols;
+            // Bands as the counting walk's.
+            let band = cols.div_ceil(self.threads * 8).max(1);
+            let count = cols.div_ceil(band);
+            listed.resize_with(bands + count, Listed::default);
+            pairs += listed[bands..]
+                .par_iter_mut()
+                .enumerate()
+                .map(|(b, out)| {
+                    out.clear();
+                    let rows = b * band..((b + 1) * band).min(cols);
+                    self.list_pairs_in_rows(j, rows, &mut out.pairs);
+                    out.pairs.len() as u64
+                })
+                .sum::<u64>();
+            bands += count;
+        }
+        self.listed = listed;
+        pairs
+    }
+
+    /// [`count_range`](Self::count_range)'s fetches ahead before query `i` of
+    /// a range ending at `end`: the cell starts of query `i + 8` and the first
+    /// boxes of query `i + 4`, and here their ids too.
+    #[inline(always)]
+    fn fetch_ahead_of(&self, i: usize, end: usize, query: &impl Fn(usize) -> Aabb) {
+        const AHEAD: usize = 8;
+        if i + AHEAD < end {
+            let q = query(i + AHEAD);
+            for l in &self.active {
+                let x0 = l.cell_of(q.x1 - l.reach);
+                for cy in l.cell_of(q.y1 - l.reach)..=l.cell_of(q.y2) {
+                    prefetch(&self.starts[l.base + cy * l.cols + x0]);
+                }
+            }
+        }
+        if i + AHEAD / 2 < end {
+            let q = query(i + AHEAD / 2);
+            for l in &self.active {
+                let x0 = l.cell_of(q.x1 - l.reach);
+                for cy in l.cell_of(q.y1 - l.reach)..=l.cell_of(q.y2) {
+                    let a = self.starts[l.base + cy * l.cols + x0] as usize;
+                    if let (Some(b), Some(id)) = (self.boxes.get(a), self.ids.get(a)) {
+                        prefetch(b);
+                        prefetch(id);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The queries `query(0..n)`, each one's hits handed out as a row of ids
+    /// (all but `omit(i)`), in tasks of [`count_queries`](Self::count_queries)'s
+    /// chunks on several threads, else in batches of `batch`, each task's
+    /// rows in a list of its own; returns how many ids were handed out.
+    fn list_queries(
+        &mut self,
+        n: usize,
+        batch: usize,
+        query: impl Fn(usize) -> Aabb + Sync,
+        omit: impl Fn(usize) -> u32 + Sync,
+    ) -> u64 {
+        let mut listed = std::mem::take(&mut self.listed);
+        let answer = |range: Range<usize>, rows: &mut Listed| {
+            rows.clear();
+            let end = range.end;
+            for i in range {
+                if self.fetch_ahead {
+                    self.fetch_ahead_of(i, end, &query);
+                }
+                rows.offsets.push(rows.hits.len() as u32);
+                let (q, skip) = (query(i), omit(i));
+                let qv = [q.x2, q.y2, -q.x1, -q.y1];
+                for l in &self.active {
+                    self.ids_in_level(l, &q, &qv, &mut |id| {
+                        if id != skip {
+                            rows.hits.push(id);
+                        }
+                    });
+                }
+            }
+            rows.offsets.push(rows.hits.len() as u32);
+            rows.hits.len() as u64
+        };
+        let hits = if self.threads > 1 {
+            let chunk = n.div_ceil(self.threads * 16).max(1024);
+            listed.resize_with(n.div_ceil(chunk), Listed::default);
+            listed
+                .par_iter_mut()
+                .enumerate()
+                .map(|(c, rows)| answer(c * chunk..((c + 1) * chunk).min(n), rows))
+                .sum()
+        } else {
+            listed.resize_with(1, Listed::default);
+            (0..n.div_ceil(batch))
+                .map(|c| answer(c * batch..((c + 1) * batch).min(n), &mut listed[0]))
+                .sum()
+        };
+        self.listed = listed;
+        hits
+    }
+}
+
+/// The positions of the boxes of `boxes[start..end]` that meet the query
+/// `qv`, in order, to `hit`: [`count_window`]'s tests, then each set bit of
+/// the window's mask.
+#[inline(always)]
+fn each_in_window(
+    boxes: &[[f32; 4]],
+    start: usize,
+    end: usize,
+    qv: &[f32; 4],
+    mut hit: impl FnMut(usize),
+) {
+    let meets =
+        |b: &[f32; 4]| (b[0] <= qv[0]) & (b[1] <= qv[1]) & (b[2] <= qv[2]) & (b[3] <= qv[3]);
+    let len = end.saturating_sub(start);
+    if len <= WINDOW {
+        if let Some(window) = boxes.get(start..start + WINDOW) {
+            let mut mask = 0u32;
+            for (k, b) in window.iter().enumerate() {
+                mask |= (((k < len) & meets(b)) as u32) << k;
+            }
+            while mask != 0 {
+                hit(start + mask.trailing_zeros() as usize);
+                mask &= mask - 1;
+            }
+            return;
+        }
+    }
+    for (k, b) in boxes[start..end].iter().enumerate() {
+        if meets(b) {
+            hit(start + k);
+        }
     }
 }
 
@@ -462,12 +702,21 @@ impl Index for GridIndex {
     }
 
     fn per_agent(&mut self, agents: &Agents) -> Result<u64, BenchError> {
+        if self.lists {
+            // Each agent's row of ids, itself left out (in the adapter's
+            // batches on one thread).
+            let n = agents.len();
+            return Ok(self.list_queries(n, PER_AGENT_BATCH, |i| agents.rect(i), |i| i as u32));
+        }
         let hits = self.count_queries(agents.len(), |i| agents.rect(i));
         // Each agent met itself once.
         Ok(hits.saturating_sub(agents.len() as u64))
     }
 
     fn all_pairs(&mut self, _agents: &Agents) -> Result<u64, BenchError> {
+        if self.lists && self.threads > 1 {
+            return Ok(self.list_pairs());
+        }
         let mut pairs = 0u64;
         for j in 0..self.active.len() {
             let cols = self.active[j].cols;
@@ -487,14 +736,21 @@ impl Index for GridIndex {
     }
 
     fn rect_queries(&mut self, queries: &[Aabb]) -> Result<u64, BenchError> {
+        if self.lists && self.threads > 1 {
+            return Ok(self.list_queries(queries.len(), 1, |i| queries[i], |_| u32::MAX));
+        }
         Ok(self.count_queries(queries.len(), |i| queries[i]))
     }
 
     fn point_queries(&mut self, points: &[[f32; 2]]) -> Result<u64, BenchError> {
-        Ok(self.count_queries(points.len(), |i| {
+        let point = |i: usize| {
             let [x, y] = points[i];
             Aabb::point(x, y)
-        }))
+        };
+        if self.lists && self.threads > 1 {
+            return Ok(self.list_queries(points.len(), 1, point, |_| u32::MAX));
+        }
+        Ok(self.count_queries(points.len(), point))
     }
 
     fn bytes(&self) -> Option<usize> {
@@ -546,6 +802,23 @@ mod tests {
         agents
     }
 
+    /// The key of [`crate::oracle::box_pair_keys`] of the pair `(a, b)`.
+    fn key(a: u32, b: u32) -> u64 {
+        (u64::from(a.min(b)) << 32) | u64::from(a.max(b))
+    }
+
+    /// The rows the last listed queries handed out, in query order.
+    fn rows(grid: &GridIndex) -> Vec<&[u32]> {
+        grid.listed
+            .iter()
+            .flat_map(|l| {
+                l.offsets
+                    .windows(2)
+                    .map(|w| &l.hits[w[0] as usize..w[1] as usize])
+            })
+            .collect()
+    }
+
     fn brute(rects: &[Aabb], q: &Aabb) -> u64 {
         rects.iter().filter(|r| r.overlaps(q)).count() as u64
     }
@@ -587,22 +860,67 @@ mod tests {
             (1.0, 2),
             (4.0, 3),
         ];
-        // Each with and without fetching ahead (which takes 500,000 agents).
-        for ((factor, threads), prefetch_from) in configs
+        let keys = crate::oracle::box_pair_keys(
+            &rects
+                .iter()
+                .map(|r| ([r.x1, r.y1], [r.x2, r.y2]))
+                .collect::<Vec<_>>(),
+        );
+        // Each with and without fetching ahead (which takes 500,000 agents),
+        // counting and listing.
+        for (((factor, threads), prefetch_from), lists) in configs
             .into_iter()
             .flat_map(|config| [(config, PREFETCH_FROM), (config, 0)])
+            .flat_map(|config| [(config, false), (config, true)])
         {
-            let mut grid = GridIndex::new(4.0, factor).with_threads(threads, "grid (threads)");
+            let mut grid = GridIndex::new(4.0, factor);
+            if lists {
+                grid = grid.listing_ids();
+            }
+            let mut grid = grid.with_threads(threads, "grid (threads)");
             grid.prefetch_from = prefetch_from;
             grid.build(&agents).unwrap();
             // Twice: the second frame reuses the first one's buffers.
             pool.install(|| {
                 for _ in 0..2 {
                     grid.update(&agents).unwrap();
-                    let what = format!("factor {factor}, {threads} threads, {prefetch_from}");
+                    let what =
+                        format!("factor {factor}, {threads} threads, {prefetch_from}, {lists}");
+                    let listed = lists && threads > 1;
                     assert_eq!(grid.all_pairs(&agents).unwrap(), pairs, "{what}");
+                    if listed {
+                        let mut got: Vec<u64> = grid
+                            .listed
+                            .iter()
+                            .flat_map(|l| &l.pairs)
+                            .map(|&(a, b)| key(a, b))
+                            .collect();
+                        got.sort_unstable();
+                        assert_eq!(got, keys, "{what}: the pairs listed");
+                    }
                     assert_eq!(grid.per_agent(&agents).unwrap(), 2 * pairs, "{what}");
+                    if listed {
+                        // Each pair once from each of its agents.
+                        let mut got: Vec<u64> = rows(&grid)
+                            .iter()
+                            .enumerate()
+                            .flat_map(|(i, row)| row.iter().map(move |&id| key(i as u32, id)))
+                            .collect();
+                        got.sort_unstable();
+                        let twice: Vec<u64> = keys.iter().flat_map(|&k| [k, k]).collect();
+                        assert_eq!(got, twice, "{what}: the agents' rows");
+                    }
                     assert_eq!(grid.rect_queries(&queries).unwrap(), expected, "{what}");
+                    if listed {
+                        for (q, row) in queries.iter().zip(rows(&grid)) {
+                            let mut row = row.to_vec();
+                            row.sort_unstable();
+                            let met: Vec<u32> = (0..rects.len() as u32)
+                                .filter(|&i| rects[i as usize].overlaps(q))
+                                .collect();
+                            assert_eq!(row, met, "{what}: a query's row");
+                        }
+                    }
                     let hits = grid.point_queries(&points).unwrap();
                     assert_eq!(hits, expected_points, "{what}");
                 }

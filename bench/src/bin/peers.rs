@@ -42,7 +42,9 @@ fn usage() -> String {
         "usage: peers [SCENARIO... | all] [--runs R] [--only NAMES] [--threads N] [--markdown PATH]\n\
          \x20            [--max-elements N] [--max-depth N]\n\
          \n\
-         Runs flatquad, the grid baseline and every peer on the agents workload.\n\
+         Runs flatquad, the grid baseline and every peer on the agents workload. The\n\
+         grid baseline counts its hits ('grid'), or hands their ids out where flatquad\n\
+         hands out handles ('grid (ids)': per agent; all pairs and static queries on threads).\n\
          SCENARIO: any of {} (default uniform-100k), or all.\n\
          The static scenario runs the rect-queries and point-queries modes, the others\n\
          all-pairs, per-agent and events.\n\
@@ -150,6 +152,9 @@ fn implementations(s: &Scenario, config: FlatquadConfig, threads: usize) -> Vec<
         })
         .collect();
     all.push(Box::new(GridIndex::new(s.size, GridIndex::DEFAULT_FACTOR)));
+    all.push(Box::new(
+        GridIndex::new(s.size, GridIndex::DEFAULT_FACTOR).listing_ids(),
+    ));
     all.extend(peers::all(s.size));
     if threads > 1 {
         for (_, structure, max_extent) in STRUCTURES {
@@ -165,6 +170,11 @@ fn implementations(s: &Scenario, config: FlatquadConfig, threads: usize) -> Vec<
         }
         all.push(Box::new(
             GridIndex::new(s.size, GridIndex::DEFAULT_FACTOR).with_threads(threads, name("grid")),
+        ));
+        all.push(Box::new(
+            GridIndex::new(s.size, GridIndex::DEFAULT_FACTOR)
+                .listing_ids()
+                .with_threads(threads, name("grid (ids)")),
         ));
         all.push(Box::new(
             peers::BroccoliIndex::new().with_threads(threads, name("broccoli")),
@@ -403,7 +413,11 @@ fn markdown(rows: &[Row], args: &Args) -> String {
          (the [workload's](workload.md), or the exact sort-and-sweep oracle's). flatquad (the quadtree): \
          max_elements {}, max_depth by scenario: {}; flatquad grid: cells of {} agent \
          sides; flatquad loose-grid: cells of {} agent sides; flatquad loose-quadtree: \
-         max_depth by scenario: {}.\n",
+         max_depth by scenario: {}. `grid` is the grid rebuilt every frame \
+         (`bench/src/grid.rs`), counting its hits without naming them; `grid (ids)` the same \
+         grid handing each hit's id out wherever flatquad's rows hand out handles (per agent, \
+         and all pairs and static queries on threads), counting where flatquad's adapter \
+         counts through a visitor.\n",
         args.runs,
         args.config.max_elements(),
         depths.join(", "),
