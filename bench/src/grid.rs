@@ -416,8 +416,8 @@ impl GridIndex {
 
     /// The queries `query(0..n)`, each one's hits handed out as a row of ids
     /// (all but `omit(i)`), in tasks of [`count_queries`](Self::count_queries)'s
-    /// chunks on several threads, else in batches of `batch`, each task's
-    /// rows in a list of its own; returns how many ids were handed out.
+    /// chunks on several threads, else in batches of `batch` (one list,
+    /// holding the last batch's rows); returns how many ids were handed out.
     fn list_queries(
         &mut self,
         n: usize,
@@ -426,12 +426,13 @@ impl GridIndex {
         omit: impl Fn(usize) -> u32 + Sync,
     ) -> u64 {
         let mut listed = std::mem::take(&mut self.listed);
-        let answer = |range: Range<usize>, rows: &mut Listed| {
+        // `fetched`: where the fetches ahead stop, the end of the task's
+        // range (as `count_range`'s), on one thread the end of all the queries.
+        let answer = |range: Range<usize>, fetched: usize, rows: &mut Listed| {
             rows.clear();
-            let end = range.end;
             for i in range {
                 if self.fetch_ahead {
-                    self.fetch_ahead_of(i, end, &query);
+                    self.fetch_ahead_of(i, fetched, &query);
                 }
                 rows.offsets.push(rows.hits.len() as u32);
                 let (q, skip) = (query(i), omit(i));
@@ -453,12 +454,16 @@ impl GridIndex {
             listed
                 .par_iter_mut()
                 .enumerate()
-                .map(|(c, rows)| answer(c * chunk..((c + 1) * chunk).min(n), rows))
+                .map(|(c, rows)| {
+                    let range = c * chunk..((c + 1) * chunk).min(n);
+                    let end = range.end;
+                    answer(range, end, rows)
+                })
                 .sum()
         } else {
             listed.resize_with(1, Listed::default);
             (0..n.div_ceil(batch))
-                .map(|c| answer(c * batch..((c + 1) * batch).min(n), &mut listed[0]))
+                .map(|c| answer(c * batch..((c + 1) * batch).min(n), n, &mut listed[0]))
                 .sum()
         };
         self.listed = listed;
@@ -737,7 +742,8 @@ impl Index for GridIndex {
 
     fn rect_queries(&mut self, queries: &[Aabb]) -> Result<u64, BenchError> {
         if self.lists && self.threads > 1 {
-            return Ok(self.list_queries(queries.len(), 1, |i| queries[i], |_| u32::MAX));
+            let n = queries.len();
+            return Ok(self.list_queries(n, n, |i| queries[i], |_| u32::MAX));
         }
         Ok(self.count_queries(queries.len(), |i| queries[i]))
     }
@@ -748,7 +754,8 @@ impl Index for GridIndex {
             Aabb::point(x, y)
         };
         if self.lists && self.threads > 1 {
-            return Ok(self.list_queries(points.len(), 1, point, |_| u32::MAX));
+            let n = points.len();
+            return Ok(self.list_queries(n, n, point, |_| u32::MAX));
         }
         Ok(self.count_queries(points.len(), point))
     }
@@ -802,11 +809,6 @@ mod tests {
         agents
     }
 
-    /// The key of [`crate::oracle::box_pair_keys`] of the pair `(a, b)`.
-    fn key(a: u32, b: u32) -> u64 {
-        (u64::from(a.min(b)) << 32) | u64::from(a.max(b))
-    }
-
     /// The rows the last listed queries handed out, in query order.
     fn rows(grid: &GridIndex) -> Vec<&[u32]> {
         grid.listed
@@ -817,6 +819,20 @@ mod tests {
                     .map(|w| &l.hits[w[0] as usize..w[1] as usize])
             })
             .collect()
+    }
+
+    /// Asserts that `rows` holds, for each of the `queries`, the ids of the
+    /// `rects` it meets.
+    fn assert_rows(rows: &[&[u32]], rects: &[Aabb], queries: &[Aabb], what: &str) {
+        assert_eq!(rows.len(), queries.len(), "{what}");
+        for (q, row) in queries.iter().zip(rows) {
+            let mut row = row.to_vec();
+            row.sort_unstable();
+            let met: Vec<u32> = (0..rects.len() as u32)
+                .filter(|&i| rects[i as usize].overlaps(q))
+                .collect();
+            assert_eq!(row, met, "{what}: a query's row");
+        }
     }
 
     fn brute(rects: &[Aabb], q: &Aabb) -> u64 {
@@ -860,12 +876,8 @@ mod tests {
             (1.0, 2),
             (4.0, 3),
         ];
-        let keys = crate::oracle::box_pair_keys(
-            &rects
-                .iter()
-                .map(|r| ([r.x1, r.y1], [r.x2, r.y2]))
-                .collect::<Vec<_>>(),
-        );
+        let keys = crate::oracle::agent_pair_keys(&agents);
+        let key = crate::oracle::pair_key;
         // Each with and without fetching ahead (which takes 500,000 agents),
         // counting and listing.
         for (((factor, threads), prefetch_from), lists) in configs
@@ -899,9 +911,17 @@ mod tests {
                         assert_eq!(got, keys, "{what}: the pairs listed");
                     }
                     assert_eq!(grid.per_agent(&agents).unwrap(), 2 * pairs, "{what}");
-                    if listed {
+                    if lists {
+                        if threads == 1 {
+                            // Its list holds the last batch's rows: all the
+                            // agents' rows in one batch instead.
+                            let n = agents.len();
+                            grid.list_queries(n, n, |i| agents.rect(i), |i| i as u32);
+                        }
                         // Each pair once from each of its agents.
-                        let mut got: Vec<u64> = rows(&grid)
+                        let rows = rows(&grid);
+                        assert_eq!(rows.len(), agents.len(), "{what}");
+                        let mut got: Vec<u64> = rows
                             .iter()
                             .enumerate()
                             .flat_map(|(i, row)| row.iter().map(move |&id| key(i as u32, id)))
@@ -912,17 +932,15 @@ mod tests {
                     }
                     assert_eq!(grid.rect_queries(&queries).unwrap(), expected, "{what}");
                     if listed {
-                        for (q, row) in queries.iter().zip(rows(&grid)) {
-                            let mut row = row.to_vec();
-                            row.sort_unstable();
-                            let met: Vec<u32> = (0..rects.len() as u32)
-                                .filter(|&i| rects[i as usize].overlaps(q))
-                                .collect();
-                            assert_eq!(row, met, "{what}: a query's row");
-                        }
+                        assert_rows(&rows(&grid), &rects, &queries, &what);
                     }
                     let hits = grid.point_queries(&points).unwrap();
                     assert_eq!(hits, expected_points, "{what}");
+                    if listed {
+                        let points: Vec<Aabb> =
+                            points.iter().map(|&[x, y]| Aabb::point(x, y)).collect();
+                        assert_rows(&rows(&grid), &rects, &points, &what);
+                    }
                 }
             });
         }

@@ -158,15 +158,19 @@ pub fn query_checksums(scenario: &Scenario) -> Option<(u64, u64)> {
 /// sorted keys `low index << 32 | high index` ([`sweep_box_pairs`]).
 pub fn box_pair_keys<const D: usize>(boxes: &[([f32; D], [f32; D])]) -> Vec<u64> {
     let mut keys = Vec::new();
-    sweep_box_pairs(boxes, |a, b| {
-        keys.push((u64::from(a.min(b)) << 32) | u64::from(a.max(b)));
-    });
+    sweep_box_pairs(boxes, |a, b| keys.push(pair_key(a, b)));
     keys.sort_unstable();
     keys
 }
 
+/// The key of the pair of boxes `a` and `b`, either way round: the lower
+/// index in the high half.
+pub(crate) fn pair_key(a: u32, b: u32) -> u64 {
+    (u64::from(a.min(b)) << 32) | u64::from(a.max(b))
+}
+
 /// The overlapping pairs of the agents' current boxes ([`box_pair_keys`]).
-fn agent_pair_keys(agents: &Agents) -> Vec<u64> {
+pub(crate) fn agent_pair_keys(agents: &Agents) -> Vec<u64> {
     if agents.dimensions() == 3 {
         let cubes: Vec<_> = (0..agents.len()).map(|i| agents.corners::<3>(i)).collect();
         return box_pair_keys(&cubes);

@@ -544,10 +544,10 @@ fn raw_handle(n: f64) -> Result<u64, String> {
 /// `n`'s handle bits, and whether `n` is one (an integer in `[0, 2^53)`),
 /// without a branch, so that a batch's loop has none either. `as` saturates
 /// (NaN to 0), so the round trip gives back `n` exactly when it is an integer
-/// that fits, 2^63 and beyond excepted (`i64::MAX` rounds to 2^63): `n <
-/// MAX_SAFE` refuses those. Through `i64`, not `u64`: one instruction on
-/// x86-64's baseline where `u64` takes a fix-up, so `n >= 0` is asked apart.
-/// Not `fract`: a libm call per handle there.
+/// that fits, or 2^63 itself (which `i64::MAX` rounds to): `n < MAX_SAFE`
+/// refuses that and the negative ones. Through `i64`, not `u64`: on x86-64's
+/// baseline a truncation and conditional moves for the saturation, where
+/// `u64` takes more. Not `fract`: a libm call per handle there.
 #[inline(always)]
 fn handle_bits(n: f64) -> (u64, bool) {
     let raw = n as i64;

@@ -342,9 +342,14 @@ def test_every_batch_call_that_takes_the_threads_joins_the_pool_first(tmp_path):
         for where in ("main", "thread")
     }
     joined = {}
-    for key, run in runs.items():
-        out, err = run.communicate(timeout=3 * TIMEOUT)
-        assert run.returncode == 0, (key, err)
-        joined[key] = out.strip()
+    try:
+        for key, run in runs.items():
+            out, err = run.communicate(timeout=3 * TIMEOUT)
+            assert run.returncode == 0, (key, err)
+            joined[key] = out.strip()
+    finally:
+        for run in runs.values():
+            run.kill()
+            run.wait()
     assert {call: joined[call, "main"] for call in _JOIN_SITES} == dict.fromkeys(_JOIN_SITES, "True")
     assert {call: joined[call, "thread"] for call in _JOIN_SITES} == dict.fromkeys(_JOIN_SITES, "False")

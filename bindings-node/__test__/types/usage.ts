@@ -174,3 +174,5 @@ tree.nearestMany(new Float64Array(2), 1, { filter: () => true })
 tree.rayCast(0, 0, 1, 0)
 // @ts-expect-error: the test hooks are not part of the API
 tree.__panicForTests(true)
+// @ts-expect-error: the test hooks are not part of the API
+tree.__panicAsyncForTests(true)
