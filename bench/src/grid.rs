@@ -265,34 +265,13 @@ impl GridIndex {
     /// fetched ahead: the cell starts of query `i + 8` and the first boxes of
     /// query `i + 4`, so that the misses of several queries overlap.
     fn count_range(&self, range: Range<usize>, query: &impl Fn(usize) -> Aabb) -> u64 {
-        const AHEAD: usize = 8;
         if !self.fetch_ahead {
             return range.map(|i| self.query(&query(i))).sum();
         }
         let n = range.end;
         let mut hits = 0;
         for i in range {
-            if i + AHEAD < n {
-                let q = query(i + AHEAD);
-                for l in &self.active {
-                    let x0 = l.cell_of(q.x1 - l.reach);
-                    for cy in l.cell_of(q.y1 - l.reach)..=l.cell_of(q.y2) {
-                        prefetch(&self.starts[l.base + cy * l.cols + x0]);
-                    }
-                }
-            }
-            if i + AHEAD / 2 < n {
-                let q = query(i + AHEAD / 2);
-                for l in &self.active {
-                    let x0 = l.cell_of(q.x1 - l.reach);
-                    for cy in l.cell_of(q.y1 - l.reach)..=l.cell_of(q.y2) {
-                        let a = self.starts[l.base + cy * l.cols + x0] as usize;
-                        if let Some(b) = self.boxes.get(a) {
-                            prefetch(b);
-                        }
-                    }
-                }
-            }
+            self.fetch_ahead_of::<false>(i, n, query);
             hits += self.query(&query(i));
         }
         hits
@@ -384,11 +363,16 @@ impl GridIndex {
         pairs
     }
 
-    /// [`count_range`](Self::count_range)'s fetches ahead before query `i` of
-    /// a range ending at `end`: the cell starts of query `i + 8` and the first
-    /// boxes of query `i + 4`, and here their ids too.
+    /// The fetches ahead before query `i` of a range ending at `end`: the cell
+    /// starts of query `i + 8`, and the first boxes of query `i + 4` (with
+    /// `IDS`, their ids too, for the listing queries).
     #[inline(always)]
-    fn fetch_ahead_of(&self, i: usize, end: usize, query: &impl Fn(usize) -> Aabb) {
+    fn fetch_ahead_of<const IDS: bool>(
+        &self,
+        i: usize,
+        end: usize,
+        query: &impl Fn(usize) -> Aabb,
+    ) {
         const AHEAD: usize = 8;
         if i + AHEAD < end {
             let q = query(i + AHEAD);
@@ -405,8 +389,10 @@ impl GridIndex {
                 let x0 = l.cell_of(q.x1 - l.reach);
                 for cy in l.cell_of(q.y1 - l.reach)..=l.cell_of(q.y2) {
                     let a = self.starts[l.base + cy * l.cols + x0] as usize;
-                    if let (Some(b), Some(id)) = (self.boxes.get(a), self.ids.get(a)) {
+                    if let Some(b) = self.boxes.get(a) {
                         prefetch(b);
+                    }
+                    if let (true, Some(id)) = (IDS, self.ids.get(a)) {
                         prefetch(id);
                     }
                 }
@@ -432,7 +418,7 @@ impl GridIndex {
             rows.clear();
             for i in range {
                 if self.fetch_ahead {
-                    self.fetch_ahead_of(i, fetched, &query);
+                    self.fetch_ahead_of::<true>(i, fetched, &query);
                 }
                 rows.offsets.push(rows.hits.len() as u32);
                 let (q, skip) = (query(i), omit(i));
