@@ -1,5 +1,7 @@
 //! The pool the batch calls run on, and the calling thread's place in it.
 
+use crate::boundary::guard;
+
 /// Makes the calling thread thread 0 of the pool the batch calls run on,
 /// beside n - 1 other threads, n being `RAYON_NUM_THREADS`, else the number of
 /// CPUs. A big batch call from it then starts on it at once while the others
@@ -22,5 +24,5 @@
 /// call it.
 #[no_mangle]
 pub extern "C" fn qt_join_thread_pool() -> bool {
-    std::panic::catch_unwind(flatquad_core::join_global_pool).unwrap_or(false)
+    guard(flatquad_core::join_global_pool)
 }
