@@ -129,8 +129,14 @@ export declare class Grid {
   /**
    * Every pair of elements whose closed rectangles meet, each pair once:
    * `[a0, b0, a1, b1, ...]`, 2 handles per pair.
+   *
+   * With `out`, a `Float64Array` kept from frame to frame, the handles
+   * are written to its start and the answer is `out.subarray(0, 2 *
+   * pairCount)`: no new memory a frame for the garbage collector. If
+   * `out` is too short for them, the answer is a new array, as
+   * without it, and `out` is left as it was.
    */
-  pairs(): Float64Array
+  pairs(out?: Float64Array | null): Float64Array
   /**
    * The other elements whose rectangle meets this element's (touching
    * counts): `query(...rectOf(handle), handle)`, but structures that
@@ -475,8 +481,14 @@ export declare class LooseGrid {
   /**
    * Every pair of elements whose closed rectangles meet, each pair once:
    * `[a0, b0, a1, b1, ...]`, 2 handles per pair.
+   *
+   * With `out`, a `Float64Array` kept from frame to frame, the handles
+   * are written to its start and the answer is `out.subarray(0, 2 *
+   * pairCount)`: no new memory a frame for the garbage collector. If
+   * `out` is too short for them, the answer is a new array, as
+   * without it, and `out` is left as it was.
    */
-  pairs(): Float64Array
+  pairs(out?: Float64Array | null): Float64Array
   /**
    * The other elements whose rectangle meets this element's (touching
    * counts): `query(...rectOf(handle), handle)`, but structures that
@@ -827,8 +839,14 @@ export declare class LooseQuadtree {
   /**
    * Every pair of elements whose closed rectangles meet, each pair once:
    * `[a0, b0, a1, b1, ...]`, 2 handles per pair.
+   *
+   * With `out`, a `Float64Array` kept from frame to frame, the handles
+   * are written to its start and the answer is `out.subarray(0, 2 *
+   * pairCount)`: no new memory a frame for the garbage collector. If
+   * `out` is too short for them, the answer is a new array, as
+   * without it, and `out` is left as it was.
    */
-  pairs(): Float64Array
+  pairs(out?: Float64Array | null): Float64Array
   /**
    * The other elements whose rectangle meets this element's (touching
    * counts): `query(...rectOf(handle), handle)`, but structures that
@@ -1167,8 +1185,14 @@ export declare class Octree {
   /**
    * Every pair of elements whose closed rectangles meet, each pair once:
    * `[a0, b0, a1, b1, ...]`, 2 handles per pair.
+   *
+   * With `out`, a `Float64Array` kept from frame to frame, the handles
+   * are written to its start and the answer is `out.subarray(0, 2 *
+   * pairCount)`: no new memory a frame for the garbage collector. If
+   * `out` is too short for them, the answer is a new array, as
+   * without it, and `out` is left as it was.
    */
-  pairs(): Float64Array
+  pairs(out?: Float64Array | null): Float64Array
   /**
    * The other elements whose rectangle meets this element's (touching
    * counts): `query(...rectOf(handle), handle)`, but structures that
@@ -1535,8 +1559,14 @@ export declare class Quadtree {
   /**
    * Every pair of elements whose closed rectangles meet, each pair once:
    * `[a0, b0, a1, b1, ...]`, 2 handles per pair.
+   *
+   * With `out`, a `Float64Array` kept from frame to frame, the handles
+   * are written to its start and the answer is `out.subarray(0, 2 *
+   * pairCount)`: no new memory a frame for the garbage collector. If
+   * `out` is too short for them, the answer is a new array, as
+   * without it, and `out` is left as it was.
    */
-  pairs(): Float64Array
+  pairs(out?: Float64Array | null): Float64Array
   /**
    * The other elements whose rectangle meets this element's (touching
    * counts): `query(...rectOf(handle), handle)`, but structures that

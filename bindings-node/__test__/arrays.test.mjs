@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import v8 from 'node:v8'
 import vm from 'node:vm'
 import { Grid, Quadtree } from 'flatquad'
-import { assertOwnArray } from './helpers.mjs'
+import { CLASSES, assertOwnArray } from './helpers.mjs'
 
 // Elements on a diagonal, each touching the next: element i meets i - 1 and i + 1.
 function diagonal(Class, n) {
@@ -80,5 +80,55 @@ it('small results stay intact through full collections', async () => {
     assert.deepEqual(Array.from(offsets), [0, degree(at), degree(at) + degree(at + 1)])
     assert.ok(hits.subarray(0, offsets[1]).includes(handles[at + 1]))
     assert.ok(hits.subarray(offsets[1]).includes(handles[at]))
+  }
+})
+
+it('pairs(out) writes into the caller\'s array where the pairs fit, a new array otherwise', () => {
+  for (const { name, Class } of CLASSES) {
+    for (const n of [0, 1, 2, 9, 9000]) {
+      const { index } = diagonal(Class, n)
+      const fresh = index.pairs()
+      assert.equal(fresh.length, 2 * Math.max(0, n - 1), `${name}, ${n} elements`)
+      const sorted = (a) => Array.from(a).sort((x, y) => x - y)
+      // An array with room and then some, as a view into a larger buffer: the
+      // answer is its start, the rest untouched.
+      const backing = new Float64Array(fresh.length + 7).fill(-1)
+      const out = backing.subarray(3)
+      const written = index.pairs(out)
+      assert.equal(written.buffer, backing.buffer, `${name}, ${n}: in the caller's memory`)
+      assert.equal(written.byteOffset, out.byteOffset)
+      assert.equal(written.length, fresh.length)
+      assert.deepEqual(sorted(written), sorted(fresh))
+      assert.deepEqual(Array.from(backing.subarray(0, 3)), [-1, -1, -1])
+      assert.deepEqual(Array.from(backing.subarray(3 + fresh.length)), [-1, -1, -1, -1])
+      // Exactly the room needed.
+      const exact = new Float64Array(fresh.length)
+      assert.equal(index.pairs(exact).buffer, exact.buffer)
+      assert.deepEqual(sorted(exact), sorted(fresh))
+      // Too short: a new array, and out as it was.
+      if (fresh.length > 0) {
+        const short = new Float64Array(fresh.length - 1).fill(-2)
+        const answer = index.pairs(short)
+        assert.notEqual(answer.buffer, short.buffer)
+        assertOwnArray(answer, Float64Array, fresh.length)
+        assert.deepEqual(sorted(answer), sorted(fresh))
+        assert.ok(short.every((v) => v === -2), 'a short out is left as it was')
+      }
+      // null and undefined are no out.
+      assert.deepEqual(sorted(index.pairs(null)), sorted(fresh))
+      assert.deepEqual(sorted(index.pairs(undefined)), sorted(fresh))
+    }
+  }
+})
+
+it('pairs(out) into a detached buffer answers with a new array, even with no pairs', () => {
+  for (const n of [1, 5]) {
+    const { index } = diagonal(Quadtree, n)
+    const out = new Float64Array(16)
+    structuredClone(out.buffer, { transfer: [out.buffer] })
+    assert.equal(out.length, 0)
+    const answer = index.pairs(out)
+    assertOwnArray(answer, Float64Array, 2 * (n - 1))
+    assert.notEqual(answer.buffer, out.buffer)
   }
 })

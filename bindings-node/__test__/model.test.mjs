@@ -247,13 +247,26 @@ class QueryMany {
   toString = () => `queryMany(${this.rects.length})`
 }
 
+// pairs(), and pairs(out) into an array of `room` numbers, filled with a marker
+// first: where the pairs fit they are its start and the rest keeps the marker;
+// where not, a new array comes back and out keeps the marker throughout.
 class Pairs {
+  constructor(room) {
+    this.room = room
+  }
   check = () => true
   run(m, r) {
-    assert.deepEqual(pairSet(r.tree.pairs()), oracle.pairs(m.elements))
+    const fresh = r.tree.pairs()
+    assert.deepEqual(pairSet(fresh), oracle.pairs(m.elements))
+    const out = new Float64Array(this.room).fill(-1)
+    const answer = r.tree.pairs(out)
+    assert.deepEqual(pairSet(answer), oracle.pairs(m.elements))
+    const fits = fresh.length <= this.room
+    assert.equal(answer.buffer === out.buffer, fits)
+    assert.ok(out.subarray(fits ? fresh.length : 0).every((v) => v === -1))
     r.tree.validate()
   }
-  toString = () => 'pairs()'
+  toString = () => `pairs(out of ${this.room})`
 }
 
 const commands = [
@@ -269,7 +282,7 @@ const commands = [
   fc.tuple(rectArb, fc.option(pick, { nil: null })).map(([rect, omit]) => new Query(rect, omit)),
   fc.tuple(coord, coord).map(([x, y]) => new QueryPoint(x, y)),
   fc.array(rectArb, { minLength: 0, maxLength: 6 }).map((rects) => new QueryMany(rects)),
-  fc.constant(new Pairs()),
+  fc.nat({ max: 40 }).map((room) => new Pairs(room)),
 ]
 
 for (const { name, Class } of CLASSES) {

@@ -82,6 +82,11 @@ test('Octree matches a brute-force model', () => {
         live.forEach((a, i) => live.slice(i + 1).forEach((b) => meets(model.get(a), model.get(b)) && want.add(sorted([a, b]).join())))
         assert.deepEqual(got, want)
         assert.equal(flat.length / 2, want.size)
+        // Into a kept array with room: the same pairs, in its memory.
+        const out = new Float64Array(flat.length + 3)
+        const into = tree.pairs(out)
+        assert.equal(into.buffer, out.buffer)
+        assert.deepEqual([...into], [...flat])
         const copy = Octree.fromBytes(tree.toBytes())
         assert.deepEqual(Buffer.from(copy.toBytes()), Buffer.from(tree.toBytes()))
         for (const h of live) assert.deepEqual(copy.rectOf(h), tree.rectOf(h))

@@ -9,6 +9,7 @@ use napi::bindgen_prelude::{FromNapiValue, ToNapiValue, TypedArray, TypedArrayTy
 use napi::{sys, JsValue, Unknown, ValueType};
 
 use crate::error::{Fail, Outcome};
+use crate::typed::{Element, OutArray};
 
 /// 2^53: every integer below it is exact in a JavaScript number, and so is
 /// every handle (the core keeps them below it).
@@ -587,6 +588,22 @@ fn typed<'env>(
             kind_name(kind),
             describe(value)
         ))),
+    }
+}
+
+/// An optional array to answer into (`out`, see [`OutArray`]): absent
+/// (`undefined` or `null`) or a typed array of `T`.
+pub(crate) fn out_array<'env, T: Element>(
+    value: Option<&Unknown<'env>>,
+    name: &str,
+    what: &str,
+) -> Outcome<Option<OutArray<'env, T>>> {
+    match value.filter(|value| !is_absent(Some(value))) {
+        None => Ok(None),
+        Some(value) => {
+            typed(value, name, T::KIND, what)?;
+            Ok(OutArray::of(value)?)
+        }
     }
 }
 

@@ -18,7 +18,7 @@ use crate::objects::{
     BulkResult, Filter, JoinResult, NearestManyResult, Neighbor, NodeInfo, Nodes, QueryManyResult,
     RayCastManyResult, RayHit, Rectangle, Stats,
 };
-use crate::typed::Typed;
+use crate::typed::{Typed, Written};
 
 /// `shared_methods!(Class, core type, "'Class'")`: the methods every 2D class
 /// has, declared on `Class` (whose field `index` is the [`Index`]).

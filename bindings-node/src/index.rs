@@ -25,7 +25,7 @@ use crate::objects::{
     BulkResult, Filter as FilterObject, JoinResult, NearestManyResult, Neighbor, Nodes, PairEvents,
     QueryManyResult, RayCastManyResult, RayHit as RayHitObject, Stats,
 };
-use crate::typed::Typed;
+use crate::typed::{Typed, Written};
 
 /// A core structure one of the classes wraps.
 pub(crate) trait Core: SpatialIndex + Into<AnyIndex> {
@@ -309,6 +309,22 @@ fn try_read<T>(lock: &RwLock<T>) -> Option<std::sync::RwLockReadGuard<'_, T>> {
         Ok(index) => Some(index),
         Err(std::sync::TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
         Err(std::sync::TryLockError::WouldBlock) => None,
+    }
+}
+
+/// The pair walk's answer, `[a0, b0, a1, b1, ...]`. The walk itself (the
+/// core's `par_pairs`) runs on all threads where the structure can split it
+/// and the size pays, into a list kept between calls.
+fn pair_handles(pairs: &[(Handle, Handle)]) -> Vec<f64> {
+    let mut values = vec![0.0; 2 * pairs.len()];
+    write_pair_handles(pairs, &mut values);
+    values
+}
+
+/// [`pair_handles`] into the first `2 * pairs.len()` of `out`.
+fn write_pair_handles(pairs: &[(Handle, Handle)], out: &mut [f64]) {
+    for (slot, &(a, b)) in out.chunks_exact_mut(2).zip(pairs) {
+        slot.copy_from_slice(&[raw(a), raw(b)]);
     }
 }
 
@@ -993,16 +1009,31 @@ impl<T: Held> Index<T> {
             env,
             |_| Ok(()),
             |index, (), kept| {
-                // The core's pair walk, on all threads where the structure can
-                // split it and the size pays, into a list kept between calls.
                 index.par_pairs(&mut kept.pairs);
-                let mut out = Vec::with_capacity(2 * kept.pairs.len());
-                for &(a, b) in kept.pairs.iter() {
-                    out.extend([raw(a), raw(b)]);
-                }
-                Ok(Typed::new(out))
+                Ok(Typed::new(pair_handles(&kept.pairs)))
             },
         )
+    }
+
+    /// `pairs(out?)`, on the JavaScript thread: the handles written into `out`
+    /// when it is given and holds them ([`Written`]), into a new array otherwise.
+    pub(crate) fn pairs_into(
+        &self,
+        env: &Env,
+        out: Option<&Unknown<'_>>,
+    ) -> napi::Result<Written<f64>> {
+        let out = fail(
+            env,
+            args::out_array(out, "out", "room for 2 handles per pair"),
+        )?;
+        self.read(env, |index| {
+            with_kept(&self.kept, |kept| {
+                index.par_pairs(&mut kept.pairs);
+                Ok(Written::answer(out, 2 * kept.pairs.len(), |values| {
+                    write_pair_handles(&kept.pairs, values)
+                }))
+            })
+        })
     }
 
     pub(crate) fn overlapping_many<W: When>(

@@ -99,9 +99,19 @@ macro_rules! methods {
 
             /// Every pair of elements whose closed rectangles meet, each pair once:
             /// `[a0, b0, a1, b1, ...]`, 2 handles per pair.
-            #[napi(catch_unwind, ts_return_type = "Float64Array")]
-            pub fn pairs(&self, env: &Env) -> napi::Result<Typed<f64>> {
-                self.index.pairs::<Now>(env)
+            ///
+            /// With `out`, a `Float64Array` kept from frame to frame, the handles
+            /// are written to its start and the answer is `out.subarray(0, 2 *
+            /// pairCount)`: no new memory a frame for the garbage collector. If
+            /// `out` is too short for them, the answer is a new array, as
+            /// without it, and `out` is left as it was.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "out?: Float64Array | null",
+                ts_return_type = "Float64Array"
+            )]
+            pub fn pairs(&self, env: &Env, out: Option<Unknown<'_>>) -> napi::Result<Written<f64>> {
+                self.index.pairs_into(env, out.as_ref())
             }
 
             /// The other elements whose rectangle meets this element's (touching

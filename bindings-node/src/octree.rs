@@ -13,7 +13,7 @@ use crate::objects::{
     Box3, Filter, NearestManyResult, Neighbor, NodeInfo3, Nodes, QueryManyResult,
     RayCastManyResult, RayHit, Stats,
 };
-use crate::typed::Typed;
+use crate::typed::{Typed, Written};
 
 /// An octree over boxes `[x1, x2] × [y1, y2] × [z1, z2]`: the quadtree in 3D,
 /// with the same methods, each taking 6 coordinates per box (batches: 6

@@ -16,7 +16,7 @@ use core::ptr;
 use napi::bindgen_prelude::{
     Float32Array, Float64Array, ToNapiValue, TypeName, TypedArrayType, Uint32Array, Uint8Array,
 };
-use napi::{check_status, sys, ValueType};
+use napi::{check_status, sys, JsValue, Unknown, ValueType};
 
 /// The largest array, in bytes, copied rather than handed over.
 const COPY_UP_TO: usize = 64 * 1024;
@@ -106,5 +106,149 @@ impl<T: Element> ToNapiValue for Typed<T> {
             "Failed to create a typed array"
         )?;
         Ok(array)
+    }
+}
+
+/// A typed array the caller keeps between calls, written in place: the
+/// answer is then a view of its first elements (`out.subarray(0, n)`), so
+/// the call leaves no new buffer for the collector, whose dead answers
+/// otherwise pile up as fresh memory until it runs (a `pairs()` answer took
+/// 75 page faults a call; see docs/design.md). Only for a call answered on the
+/// JavaScript thread, which owns the memory while the call runs.
+pub(crate) struct OutArray<'env, T> {
+    /// The array's `ArrayBuffer` and where the array starts in it, for the view.
+    buffer: sys::napi_value,
+    byte_offset: usize,
+    data: &'env mut [T],
+}
+
+impl<'env, T: Element> OutArray<'env, T> {
+    /// The memory of `value`, a typed array of `T` (checked by the caller):
+    /// `None` for one that cannot be written in place (its buffer detached;
+    /// misaligned, which JavaScript's typed arrays never are).
+    pub(crate) fn of(value: &Unknown<'env>) -> napi::Result<Option<Self>> {
+        let raw = value.value();
+        let (mut kind, mut length, mut data, mut buffer, mut byte_offset) =
+            (0, 0, ptr::null_mut(), ptr::null_mut(), 0);
+        // SAFETY: `value` is a typed array of the current call.
+        check_status!(
+            unsafe {
+                sys::napi_get_typedarray_info(
+                    raw.env,
+                    raw.value,
+                    &mut kind,
+                    &mut length,
+                    &mut data,
+                    &mut buffer,
+                    &mut byte_offset,
+                )
+            },
+            "Failed to read a typed array"
+        )?;
+        let mut detached = false;
+        // SAFETY: `buffer` is the array's `ArrayBuffer`, of the current call.
+        check_status!(
+            unsafe { sys::napi_is_detached_arraybuffer(raw.env, buffer, &mut detached) },
+            "Failed to read an ArrayBuffer"
+        )?;
+        let mut data = data.cast::<T>();
+        if length == 0 {
+            // An empty array may have no memory at all, yet holds an empty answer.
+            data = ptr::NonNull::dangling().as_ptr();
+        }
+        if detached || kind != T::KIND as i32 || data.is_null() || !data.is_aligned() {
+            return Ok(None);
+        }
+        // SAFETY: `length` elements of `T` start at `data` (its kind checked
+        // just above); no JavaScript runs while the call holds them.
+        let data = unsafe { core::slice::from_raw_parts_mut(data, length) };
+        Ok(Some(OutArray {
+            buffer,
+            byte_offset,
+            data,
+        }))
+    }
+}
+
+/// An answer written into the caller's array where it fits
+/// ([`OutArray`]), into a new one otherwise.
+pub enum Written<T: Element> {
+    /// The first `len` elements of the caller's array.
+    InPlace {
+        buffer: sys::napi_value,
+        byte_offset: usize,
+        len: usize,
+    },
+    New(Typed<T>),
+}
+
+impl<T: Element> Written<T> {
+    /// `len` values written by `fill` into `out` when it is given and holds
+    /// them, into a new array otherwise (`out` then left as it was).
+    pub(crate) fn answer(
+        out: Option<OutArray<'_, T>>,
+        len: usize,
+        fill: impl FnOnce(&mut [T]),
+    ) -> Self
+    where
+        T: Default,
+    {
+        match out {
+            Some(out) if out.data.len() >= len => {
+                fill(&mut out.data[..len]);
+                Written::InPlace {
+                    buffer: out.buffer,
+                    byte_offset: out.byte_offset,
+                    len,
+                }
+            }
+            _ => {
+                let mut values = vec![T::default(); len];
+                fill(&mut values);
+                Written::New(Typed::new(values))
+            }
+        }
+    }
+}
+
+impl<T: Element> TypeName for Written<T> {
+    fn type_name() -> &'static str {
+        T::NAME
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::Object
+    }
+}
+
+impl<T: Element> ToNapiValue for Written<T> {
+    unsafe fn to_napi_value(env: sys::napi_env, written: Self) -> napi::Result<sys::napi_value> {
+        match written {
+            // SAFETY: `env` is the current call's.
+            Written::New(values) => unsafe { Typed::to_napi_value(env, values) },
+            Written::InPlace {
+                buffer,
+                byte_offset,
+                len,
+            } => {
+                let mut array = ptr::null_mut();
+                // SAFETY: `buffer` is the caller's array's, of the current
+                // call, holding `len` elements of `T` from `byte_offset`.
+                check_status!(
+                    unsafe {
+                        sys::napi_create_typedarray(
+                            env,
+                            T::KIND as i32,
+                            len,
+                            buffer,
+                            byte_offset,
+                            &mut array,
+                        )
+                    },
+                    "Failed to create a typed array"
+                )?;
+                Ok(array)
+            }
+        }
     }
 }

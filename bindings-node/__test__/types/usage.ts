@@ -135,6 +135,12 @@ void onAWorker
 // @ts-expect-error: the answer is a promise
 const notYet: Float64Array = tree.pairsAsync()
 void notYet
+// Into an array kept between frames; null is no array.
+const kept = new Float64Array(64)
+const into: Float64Array = tree.pairs(kept)
+void [into, octree.pairs(null)]
+// @ts-expect-error: handles are 64-bit floats
+tree.pairs(new Float32Array(64))
 
 // Contact events over any class, the octree included.
 const tracker = new PairTracker(tree)
