@@ -148,16 +148,32 @@ export declare class Grid {
    * collision loop in one call: the neighbours of `handles[i]` are
    * `hits.subarray(offsets[i], offsets[i + 1])`. A stale handle is
    * refused (the error's `index` says which) and nothing is returned.
+   *
+   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
+   * (a `Uint32Array` and a `Float64Array`, either may be left out),
+   * each answer array is written to the start of its `out` array and
+   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
+   * new memory a frame for the garbage collector. An answer array
+   * its `out` array is too short for is a new one, that `out` array
+   * left as it was.
    */
-  overlappingMany(handles: Float64Array): QueryManyResult
+  overlappingMany(handles: Float64Array, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**
    * One `query` per rectangle of `rects` (4 numbers each; 6, `x1, y1, z1, x2, y2, z2`, for an `Octree`), in one call
    * to the core (on several threads for big batches), leaving out
    * `omit[i]` from query `i` when `omit` is given: then every entry
    * must be a live handle (the error's `index` says which is not). The
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
+   *
+   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
+   * (a `Uint32Array` and a `Float64Array`, either may be left out),
+   * each answer array is written to the start of its `out` array and
+   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
+   * new memory a frame for the garbage collector. An answer array
+   * its `out` array is too short for is a new one, that `out` array
+   * left as it was.
    */
-  queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
+  queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**
    * Sets the element's collision filter: from now on `pairs`,
    * `overlapping` and `overlappingMany` report it with another element
@@ -185,8 +201,16 @@ export declare class Grid {
    * `radii` one radius each; the hits of circle `i` are
    * `hits.subarray(offsets[i], offsets[i + 1])`. A bad center or radius
    * is refused (the error's `index` says which) and nothing is returned.
+   *
+   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
+   * (a `Uint32Array` and a `Float64Array`, either may be left out),
+   * each answer array is written to the start of its `out` array and
+   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
+   * new memory a frame for the garbage collector. An answer array
+   * its `out` array is too short for is a new one, that `out` array
+   * left as it was.
    */
-  queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null): QueryManyResult
+  queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**
    * `nearest` for every point of `points` (2 numbers `x, y` each; an
    * `Octree`'s 3) in one call to the core (on several threads for big
@@ -500,16 +524,32 @@ export declare class LooseGrid {
    * collision loop in one call: the neighbours of `handles[i]` are
    * `hits.subarray(offsets[i], offsets[i + 1])`. A stale handle is
    * refused (the error's `index` says which) and nothing is returned.
+   *
+   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
+   * (a `Uint32Array` and a `Float64Array`, either may be left out),
+   * each answer array is written to the start of its `out` array and
+   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
+   * new memory a frame for the garbage collector. An answer array
+   * its `out` array is too short for is a new one, that `out` array
+   * left as it was.
    */
-  overlappingMany(handles: Float64Array): QueryManyResult
+  overlappingMany(handles: Float64Array, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**
    * One `query` per rectangle of `rects` (4 numbers each; 6, `x1, y1, z1, x2, y2, z2`, for an `Octree`), in one call
    * to the core (on several threads for big batches), leaving out
    * `omit[i]` from query `i` when `omit` is given: then every entry
    * must be a live handle (the error's `index` says which is not). The
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
+   *
+   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
+   * (a `Uint32Array` and a `Float64Array`, either may be left out),
+   * each answer array is written to the start of its `out` array and
+   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
+   * new memory a frame for the garbage collector. An answer array
+   * its `out` array is too short for is a new one, that `out` array
+   * left as it was.
    */
-  queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
+  queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**
    * Sets the element's collision filter: from now on `pairs`,
    * `overlapping` and `overlappingMany` report it with another element
@@ -537,8 +577,16 @@ export declare class LooseGrid {
    * `radii` one radius each; the hits of circle `i` are
    * `hits.subarray(offsets[i], offsets[i + 1])`. A bad center or radius
    * is refused (the error's `index` says which) and nothing is returned.
+   *
+   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
+   * (a `Uint32Array` and a `Float64Array`, either may be left out),
+   * each answer array is written to the start of its `out` array and
+   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
+   * new memory a frame for the garbage collector. An answer array
+   * its `out` array is too short for is a new one, that `out` array
+   * left as it was.
    */
-  queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null): QueryManyResult
+  queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**
    * `nearest` for every point of `points` (2 numbers `x, y` each; an
    * `Octree`'s 3) in one call to the core (on several threads for big
@@ -858,16 +906,32 @@ export declare class LooseQuadtree {
    * collision loop in one call: the neighbours of `handles[i]` are
    * `hits.subarray(offsets[i], offsets[i + 1])`. A stale handle is
    * refused (the error's `index` says which) and nothing is returned.
+   *
+   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
+   * (a `Uint32Array` and a `Float64Array`, either may be left out),
+   * each answer array is written to the start of its `out` array and
+   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
+   * new memory a frame for the garbage collector. An answer array
+   * its `out` array is too short for is a new one, that `out` array
+   * left as it was.
    */
-  overlappingMany(handles: Float64Array): QueryManyResult
+  overlappingMany(handles: Float64Array, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**
    * One `query` per rectangle of `rects` (4 numbers each; 6, `x1, y1, z1, x2, y2, z2`, for an `Octree`), in one call
    * to the core (on several threads for big batches), leaving out
    * `omit[i]` from query `i` when `omit` is given: then every entry
    * must be a live handle (the error's `index` says which is not). The
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
+   *
+   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
+   * (a `Uint32Array` and a `Float64Array`, either may be left out),
+   * each answer array is written to the start of its `out` array and
+   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
+   * new memory a frame for the garbage collector. An answer array
+   * its `out` array is too short for is a new one, that `out` array
+   * left as it was.
    */
-  queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
+  queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**
    * Sets the element's collision filter: from now on `pairs`,
    * `overlapping` and `overlappingMany` report it with another element
@@ -895,8 +959,16 @@ export declare class LooseQuadtree {
    * `radii` one radius each; the hits of circle `i` are
    * `hits.subarray(offsets[i], offsets[i + 1])`. A bad center or radius
    * is refused (the error's `index` says which) and nothing is returned.
+   *
+   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
+   * (a `Uint32Array` and a `Float64Array`, either may be left out),
+   * each answer array is written to the start of its `out` array and
+   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
+   * new memory a frame for the garbage collector. An answer array
+   * its `out` array is too short for is a new one, that `out` array
+   * left as it was.
    */
-  queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null): QueryManyResult
+  queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**
    * `nearest` for every point of `points` (2 numbers `x, y` each; an
    * `Octree`'s 3) in one call to the core (on several threads for big
@@ -1204,16 +1276,32 @@ export declare class Octree {
    * collision loop in one call: the neighbours of `handles[i]` are
    * `hits.subarray(offsets[i], offsets[i + 1])`. A stale handle is
    * refused (the error's `index` says which) and nothing is returned.
+   *
+   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
+   * (a `Uint32Array` and a `Float64Array`, either may be left out),
+   * each answer array is written to the start of its `out` array and
+   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
+   * new memory a frame for the garbage collector. An answer array
+   * its `out` array is too short for is a new one, that `out` array
+   * left as it was.
    */
-  overlappingMany(handles: Float64Array): QueryManyResult
+  overlappingMany(handles: Float64Array, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**
    * One `query` per rectangle of `rects` (4 numbers each; 6, `x1, y1, z1, x2, y2, z2`, for an `Octree`), in one call
    * to the core (on several threads for big batches), leaving out
    * `omit[i]` from query `i` when `omit` is given: then every entry
    * must be a live handle (the error's `index` says which is not). The
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
+   *
+   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
+   * (a `Uint32Array` and a `Float64Array`, either may be left out),
+   * each answer array is written to the start of its `out` array and
+   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
+   * new memory a frame for the garbage collector. An answer array
+   * its `out` array is too short for is a new one, that `out` array
+   * left as it was.
    */
-  queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
+  queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**
    * Sets the element's collision filter: from now on `pairs`,
    * `overlapping` and `overlappingMany` report it with another element
@@ -1241,8 +1329,16 @@ export declare class Octree {
    * `radii` one radius each; the hits of circle `i` are
    * `hits.subarray(offsets[i], offsets[i + 1])`. A bad center or radius
    * is refused (the error's `index` says which) and nothing is returned.
+   *
+   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
+   * (a `Uint32Array` and a `Float64Array`, either may be left out),
+   * each answer array is written to the start of its `out` array and
+   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
+   * new memory a frame for the garbage collector. An answer array
+   * its `out` array is too short for is a new one, that `out` array
+   * left as it was.
    */
-  queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null): QueryManyResult
+  queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**
    * `nearest` for every point of `points` (2 numbers `x, y` each; an
    * `Octree`'s 3) in one call to the core (on several threads for big
@@ -1578,16 +1674,32 @@ export declare class Quadtree {
    * collision loop in one call: the neighbours of `handles[i]` are
    * `hits.subarray(offsets[i], offsets[i + 1])`. A stale handle is
    * refused (the error's `index` says which) and nothing is returned.
+   *
+   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
+   * (a `Uint32Array` and a `Float64Array`, either may be left out),
+   * each answer array is written to the start of its `out` array and
+   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
+   * new memory a frame for the garbage collector. An answer array
+   * its `out` array is too short for is a new one, that `out` array
+   * left as it was.
    */
-  overlappingMany(handles: Float64Array): QueryManyResult
+  overlappingMany(handles: Float64Array, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**
    * One `query` per rectangle of `rects` (4 numbers each; 6, `x1, y1, z1, x2, y2, z2`, for an `Octree`), in one call
    * to the core (on several threads for big batches), leaving out
    * `omit[i]` from query `i` when `omit` is given: then every entry
    * must be a live handle (the error's `index` says which is not). The
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
+   *
+   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
+   * (a `Uint32Array` and a `Float64Array`, either may be left out),
+   * each answer array is written to the start of its `out` array and
+   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
+   * new memory a frame for the garbage collector. An answer array
+   * its `out` array is too short for is a new one, that `out` array
+   * left as it was.
    */
-  queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null): QueryManyResult
+  queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**
    * Sets the element's collision filter: from now on `pairs`,
    * `overlapping` and `overlappingMany` report it with another element
@@ -1615,8 +1727,16 @@ export declare class Quadtree {
    * `radii` one radius each; the hits of circle `i` are
    * `hits.subarray(offsets[i], offsets[i + 1])`. A bad center or radius
    * is refused (the error's `index` says which) and nothing is returned.
+   *
+   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
+   * (a `Uint32Array` and a `Float64Array`, either may be left out),
+   * each answer array is written to the start of its `out` array and
+   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
+   * new memory a frame for the garbage collector. An answer array
+   * its `out` array is too short for is a new one, that `out` array
+   * left as it was.
    */
-  queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null): QueryManyResult
+  queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**
    * `nearest` for every point of `points` (2 numbers `x, y` each; an
    * `Octree`'s 3) in one call to the core (on several threads for big

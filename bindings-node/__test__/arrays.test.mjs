@@ -132,3 +132,101 @@ it('pairs(out) into a detached buffer answers with a new array, even with no pai
     assert.notEqual(answer.buffer, out.buffer)
   }
 })
+
+// The rows calls into { offsets, hits } arrays the caller keeps.
+const ROWS_CALLS = [
+  ['overlappingMany', (index, handles, out) => index.overlappingMany(handles, out)],
+  ['queryMany', (index, handles, out, rects) => index.queryMany(rects, handles, out)],
+  ['queryCircleMany', (index, handles, out, rects, centers, radii) => index.queryCircleMany(centers, radii, null, out)],
+]
+
+it('overlappingMany, queryMany and queryCircleMany write into out arrays where each fits', () => {
+  const sortedRows = ({ offsets, hits }) =>
+    Array.from({ length: offsets.length - 1 }, (_, i) => Array.from(hits.subarray(offsets[i], offsets[i + 1])).sort((a, b) => a - b))
+  for (const { name, Class } of CLASSES) {
+    for (const n of [1, 2, 9, 9000]) {
+      const { index, handles } = diagonal(Class, n)
+      const rects = new Float32Array(4 * n)
+      for (let i = 0; i < n; i++) rects.set([i, i, i + 1, i + 1], 4 * i)
+      const centers = new Float64Array(2 * n)
+      for (let i = 0; i < n; i++) centers.set([i + 0.5, i + 0.5], 2 * i)
+      const radii = new Float64Array(n).fill(0.75)
+      for (const [call, run] of ROWS_CALLS) {
+        const label = `${name}, ${call}, ${n} elements`
+        const go = (out) => run(index, handles, out, rects, centers, radii)
+        const fresh = go(undefined)
+        const want = sortedRows(fresh)
+        // Room to spare in both, as views into larger buffers.
+        const offsetsBacking = new Uint32Array(n + 4).fill(9)
+        const hitsBacking = new Float64Array(fresh.hits.length + 5).fill(-1)
+        const out = { offsets: offsetsBacking.subarray(1), hits: hitsBacking.subarray(2) }
+        const into = go(out)
+        assert.equal(into.offsets.buffer, offsetsBacking.buffer, label)
+        assert.equal(into.hits.buffer, hitsBacking.buffer, label)
+        assert.equal(into.offsets.byteOffset, 4)
+        assert.equal(into.hits.byteOffset, 16)
+        assert.deepEqual(sortedRows(into), want, label)
+        assert.deepEqual(Array.from(offsetsBacking.subarray(n + 2)), [9, 9], label)
+        assert.ok(hitsBacking.subarray(2 + fresh.hits.length).every((v) => v === -1), label)
+        // Each array on its own: hits too short, offsets given alone, hits given alone.
+        if (fresh.hits.length > 0) {
+          const short = { offsets: new Uint32Array(n + 1), hits: new Float64Array(fresh.hits.length - 1).fill(-3) }
+          const answer = go(short)
+          assert.equal(answer.offsets.buffer, short.offsets.buffer, label)
+          assertOwnArray(answer.hits, Float64Array, fresh.hits.length)
+          assert.ok(short.hits.every((v) => v === -3), `${label}: a short out.hits is left as it was`)
+          assert.deepEqual(sortedRows(answer), want, label)
+        }
+        const onlyOffsets = { offsets: new Uint32Array(n + 1) }
+        const a = go(onlyOffsets)
+        assert.equal(a.offsets.buffer, onlyOffsets.offsets.buffer)
+        assertOwnArray(a.hits, Float64Array, fresh.hits.length)
+        const onlyHits = { hits: new Float64Array(fresh.hits.length) }
+        const b = go(onlyHits)
+        assertOwnArray(b.offsets, Uint32Array, n + 1)
+        assert.equal(b.hits.buffer, onlyHits.hits.buffer)
+        assert.deepEqual(sortedRows(a), want)
+        assert.deepEqual(sortedRows(b), want)
+        // Offsets too short by one: a new offsets array.
+        const c = go({ offsets: new Uint32Array(n) })
+        assertOwnArray(c.offsets, Uint32Array, n + 1)
+        assert.deepEqual(sortedRows(go(null)), want)
+        assert.deepEqual(sortedRows(go({})), want)
+      }
+    }
+  }
+})
+
+it('an out array that is also an argument: the arguments are read before anything is written', () => {
+  const n = 50
+  const { index, handles } = diagonal(Quadtree, n)
+  const want = index.overlappingMany(handles)
+  // A batch of 4 handles read from the array its hits are then written into.
+  const batch = handles.slice(0, 4)
+  const batchWant = index.overlappingMany(batch)
+  const alias = new Float64Array(16)
+  alias.set(batch)
+  const got = index.overlappingMany(alias.subarray(0, 4), { hits: alias })
+  assert.equal(got.hits.buffer, alias.buffer)
+  assert.deepEqual(Array.from(got.hits), Array.from(batchWant.hits))
+  assert.deepEqual(Array.from(got.offsets), Array.from(batchWant.offsets))
+  // queryMany's rectangles (as a Float64Array) as out.hits: read, then overwritten.
+  const rects = new Float64Array(4 * n + 8)
+  for (let i = 0; i < n; i++) rects.set([i, i, i + 1, i + 1], 4 * i)
+  const rows = rects.subarray(0, 4 * n)
+  const expected = index.queryMany(new Float64Array(rows))
+  const into = index.queryMany(rows, null, { hits: rects })
+  assert.equal(into.hits.buffer, rects.buffer)
+  assert.deepEqual(Array.from(into.hits), Array.from(expected.hits))
+  assert.equal(want.offsets.length, n + 1)
+})
+
+it('a refused call leaves its out arrays as they were', () => {
+  const { index, handles } = diagonal(Quadtree, 10)
+  const out = { offsets: new Uint32Array(20).fill(5), hits: new Float64Array(40).fill(-1) }
+  const stale = handles[3]
+  index.remove(stale)
+  assert.throws(() => index.overlappingMany(handles, out), { code: 'ERR_FLATQUAD_INVALID_HANDLE' })
+  assert.throws(() => index.queryMany(new Float32Array([2, 0, 0, 1]), null, out), { code: 'ERR_FLATQUAD_INVALID_RECT' })
+  assert.ok(out.offsets.every((v) => v === 5) && out.hits.every((v) => v === -1))
+})

@@ -233,18 +233,31 @@ class QueryPoint {
   toString = () => `queryPoint(${this.x}, ${this.y})`
 }
 
+// queryMany, and queryMany into `out` arrays of `room` numbers each, filled with a
+// marker first: an answer array that fits is the start of its out array, the rest
+// keeping the marker; one that does not is new, its out array untouched.
 class QueryMany {
-  constructor(rects) {
+  constructor(rects, room) {
     this.rects = rects
+    this.room = room
   }
   check = () => true
   run(m, r) {
-    const { offsets, hits } = r.tree.queryMany(flat(this.rects))
-    this.rects.forEach((q, i) => {
-      assert.deepEqual(sorted(hits.subarray(offsets[i], offsets[i + 1])), oracle.query(m.elements, q))
-    })
+    const fresh = r.tree.queryMany(flat(this.rects))
+    const out = { offsets: new Uint32Array(this.room).fill(7), hits: new Float64Array(this.room).fill(-1) }
+    const into = r.tree.queryMany(flat(this.rects), null, out)
+    for (const { offsets, hits } of [fresh, into]) {
+      this.rects.forEach((q, i) => {
+        assert.deepEqual(sorted(hits.subarray(offsets[i], offsets[i + 1])), oracle.query(m.elements, q))
+      })
+    }
+    for (const [name, marker] of [['offsets', 7], ['hits', -1]]) {
+      const fits = fresh[name].length <= this.room
+      assert.equal(into[name].buffer === out[name].buffer, fits, `${name} in place`)
+      assert.ok(out[name].subarray(fits ? fresh[name].length : 0).every((v) => v === marker), `${name} past the answer`)
+    }
   }
-  toString = () => `queryMany(${this.rects.length})`
+  toString = () => `queryMany(${this.rects.length}, out of ${this.room})`
 }
 
 // pairs(), and pairs(out) into an array of `room` numbers, filled with a marker
@@ -281,7 +294,7 @@ const commands = [
   fc.constant(new Clear()),
   fc.tuple(rectArb, fc.option(pick, { nil: null })).map(([rect, omit]) => new Query(rect, omit)),
   fc.tuple(coord, coord).map(([x, y]) => new QueryPoint(x, y)),
-  fc.array(rectArb, { minLength: 0, maxLength: 6 }).map((rects) => new QueryMany(rects)),
+  fc.tuple(fc.array(rectArb, { minLength: 0, maxLength: 6 }), fc.nat({ max: 12 })).map(([rects, room]) => new QueryMany(rects, room)),
   fc.nat({ max: 40 }).map((room) => new Pairs(room)),
 ]
 

@@ -67,3 +67,11 @@ it("the package README's example of every class runs as written", () => {
   assert.ok(example, 'README.md has no example of every class')
   execFileSync(process.execPath, ['--input-type=module', '-e', example], { cwd: fileURLToPath(root), encoding: 'utf8' })
 })
+
+it("the package README's frame loop into kept arrays runs as written", () => {
+  const readme = readFileSync(new URL('README.md', root), 'utf8')
+  const example = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]).find((code) => code.includes('rowsOut'))
+  assert.ok(example, 'README.md has no frame loop answering into kept arrays')
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', example], { cwd: fileURLToPath(root), encoding: 'utf8' })
+  assert.deepEqual(out.trim().split('\n'), ['999 1998 false', '999 1998 true', '999 1998 true'])
+})

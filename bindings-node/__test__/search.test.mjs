@@ -301,12 +301,17 @@ for (const kind of KINDS) {
           if (mask === ALL) circles.push([center, radius])
         }
         const centers = new Float64Array(circles.flatMap(([c]) => c))
+        // Into out arrays with room to spare too (the answer then views them).
+        const out = { offsets: new Uint32Array(circles.length + 1), hits: new Float64Array(200 * circles.length) }
         for (const radii of [new Float64Array(circles.map(([, r]) => r)), new Float32Array(circles.map(([, r]) => r))]) {
-          const { offsets, hits } = index.queryCircleMany(centers, radii)
-          circles.forEach(([center], i) => {
-            const want = sorted(oracleNearest(model, center, radii[i], ALL, n).map((x) => x.handle))
-            assert.deepEqual(sorted(hits.subarray(offsets[i], offsets[i + 1])), want)
-          })
+          for (const into of [undefined, out]) {
+            const { offsets, hits } = index.queryCircleMany(centers, radii, null, into)
+            if (into) assert.ok(offsets.buffer === out.offsets.buffer && hits.buffer === out.hits.buffer)
+            circles.forEach(([center], i) => {
+              const want = sorted(oracleNearest(model, center, radii[i], ALL, n).map((x) => x.handle))
+              assert.deepEqual(sorted(hits.subarray(offsets[i], offsets[i + 1])), want)
+            })
+          }
         }
         const masked = index.queryCircleMany(new Float32Array(centers), new Float64Array(circles.map(([, r]) => r)), 2)
         circles.forEach(([center, radius], i) => {

@@ -1,10 +1,11 @@
 // The agents workload of docs/workload.md from Node, in batch form:
-// one moveMany + cleanup per frame, then one pairs(out) into an array kept
-// between frames, as a game loop would (all-pairs mode), or
+// one moveMany + cleanup per frame, then one pairs() (all-pairs mode) or
 // overlappingMany() in the Rust demo's batches (per-agent mode: each agent's own
 // rectangle, itself left out, as the demo queries it; one call of every handle
-// would be answered by one pair walk, the all-pairs mode's work). The same RNG, scenarios and f32 arithmetic as
-// bench/src/workload.rs, so the checksums match the Rust demo's.
+// would be answered by one pair walk, the all-pairs mode's work), each answering
+// into arrays kept between frames, as a game loop would (`out`: no garbage). The
+// same RNG, scenarios and f32 arithmetic as bench/src/workload.rs, so the
+// checksums match the Rust demo's.
 //
 //   node examples/agents.mjs [SCENARIO] [--mode all-pairs|per-agent|both] [--runs N] [--no-peers]
 //                            [--rust PATH]
@@ -100,8 +101,9 @@ function run(scenario, index) {
 function flatquad(scenario, mode) {
   let tree
   let handles
-  // pairs()' answer goes here while it fits: no new memory a frame.
+  // The answers go here while they fit: no new memory a frame.
   let pairsOut = new Float64Array(0)
+  const rowsOut = { offsets: new Uint32Array(agentBatch + 1), hits: new Float64Array(0) }
   return {
     name: 'flatquad',
     build(agents, rects) {
@@ -126,7 +128,9 @@ function flatquad(scenario, mode) {
       }
       let hits = 0
       for (let i = 0; i < handles.length; i += agentBatch) {
-        hits += tree.overlappingMany(handles.subarray(i, i + agentBatch)).hits.length
+        const rows = tree.overlappingMany(handles.subarray(i, i + agentBatch), rowsOut)
+        if (rows.hits.buffer !== rowsOut.hits.buffer) rowsOut.hits = new Float64Array(rows.hits.length + (rows.hits.length >> 2))
+        hits += rows.hits.length
       }
       return hits
     },

@@ -9,6 +9,7 @@ use napi::bindgen_prelude::{FromNapiValue, ToNapiValue, TypedArray, TypedArrayTy
 use napi::{sys, JsValue, Unknown, ValueType};
 
 use crate::error::{Fail, Outcome};
+use crate::objects::RowsOut;
 use crate::typed::{Element, OutArray};
 
 /// 2^53: every integer below it is exact in a JavaScript number, and so is
@@ -605,6 +606,33 @@ pub(crate) fn out_array<'env, T: Element>(
             Ok(OutArray::of(value)?)
         }
     }
+}
+
+/// The `out` of a call answering rows: absent, or an object whose
+/// `offsets` (a `Uint32Array`) and `hits` (a `Float64Array`) may each be
+/// absent.
+pub(crate) fn rows_out<'env>(value: Option<&Unknown<'env>>) -> Outcome<RowsOut<'env>> {
+    let Some(value) = value.filter(|value| !is_absent(Some(value))) else {
+        return Ok(RowsOut::default());
+    };
+    if !is_object(value)? || typed_array(value).is_some() || is_array(value) {
+        return Err(Fail::wrong_type(format!(
+            "out must be an object {{ offsets?: Uint32Array, hits?: Float64Array }} to answer into, received {}",
+            describe(value)
+        )));
+    }
+    Ok(RowsOut {
+        offsets: out_array(
+            Some(&property(value, c"offsets")?),
+            "out.offsets",
+            "room for one offset per item and one more",
+        )?,
+        hits: out_array(
+            Some(&property(value, c"hits")?),
+            "out.hits",
+            "room for the hits",
+        )?,
+    })
 }
 
 /// Rectangles from a `Float32Array` (read in place) or a `Float64Array`

@@ -16,7 +16,7 @@ use crate::index::{Index, Later, Now, Promised};
 use crate::methods::methods;
 use crate::objects::{
     BulkResult, Filter, JoinResult, NearestManyResult, Neighbor, NodeInfo, Nodes, QueryManyResult,
-    RayCastManyResult, RayHit, Rectangle, Stats,
+    RayCastManyResult, RayHit, Rectangle, Stats, WrittenRows,
 };
 use crate::typed::{Typed, Written};
 

@@ -23,7 +23,7 @@ use crate::args::{self, Rects};
 use crate::error::{code, Class, Fail, Outcome};
 use crate::objects::{
     BulkResult, Filter as FilterObject, JoinResult, NearestManyResult, Neighbor, Nodes, PairEvents,
-    QueryManyResult, RayCastManyResult, RayHit as RayHitObject, Stats,
+    QueryManyResult, RayCastManyResult, RayHit as RayHitObject, RowsOut, Stats, WrittenRows,
 };
 use crate::typed::{Typed, Written};
 
@@ -343,35 +343,59 @@ pub(crate) fn core(error: flatquad::Error) -> Fail {
 
 /// The core's compressed rows as `{ offsets, hits }`.
 fn rows(offsets: &[usize], hits: &[Handle], what: &str) -> Outcome<QueryManyResult> {
-    let offsets = offsets
-        .iter()
-        .map(|&offset| u32::try_from(offset))
-        .collect::<Result<Vec<u32>, _>>()
-        .map_err(|_| {
-            Fail::new(
-                Class::Range,
-                code::CAPACITY,
-                format!("{what} found more than 2^32 - 1 hits: split the batch"),
-            )
-        })?;
+    check_offsets(offsets, what)?;
     Ok(QueryManyResult {
-        offsets: Typed::new(offsets),
+        offsets: Typed::new(offsets.iter().map(|&offset| offset as u32).collect()),
         hits: raws(hits.iter().copied()),
     })
 }
 
-/// The answer of a batch of queries (`queryMany`, `queryCircleMany`, named
-/// `what`): the core's batch query, a block at a time, on all threads when
-/// the batch is big enough to pay, in compressed rows.
+/// [`rows`] into the caller's arrays where they fit ([`RowsOut`]).
+fn rows_into(
+    out: RowsOut<'_>,
+    offsets: &[usize],
+    hits: &[Handle],
+    what: &str,
+) -> Outcome<WrittenRows> {
+    check_offsets(offsets, what)?;
+    Ok(WrittenRows {
+        offsets: Written::answer(out.offsets, offsets.len(), |values| {
+            for (value, &offset) in values.iter_mut().zip(offsets) {
+                *value = offset as u32;
+            }
+        }),
+        hits: Written::answer(out.hits, hits.len(), |values| {
+            for (value, &hit) in values.iter_mut().zip(hits) {
+                *value = raw(hit);
+            }
+        }),
+    })
+}
+
+/// Refuses rows whose offsets a `Uint32Array` cannot hold (they ascend, so
+/// the last is the largest).
+fn check_offsets(offsets: &[usize], what: &str) -> Outcome<()> {
+    match offsets.last() {
+        Some(&last) if u32::try_from(last).is_err() => Err(Fail::new(
+            Class::Range,
+            code::CAPACITY,
+            format!("{what} found more than 2^32 - 1 hits: split the batch"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A batch of queries (`queryMany`, `queryCircleMany`) answered into the kept
+/// rows: the core's batch query, a block at a time, on all threads when the
+/// batch is big enough to pay.
 fn query_rows<S: SpatialIndex + Sync>(
     index: &S,
     columns: QueryColumns<'_, S::Bounds>,
-    offsets: &mut Vec<usize>,
-    hits: &mut Vec<Handle>,
-    what: &str,
-) -> Outcome<QueryManyResult> {
-    columns.answer(index, offsets, hits).map_err(core)?;
-    rows(offsets, hits, what)
+    kept: &mut Kept,
+) -> Outcome<()> {
+    columns
+        .answer(index, &mut kept.offsets, &mut kept.hits)
+        .map_err(core)
 }
 
 /// What a walk's JavaScript callback said: go on, stop, or it threw.
@@ -388,6 +412,66 @@ fn visit<A: napi::bindgen_prelude::ToNapiValue>(
             ControlFlow::Break(())
         }
     }
+}
+
+/// `overlappingMany`'s rows, into the kept rows, for the handles kept.
+fn overlapping_rows<T: Held>(index: &T, kept: &mut Kept) -> Outcome<()> {
+    index
+        .par_overlapping_many(&kept.handles, &mut kept.offsets, &mut kept.hits)
+        .map_err(core)
+}
+
+/// `queryMany`'s arguments: the rectangles (copied: 16 bytes each, not the
+/// 48-byte queries, which the core builds a block at a time) and whether
+/// `omit`, read into the kept handles, was given.
+fn query_many_args<B: flatquad::Bounds>(
+    rects: &Unknown<'_>,
+    omit: Option<&Unknown<'_>>,
+    kept: &mut Kept,
+) -> Outcome<(Vec<B>, bool)> {
+    let rects = args::rects::<B>(rects, "rects")?;
+    let omit = match omit.filter(|v| !args::is_absent(Some(v))) {
+        Some(omit) => {
+            args::handles(omit, "omit", &mut kept.handles)?;
+            if kept.handles.len() != rects.get().len() {
+                return Err(Fail::bad_length(format!(
+                    "omit holds {} handles but rects holds {} rectangles: give one handle per rectangle",
+                    kept.handles.len(),
+                    rects.get().len()
+                )));
+            }
+            true
+        }
+        None => false,
+    };
+    Ok((rects.into_owned(), omit))
+}
+
+/// `queryMany`'s rows, into the kept rows.
+fn query_many_rows<T: Held>(
+    index: &T,
+    rects: &[T::Bounds],
+    omit: bool,
+    kept: &mut Kept,
+) -> Outcome<()> {
+    let omit = omit.then_some(&kept.handles[..]);
+    let columns = QueryColumns::rects(rects, omit).map_err(core)?;
+    columns
+        .answer(index, &mut kept.offsets, &mut kept.hits)
+        .map_err(core)
+}
+
+/// `queryCircleMany`'s arguments, refused here as a call's other arguments are.
+fn circle_args<B: flatquad::Bounds>(
+    centers: &Unknown<'_>,
+    radii: &Unknown<'_>,
+    mask: Option<&Unknown<'_>>,
+) -> Outcome<(Vec<B::Point>, Vec<f64>, u32)> {
+    let centers = args::points::<B>(centers, "centers")?;
+    let radii = args::float_array(radii, "radii", "one radius per center")?;
+    let mask = args::optional_mask(mask)?;
+    QueryColumns::<B>::circles(&centers, &radii, mask).map_err(core)?;
+    Ok((centers, radii, mask))
 }
 
 /// `query` with the `omit` and `mask` arguments of a call (read after its
@@ -502,6 +586,20 @@ impl When for Now {
         env: &Env,
         ask: impl FnOnce(&mut Kept) -> Outcome<Q>,
         answer: impl FnOnce(&T, Q, &mut Kept) -> Outcome<R> + Send + 'static,
+    ) -> napi::Result<R> {
+        Now::batch_here(index, env, ask, answer)
+    }
+}
+
+impl Now {
+    /// [`When::batch`] for a call only ever answered here, on the JavaScript
+    /// thread: its question and answer may hold the caller's memory (an
+    /// `out` array, [`RowsOut`]), which never leaves this thread.
+    pub(crate) fn batch_here<T: Held, Q, R>(
+        index: &Index<T>,
+        env: &Env,
+        ask: impl FnOnce(&mut Kept) -> Outcome<Q>,
+        answer: impl FnOnce(&T, Q, &mut Kept) -> Outcome<R>,
     ) -> napi::Result<R> {
         index.read(env, |structure| {
             with_kept(&index.kept, |kept| {
@@ -1022,18 +1120,17 @@ impl<T: Held> Index<T> {
         env: &Env,
         out: Option<&Unknown<'_>>,
     ) -> napi::Result<Written<f64>> {
-        let out = fail(
+        Now::batch_here(
+            self,
             env,
-            args::out_array(out, "out", "room for 2 handles per pair"),
-        )?;
-        self.read(env, |index| {
-            with_kept(&self.kept, |kept| {
+            |_| args::out_array(out, "out", "room for 2 handles per pair"),
+            |index, out, kept| {
                 index.par_pairs(&mut kept.pairs);
                 Ok(Written::answer(out, 2 * kept.pairs.len(), |values| {
                     write_pair_handles(&kept.pairs, values)
                 }))
-            })
-        })
+            },
+        )
     }
 
     pub(crate) fn overlapping_many<W: When>(
@@ -1046,10 +1143,29 @@ impl<T: Held> Index<T> {
             env,
             |kept| args::handles(handles, "handles", &mut kept.handles),
             |index, (), kept| {
-                index
-                    .par_overlapping_many(&kept.handles, &mut kept.offsets, &mut kept.hits)
-                    .map_err(core)?;
+                overlapping_rows(index, kept)?;
                 rows(&kept.offsets, &kept.hits, "overlappingMany")
+            },
+        )
+    }
+
+    /// `overlappingMany(handles, out?)` on the JavaScript thread (see [`RowsOut`]).
+    pub(crate) fn overlapping_many_into(
+        &self,
+        env: &Env,
+        handles: &Unknown<'_>,
+        out: Option<&Unknown<'_>>,
+    ) -> napi::Result<WrittenRows> {
+        Now::batch_here(
+            self,
+            env,
+            |kept| {
+                args::handles(handles, "handles", &mut kept.handles)?;
+                args::rows_out(out)
+            },
+            |index, out, kept| {
+                overlapping_rows(index, kept)?;
+                rows_into(out, &kept.offsets, &kept.hits, "overlappingMany")
             },
         )
     }
@@ -1063,36 +1179,29 @@ impl<T: Held> Index<T> {
         W::batch(
             self,
             env,
-            |kept| {
-                let rects = args::rects(rects, "rects")?;
-                let omit = match omit.filter(|v| !args::is_absent(Some(v))) {
-                    Some(omit) => {
-                        args::handles(omit, "omit", &mut kept.handles)?;
-                        if kept.handles.len() != rects.get().len() {
-                            return Err(Fail::bad_length(format!(
-                                "omit holds {} handles but rects holds {} rectangles: give one handle per rectangle",
-                                kept.handles.len(),
-                                rects.get().len()
-                            )));
-                        }
-                        true
-                    }
-                    None => false,
-                };
-                // The rectangles, 16 bytes each, not the 48-byte queries: the
-                // core builds those a block at a time.
-                Ok((rects.into_owned(), omit))
-            },
+            |kept| query_many_args(rects, omit, kept),
             |index, (rects, omit), kept| {
-                let omit = omit.then_some(&kept.handles[..]);
-                let columns = QueryColumns::rects(&rects, omit).map_err(core)?;
-                query_rows(
-                    index,
-                    columns,
-                    &mut kept.offsets,
-                    &mut kept.hits,
-                    "queryMany",
-                )
+                query_many_rows(index, &rects, omit, kept)?;
+                rows(&kept.offsets, &kept.hits, "queryMany")
+            },
+        )
+    }
+
+    /// `queryMany(rects, omit?, out?)` on the JavaScript thread (see [`RowsOut`]).
+    pub(crate) fn query_many_into(
+        &self,
+        env: &Env,
+        rects: &Unknown<'_>,
+        omit: Option<&Unknown<'_>>,
+        out: Option<&Unknown<'_>>,
+    ) -> napi::Result<WrittenRows> {
+        Now::batch_here(
+            self,
+            env,
+            |kept| Ok((query_many_args(rects, omit, kept)?, args::rows_out(out)?)),
+            |index, ((rects, omit), out), kept| {
+                query_many_rows(index, &rects, omit, kept)?;
+                rows_into(out, &kept.offsets, &kept.hits, "queryMany")
             },
         )
     }
@@ -1164,23 +1273,38 @@ impl<T: Held> Index<T> {
         W::batch(
             self,
             env,
-            |_| {
-                let centers = args::points::<T::Bounds>(centers, "centers")?;
-                let radii = args::float_array(radii, "radii", "one radius per center")?;
-                let mask = args::optional_mask(mask)?;
-                // Refused here, as the call's other arguments are.
-                QueryColumns::<T::Bounds>::circles(&centers, &radii, mask).map_err(core)?;
-                Ok((centers, radii, mask))
-            },
+            |_| circle_args::<T::Bounds>(centers, radii, mask),
             |index, (centers, radii, mask), kept| {
                 let columns = QueryColumns::circles(&centers, &radii, mask).map_err(core)?;
-                query_rows(
-                    index,
-                    columns,
-                    &mut kept.offsets,
-                    &mut kept.hits,
-                    "queryCircleMany",
-                )
+                query_rows(index, columns, kept)?;
+                rows(&kept.offsets, &kept.hits, "queryCircleMany")
+            },
+        )
+    }
+
+    /// `queryCircleMany(centers, radii, mask?, out?)` on the JavaScript thread
+    /// (see [`RowsOut`]).
+    pub(crate) fn query_circle_many_into(
+        &self,
+        env: &Env,
+        centers: &Unknown<'_>,
+        radii: &Unknown<'_>,
+        mask: Option<&Unknown<'_>>,
+        out: Option<&Unknown<'_>>,
+    ) -> napi::Result<WrittenRows> {
+        Now::batch_here(
+            self,
+            env,
+            |_| {
+                Ok((
+                    circle_args::<T::Bounds>(centers, radii, mask)?,
+                    args::rows_out(out)?,
+                ))
+            },
+            |index, ((centers, radii, mask), out), kept| {
+                let columns = QueryColumns::circles(&centers, &radii, mask).map_err(core)?;
+                query_rows(index, columns, kept)?;
+                rows_into(out, &kept.offsets, &kept.hits, "queryCircleMany")
             },
         )
     }

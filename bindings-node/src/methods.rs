@@ -135,13 +135,26 @@ macro_rules! methods {
             /// collision loop in one call: the neighbours of `handles[i]` are
             /// `hits.subarray(offsets[i], offsets[i + 1])`. A stale handle is
             /// refused (the error's `index` says which) and nothing is returned.
-            #[napi(catch_unwind, ts_args_type = "handles: Float64Array")]
+            ///
+            /// With `out`, `{ offsets, hits }` arrays kept from frame to frame
+            /// (a `Uint32Array` and a `Float64Array`, either may be left out),
+            /// each answer array is written to the start of its `out` array and
+            /// answered as a view of it (`out.hits.subarray(0, hitCount)`): no
+            /// new memory a frame for the garbage collector. An answer array
+            /// its `out` array is too short for is a new one, that `out` array
+            /// left as it was.
+            #[napi(
+                catch_unwind,
+                ts_args_type = "handles: Float64Array, out?: Partial<QueryManyResult> | null",
+                ts_return_type = "QueryManyResult"
+            )]
             pub fn overlapping_many(
                 &self,
                 env: &Env,
                 handles: Unknown<'_>,
-            ) -> napi::Result<QueryManyResult> {
-                self.index.overlapping_many::<Now>(env, &handles)
+                out: Option<Unknown<'_>>,
+            ) -> napi::Result<WrittenRows> {
+                self.index.overlapping_many_into(env, &handles, out.as_ref())
             }
 
             /// One `query` per rectangle of `rects` (4 numbers each; 6, `x1, y1, z1, x2, y2, z2`, for an `Octree`), in one call
@@ -149,17 +162,28 @@ macro_rules! methods {
             /// `omit[i]` from query `i` when `omit` is given: then every entry
             /// must be a live handle (the error's `index` says which is not). The
             /// hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
+            ///
+            /// With `out`, `{ offsets, hits }` arrays kept from frame to frame
+            /// (a `Uint32Array` and a `Float64Array`, either may be left out),
+            /// each answer array is written to the start of its `out` array and
+            /// answered as a view of it (`out.hits.subarray(0, hitCount)`): no
+            /// new memory a frame for the garbage collector. An answer array
+            /// its `out` array is too short for is a new one, that `out` array
+            /// left as it was.
             #[napi(
                 catch_unwind,
-                ts_args_type = "rects: Float32Array | Float64Array, omit?: Float64Array | null"
+                ts_args_type = "rects: Float32Array | Float64Array, omit?: Float64Array | null, out?: Partial<QueryManyResult> | null",
+                ts_return_type = "QueryManyResult"
             )]
             pub fn query_many(
                 &self,
                 env: &Env,
                 rects: Unknown<'_>,
                 omit: Option<Unknown<'_>>,
-            ) -> napi::Result<QueryManyResult> {
-                self.index.query_many::<Now>(env, &rects, omit.as_ref())
+                out: Option<Unknown<'_>>,
+            ) -> napi::Result<WrittenRows> {
+                self.index
+                    .query_many_into(env, &rects, omit.as_ref(), out.as_ref())
             }
 
             /// Sets the element's collision filter: from now on `pairs`,
@@ -214,9 +238,18 @@ macro_rules! methods {
             /// `radii` one radius each; the hits of circle `i` are
             /// `hits.subarray(offsets[i], offsets[i + 1])`. A bad center or radius
             /// is refused (the error's `index` says which) and nothing is returned.
+            ///
+            /// With `out`, `{ offsets, hits }` arrays kept from frame to frame
+            /// (a `Uint32Array` and a `Float64Array`, either may be left out),
+            /// each answer array is written to the start of its `out` array and
+            /// answered as a view of it (`out.hits.subarray(0, hitCount)`): no
+            /// new memory a frame for the garbage collector. An answer array
+            /// its `out` array is too short for is a new one, that `out` array
+            /// left as it was.
             #[napi(
                 catch_unwind,
-                ts_args_type = "centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null"
+                ts_args_type = "centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null, out?: Partial<QueryManyResult> | null",
+                ts_return_type = "QueryManyResult"
             )]
             pub fn query_circle_many(
                 &self,
@@ -224,9 +257,15 @@ macro_rules! methods {
                 centers: Unknown<'_>,
                 radii: Unknown<'_>,
                 mask: Option<Unknown<'_>>,
-            ) -> napi::Result<QueryManyResult> {
-                self.index
-                    .query_circle_many::<Now>(env, &centers, &radii, mask.as_ref())
+                out: Option<Unknown<'_>>,
+            ) -> napi::Result<WrittenRows> {
+                self.index.query_circle_many_into(
+                    env,
+                    &centers,
+                    &radii,
+                    mask.as_ref(),
+                    out.as_ref(),
+                )
             }
 
             /// `nearest` for every point of `points` (2 numbers `x, y` each; an

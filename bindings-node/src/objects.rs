@@ -1,9 +1,11 @@
 //! The plain objects that cross the boundary (TypeScript interfaces in
 //! `index.d.ts`), shared by every class.
 
+use napi::bindgen_prelude::{JsObjectValue, Object, ToNapiValue, TypeName};
+use napi::{sys, Env, ValueType};
 use napi_derive::napi;
 
-use crate::typed::Typed;
+use crate::typed::{OutArray, Typed, Written};
 
 /// A closed rectangle `[x1, x2] × [y1, y2]`: the form of every rectangle the
 /// API returns, and of the world it takes.
@@ -285,6 +287,43 @@ pub struct QueryManyResult {
     /// The handles found, item after item.
     #[napi(ts_type = "Float64Array")]
     pub hits: Typed<f64>,
+}
+
+/// `QueryManyResult` as a call answered on the JavaScript thread gives it:
+/// each array written into the caller's `out` where it fits ([`RowsOut`]).
+/// TypeScript sees a `QueryManyResult` (the methods say so): napi-rs would
+/// declare an interface of its own for a `#[napi(object)]`.
+pub struct WrittenRows {
+    pub offsets: Written<u32>,
+    pub hits: Written<f64>,
+}
+
+impl TypeName for WrittenRows {
+    fn type_name() -> &'static str {
+        "QueryManyResult"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::Object
+    }
+}
+
+impl ToNapiValue for WrittenRows {
+    unsafe fn to_napi_value(env: sys::napi_env, rows: Self) -> napi::Result<sys::napi_value> {
+        let mut object = Object::new(&Env::from_raw(env))?;
+        object.set_named_property("offsets", rows.offsets)?;
+        object.set_named_property("hits", rows.hits)?;
+        // SAFETY: `env` is the current call's.
+        unsafe { Object::to_napi_value(env, object) }
+    }
+}
+
+/// The `out` of a call answering rows, `{ offsets?, hits? }`: arrays kept
+/// between calls, each written in place where the answer fits it.
+#[derive(Default)]
+pub(crate) struct RowsOut<'env> {
+    pub offsets: Option<OutArray<'env, u32>>,
+    pub hits: Option<OutArray<'env, f64>>,
 }
 
 /// The pairs of `queryBulk` and `joinBounds`: `rows[k]` is a position in the

@@ -11,7 +11,7 @@ use crate::index::{Index, Later, Now, Promised};
 use crate::methods::methods;
 use crate::objects::{
     Box3, Filter, NearestManyResult, Neighbor, NodeInfo3, Nodes, QueryManyResult,
-    RayCastManyResult, RayHit, Stats,
+    RayCastManyResult, RayHit, Stats, WrittenRows,
 };
 use crate::typed::{Typed, Written};
 

@@ -141,6 +141,12 @@ const into: Float64Array = tree.pairs(kept)
 void [into, octree.pairs(null)]
 // @ts-expect-error: handles are 64-bit floats
 tree.pairs(new Float32Array(64))
+// Rows into kept arrays, either left out.
+const rowsOut = { offsets: new Uint32Array(8), hits: new Float64Array(64) }
+const rowsInto: QueryManyResult = tree.overlappingMany(new Float64Array(1), rowsOut)
+void [rowsInto, tree.queryMany(new Float32Array(4), null, { hits: rowsOut.hits }), octree.queryCircleMany(new Float64Array(3), new Float64Array(1), null, rowsOut)]
+// @ts-expect-error: offsets are a Uint32Array
+tree.overlappingMany(new Float64Array(1), { offsets: new Float64Array(8) })
 
 // Contact events over any class, the octree included.
 const tracker = new PairTracker(tree)
