@@ -90,23 +90,31 @@ impl<T: Element> ToNapiValue for Typed<T> {
             // SAFETY: `data` holds `bytes` bytes, V8's own, apart from `values`.
             unsafe { ptr::copy_nonoverlapping(values.as_ptr().cast::<u8>(), data.cast(), bytes) };
         }
-        let mut array = ptr::null_mut();
         // SAFETY: `buffer` was just created, `values.len()` elements long.
-        check_status!(
-            unsafe {
-                sys::napi_create_typedarray(
-                    env,
-                    T::KIND as i32,
-                    values.len(),
-                    buffer,
-                    0,
-                    &mut array,
-                )
-            },
-            "Failed to create a typed array"
-        )?;
-        Ok(array)
+        unsafe { view::<T>(env, buffer, 0, values.len()) }
     }
+}
+
+/// A typed array of `len` elements of `T` over `buffer` from `byte_offset`.
+///
+/// # Safety
+/// `env` is the current call's and `buffer` an `ArrayBuffer` of it holding
+/// `len` elements of `T` from `byte_offset`.
+unsafe fn view<T: Element>(
+    env: sys::napi_env,
+    buffer: sys::napi_value,
+    byte_offset: usize,
+    len: usize,
+) -> napi::Result<sys::napi_value> {
+    let mut array = ptr::null_mut();
+    // SAFETY: as this function's contract says.
+    check_status!(
+        unsafe {
+            sys::napi_create_typedarray(env, T::KIND as i32, len, buffer, byte_offset, &mut array)
+        },
+        "Failed to create a typed array"
+    )?;
+    Ok(array)
 }
 
 /// A typed array the caller keeps between calls, written in place: the
@@ -231,23 +239,9 @@ impl<T: Element> ToNapiValue for Written<T> {
                 byte_offset,
                 len,
             } => {
-                let mut array = ptr::null_mut();
                 // SAFETY: `buffer` is the caller's array's, of the current
                 // call, holding `len` elements of `T` from `byte_offset`.
-                check_status!(
-                    unsafe {
-                        sys::napi_create_typedarray(
-                            env,
-                            T::KIND as i32,
-                            len,
-                            buffer,
-                            byte_offset,
-                            &mut array,
-                        )
-                    },
-                    "Failed to create a typed array"
-                )?;
-                Ok(array)
+                unsafe { view::<T>(env, buffer, byte_offset, len) }
             }
         }
     }
