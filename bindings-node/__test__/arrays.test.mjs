@@ -5,7 +5,7 @@ import { it } from 'node:test'
 import assert from 'node:assert/strict'
 import v8 from 'node:v8'
 import vm from 'node:vm'
-import { Grid, Quadtree } from 'flatquad'
+import { Grid, Octree, Quadtree } from 'flatquad'
 import { CLASSES, assertOwnArray } from './helpers.mjs'
 
 // Elements on a diagonal, each touching the next: element i meets i - 1 and i + 1.
@@ -218,6 +218,14 @@ it('an out array that is also an argument: the arguments are read before anythin
   const into = index.queryMany(rows, null, { hits: rects })
   assert.equal(into.hits.buffer, rects.buffer)
   assert.deepEqual(Array.from(into.hits), Array.from(expected.hits))
+  // queryCircleMany's centers as out.hits.
+  const centers = new Float64Array(2 * n + 8)
+  for (let i = 0; i < n; i++) centers.set([i + 0.5, i + 0.5], 2 * i)
+  const radii = new Float64Array(n).fill(0.25) // each circle meets its own square only
+  const circles = index.queryCircleMany(new Float64Array(centers.subarray(0, 2 * n)), radii)
+  const circlesInto = index.queryCircleMany(centers.subarray(0, 2 * n), radii, null, { hits: centers })
+  assert.equal(circlesInto.hits.buffer, centers.buffer)
+  assert.deepEqual(Array.from(circlesInto.hits), Array.from(circles.hits))
   assert.equal(want.offsets.length, n + 1)
 })
 
@@ -228,5 +236,100 @@ it('a refused call leaves its out arrays as they were', () => {
   index.remove(stale)
   assert.throws(() => index.overlappingMany(handles, out), { code: 'ERR_FLATQUAD_INVALID_HANDLE' })
   assert.throws(() => index.queryMany(new Float32Array([2, 0, 0, 1]), null, out), { code: 'ERR_FLATQUAD_INVALID_RECT' })
+  assert.throws(() => index.queryCircleMany(new Float64Array([0, 0]), new Float64Array([-1]), null, out), { index: 0 })
+  const pairsOut = new Float64Array(40).fill(-1)
+  assert.throws(() => index.pairs(new Float32Array(4)), { code: 'ERR_INVALID_ARG_TYPE' })
+  assert.ok(pairsOut.every((v) => v === -1))
   assert.ok(out.offsets.every((v) => v === 5) && out.hits.every((v) => v === -1))
+})
+
+it('out arrays in one buffer side by side are fine; a getter that detaches a buffer is met with a new array', () => {
+  const { index, handles } = diagonal(Quadtree, 10)
+  const want = index.overlappingMany(handles)
+  const buffer = new ArrayBuffer(1024)
+  const out = { offsets: new Uint32Array(buffer, 0, 11), hits: new Float64Array(buffer, 48, 40) }
+  const side = index.overlappingMany(handles, out)
+  assert.equal(side.offsets.buffer, buffer)
+  assert.equal(side.hits.buffer, buffer)
+  assert.deepEqual(Array.from(side.offsets), Array.from(want.offsets))
+  assert.deepEqual(Array.from(side.hits), Array.from(want.hits))
+  // The hits getter runs after offsets was read, and takes its memory away.
+  const offsets = new Uint32Array(11)
+  const hits = new Float64Array(40)
+  const tricky = {
+    offsets,
+    get hits() {
+      structuredClone(offsets.buffer, { transfer: [offsets.buffer] })
+      return hits
+    },
+  }
+  const answer = index.overlappingMany(handles, tricky)
+  assert.equal(offsets.length, 0)
+  assertOwnArray(answer.offsets, Uint32Array, 11)
+  assert.equal(answer.hits.buffer, hits.buffer)
+  assert.deepEqual(Array.from(answer.offsets), Array.from(want.offsets))
+  assert.deepEqual(Array.from(answer.hits), Array.from(want.hits))
+})
+
+it('one out reused as answers grow, shrink and grow again; the next call overwrites the last view', () => {
+  for (const Class of [Quadtree, Grid]) {
+    const { index, handles } = diagonal(Class, 40)
+    const out = { offsets: new Uint32Array(41), hits: new Float64Array(60) }
+    const pairsOut = new Float64Array(100)
+    for (const count of [40, 5, 1, 30, 40, 2]) {
+      const batch = handles.subarray(0, count)
+      const rows = index.overlappingMany(batch, out)
+      const want = index.overlappingMany(batch)
+      assert.deepEqual(Array.from(rows.offsets), Array.from(want.offsets))
+      assert.deepEqual(Array.from(rows.hits), Array.from(want.hits))
+      assert.equal(rows.offsets.buffer, out.offsets.buffer)
+      assert.equal(rows.hits.buffer === out.hits.buffer, want.hits.length <= 60, `${count}: hits in place when they fit`)
+    }
+    const first = index.pairs(pairsOut)
+    assert.equal(first.buffer, pairsOut.buffer)
+    index.move(handles[0], 1000, 1000, 1001, 1001)
+    const second = index.pairs(pairsOut)
+    assert.equal(second.length, first.length - 2)
+    assert.deepEqual(Array.from(first.subarray(0, second.length)), Array.from(second), 'the first view sees the second answer')
+  }
+})
+
+it('out over a SharedArrayBuffer is refused; over a resizable buffer shrunk below it, a new array', () => {
+  const { index, handles } = diagonal(Quadtree, 6)
+  const shared = new Float64Array(new SharedArrayBuffer(128))
+  assert.throws(() => index.pairs(shared), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE', message: /out must be over an ArrayBuffer, not a SharedArrayBuffer/ })
+  assert.throws(() => index.overlappingMany(handles, { hits: shared }), { code: 'ERR_INVALID_ARG_TYPE', message: /out.hits must be over an ArrayBuffer/ })
+  assert.ok(shared.every((v) => v === 0))
+  const resizable = new ArrayBuffer(256, { maxByteLength: 512 })
+  const tracking = new Float64Array(resizable, 64)
+  const grown = index.pairs(tracking)
+  assert.equal(grown.buffer, resizable, 'in place while it holds them')
+  const pairs = Array.from(grown).sort()
+  resizable.resize(16) // the array now lies past the buffer's end
+  const answer = index.pairs(tracking)
+  assertOwnArray(answer, Float64Array, 10)
+  assert.deepEqual(Array.from(answer).sort(), pairs)
+  // No pairs at all: still a new (empty) array, not a view past the buffer's end.
+  const { index: lone } = diagonal(Quadtree, 1)
+  assertOwnArray(lone.pairs(tracking), Float64Array, 0)
+})
+
+it("the octree's row calls answer into out arrays too", () => {
+  const octree = new Octree({ x1: 0, y1: 0, z1: 0, x2: 64, y2: 64, z2: 64 })
+  const boxes = new Float32Array(6 * 20)
+  for (let i = 0; i < 20; i++) boxes.set([i, i, i, i + 1, i + 1, i + 1], 6 * i)
+  const handles = octree.insertMany(boxes)
+  const want = octree.overlappingMany(handles)
+  const out = { offsets: new Uint32Array(21), hits: new Float64Array(64) }
+  for (const rows of [octree.overlappingMany(handles, out), octree.queryMany(boxes, handles, out)]) {
+    assert.equal(rows.offsets.buffer, out.offsets.buffer)
+    assert.equal(rows.hits.buffer, out.hits.buffer)
+    assert.deepEqual(Array.from(rows.offsets), Array.from(want.offsets))
+    assert.deepEqual(Array.from(rows.hits).sort(), Array.from(want.hits).sort())
+  }
+  const centers = new Float64Array(3 * 20)
+  for (let i = 0; i < 20; i++) centers.set([i + 0.5, i + 0.5, i + 0.5], 3 * i)
+  const circles = octree.queryCircleMany(centers, new Float64Array(20).fill(0.1), null, out)
+  assert.equal(circles.hits.buffer, out.hits.buffer)
+  assert.deepEqual(Array.from(circles.hits), Array.from(handles))
 })

@@ -255,6 +255,7 @@ for (const { name, Class, small } of CLASSES) {
         ['overlappingMany out a number', (t, h) => t.overlappingMany(new Float64Array([h[0]]), 3), TYPE, /out must be an object.*received the number 3/],
         ['overlappingMany out.offsets a Float64Array', (t, h) => t.overlappingMany(new Float64Array([h[0]]), { offsets: new Float64Array(2) }), TYPE, /out.offsets must be a Uint32Array.*received a Float64Array/],
         ['overlappingMany out.hits a Float32Array', (t, h) => t.overlappingMany(new Float64Array([h[0]]), { hits: new Float32Array(2) }), TYPE, /out.hits must be a Float64Array.*received a Float32Array/],
+        ['overlappingMany out arrays sharing memory', (t, h) => { const b = new ArrayBuffer(64); return t.overlappingMany(new Float64Array([h[0]]), { offsets: new Uint32Array(b, 0, 4), hits: new Float64Array(b, 8, 4) }) }, { type: TypeError, code: 'ERR_INVALID_ARG_VALUE' }, /out.offsets and out.hits share memory/],
         ['queryMany out a string', (t) => t.queryMany(f32(0, 0, 1, 1), null, 'rows'), TYPE, /out must be an object.*received a string/],
         ['queryCircleMany out.hits an Array', (t) => t.queryCircleMany(new Float64Array([0, 0]), new Float64Array([1]), null, { hits: [] }), TYPE, /out.hits must be a Float64Array.*received an Array/],
         ['queryMany an Array', (t) => t.queryMany([0, 0, 1, 1]), TYPE, /rects must be/],

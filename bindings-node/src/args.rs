@@ -8,7 +8,7 @@ use flatquad::{Bounds, Box3, Handle, Rect};
 use napi::bindgen_prelude::{FromNapiValue, ToNapiValue, TypedArray, TypedArrayType};
 use napi::{sys, JsValue, Unknown, ValueType};
 
-use crate::error::{Fail, Outcome};
+use crate::error::{code, Class, Fail, Outcome};
 use crate::objects::RowsOut;
 use crate::typed::{Element, OutArray};
 
@@ -603,7 +603,10 @@ pub(crate) fn out_array<'env, T: Element>(
         None => Ok(None),
         Some(value) => {
             typed(value, name, T::KIND, what)?;
-            Ok(OutArray::of(value)?)
+            // SAFETY: the calls taking an `out` read it after their other
+            // arguments (copied) and run no JavaScript until they answer;
+            // `rows_out` reads both its arrays before taking either.
+            unsafe { OutArray::of(value, name) }
         }
     }
 }
@@ -621,18 +624,27 @@ pub(crate) fn rows_out<'env>(value: Option<&Unknown<'env>>) -> Outcome<RowsOut<'
             describe(value)
         )));
     }
-    Ok(RowsOut {
+    // Both read before either array's memory is taken: a getter runs
+    // JavaScript, which could detach a buffer already taken.
+    let (offsets, hits) = (property(value, c"offsets")?, property(value, c"hits")?);
+    let out = RowsOut {
         offsets: out_array(
-            Some(&property(value, c"offsets")?),
+            Some(&offsets),
             "out.offsets",
             "room for one offset per item and one more",
         )?,
-        hits: out_array(
-            Some(&property(value, c"hits")?),
-            "out.hits",
-            "room for the hits",
-        )?,
-    })
+        hits: out_array(Some(&hits), "out.hits", "room for the hits")?,
+    };
+    if let (Some(offsets), Some(hits)) = (&out.offsets, &out.hits) {
+        if offsets.overlaps(hits) {
+            return Err(Fail::new(
+                Class::Type,
+                code::INVALID_ARG_VALUE,
+                "out.offsets and out.hits share memory: give each its own",
+            ));
+        }
+    }
+    Ok(out)
 }
 
 /// Rectangles from a `Float32Array` (read in place) or a `Float64Array`

@@ -12,6 +12,9 @@ pub(crate) mod code {
     /// A number that is not an integer, or outside the range an argument takes
     /// (Node's own code for it).
     pub const OUT_OF_RANGE: &str = "ERR_OUT_OF_RANGE";
+    /// An argument of the right type whose value cannot be used (Node's own
+    /// code for it): two `out` arrays sharing memory.
+    pub const INVALID_ARG_VALUE: &str = "ERR_INVALID_ARG_VALUE";
     /// A typed array of the wrong length, or two batch arrays that do not match.
     pub const BAD_LENGTH: &str = "ERR_FLATQUAD_BAD_LENGTH";
     /// A NaN or infinite coordinate, or an inverted rectangle.

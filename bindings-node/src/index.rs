@@ -385,19 +385,6 @@ fn check_offsets(offsets: &[usize], what: &str) -> Outcome<()> {
     }
 }
 
-/// A batch of queries (`queryMany`, `queryCircleMany`) answered into the kept
-/// rows: the core's batch query, a block at a time, on all threads when the
-/// batch is big enough to pay.
-fn query_rows<S: SpatialIndex + Sync>(
-    index: &S,
-    columns: QueryColumns<'_, S::Bounds>,
-    kept: &mut Kept,
-) -> Outcome<()> {
-    columns
-        .answer(index, &mut kept.offsets, &mut kept.hits)
-        .map_err(core)
-}
-
 /// What a walk's JavaScript callback said: go on, stop, or it threw.
 fn visit<A: napi::bindgen_prelude::ToNapiValue>(
     callback: &Unknown<'_>,
@@ -456,6 +443,8 @@ fn query_many_rows<T: Held>(
 ) -> Outcome<()> {
     let omit = omit.then_some(&kept.handles[..]);
     let columns = QueryColumns::rects(rects, omit).map_err(core)?;
+    // The core's batch query, a block at a time, on all threads when the
+    // batch is big enough to pay.
     columns
         .answer(index, &mut kept.offsets, &mut kept.hits)
         .map_err(core)
@@ -1101,8 +1090,9 @@ impl<T: Held> Index<T> {
         })
     }
 
-    pub(crate) fn pairs<W: When>(&self, env: &Env) -> W::Answer<Typed<f64>> {
-        W::batch(
+    /// `pairs`'s `...Async` twin (the call answered now is `pairs_into`).
+    pub(crate) fn pairs_later(&self, env: &Env) -> AsyncTask<Promised<Typed<f64>>> {
+        Later::batch(
             self,
             env,
             |_| Ok(()),
@@ -1133,12 +1123,13 @@ impl<T: Held> Index<T> {
         )
     }
 
-    pub(crate) fn overlapping_many<W: When>(
+    /// `overlapping_many`'s `...Async` twin (the call answered now is `overlapping_many_into`).
+    pub(crate) fn overlapping_many_later(
         &self,
         env: &Env,
         handles: &Unknown<'_>,
-    ) -> W::Answer<QueryManyResult> {
-        W::batch(
+    ) -> AsyncTask<Promised<QueryManyResult>> {
+        Later::batch(
             self,
             env,
             |kept| args::handles(handles, "handles", &mut kept.handles),
@@ -1170,13 +1161,14 @@ impl<T: Held> Index<T> {
         )
     }
 
-    pub(crate) fn query_many<W: When>(
+    /// `query_many`'s `...Async` twin (the call answered now is `query_many_into`).
+    pub(crate) fn query_many_later(
         &self,
         env: &Env,
         rects: &Unknown<'_>,
         omit: Option<&Unknown<'_>>,
-    ) -> W::Answer<QueryManyResult> {
-        W::batch(
+    ) -> AsyncTask<Promised<QueryManyResult>> {
+        Later::batch(
             self,
             env,
             |kept| query_many_args(rects, omit, kept),
@@ -1263,20 +1255,23 @@ impl<T: Held> Index<T> {
         })
     }
 
-    pub(crate) fn query_circle_many<W: When>(
+    /// `query_circle_many`'s `...Async` twin (the call answered now is `query_circle_many_into`).
+    pub(crate) fn query_circle_many_later(
         &self,
         env: &Env,
         centers: &Unknown<'_>,
         radii: &Unknown<'_>,
         mask: Option<&Unknown<'_>>,
-    ) -> W::Answer<QueryManyResult> {
-        W::batch(
+    ) -> AsyncTask<Promised<QueryManyResult>> {
+        Later::batch(
             self,
             env,
             |_| circle_args::<T::Bounds>(centers, radii, mask),
             |index, (centers, radii, mask), kept| {
                 let columns = QueryColumns::circles(&centers, &radii, mask).map_err(core)?;
-                query_rows(index, columns, kept)?;
+                columns
+                    .answer(index, &mut kept.offsets, &mut kept.hits)
+                    .map_err(core)?;
                 rows(&kept.offsets, &kept.hits, "queryCircleMany")
             },
         )
@@ -1303,7 +1298,9 @@ impl<T: Held> Index<T> {
             },
             |index, ((centers, radii, mask), out), kept| {
                 let columns = QueryColumns::circles(&centers, &radii, mask).map_err(core)?;
-                query_rows(index, columns, kept)?;
+                columns
+                    .answer(index, &mut kept.offsets, &mut kept.hits)
+                    .map_err(core)?;
                 rows_into(out, &kept.offsets, &kept.hits, "queryCircleMany")
             },
         )

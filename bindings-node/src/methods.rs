@@ -464,7 +464,7 @@ macro_rules! methods {
             /// with the error its twin would throw.
             #[napi(catch_unwind, ts_return_type = "Promise<Float64Array>")]
             pub fn pairs_async(&self, env: &Env) -> AsyncTask<Promised<Typed<f64>>> {
-                self.index.pairs::<Later>(env)
+                self.index.pairs_later(env)
             }
 
             /// `overlappingMany`, answered on a worker thread (see `pairsAsync`).
@@ -478,7 +478,7 @@ macro_rules! methods {
                 env: &Env,
                 handles: Unknown<'_>,
             ) -> AsyncTask<Promised<QueryManyResult>> {
-                self.index.overlapping_many::<Later>(env, &handles)
+                self.index.overlapping_many_later(env, &handles)
             }
 
             /// `queryMany`, answered on a worker thread (see `pairsAsync`); the
@@ -494,7 +494,7 @@ macro_rules! methods {
                 rects: Unknown<'_>,
                 omit: Option<Unknown<'_>>,
             ) -> AsyncTask<Promised<QueryManyResult>> {
-                self.index.query_many::<Later>(env, &rects, omit.as_ref())
+                self.index.query_many_later(env, &rects, omit.as_ref())
             }
 
             /// `queryCircleMany`, answered on a worker thread (see `pairsAsync`).
@@ -511,7 +511,7 @@ macro_rules! methods {
                 mask: Option<Unknown<'_>>,
             ) -> AsyncTask<Promised<QueryManyResult>> {
                 self.index
-                    .query_circle_many::<Later>(env, &centers, &radii, mask.as_ref())
+                    .query_circle_many_later(env, &centers, &radii, mask.as_ref())
             }
 
             /// `nearestMany`, answered on a worker thread (see `pairsAsync`).

@@ -11,12 +11,15 @@
 //! VM's noise on the agents frames, whose 16,384-handle batches give 16,385
 //! offsets, just above it).
 
+use core::marker::PhantomData;
 use core::ptr;
 
 use napi::bindgen_prelude::{
     Float32Array, Float64Array, ToNapiValue, TypeName, TypedArrayType, Uint32Array, Uint8Array,
 };
 use napi::{check_status, sys, JsValue, Unknown, ValueType};
+
+use crate::error::{Fail, Outcome};
 
 /// The largest array, in bytes, copied rather than handed over.
 const COPY_UP_TO: usize = 64 * 1024;
@@ -122,21 +125,30 @@ unsafe fn view<T: Element>(
 /// the call leaves no new buffer for the collector, whose dead answers
 /// otherwise pile up as fresh memory until it runs (a `pairs()` answer took
 /// 75 page faults a call; see docs/design.md). Only for a call answered on the
-/// JavaScript thread, which owns the memory while the call runs.
+/// JavaScript thread, which owns the memory while the call runs. Its memory
+/// is held as a pointer: a slice of it is made only to write the answer.
 pub(crate) struct OutArray<'env, T> {
     /// The array's `ArrayBuffer` and where the array starts in it, for the view.
     buffer: sys::napi_value,
     byte_offset: usize,
-    data: &'env mut [T],
+    data: *mut T,
+    len: usize,
+    call: PhantomData<&'env mut [T]>,
 }
 
 impl<'env, T: Element> OutArray<'env, T> {
     /// The memory of `value`, a typed array of `T` (checked by the caller):
-    /// `None` for one that cannot be written in place (its buffer detached;
-    /// misaligned, which JavaScript's typed arrays never are).
-    pub(crate) fn of(value: &Unknown<'env>) -> napi::Result<Option<Self>> {
+    /// `None` for one that cannot be written in place (its buffer detached,
+    /// or shrunk below it; misaligned, which JavaScript's typed arrays never
+    /// are). A `SharedArrayBuffer`'s is refused: Node-API makes no views of one.
+    ///
+    /// # Safety
+    /// From this call until the answer is written ([`Written::answer`]), no
+    /// JavaScript runs and nothing else reads or writes the array's memory
+    /// (the batch calls read their arguments, copied, before their `out`).
+    pub(crate) unsafe fn of(value: &Unknown<'env>, name: &str) -> Outcome<Option<Self>> {
         let raw = value.value();
-        let (mut kind, mut length, mut data, mut buffer, mut byte_offset) =
+        let (mut kind, mut len, mut data, mut buffer, mut byte_offset) =
             (0, 0, ptr::null_mut(), ptr::null_mut(), 0);
         // SAFETY: `value` is a typed array of the current call.
         check_status!(
@@ -145,7 +157,7 @@ impl<'env, T: Element> OutArray<'env, T> {
                     raw.env,
                     raw.value,
                     &mut kind,
-                    &mut length,
+                    &mut len,
                     &mut data,
                     &mut buffer,
                     &mut byte_offset,
@@ -153,28 +165,57 @@ impl<'env, T: Element> OutArray<'env, T> {
             },
             "Failed to read a typed array"
         )?;
-        let mut detached = false;
-        // SAFETY: `buffer` is the array's `ArrayBuffer`, of the current call.
+        let mut plain = false;
+        // SAFETY: `buffer` is the array's buffer, of the current call.
+        check_status!(
+            unsafe { sys::napi_is_arraybuffer(raw.env, buffer, &mut plain) },
+            "Failed to read an ArrayBuffer"
+        )?;
+        if !plain {
+            return Err(Fail::wrong_type(format!(
+                "{name} must be over an ArrayBuffer, not a SharedArrayBuffer, to be answered into"
+            )));
+        }
+        let (mut detached, mut whole, mut bytes) = (false, ptr::null_mut(), 0);
+        // SAFETY: `buffer` is an `ArrayBuffer` of the current call.
         check_status!(
             unsafe { sys::napi_is_detached_arraybuffer(raw.env, buffer, &mut detached) },
             "Failed to read an ArrayBuffer"
         )?;
+        // SAFETY: as above.
+        check_status!(
+            unsafe { sys::napi_get_arraybuffer_info(raw.env, buffer, &mut whole, &mut bytes) },
+            "Failed to read an ArrayBuffer"
+        )?;
+        let inside = len
+            .checked_mul(core::mem::size_of::<T>())
+            .and_then(|size| size.checked_add(byte_offset))
+            .is_some_and(|end| end <= bytes);
         let mut data = data.cast::<T>();
-        if length == 0 {
+        if len == 0 {
             // An empty array may have no memory at all, yet holds an empty answer.
             data = ptr::NonNull::dangling().as_ptr();
         }
-        if detached || kind != T::KIND as i32 || data.is_null() || !data.is_aligned() {
+        if detached || !inside || kind != T::KIND as i32 || data.is_null() || !data.is_aligned() {
             return Ok(None);
         }
-        // SAFETY: `length` elements of `T` start at `data` (its kind checked
-        // just above); no JavaScript runs while the call holds them.
-        let data = unsafe { core::slice::from_raw_parts_mut(data, length) };
         Ok(Some(OutArray {
             buffer,
             byte_offset,
             data,
+            len,
+            call: PhantomData,
         }))
+    }
+
+    /// Whether the two arrays share a byte of memory.
+    pub(crate) fn overlaps<U>(&self, other: &OutArray<'_, U>) -> bool {
+        let (a, b) = (self.data as usize, other.data as usize);
+        let (a_end, b_end) = (
+            a + self.len * core::mem::size_of::<T>(),
+            b + other.len * core::mem::size_of::<U>(),
+        );
+        a < b_end && b < a_end
     }
 }
 
@@ -202,8 +243,10 @@ impl<T: Element> Written<T> {
         T: Default,
     {
         match out {
-            Some(out) if out.data.len() >= len => {
-                fill(&mut out.data[..len]);
+            Some(out) if out.len >= len => {
+                // SAFETY: `len` elements of `T` from `out.data` are the caller's
+                // array's, which nothing else touches meanwhile (`OutArray::of`).
+                fill(unsafe { core::slice::from_raw_parts_mut(out.data, len) });
                 Written::InPlace {
                     buffer: out.buffer,
                     byte_offset: out.byte_offset,
