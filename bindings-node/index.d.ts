@@ -165,13 +165,7 @@ export declare class Grid {
    * must be a live handle (the error's `index` says which is not). The
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
    *
-   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
-   * (a `Uint32Array` and a `Float64Array`, either may be left out),
-   * each answer array is written to the start of its `out` array and
-   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
-   * new memory a frame for the garbage collector. An answer array
-   * its `out` array is too short for is a new one, that `out` array
-   * left as it was.
+   * `out`: arrays to answer into, as for `overlappingMany`.
    */
   queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**
@@ -202,13 +196,7 @@ export declare class Grid {
    * `hits.subarray(offsets[i], offsets[i + 1])`. A bad center or radius
    * is refused (the error's `index` says which) and nothing is returned.
    *
-   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
-   * (a `Uint32Array` and a `Float64Array`, either may be left out),
-   * each answer array is written to the start of its `out` array and
-   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
-   * new memory a frame for the garbage collector. An answer array
-   * its `out` array is too short for is a new one, that `out` array
-   * left as it was.
+   * `out`: arrays to answer into, as for `overlappingMany`.
    */
   queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**
@@ -541,13 +529,7 @@ export declare class LooseGrid {
    * must be a live handle (the error's `index` says which is not). The
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
    *
-   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
-   * (a `Uint32Array` and a `Float64Array`, either may be left out),
-   * each answer array is written to the start of its `out` array and
-   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
-   * new memory a frame for the garbage collector. An answer array
-   * its `out` array is too short for is a new one, that `out` array
-   * left as it was.
+   * `out`: arrays to answer into, as for `overlappingMany`.
    */
   queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**
@@ -578,13 +560,7 @@ export declare class LooseGrid {
    * `hits.subarray(offsets[i], offsets[i + 1])`. A bad center or radius
    * is refused (the error's `index` says which) and nothing is returned.
    *
-   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
-   * (a `Uint32Array` and a `Float64Array`, either may be left out),
-   * each answer array is written to the start of its `out` array and
-   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
-   * new memory a frame for the garbage collector. An answer array
-   * its `out` array is too short for is a new one, that `out` array
-   * left as it was.
+   * `out`: arrays to answer into, as for `overlappingMany`.
    */
   queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**
@@ -923,13 +899,7 @@ export declare class LooseQuadtree {
    * must be a live handle (the error's `index` says which is not). The
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
    *
-   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
-   * (a `Uint32Array` and a `Float64Array`, either may be left out),
-   * each answer array is written to the start of its `out` array and
-   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
-   * new memory a frame for the garbage collector. An answer array
-   * its `out` array is too short for is a new one, that `out` array
-   * left as it was.
+   * `out`: arrays to answer into, as for `overlappingMany`.
    */
   queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**
@@ -960,13 +930,7 @@ export declare class LooseQuadtree {
    * `hits.subarray(offsets[i], offsets[i + 1])`. A bad center or radius
    * is refused (the error's `index` says which) and nothing is returned.
    *
-   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
-   * (a `Uint32Array` and a `Float64Array`, either may be left out),
-   * each answer array is written to the start of its `out` array and
-   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
-   * new memory a frame for the garbage collector. An answer array
-   * its `out` array is too short for is a new one, that `out` array
-   * left as it was.
+   * `out`: arrays to answer into, as for `overlappingMany`.
    */
   queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**
@@ -1293,13 +1257,7 @@ export declare class Octree {
    * must be a live handle (the error's `index` says which is not). The
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
    *
-   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
-   * (a `Uint32Array` and a `Float64Array`, either may be left out),
-   * each answer array is written to the start of its `out` array and
-   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
-   * new memory a frame for the garbage collector. An answer array
-   * its `out` array is too short for is a new one, that `out` array
-   * left as it was.
+   * `out`: arrays to answer into, as for `overlappingMany`.
    */
   queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**
@@ -1330,13 +1288,7 @@ export declare class Octree {
    * `hits.subarray(offsets[i], offsets[i + 1])`. A bad center or radius
    * is refused (the error's `index` says which) and nothing is returned.
    *
-   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
-   * (a `Uint32Array` and a `Float64Array`, either may be left out),
-   * each answer array is written to the start of its `out` array and
-   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
-   * new memory a frame for the garbage collector. An answer array
-   * its `out` array is too short for is a new one, that `out` array
-   * left as it was.
+   * `out`: arrays to answer into, as for `overlappingMany`.
    */
   queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**
@@ -1691,13 +1643,7 @@ export declare class Quadtree {
    * must be a live handle (the error's `index` says which is not). The
    * hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
    *
-   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
-   * (a `Uint32Array` and a `Float64Array`, either may be left out),
-   * each answer array is written to the start of its `out` array and
-   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
-   * new memory a frame for the garbage collector. An answer array
-   * its `out` array is too short for is a new one, that `out` array
-   * left as it was.
+   * `out`: arrays to answer into, as for `overlappingMany`.
    */
   queryMany(rects: Float32Array | Float64Array, omit?: Float64Array | null, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**
@@ -1728,13 +1674,7 @@ export declare class Quadtree {
    * `hits.subarray(offsets[i], offsets[i + 1])`. A bad center or radius
    * is refused (the error's `index` says which) and nothing is returned.
    *
-   * With `out`, `{ offsets, hits }` arrays kept from frame to frame
-   * (a `Uint32Array` and a `Float64Array`, either may be left out),
-   * each answer array is written to the start of its `out` array and
-   * answered as a view of it (`out.hits.subarray(0, hitCount)`): no
-   * new memory a frame for the garbage collector. An answer array
-   * its `out` array is too short for is a new one, that `out` array
-   * left as it was.
+   * `out`: arrays to answer into, as for `overlappingMany`.
    */
   queryCircleMany(centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null, out?: Partial<QueryManyResult> | null): QueryManyResult
   /**

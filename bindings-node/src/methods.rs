@@ -163,13 +163,7 @@ macro_rules! methods {
             /// must be a live handle (the error's `index` says which is not). The
             /// hits of query `i` are `hits.subarray(offsets[i], offsets[i + 1])`.
             ///
-            /// With `out`, `{ offsets, hits }` arrays kept from frame to frame
-            /// (a `Uint32Array` and a `Float64Array`, either may be left out),
-            /// each answer array is written to the start of its `out` array and
-            /// answered as a view of it (`out.hits.subarray(0, hitCount)`): no
-            /// new memory a frame for the garbage collector. An answer array
-            /// its `out` array is too short for is a new one, that `out` array
-            /// left as it was.
+            /// `out`: arrays to answer into, as for `overlappingMany`.
             #[napi(
                 catch_unwind,
                 ts_args_type = "rects: Float32Array | Float64Array, omit?: Float64Array | null, out?: Partial<QueryManyResult> | null",
@@ -239,13 +233,7 @@ macro_rules! methods {
             /// `hits.subarray(offsets[i], offsets[i + 1])`. A bad center or radius
             /// is refused (the error's `index` says which) and nothing is returned.
             ///
-            /// With `out`, `{ offsets, hits }` arrays kept from frame to frame
-            /// (a `Uint32Array` and a `Float64Array`, either may be left out),
-            /// each answer array is written to the start of its `out` array and
-            /// answered as a view of it (`out.hits.subarray(0, hitCount)`): no
-            /// new memory a frame for the garbage collector. An answer array
-            /// its `out` array is too short for is a new one, that `out` array
-            /// left as it was.
+            /// `out`: arrays to answer into, as for `overlappingMany`.
             #[napi(
                 catch_unwind,
                 ts_args_type = "centers: Float32Array | Float64Array, radii: Float32Array | Float64Array, mask?: number | null, out?: Partial<QueryManyResult> | null",
