@@ -498,8 +498,8 @@ pub(crate) trait Shell: DerefMut<Target = Held<Self::Index>> + Sized + 'static {
 /// way: the 2D tree sends a big batch of plain rectangles (no mask, nothing
 /// omitted: what `qt_query_bulk` took) through `join::query_bulk`, which
 /// answers it in the Z-order of the rectangles and puts the rows back. Any
-/// other batch is converted and given to the core's batch query (which
-/// answers one of plain element queries as `overlapping_many`).
+/// other batch but one of plain element queries (`overlapping_many`'s) is
+/// converted and given to the core's batch query.
 pub(crate) trait Batch: SpatialIndex + Sync {
     /// The tree type's C query description.
     type Desc: Describe<BoxType = Self::Bounds>;

@@ -1966,6 +1966,30 @@ static void test_query_descriptions(void) {
         CHECK_STATUS(qt_query_many(f.tree, elems, n, elem_offsets, elem_rows, all, &total, &bad_index),
                      QT_INVALID_HANDLE);
         CHECK(bad_index == 3 && elem_offsets[0] == 777 && total == all);
+        /* Element queries each leaving out a neighbour it meets (and one with
+         * a mask that lets nothing through): not plain, so not answered as
+         * overlapping_many, and the rows must show it. */
+        {
+            size_t omitted = 0;
+            qt_handle_t first;
+            for (k = 0; k < f.nlive; k++) {
+                elems[k] = qt_element_query(f.live[k]);
+                CHECK_OK(qt_query(f.tree, &elems[k], &first, 1, &total));
+                if (total > 0) {
+                    elems[k].omit = first;
+                    omitted++;
+                }
+            }
+            elems[f.nlive] = qt_element_query(f.live[0]);
+            elems[f.nlive].mask = 0;
+            CHECK(omitted > 0);
+            CHECK_OK(qt_query_many(f.tree, elems, n, elem_offsets, NULL, 0, &all, NULL));
+            free(elem_rows);
+            elem_rows = (qt_handle_t *)malloc((all + 1) * sizeof *elem_rows);
+            CHECK_OK(qt_query_many(f.tree, elems, n, elem_offsets, elem_rows, all, &total, NULL));
+            CHECK(elem_offsets[n] == all && elem_offsets[n - 1] == all);
+            check_rows_as_single(f.tree, elems, n, elem_offsets, elem_rows);
+        }
         free(elems);
         free(elem_offsets);
         free(elem_rows);
