@@ -594,7 +594,11 @@ fn typed<'env>(
 
 /// An optional array to answer into (`out`, see [`OutArray`]): absent
 /// (`undefined` or `null`) or a typed array of `T`.
-pub(crate) fn out_array<'env, T: Element>(
+///
+/// # Safety
+/// As for [`OutArray::of`]: the call's other arguments are read (copied)
+/// already, and no JavaScript runs until the answer is written.
+pub(crate) unsafe fn out_array<'env, T: Element>(
     value: Option<&Unknown<'env>>,
     name: &str,
     what: &str,
@@ -603,9 +607,7 @@ pub(crate) fn out_array<'env, T: Element>(
         None => Ok(None),
         Some(value) => {
             typed(value, name, T::KIND, what)?;
-            // SAFETY: the calls taking an `out` read it after their other
-            // arguments (copied) and run no JavaScript until they answer;
-            // `rows_out` reads both its arrays before taking either.
+            // SAFETY: this function's contract.
             unsafe { OutArray::of(value, name) }
         }
     }
@@ -614,7 +616,10 @@ pub(crate) fn out_array<'env, T: Element>(
 /// The `out` of a call answering rows: absent, or an object whose
 /// `offsets` (a `Uint32Array`) and `hits` (a `Float64Array`) may each be
 /// absent.
-pub(crate) fn rows_out<'env>(value: Option<&Unknown<'env>>) -> Outcome<RowsOut<'env>> {
+///
+/// # Safety
+/// As for [`out_array`].
+pub(crate) unsafe fn rows_out<'env>(value: Option<&Unknown<'env>>) -> Outcome<RowsOut<'env>> {
     let Some(value) = value.filter(|value| !is_absent(Some(value))) else {
         return Ok(RowsOut::default());
     };
@@ -627,13 +632,16 @@ pub(crate) fn rows_out<'env>(value: Option<&Unknown<'env>>) -> Outcome<RowsOut<'
     // Both read before either array's memory is taken: a getter runs
     // JavaScript, which could detach a buffer already taken.
     let (offsets, hits) = (property(value, c"offsets")?, property(value, c"hits")?);
-    let out = RowsOut {
-        offsets: out_array(
-            Some(&offsets),
-            "out.offsets",
-            "room for one offset per item and one more",
-        )?,
-        hits: out_array(Some(&hits), "out.hits", "room for the hits")?,
+    // SAFETY: this function's contract; no JavaScript runs between the two.
+    let out = unsafe {
+        RowsOut {
+            offsets: out_array(
+                Some(&offsets),
+                "out.offsets",
+                "room for one offset per item and one more",
+            )?,
+            hits: out_array(Some(&hits), "out.hits", "room for the hits")?,
+        }
     };
     if let (Some(offsets), Some(hits)) = (&out.offsets, &out.hits) {
         if offsets.overlaps(hits) {

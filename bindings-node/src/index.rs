@@ -1113,7 +1113,9 @@ impl<T: Held> Index<T> {
         Now::batch_here(
             self,
             env,
-            |_| args::out_array(out, "out", "room for 2 handles per pair"),
+            // SAFETY: the call's only argument; nothing runs JavaScript
+            // until the answer is written.
+            |_| unsafe { args::out_array(out, "out", "room for 2 handles per pair") },
             |index, out, kept| {
                 index.par_pairs(&mut kept.pairs);
                 Ok(Written::answer(out, 2 * kept.pairs.len(), |values| {
@@ -1152,7 +1154,9 @@ impl<T: Held> Index<T> {
             env,
             |kept| {
                 args::handles(handles, "handles", &mut kept.handles)?;
-                args::rows_out(out)
+                // SAFETY: after the handles (copied); nothing runs JavaScript
+                // until the answer is written.
+                unsafe { args::rows_out(out) }
             },
             |index, out, kept| {
                 overlapping_rows(index, kept)?;
@@ -1190,7 +1194,12 @@ impl<T: Held> Index<T> {
         Now::batch_here(
             self,
             env,
-            |kept| Ok((query_many_args(rects, omit, kept)?, args::rows_out(out)?)),
+            |kept| {
+                let question = query_many_args(rects, omit, kept)?;
+                // SAFETY: after the rectangles and `omit` (copied); nothing
+                // runs JavaScript until the answer is written.
+                Ok((question, unsafe { args::rows_out(out)? }))
+            },
             |index, ((rects, omit), out), kept| {
                 query_many_rows(index, &rects, omit, kept)?;
                 rows_into(out, &kept.offsets, &kept.hits, "queryMany")
@@ -1293,7 +1302,9 @@ impl<T: Held> Index<T> {
             |_| {
                 Ok((
                     circle_args::<T::Bounds>(centers, radii, mask)?,
-                    args::rows_out(out)?,
+                    // SAFETY: after the centers and radii (copied); nothing
+                    // runs JavaScript until the answer is written.
+                    unsafe { args::rows_out(out)? },
                 ))
             },
             |index, ((centers, radii, mask), out), kept| {

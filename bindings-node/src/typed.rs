@@ -208,7 +208,8 @@ impl<'env, T: Element> OutArray<'env, T> {
         }))
     }
 
-    /// Whether the two arrays share a byte of memory.
+    /// Whether the two arrays share a byte of memory (each lies inside its
+    /// buffer, checked by [`OutArray::of`], so the ends do not overflow).
     pub(crate) fn overlaps<U>(&self, other: &OutArray<'_, U>) -> bool {
         let (a, b) = (self.data as usize, other.data as usize);
         let (a_end, b_end) = (
@@ -283,7 +284,9 @@ impl<T: Element> ToNapiValue for Written<T> {
                 len,
             } => {
                 // SAFETY: `buffer` is the caller's array's, of the current
-                // call, holding `len` elements of `T` from `byte_offset`.
+                // call, holding `len` elements of `T` from `byte_offset` (and
+                // should a setter on the answer object shrink it meanwhile,
+                // Node-API checks the bounds and fails the call).
                 unsafe { view::<T>(env, buffer, byte_offset, len) }
             }
         }

@@ -446,7 +446,9 @@ pub(crate) unsafe fn query_many<W: Shell>(
 }
 
 /// The handles of a batch of plain element queries (no mask, nothing left
-/// out), the form `overlapping_many` answers; `None` for any other batch.
+/// out), the form `overlapping_many` answers (an empty batch's none: it
+/// answers one row offset, as the core's batch query does); `None` for any
+/// other batch.
 fn plain_elements<D: Describe>(descs: &[D]) -> Option<Vec<Handle>> {
     descs
         .iter()

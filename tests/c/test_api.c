@@ -1971,16 +1971,18 @@ static void test_query_descriptions(void) {
          * overlapping_many, and the rows must show it. */
         {
             size_t omitted = 0;
-            qt_handle_t first;
+            qt_handle_t first, met = QT_NO_HANDLE;
             for (k = 0; k < f.nlive; k++) {
                 elems[k] = qt_element_query(f.live[k]);
                 CHECK_OK(qt_query(f.tree, &elems[k], &first, 1, &total));
                 if (total > 0) {
                     elems[k].omit = first;
+                    met = f.live[k];
                     omitted++;
                 }
             }
-            elems[f.nlive] = qt_element_query(f.live[0]);
+            /* An element that meets another, asked with a mask of no bits. */
+            elems[f.nlive] = qt_element_query(met);
             elems[f.nlive].mask = 0;
             CHECK(omitted > 0);
             CHECK_OK(qt_query_many(f.tree, elems, n, elem_offsets, NULL, 0, &all, NULL));
