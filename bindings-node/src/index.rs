@@ -402,7 +402,7 @@ fn visit<A: napi::bindgen_prelude::ToNapiValue>(
 }
 
 /// `overlappingMany`'s rows, into the kept rows, for the handles kept.
-fn overlapping_rows<T: Held>(index: &T, kept: &mut Kept) -> Outcome<()> {
+fn overlapping_rows<T: Held>(index: &T, (): (), kept: &mut Kept) -> Outcome<()> {
     index
         .par_overlapping_many(&kept.handles, &mut kept.offsets, &mut kept.hits)
         .map_err(core)
@@ -437,12 +437,11 @@ fn query_many_args<B: flatquad::Bounds>(
 /// `queryMany`'s rows, into the kept rows.
 fn query_many_rows<T: Held>(
     index: &T,
-    rects: &[T::Bounds],
-    omit: bool,
+    (rects, omit): (Vec<T::Bounds>, bool),
     kept: &mut Kept,
 ) -> Outcome<()> {
     let omit = omit.then_some(&kept.handles[..]);
-    let columns = QueryColumns::rects(rects, omit).map_err(core)?;
+    let columns = QueryColumns::rects(&rects, omit).map_err(core)?;
     // The core's batch query, a block at a time, on all threads when the
     // batch is big enough to pay.
     columns
@@ -450,12 +449,27 @@ fn query_many_rows<T: Held>(
         .map_err(core)
 }
 
+/// `queryCircleMany`'s rows, into the kept rows.
+fn circle_rows<T: Held>(
+    index: &T,
+    (centers, radii, mask): Circles<T::Bounds>,
+    kept: &mut Kept,
+) -> Outcome<()> {
+    let columns = QueryColumns::circles(&centers, &radii, mask).map_err(core)?;
+    columns
+        .answer(index, &mut kept.offsets, &mut kept.hits)
+        .map_err(core)
+}
+
+/// `queryCircleMany`'s arguments: centers, radii and mask.
+type Circles<B> = (Vec<<B as flatquad::Bounds>::Point>, Vec<f64>, u32);
+
 /// `queryCircleMany`'s arguments, refused here as a call's other arguments are.
 fn circle_args<B: flatquad::Bounds>(
     centers: &Unknown<'_>,
     radii: &Unknown<'_>,
     mask: Option<&Unknown<'_>>,
-) -> Outcome<(Vec<B::Point>, Vec<f64>, u32)> {
+) -> Outcome<Circles<B>> {
     let centers = args::points::<B>(centers, "centers")?;
     let radii = args::float_array(radii, "radii", "one radius per center")?;
     let mask = args::optional_mask(mask)?;
@@ -1125,65 +1139,39 @@ impl<T: Held> Index<T> {
         )
     }
 
-    /// `overlapping_many`'s `...Async` twin (the call answered now is `overlapping_many_into`).
+    /// `overlappingMany`'s `...Async` twin.
     pub(crate) fn overlapping_many_later(
         &self,
         env: &Env,
         handles: &Unknown<'_>,
     ) -> AsyncTask<Promised<QueryManyResult>> {
-        Later::batch(
-            self,
-            env,
-            |kept| args::handles(handles, "handles", &mut kept.handles),
-            |index, (), kept| {
-                overlapping_rows(index, kept)?;
-                rows(&kept.offsets, &kept.hits, "overlappingMany")
-            },
-        )
+        let ask = |kept: &mut Kept| args::handles(handles, "handles", &mut kept.handles);
+        self.rows_later(env, "overlappingMany", ask, overlapping_rows)
     }
 
-    /// `overlappingMany(handles, out?)` on the JavaScript thread (see [`RowsOut`]).
+    /// `overlappingMany(handles, out?)`, answered now.
     pub(crate) fn overlapping_many_into(
         &self,
         env: &Env,
         handles: &Unknown<'_>,
         out: Option<&Unknown<'_>>,
     ) -> napi::Result<WrittenRows> {
-        Now::batch_here(
-            self,
-            env,
-            |kept| {
-                args::handles(handles, "handles", &mut kept.handles)?;
-                // SAFETY: after the handles (copied); nothing runs JavaScript
-                // until the answer is written.
-                unsafe { args::rows_out(out) }
-            },
-            |index, out, kept| {
-                overlapping_rows(index, kept)?;
-                rows_into(out, &kept.offsets, &kept.hits, "overlappingMany")
-            },
-        )
+        let ask = |kept: &mut Kept| args::handles(handles, "handles", &mut kept.handles);
+        self.rows_now(env, "overlappingMany", out, ask, overlapping_rows)
     }
 
-    /// `query_many`'s `...Async` twin (the call answered now is `query_many_into`).
+    /// `queryMany`'s `...Async` twin.
     pub(crate) fn query_many_later(
         &self,
         env: &Env,
         rects: &Unknown<'_>,
         omit: Option<&Unknown<'_>>,
     ) -> AsyncTask<Promised<QueryManyResult>> {
-        Later::batch(
-            self,
-            env,
-            |kept| query_many_args(rects, omit, kept),
-            |index, (rects, omit), kept| {
-                query_many_rows(index, &rects, omit, kept)?;
-                rows(&kept.offsets, &kept.hits, "queryMany")
-            },
-        )
+        let ask = |kept: &mut Kept| query_many_args(rects, omit, kept);
+        self.rows_later(env, "queryMany", ask, query_many_rows)
     }
 
-    /// `queryMany(rects, omit?, out?)` on the JavaScript thread (see [`RowsOut`]).
+    /// `queryMany(rects, omit?, out?)`, answered now.
     pub(crate) fn query_many_into(
         &self,
         env: &Env,
@@ -1191,18 +1179,49 @@ impl<T: Held> Index<T> {
         omit: Option<&Unknown<'_>>,
         out: Option<&Unknown<'_>>,
     ) -> napi::Result<WrittenRows> {
+        let ask = |kept: &mut Kept| query_many_args(rects, omit, kept);
+        self.rows_now(env, "queryMany", out, ask, query_many_rows)
+    }
+
+    /// A call answering rows (`overlappingMany`, `queryMany`,
+    /// `queryCircleMany`, named `what`) on a worker: `ask` reads its
+    /// arguments on the JavaScript thread, `run` fills the kept rows.
+    fn rows_later<Q: Send + 'static>(
+        &self,
+        env: &Env,
+        what: &'static str,
+        ask: impl FnOnce(&mut Kept) -> Outcome<Q>,
+        run: fn(&T, Q, &mut Kept) -> Outcome<()>,
+    ) -> AsyncTask<Promised<QueryManyResult>> {
+        Later::batch(self, env, ask, move |index, question, kept| {
+            run(index, question, kept)?;
+            rows(&kept.offsets, &kept.hits, what)
+        })
+    }
+
+    /// [`rows_later`](Index::rows_later) answered now, into the caller's
+    /// `out` where the rows fit ([`RowsOut`]).
+    fn rows_now<Q: 'static>(
+        &self,
+        env: &Env,
+        what: &str,
+        out: Option<&Unknown<'_>>,
+        ask: impl FnOnce(&mut Kept) -> Outcome<Q>,
+        run: fn(&T, Q, &mut Kept) -> Outcome<()>,
+    ) -> napi::Result<WrittenRows> {
         Now::batch_here(
             self,
             env,
             |kept| {
-                let question = query_many_args(rects, omit, kept)?;
-                // SAFETY: after the rectangles and `omit` (copied); nothing
-                // runs JavaScript until the answer is written.
+                let question = ask(kept)?;
+                // SAFETY: `out` is read after the other arguments, which the
+                // question holds as copies (`'static`: none of the caller's
+                // memory), and nothing runs JavaScript until the answer.
                 Ok((question, unsafe { args::rows_out(out)? }))
             },
-            |index, ((rects, omit), out), kept| {
-                query_many_rows(index, &rects, omit, kept)?;
-                rows_into(out, &kept.offsets, &kept.hits, "queryMany")
+            |index, (question, out), kept| {
+                run(index, question, kept)?;
+                rows_into(out, &kept.offsets, &kept.hits, what)
             },
         )
     }
@@ -1264,7 +1283,7 @@ impl<T: Held> Index<T> {
         })
     }
 
-    /// `query_circle_many`'s `...Async` twin (the call answered now is `query_circle_many_into`).
+    /// `queryCircleMany`'s `...Async` twin.
     pub(crate) fn query_circle_many_later(
         &self,
         env: &Env,
@@ -1272,22 +1291,11 @@ impl<T: Held> Index<T> {
         radii: &Unknown<'_>,
         mask: Option<&Unknown<'_>>,
     ) -> AsyncTask<Promised<QueryManyResult>> {
-        Later::batch(
-            self,
-            env,
-            |_| circle_args::<T::Bounds>(centers, radii, mask),
-            |index, (centers, radii, mask), kept| {
-                let columns = QueryColumns::circles(&centers, &radii, mask).map_err(core)?;
-                columns
-                    .answer(index, &mut kept.offsets, &mut kept.hits)
-                    .map_err(core)?;
-                rows(&kept.offsets, &kept.hits, "queryCircleMany")
-            },
-        )
+        let ask = |_: &mut Kept| circle_args::<T::Bounds>(centers, radii, mask);
+        self.rows_later(env, "queryCircleMany", ask, circle_rows)
     }
 
-    /// `queryCircleMany(centers, radii, mask?, out?)` on the JavaScript thread
-    /// (see [`RowsOut`]).
+    /// `queryCircleMany(centers, radii, mask?, out?)`, answered now.
     pub(crate) fn query_circle_many_into(
         &self,
         env: &Env,
@@ -1296,25 +1304,8 @@ impl<T: Held> Index<T> {
         mask: Option<&Unknown<'_>>,
         out: Option<&Unknown<'_>>,
     ) -> napi::Result<WrittenRows> {
-        Now::batch_here(
-            self,
-            env,
-            |_| {
-                Ok((
-                    circle_args::<T::Bounds>(centers, radii, mask)?,
-                    // SAFETY: after the centers and radii (copied); nothing
-                    // runs JavaScript until the answer is written.
-                    unsafe { args::rows_out(out)? },
-                ))
-            },
-            |index, ((centers, radii, mask), out), kept| {
-                let columns = QueryColumns::circles(&centers, &radii, mask).map_err(core)?;
-                columns
-                    .answer(index, &mut kept.offsets, &mut kept.hits)
-                    .map_err(core)?;
-                rows_into(out, &kept.offsets, &kept.hits, "queryCircleMany")
-            },
-        )
+        let ask = |_: &mut Kept| circle_args::<T::Bounds>(centers, radii, mask);
+        self.rows_now(env, "queryCircleMany", out, ask, circle_rows)
     }
 
     /// `coords`: the point, `[x, y]` or `[x, y, z]`.
