@@ -481,9 +481,14 @@ impl<T: SpatialIndex + Sync> Frames<T> {
 }
 
 /// The [`Index`] methods an adapter with a `frames: Frames<_>` field
-/// delegates to it: `update`, `per_agent`, `all_pairs`, `events` and `bytes`.
+/// delegates to it: `threads`, `update`, `per_agent`, `all_pairs`, `events` and
+/// `bytes`.
 macro_rules! frame_methods {
     () => {
+        fn threads(&self) -> usize {
+            self.frames.threads
+        }
+
         fn update(&mut self, agents: &Agents) -> Result<(), BenchError> {
             self.frames.update(agents)
         }

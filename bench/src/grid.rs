@@ -558,6 +558,10 @@ impl Index for GridIndex {
         self.name
     }
 
+    fn threads(&self) -> usize {
+        self.threads
+    }
+
     fn supports(&self, mode: Mode) -> bool {
         mode != Mode::Events
     }

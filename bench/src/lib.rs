@@ -161,6 +161,12 @@ pub trait Index {
         2
     }
 
+    /// The threads its frames run on (1 unless it was made for more): the
+    /// runner steps the agents on as many ([`Agents::step_on`]).
+    fn threads(&self) -> usize {
+        1
+    }
+
     /// Builds the index from scratch from the initial agents (frame set-up, not
     /// timed). Discards whatever an earlier run left.
     fn build(&mut self, agents: &Agents) -> Result<(), BenchError>;

@@ -100,14 +100,14 @@ pub fn run(
     let mut agents = Agents::new(scenario);
     index.build(&agents)?;
     for _ in 0..scenario.aging {
-        agents.step();
+        agents.step_on(index.threads());
         index.update(&agents)?;
     }
     let (mut update, mut collide) = (Duration::ZERO, Duration::ZERO);
     let mut total = 0u64;
     for frame in 0..WARMUP_FRAMES + scenario.frames {
         let t0 = Instant::now();
-        agents.step();
+        agents.step_on(index.threads());
         index.update(&agents)?;
         let t1 = Instant::now();
         let ordered = match mode {

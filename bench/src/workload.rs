@@ -2,6 +2,7 @@
 //! agents themselves, with every computation in `f32` in the order the spec states.
 
 use crate::Mode;
+use rayon::prelude::*;
 
 /// The workload's 32-bit LCG: `state = state * 1664525 + 1013904223` (wrapping),
 /// seeded with 12345.
@@ -485,47 +486,95 @@ impl Agents {
     /// its velocity and bounces off the world's edges (the index is told afterwards,
     /// by [`crate::Index::update`]).
     pub fn step(&mut self) {
-        let world = self.world;
         let n = self.len();
-        let (xs, ys) = (&mut self.x[..n], &mut self.y[..n]);
-        let (vxs, vys, sides) = (&mut self.vx[..n], &mut self.vy[..n], &self.side[..n]);
-        for i in 0..n {
-            let limit = world - sides[i];
-            let mut x = xs[i] + vxs[i];
-            let mut y = ys[i] + vys[i];
-            if x < 0.0 {
-                x = 0.0;
-                vxs[i] = -vxs[i];
-            }
-            if x > limit {
-                x = limit;
-                vxs[i] = -vxs[i];
-            }
-            if y < 0.0 {
-                y = 0.0;
-                vys[i] = -vys[i];
-            }
-            if y > limit {
-                y = limit;
-                vys[i] = -vys[i];
-            }
-            xs[i] = x;
-            ys[i] = y;
+        let depth = self.z.len();
+        move_plane(
+            self.world,
+            &mut self.x[..n],
+            &mut self.y[..n],
+            &mut self.vx[..n],
+            &mut self.vy[..n],
+            &self.side[..n],
+        );
+        move_depth(self.world, &mut self.z, &mut self.vz, &self.side[..depth]);
+    }
+
+    /// [`Agents::step`] on `threads` threads of the rayon pool the caller installs
+    /// (on one, `step` itself), in slices of agents. Each agent moves by itself, so
+    /// the bits are `step`'s: a row on threads runs the workload's share of the
+    /// frame on them too, as a game using both cores would (and as the flatquad
+    /// adapter's boxes are built).
+    pub fn step_on(&mut self, threads: usize) {
+        if threads <= 1 {
+            return self.step();
         }
-        // The third axis of 3D agents, by the same rule (each agent's axes are
-        // independent, so a second pass gives the same bits).
-        let (zs, vzs) = (&mut self.z, &mut self.vz);
-        for ((z, vz), side) in zs.iter_mut().zip(vzs.iter_mut()).zip(sides) {
-            let limit = world - side;
-            *z += *vz;
-            if *z < 0.0 {
-                *z = 0.0;
-                *vz = -*vz;
-            }
-            if *z > limit {
-                *z = limit;
-                *vz = -*vz;
-            }
+        let (n, depth, world) = (self.len(), self.z.len(), self.world);
+        self.x[..n]
+            .par_chunks_mut(STEP_SLICE)
+            .zip(self.y[..n].par_chunks_mut(STEP_SLICE))
+            .zip(self.vx[..n].par_chunks_mut(STEP_SLICE))
+            .zip(self.vy[..n].par_chunks_mut(STEP_SLICE))
+            .zip(self.side[..n].par_chunks(STEP_SLICE))
+            .for_each(|((((xs, ys), vxs), vys), sides)| move_plane(world, xs, ys, vxs, vys, sides));
+        self.z
+            .par_chunks_mut(STEP_SLICE)
+            .zip(self.vz.par_chunks_mut(STEP_SLICE))
+            .zip(self.side[..depth].par_chunks(STEP_SLICE))
+            .for_each(|((zs, vzs), sides)| move_depth(world, zs, vzs, sides));
+    }
+}
+
+/// Agents a task of [`Agents::step_on`] moves: 80 KB of each array, so that a
+/// 100,000-agent step splits into a few tasks a thread.
+const STEP_SLICE: usize = 1 << 14;
+
+/// The step's rule on x and y, for one slice of agents (every slice equally long).
+fn move_plane(
+    world: f32,
+    xs: &mut [f32],
+    ys: &mut [f32],
+    vxs: &mut [f32],
+    vys: &mut [f32],
+    sides: &[f32],
+) {
+    for i in 0..xs.len() {
+        let limit = world - sides[i];
+        let mut x = xs[i] + vxs[i];
+        let mut y = ys[i] + vys[i];
+        if x < 0.0 {
+            x = 0.0;
+            vxs[i] = -vxs[i];
+        }
+        if x > limit {
+            x = limit;
+            vxs[i] = -vxs[i];
+        }
+        if y < 0.0 {
+            y = 0.0;
+            vys[i] = -vys[i];
+        }
+        if y > limit {
+            y = limit;
+            vys[i] = -vys[i];
+        }
+        xs[i] = x;
+        ys[i] = y;
+    }
+}
+
+/// The same rule on z, for 3D agents (each agent's axes are independent, so a
+/// second pass gives the bits of one).
+fn move_depth(world: f32, zs: &mut [f32], vzs: &mut [f32], sides: &[f32]) {
+    for ((z, vz), side) in zs.iter_mut().zip(vzs.iter_mut()).zip(sides) {
+        let limit = world - side;
+        *z += *vz;
+        if *z < 0.0 {
+            *z = 0.0;
+            *vz = -*vz;
+        }
+        if *z > limit {
+            *z = limit;
+            *vz = -*vz;
         }
     }
 }
@@ -612,6 +661,34 @@ mod tests {
             assert_eq!(agents.dimensions(), s.dimensions());
             for (z, side) in agents.z.iter().zip(&agents.side) {
                 assert!(*z >= 0.0 && z + side <= s.world, "{}: z {z}", s.name);
+            }
+        }
+    }
+
+    #[test]
+    fn a_step_on_threads_moves_every_agent_as_one_thread_does() {
+        for s in SCENARIOS.iter().filter(|s| s.n <= 100_000) {
+            for threads in [2, 8] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .expect("pool");
+                let (mut one, mut many) = (Agents::new(s), Agents::new(s));
+                // Enough frames for agents near the edges to bounce.
+                for _ in 0..40 {
+                    one.step();
+                    pool.install(|| many.step_on(threads));
+                }
+                let bits = |a: &Agents| {
+                    [&a.x, &a.y, &a.vx, &a.vy, &a.z, &a.vz]
+                        .map(|v| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>())
+                };
+                assert!(bits(&one) == bits(&many), "{} on {threads} threads", s.name);
+                assert!(
+                    bits(&one) != bits(&Agents::new(s)),
+                    "{}: nothing moved",
+                    s.name
+                );
             }
         }
     }

@@ -106,6 +106,10 @@ impl Index for BroccoliIndex {
         self.name
     }
 
+    fn threads(&self) -> usize {
+        self.threads
+    }
+
     fn supports(&self, mode: Mode) -> bool {
         !matches!(mode, Mode::PerAgent | Mode::Events)
     }

@@ -101,6 +101,10 @@ macro_rules! parry_index {
                     self.name
                 }
 
+                fn threads(&self) -> usize {
+                    self.threads
+                }
+
                 fn supports(&self, mode: Mode) -> bool {
                     mode != Mode::Events && ($dims == 2 || !mode.is_query())
                 }
