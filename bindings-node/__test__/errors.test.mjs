@@ -243,6 +243,7 @@ for (const { name, Class, small } of CLASSES) {
         // sides of the border, integers (never issued) and not.
         ['moveMany handle 2^52 - 0.5 at 1', (t, h) => t.moveMany(new Float64Array([h[0], 2 ** 52 - 0.5]), new Float32Array(8)), { ...RANGE, index: 1 }, /handles\[1\]: .*received 4503599627370495.5/],
         ['moveMany handle 2^52 - 1 at 1 (never issued)', (t, h) => t.moveMany(new Float64Array([h[0], 2 ** 52 - 1]), new Float32Array(8)), { ...HANDLE, index: 1 }, /item 1 of the batch: handle 4503599627370495/],
+        ['moveMany handle 2^52 at 1 (never issued)', (t, h) => t.moveMany(new Float64Array([h[0], 2 ** 52]), new Float32Array(8)), { ...HANDLE, index: 1 }, /item 1 of the batch: handle 4503599627370496/],
         ['moveMany handle 2^52 + 1 at 1 (never issued)', (t, h) => t.moveMany(new Float64Array([h[0], 2 ** 52 + 1, h[1]]), new Float32Array(12)), { ...HANDLE, index: 1 }, /item 1 of the batch: handle 4503599627370497/],
         ['moveMany handle 2^53 - 1 at 2 (never issued)', (t, h) => t.moveMany(new Float64Array([h[0], h[1], 2 ** 53 - 1]), new Float32Array(12)), { ...HANDLE, index: 2 }, /item 2 of the batch: handle 9007199254740991/],
         ['moveMany handle 1.5 after 2^52 + 1', (t, h) => t.moveMany(new Float64Array([h[0], 2 ** 52 + 1, 1.5]), new Float32Array(12)), { ...RANGE, index: 2 }, /handles\[2\]: .*received 1.5/],

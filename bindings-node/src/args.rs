@@ -536,27 +536,19 @@ pub(crate) fn optional_mask(value: Option<&Unknown<'_>>) -> Outcome<u32> {
 
 /// A raw handle from a number, or why it cannot be one. Integers in `[0, 2^53)`
 /// are passed to the core, which decides whether they name a live element.
+/// `as` saturates (NaN to 0), so the round trip gives back `n` exactly when it
+/// is an integer that fits, or 2^63 itself (which `i64::MAX` rounds to):
+/// `n < MAX_SAFE` refuses that and the negative ones. Not `fract`: a libm call.
 fn raw_handle(n: f64) -> Result<u64, String> {
-    match handle_bits(n) {
-        (raw, true) => Ok(raw),
-        (_, false) => Err(format!(
+    let raw = n as i64;
+    if raw as f64 == n && (0.0..MAX_SAFE).contains(&n) {
+        Ok(raw as u64)
+    } else {
+        Err(format!(
             "a handle is an integer returned by insert() or insertMany(), received {}",
             js_number(n)
-        )),
+        ))
     }
-}
-
-/// `n`'s handle bits, and whether `n` is one (an integer in `[0, 2^53)`),
-/// without a branch, so that a batch's loop has none either. `as` saturates
-/// (NaN to 0), so the round trip gives back `n` exactly when it is an integer
-/// that fits, or 2^63 itself (which `i64::MAX` rounds to): `n < MAX_SAFE`
-/// refuses that and the negative ones. Through `i64`, not `u64`: on x86-64's
-/// baseline a truncation and conditional moves for the saturation, where
-/// `u64` takes more. Not `fract`: a libm call per handle there.
-#[inline(always)]
-fn handle_bits(n: f64) -> (u64, bool) {
-    let raw = n as i64;
-    (raw as u64, (raw as f64 == n) & (0.0..MAX_SAFE).contains(&n))
 }
 
 /// A handle argument.
@@ -779,32 +771,24 @@ pub(crate) fn handles(value: &Unknown<'_>, name: &str, out: &mut Vec<Handle>) ->
     let floats = f64s(&array.arraybuffer);
     out.clear();
     // One pass without a branch a handle, in the vector unit: below 2^52
-    // (a generation below 2^20, every handle but a much-reused slot's) an
+    // (every handle but those of a slot reused about a million times) an
     // integer is its bits' difference from 2^52 once added to it, exactly when
     // the sum less 2^52 gives it back. x86-64's baseline has no vector
-    // conversion to integers, which `handle_bits` uses (100,000 handles in a
-    // scratch loop: 145 -> 49 µs). A batch with a handle at or above 2^52 is
-    // read again by `handle_bits`, and the bad one, if any, looked for.
-    out.resize(floats.len(), Handle::from_raw(0));
+    // conversion between doubles and 64-bit integers, which a cast takes
+    // (100,000 handles in a scratch loop: 145 -> 49 µs).
     let mut all = true;
-    for (handle, &n) in out.iter_mut().zip(floats.iter()) {
+    out.extend(floats.iter().map(|&n| {
         let sum = n + TWO_POW_52;
-        *handle = Handle::from_raw(sum.to_bits() ^ TWO_POW_52.to_bits());
         all &= (0.0..TWO_POW_52).contains(&n) & (sum - TWO_POW_52 == n);
-    }
+        Handle::from_raw(sum.to_bits() ^ TWO_POW_52.to_bits())
+    }));
     if !all {
-        all = true;
-        for (handle, &n) in out.iter_mut().zip(floats.iter()) {
-            let (raw, is_handle) = handle_bits(n);
-            all &= is_handle;
+        // A handle from 2^52 on, or a number that is none: read one by one.
+        for (index, (handle, &n)) in out.iter_mut().zip(floats.iter()).enumerate() {
+            let raw = raw_handle(n).map_err(|why| {
+                Fail::out_of_range(format!("{name}[{index}]: {why}")).index(index)
+            })?;
             *handle = Handle::from_raw(raw);
-        }
-    }
-    if !all {
-        for (index, &n) in floats.iter().enumerate() {
-            if let Err(why) = raw_handle(n) {
-                return Err(Fail::out_of_range(format!("{name}[{index}]: {why}")).index(index));
-            }
         }
     }
     Ok(())
