@@ -291,11 +291,13 @@ impl FlatquadIndex {
             0 | 1 => base,
             n => crate::threaded_name(base, n),
         };
+        let mut frames = Frames::new();
+        frames.threads = config.threads.max(1);
         FlatquadIndex {
             size,
             config,
             name,
-            frames: Frames::new(),
+            frames,
         }
     }
 
@@ -522,7 +524,6 @@ impl Index for FlatquadIndex {
 
     fn build(&mut self, agents: &Agents) -> Result<(), BenchError> {
         let tree = self.config.make(agents.world, self.size)?;
-        self.frames.threads = self.config.threads.max(1);
         self.frames.build(tree, agents)
     }
 

@@ -499,11 +499,12 @@ impl Agents {
         move_depth(self.world, &mut self.z, &mut self.vz, &self.side[..depth]);
     }
 
-    /// [`Agents::step`] on `threads` threads of the rayon pool the caller installs
-    /// (on one, `step` itself), in slices of agents. Each agent moves by itself, so
-    /// the bits are `step`'s: a row on threads runs the workload's share of the
-    /// frame on them too, as a game using both cores would (and as the flatquad
-    /// adapter's boxes are built).
+    /// [`Agents::step`] for a row on `threads` threads: above one, in slices of
+    /// agents on the threads of the rayon pool the caller installs (the runners
+    /// install one of as many); on one, `step` itself, with no rayon call. Each
+    /// agent moves by itself, so the bits are `step`'s: a row on threads runs the
+    /// workload's share of the frame on them too, as a game using both cores
+    /// would (and as the flatquad adapter's boxes are built).
     pub fn step_on(&mut self, threads: usize) {
         if threads <= 1 {
             return self.step();
@@ -524,11 +525,11 @@ impl Agents {
     }
 }
 
-/// Agents a task of [`Agents::step_on`] moves: 80 KB of each array, so that a
+/// Agents a task of [`Agents::step_on`] moves: 64 KiB of each array, so that a
 /// 100,000-agent step splits into a few tasks a thread.
 const STEP_SLICE: usize = 1 << 14;
 
-/// The step's rule on x and y, for one slice of agents (every slice equally long).
+/// The step's rule on x and y, for one slice of agents.
 fn move_plane(
     world: f32,
     xs: &mut [f32],
@@ -537,28 +538,28 @@ fn move_plane(
     vys: &mut [f32],
     sides: &[f32],
 ) {
-    for i in 0..xs.len() {
-        let limit = world - sides[i];
-        let mut x = xs[i] + vxs[i];
-        let mut y = ys[i] + vys[i];
-        if x < 0.0 {
-            x = 0.0;
-            vxs[i] = -vxs[i];
+    let agents = xs.iter_mut().zip(ys).zip(vxs).zip(vys).zip(sides);
+    for ((((x, y), vx), vy), side) in agents {
+        let limit = world - side;
+        let (mut nx, mut ny) = (*x + *vx, *y + *vy);
+        if nx < 0.0 {
+            nx = 0.0;
+            *vx = -*vx;
         }
-        if x > limit {
-            x = limit;
-            vxs[i] = -vxs[i];
+        if nx > limit {
+            nx = limit;
+            *vx = -*vx;
         }
-        if y < 0.0 {
-            y = 0.0;
-            vys[i] = -vys[i];
+        if ny < 0.0 {
+            ny = 0.0;
+            *vy = -*vy;
         }
-        if y > limit {
-            y = limit;
-            vys[i] = -vys[i];
+        if ny > limit {
+            ny = limit;
+            *vy = -*vy;
         }
-        xs[i] = x;
-        ys[i] = y;
+        *x = nx;
+        *y = ny;
     }
 }
 
