@@ -11,7 +11,7 @@ use std::ops::ControlFlow;
 
 use flatquad_core::{
     Bounds, BoxCast, Error, Filter, Handle, Neighbor, NodeInfo, Query, Ray, RayControl, RayHit,
-    Shape, SpatialIndex,
+    SpatialIndex,
 };
 
 use crate::boundary::*;
@@ -445,17 +445,15 @@ pub(crate) unsafe fn query_many<W: Shell>(
     )
 }
 
-/// The handles of a batch of plain element queries (no mask, nothing left
-/// out), the form `overlapping_many` answers (an empty batch's none: it
-/// answers one row offset, as the core's batch query does); `None` for any
-/// other batch.
+/// The handles of a batch of plain element queries (the core's
+/// [`Query::plain_element`], each description read as a query on the stack),
+/// the form `overlapping_many` answers (an empty batch's none: it answers one
+/// row offset, as the core's batch query does); `None` for any other batch,
+/// bad descriptions included (the batch query then refuses them).
 fn plain_elements<D: Describe>(descs: &[D]) -> Option<Vec<Handle>> {
     descs
         .iter()
-        .map(|desc| match desc.shape() {
-            Some(Shape::Element(handle)) if desc.is_plain() => Some(handle),
-            _ => None,
-        })
+        .map(|desc| to_query(desc).ok()?.plain_element())
         .collect()
 }
 

@@ -1991,6 +1991,14 @@ static void test_query_descriptions(void) {
             CHECK_OK(qt_query_many(f.tree, elems, n, elem_offsets, elem_rows, all, &total, NULL));
             CHECK(elem_offsets[n] == all && elem_offsets[n - 1] == all);
             check_rows_as_single(f.tree, elems, n, elem_offsets, elem_rows);
+            /* Every element query masked, nothing left out: still not plain,
+             * so every row is empty, as its single query's. */
+            for (k = 0; k < f.nlive; k++) {
+                elems[k] = qt_element_query(f.live[k]);
+                elems[k].mask = 0;
+            }
+            CHECK_OK(qt_query_many(f.tree, elems, f.nlive, elem_offsets, elem_rows, all, &total, NULL));
+            CHECK(total == 0 && elem_offsets[f.nlive] == 0);
         }
         free(elems);
         free(elem_offsets);

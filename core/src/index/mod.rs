@@ -1266,4 +1266,53 @@ mod tests {
             check(&twice);
         }
     }
+
+    /// A batch of element queries that each carry a mask, or each leave out a
+    /// neighbour, is not `overlapping_many` of their handles
+    /// ([`Query::plain_element`]): its rows are the single queries', on one
+    /// thread and on rayon's.
+    #[test]
+    fn element_queries_with_a_mask_or_an_omit_answer_as_themselves() {
+        let world = Rect::new(0.0, 0.0, 64.0, 64.0);
+        for kind in Kind::ALL_2D {
+            let mut index = AnyIndex::for_world(kind, world).unwrap();
+            let rects: Vec<Rect> = (0..400)
+                .map(|i| {
+                    let (x, y) = ((i % 20) as f32 * 3.0, (i / 20) as f32 * 3.0);
+                    Rect::new(x, y, x + 4.0, y + 4.0)
+                })
+                .collect();
+            let ids: Vec<u32> = (0..rects.len() as u32).collect();
+            let mut handles = Vec::new();
+            index.insert_many(&rects, &ids, &mut handles).unwrap();
+            let masked: Vec<Query> = handles.iter().map(|&h| Query::element(h).mask(0)).collect();
+            let omitting: Vec<Query> = handles
+                .iter()
+                .zip(handles.iter().cycle().skip(1))
+                .map(|(&h, &next)| Query::element(h).omit(next))
+                .collect();
+            for batch in [&masked, &omitting] {
+                let (mut offsets, mut hits, mut one) = (Vec::new(), Vec::new(), Vec::new());
+                let mut answers = vec![];
+                index.query_many(batch, &mut offsets, &mut hits).unwrap();
+                answers.push((offsets.clone(), hits.clone()));
+                #[cfg(feature = "rayon")]
+                {
+                    index
+                        .par_query_many(batch, &mut offsets, &mut hits)
+                        .unwrap();
+                    answers.push((offsets.clone(), hits.clone()));
+                }
+                for (offsets, hits) in answers {
+                    for (row, query) in batch.iter().enumerate() {
+                        index.query(query, &mut one).unwrap();
+                        let mut got = hits[offsets[row]..offsets[row + 1]].to_vec();
+                        got.sort_unstable();
+                        one.sort_unstable();
+                        assert_eq!(got, one, "{kind:?} row {row}");
+                    }
+                }
+            }
+        }
+    }
 }

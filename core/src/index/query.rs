@@ -113,6 +113,28 @@ impl<B: Bounds> Query<B> {
         }
     }
 
+    /// The element this query asks about, if it is a plain element query (no
+    /// mask, nothing left out): a batch of those is
+    /// [`overlapping_many`](SpatialIndex::overlapping_many) of their handles,
+    /// with the same rows, and the batch calls answer it so. `None` for any
+    /// other query.
+    ///
+    /// ```
+    /// use flatquad::{Handle, Query, Rect};
+    /// let h = Handle::from_raw(5);
+    /// assert_eq!(Query::<Rect>::element(h).plain_element(), Some(h));
+    /// assert_eq!(Query::<Rect>::element(h).mask(1).plain_element(), None);
+    /// assert_eq!(Query::<Rect>::point([0.0, 0.0]).plain_element(), None);
+    /// ```
+    pub fn plain_element(&self) -> Option<Handle> {
+        match self.shape {
+            Shape::Element(handle) if self.mask == Filter::ALL && self.omit.is_none() => {
+                Some(handle)
+            }
+            _ => None,
+        }
+    }
+
     /// One rectangle query per `rects[i]`, leaving out `omit[i]` if given (a
     /// raw handle 0 leaves nothing out of that row: [`Handle::optional`]): the
     /// columns a binding receives, as values for
@@ -298,8 +320,8 @@ where
     }
 }
 
-/// The handles of a batch made only of element queries with no mask and
-/// nothing left out (a collision loop's per-agent queries), which
+/// The handles of a batch made only of plain element queries
+/// ([`Query::plain_element`]: a collision loop's per-agent queries), which
 /// [`SpatialIndex::overlapping_many`] answers with the same rows, its slots
 /// fetched ahead and a batch of most elements by one pair walk; `None` for
 /// any other batch (found at its first other query) or an empty one.
@@ -307,15 +329,7 @@ pub(crate) fn plain_elements<B: Bounds>(queries: &[Query<B>]) -> Option<Vec<Hand
     if queries.is_empty() {
         return None;
     }
-    queries
-        .iter()
-        .map(|query| match query.shape {
-            Shape::Element(handle) if query.mask == Filter::ALL && query.omit.is_none() => {
-                Some(handle)
-            }
-            _ => None,
-        })
-        .collect()
+    queries.iter().map(Query::plain_element).collect()
 }
 
 /// Checks every query of a batch: the first bad one's error, inside
