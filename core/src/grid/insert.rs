@@ -60,7 +60,7 @@ impl Grid {
             handles.push(self.slots.handle(slot));
         }
         // A bulk build (`from_many`, a static world) is laid out at once.
-        self.unlist(1);
+        self.unlist(1, None);
     }
 
     /// Links the element in `slot` into the cells of `span`, or into the big

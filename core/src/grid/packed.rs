@@ -26,6 +26,7 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::axis::Axis;
 use crate::batch_order::running_sums;
+use crate::grid::relocate::{move_record, Move};
 use crate::grid::{cell_at, is_big_among, Grid, Slot, Span};
 use crate::index::raw::PREFETCH_AHEAD;
 use crate::slots::{live_handle, prefetch, prefetch_address, prefetch_lines, NONE};
@@ -86,6 +87,24 @@ pub(crate) struct Packed {
     pub mid_list: Vec<u32>,
     /// Whether there are medium elements (else `mid_*` are not read).
     pub has_mid: bool,
+    /// The last sort's shape, while nothing changed since: its cursors (in
+    /// `starts` and `part_starts`) then give back its counts, which a batch of
+    /// moves can keep up to date for the next sort ([`Grid::keep_counts`]).
+    pub last_sort: Option<SortShape>,
+    /// What a batch's moves did to the counts on one thread: kept, so that a
+    /// warm frame allocates nothing.
+    pub count_changes: CountChanges,
+}
+
+/// How a sort cut the slots, and what it filed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct SortShape {
+    /// Its parts ([`Grid::sort_parts`]).
+    pub parts: usize,
+    /// The slots it cut into them.
+    pub slots: usize,
+    /// The small elements it filed.
+    pub small: usize,
 }
 
 /// Queries answered since the last `cleanup`, counted up to the point where
@@ -148,6 +167,7 @@ impl Packed {
     #[inline]
     pub fn stale(&mut self) {
         self.fresh = false;
+        self.last_sort = None;
     }
 
     /// Medium cell `cell`'s run of copies.
@@ -171,6 +191,7 @@ impl Packed {
             + self.mid_rects.capacity() * 16
             + self.mid_slots.capacity() * 4
             + self.mid_list.capacity() * 4
+            + self.count_changes.moved.capacity() * 8
     }
 }
 
@@ -216,59 +237,134 @@ impl Grid {
     /// into every cell it meets. Reuses the copy's memory, so once warm it
     /// allocates nothing.
     pub(crate) fn pack_cells(&mut self) {
-        self.pack_cells_in(1);
+        self.pack_cells_in(1, None);
+    }
+
+    /// The parts a sort on `threads` threads cuts the slots into: each part
+    /// after the first counts in an array of the cells, so at most as many
+    /// such arrays as there are elements a cell, so that their memory (and
+    /// `part_cursors`' serial pass) stays within the elements'.
+    pub(crate) fn sort_parts(&self, threads: usize) -> usize {
+        if cfg!(feature = "rayon") {
+            threads.clamp(1, 1 + self.slots.slots.len() / self.cells.len().max(1))
+        } else {
+            1
+        }
     }
 
     /// [`pack_cells`](Grid::pack_cells) with the small elements sorted in
-    /// `parts` ranges of slots, on rayon's threads (one with the feature off).
-    /// Each part counts its range's elements per cell in its own array; the
-    /// counts then give each part its section of every cell's run, after the
-    /// sections of the parts below it, so the runs come out exactly as from
-    /// one part: in slot order.
-    pub(crate) fn pack_cells_in(&mut self, parts: usize) {
+    /// [`sort_parts`](Grid::sort_parts)`(threads)` ranges of slots, on rayon's
+    /// threads (one with the feature off). Each part counts its range's
+    /// elements per cell in its own array; the counts then give each part its
+    /// section of every cell's run, after the sections of the parts below it,
+    /// so the runs come out exactly as from one part: in slot order.
+    ///
+    /// With `kept` (the small elements in all, from
+    /// [`keep_counts`](Grid::keep_counts)) the arrays already hold those
+    /// counts, kept up to date by the batch of moves since the last sort, and
+    /// the count is skipped.
+    pub(crate) fn pack_cells_in(&mut self, threads: usize, kept: Option<usize>) {
         if self.packed.fresh {
             return;
         }
         let cells = self.cells.len();
+        let parts = self.sort_parts(threads);
         let records = &self.slots.slots;
-        // Each part after the first counts in an array of the cells: at most
-        // as many such arrays as there are elements a cell, so that their
-        // memory (and `part_cursors`' serial pass) stays within the elements'.
-        let parts = if cfg!(feature = "rayon") {
-            parts.clamp(1, 1 + records.len() / cells.max(1))
-        } else {
-            1
-        };
         let per_part = records.len().div_ceil(parts).max(1);
         let range = |part: usize| {
             (part * per_part).min(records.len())..((part + 1) * per_part).min(records.len())
         };
         let mut packed = core::mem::take(&mut self.packed);
         packed.small = [self.cell_width(), self.cell_height()];
-        packed.starts.clear();
-        packed.starts.resize(cells + 1, 0);
-        // Grown, never shrunk: a sort on fewer parts between two on many
-        // (a `cleanup`, a small batch) keeps the arrays for the next.
-        if packed.part_starts.len() < parts - 1 {
-            packed.part_starts.resize_with(parts - 1, Vec::new);
-        }
-        let (starts, part_starts) = (&mut packed.starts, &mut packed.part_starts[..parts - 1]);
-        for counts in part_starts.iter_mut() {
-            counts.clear();
-            counts.resize(cells + 1, 0);
-        }
         let filer = self.filer();
-        // Count each part's small elements per cell, and the medium copies.
+        let small = match kept {
+            Some(small) => small,
+            None => {
+                packed.starts.clear();
+                packed.starts.resize(cells + 1, 0);
+                // Grown, never shrunk: a sort on fewer parts between two on
+                // many (a `cleanup`, a small batch) keeps the arrays for the next.
+                if packed.part_starts.len() < parts - 1 {
+                    packed.part_starts.resize_with(parts - 1, Vec::new);
+                }
+                let (starts, part_starts) =
+                    (&mut packed.starts, &mut packed.part_starts[..parts - 1]);
+                for counts in part_starts.iter_mut() {
+                    counts.clear();
+                    counts.resize(cells + 1, 0);
+                }
+                // Count each part's small elements per cell.
+                each_part(
+                    starts,
+                    part_starts,
+                    |part, counts| {
+                        let mut small = 0;
+                        for slot in range(part) {
+                            if let Filing::Small { cell, .. } = filer.filing(slot) {
+                                counts[cell] += 1;
+                                small += 1;
+                            }
+                        }
+                        small
+                    },
+                    |a, b| a + b,
+                )
+            }
+        };
+        let (starts, part_starts) = (&mut packed.starts, &mut packed.part_starts[..parts - 1]);
+        part_cursors(starts, part_starts);
+        // Every entry is written below: only the length matters.
+        packed.entries.resize(small + WINDOW, NOTHING);
+        packed.entries[small..].fill(NOTHING);
+        // Fill each part's sections from their ends, its slots in reverse: each
+        // section then holds its slots in ascending order, and the first
+        // part's cursors (`starts`) end at the runs' starts. The entries land
+        // at random, beyond the caches at a million elements: the cursor of a
+        // later slot's cell is fetched ahead, then the entry a nearer one will
+        // take (dead, medium and big slots fetch for nothing). The reach and
+        // the medium copies are tallied here, where every box is read anyway
+        // (the count is skipped when the counts were kept).
+        let entries = Scatter::new(&mut packed.entries);
+        let first_cell = |slot| filer.first_cell(slot);
         let tally = each_part(
             starts,
             part_starts,
-            |part, counts| {
+            |part, cursors| {
                 let mut tally = Tally::default();
-                for slot in range(part) {
-                    match filer.filing(slot) {
-                        Filing::Small { cell, rect: r, .. } => {
-                            counts[cell] += 1;
-                            tally.small += 1;
+                for at in range(part).rev() {
+                    if let Some(cell) = at.checked_sub(FILL_AHEAD).and_then(first_cell) {
+                        if let Some(cursor) = cursors.get(cell) {
+                            prefetch(cursor);
+                        }
+                    }
+                    if let Some(cell) = at.checked_sub(FILL_AHEAD / 2).and_then(first_cell) {
+                        if let Some(&cursor) = cursors.get(cell) {
+                            entries.prefetch((cursor as usize).wrapping_sub(1));
+                        }
+                    }
+                    match filer.filing(at) {
+                        Filing::Small {
+                            cell,
+                            rect: r,
+                            handle,
+                        } => {
+                            let cursor = &mut cursors[cell];
+                            *cursor -= 1;
+                            // SAFETY: `part_cursors` gave this part the entries
+                            // `cursor - n..cursor` of this cell's run, `n` being
+                            // the part's count of the cell: counted above by the
+                            // same `filing`, or kept by moves that changed it as
+                            // they changed the filing (`keep_counts`): no other
+                            // part or cell writes them.
+                            unsafe {
+                                entries.write(
+                                    *cursor as usize,
+                                    Entry {
+                                        b: [r.x1, r.y1, -r.x2, -r.y2],
+                                        handle,
+                                    },
+                                );
+                            }
                             tally.reach[0] = tally.reach[0].max(r.x2 - r.x1);
                             tally.reach[1] = tally.reach[1].max(r.y2 - r.y1);
                         }
@@ -281,66 +377,87 @@ impl Grid {
             Tally::join,
         );
         packed.reach = [next_up(tally.reach[0]), next_up(tally.reach[1])];
-        part_cursors(starts, part_starts);
-        // Every entry is written below: only the length matters.
-        packed.entries.resize(tally.small + WINDOW, NOTHING);
-        packed.entries[tally.small..].fill(NOTHING);
-        // Fill each part's sections from their ends, its slots in reverse: each
-        // section then holds its slots in ascending order, and the first
-        // part's cursors (`starts`) end at the runs' starts. The entries land
-        // at random, beyond the caches at a million elements: the cursor of a
-        // later slot's cell is fetched ahead, then the entry a nearer one will
-        // take (dead, medium and big slots fetch for nothing).
-        let entries = Scatter::new(&mut packed.entries);
-        let first_cell = |slot| filer.first_cell(slot);
-        each_part(
-            starts,
-            part_starts,
-            |part, cursors| {
-                for at in range(part).rev() {
-                    if let Some(cell) = at.checked_sub(FILL_AHEAD).and_then(first_cell) {
-                        if let Some(cursor) = cursors.get(cell) {
-                            prefetch(cursor);
-                        }
-                    }
-                    if let Some(cell) = at.checked_sub(FILL_AHEAD / 2).and_then(first_cell) {
-                        if let Some(&cursor) = cursors.get(cell) {
-                            entries.prefetch((cursor as usize).wrapping_sub(1));
-                        }
-                    }
-                    if let Filing::Small {
-                        cell,
-                        rect: r,
-                        handle,
-                    } = filer.filing(at)
-                    {
-                        let cursor = &mut cursors[cell];
-                        *cursor -= 1;
-                        // SAFETY: `part_cursors` gave this part the entries
-                        // `cursor - n..cursor` of this cell's run, `n` being
-                        // the part's count of the cell, which this pass files
-                        // by the same `filing`: no other part or cell writes
-                        // them.
-                        unsafe {
-                            entries.write(
-                                *cursor as usize,
-                                Entry {
-                                    b: [r.x1, r.y1, -r.x2, -r.y2],
-                                    handle,
-                                },
-                            );
-                        }
-                    }
-                }
-            },
-            |(), ()| (),
-        );
+        packed.last_sort = Some(SortShape {
+            parts,
+            slots: records.len(),
+            small,
+        });
         packed.has_mid = tally.mid > 0;
         if packed.has_mid {
             pack_mid(&filer, &mut packed);
         }
         packed.fresh = true;
         self.packed = packed;
+    }
+
+    /// For a big batch of moves about to run in `sort_parts(threads)` ranges
+    /// of slots (`threads` of them: the moves' ranges must be the sort's):
+    /// marks the runs stale, and if the last sort cut the slots so and nothing
+    /// changed since, turns its cursors back into its counts per part and cell
+    /// and returns the small elements it filed. The moves then keep those
+    /// counts ([`CountKeeper::move_record`]) and the next sort skips its count
+    /// (at uniform-1m, 8 of its 29 ms on one thread).
+    pub(crate) fn keep_counts(&mut self, threads: usize) -> Option<usize> {
+        let parts = self.sort_parts(threads);
+        let last = self.packed.last_sort.take();
+        self.packed.stale();
+        let last = last.filter(|last| {
+            parts == threads && last.parts == parts && last.slots == self.slots.slots.len()
+        })?;
+        let (first, rest) = (
+            &mut self.packed.starts,
+            &mut self.packed.part_starts[..parts - 1],
+        );
+        // Part `p`'s section of cell `c` runs from its cursor to the next
+        // part's, the last part's to the next cell's run: read before the
+        // loop overwrites it (cells in order, parts in order). One or two
+        // parts (one thread or two) have loops of their own, without the
+        // general one's branches: at uniform-100k on two threads 0.12 ms.
+        let cells = first.len() - 1;
+        match rest {
+            [] => {
+                for cell in 0..cells {
+                    first[cell] = first[cell + 1] - first[cell];
+                }
+            }
+            [second] => {
+                let second = &mut second[..=cells];
+                for cell in 0..cells {
+                    let (start, middle, end) = (first[cell], second[cell], first[cell + 1]);
+                    first[cell] = middle - start;
+                    second[cell] = end - middle;
+                }
+            }
+            _ => {
+                for cell in 0..cells {
+                    let run_end = first[cell + 1];
+                    let mut start = first[cell];
+                    for part in 0..parts {
+                        let end = rest.get(part).map_or(run_end, |cursors| cursors[cell]);
+                        let count = end - start;
+                        match part {
+                            0 => first[cell] = count,
+                            _ => rest[part - 1][cell] = count,
+                        }
+                        start = end;
+                    }
+                }
+            }
+        }
+        first[cells] = 0;
+        for counts in rest.iter_mut() {
+            counts[cells] = 0;
+        }
+        Some(last.small)
+    }
+
+    /// What a batch's moves read of the grid to keep the sort's counts.
+    pub(crate) fn count_keeper(&self) -> CountKeeper {
+        CountKeeper {
+            small: [self.cell_width(), self.cell_height()],
+            columns: self.columns() as usize,
+            cells: self.cells.len(),
+        }
     }
 
     /// What the sort reads of the grid.
@@ -872,6 +989,89 @@ impl Filer<'_> {
     }
 }
 
+/// Keeps a sort's counts through moves ([`Grid::keep_counts`]).
+#[derive(Clone, Copy)]
+pub(crate) struct CountKeeper {
+    /// [`Packed::small`].
+    small: [f32; 2],
+    columns: usize,
+    cells: usize,
+}
+
+impl CountKeeper {
+    /// The cell whose small run files an element of cells `span`, if it is
+    /// `small` (by its box) and not big ([`Filer::filing`]).
+    #[inline(always)]
+    fn small_cell(&self, small: bool, span: &Span) -> Option<usize> {
+        (small && !is_big_among(self.cells, span)).then(|| cell_at(self.columns, span.x1, span.y1))
+    }
+
+    /// [`move_record`], noting in `changes` what the move does to the sort's
+    /// counts: a small element that changes cells moves its count; a move
+    /// that changes what an element is to the sort (small, medium or big)
+    /// breaks them, and the sort counts afresh.
+    #[inline(always)]
+    pub fn move_record(
+        &self,
+        axes: (&Axis, &Axis),
+        record: &mut Slot,
+        slot: u32,
+        rect: Rect,
+        changes: &mut CountChanges,
+    ) -> Option<Move> {
+        let was_small = is_small(&self.small, &record.rect);
+        let is_small = is_small(&self.small, &rect);
+        let moved = move_record(axes, record, slot, rect);
+        match moved {
+            // The same cells: filed as before unless its size says otherwise
+            // (a big element's too, needlessly: it is not filed either way).
+            None => changes.broken |= was_small != is_small,
+            Some(Move { from, to, .. }) => {
+                match (
+                    self.small_cell(was_small, &from),
+                    self.small_cell(is_small, &to),
+                ) {
+                    (Some(from), Some(to)) if from != to => {
+                        changes.moved.push([from as u32, to as u32])
+                    }
+                    (Some(_), Some(_)) | (None, None) => {}
+                    _ => changes.broken = true,
+                }
+            }
+        }
+        moved
+    }
+}
+
+/// What a range's moves did to the sort's counts ([`CountKeeper::move_record`]).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CountChanges {
+    /// Small elements that changed cells: from, to.
+    moved: Vec<[u32; 2]>,
+    /// Whether a move changed what an element is to the sort.
+    pub broken: bool,
+}
+
+impl CountChanges {
+    /// None yet, the memory kept.
+    pub fn clear(&mut self) {
+        self.moved.clear();
+        self.broken = false;
+    }
+
+    /// Moves the counts of the small elements that changed cells in `counts`
+    /// (their range's, per cell). Apart from the moves: the counts are read
+    /// at random, each a cache miss at a million elements, which in a tight
+    /// loop overlap one another (in the moves' loop, on two threads, they
+    /// took uniform-1m's moves from 8 to 15 ms).
+    pub fn apply(&self, counts: &mut [u32]) {
+        for &[from, to] in &self.moved {
+            counts[from as usize] -= 1;
+            counts[to as usize] += 1;
+        }
+    }
+}
+
 /// Lays the medium elements' copies out: the counting sort into cells, of
 /// the medium slots gathered in one pass (`Packed::mid_list`).
 fn pack_mid(filer: &Filer<'_>, packed: &mut Packed) {
@@ -911,11 +1111,9 @@ enum Filing {
     Mid(usize),
 }
 
-/// What a sort's count learns of a range of slots.
+/// What a sort's fill learns of a range of slots beside the runs.
 #[derive(Clone, Copy, Default)]
 struct Tally {
-    /// Small elements.
-    small: usize,
     /// Medium copies.
     mid: usize,
     /// The widest and highest small element.
@@ -925,7 +1123,6 @@ struct Tally {
 impl Tally {
     fn join(self, other: Tally) -> Tally {
         Tally {
-            small: self.small + other.small,
             mid: self.mid + other.mid,
             reach: [
                 self.reach[0].max(other.reach[0]),

@@ -4,7 +4,9 @@
 use core::ops::Range;
 
 use crate::axis::Axis;
+use crate::grid::packed::{CountChanges, CountKeeper};
 use crate::grid::relocate::{move_record, Move, SLOTS_AHEAD};
+use crate::grid::unlisted::follow_big;
 use crate::grid::{is_big_among, Grid, Slot};
 use crate::index::collect_pairs;
 use crate::index::parallel::{
@@ -47,13 +49,33 @@ impl Grid {
             return self.relocate_batch(handles, rects);
         }
         let threads = rayon::current_num_threads();
-        if !unlisted {
+        // Without the lists, the last sort's counts are kept through the
+        // moves when they can be (each thread keeps its range's).
+        let mut kept = None;
+        if unlisted {
+            kept = self.keep_counts(threads);
+        } else {
             self.relist();
+            self.packed.stale();
         }
-        self.packed.stale();
+        let keeper = self.count_keeper();
+        let mut counts: Vec<Option<&mut [u32]>> = match kept {
+            Some(_) => core::iter::once(&mut self.packed.starts)
+                .chain(&mut self.packed.part_starts[..threads - 1])
+                .map(|counts| Some(&mut counts[..]))
+                .collect(),
+            None => (0..threads).map(|_| None).collect(),
+        };
         // Fresh lists: this path runs for hundreds of thousands of moves, next
         // to which an allocation is nothing, and a grid keeps no scratch state.
-        let mut part_moves: Vec<Vec<(u32, Move)>> = vec![Vec::new(); threads];
+        let mut parts: Vec<Part<'_>> = counts
+            .iter_mut()
+            .map(|counts| Part {
+                moves: Vec::new(),
+                counts: counts.take(),
+                broken: false,
+            })
+            .collect();
         let records = &mut self.slots.slots[..];
         let per_part = records.len().div_ceil(threads).max(1);
         let axes = (&self.axis_x, &self.axis_y);
@@ -61,74 +83,127 @@ impl Grid {
         // Without the lists, only the moves into or out of the big list matter.
         let gathered =
             |m: &Move| !unlisted || is_big_among(cells, &m.from) != is_big_among(cells, &m.to);
-        move_parts(
+        let movers = Movers {
             axes,
-            records,
-            0,
-            per_part,
+            keeper,
             handles,
             rects,
-            &gathered,
-            &mut part_moves,
-        );
+            gathered: &gathered,
+        };
+        move_parts(&movers, records, 0, per_part, &mut parts);
+        if parts.iter().any(|part| part.broken) {
+            kept = None;
+        }
         // The moves of all parts in batch order (each batch place is in one
         // part only, so the order is exactly the batch's).
-        let mut moves = part_moves.concat();
+        let mut moves: Vec<(u32, Move)> = parts.into_iter().flat_map(|part| part.moves).collect();
         moves.sort_unstable_by_key(|&(at, _)| at);
         if unlisted {
             for (_, moved) in moves {
-                self.follow_big(moved);
+                follow_big(&mut self.big, cells, moved);
             }
-            return self.unlist(threads);
+            return self.unlist(threads, kept);
         }
         let merged: Vec<Move> = moves.into_iter().map(|(_, m)| m).collect();
         self.relink_moves(&merged);
     }
 }
 
+/// What every thread of a batch of moves reads.
+struct Movers<'a, G> {
+    axes: (&'a Axis, &'a Axis),
+    keeper: CountKeeper,
+    handles: &'a [Handle],
+    rects: &'a [Rect],
+    /// Which moves a part gathers.
+    gathered: &'a G,
+}
+
+/// One thread's range of slot records in a batch of moves.
+struct Part<'a> {
+    /// Its moves that `gathered` keeps, with their place in the batch.
+    moves: Vec<(u32, Move)>,
+    /// Its counts per cell in the last sort, kept through its moves
+    /// ([`Grid::keep_counts`]), if they are kept.
+    counts: Option<&'a mut [u32]>,
+    /// Whether a move changed what an element is to the sort.
+    broken: bool,
+}
+
 /// Moves, for each handle of the batch whose slot is in `first..first +
 /// records.len()`, its record (`records[slot - first]`), in ranges of
-/// `per_part` records, one for each list of `moves`, halving on rayon's
-/// threads; each list gathers its range's moves that `gathered` keeps, with
-/// their place in the batch.
-#[allow(clippy::too_many_arguments)]
-fn move_parts(
-    axes: (&Axis, &Axis),
+/// `per_part` records, one for each of `parts`, halving on rayon's threads.
+fn move_parts<G: Fn(&Move) -> bool + Sync>(
+    movers: &Movers<'_, G>,
     records: &mut [Slot],
     first: usize,
     per_part: usize,
-    handles: &[Handle],
-    rects: &[Rect],
-    gathered: &(impl Fn(&Move) -> bool + Sync),
-    moves: &mut [Vec<(u32, Move)>],
+    parts: &mut [Part<'_>],
 ) {
-    if moves.len() > 1 {
-        let half = moves.len() / 2;
+    if parts.len() > 1 {
+        let half = parts.len() / 2;
         let split = (half * per_part).min(records.len());
         let (low, high) = records.split_at_mut(split);
-        let (low_moves, high_moves) = moves.split_at_mut(half);
+        let (low_parts, high_parts) = parts.split_at_mut(half);
         rayon::join(
-            || {
-                move_parts(
-                    axes, low, first, per_part, handles, rects, gathered, low_moves,
-                )
-            },
-            || {
-                move_parts(
-                    axes,
-                    high,
-                    first + split,
-                    per_part,
-                    handles,
-                    rects,
-                    gathered,
-                    high_moves,
-                )
-            },
+            || move_parts(movers, low, first, per_part, low_parts),
+            || move_parts(movers, high, first + split, per_part, high_parts),
         );
         return;
     }
-    let moves = &mut moves[0];
+    let part = &mut parts[0];
+    let Movers {
+        axes,
+        keeper,
+        handles,
+        rects,
+        gathered,
+    } = *movers;
+    let moves = &mut part.moves;
+    // One loop for each kind of move, so that each keeps its state in
+    // registers.
+    match part.counts.as_deref_mut() {
+        Some(counts) => {
+            let mut changes = CountChanges::default();
+            move_range(
+                records,
+                first,
+                handles,
+                rects,
+                gathered,
+                moves,
+                |record, slot, rect| keeper.move_record(axes, record, slot, rect, &mut changes),
+            );
+            if !changes.broken {
+                changes.apply(counts);
+            }
+            part.broken = changes.broken;
+        }
+        None => move_range(
+            records,
+            first,
+            handles,
+            rects,
+            gathered,
+            moves,
+            |record, slot, rect| move_record(axes, record, slot, rect),
+        ),
+    }
+}
+
+/// [`move_parts`]' work in one range: `mover` moves each record of
+/// `records` (slots from `first`) that the batch names, the moves `gathered`
+/// keeps pushed to `moves` with their place in the batch.
+#[inline(always)]
+fn move_range(
+    records: &mut [Slot],
+    first: usize,
+    handles: &[Handle],
+    rects: &[Rect],
+    gathered: &impl Fn(&Move) -> bool,
+    moves: &mut Vec<(u32, Move)>,
+    mut mover: impl FnMut(&mut Slot, u32, Rect) -> Option<Move>,
+) {
     let Some(last) = records.len().checked_sub(1) else {
         return;
     };
@@ -143,7 +218,7 @@ fn move_parts(
         }
         let slot = handle.slot();
         if let Some(record) = records.get_mut((slot as usize).wrapping_sub(first)) {
-            if let Some(moved) = move_record(axes, record, slot, rect) {
+            if let Some(moved) = mover(record, slot, rect) {
                 if gathered(&moved) {
                     moves.push((at as u32, moved));
                 }

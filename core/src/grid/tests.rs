@@ -797,6 +797,95 @@ fn big_elements_cost_one_entry() {
     assert_eq!((two.stats().element_links, two.big.len()), (1, 1));
 }
 
+/// A loop of big batches keeps the last sort's counts through its moves
+/// (`keep_counts`), on one thread and on two or three (each keeping its range's
+/// counts): batch after batch, the runs it lays out are exactly those of a
+/// sort that counts afresh, with elements changing cells, a handle moved
+/// twice, and now and then a move that makes a small element medium or big
+/// (which breaks the counts: the sort counts afresh) and back.
+#[test]
+fn big_batches_keep_the_sorts_counts_exactly() {
+    let world = Rect::new(0.0, 0.0, 2000.0, 2000.0);
+    // 10,000 cells of side 20 and 20,000 elements: batches big enough for
+    // the threads, and three parts on three threads.
+    let mut grid = Grid::new(world, 100, 100).unwrap();
+    let mut rng = Lcg(11);
+    let rects: Vec<Rect> = (0..20_000)
+        .map(|_| {
+            let (x, y) = (rng.unit() * 1990.0, rng.unit() * 1990.0);
+            Rect::new(x, y, x + 5.0, y + 5.0)
+        })
+        .collect();
+    let ids: Vec<u32> = (0..rects.len() as u32).collect();
+    let mut handles = Vec::new();
+    grid.insert_many(&rects, &ids, &mut handles).unwrap();
+    let mut kept_batches = [0; 4];
+    let mut pairs = Vec::new();
+    for frame in 0..48 {
+        // The pair walk asks for the runs: the next batch leaves the lists behind.
+        grid.pairs(&mut pairs);
+        // Four frames on one thread, four on two, four on three, and again.
+        let threads = 1 + (frame / 4) % 3;
+        let mut moved = handles.clone();
+        moved.push(handles[frame]);
+        let mut to: Vec<Rect> = moved
+            .iter()
+            .map(|&h| {
+                let r = grid.rect(h).unwrap();
+                let (dx, dy) = (rng.unit() * 16.0 - 8.0, rng.unit() * 16.0 - 8.0);
+                // Back to the agents' size after a frame as something else.
+                let (w, h) = (5.0f32.min(r.width()), 5.0f32.min(r.height()));
+                let (x, y) = (
+                    (r.x1 + dx).clamp(0.0, 1990.0),
+                    (r.y1 + dy).clamp(0.0, 1990.0),
+                );
+                Rect::new(x, y, x + w, y + h)
+            })
+            .collect();
+        match frame % 12 {
+            5 => to[frame] = Rect::new(500.0, 500.0, 530.0, 503.0), // medium
+            9 => to[frame] = Rect::new(-10.0, -10.0, 1500.0, 1500.0), // big
+            _ => {}
+        }
+        let shape = grid.packed.last_sort;
+        let keeps =
+            shape.is_some_and(|s| s.parts == threads && grid.sort_parts(threads) == threads);
+        if threads == 1 {
+            grid.update_many(&moved, &to).unwrap();
+        } else {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| grid.par_update_many(&moved, &to)).unwrap();
+        }
+        assert!(grid.packed.fresh && grid.lists_stale, "frame {frame}");
+        let parts = grid.sort_parts(threads);
+        let mut afresh = grid.clone();
+        afresh.packed.stale();
+        afresh.pack_cells_in(threads, None);
+        let (kept, counted) = (&grid.packed, &afresh.packed);
+        assert_eq!(kept.starts, counted.starts, "frame {frame}");
+        assert_eq!(
+            kept.part_starts[..parts - 1],
+            counted.part_starts[..parts - 1],
+            "frame {frame}"
+        );
+        assert_eq!(kept.entries, counted.entries, "frame {frame}");
+        assert_eq!(kept.reach, counted.reach, "frame {frame}");
+        assert_eq!(kept.has_mid, counted.has_mid, "frame {frame}");
+        assert_eq!(kept.last_sort, counted.last_sort, "frame {frame}");
+        assert_eq!(kept.mid_slots, counted.mid_slots, "frame {frame}");
+        grid.validate().unwrap();
+        kept_batches[threads] += keeps as usize;
+    }
+    // Every way of keeping them was taken (those that broke them were not).
+    assert!(
+        kept_batches[1..].iter().all(|&n| n >= 4),
+        "{kept_batches:?}"
+    );
+}
+
 #[test]
 fn a_loop_that_moves_and_walks_the_pairs_gets_runs() {
     // Inserted one by one (so not laid out by a bulk insert), never queried:

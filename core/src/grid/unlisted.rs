@@ -13,8 +13,9 @@
 //! few that show the lists (`traverse`, `stats`, `validate`, snapshots) count
 //! from the slots or work on a relisted copy.
 
+use crate::big::BigList;
 use crate::grid::packed::{count_into_cells, fill_cells, for_each_cell};
-use crate::grid::relocate::{Move, SLOTS_AHEAD};
+use crate::grid::relocate::{move_record, Move, SLOTS_AHEAD};
 use crate::grid::{is_big_among, Grid, Slot, Span};
 use crate::links::{Link, LinkPool};
 use crate::slots::{SlotPool, NONE};
@@ -37,42 +38,51 @@ impl Grid {
     /// module): each record takes its rectangle in batch order (a handle
     /// given twice ends at its last), the big list follows the moves into and
     /// out of it, and the runs are laid out.
+    /// The last sort's counts are kept through the moves when they can be
+    /// ([`keep_counts`](Grid::keep_counts)), and the sort then skips its count.
     pub(crate) fn relocate_unlisted(&mut self, handles: &[Handle], rects: &[Rect]) {
+        let mut kept = self.keep_counts(1);
+        let keeper = self.count_keeper();
+        let axes = (&self.axis_x, &self.axis_y);
+        let mut changes = core::mem::take(&mut self.packed.count_changes);
+        changes.clear();
         for (index, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
             if let Some(&ahead) = handles.get(index + SLOTS_AHEAD) {
                 self.slots.prefetch(ahead);
             }
-            if let Some(moved) = self.move_slot(handle.slot(), rect) {
-                self.follow_big(moved);
+            let (slot, record) = (handle.slot(), &mut self.slots.slots[handle.slot() as usize]);
+            let moved = match kept {
+                Some(_) => keeper.move_record(axes, record, slot, rect, &mut changes),
+                None => move_record(axes, record, slot, rect),
+            };
+            if let Some(moved) = moved {
+                follow_big(&mut self.big, self.cells.len(), moved);
             }
         }
-        self.unlist(1);
+        if changes.broken {
+            kept = None;
+        } else if kept.is_some() {
+            changes.apply(&mut self.packed.starts);
+        }
+        self.packed.count_changes = changes;
+        self.unlist(1, kept);
     }
 
-    /// Marks the lists stale and lays the runs out (sorted in `parts`: see
-    /// [`pack_cells_in`](Grid::pack_cells_in)), which are then the truth.
+    /// Marks the lists stale and lays the runs out (sorted on `threads`, with
+    /// the counts `kept` or not: see [`pack_cells_in`](Grid::pack_cells_in)),
+    /// which are then the truth.
     ///
     /// The second big batch in a row without the lists between gives their
     /// links' memory back (8 bytes a link; at uniform-100k the pool held 22
     /// bytes an agent): a loop of big batches has no use for them, and the next
     /// [`relist`](Grid::relist) allocates them again. A loop that alternates
     /// big batches with single changes keeps them.
-    pub(crate) fn unlist(&mut self, parts: usize) {
+    pub(crate) fn unlist(&mut self, threads: usize, kept: Option<usize>) {
         if self.lists_stale {
             self.links.release();
         }
         self.lists_stale = true;
-        self.pack_cells_in(parts);
-    }
-
-    /// Keeps the big list through a move while the lists are not kept.
-    #[inline]
-    pub(crate) fn follow_big(&mut self, Move { slot, from, to }: Move) {
-        match (self.is_big(&from), self.is_big(&to)) {
-            (false, true) => self.big.add(slot),
-            (true, false) => self.big.remove(slot),
-            _ => {}
-        }
+        self.pack_cells_in(threads, kept);
     }
 
     /// Rebuilds the lists if a big batch left them stale: every element linked
@@ -159,6 +169,17 @@ impl Grid {
         let mut copy = self.clone();
         copy.relist();
         std::borrow::Cow::Owned(copy)
+    }
+}
+
+/// Keeps the big list `big` (of a grid of `cells` cells) through a move while
+/// the lists are not kept.
+#[inline]
+pub(crate) fn follow_big(big: &mut BigList, cells: usize, Move { slot, from, to }: Move) {
+    match (is_big_among(cells, &from), is_big_among(cells, &to)) {
+        (false, true) => big.add(slot),
+        (true, false) => big.remove(slot),
+        _ => {}
     }
 }
 
