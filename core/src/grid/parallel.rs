@@ -152,75 +152,55 @@ fn move_parts<G: Fn(&Move) -> bool + Sync>(
         return;
     }
     let part = &mut parts[0];
-    let Movers {
-        axes,
-        keeper,
-        handles,
-        rects,
-        gathered,
-    } = *movers;
-    let moves = &mut part.moves;
-    // One loop for each kind of move, so that each keeps its state in
-    // registers.
+    let (axes, keeper) = (movers.axes, movers.keeper);
+    // A loop for each kind of move, neither paying the other's check.
     match part.counts.as_deref_mut() {
         Some(counts) => {
             let mut changes = CountChanges::default();
-            move_range(
-                records,
-                first,
-                handles,
-                rects,
-                gathered,
-                moves,
-                |record, slot, rect| keeper.move_record(axes, record, slot, rect, &mut changes),
-            );
+            movers.move_range(records, first, &mut part.moves, |record, slot, rect| {
+                keeper.move_record(axes, record, slot, rect, &mut changes)
+            });
             if !changes.broken {
                 changes.apply(counts);
             }
             part.broken = changes.broken;
         }
-        None => move_range(
-            records,
-            first,
-            handles,
-            rects,
-            gathered,
-            moves,
-            |record, slot, rect| move_record(axes, record, slot, rect),
-        ),
+        None => movers.move_range(records, first, &mut part.moves, |record, slot, rect| {
+            move_record(axes, record, slot, rect)
+        }),
     }
 }
 
-/// [`move_parts`]' work in one range: `mover` moves each record of
-/// `records` (slots from `first`) that the batch names, the moves `gathered`
-/// keeps pushed to `moves` with their place in the batch.
-#[inline(always)]
-fn move_range(
-    records: &mut [Slot],
-    first: usize,
-    handles: &[Handle],
-    rects: &[Rect],
-    gathered: &impl Fn(&Move) -> bool,
-    moves: &mut Vec<(u32, Move)>,
-    mut mover: impl FnMut(&mut Slot, u32, Rect) -> Option<Move>,
-) {
-    let Some(last) = records.len().checked_sub(1) else {
-        return;
-    };
-    for (at, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
-        // Whether a handle is this range's is a coin toss for the branch
-        // predictor, and each miss would throw away the loads in flight: the
-        // records ahead are asked for without a branch (another range's
-        // handle asks for a record of this range, harmlessly).
-        if let Some(ahead) = handles.get(at + SLOTS_AHEAD) {
-            let index = (ahead.slot() as usize).wrapping_sub(first).min(last);
-            prefetch(&records[index]);
-        }
-        let slot = handle.slot();
-        if let Some(record) = records.get_mut((slot as usize).wrapping_sub(first)) {
-            if let Some(moved) = mover(record, slot, rect) {
-                if gathered(&moved) {
-                    moves.push((at as u32, moved));
+impl<G: Fn(&Move) -> bool> Movers<'_, G> {
+    /// [`move_parts`]' work in one range: `mover` moves each record of
+    /// `records` (slots from `first`) that the batch names, the moves
+    /// `gathered` keeps pushed to `moves` with their place in the batch.
+    #[inline(always)]
+    fn move_range(
+        &self,
+        records: &mut [Slot],
+        first: usize,
+        moves: &mut Vec<(u32, Move)>,
+        mut mover: impl FnMut(&mut Slot, u32, Rect) -> Option<Move>,
+    ) {
+        let Some(last) = records.len().checked_sub(1) else {
+            return;
+        };
+        for (at, (&handle, &rect)) in self.handles.iter().zip(self.rects).enumerate() {
+            // Whether a handle is this range's is a coin toss for the branch
+            // predictor, and each miss would throw away the loads in flight: the
+            // records ahead are asked for without a branch (another range's
+            // handle asks for a record of this range, harmlessly).
+            if let Some(ahead) = self.handles.get(at + SLOTS_AHEAD) {
+                let index = (ahead.slot() as usize).wrapping_sub(first).min(last);
+                prefetch(&records[index]);
+            }
+            let slot = handle.slot();
+            if let Some(record) = records.get_mut((slot as usize).wrapping_sub(first)) {
+                if let Some(moved) = mover(record, slot, rect) {
+                    if (self.gathered)(&moved) {
+                        moves.push((at as u32, moved));
+                    }
                 }
             }
         }
