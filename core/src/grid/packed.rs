@@ -87,17 +87,21 @@ pub(crate) struct Packed {
     pub mid_list: Vec<u32>,
     /// Whether there are medium elements (else `mid_*` are not read).
     pub has_mid: bool,
-    /// The last sort's shape, while nothing changed since: its cursors (in
-    /// `starts` and `part_starts`) then give back its counts, which a batch of
-    /// moves can keep up to date for the next sort ([`Grid::keep_counts`]).
-    pub last_sort: Option<SortShape>,
+    /// The last sort's shape. While the copy is fresh (nothing changed since)
+    /// its cursors (in `starts` and `part_starts`) give back its counts, which
+    /// a batch of moves can keep up to date for the next sort
+    /// ([`Grid::keep_counts`]).
+    pub last_sort: SortShape,
+    /// Sorts that skipped their count (the tests see that they happen).
+    #[cfg(test)]
+    pub kept_sorts: usize,
     /// What a batch's moves did to the counts on one thread: kept, so that a
     /// warm frame allocates nothing.
     pub count_changes: CountChanges,
 }
 
 /// How a sort cut the slots, and what it filed.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct SortShape {
     /// Its parts ([`Grid::sort_parts`]).
     pub parts: usize,
@@ -167,7 +171,6 @@ impl Packed {
     #[inline]
     pub fn stale(&mut self) {
         self.fresh = false;
-        self.last_sort = None;
     }
 
     /// Medium cell `cell`'s run of copies.
@@ -240,6 +243,12 @@ impl Grid {
         self.pack_cells_in(1, None);
     }
 
+    /// The slots of each part but the last when `slots` are cut into `parts`
+    /// (a sort's parts, and the ranges of a batch's moves that keep its counts).
+    pub(crate) fn part_len(slots: usize, parts: usize) -> usize {
+        slots.div_ceil(parts).max(1)
+    }
+
     /// The parts a sort on `threads` threads cuts the slots into: each part
     /// after the first counts in an array of the cells, so at most as many
     /// such arrays as there are elements a cell, so that their memory (and
@@ -259,18 +268,17 @@ impl Grid {
     /// section of every cell's run, after the sections of the parts below it,
     /// so the runs come out exactly as from one part: in slot order.
     ///
-    /// With `kept` (the small elements in all, from
-    /// [`keep_counts`](Grid::keep_counts)) the arrays already hold those
-    /// counts, kept up to date by the batch of moves since the last sort, and
-    /// the count is skipped.
-    pub(crate) fn pack_cells_in(&mut self, threads: usize, kept: Option<usize>) {
+    /// With `kept` (from [`keep_counts`](Grid::keep_counts)) the arrays
+    /// already hold those counts, kept up to date by the batch of moves since
+    /// the last sort, and the count is skipped.
+    pub(crate) fn pack_cells_in(&mut self, threads: usize, kept: Option<KeptCounts>) {
         if self.packed.fresh {
             return;
         }
         let cells = self.cells.len();
         let parts = self.sort_parts(threads);
         let records = &self.slots.slots;
-        let per_part = records.len().div_ceil(parts).max(1);
+        let per_part = Grid::part_len(records.len(), parts);
         let range = |part: usize| {
             (part * per_part).min(records.len())..((part + 1) * per_part).min(records.len())
         };
@@ -278,7 +286,14 @@ impl Grid {
         packed.small = [self.cell_width(), self.cell_height()];
         let filer = self.filer();
         let small = match kept {
-            Some(small) => small,
+            Some(KeptCounts { small }) => {
+                #[cfg(test)]
+                {
+                    check_kept_counts(&filer, &packed, parts, range, small);
+                    packed.kept_sorts += 1;
+                }
+                small
+            }
             None => {
                 packed.starts.clear();
                 packed.starts.resize(cells + 1, 0);
@@ -353,9 +368,15 @@ impl Grid {
                             // SAFETY: `part_cursors` gave this part the entries
                             // `cursor - n..cursor` of this cell's run, `n` being
                             // the part's count of the cell: counted above by the
-                            // same `filing`, or kept by moves that changed it as
-                            // they changed the filing (`keep_counts`): no other
-                            // part or cell writes them.
+                            // same `filing`, or kept since the last sort
+                            // (`keep_counts`), which holds as long as every
+                            // change to the slots but a kept batch's moves marks
+                            // the copy stale, those moves are of live slots in
+                            // the same ranges as the sort's (`part_len`), and
+                            // they note each change of filing by the same rule
+                            // (`FilingRule::filed`): no other part or cell
+                            // writes them. (The unit tests check kept counts
+                            // against a fresh count before every such fill.)
                             unsafe {
                                 entries.write(
                                     *cursor as usize,
@@ -377,11 +398,11 @@ impl Grid {
             Tally::join,
         );
         packed.reach = [next_up(tally.reach[0]), next_up(tally.reach[1])];
-        packed.last_sort = Some(SortShape {
+        packed.last_sort = SortShape {
             parts,
             slots: records.len(),
             small,
-        });
+        };
         packed.has_mid = tally.mid > 0;
         if packed.has_mid {
             pack_mid(&filer, &mut packed);
@@ -394,16 +415,20 @@ impl Grid {
     /// of slots (`threads` of them: the moves' ranges must be the sort's):
     /// marks the runs stale, and if the last sort cut the slots so and nothing
     /// changed since, turns its cursors back into its counts per part and cell
-    /// and returns the small elements it filed. The moves then keep those
-    /// counts ([`CountKeeper::move_record`]) and the next sort skips its count
-    /// (at uniform-1m, 8 of its 29 ms on one thread).
-    pub(crate) fn keep_counts(&mut self, threads: usize) -> Option<usize> {
+    /// and returns them as kept. The moves then keep those counts
+    /// ([`FilingRule::move_record`]) and the next sort skips its count (at
+    /// uniform-1m, 7–11 of its 29–33 ms on one thread).
+    pub(crate) fn keep_counts(&mut self, threads: usize) -> Option<KeptCounts> {
         let parts = self.sort_parts(threads);
-        let last = self.packed.last_sort.take();
+        let (fresh, last) = (self.packed.fresh, self.packed.last_sort);
         self.packed.stale();
-        let last = last.filter(|last| {
-            parts == threads && last.parts == parts && last.slots == self.slots.slots.len()
-        })?;
+        if !(fresh
+            && parts == threads
+            && last.parts == parts
+            && last.slots == self.slots.slots.len())
+        {
+            return None;
+        }
         let (first, rest) = (
             &mut self.packed.starts,
             &mut self.packed.part_starts[..parts - 1],
@@ -412,7 +437,8 @@ impl Grid {
         // part's, the last part's to the next cell's run: read before the
         // loop overwrites it (cells in order, parts in order). One or two
         // parts (one thread or two) have loops of their own, without the
-        // general one's branches: at uniform-100k on two threads 0.12 ms.
+        // general one's branches (at uniform-100k on two parts 0.04 ms
+        // against its 0.12).
         let cells = first.len() - 1;
         match rest {
             [] => {
@@ -448,12 +474,13 @@ impl Grid {
         for counts in rest.iter_mut() {
             counts[cells] = 0;
         }
-        Some(last.small)
+        Some(KeptCounts { small: last.small })
     }
 
-    /// What a batch's moves read of the grid to keep the sort's counts.
-    pub(crate) fn count_keeper(&self) -> CountKeeper {
-        CountKeeper {
+    /// Where the sort files an element, for the sort and for a batch's moves
+    /// that keep its counts.
+    pub(crate) fn filing_rule(&self) -> FilingRule {
+        FilingRule {
             small: [self.cell_width(), self.cell_height()],
             columns: self.columns() as usize,
             cells: self.cells.len(),
@@ -465,9 +492,7 @@ impl Grid {
         Filer {
             stamps: &self.slots.stamps,
             records: &self.slots.slots,
-            cells: self.cells.len(),
-            columns: self.columns() as usize,
-            small: [self.cell_width(), self.cell_height()],
+            rule: self.filing_rule(),
         }
     }
 
@@ -950,10 +975,7 @@ pub(crate) fn for_each_cell(span: Span, columns: usize, mut f: impl FnMut(usize)
 struct Filer<'a> {
     stamps: &'a [u32],
     records: &'a [Slot],
-    cells: usize,
-    columns: usize,
-    /// [`Packed::small`].
-    small: [f32; 2],
+    rule: FilingRule,
 }
 
 impl Filer<'_> {
@@ -962,7 +984,7 @@ impl Filer<'_> {
     #[inline(always)]
     fn first_cell(&self, slot: usize) -> Option<usize> {
         let [x1, y1, ..] = self.records.get(slot)?.cells;
-        Some(cell_at(self.columns, x1.into(), y1.into()))
+        Some(cell_at(self.rule.columns, x1.into(), y1.into()))
     }
 
     /// Where slot `slot`'s element goes in the runs.
@@ -975,41 +997,57 @@ impl Filer<'_> {
             return Filing::None;
         };
         let span = Span::unpack(record.cells);
-        if is_big_among(self.cells, &span) {
-            Filing::None
-        } else if is_small(&self.small, &record.rect) {
-            Filing::Small {
-                cell: cell_at(self.columns, span.x1, span.y1),
+        match self.rule.filed(&span, &record.rect) {
+            Filed::Small(cell) => Filing::Small {
+                cell,
                 rect: record.rect,
                 handle,
-            }
-        } else {
-            Filing::Mid(span.cells() as usize)
+            },
+            Filed::Mid => Filing::Mid(span.cells() as usize),
+            Filed::Big => Filing::None,
         }
     }
 }
 
-/// Keeps a sort's counts through moves ([`Grid::keep_counts`]).
+/// Where the sort files an element, by its cells and box: the one rule of the
+/// count, the fill, and the moves that keep the counts ([`Grid::keep_counts`]).
 #[derive(Clone, Copy)]
-pub(crate) struct CountKeeper {
+pub(crate) struct FilingRule {
     /// [`Packed::small`].
     small: [f32; 2],
     columns: usize,
     cells: usize,
 }
 
-impl CountKeeper {
-    /// The cell whose small run files an element of cells `span`, if it is
-    /// `small` (by its box) and not big ([`Filer::filing`]).
+/// Where an element goes in the runs.
+#[derive(Clone, Copy, PartialEq)]
+enum Filed {
+    /// Once, in the small run of this cell (its min corner's).
+    Small(usize),
+    /// In the medium runs of every cell it meets.
+    Mid,
+    /// Nowhere: the big list holds it.
+    Big,
+}
+
+impl FilingRule {
+    /// Where an element of cells `span` and box `rect` goes.
     #[inline(always)]
-    fn small_cell(&self, small: bool, span: &Span) -> Option<usize> {
-        (small && !is_big_among(self.cells, span)).then(|| cell_at(self.columns, span.x1, span.y1))
+    fn filed(&self, span: &Span, rect: &Rect) -> Filed {
+        if is_big_among(self.cells, span) {
+            Filed::Big
+        } else if is_small(&self.small, rect) {
+            Filed::Small(cell_at(self.columns, span.x1, span.y1))
+        } else {
+            Filed::Mid
+        }
     }
 
     /// [`move_record`], noting in `changes` what the move does to the sort's
-    /// counts: a small element that changes cells moves its count; a move
-    /// that changes what an element is to the sort (small, medium or big)
-    /// breaks them, and the sort counts afresh.
+    /// counts: a small element that changes cells moves its count; one that
+    /// joins or leaves the small runs (grown past a cell, or made big or not
+    /// by its cells) breaks them, and the sort counts afresh. Medium and big
+    /// elements are not counted, so their moves between the two are nothing.
     #[inline(always)]
     pub fn move_record(
         &self,
@@ -1019,23 +1057,23 @@ impl CountKeeper {
         rect: Rect,
         changes: &mut CountChanges,
     ) -> Option<Move> {
-        let was_small = is_small(&self.small, &record.rect);
-        let is_small = is_small(&self.small, &rect);
+        let before = record.rect;
         let moved = move_record(axes, record, slot, rect);
         match moved {
-            // The same cells: filed as before unless its size says otherwise
-            // (a big element's too, needlessly: it is not filed either way).
-            None => changes.broken |= was_small != is_small,
+            // The same cells, so filed as before unless its box changed size
+            // class (a big element's too, needlessly: the common move stays
+            // clear of the rule's other steps).
+            None => {
+                changes.broken |= is_small(&self.small, &before) != is_small(&self.small, &rect)
+            }
             Some(Move { from, to, .. }) => {
-                match (
-                    self.small_cell(was_small, &from),
-                    self.small_cell(is_small, &to),
-                ) {
-                    (Some(from), Some(to)) if from != to => {
-                        changes.moved.push([from as u32, to as u32])
+                match (self.filed(&from, &before), self.filed(&to, &rect)) {
+                    (Filed::Small(from), Filed::Small(to)) if from != to => {
+                        changes.moved.push([from as u32, to as u32]);
                     }
-                    (Some(_), Some(_)) | (None, None) => {}
-                    _ => changes.broken = true,
+                    (Filed::Small(_), Filed::Small(_)) => {}
+                    (Filed::Small(_), _) | (_, Filed::Small(_)) => changes.broken = true,
+                    _ => {}
                 }
             }
         }
@@ -1043,7 +1081,43 @@ impl CountKeeper {
     }
 }
 
-/// What a range's moves did to the sort's counts ([`CountKeeper::move_record`]).
+/// The last sort's counts, kept ([`Grid::keep_counts`]): only it makes them,
+/// and [`pack_cells_in`](Grid::pack_cells_in) trusts them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct KeptCounts {
+    /// The small elements the last sort filed (as many now: none joined or
+    /// left the small runs, or the counts are broken).
+    small: usize,
+}
+
+/// The unit tests' check of kept counts: each part's equal to a fresh count.
+#[cfg(test)]
+fn check_kept_counts(
+    filer: &Filer<'_>,
+    packed: &Packed,
+    parts: usize,
+    range: impl Fn(usize) -> core::ops::Range<usize>,
+    small: usize,
+) {
+    let mut total = 0;
+    for part in 0..parts {
+        let mut counts = vec![0u32; packed.starts.len()];
+        for slot in range(part) {
+            if let Filing::Small { cell, .. } = filer.filing(slot) {
+                counts[cell] += 1;
+                total += 1;
+            }
+        }
+        let kept = match part {
+            0 => &packed.starts,
+            _ => &packed.part_starts[part - 1],
+        };
+        assert_eq!(&counts, kept, "kept counts of part {part} of {parts}");
+    }
+    assert_eq!(total, small, "kept small elements");
+}
+
+/// What a range's moves did to the sort's counts ([`FilingRule::move_record`]).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct CountChanges {
     /// Small elements that changed cells: from, to.
@@ -1086,12 +1160,12 @@ fn pack_mid(filer: &Filer<'_>, packed: &mut Packed) {
         .map(|&slot| (slot, Span::unpack(filer.records[slot as usize].cells)));
     let starts = &mut packed.mid_starts;
     starts.clear();
-    starts.resize(filer.cells + 1, 0);
-    let copies = count_into_cells(spans.clone(), filer.columns, starts) as usize;
+    starts.resize(filer.rule.cells + 1, 0);
+    let copies = count_into_cells(spans.clone(), filer.rule.columns, starts) as usize;
     let (rects, slots) = (&mut packed.mid_rects, &mut packed.mid_slots);
     rects.resize(copies, Rect::new(0.0, 0.0, 0.0, 0.0));
     slots.resize(copies, NONE);
-    fill_cells(spans, filer.columns, starts, |at, slot| {
+    fill_cells(spans, filer.rule.columns, starts, |at, slot| {
         rects[at] = filer.records[slot as usize].rect;
         slots[at] = slot;
     });

@@ -4,7 +4,7 @@
 use core::ops::Range;
 
 use crate::axis::Axis;
-use crate::grid::packed::{CountChanges, CountKeeper};
+use crate::grid::packed::{CountChanges, FilingRule};
 use crate::grid::relocate::{move_record, Move, SLOTS_AHEAD};
 use crate::grid::unlisted::follow_big;
 use crate::grid::{is_big_among, Grid, Slot};
@@ -58,26 +58,19 @@ impl Grid {
             self.relist();
             self.packed.stale();
         }
-        let keeper = self.count_keeper();
-        let mut counts: Vec<Option<&mut [u32]>> = match kept {
-            Some(_) => core::iter::once(&mut self.packed.starts)
-                .chain(&mut self.packed.part_starts[..threads - 1])
-                .map(|counts| Some(&mut counts[..]))
-                .collect(),
-            None => (0..threads).map(|_| None).collect(),
-        };
+        let rule = self.filing_rule();
         // Fresh lists: this path runs for hundreds of thousands of moves, next
         // to which an allocation is nothing, and a grid keeps no scratch state.
-        let mut parts: Vec<Part<'_>> = counts
-            .iter_mut()
-            .map(|counts| Part {
-                moves: Vec::new(),
-                counts: counts.take(),
-                broken: false,
-            })
-            .collect();
+        let mut parts: Vec<Part<'_>> = (0..threads).map(|_| Part::default()).collect();
+        if kept.is_some() {
+            let counts = core::iter::once(&mut self.packed.starts)
+                .chain(&mut self.packed.part_starts[..threads - 1]);
+            for (part, counts) in parts.iter_mut().zip(counts) {
+                part.counts = Some(counts);
+            }
+        }
         let records = &mut self.slots.slots[..];
-        let per_part = records.len().div_ceil(threads).max(1);
+        let per_part = Grid::part_len(records.len(), threads);
         let axes = (&self.axis_x, &self.axis_y);
         let cells = self.cells.len();
         // Without the lists, only the moves into or out of the big list matter.
@@ -85,7 +78,7 @@ impl Grid {
             |m: &Move| !unlisted || is_big_among(cells, &m.from) != is_big_among(cells, &m.to);
         let movers = Movers {
             axes,
-            keeper,
+            rule,
             handles,
             rects,
             gathered: &gathered,
@@ -112,7 +105,7 @@ impl Grid {
 /// What every thread of a batch of moves reads.
 struct Movers<'a, G> {
     axes: (&'a Axis, &'a Axis),
-    keeper: CountKeeper,
+    rule: FilingRule,
     handles: &'a [Handle],
     rects: &'a [Rect],
     /// Which moves a part gathers.
@@ -120,6 +113,7 @@ struct Movers<'a, G> {
 }
 
 /// One thread's range of slot records in a batch of moves.
+#[derive(Default)]
 struct Part<'a> {
     /// Its moves that `gathered` keeps, with their place in the batch.
     moves: Vec<(u32, Move)>,
@@ -152,13 +146,13 @@ fn move_parts<G: Fn(&Move) -> bool + Sync>(
         return;
     }
     let part = &mut parts[0];
-    let (axes, keeper) = (movers.axes, movers.keeper);
+    let (axes, rule) = (movers.axes, movers.rule);
     // A loop for each kind of move, neither paying the other's check.
     match part.counts.as_deref_mut() {
         Some(counts) => {
             let mut changes = CountChanges::default();
             movers.move_range(records, first, &mut part.moves, |record, slot, rect| {
-                keeper.move_record(axes, record, slot, rect, &mut changes)
+                rule.move_record(axes, record, slot, rect, &mut changes)
             });
             if !changes.broken {
                 changes.apply(counts);

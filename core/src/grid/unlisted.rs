@@ -14,7 +14,7 @@
 //! from the slots or work on a relisted copy.
 
 use crate::big::BigList;
-use crate::grid::packed::{count_into_cells, fill_cells, for_each_cell};
+use crate::grid::packed::{count_into_cells, fill_cells, for_each_cell, KeptCounts};
 use crate::grid::relocate::{move_record, Move, SLOTS_AHEAD};
 use crate::grid::{is_big_among, Grid, Slot, Span};
 use crate::links::{Link, LinkPool};
@@ -37,27 +37,25 @@ impl Grid {
     /// `update_many`'s moves, checked, with the lists left stale (see the
     /// module): each record takes its rectangle in batch order (a handle
     /// given twice ends at its last), the big list follows the moves into and
-    /// out of it, and the runs are laid out.
-    /// The last sort's counts are kept through the moves when they can be
-    /// ([`keep_counts`](Grid::keep_counts)), and the sort then skips its count.
+    /// out of it, and the runs are laid out. The last sort's counts are kept
+    /// through the moves when they can be ([`keep_counts`](Grid::keep_counts)),
+    /// and the sort then skips its count.
     pub(crate) fn relocate_unlisted(&mut self, handles: &[Handle], rects: &[Rect]) {
         let mut kept = self.keep_counts(1);
-        let keeper = self.count_keeper();
+        let rule = self.filing_rule();
         let axes = (&self.axis_x, &self.axis_y);
+        let cells = self.cells.len();
         let mut changes = core::mem::take(&mut self.packed.count_changes);
         changes.clear();
-        for (index, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
-            if let Some(&ahead) = handles.get(index + SLOTS_AHEAD) {
-                self.slots.prefetch(ahead);
-            }
-            let (slot, record) = (handle.slot(), &mut self.slots.slots[handle.slot() as usize]);
-            let moved = match kept {
-                Some(_) => keeper.move_record(axes, record, slot, rect, &mut changes),
-                None => move_record(axes, record, slot, rect),
-            };
-            if let Some(moved) = moved {
-                follow_big(&mut self.big, self.cells.len(), moved);
-            }
+        let (slots, big) = (&mut self.slots, &mut self.big);
+        // A loop for each kind of move, neither paying the other's check.
+        match kept {
+            Some(_) => move_all(slots, big, cells, handles, rects, |record, slot, rect| {
+                rule.move_record(axes, record, slot, rect, &mut changes)
+            }),
+            None => move_all(slots, big, cells, handles, rects, |record, slot, rect| {
+                move_record(axes, record, slot, rect)
+            }),
         }
         if changes.broken {
             kept = None;
@@ -77,7 +75,7 @@ impl Grid {
     /// bytes an agent): a loop of big batches has no use for them, and the next
     /// [`relist`](Grid::relist) allocates them again. A loop that alternates
     /// big batches with single changes keeps them.
-    pub(crate) fn unlist(&mut self, threads: usize, kept: Option<usize>) {
+    pub(crate) fn unlist(&mut self, threads: usize, kept: Option<KeptCounts>) {
         if self.lists_stale {
             self.links.release();
         }
@@ -169,6 +167,29 @@ impl Grid {
         let mut copy = self.clone();
         copy.relist();
         std::borrow::Cow::Owned(copy)
+    }
+}
+
+/// [`Grid::relocate_unlisted`]'s moves: `mover` moves each record the batch
+/// names, in order (fetched ahead), and the big list `big` (of a grid of
+/// `cells` cells) follows.
+#[inline(always)]
+fn move_all(
+    slots: &mut SlotPool<Slot>,
+    big: &mut BigList,
+    cells: usize,
+    handles: &[Handle],
+    rects: &[Rect],
+    mut mover: impl FnMut(&mut Slot, u32, Rect) -> Option<Move>,
+) {
+    for (index, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
+        if let Some(&ahead) = handles.get(index + SLOTS_AHEAD) {
+            slots.prefetch(ahead);
+        }
+        let slot = handle.slot();
+        if let Some(moved) = mover(&mut slots.slots[slot as usize], slot, rect) {
+            follow_big(big, cells, moved);
+        }
     }
 }
 
