@@ -312,16 +312,7 @@ impl Grid {
                 each_part(
                     starts,
                     part_starts,
-                    |part, counts| {
-                        let mut small = 0;
-                        for slot in range(part) {
-                            if let Filing::Small { cell, .. } = filer.filing(slot) {
-                                counts[cell] += 1;
-                                small += 1;
-                            }
-                        }
-                        small
-                    },
+                    |part, counts| count_small(&filer, range(part), counts),
                     |a, b| a + b,
                 )
             }
@@ -434,40 +425,28 @@ impl Grid {
             &mut self.packed.part_starts[..parts - 1],
         );
         // Part `p`'s section of cell `c` runs from its cursor to the next
-        // part's, the last part's to the next cell's run: read before the
-        // loop overwrites it (cells in order, parts in order). One or two
-        // parts (one thread or two) have loops of their own, without the
-        // general one's branches (at uniform-100k on two parts 0.04 ms
-        // against its 0.12).
+        // part's, the last part's to the next cell's run (read before the loop
+        // overwrites it: cells in order). From the last part down, as
+        // `part_cursors` goes, each cursor is read before it is overwritten.
+        // Two parts (two threads) have a loop of their own: at uniform-1m
+        // 0.18 ms against the general loop's 0.37–0.46.
         let cells = first.len() - 1;
-        match rest {
-            [] => {
-                for cell in 0..cells {
-                    first[cell] = first[cell + 1] - first[cell];
-                }
+        if let [second] = rest {
+            let second = &mut second[..=cells];
+            for cell in 0..cells {
+                let (start, middle, end) = (first[cell], second[cell], first[cell + 1]);
+                first[cell] = middle - start;
+                second[cell] = end - middle;
             }
-            [second] => {
-                let second = &mut second[..=cells];
-                for cell in 0..cells {
-                    let (start, middle, end) = (first[cell], second[cell], first[cell + 1]);
-                    first[cell] = middle - start;
-                    second[cell] = end - middle;
+        } else {
+            for cell in 0..cells {
+                let mut end = first[cell + 1];
+                for cursors in rest.iter_mut().rev() {
+                    let start = cursors[cell];
+                    cursors[cell] = end - start;
+                    end = start;
                 }
-            }
-            _ => {
-                for cell in 0..cells {
-                    let run_end = first[cell + 1];
-                    let mut start = first[cell];
-                    for part in 0..parts {
-                        let end = rest.get(part).map_or(run_end, |cursors| cursors[cell]);
-                        let count = end - start;
-                        match part {
-                            0 => first[cell] = count,
-                            _ => rest[part - 1][cell] = count,
-                        }
-                        start = end;
-                    }
-                }
+                first[cell] = end - first[cell];
             }
         }
         first[cells] = 0;
@@ -1090,6 +1069,19 @@ pub(crate) struct KeptCounts {
     small: usize,
 }
 
+/// Counts the small elements of slots `slots` in `counts` (per cell); returns
+/// how many there are: a sort's count of one part.
+fn count_small(filer: &Filer<'_>, slots: core::ops::Range<usize>, counts: &mut [u32]) -> usize {
+    let mut small = 0;
+    for slot in slots {
+        if let Filing::Small { cell, .. } = filer.filing(slot) {
+            counts[cell] += 1;
+            small += 1;
+        }
+    }
+    small
+}
+
 /// The unit tests' check of kept counts: each part's equal to a fresh count.
 #[cfg(test)]
 fn check_kept_counts(
@@ -1102,12 +1094,7 @@ fn check_kept_counts(
     let mut total = 0;
     for part in 0..parts {
         let mut counts = vec![0u32; packed.starts.len()];
-        for slot in range(part) {
-            if let Filing::Small { cell, .. } = filer.filing(slot) {
-                counts[cell] += 1;
-                total += 1;
-            }
-        }
+        total += count_small(filer, range(part), &mut counts);
         let kept = match part {
             0 => &packed.starts,
             _ => &packed.part_starts[part - 1],

@@ -5,14 +5,13 @@ use core::ops::Range;
 
 use crate::axis::Axis;
 use crate::grid::packed::{CountChanges, FilingRule};
-use crate::grid::relocate::{move_record, Move, SLOTS_AHEAD};
+use crate::grid::relocate::{move_range, move_record, Move};
 use crate::grid::unlisted::follow_big;
 use crate::grid::{is_big_among, Grid, Slot};
 use crate::index::collect_pairs;
 use crate::index::parallel::{
     equal_ranges, on_one_thread, pairs_by_parts, ranges_of_even_work, TASKS_PER_THREAD,
 };
-use crate::slots::prefetch;
 use crate::{Handle, Rect};
 
 /// Below this many moves `par_update_many` moves the records on one thread. Measured on 2 cores:
@@ -146,57 +145,35 @@ fn move_parts<G: Fn(&Move) -> bool + Sync>(
         return;
     }
     let part = &mut parts[0];
-    let (axes, rule) = (movers.axes, movers.rule);
+    let Movers {
+        axes,
+        rule,
+        handles,
+        rects,
+        gathered,
+    } = *movers;
+    let moves = &mut part.moves;
+    let gather = |at, m: Move| {
+        if gathered(&m) {
+            moves.push((at, m));
+        }
+    };
     // A loop for each kind of move, neither paying the other's check.
     match part.counts.as_deref_mut() {
         Some(counts) => {
             let mut changes = CountChanges::default();
-            movers.move_range(records, first, &mut part.moves, |record, slot, rect| {
+            let mover = |record: &mut Slot, slot, rect| {
                 rule.move_record(axes, record, slot, rect, &mut changes)
-            });
+            };
+            move_range(records, first, handles, rects, mover, gather);
             if !changes.broken {
                 changes.apply(counts);
             }
             part.broken = changes.broken;
         }
-        None => movers.move_range(records, first, &mut part.moves, |record, slot, rect| {
-            move_record(axes, record, slot, rect)
-        }),
-    }
-}
-
-impl<G: Fn(&Move) -> bool> Movers<'_, G> {
-    /// [`move_parts`]' work in one range: `mover` moves each record of
-    /// `records` (slots from `first`) that the batch names, the moves
-    /// `gathered` keeps pushed to `moves` with their place in the batch.
-    #[inline(always)]
-    fn move_range(
-        &self,
-        records: &mut [Slot],
-        first: usize,
-        moves: &mut Vec<(u32, Move)>,
-        mut mover: impl FnMut(&mut Slot, u32, Rect) -> Option<Move>,
-    ) {
-        let Some(last) = records.len().checked_sub(1) else {
-            return;
-        };
-        for (at, (&handle, &rect)) in self.handles.iter().zip(self.rects).enumerate() {
-            // Whether a handle is this range's is a coin toss for the branch
-            // predictor, and each miss would throw away the loads in flight: the
-            // records ahead are asked for without a branch (another range's
-            // handle asks for a record of this range, harmlessly).
-            if let Some(ahead) = self.handles.get(at + SLOTS_AHEAD) {
-                let index = (ahead.slot() as usize).wrapping_sub(first).min(last);
-                prefetch(&records[index]);
-            }
-            let slot = handle.slot();
-            if let Some(record) = records.get_mut((slot as usize).wrapping_sub(first)) {
-                if let Some(moved) = mover(record, slot, rect) {
-                    if (self.gathered)(&moved) {
-                        moves.push((at as u32, moved));
-                    }
-                }
-            }
+        None => {
+            let mover = |record: &mut Slot, slot, rect| move_record(axes, record, slot, rect);
+            move_range(records, first, handles, rects, mover, gather);
         }
     }
 }

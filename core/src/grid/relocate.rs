@@ -45,6 +45,40 @@ pub(crate) fn move_record(
     Some(Move { slot, from, to })
 }
 
+/// Moves, for each handle of a batch whose slot is in `first..first +
+/// records.len()`, its record (`records[slot - first]`) by `mover`, and hands
+/// each move that leaves its cells to `moved` with its place in the batch: a
+/// big batch's moves on one thread (all the records) or on one of many.
+#[inline(always)]
+pub(crate) fn move_range(
+    records: &mut [Slot],
+    first: usize,
+    handles: &[Handle],
+    rects: &[Rect],
+    mut mover: impl FnMut(&mut Slot, u32, Rect) -> Option<Move>,
+    mut moved: impl FnMut(u32, Move),
+) {
+    let Some(last) = records.len().checked_sub(1) else {
+        return;
+    };
+    for (at, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
+        // Whether a handle is this range's is a coin toss for the branch
+        // predictor when there are many, and each miss would throw away the
+        // loads in flight: the records ahead are asked for without a branch
+        // (another range's handle asks for a record of this range, harmlessly).
+        if let Some(ahead) = handles.get(at + SLOTS_AHEAD) {
+            let index = (ahead.slot() as usize).wrapping_sub(first).min(last);
+            prefetch(&records[index]);
+        }
+        let slot = handle.slot();
+        if let Some(record) = records.get_mut((slot as usize).wrapping_sub(first)) {
+            if let Some(m) = mover(record, slot, rect) {
+                moved(at as u32, m);
+            }
+        }
+    }
+}
+
 /// How many handles ahead a batch (or a thread's part of one) fetches slots.
 pub(crate) const SLOTS_AHEAD: usize = 2 * PREFETCH_AHEAD;
 /// Moves a batch gathers before it relinks them.

@@ -15,7 +15,7 @@
 
 use crate::big::BigList;
 use crate::grid::packed::{count_into_cells, fill_cells, for_each_cell, KeptCounts};
-use crate::grid::relocate::{move_record, Move, SLOTS_AHEAD};
+use crate::grid::relocate::{move_range, move_record, Move};
 use crate::grid::{is_big_among, Grid, Slot, Span};
 use crate::links::{Link, LinkPool};
 use crate::slots::{SlotPool, NONE};
@@ -47,15 +47,20 @@ impl Grid {
         let cells = self.cells.len();
         let mut changes = core::mem::take(&mut self.packed.count_changes);
         changes.clear();
-        let (slots, big) = (&mut self.slots, &mut self.big);
+        let (records, big) = (&mut self.slots.slots[..], &mut self.big);
+        let follow = |_, m| follow_big(big, cells, m);
         // A loop for each kind of move, neither paying the other's check.
         match kept {
-            Some(_) => move_all(slots, big, cells, handles, rects, |record, slot, rect| {
-                rule.move_record(axes, record, slot, rect, &mut changes)
-            }),
-            None => move_all(slots, big, cells, handles, rects, |record, slot, rect| {
-                move_record(axes, record, slot, rect)
-            }),
+            Some(_) => {
+                let mover = |record: &mut Slot, slot, rect| {
+                    rule.move_record(axes, record, slot, rect, &mut changes)
+                };
+                move_range(records, 0, handles, rects, mover, follow);
+            }
+            None => {
+                let mover = |record: &mut Slot, slot, rect| move_record(axes, record, slot, rect);
+                move_range(records, 0, handles, rects, mover, follow);
+            }
         }
         if changes.broken {
             kept = None;
@@ -167,29 +172,6 @@ impl Grid {
         let mut copy = self.clone();
         copy.relist();
         std::borrow::Cow::Owned(copy)
-    }
-}
-
-/// [`Grid::relocate_unlisted`]'s moves: `mover` moves each record the batch
-/// names, in order (fetched ahead), and the big list `big` (of a grid of
-/// `cells` cells) follows.
-#[inline(always)]
-fn move_all(
-    slots: &mut SlotPool<Slot>,
-    big: &mut BigList,
-    cells: usize,
-    handles: &[Handle],
-    rects: &[Rect],
-    mut mover: impl FnMut(&mut Slot, u32, Rect) -> Option<Move>,
-) {
-    for (index, (&handle, &rect)) in handles.iter().zip(rects).enumerate() {
-        if let Some(&ahead) = handles.get(index + SLOTS_AHEAD) {
-            slots.prefetch(ahead);
-        }
-        let slot = handle.slot();
-        if let Some(moved) = mover(&mut slots.slots[slot as usize], slot, rect) {
-            follow_big(big, cells, moved);
-        }
     }
 }
 
