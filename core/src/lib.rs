@@ -61,6 +61,7 @@ mod filter;
 mod flat_tree;
 mod grid;
 mod handle;
+mod huge_pages;
 mod index;
 mod links;
 mod loose_grid;

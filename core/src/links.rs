@@ -94,7 +94,7 @@ impl LinkPool {
         } else {
             let index = self.links.len();
             assert!(index < NONE as usize, "flatquad: more than 2^32 - 1 links");
-            self.links.push(link);
+            crate::huge_pages::push(&mut self.links, link);
             index as u32
         }
     }

@@ -8,7 +8,7 @@
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use crate::handle::{Handle, MAX_GENERATION};
-use crate::{Bounds, Error, Filter};
+use crate::{huge_pages, Bounds, Error, Filter};
 
 /// Asks the CPU to start loading the cache line of `value`; does nothing else.
 #[inline(always)]
@@ -217,13 +217,13 @@ impl<S: SlotRecord> SlotPool<S> {
     /// Reserves memory for `additional` more elements beyond the free slots.
     pub(crate) fn reserve(&mut self, additional: usize) {
         let fresh = additional.saturating_sub(self.slots.len() - self.live);
-        self.slots.reserve_exact(fresh);
-        self.stamps.reserve_exact(fresh);
+        huge_pages::reserve(&mut self.slots, fresh);
+        huge_pages::reserve(&mut self.stamps, fresh);
         if self.filtered() {
-            self.filters.reserve_exact(fresh);
+            huge_pages::reserve(&mut self.filters, fresh);
         }
         if self.is_fat() {
-            self.tight.reserve_exact(fresh);
+            huge_pages::reserve(&mut self.tight, fresh);
         }
     }
 
@@ -232,8 +232,8 @@ impl<S: SlotRecord> SlotPool<S> {
     pub(crate) fn push(&mut self, slot: S, stamp: u32) {
         self.membership_changed();
         self.live += (stamp & LIVE != 0) as usize;
-        self.slots.push(slot);
-        self.stamps.push(stamp);
+        huge_pages::push(&mut self.slots, slot);
+        huge_pages::push(&mut self.stamps, stamp);
         if !self.filters.is_empty() {
             self.filters.push(Filter::DEFAULT);
         }
@@ -259,13 +259,13 @@ impl<S: SlotRecord> SlotPool<S> {
             index
         } else {
             let index = self.slots.len() as u32;
-            self.slots.push(S::fresh(rect, id));
-            self.stamps.push(LIVE | 1);
+            huge_pages::push(&mut self.slots, S::fresh(rect, id));
+            huge_pages::push(&mut self.stamps, LIVE | 1);
             if !self.filters.is_empty() {
-                self.filters.push(Filter::DEFAULT);
+                huge_pages::push(&mut self.filters, Filter::DEFAULT);
             }
             if self.is_fat() {
-                self.tight.push(rect);
+                huge_pages::push(&mut self.tight, rect);
             }
             index
         }

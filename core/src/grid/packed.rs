@@ -28,6 +28,7 @@ use crate::axis::Axis;
 use crate::batch_order::running_sums;
 use crate::grid::relocate::{move_record, Move};
 use crate::grid::{cell_at, is_big_among, Grid, Slot, Span};
+use crate::huge_pages;
 use crate::index::raw::PREFETCH_AHEAD;
 use crate::slots::{live_handle, prefetch, prefetch_address, prefetch_lines, NONE};
 use crate::{Handle, Rect};
@@ -296,6 +297,7 @@ impl Grid {
             }
             None => {
                 packed.starts.clear();
+                huge_pages::reserve_len(&mut packed.starts, cells + 1);
                 packed.starts.resize(cells + 1, 0);
                 // Grown, never shrunk: a sort on fewer parts between two on
                 // many (a `cleanup`, a small batch) keeps the arrays for the next.
@@ -306,6 +308,7 @@ impl Grid {
                     (&mut packed.starts, &mut packed.part_starts[..parts - 1]);
                 for counts in part_starts.iter_mut() {
                     counts.clear();
+                    huge_pages::reserve_len(counts, cells + 1);
                     counts.resize(cells + 1, 0);
                 }
                 // Count each part's small elements per cell.
@@ -320,6 +323,7 @@ impl Grid {
         let (starts, part_starts) = (&mut packed.starts, &mut packed.part_starts[..parts - 1]);
         part_cursors(starts, part_starts);
         // Every entry is written below: only the length matters.
+        huge_pages::reserve_len(&mut packed.entries, small + WINDOW);
         packed.entries.resize(small + WINDOW, NOTHING);
         packed.entries[small..].fill(NOTHING);
         // Fill each part's sections from their ends, its slots in reverse: each

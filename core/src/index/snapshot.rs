@@ -172,8 +172,7 @@ pub(crate) fn read_slots<S: crate::slots::SlotRecord>(
     let count = r.len(4 * (2 * S::Bounds::AXES + 2 + extra_words))?;
     let mut pool = crate::slots::SlotPool::new();
     pool.free = r.u32()?;
-    pool.slots.reserve_exact(count);
-    pool.stamps.reserve_exact(count);
+    pool.reserve(count);
     for _ in 0..count {
         let rect = r.rect()?;
         let (id, stamp) = (r.u32()?, r.u32()?);
