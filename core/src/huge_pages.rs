@@ -1,65 +1,93 @@
 //! Large arrays on transparent huge pages where the kernel waits to be asked.
 //!
 //! A million elements' slot records (32 MB), runs (24 MB) and links, read at
-//! random, take a TLB miss nearly every time on 4 KiB pages; on 2 MiB pages
-//! such an array fits the TLB. Linux backs anonymous memory with huge pages
-//! only in ranges marked with `madvise(MADV_HUGEPAGE)` when
+//! random, span thousands of 4 KiB pages, past what the TLB holds; on 2 MiB
+//! pages such an array spans a few dozen. Linux backs anonymous memory with
+//! huge pages only in ranges marked with `madvise(MADV_HUGEPAGE)` when
 //! `/sys/kernel/mm/transparent_hugepage/enabled` is `madvise` (Debian's and
-//! Ubuntu's default), so an array that grows past a few huge pages is marked
-//! when it is reallocated, before its new pages are first written. Elsewhere,
-//! and for small arrays, these are plain `Vec` calls.
+//! Ubuntu's default). So an array that grows to 4 MiB or more grows into a
+//! fresh allocation, marked before anything is written to it, and its items
+//! are moved there: `realloc` would copy them first, and the copied pages
+//! would stay on 4 KiB. Elsewhere than Linux, and below 4 MiB, these are the
+//! plain `Vec` calls.
+//!
+//! The mark belongs to the memory, not to the array: once the array is freed
+//! the allocator may hand the range to anything else, which may then be
+//! backed by huge pages too (its contents are never touched).
 
 /// Bytes from which an array is marked: a few huge pages, so that the one
 /// partly used page at its end never costs much memory.
 const AT_LEAST: usize = 4 << 20;
 
-/// `vec.reserve_exact(additional)`, marking the array if that reallocated it.
+/// Room for `additional` more items, at least doubling the capacity when it
+/// grows, as `Vec::reserve` does.
 #[inline]
 pub(crate) fn reserve<T>(vec: &mut Vec<T>, additional: usize) {
-    let before = vec.capacity();
-    vec.reserve_exact(additional);
-    if vec.capacity() != before {
-        advise(vec);
+    if vec.capacity() - vec.len() < additional {
+        let wanted = vec.len().saturating_add(additional);
+        grow(vec, wanted.max(vec.capacity().saturating_mul(2)));
     }
 }
 
-/// [`reserve`] for a length of `len` in all.
+/// Room for exactly `additional` more items, as `Vec::reserve_exact`.
 #[inline]
-pub(crate) fn reserve_len<T>(vec: &mut Vec<T>, len: usize) {
-    reserve(vec, len.saturating_sub(vec.len()));
+pub(crate) fn reserve_exact<T>(vec: &mut Vec<T>, additional: usize) {
+    if vec.capacity() - vec.len() < additional {
+        grow(vec, vec.len().saturating_add(additional));
+    }
 }
 
-/// `vec.push(value)`, doubling a full array as `Vec` does, through [`reserve`].
+/// `vec.push(value)`, through [`reserve`].
 #[inline]
 pub(crate) fn push<T>(vec: &mut Vec<T>, value: T) {
     if vec.len() == vec.capacity() {
-        reserve(vec, vec.capacity().max(4));
+        reserve(vec, 1);
     }
     vec.push(value);
 }
 
-#[cfg(target_os = "linux")]
-fn advise<T>(vec: &Vec<T>) {
-    const HUGE: usize = 2 << 20;
-    let bytes = vec.capacity() * core::mem::size_of::<T>();
-    if bytes < AT_LEAST {
+/// `vec.resize(len, value)`, through [`reserve`].
+#[inline]
+pub(crate) fn resize<T: Clone>(vec: &mut Vec<T>, len: usize, value: T) {
+    reserve(vec, len.saturating_sub(vec.len()));
+    vec.resize(len, value);
+}
+
+/// A capacity of `capacity` items: a large array moves into a fresh, marked
+/// allocation; a small one grows as `Vec` grows it.
+#[cold]
+fn grow<T>(vec: &mut Vec<T>, capacity: usize) {
+    let bytes = capacity.saturating_mul(core::mem::size_of::<T>());
+    if !cfg!(target_os = "linux") || bytes < AT_LEAST {
+        vec.reserve_exact(capacity - vec.len());
         return;
     }
+    let mut fresh = Vec::with_capacity(capacity);
+    advise(&fresh);
+    fresh.append(vec);
+    *vec = fresh;
+}
+
+/// Marks the whole huge pages inside `vec`'s allocation; whether the kernel
+/// took the advice.
+#[cfg(target_os = "linux")]
+fn advise<T>(vec: &Vec<T>) -> bool {
+    const HUGE: usize = 2 << 20;
+    let bytes = vec.capacity() * core::mem::size_of::<T>();
     let start = vec.as_ptr() as usize;
-    // Only the whole huge pages inside the allocation.
     let (first, end) = (start.next_multiple_of(HUGE), (start + bytes) / HUGE * HUGE);
-    if end > first {
-        // SAFETY: the range lies inside `vec`'s allocation, and the advice
-        // changes how the kernel backs its pages, never their contents. A
-        // refusal (a kernel without huge pages) leaves them as they were.
-        unsafe {
-            libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
-        }
-    }
+    // SAFETY: the range lies inside `vec`'s allocation, and the advice
+    // changes how the kernel backs its pages, never their contents. A
+    // refusal (a kernel without huge pages) leaves them as they were.
+    end > first
+        && unsafe { libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE) }
+            == 0
 }
 
 #[cfg(not(target_os = "linux"))]
-fn advise<T>(_vec: &Vec<T>) {}
+fn advise<T>(_vec: &Vec<T>) -> bool {
+    false
+}
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
@@ -87,31 +115,49 @@ mod tests {
         panic!("no mapping holds {address:#x}");
     }
 
+    /// Whether the kernel takes the advice at all (not on a kernel built
+    /// without transparent huge pages, nor where a sandbox refuses `madvise`).
+    fn kernel_takes_advice() -> bool {
+        super::advise(&Vec::<u8>::with_capacity(8 << 20))
+    }
+
     #[test]
-    fn large_arrays_are_marked_small_ones_are_not() {
-        let marked = |vec: &Vec<u64>, at: usize| {
-            mapping_flags(vec.as_ptr() as usize + at)
-                .split_whitespace()
-                .any(|flag| flag == "hg")
-        };
-        // A kernel built without transparent huge pages has no flag to set.
-        let kernel_has_them = std::path::Path::new("/sys/kernel/mm/transparent_hugepage").exists();
-        let mut large = Vec::<u64>::new();
-        super::reserve(&mut large, 2 << 20); // 16 MiB
-        assert_eq!(marked(&large, 8 << 20), kernel_has_them);
-        let mut grown = Vec::<u64>::new();
-        for value in 0..(1 << 20) {
-            super::push(&mut grown, value); // 8 MiB at the end
+    fn large_arrays_grow_into_marked_memory_with_their_items() {
+        let takes = kernel_takes_advice();
+        let mut reserved = Vec::<u64>::new();
+        super::reserve(&mut reserved, 2 << 20); // 16 MiB
+        assert!(reserved.capacity() >= 2 << 20);
+        assert_eq!(
+            middle_marked(&reserved.spare_capacity_mut()[..1 << 20]),
+            takes
+        );
+        // Pushed one by one: each growth past 4 MiB moves the items into a
+        // fresh marked allocation, doubling as `Vec` does.
+        let mut pushed = Vec::<u64>::new();
+        let mut growths = 0;
+        for value in 0..(3 << 20) {
+            let capacity = pushed.capacity();
+            super::push(&mut pushed, value);
+            growths += (pushed.capacity() != capacity) as u32;
         }
-        assert_eq!(grown, (0..1 << 20).collect::<Vec<u64>>());
-        assert_eq!(marked(&grown, 4 << 20), kernel_has_them);
-        let mut small = vec![0u64; 16];
-        super::reserve(&mut small, 1 << 16); // 512 KiB
-        assert!(!marked(&small, 0));
+        assert!(growths <= 24, "{growths} growths for 3 Mi pushes");
+        assert!(pushed.iter().copied().eq(0..3 << 20));
+        assert_eq!(middle_marked(&pushed), takes);
+        // Resized: the old items kept, the new ones filled.
+        let mut resized: Vec<u32> = (0..1000).collect();
+        super::resize(&mut resized, 3 << 20, 7);
+        assert!(resized[..1000].iter().copied().eq(0..1000));
+        assert!(resized[1000..].iter().all(|&v| v == 7));
+        assert_eq!(middle_marked(&resized), takes);
+        let mut exact = vec![1u8; 10];
+        super::reserve_exact(&mut exact, 6 << 20);
+        assert_eq!(exact.capacity(), 10 + (6 << 20));
+        assert_eq!(exact, [1u8; 10]);
     }
 
     /// Whether the middle of `items` lies in a mapping marked for huge pages.
     fn middle_marked<T>(items: &[T]) -> bool {
+        assert!(!items.is_empty());
         let middle = items.as_ptr() as usize + core::mem::size_of_val(items) / 2;
         mapping_flags(middle)
             .split_whitespace()
@@ -121,7 +167,7 @@ mod tests {
     #[test]
     fn the_structures_large_arrays_are_marked() {
         use crate::{Grid, Quadtree, Rect, SpatialIndex};
-        let kernel_has_them = std::path::Path::new("/sys/kernel/mm/transparent_hugepage").exists();
+        let kernel_has_them = kernel_takes_advice();
         let world = Rect::new(0.0, 0.0, 4096.0, 4096.0);
         let rects: Vec<Rect> = (0..300_000u32)
             .map(|i| {

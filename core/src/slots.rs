@@ -217,13 +217,13 @@ impl<S: SlotRecord> SlotPool<S> {
     /// Reserves memory for `additional` more elements beyond the free slots.
     pub(crate) fn reserve(&mut self, additional: usize) {
         let fresh = additional.saturating_sub(self.slots.len() - self.live);
-        huge_pages::reserve(&mut self.slots, fresh);
-        huge_pages::reserve(&mut self.stamps, fresh);
+        huge_pages::reserve_exact(&mut self.slots, fresh);
+        huge_pages::reserve_exact(&mut self.stamps, fresh);
         if self.filtered() {
-            huge_pages::reserve(&mut self.filters, fresh);
+            huge_pages::reserve_exact(&mut self.filters, fresh);
         }
         if self.is_fat() {
-            huge_pages::reserve(&mut self.tight, fresh);
+            huge_pages::reserve_exact(&mut self.tight, fresh);
         }
     }
 
@@ -293,7 +293,7 @@ impl<S: SlotRecord> SlotPool<S> {
             if filter == Filter::DEFAULT {
                 return;
             }
-            self.filters = vec![Filter::DEFAULT; self.slots.len()];
+            huge_pages::resize(&mut self.filters, self.slots.len(), Filter::DEFAULT);
         }
         self.filters[index as usize] = filter;
     }

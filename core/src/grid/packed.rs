@@ -297,8 +297,7 @@ impl Grid {
             }
             None => {
                 packed.starts.clear();
-                huge_pages::reserve_len(&mut packed.starts, cells + 1);
-                packed.starts.resize(cells + 1, 0);
+                huge_pages::resize(&mut packed.starts, cells + 1, 0);
                 // Grown, never shrunk: a sort on fewer parts between two on
                 // many (a `cleanup`, a small batch) keeps the arrays for the next.
                 if packed.part_starts.len() < parts - 1 {
@@ -308,8 +307,7 @@ impl Grid {
                     (&mut packed.starts, &mut packed.part_starts[..parts - 1]);
                 for counts in part_starts.iter_mut() {
                     counts.clear();
-                    huge_pages::reserve_len(counts, cells + 1);
-                    counts.resize(cells + 1, 0);
+                    huge_pages::resize(counts, cells + 1, 0);
                 }
                 // Count each part's small elements per cell.
                 each_part(
@@ -323,8 +321,7 @@ impl Grid {
         let (starts, part_starts) = (&mut packed.starts, &mut packed.part_starts[..parts - 1]);
         part_cursors(starts, part_starts);
         // Every entry is written below: only the length matters.
-        huge_pages::reserve_len(&mut packed.entries, small + WINDOW);
-        packed.entries.resize(small + WINDOW, NOTHING);
+        huge_pages::resize(&mut packed.entries, small + WINDOW, NOTHING);
         packed.entries[small..].fill(NOTHING);
         // Fill each part's sections from their ends, its slots in reverse: each
         // section then holds its slots in ascending order, and the first

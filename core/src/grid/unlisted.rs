@@ -111,8 +111,8 @@ impl Grid {
         let total = count_into_cells(spans.clone(), columns, &mut cells);
         links.free = NONE;
         links.links.clear();
-        crate::huge_pages::reserve_len(&mut links.links, total as usize);
-        links.links.resize(
+        crate::huge_pages::resize(
+            &mut links.links,
             total as usize,
             Link {
                 next: NONE,

@@ -72,7 +72,9 @@ pub(crate) fn set_margin<T: HasSlots>(
         return;
     }
     if !pool.is_fat() {
-        pool.tight = pool.slots.iter().map(|slot| slot.rect()).collect();
+        pool.tight.clear();
+        crate::huge_pages::reserve_exact(&mut pool.tight, pool.slots.len());
+        pool.tight.extend(pool.slots.iter().map(|slot| slot.rect()));
     }
     pool.margin = margin;
     for slot in 0..pool.slots.len() as u32 {

@@ -183,14 +183,14 @@ pub(crate) fn read_slots<S: crate::slots::SlotRecord>(
     if filters != 0 && filters != count {
         return Err(invalid("filters and slots differ in number"));
     }
-    pool.filters.reserve_exact(filters);
+    crate::huge_pages::reserve_exact(&mut pool.filters, filters);
     for _ in 0..filters {
         let (category, mask) = (r.u32()?, r.u32()?);
         pool.filters.push(crate::Filter::new(category, mask));
     }
     pool.margin = r.f32()?;
     let tight = r.len(4 * 2 * S::Bounds::AXES)?;
-    pool.tight.reserve_exact(tight);
+    crate::huge_pages::reserve_exact(&mut pool.tight, tight);
     for _ in 0..tight {
         pool.tight.push(r.rect()?);
     }

@@ -215,7 +215,7 @@ impl LooseGrid {
                 let pool = &mut self.links;
                 if pool.free == NONE && pool.links.len() == pool.links.capacity() {
                     let more = (pool.links.len() / 8).max(64);
-                    crate::huge_pages::reserve(&mut pool.links, more);
+                    crate::huge_pages::reserve_exact(&mut pool.links, more);
                 }
                 self.tight[tight] = pool.alloc(cell, self.tight[tight]);
             }

@@ -77,7 +77,7 @@ impl LooseGrid {
         }
         let count = r.len(8)?;
         grid.links.free = r.u32()?;
-        crate::huge_pages::reserve(&mut grid.links.links, count);
+        crate::huge_pages::reserve_exact(&mut grid.links.links, count);
         for _ in 0..count {
             let (next, element) = (r.u32()?, r.u32()?);
             grid.links.links.push(Link { next, element });
