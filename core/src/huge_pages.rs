@@ -19,30 +19,27 @@
 /// partly used page at its end never costs much memory.
 const AT_LEAST: usize = 4 << 20;
 
-/// Room for `additional` more items, at least doubling the capacity when it
-/// grows, as `Vec::reserve` does.
+/// `vec.reserve(additional)`: room for `additional` more items, at least
+/// doubling the capacity when it grows.
 #[inline]
 pub(crate) fn reserve<T>(vec: &mut Vec<T>, additional: usize) {
     if vec.capacity() - vec.len() < additional {
-        let wanted = vec.len().saturating_add(additional);
-        grow(vec, wanted.max(vec.capacity().saturating_mul(2)));
+        grow(vec, additional, false);
     }
 }
 
-/// Room for exactly `additional` more items, as `Vec::reserve_exact`.
+/// `vec.reserve_exact(additional)`.
 #[inline]
 pub(crate) fn reserve_exact<T>(vec: &mut Vec<T>, additional: usize) {
     if vec.capacity() - vec.len() < additional {
-        grow(vec, vec.len().saturating_add(additional));
+        grow(vec, additional, true);
     }
 }
 
 /// `vec.push(value)`, through [`reserve`].
 #[inline]
 pub(crate) fn push<T>(vec: &mut Vec<T>, value: T) {
-    if vec.len() == vec.capacity() {
-        reserve(vec, 1);
-    }
+    reserve(vec, 1);
     vec.push(value);
 }
 
@@ -53,13 +50,22 @@ pub(crate) fn resize<T: Clone>(vec: &mut Vec<T>, len: usize, value: T) {
     vec.resize(len, value);
 }
 
-/// A capacity of `capacity` items: a large array moves into a fresh, marked
-/// allocation; a small one grows as `Vec` grows it.
+/// Room for `additional` more items: an array of 4 MiB or more moves into a
+/// fresh, marked allocation; a smaller one grows as `Vec` grows it.
 #[cold]
-fn grow<T>(vec: &mut Vec<T>, capacity: usize) {
-    let bytes = capacity.saturating_mul(core::mem::size_of::<T>());
-    if !cfg!(target_os = "linux") || bytes < AT_LEAST {
-        vec.reserve_exact(capacity - vec.len());
+fn grow<T>(vec: &mut Vec<T>, additional: usize, exact: bool) {
+    let wanted = vec.len().saturating_add(additional);
+    let capacity = if exact {
+        wanted
+    } else {
+        wanted.max(vec.capacity().saturating_mul(2))
+    };
+    if !cfg!(target_os = "linux") || capacity.saturating_mul(core::mem::size_of::<T>()) < AT_LEAST {
+        if exact {
+            vec.reserve_exact(additional);
+        } else {
+            vec.reserve(additional);
+        }
         return;
     }
     let mut fresh = Vec::with_capacity(capacity);

@@ -3,8 +3,9 @@
 use crate::dimension::Dimension;
 use crate::flat_tree::nodes::Node;
 use crate::flat_tree::FlatTree;
-use crate::index::snapshot::{invalid, read_slots, write_slots, Reader, Writer};
-use crate::links::Link;
+use crate::index::snapshot::{
+    invalid, read_links, read_slots, write_links, write_slots, Reader, Writer,
+};
 use crate::Error;
 
 impl<D: Dimension> FlatTree<D> {
@@ -23,12 +24,7 @@ impl<D: Dimension> FlatTree<D> {
             w.u32(node.first);
             w.u32(node.count as u32);
         }
-        w.u32(self.links.links.len() as u32);
-        w.u32(self.links.free);
-        for link in &self.links.links {
-            w.u32(link.next);
-            w.u32(link.element);
-        }
+        write_links(&mut w, &self.links);
         write_slots(&mut w, &self.slots, |slot, w| {
             w.u32(slot.place);
             w.u32(slot.home);
@@ -54,12 +50,7 @@ impl<D: Dimension> FlatTree<D> {
         if tree.nodes.nodes.is_empty() {
             return Err(invalid("no root node"));
         }
-        let count = r.len(8)?;
-        tree.links.free = r.u32()?;
-        for _ in 0..count {
-            let (next, element) = (r.u32()?, r.u32()?);
-            tree.links.links.push(Link { next, element });
-        }
+        tree.links = read_links(&mut r)?;
         tree.slots = read_slots(&mut r, 2, |mut slot: super::Slot<D>, r| {
             slot.place = r.u32()?;
             slot.home = r.u32()?;

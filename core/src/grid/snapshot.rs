@@ -2,9 +2,10 @@
 //! with the cells it records, two `u16` to a word), word for word.
 
 use crate::grid::{check_dimensions, Grid};
-use crate::index::snapshot::{invalid, read_slots, write_slots, Reader, Writer};
+use crate::index::snapshot::{
+    invalid, read_links, read_slots, write_links, write_slots, Reader, Writer,
+};
 use crate::index::Kind;
-use crate::links::Link;
 use crate::Error;
 
 impl Grid {
@@ -25,12 +26,7 @@ impl Grid {
         for &head in &self.cells {
             w.u32(head);
         }
-        w.u32(self.links.links.len() as u32);
-        w.u32(self.links.free);
-        for link in &self.links.links {
-            w.u32(link.next);
-            w.u32(link.element);
-        }
+        write_links(&mut w, &self.links);
         w.u32(self.big.len() as u32);
         for &slot in &self.big.slots {
             w.u32(slot);
@@ -62,13 +58,7 @@ impl Grid {
         for head in grid.cells.iter_mut() {
             *head = r.u32()?;
         }
-        let count = r.len(8)?;
-        grid.links.free = r.u32()?;
-        crate::huge_pages::reserve_exact(&mut grid.links.links, count);
-        for _ in 0..count {
-            let (next, element) = (r.u32()?, r.u32()?);
-            grid.links.links.push(Link { next, element });
-        }
+        grid.links = read_links(&mut r)?;
         let count = r.len(4)?;
         grid.big.slots.reserve_exact(count);
         for _ in 0..count {

@@ -133,6 +133,31 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// A link pool's words: the number of links, the free head, then each
+/// link's next and element.
+pub(crate) fn write_links(w: &mut Writer, pool: &crate::links::LinkPool) {
+    w.u32(pool.links.len() as u32);
+    w.u32(pool.free);
+    for link in &pool.links {
+        w.u32(link.next);
+        w.u32(link.element);
+    }
+}
+
+/// The link pool [`write_links`] wrote (its links checked by the structure's
+/// `validate`, as the snapshot's other words are).
+pub(crate) fn read_links(r: &mut Reader<'_>) -> Result<crate::links::LinkPool, Error> {
+    let count = r.len(8)?;
+    let mut pool = crate::links::LinkPool::new();
+    pool.free = r.u32()?;
+    crate::huge_pages::reserve_exact(&mut pool.links, count);
+    for _ in 0..count {
+        let (next, element) = (r.u32()?, r.u32()?);
+        pool.links.push(crate::links::Link { next, element });
+    }
+    Ok(pool)
+}
+
 /// A slot pool's words: the free head, then each slot's rectangle, id, stamp and
 /// `extra` words; then the number of filters (0 while every element has the
 /// default) and each slot's category and mask; then the margin and the number

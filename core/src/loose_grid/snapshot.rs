@@ -1,9 +1,10 @@
 //! The loose grid's snapshot: parameters, loose cells, tight heads, links, big
 //! list and slots, word for word.
 
-use crate::index::snapshot::{invalid, read_slots, write_slots, Reader, Writer};
+use crate::index::snapshot::{
+    invalid, read_links, read_slots, write_links, write_slots, Reader, Writer,
+};
 use crate::index::Kind;
-use crate::links::Link;
 use crate::loose_grid::{LooseCell, LooseGrid, Slot};
 use crate::Error;
 
@@ -34,12 +35,7 @@ impl LooseGrid {
         for &head in &self.tight {
             w.u32(head);
         }
-        w.u32(self.links.links.len() as u32);
-        w.u32(self.links.free);
-        for link in &self.links.links {
-            w.u32(link.next);
-            w.u32(link.element);
-        }
+        write_links(&mut w, &self.links);
         w.u32(self.big.slots.len() as u32);
         for &slot in &self.big.slots {
             w.u32(slot);
@@ -75,13 +71,7 @@ impl LooseGrid {
         for head in &mut grid.tight {
             *head = r.u32()?;
         }
-        let count = r.len(8)?;
-        grid.links.free = r.u32()?;
-        crate::huge_pages::reserve_exact(&mut grid.links.links, count);
-        for _ in 0..count {
-            let (next, element) = (r.u32()?, r.u32()?);
-            grid.links.links.push(Link { next, element });
-        }
+        grid.links = read_links(&mut r)?;
         let count = r.len(4)?;
         grid.big.slots.reserve_exact(count);
         for _ in 0..count {
