@@ -180,7 +180,8 @@
  *
  * A call that returns anything but `QT_OK` has changed nothing: not the tree,
  * not its out-parameters (the one exception, `out_bad_index` of the batch
- * calls, is written only on failure and says so).
+ * calls, is written only on failure and says so), but for `QT_PANIC` from a
+ * batch of moves, which finished them.
  */
 typedef enum qt_status {
     /**
@@ -240,7 +241,10 @@ typedef enum qt_status {
     /**
      * flatquad panicked inside the call (a bug: please report it). No unwind
      * crossed into C. If the call was given a `qt_tree *`, that tree is now
-     * poisoned.
+     * poisoned, except after a batch of moves (`qt_move_many`,
+     * `qt_octree_move_many`): the
+     * moves were finished, every element is at its new rectangle, and the
+     * tree goes on (the one status that reports a change).
      */
     QT_PANIC = 11,
     /**
@@ -1501,13 +1505,29 @@ enum qt_status qt_move(struct qt_tree *tree, qt_handle_t handle, struct qt_rect 
  * or more run on rayon's global pool (from a thread outside it, the caller
  * waiting; see `qt_join_thread_pool`): their checks on every core, and a
  * grid's moves too from 400,000. Set `RAYON_NUM_THREADS=1` to keep them on
- * the calling thread.
+ * the calling thread. `QT_PANIC`: a bug in flatquad panicked halfway through
+ * the moves (on any thread); they were finished, every element is at its new
+ * rectangle, and the tree goes on (not poisoned).
  */
 enum qt_status qt_move_many(struct qt_tree *tree,
                             const qt_handle_t *handles,
                             const struct qt_rect *rects,
                             size_t count,
                             size_t *out_bad_index);
+
+/**
+ * **Testing only**: [`qt_move_many`] whose moves panic after the first `at`
+ * of the `count` are made, on a worker thread of the batch calls' pool if
+ * `on_worker`, as a bug in flatquad would. The moves are then finished, as
+ * after any panic in a move: `QT_PANIC`, every element at its new
+ * rectangle, and the tree is not poisoned.
+ */
+enum qt_status qt_test_panic_in_moves(struct qt_tree *tree,
+                                      const qt_handle_t *handles,
+                                      const struct qt_rect *rects,
+                                      size_t count,
+                                      size_t at,
+                                      bool on_worker);
 
 /**
  * The structure's lazy tidying, once a frame after the moves: a quadtree

@@ -408,6 +408,44 @@ function runChild(script) {
 }
 
 describe('panics', () => {
+  it('that stop moves halfway finish them: ERR_FLATQUAD_PANIC, every element at its new box, the index not poisoned', () => {
+    const script = `
+      const flatquad = require('flatquad')
+      const out = []
+      for (const name of ['Quadtree', 'Grid', 'LooseGrid', 'LooseQuadtree']) {
+        for (const onWorker of [false, true]) {
+          const t = new flatquad[name]({ x: 0, y: 0, width: 100, height: 100 })
+          const n = 2000
+          const boxes = new Float64Array(4 * n)
+          for (let i = 0; i < n; i++) {
+            const x = (i * 37) % 100, y = (i * 53) % 100
+            boxes.set([x, y, x + 1, y + 1], 4 * i)
+          }
+          const handles = t.insertMany(boxes)
+          const moved = new Float64Array(4 * n)
+          for (let i = 0; i < n; i++) {
+            const x = (i * 41 + 13) % 110 - 5, y = (i * 29 + 7) % 110 - 5
+            moved.set([x, y, x + 2, y + 2], 4 * i)
+          }
+          try { t.__panicInMovesForTests(handles, moved, n / 2, onWorker); out.push('no error') } catch (e) { out.push(e.code, /the move was finished/.test(e.message)) }
+          let same = 0
+          for (let i = 0; i < n; i++) {
+            const r = t.rectOf(handles[i])
+            if (r.x1 === Math.fround(moved[4 * i]) && r.y2 === Math.fround(moved[4 * i + 3])) same++
+          }
+          out.push(same === n, t.size, t.query(moved[0], moved[1], moved[2], moved[3]).includes(handles[0]))
+          t.moveMany(handles, boxes)
+          out.push(t.rectOf(handles[1]).x1 === boxes[4])
+        }
+      }
+      console.log(JSON.stringify(out))
+    `
+    const child = runChild(script)
+    assert.match(child.stderr, /deliberate test panic on a worker thread/)
+    const once = ['ERR_FLATQUAD_PANIC', true, true, 2000, true, true]
+    assert.deepEqual(JSON.parse(child.stdout), Array(8).fill(once).flat())
+  })
+
   it('become exceptions and never abort the process, on the calling thread or a worker; a panic while changing an index poisons it', () => {
     // In a child process, so an abort would show as its exit status.
     const script = `

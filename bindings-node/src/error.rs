@@ -155,6 +155,8 @@ impl Fail {
             K::InvalidParameter => (Class::Range, code::INVALID_OPTION),
             K::CapacityExceeded => (Class::Range, code::CAPACITY),
             K::InvalidBytes => (Class::Error, code::INVALID_BYTES),
+            // A move a panic stopped, finished: the index is whole, not poisoned.
+            K::Panic => (Class::Error, code::PANIC),
             // `ErrorKind` is `#[non_exhaustive]`: a kind added to the core later
             // is thrown with the generic code until it gets its own here.
             _ => (Class::Error, code::OTHER),

@@ -203,16 +203,6 @@ impl<R: ToNapiValue + TypeName + Send + 'static> Task for Promised<R> {
     }
 }
 
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "unknown panic".to_owned()
-    }
-}
-
 /// Runs `body`, turning a panic into an `ERR_FLATQUAD_PANIC` error; `on_panic`
 /// runs first when one is caught.
 pub(crate) fn guarded<T>(on_panic: impl FnOnce(), body: impl FnOnce() -> Outcome<T>) -> Outcome<T> {
@@ -225,7 +215,7 @@ pub(crate) fn guarded<T>(on_panic: impl FnOnce(), body: impl FnOnce() -> Outcome
                 code::PANIC,
                 format!(
                     "internal error in flatquad (a Rust panic, please report it): {}",
-                    panic_message(&*payload)
+                    flatquad::panic_message(&*payload)
                 ),
             ))
         }
@@ -1708,7 +1698,50 @@ impl<T: Held> Index<T> {
         handles: &Unknown<'_>,
         rects: &Unknown<'_>,
     ) -> napi::Result<()> {
-        self.write(env, "moveMany", |index| {
+        self.moves(env, "moveMany", handles, rects, |index, list, rects| {
+            index.par_update_many(list, rects)
+        })
+    }
+
+    /// Test hook: `moveMany` whose moves panic after the first `at` are
+    /// made, on a worker thread if `on_worker`, as a bug would: the moves are
+    /// finished and the call throws `ERR_FLATQUAD_PANIC`, the index not
+    /// poisoned.
+    pub(crate) fn panic_in_moves_for_tests(
+        &self,
+        env: &Env,
+        handles: &Unknown<'_>,
+        rects: &Unknown<'_>,
+        at: u32,
+        on_worker: bool,
+    ) -> napi::Result<()> {
+        self.moves(
+            env,
+            "__panicInMovesForTests",
+            handles,
+            rects,
+            |index, list, rects| {
+                flatquad::update_many_panicking_for_tests(
+                    index,
+                    list,
+                    rects,
+                    at as usize,
+                    on_worker,
+                )
+            },
+        )
+    }
+
+    /// `moveMany`'s arguments read and checked, then moved by `moves`.
+    fn moves(
+        &self,
+        env: &Env,
+        what: &str,
+        handles: &Unknown<'_>,
+        rects: &Unknown<'_>,
+        moves: impl FnOnce(&mut T, &[Handle], &[T::Bounds]) -> Result<(), flatquad::Error>,
+    ) -> napi::Result<()> {
+        self.write(env, what, |index| {
             self.with_scratch(|list| {
                 args::handles(handles, "handles", list)?;
                 let rects = args::rects(rects, "rects")?;
@@ -1720,7 +1753,7 @@ impl<T: Held> Index<T> {
                         rects.len()
                     )));
                 }
-                index.par_update_many(list, rects).map_err(core)
+                moves(index, list, rects).map_err(core)
             })
         })
     }

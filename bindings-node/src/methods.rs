@@ -424,6 +424,29 @@ macro_rules! methods {
                     .panic_for_tests(env, mutating, on_worker.unwrap_or(false))
             }
 
+            /// Test hook: `moveMany` whose moves panic after the first `at` are
+            /// made (on a worker thread with `onWorker`), as a bug in flatquad
+            /// would, so the tests can check that the moves are finished, the
+            /// call throws `ERR_FLATQUAD_PANIC` and the index goes on. Not part
+            /// of the API (absent from the typings).
+            #[napi(js_name = "__panicInMovesForTests", skip_typescript, catch_unwind)]
+            pub fn panic_in_moves_for_tests(
+                &self,
+                env: &Env,
+                handles: Unknown<'_>,
+                rects: Unknown<'_>,
+                at: u32,
+                on_worker: Option<bool>,
+            ) -> napi::Result<()> {
+                self.index.panic_in_moves_for_tests(
+                    env,
+                    &handles,
+                    &rects,
+                    at,
+                    on_worker.unwrap_or(false),
+                )
+            }
+
             /// Test hook: an `...Async` call whose answer panics, on another
             /// thread of the pool answering it (`onWorker`) or on the thread
             /// the answer starts on, so the tests can check that the promise

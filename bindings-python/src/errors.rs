@@ -45,6 +45,8 @@ fn exception(py: Python<'_>, kind: ErrorKind, message: String) -> PyErr {
     let err = match kind {
         ErrorKind::InvalidHandle | ErrorKind::DuplicateHandle => PyKeyError::new_err(message),
         ErrorKind::CapacityExceeded => PyOverflowError::new_err(message),
+        // A move a panic stopped, finished: the structure is whole, not poisoned.
+        ErrorKind::Panic => PyRuntimeError::new_err(message),
         ErrorKind::InvalidRect
         | ErrorKind::InvalidPoint
         | ErrorKind::InvalidWorld

@@ -40,6 +40,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(octree::_restore_octree, m)?)?;
     m.add_function(wrap_pyfunction!(join::_restore_boxes, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_in_moves_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(_join_thread_pool, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     if on_main_thread(m.py())? {
@@ -114,6 +115,29 @@ fn _panic_for_tests(
     } else {
         let index = index.cast::<octree::Octree>()?;
         panic_under(index.get().lock(), py, mutating, panic)
+    }
+}
+
+/// Test hook: `index.move_many(handles, rects)` whose moves panic after the
+/// first `at` are made, on a worker thread of the batch calls' pool if
+/// `on_worker`, as a bug in flatquad would: the moves are finished, the call
+/// raises a `RuntimeError` whose `kind` is `"Panic"`, and the structure is
+/// not poisoned. Not part of the API.
+#[pyfunction]
+#[pyo3(signature = (index, handles, rects, at, on_worker = false))]
+fn _panic_in_moves_for_tests(
+    py: Python<'_>,
+    index: &Bound<'_, PyAny>,
+    handles: &Bound<'_, PyAny>,
+    rects: &Bound<'_, PyAny>,
+    at: usize,
+    on_worker: bool,
+) -> PyResult<()> {
+    if let Ok(index) = index.cast::<index::Index>() {
+        shared::move_many_panicking(index.get().lock(), py, handles, rects, at, on_worker)
+    } else {
+        let index = index.cast::<octree::Octree>()?;
+        shared::move_many_panicking(index.get().lock(), py, handles, rects, at, on_worker)
     }
 }
 

@@ -353,11 +353,41 @@ pub(crate) fn move_many<T: Core>(
     handles: &Bound<'_, PyAny>,
     rects: &Bound<'_, PyAny>,
 ) -> PyResult<()> {
+    moves_by(lock, py, handles, rects, |index, handles, rects| {
+        index.par_update_many(handles, rects)
+    })
+}
+
+/// `move_many` whose moves panic after the first `at` are made (on a
+/// worker thread with `on_worker`), as a bug would: the moves are finished
+/// and the call raises (testing only: `_panic_in_moves_for_tests`).
+pub(crate) fn move_many_panicking<T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'_>,
+    handles: &Bound<'_, PyAny>,
+    rects: &Bound<'_, PyAny>,
+    at: usize,
+    on_worker: bool,
+) -> PyResult<()> {
+    moves_by(lock, py, handles, rects, |index, handles, rects| {
+        flatquad::update_many_panicking_for_tests(index, handles, rects, at, on_worker)
+    })
+}
+
+/// `move_many`'s arguments read, then moved by `moves` under the lock, on
+/// the batch calls' threads.
+fn moves_by<T: Core>(
+    lock: &IndexLock<T>,
+    py: Python<'_>,
+    handles: &Bound<'_, PyAny>,
+    rects: &Bound<'_, PyAny>,
+    moves: impl FnOnce(&mut T, &[Handle], &[T::Bounds]) -> Result<(), flatquad::Error> + Send,
+) -> PyResult<()> {
     let handles_arg = Handles::new(handles, "handles")?;
     let handles = handles_arg.as_handles()?;
     let rects = Rects::<T::Bounds>::new(rects, "rects")?;
     let rects = rects.as_rects()?;
-    let result = lock.write_on_threads(py, |index| index.par_update_many(handles, rects))?;
+    let result = lock.write_on_threads(py, |index| moves(index, handles, rects))?;
     result.map_err(|e| errors::to_py_shown(py, e, MOVE_MANY, &|i| handles_arg.show(i)))
 }
 

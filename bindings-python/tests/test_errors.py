@@ -318,6 +318,38 @@ def test_a_panic_while_changing_an_index_poisons_it(make, on_worker):
 
 
 @pytest.mark.parametrize("on_worker", [False, True])
+@pytest.mark.parametrize("make", [*STRUCTURES, flatquad.Octree], ids=lambda c: c.__name__)
+def test_a_panic_that_stops_moves_halfway_finishes_them(make, on_worker):
+    """A panic inside flatquad (a bug) that stops a batch of moves halfway,
+    on this thread or a worker: the moves are finished from the arguments, the
+    call raises RuntimeError (kind "Panic"), and the index, whole and not
+    poisoned, holds every element at its new box and goes on."""
+    three_d = make is flatquad.Octree
+    dims = 3 if three_d else 2
+    index = make((0, 0, 0, 100, 100, 100) if three_d else (0, 0, 100, 100))
+    rng = np.random.default_rng(11)
+    n = 2000
+
+    def boxes():
+        lo = rng.uniform(-10, 105, size=(n, dims)).astype(np.float32)
+        return np.hstack([lo, lo + rng.uniform(0, 3, size=(n, dims)).astype(np.float32)])
+
+    handles = index.insert_many(boxes())
+    moved = boxes()
+    with pytest.raises(RuntimeError, match="the move was finished") as stopped:
+        flatquad._native._panic_in_moves_for_tests(index, handles, moved, n // 2, on_worker)
+    assert stopped.value.kind == "Panic"
+    assert len(index) == n
+    assert [index.rect_of(h) for h in handles] == [tuple(map(float, b)) for b in moved]
+    index._validate()
+    hits = index.query(tuple(map(float, moved[0])))
+    assert handles[0] in hits
+    again = boxes()
+    index.move_many(handles, again)
+    assert index.rect_of(handles[-1]) == tuple(map(float, again[-1]))
+
+
+@pytest.mark.parametrize("on_worker", [False, True])
 @pytest.mark.parametrize("make", [flatquad.Grid, flatquad.Octree], ids=lambda c: c.__name__)
 def test_a_panic_while_updating_a_tracker_poisons_the_tracker(make, on_worker):
     """A panic inside flatquad while a PairTracker was being changed (as in

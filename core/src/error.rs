@@ -95,6 +95,12 @@ pub enum Error {
     /// Bytes given to [`SpatialIndex::from_bytes`](crate::SpatialIndex::from_bytes) are not
     /// a consistent snapshot; the reason says what is wrong.
     InvalidBytes(String),
+    /// A panic inside flatquad (a bug, never bad input: please report it)
+    /// stopped a batch of moves (`update_many`, `par_update_many`) halfway.
+    /// The move was then finished from its arguments: every element stands
+    /// at its new box, as if the call had succeeded, in a structure rebuilt
+    /// from the elements. The string is the panic's message.
+    Panicked(String),
     /// An item of a batch call was refused; `index` is its position in the batch.
     InBatch {
         /// Position of the refused item.
@@ -129,6 +135,8 @@ pub enum ErrorKind {
     CapacityExceeded = 9,
     /// [`Error::InvalidBytes`].
     InvalidBytes = 10,
+    /// [`Error::Panicked`].
+    Panic = 11,
     /// [`Error::LengthMismatch`].
     LengthMismatch = 14,
 }
@@ -145,6 +153,7 @@ impl ErrorKind {
             ErrorKind::InvalidParameter => "InvalidParameter",
             ErrorKind::CapacityExceeded => "CapacityExceeded",
             ErrorKind::InvalidBytes => "InvalidBytes",
+            ErrorKind::Panic => "Panic",
             ErrorKind::LengthMismatch => "LengthMismatch",
         }
     }
@@ -153,7 +162,7 @@ impl ErrorKind {
     /// bindings raise their "bad value" error (Python `ValueError`, JS
     /// `RangeError`) for these.
     pub fn is_bad_value(self) -> bool {
-        !matches!(self, ErrorKind::CapacityExceeded)
+        !matches!(self, ErrorKind::CapacityExceeded | ErrorKind::Panic)
     }
 }
 
@@ -174,6 +183,7 @@ impl Error {
             | Error::InvalidMotion { .. } => ErrorKind::InvalidParameter,
             Error::CapacityExceeded => ErrorKind::CapacityExceeded,
             Error::InvalidBytes(_) => ErrorKind::InvalidBytes,
+            Error::Panicked(_) => ErrorKind::Panic,
             Error::InBatch { .. } => unreachable!("root() looks through InBatch"),
         }
     }
@@ -280,6 +290,11 @@ impl core::fmt::Display for Error {
             ),
             Error::CapacityExceeded => write!(f, "the index is full (2^32 - 1 elements or links)"),
             Error::InvalidBytes(reason) => write!(f, "invalid snapshot bytes: {reason}"),
+            Error::Panicked(message) => write!(
+                f,
+                "internal error in flatquad (a panic, please report it): {message}; \
+                 the move was finished: every element is at its new box"
+            ),
             Error::InBatch { index, error } => write!(f, "item {index} of the batch: {error}"),
         }
     }

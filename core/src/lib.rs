@@ -179,6 +179,31 @@ pub fn panic_for_tests(on_worker: bool) -> ! {
     panic!("deliberate test panic")
 }
 
+#[doc(hidden)]
+pub use index::finish_moves::panic_message;
+
+/// **Testing only** (for the bindings' tests of moves a panic stops):
+/// [`SpatialIndex::update_many`] of `handles` to `rects`, checked as it
+/// checks them, whose moves panic after the first `at` are made (on the
+/// calling thread), then on a worker thread when `on_worker`
+/// ([`panic_for_tests`]), as a bug would. The moves
+/// are then finished as after any such panic: the call returns
+/// [`Error::Panicked`] and every element is at its new box.
+///
+/// # Errors
+/// As [`SpatialIndex::update_many`], and [`Error::Panicked`] for the panic.
+#[doc(hidden)]
+#[cfg(feature = "rayon")]
+pub fn update_many_panicking_for_tests<T: SpatialIndex>(
+    index: &mut T,
+    handles: &[Handle],
+    rects: &[T::Bounds],
+    at: usize,
+    on_worker: bool,
+) -> Result<(), Error> {
+    index::finish_moves::update_many_panicking(index, handles, rects, at, on_worker)
+}
+
 /// The crate README's examples, compiled and run as doc tests (the README is
 /// inside the package, so the published crate's doc tests pass too; the
 /// repository's README is tested by flatquad-bench).

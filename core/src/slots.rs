@@ -69,6 +69,8 @@ pub trait SlotRecord: Copy {
     fn fresh(rect: Self::Bounds, id: u32) -> Self;
     /// The element's rectangle (box).
     fn rect(&self) -> Self::Bounds;
+    /// Sets [`rect`](SlotRecord::rect), the structure's fields untouched.
+    fn set_rect(&mut self, rect: Self::Bounds);
     /// The element's id, or the next free slot while free.
     fn id(&self) -> u32;
     /// Sets [`id`](SlotRecord::id).
@@ -97,6 +99,10 @@ macro_rules! slot_record {
             #[inline]
             fn rect(&self) -> $bounds {
                 self.rect
+            }
+            #[inline]
+            fn set_rect(&mut self, rect: $bounds) {
+                self.rect = rect;
             }
             #[inline]
             fn id(&self) -> u32 {

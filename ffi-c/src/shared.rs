@@ -157,6 +157,23 @@ pub(crate) unsafe fn move_many<W: Shell>(
         .map_err(|error| batch_error(error, out_bad_index))
 }
 
+/// [`move_many`] whose moves panic after the first `at` (testing only:
+/// `qt_test_panic_in_moves`).
+pub(crate) unsafe fn move_many_panicking<W: Shell>(
+    tree: *mut W,
+    handles: *const qt_handle_t,
+    rects: *const W::CBox,
+    count: usize,
+    at: usize,
+    on_worker: bool,
+) -> Status {
+    let mut tree = tree_mut(tree)?;
+    let handles = Handle::cast_slice(slice_in(handles, count)?);
+    let rects = slice_in(rects.cast::<BoxOf<W>>(), count)?;
+    flatquad_core::update_many_panicking_for_tests(&mut tree.tree, handles, rects, at, on_worker)?;
+    Ok(())
+}
+
 pub(crate) unsafe fn cleanup<W: Shell>(tree: *mut W) -> Status {
     tree_mut(tree)?.tree.cleanup();
     Ok(())

@@ -18,7 +18,8 @@ use crate::boundary::guard;
 ///
 /// A call that returns anything but `QT_OK` has changed nothing: not the tree,
 /// not its out-parameters (the one exception, `out_bad_index` of the batch
-/// calls, is written only on failure and says so).
+/// calls, is written only on failure and says so), but for `QT_PANIC` from a
+/// batch of moves, which finished them.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum qt_status {
@@ -56,7 +57,10 @@ pub enum qt_status {
     QT_INVALID_BYTES = 10,
     /// flatquad panicked inside the call (a bug: please report it). No unwind
     /// crossed into C. If the call was given a `qt_tree *`, that tree is now
-    /// poisoned.
+    /// poisoned, except after a batch of moves (`qt_move_many`,
+    /// `qt_octree_move_many`): the
+    /// moves were finished, every element is at its new rectangle, and the
+    /// tree goes on (the one status that reports a change).
     QT_PANIC = 11,
     /// An earlier call panicked while changing this tree (or this tracker),
     /// so it may be inconsistent: every call on it now returns this. Only its
@@ -103,7 +107,7 @@ impl qt_status {
 
     /// The statuses that report a core error, each numbered as its
     /// [`ErrorKind`].
-    const CORE_ERRORS: [qt_status; 8] = [
+    const CORE_ERRORS: [qt_status; 9] = [
         QT_INVALID_RECT,
         QT_INVALID_POINT,
         QT_INVALID_HANDLE,
@@ -112,6 +116,7 @@ impl qt_status {
         QT_INVALID_PARAMETER,
         QT_CAPACITY_EXCEEDED,
         QT_INVALID_BYTES,
+        QT_PANIC,
     ];
 
     /// The status of an error kind: the one of the same number, or
@@ -203,6 +208,7 @@ mod tests {
             ErrorKind::InvalidParameter,
             ErrorKind::CapacityExceeded,
             ErrorKind::InvalidBytes,
+            ErrorKind::Panic,
         ];
         assert_eq!(kinds.len(), qt_status::CORE_ERRORS.len());
         for kind in kinds {

@@ -121,7 +121,9 @@ pub unsafe extern "C" fn qt_move(
 /// or more run on rayon's global pool (from a thread outside it, the caller
 /// waiting; see `qt_join_thread_pool`): their checks on every core, and a
 /// grid's moves too from 400,000. Set `RAYON_NUM_THREADS=1` to keep them on
-/// the calling thread.
+/// the calling thread. `QT_PANIC`: a bug in flatquad panicked halfway through
+/// the moves (on any thread); they were finished, every element is at its new
+/// rectangle, and the tree goes on (not poisoned).
 #[no_mangle]
 pub unsafe extern "C" fn qt_move_many(
     tree: *mut qt_tree,
@@ -131,6 +133,23 @@ pub unsafe extern "C" fn qt_move_many(
     out_bad_index: *mut usize,
 ) -> qt_status {
     guard(|| move_many(tree, handles, rects, count, out_bad_index))
+}
+
+/// **Testing only**: [`qt_move_many`] whose moves panic after the first `at`
+/// of the `count` are made, on a worker thread of the batch calls' pool if
+/// `on_worker`, as a bug in flatquad would. The moves are then finished, as
+/// after any panic in a move: `QT_PANIC`, every element at its new
+/// rectangle, and the tree is not poisoned.
+#[no_mangle]
+pub unsafe extern "C" fn qt_test_panic_in_moves(
+    tree: *mut qt_tree,
+    handles: *const qt_handle_t,
+    rects: *const qt_rect,
+    count: usize,
+    at: usize,
+    on_worker: bool,
+) -> qt_status {
+    guard(|| move_many_panicking(tree, handles, rects, count, at, on_worker))
 }
 
 /// The structure's lazy tidying, once a frame after the moves: a quadtree

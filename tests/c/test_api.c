@@ -1716,6 +1716,42 @@ static void test_panic_boundary(void) {
     qt_destroy(g.tree);
 }
 
+/* A panic that stops a batch of moves halfway (a bug in flatquad; the hook
+ * breaks the batch after half its moves, on the calling thread, then on a
+ * worker) finishes the moves: QT_PANIC, every element at its new rectangle,
+ * the tree whole and not poisoned. */
+static void test_panic_in_moves(void) {
+    int on_worker;
+    for (on_worker = 0; on_worker < 2; on_worker++) {
+        fixture f = make_fixture();
+        static qt_rect to[300];
+        qt_rect got;
+        qt_handle_t buf[4];
+        size_t i, total = 0, n = f.nlive;
+        for (i = 0; i < n; i++) {
+            float x = rnd() * 120 - 10, y = rnd() * 120 - 10, s = rnd() * 5;
+            to[i] = rect(x, y, x + s, y + s);
+        }
+        CHECK_STATUS(qt_test_panic_in_moves(f.tree, f.live, to, n, n / 2, on_worker != 0), QT_PANIC);
+        CHECK_OK(qt_validate(f.tree));
+        CHECK(qt_len(f.tree) == n);
+        for (i = 0; i < n; i++) {
+            CHECK_OK(qt_element_rect(f.tree, f.live[i], &got));
+            CHECK(memcmp(&got, &to[i], sizeof got) == 0);
+        }
+        /* It answers from the new rectangles, and goes on moving. */
+        CHECK_OK(qt_query(f.tree, QRECT(to[n - 1], QT_NO_HANDLE, QT_MASK_ALL), buf, 4, &total));
+        CHECK(total >= 1);
+        CHECK_OK(qt_move(f.tree, f.live[0], rect(1, 1, 2, 2)));
+        CHECK_OK(qt_validate(f.tree));
+        /* A bad batch is still refused before the hook, changing nothing. */
+        CHECK_STATUS(qt_test_panic_in_moves(f.tree, f.stale, to, 20, 10, false), QT_INVALID_HANDLE);
+        CHECK_OK(qt_element_rect(f.tree, f.live[0], &got));
+        CHECK(got.x1 == 1 && got.y2 == 2);
+        qt_destroy(f.tree);
+    }
+}
+
 /* ------------------------------------------------- query descriptions */
 
 /* The sorted hits of one description, for comparing a batch's rows with. */
@@ -2116,6 +2152,7 @@ int main(void) {
         test_clear_elements_params();
         test_clone_and_bytes();
         test_panic_boundary();
+        test_panic_in_moves();
         test_double_bulk_join();
         /* The walks' shapes: the quadtree's cells, the grids' depth-0 cells; the
          * loose quadtree's boxes are checked by the core's own tests. */

@@ -5,6 +5,7 @@
 use crate::dimension::Dimension;
 use crate::flat_tree::nodes::LeafSet;
 use crate::flat_tree::FlatTree;
+use crate::index::finish_moves::refile_around_slots;
 use crate::slots::NONE;
 use crate::tree_lines::{mask, Cell, Place, Stack, NO_PLACE};
 
@@ -18,6 +19,12 @@ impl<D: Dimension> FlatTree<D> {
             return;
         }
         self.refile(slot, rect);
+    }
+
+    /// Links every live element anew into a tree of one empty leaf, after a
+    /// panic left the tree unknown (`index::finish_moves`).
+    pub(crate) fn refile_all(&mut self) {
+        refile_around_slots(self, Self::reset, |tree, slot, rect| tree.link(slot, &rect));
     }
 
     /// [`move_element`](Self::move_element)'s moves that may change leaves.
@@ -54,6 +61,8 @@ impl<D: Dimension> FlatTree<D> {
             cell = cell.child(node.first, mask.trailing_zeros());
         }
         self.unlink_from(cell, slot, &current.rect);
+        #[cfg(test)]
+        crate::index::finish_moves::panic_if_told(&rect);
         self.slots.slots[slot as usize].rect = rect;
         self.link_from(cell, slot, &rect);
     }

@@ -5,9 +5,9 @@
 use arrayvec::ArrayVec;
 
 use crate::axis::Axis;
-use crate::grid::{Grid, Slot, Span};
+use crate::grid::{is_big_among, Grid, Slot, Span};
 use crate::index::raw::PREFETCH_AHEAD;
-use crate::slots::prefetch;
+use crate::slots::{prefetch, NONE};
 use crate::{Handle, Rect};
 
 /// One element leaving the cells of `from` for those of `to`.
@@ -29,6 +29,8 @@ pub(crate) fn move_record(
     slot: u32,
     rect: Rect,
 ) -> Option<Move> {
+    #[cfg(test)]
+    crate::index::finish_moves::panic_if_told(&rect);
     let from = Span::unpack(record.cells);
     record.rect = rect;
     // The common case: the same cells (the rectangle's edges in the same
@@ -74,6 +76,8 @@ pub(crate) fn move_range(
         if let Some(record) = records.get_mut((slot as usize).wrapping_sub(first)) {
             if let Some(m) = mover(record, slot, rect) {
                 moved(at as u32, m);
+                #[cfg(test)]
+                crate::index::finish_moves::panic_late_if_told(&rect);
             }
         }
     }
@@ -100,6 +104,8 @@ impl Grid {
     /// Takes a moved element out of the lists it left and into those it joined.
     #[inline]
     fn relink(&mut self, Move { slot, from, to }: Move) {
+        #[cfg(test)]
+        crate::index::finish_moves::panic_late_if_told(&self.slots.slots[slot as usize].rect);
         match (self.is_big(&from), self.is_big(&to)) {
             (true, true) => {}
             (true, false) => {
@@ -115,6 +121,29 @@ impl Grid {
                 self.link_cells(slot, to, Some(from));
             }
         }
+    }
+
+    /// Files every live element anew, after a panic left the lists, runs or
+    /// counts unknown (`index::finish_moves`): each record's cells from its
+    /// rectangle, the big list from those, the lists by one counting sort
+    /// ([`relist`](Grid::relist)); the runs wait for the next sort.
+    pub(crate) fn refile_all(&mut self) {
+        // A panic inside `relist` leaves the cell heads taken out (empty).
+        let cells = self.columns() as usize * self.rows() as usize;
+        self.cells.resize(cells, NONE);
+        self.big.clear();
+        for slot in 0..self.slots.slots.len() as u32 {
+            if self.slots.is_live(slot) {
+                let span = self.span(&self.slots.slots[slot as usize].rect);
+                self.slots.slots[slot as usize].cells = span.pack();
+                if is_big_among(cells, &span) {
+                    self.big.add(slot);
+                }
+            }
+        }
+        self.packed.stale();
+        self.lists_stale = true;
+        self.relist();
     }
 
     pub(crate) fn move_element(&mut self, slot: u32, rect: Rect) {

@@ -231,6 +231,9 @@ macro_rules! any_index {
             fn set_margin_checked(&mut self, margin: f32) {
                 dispatch!(self, $name[$($variant),+], s => s.set_margin_checked(margin))
             }
+            fn finish_moves(&mut self, handles: &[Handle], rects: &[$bounds]) {
+                dispatch!(self, $name[$($variant),+], s => s.finish_moves(handles, rects))
+            }
             fn pairs_checked<F>(&self, visit: F) -> ControlFlow<()>
             where
                 F: FnMut(Handle, Handle) -> ControlFlow<()>,

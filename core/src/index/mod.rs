@@ -9,6 +9,7 @@ use crate::{Bounds, Error, Filter, Handle, Rect};
 mod any;
 mod columns;
 pub(crate) mod fat_bounds;
+pub(crate) mod finish_moves;
 pub mod join;
 mod pair_tracker;
 #[cfg(feature = "rayon")]
@@ -21,6 +22,7 @@ mod str_order;
 
 pub use any::{AnyIndex, AnyIndex3, Kind};
 pub use columns::QueryColumns;
+use finish_moves::finish_on_panic;
 pub use pair_tracker::PairTracker;
 pub use query::{Query, Shape};
 use raw::{Structure, PREFETCH_AHEAD};
@@ -384,12 +386,18 @@ pub trait SpatialIndex: Structure + Sized + Send + Sync {
     /// every item first: on error nothing moves.
     ///
     /// # Errors
-    /// [`Error::LengthMismatch`], or the first item's error inside [`Error::InBatch`].
+    /// [`Error::LengthMismatch`], or the first item's error inside
+    /// [`Error::InBatch`]; nothing moves. [`Error::Panicked`] if a bug in
+    /// flatquad panicked halfway through the moves, on any thread: they were
+    /// finished from the arguments, so every element is at its new box, as
+    /// after a call that succeeded (`docs/design.md`, "A panic on a worker
+    /// thread").
     fn update_many(&mut self, handles: &[Handle], rects: &[Self::Bounds]) -> Result<(), Error> {
         check_lengths(handles.len(), rects.len())?;
         check_moves(self, handles, rects, 0)?;
-        self.relocate_many(handles, rects);
-        Ok(())
+        finish_on_panic(self, handles, rects, |index| {
+            index.relocate_many(handles, rects)
+        })
     }
 
     /// [`update_many`](SpatialIndex::update_many) on all of rayon's threads

@@ -6,6 +6,7 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
+use super::finish_moves::finish_on_panic;
 use super::search::{self, Neighbor, Ray, RayHit};
 use super::{check_max_distance, check_point, check_rays, query, Query, SpatialIndex};
 use crate::{Bounds, Error, Handle};
@@ -295,21 +296,21 @@ pub(crate) fn query_many<T: SpatialIndex + Sync>(
 
 /// [`SpatialIndex::par_update_many`] (the lengths checked): the checks,
 /// then the structure's moves ([`par_relocate_many`](super::raw::Structure::par_relocate_many)),
-/// on rayon's pool when the checks take its threads.
+/// on rayon's pool when the checks take its threads; moves a panic stops are
+/// finished ([`finish_on_panic`]).
 pub(crate) fn update_many<T: SpatialIndex>(
     index: &mut T,
     handles: &[Handle],
     rects: &[T::Bounds],
 ) -> Result<(), Error> {
+    let moves = |index: &mut T| index.par_relocate_many(handles, rects);
     if on_one_thread(handles.len(), PAR_QUERY_MIN_RECTS) {
         super::check_moves(index, handles, rects, 0)?;
-        index.par_relocate_many(handles, rects);
-        return Ok(());
+        return finish_on_panic(index, handles, rects, moves);
     }
     on_pool(|| {
         check_moves_on_threads(index, handles, rects)?;
-        index.par_relocate_many(handles, rects);
-        Ok(())
+        finish_on_panic(index, handles, rects, moves)
     })
 }
 

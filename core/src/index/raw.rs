@@ -313,6 +313,12 @@ pub trait Structure: Slots {
     /// (`index::fat_bounds`).
     fn set_margin_checked(&mut self, margin: f32);
 
+    /// Finishes moves of `handles` (live) to `rects` that a panic stopped
+    /// halfway: each record takes its last box, and the structure, whatever
+    /// state the panic left it in, is rebuilt around the records
+    /// (`index::finish_moves`).
+    fn finish_moves(&mut self, handles: &[Handle], rects: &[Self::Bounds]);
+
     /// The top of the structure for the best-first search: its root nodes
     /// and any elements kept apart from them (a grid's big elements).
     ///
@@ -468,7 +474,7 @@ pub trait Structure: Slots {
 
 /// `impl HasSlots` and `impl Structure` for a structure whose slots are in a
 /// `slots` field and whose inherent methods have the house names — `insert_one`,
-/// `insert_batch`, `remove_slot`, `remove_batch`, `move_element`, `query_rect`,
+/// `insert_batch`, `remove_slot`, `remove_batch`, `move_element`, `refile_all`, `query_rect`,
 /// `query_at`, `search_top`, `search_below` — plus the optional hooks it names after a `;`
 /// (`overlapping_checked => neighbours`, `prefetch_overlapping => ...`,
 /// `prefetch_relocate => ...`, `relocate_many => ...`, `par_relocate_many => ...`,
@@ -519,6 +525,9 @@ macro_rules! impl_structure {
             }
             fn set_margin_checked(&mut self, margin: f32) {
                 $crate::index::fat_bounds::set_margin(self, margin, <$t>::move_element)
+            }
+            fn finish_moves(&mut self, handles: &[$crate::Handle], rects: &[Self::Bounds]) {
+                $crate::index::finish_moves::finish(self, handles, rects, <$t>::refile_all)
             }
             fn pairs_checked<F>(&self, visit: F) -> core::ops::ControlFlow<()>
             where

@@ -2,6 +2,7 @@
 //! listing the cell in the tight cells the box newly covers.
 
 use crate::batch_order::{insert_by_key, SORTED_BATCH};
+use crate::index::finish_moves::refile_around_slots;
 use crate::loose_grid::{holds, is_empty_box, union, LooseGrid, Span};
 use crate::slots::NONE;
 use crate::{Handle, Rect};
@@ -10,6 +11,12 @@ impl LooseGrid {
     /// Adds an element: room checked, `rect` valid.
     pub(crate) fn insert_one(&mut self, rect: Rect, id: u32) -> Handle {
         let slot = self.slots.alloc(rect, id);
+        self.file(slot, rect);
+        self.slots.handle(slot)
+    }
+
+    /// Files a slot holding `rect`: in the big list, or its loose cell.
+    fn file(&mut self, slot: u32, rect: Rect) {
         if self.is_big(&rect) {
             self.big.add(slot);
         } else {
@@ -17,7 +24,12 @@ impl LooseGrid {
             self.push_in_order(cell, slot);
             self.grow(cell, &rect);
         }
-        self.slots.handle(slot)
+    }
+
+    /// Files every live element anew into empty cells, after a panic left
+    /// them unknown (`index::finish_moves`).
+    pub(crate) fn refile_all(&mut self) {
+        refile_around_slots(self, Self::reset, Self::file);
     }
 
     /// Adds a checked batch. Big batches go in cell order, so that the

@@ -32,6 +32,8 @@ impl LooseGrid {
                 self.slots.slots[slot as usize].rect = rect;
                 if from != to {
                     self.unlink(from, slot);
+                    #[cfg(test)]
+                    crate::index::finish_moves::panic_if_told(&rect);
                     self.push_in_order(to, slot);
                 }
                 self.grow(to, &rect);

@@ -3,6 +3,7 @@
 
 use crate::batch_order::{insert_by_key, SORTED_BATCH};
 use crate::dimension::Dim2;
+use crate::index::finish_moves::refile_around_slots;
 use crate::loose_quadtree::nodes::Node;
 use crate::loose_quadtree::LooseQuadtree;
 use crate::rect::{centre, holds, union};
@@ -14,12 +15,24 @@ impl LooseQuadtree {
     /// Adds an element: room checked, `rect` valid.
     pub(crate) fn insert_one(&mut self, rect: Rect, id: u32) -> Handle {
         let slot = self.slots.alloc(rect, id);
+        self.file(slot, rect);
+        self.slots.handle(slot)
+    }
+
+    /// Files a slot holding `rect`: in the tree, or the one over the bound.
+    fn file(&mut self, slot: u32, rect: Rect) {
         if self.is_over_bound(&rect) {
             self.insert_over_bound(slot, rect);
         } else {
             self.insert_in_tree(slot, rect);
         }
-        self.slots.handle(slot)
+    }
+
+    /// Files every live element anew into a tree of one empty leaf (and an
+    /// empty tree over the bound), after a panic left them unknown
+    /// (`index::finish_moves`).
+    pub(crate) fn refile_all(&mut self) {
+        refile_around_slots(self, Self::reset, Self::file);
     }
 
     /// Links a slot holding `rect` into the leaf its centre descends to.

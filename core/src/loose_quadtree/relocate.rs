@@ -27,6 +27,8 @@ impl LooseQuadtree {
             self.grow_ancestors(cell.node, &rect);
         }
         let leaf = self.descend_growing(cell, &rect);
+        #[cfg(test)]
+        crate::index::finish_moves::panic_if_told(&rect);
         self.slots.slots[slot as usize].rect = rect;
         if old != leaf.node {
             self.unlink(old, slot);

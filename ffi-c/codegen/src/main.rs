@@ -109,6 +109,7 @@ const TWO_D_ONLY: &[&str] = &[
     "qt_tracker_ended",
     "qt_tracker_pair_count",
     "qt_tracker_reset",
+    "qt_test_panic_in_moves",
 ];
 
 /// Types with a 3D twin, renamed wherever they appear.
