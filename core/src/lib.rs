@@ -201,7 +201,13 @@ pub fn update_many_panicking_for_tests<T: SpatialIndex>(
     at: usize,
     on_worker: bool,
 ) -> Result<(), Error> {
-    index::finish_moves::update_many_panicking(index, handles, rects, at, on_worker)
+    index::check_lengths(handles.len(), rects.len())?;
+    index::check_moves(index, handles, rects, 0)?;
+    let at = at.min(handles.len());
+    index::finish_moves::finish_on_panic(index, handles, rects, |index| {
+        index.relocate_many(&handles[..at], &rects[..at]);
+        panic_for_tests(on_worker)
+    })
 }
 
 /// The crate README's examples, compiled and run as doc tests (the README is

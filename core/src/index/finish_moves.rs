@@ -42,24 +42,6 @@ pub(crate) fn finish_on_panic<T: Structure + ?Sized>(
     Err(Error::Panicked(panic_message(&*payload)))
 }
 
-/// [`crate::update_many_panicking_for_tests`].
-#[cfg(feature = "rayon")]
-pub(crate) fn update_many_panicking<T: crate::SpatialIndex>(
-    index: &mut T,
-    handles: &[Handle],
-    rects: &[T::Bounds],
-    at: usize,
-    on_worker: bool,
-) -> Result<(), Error> {
-    super::check_lengths(handles.len(), rects.len())?;
-    super::check_moves(index, handles, rects, 0)?;
-    let at = at.min(handles.len());
-    finish_on_panic(index, handles, rects, |index| {
-        index.relocate_many(&handles[..at], &rects[..at]);
-        crate::panic_for_tests(on_worker)
-    })
-}
-
 /// [`Structure::finish_moves`] of a structure with a slot pool: each record
 /// of `handles` (live) takes its last box of `rects`, then `refile_all`
 /// rebuilds the structure around the records.
