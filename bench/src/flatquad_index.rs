@@ -546,6 +546,8 @@ pub struct OctreeIndex {
     size: f32,
     max_elements: u32,
     max_depth: Option<u32>,
+    /// The fat-bounds margin, in agent sides (0: none).
+    margin: f32,
     frames: Frames<Octree>,
 }
 
@@ -558,8 +560,16 @@ impl OctreeIndex {
             size,
             max_elements,
             max_depth,
+            margin: 0.0,
             frames: Frames::new(),
         }
+    }
+
+    /// Fat bounds of `k` agent sides (`set_margin`), as
+    /// [`FlatquadConfig::margin`] gives the 2D structures.
+    pub fn with_margin(mut self, k: f32) -> Self {
+        self.margin = k;
+        self
     }
 
     /// The octree's depth for a world of side `world`.
@@ -601,7 +611,8 @@ impl Index for OctreeIndex {
     fn build(&mut self, agents: &Agents) -> Result<(), BenchError> {
         let w = agents.world;
         let world = Box3::new(0.0, 0.0, 0.0, w, w, w);
-        let tree = Octree::new(world, self.max_elements, self.max_depth(w))?;
+        let tree = Octree::new(world, self.max_elements, self.max_depth(w))?
+            .with_margin(self.margin * self.size)?;
         self.frames.build(tree, agents)
     }
 

@@ -388,11 +388,16 @@ fn run_octree(s: &Scenario, args: &Args, expected: &[(Mode, u64)]) -> ExitCode {
     let config = args.configs[0];
     let make = || {
         OctreeIndex::new(s.size, config.max_elements(), config.max_depth)
+            .with_margin(config.margin.unwrap_or(0.0))
             .with_threads(config.threads)
     };
+    let margin = config
+        .margin
+        .map(|k| format!(", margin {} ({k} agent sides)", k * s.size))
+        .unwrap_or_default();
     println!();
     println!(
-        "flatquad octree: max_elements {}, max_depth {}",
+        "flatquad octree: max_elements {}, max_depth {}{margin}",
         config.max_elements(),
         make().max_depth(s.world)
     );
