@@ -589,6 +589,14 @@ impl OctreeIndex {
         self
     }
 
+    /// An empty octree of this adapter's parameters over a cube of side
+    /// `world`: its parameters checked.
+    pub fn empty_tree(&self, world: f32) -> Result<Octree, BenchError> {
+        let cube = Box3::new(0.0, 0.0, 0.0, world, world, world);
+        let tree = Octree::new(cube, self.max_elements, self.max_depth(world))?;
+        Ok(tree.with_margin(self.margin * self.size)?)
+    }
+
     /// The octree of the last build, if any.
     pub fn tree(&self) -> Option<&Octree> {
         self.frames.tree.as_ref()
@@ -609,10 +617,7 @@ impl Index for OctreeIndex {
     }
 
     fn build(&mut self, agents: &Agents) -> Result<(), BenchError> {
-        let w = agents.world;
-        let world = Box3::new(0.0, 0.0, 0.0, w, w, w);
-        let tree = Octree::new(world, self.max_elements, self.max_depth(w))?
-            .with_margin(self.margin * self.size)?;
+        let tree = self.empty_tree(agents.world)?;
         self.frames.build(tree, agents)
     }
 

@@ -56,7 +56,7 @@ impl Level {
 /// the next rows it can reach: each pair once, from the element first in cell
 /// order. Exact: closed tests on the `f32` boxes, no rounding of coordinates.
 /// A run of up to 8 boxes is tested as one fixed window (the boxes past the run
-/// masked out). From `PREFETCH_FROM` (500,000) agents, the sort fetches the cell of the
+/// masked out). From `PREFETCH_FROM` agents, the sort fetches the cell of the
 /// agent 16 ahead and the slot of the one 8 ahead, and a batch of queries the cell
 /// starts of the query 8 ahead and the first boxes of the one 4 ahead; below it
 /// nothing is fetched ahead, which is faster while the grid stays in the caches.

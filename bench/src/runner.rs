@@ -244,6 +244,7 @@ mod tests {
             Box::new(GridIndex::new(size, GridIndex::DEFAULT_FACTOR)),
             Box::new(GridIndex::new(size, 0.5)),
             Box::new(OctreeIndex::new(size, 4, None)),
+            Box::new(OctreeIndex::new(size, 4, None).with_margin(0.5)),
         ];
         #[cfg(feature = "peers")]
         all.extend(crate::peers::all(size));

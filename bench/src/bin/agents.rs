@@ -383,17 +383,20 @@ fn print_stats(s: &Scenario, structure: &str, st: &Stats) {
     );
 }
 
+/// The octree's adapter for the 3D scenario `s` under `config`.
+fn octree_index(s: &Scenario, config: &FlatquadConfig) -> OctreeIndex {
+    OctreeIndex::new(s.size, config.max_elements(), config.max_depth)
+        .with_margin(config.margin.unwrap_or(0.0))
+        .with_threads(config.threads)
+}
+
 /// The 3D scenario on the octree, both modes (or the one asked for).
 fn run_octree(s: &Scenario, args: &Args, expected: &[(Mode, u64)]) -> ExitCode {
     let config = args.configs[0];
-    let make = || {
-        OctreeIndex::new(s.size, config.max_elements(), config.max_depth)
-            .with_margin(config.margin.unwrap_or(0.0))
-            .with_threads(config.threads)
-    };
+    let make = || octree_index(s, &config);
     let margin = config
         .margin
-        .map(|k| format!(", margin {} ({k} agent sides)", k * s.size))
+        .map(|k| format!("; margin {} ({k} agent sides)", k * s.size))
         .unwrap_or_default();
     println!();
     println!(
@@ -459,8 +462,13 @@ fn run_agents() -> ExitCode {
         }
     };
     let s = args.scenario;
-    for config in args.configs.iter().filter(|_| s.dimensions() == 2) {
-        if let Err(e) = config.validate(s) {
+    // Parameters checked before the oracle runs.
+    for config in &args.configs {
+        let checked = match s.dimensions() {
+            2 => config.validate(s),
+            _ => octree_index(s, config).empty_tree(s.world).map(drop),
+        };
+        if let Err(e) = checked {
             eprintln!("agents: {e}\n\n{}", usage());
             return ExitCode::from(2);
         }
