@@ -70,6 +70,8 @@ mod rect;
 mod slots;
 #[cfg(test)]
 mod test_lcg;
+#[cfg(test)]
+mod test_pairs;
 mod tree_lines;
 
 pub use bounds::Bounds;

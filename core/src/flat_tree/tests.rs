@@ -1,6 +1,7 @@
 //! Unit tests of the internals; the behaviour is tested in `tests/`.
 
 use crate::dimension::{Dim2, Dim3};
+use crate::test_pairs::sorted_pairs;
 use crate::tree_lines::{
     mask, place_in_children, place_of, point_child, unpack_place, Cell, SplitLines,
     TABLE_MAX_DEPTH, TREE_STACK_CAPACITY,
@@ -146,23 +147,13 @@ fn packing_keeps_every_answer<D: crate::dimension::Dimension>(
     let mut handles = Vec::new();
     tree.insert_many(&initial, &ids, &mut handles).unwrap();
     tree.cleanup();
-    let sorted_pairs = |tree: &crate::flat_tree::FlatTree<D>| {
-        let mut pairs = Vec::new();
-        tree.pairs(&mut pairs);
-        let mut pairs: Vec<(Handle, Handle)> = pairs
-            .into_iter()
-            .map(|(a, b)| (a.min(b), a.max(b)))
-            .collect();
-        pairs.sort_unstable();
-        pairs
-    };
     let mut packs = 0;
     for _ in 0..6 {
         // Every other element moves, some far (a relink), then a few leave.
         let moved: Vec<Handle> = handles.iter().copied().step_by(2).collect();
         let to: Vec<D::Bounds> = moved.iter().map(|_| boxes(&mut rng)).collect();
         tree.update_many(&moved, &to).unwrap();
-        let pairs = sorted_pairs(tree);
+        let pairs = sorted_pairs(&*tree);
         let probe = boxes(&mut rng);
         let mut hits = Vec::new();
         tree.query(&Query::rect(probe), &mut hits).unwrap();
@@ -194,7 +185,7 @@ fn packing_keeps_every_answer<D: crate::dimension::Dimension>(
             assert_eq!(tree.links.free, NONE);
         }
         tree.validate().unwrap();
-        assert_eq!(sorted_pairs(tree), pairs);
+        assert_eq!(sorted_pairs(&*tree), pairs);
         let mut after = Vec::new();
         tree.query(&Query::rect(probe), &mut after).unwrap();
         after.sort_unstable();

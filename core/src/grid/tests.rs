@@ -6,6 +6,7 @@ use core::ops::ControlFlow;
 
 use crate::grid::Grid;
 use crate::index::{NodeInfo, Stats};
+use crate::test_pairs::sorted_pairs;
 use crate::{Bounds, Error, Handle, Query, Rect, SpatialIndex};
 
 /// A small LCG (Knuth's MMIX constants), so the tests need no dependency.
@@ -241,17 +242,6 @@ fn sorted(mut handles: Vec<Handle>) -> Vec<Handle> {
     handles
 }
 
-fn grid_pairs(grid: &Grid) -> Vec<(Handle, Handle)> {
-    let mut pairs = Vec::new();
-    grid.pairs(&mut pairs);
-    let mut pairs: Vec<_> = pairs
-        .into_iter()
-        .map(|(a, b)| (a.min(b), a.max(b)))
-        .collect();
-    pairs.sort();
-    pairs
-}
-
 /// The grid agrees with brute force on a few queries of every kind, and on
 /// all pairs.
 fn compare(grid: &Grid, model: &Model, shapes: &Shapes, rng: &mut Lcg) {
@@ -306,7 +296,7 @@ fn compare(grid: &Grid, model: &Model, shapes: &Shapes, rng: &mut Lcg) {
             "overlapping {h:?} {r}"
         );
     }
-    assert_eq!(grid_pairs(grid), model.pairs());
+    assert_eq!(sorted_pairs(grid), model.pairs());
     #[cfg(feature = "rayon")]
     if rng.chance(0.2) {
         par_pairs_in_bands(grid, rng);
@@ -402,7 +392,7 @@ fn snapshot_round_trip(grid: &Grid, rng: &mut Lcg) {
     let bytes = grid.to_bytes();
     let copy = Grid::from_bytes(&bytes).unwrap();
     assert_eq!(copy.to_bytes(), bytes);
-    assert_eq!(grid_pairs(&copy), grid_pairs(grid));
+    assert_eq!(sorted_pairs(&copy), sorted_pairs(grid));
     // The same but for the capacity held.
     assert_eq!(
         Stats {
@@ -771,7 +761,7 @@ fn big_elements_cost_one_entry() {
     let mut hits = Vec::new();
     grid.query(&Query::point([99.0, 1.0]), &mut hits).unwrap();
     assert_eq!(sorted(hits.clone()), [whole, beyond]);
-    assert_eq!(grid_pairs(&grid).len(), 6);
+    assert_eq!(sorted_pairs(&grid).len(), 6);
     // Small to big and back.
     grid.update(in_cells, Rect::new(0.0, 0.0, 60.0, 60.0))
         .unwrap();
@@ -932,7 +922,7 @@ fn a_loop_that_moves_and_walks_the_pairs_gets_runs() {
     grid.cleanup();
     assert!(!grid.packed.fresh, "laid out with nothing asking for it");
     for frame in 0..3 {
-        assert_eq!(grid_pairs(&grid), model.pairs(), "frame {frame}");
+        assert_eq!(sorted_pairs(&grid), model.pairs(), "frame {frame}");
         let handles: Vec<Handle> = model.live.iter().map(|(h, _)| *h).collect();
         let rects: Vec<Rect> = model
             .live
@@ -950,7 +940,7 @@ fn a_loop_that_moves_and_walks_the_pairs_gets_runs() {
         // The walk before asked for the runs: the batch left the lists behind.
         assert!(grid.packed.fresh && grid.lists_stale, "frame {frame}");
     }
-    assert_eq!(grid_pairs(&grid), model.pairs());
+    assert_eq!(sorted_pairs(&grid), model.pairs());
     // Big batches in a row gave the links' memory back.
     assert_eq!(grid.links.links.capacity(), 0);
     // A single move needs the lists again, and they come back exact.
@@ -960,7 +950,7 @@ fn a_loop_that_moves_and_walks_the_pairs_gets_runs() {
     model.set(h, Rect::new(r.x1 + 1.0, r.y1, r.x2 + 1.0, r.y2));
     assert!(!grid.lists_stale);
     assert!(!grid.links.links.is_empty());
-    assert_eq!(grid_pairs(&grid), model.pairs());
+    assert_eq!(sorted_pairs(&grid), model.pairs());
     grid.validate().unwrap();
 }
 

@@ -147,6 +147,7 @@ pub(crate) fn panic_late_if_told<B: Bounds>(rect: &B) {
 mod tests {
     use super::{PANIC_LATE_X, PANIC_X};
     use crate::test_lcg::Lcg32;
+    use crate::test_pairs::sorted_pairs;
     use crate::{AnyIndex, Bounds, Error, Handle, Kind, Octree, Query, Rect, SpatialIndex};
 
     /// How a test batch is given to the index.
@@ -211,13 +212,7 @@ mod tests {
             want.sort_unstable();
             assert_eq!(hits, want, "query {query:?}");
         }
-        let mut pairs = Vec::new();
-        index.pairs(&mut pairs);
-        let mut pairs: Vec<_> = pairs
-            .into_iter()
-            .map(|(a, b)| (a.min(b), a.max(b)))
-            .collect();
-        pairs.sort_unstable();
+        let pairs = sorted_pairs(index);
         let mut want = Vec::new();
         for (i, &(a, ra)) in expected.iter().enumerate() {
             for &(b, rb) in &expected[i + 1..] {
