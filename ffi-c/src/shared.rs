@@ -147,14 +147,16 @@ pub(crate) unsafe fn move_many<W: Shell>(
     count: usize,
     out_bad_index: *mut usize,
 ) -> Status {
-    let mut tree = tree_mut(tree)?;
-    let handles = Handle::cast_slice(slice_in(handles, count)?);
-    let rects = slice_in(rects.cast::<BoxOf<W>>(), count)?;
     // On rayon's threads where the batch is big enough to pay (the global
     // pool: RAYON_NUM_THREADS=1 keeps every call on the caller's thread).
-    tree.tree
-        .par_update_many(handles, rects)
-        .map_err(|error| batch_error(error, out_bad_index))
+    moves_by(
+        tree,
+        handles,
+        rects,
+        count,
+        out_bad_index,
+        |index, handles, rects| index.par_update_many(handles, rects),
+    )
 }
 
 /// [`move_many`] whose moves panic after the first `at` (testing only:
@@ -167,11 +169,33 @@ pub(crate) unsafe fn move_many_panicking<W: Shell>(
     at: usize,
     on_worker: bool,
 ) -> Status {
+    let out_bad_index = core::ptr::null_mut();
+    moves_by(
+        tree,
+        handles,
+        rects,
+        count,
+        out_bad_index,
+        |index, handles, rects| {
+            flatquad_core::update_many_panicking_for_tests(index, handles, rects, at, on_worker)
+        },
+    )
+}
+
+/// [`move_many`]'s arguments read, then moved by `moves`; its error, if any,
+/// reported as a batch's.
+unsafe fn moves_by<W: Shell>(
+    tree: *mut W,
+    handles: *const qt_handle_t,
+    rects: *const W::CBox,
+    count: usize,
+    out_bad_index: *mut usize,
+    moves: impl FnOnce(&mut W::Index, &[Handle], &[BoxOf<W>]) -> Result<(), Error>,
+) -> Status {
     let mut tree = tree_mut(tree)?;
     let handles = Handle::cast_slice(slice_in(handles, count)?);
     let rects = slice_in(rects.cast::<BoxOf<W>>(), count)?;
-    flatquad_core::update_many_panicking_for_tests(&mut tree.tree, handles, rects, at, on_worker)?;
-    Ok(())
+    moves(&mut tree.tree, handles, rects).map_err(|error| batch_error(error, out_bad_index))
 }
 
 pub(crate) unsafe fn cleanup<W: Shell>(tree: *mut W) -> Status {
