@@ -5,7 +5,9 @@
 // would be answered by one pair walk, the all-pairs mode's work), each answering
 // into arrays kept between frames, as a game loop would (`out`: no garbage). The
 // same RNG, scenarios and f32 arithmetic as bench/src/workload.rs, so the
-// checksums match the Rust demo's.
+// checksums match the Rust demo's. The agents move on as many threads as the
+// batch calls use, the main thread and workers over shared memory
+// (examples/step.mjs), as the Rust demo moves them on its pool.
 //
 //   node examples/agents.mjs [SCENARIO] [--mode all-pairs|per-agent|both] [--runs N] [--no-peers]
 //                            [--rust PATH]
@@ -27,67 +29,39 @@ import { spawnSync } from 'node:child_process'
 import { availableParallelism } from 'node:os'
 
 import { Quadtree } from 'flatquad'
-import { MAX_ELEMENTS, SCENARIOS, defaultMaxDepth, f32, makeAgents } from './workload.mjs'
+import { Stepper, shareAgents, sharedFloats, writeRects } from './step.mjs'
+import { MAX_ELEMENTS, SCENARIOS, defaultMaxDepth, makeAgents } from './workload.mjs'
 
 const WARMUP_FRAMES = 2
 
-// One frame's movement: every agent moves by its velocity and bounces off the
-// world's edges (f32 arithmetic, in the order of docs/workload.md), and its new
-// rectangle goes into `out`, in the same pass (two passes over the agents took
-// 0.62 ms a frame at uniform-100k, this one 0.38).
-function step(a, out) {
-  const { n, world, x: xs, y: ys, vx, vy, side } = a
-  for (let i = 0, j = 0; i < n; i++, j += 4) {
-    const s = side[i]
-    const limit = f32(world - s)
-    let x = f32(xs[i] + vx[i])
-    let y = f32(ys[i] + vy[i])
-    if (x < 0) { x = 0; vx[i] = -vx[i] }
-    if (x > limit) { x = limit; vx[i] = -vx[i] }
-    if (y < 0) { y = 0; vy[i] = -vy[i] }
-    if (y > limit) { y = limit; vy[i] = -vy[i] }
-    xs[i] = x
-    ys[i] = y
-    writeRect(out, j, x, y, s)
-  }
-}
-
-// Every agent's rectangle into `out` (4 floats each).
-function writeRects(a, out) {
-  const { n, x, y, side } = a
-  for (let i = 0, j = 0; i < n; i++, j += 4) writeRect(out, j, x[i], y[i], side[i])
-}
-
-// One rectangle (x, y, x + side, y + side) at `out[j..j + 4]`.
-function writeRect(out, j, x, y, side) {
-  out[j] = x
-  out[j + 1] = y
-  out[j + 2] = x + side // rounded to f32 by the store
-  out[j + 3] = y + side
-}
-
-// Runs one index through the warm-up and measured frames; `index` has
+// Runs one index through the warm-up and measured frames, the agents stepped
+// on as many threads as flatquad's batch calls use; `index` has
 // build(agents, rects), update(agents, rects) and collide(agents, rects) -> ordered pairs.
-function run(scenario, index) {
-  const agents = makeAgents(scenario)
-  const rects = new Float32Array(4 * scenario.n)
+async function run(scenario, index) {
+  const agents = shareAgents(makeAgents(scenario))
+  const rects = sharedFloats(4 * scenario.n)
   writeRects(agents, rects)
   index.build(agents, rects)
   let update = 0
   let collide = 0
   let total = 0
-  for (let frame = 0; frame < WARMUP_FRAMES + scenario.frames; frame++) {
-    const t0 = performance.now()
-    step(agents, rects)
-    index.update(agents, rects)
-    const t1 = performance.now()
-    const ordered = index.collide(agents, rects)
-    const t2 = performance.now()
-    if (frame >= WARMUP_FRAMES) {
-      update += t1 - t0
-      collide += t2 - t1
-      total += ordered
+  const stepper = await Stepper.start(agents, rects, poolThreads())
+  try {
+    for (let frame = 0; frame < WARMUP_FRAMES + scenario.frames; frame++) {
+      const t0 = performance.now()
+      stepper.step()
+      index.update(agents, rects)
+      const t1 = performance.now()
+      const ordered = index.collide(agents, rects)
+      const t2 = performance.now()
+      if (frame >= WARMUP_FRAMES) {
+        update += t1 - t0
+        collide += t2 - t1
+        total += ordered
+      }
     }
+  } finally {
+    await stepper.close()
   }
   const frames = scenario.frames
   return {
@@ -308,9 +282,9 @@ if (args.peers) {
 // Round-robin over the runs, so a slow spell of a shared machine hits every index.
 const results = entries.map(() => [])
 for (let run_ = 0; run_ < args.runs; run_++) {
-  entries.forEach((entry, i) =>
-    results[i].push(entry.rust ? runRust(args.rust, args.name, entry.mode) : run(scenario, entry.make())),
-  )
+  for (const [i, entry] of entries.entries()) {
+    results[i].push(entry.rust ? runRust(args.rust, args.name, entry.mode) : await run(scenario, entry.make()))
+  }
 }
 const median = (values) => {
   const v = [...values].sort((a, b) => a - b)
