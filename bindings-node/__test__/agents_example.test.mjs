@@ -47,6 +47,18 @@ describe('examples/step.mjs', () => {
     })
   }
 
+  it('refuses arrays that workers could not share', async () => {
+    const agents = makeAgents(SCENE)
+    const rects = new Float32Array(4 * SCENE.n)
+    await assert.rejects(Stepper.start(agents, rects, 2), TypeError)
+    await assert.rejects(Stepper.start(fresh().agents, rects, 2), /out must be over a SharedArrayBuffer/)
+    // One thread steps any arrays in place.
+    const stepper = await Stepper.start(agents, rects, 1)
+    stepper.step()
+    await stepper.close()
+    assert.notEqual(rects[0], 0)
+  })
+
   it('refuses a thread count that is not a positive integer', async () => {
     const { agents, rects } = fresh()
     for (const threads of [0, -1, 1.5, NaN]) {

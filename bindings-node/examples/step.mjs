@@ -73,15 +73,27 @@ const STEP_TIMEOUT_MS = 10_000
 export class Stepper {
   static async start(agents, out, threads) {
     const stepper = new Stepper(agents, out, threads)
-    await Promise.all(stepper.workers.map((w) => new Promise((resolve, reject) => {
-      w.once('online', resolve)
-      w.once('error', reject)
-    })))
+    try {
+      await Promise.all(stepper.workers.map((w) => new Promise((resolve, reject) => {
+        w.once('online', resolve)
+        w.once('error', reject)
+      })))
+    } catch (err) {
+      await stepper.close() // the workers that did start would wait forever
+      throw err
+    }
     return stepper
   }
 
   constructor(agents, out, threads) {
     if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`threads must be a positive integer, got ${threads}`)
+    // A worker given an array over unshared memory would step a copy of it.
+    const arrays = { x: agents.x, y: agents.y, vx: agents.vx, vy: agents.vy, side: agents.side, out }
+    for (const [name, array] of Object.entries(arrays)) {
+      if (threads > 1 && !(array.buffer instanceof SharedArrayBuffer)) {
+        throw new TypeError(`${name} must be over a SharedArrayBuffer to be stepped on ${threads} threads (shareAgents, sharedFloats)`)
+      }
+    }
     this.agents = agents
     this.out = out
     this.control = new Int32Array(new SharedArrayBuffer(12))
