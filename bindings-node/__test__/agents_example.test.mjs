@@ -59,6 +59,17 @@ describe('examples/step.mjs', () => {
     assert.notEqual(rects[0], 0)
   })
 
+  it('throws promptly when a worker throws, and close() throws its error', async () => {
+    // One agent on three threads: the main thread's range and the last
+    // worker's are empty, the first worker's step throws (a BigInt world).
+    const agents = { ...shareAgents(makeAgents({ ...SCENE, n: 1 })), world: 10n }
+    const stepper = await Stepper.start(agents, sharedFloats(4), 3)
+    const began = performance.now()
+    assert.throws(() => stepper.step(), /a step worker threw/)
+    assert.ok(performance.now() - began < 5_000, 'the step waited for the timeout')
+    await assert.rejects(stepper.close(), /BigInt/)
+  })
+
   it('refuses a thread count that is not a positive integer', async () => {
     const { agents, rects } = fresh()
     for (const threads of [0, -1, 1.5, NaN]) {

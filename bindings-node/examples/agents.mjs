@@ -26,11 +26,10 @@
 // do per-agent mode, having no all-pairs call. Exits 1 if a checksum is wrong.
 
 import { spawnSync } from 'node:child_process'
-import { availableParallelism } from 'node:os'
 
 import { Quadtree } from 'flatquad'
 import { Stepper, shareAgents, sharedFloats, writeRects } from './step.mjs'
-import { MAX_ELEMENTS, SCENARIOS, defaultMaxDepth, makeAgents } from './workload.mjs'
+import { MAX_ELEMENTS, SCENARIOS, defaultMaxDepth, makeAgents, poolThreads } from './workload.mjs'
 
 const WARMUP_FRAMES = 2
 
@@ -196,9 +195,6 @@ async function peers() {
   }
   return found
 }
-
-// The threads of rayon's global pool, which flatquad's batch calls use.
-const poolThreads = () => Number(process.env.RAYON_NUM_THREADS) || availableParallelism()
 
 // Handles per overlappingMany call in per-agent mode: docs/workload.md's
 // batches, the Rust demo's, each answered query by query.

@@ -19,9 +19,9 @@
 // every core); the one-call-a-query rows and the peers on the JavaScript thread.
 // Not part of `make test`.
 
-import { availableParallelism, cpus, loadavg } from 'node:os'
+import { cpus, loadavg } from 'node:os'
 import { Grid, Quadtree } from 'flatquad'
-import { MAX_ELEMENTS, SCENARIOS, defaultMaxDepth, f32, lcg, makeAgents } from './workload.mjs'
+import { MAX_ELEMENTS, SCENARIOS, defaultMaxDepth, f32, lcg, makeAgents, poolThreads } from './workload.mjs'
 
 const QUERIES = 1_000_000
 const QUERY_SIDE = 4
@@ -149,7 +149,7 @@ async function main() {
     ...flatquadRows('flatquad Quadtree', () => new Quadtree(world, { maxElements: MAX_ELEMENTS, maxDepth: defaultMaxDepth(w.world, w.size) }), w, args.batch),
     ...(await peers(w)),
   ]
-  const threads = Number(process.env.RAYON_NUM_THREADS) || availableParallelism()
+  const threads = poolThreads()
   console.log(`static-1m-queries from Node: ${w.n} agents of side ${w.size} in ${w.world}^2, ${QUERIES} rectangle queries of side ${QUERY_SIDE}, ${QUERIES} point queries; medians of ${args.runs} round-robin runs`)
   console.log(`machine: ${cpus().length} cpus, ${cpus()[0]?.model ?? '?'}; node ${process.version}; flatquad's batches on ${threads} thread(s) (RAYON_NUM_THREADS); load average ${loadavg()[0].toFixed(1)}`)
   const times = rows.map(() => [])

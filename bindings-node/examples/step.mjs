@@ -45,10 +45,13 @@ function writeRect(out, j, x, y, side) {
   out[j + 3] = y + side
 }
 
+// The agents' arrays (makeAgents) that a step reads or writes.
+const AGENT_ARRAYS = ['x', 'y', 'vx', 'vy', 'side']
+
 // The agents' arrays copied into SharedArrayBuffers, which workers can write.
 export function shareAgents(a) {
   const shared = { n: a.n, world: a.world }
-  for (const key of ['x', 'y', 'vx', 'vy', 'side']) shared[key] = sharedFloats(a[key].length, a[key])
+  for (const key of AGENT_ARRAYS) shared[key] = sharedFloats(a[key].length, a[key])
   return shared
 }
 
@@ -60,26 +63,31 @@ export function sharedFloats(length, from) {
 }
 
 // The control words the threads share: the frame the workers are asked to
-// step (bumped by the main thread), how many have finished it, and a stop flag.
+// step (bumped by the main thread), how many have finished it, a stop flag,
+// and a flag a worker raises when its step throws.
 const FRAME = 0
 const DONE = 1
 const STOP = 2
+const FAILED = 3
 const STEP_TIMEOUT_MS = 10_000
 
 // Steps shared agents (`shareAgents`) into a shared `out` on `threads`
 // threads: the main thread takes the first range, one worker each of the
-// others. `await Stepper.start(...)`, then `step()` once a frame; `close()`
-// ends the workers.
+// others. `await Stepper.start(...)`, then `step()` once a frame; `await
+// close()` ends the workers, and throws a worker's error if one threw.
 export class Stepper {
   static async start(agents, out, threads) {
     const stepper = new Stepper(agents, out, threads)
     try {
+      for (let k = 1; k < threads; k++) stepper.workers.push(stepper.spawn(k))
+      // 'online' comes before a worker's modules load; 'ready' after.
       await Promise.all(stepper.workers.map((w) => new Promise((resolve, reject) => {
-        w.once('online', resolve)
+        w.once('message', resolve)
         w.once('error', reject)
+        w.once('exit', () => reject(new Error('a step worker exited before it was ready')))
       })))
     } catch (err) {
-      await stepper.close() // the workers that did start would wait forever
+      await stepper.close().catch(() => {}) // the workers that did start would wait forever
       throw err
     }
     return stepper
@@ -88,41 +96,51 @@ export class Stepper {
   constructor(agents, out, threads) {
     if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`threads must be a positive integer, got ${threads}`)
     // A worker given an array over unshared memory would step a copy of it.
-    const arrays = { x: agents.x, y: agents.y, vx: agents.vx, vy: agents.vy, side: agents.side, out }
-    for (const [name, array] of Object.entries(arrays)) {
+    const arrays = [...AGENT_ARRAYS.map((key) => [key, agents[key]]), ['out', out]]
+    for (const [name, array] of arrays) {
       if (threads > 1 && !(array.buffer instanceof SharedArrayBuffer)) {
         throw new TypeError(`${name} must be over a SharedArrayBuffer to be stepped on ${threads} threads (shareAgents, sharedFloats)`)
       }
     }
     this.agents = agents
     this.out = out
-    this.control = new Int32Array(new SharedArrayBuffer(12))
+    this.control = new Int32Array(new SharedArrayBuffer(16))
     // Ranges of about equal size, the main thread's first.
-    const bounds = Array.from({ length: threads + 1 }, (_, k) => Math.round((k * agents.n) / threads))
-    this.mine = [bounds[0], bounds[1]]
+    this.bounds = Array.from({ length: threads + 1 }, (_, k) => Math.round((k * agents.n) / threads))
     this.workers = []
-    for (let k = 1; k < threads; k++) {
-      const workerData = { agents, out, control: this.control, from: bounds[k], to: bounds[k + 1] }
-      this.workers.push(new Worker(new URL('./step_worker.mjs', import.meta.url), { workerData }))
-    }
+    this.failure = null
+  }
+
+  // The worker of range k.
+  spawn(k) {
+    const { agents, out, control, bounds } = this
+    const workerData = { agents, out, control, from: bounds[k], to: bounds[k + 1] }
+    const worker = new Worker(new URL('./step_worker.mjs', import.meta.url), { workerData })
+    worker.on('error', (err) => { this.failure ??= err })
+    worker.unref() // a Stepper never closed does not keep the process alive
+    return worker
   }
 
   // One frame's movement of every agent; returns when every thread is done.
-  // A worker's error cannot reach this thread while it waits (it arrives as an
-  // event), so a worker silent for STEP_TIMEOUT_MS is an error.
+  // A worker's error reaches this thread as an event, which cannot run while it
+  // waits: a worker that throws raises FAILED (its error is thrown by
+  // `close()`), and one silent for STEP_TIMEOUT_MS is an error too.
   step() {
     const { control, workers } = this
     if (workers.length > 0) {
+      // DONE is reset before the frame is posted: a worker counts itself done
+      // only after it has seen the new frame.
       Atomics.store(control, DONE, 0)
       Atomics.add(control, FRAME, 1)
       Atomics.notify(control, FRAME)
     }
-    stepRange(this.agents, this.out, this.mine[0], this.mine[1])
+    stepRange(this.agents, this.out, this.bounds[0], this.bounds[1])
     for (let done; (done = Atomics.load(control, DONE)) < workers.length;) {
       if (Atomics.wait(control, DONE, done, STEP_TIMEOUT_MS) === 'timed-out') {
         throw new Error(`a step worker did not finish its range in ${STEP_TIMEOUT_MS} ms`)
       }
     }
+    if (Atomics.load(control, FAILED)) throw new Error('a step worker threw (close() throws its error)')
   }
 
   async close() {
@@ -130,6 +148,7 @@ export class Stepper {
     Atomics.add(this.control, FRAME, 1)
     Atomics.notify(this.control, FRAME)
     await Promise.all(this.workers.map((w) => w.terminate()))
+    if (this.failure) throw this.failure
   }
 }
 
@@ -140,8 +159,14 @@ export function serveSteps({ agents, out, control, from, to }) {
     Atomics.wait(control, FRAME, frame)
     frame = Atomics.load(control, FRAME)
     if (Atomics.load(control, STOP)) return
-    stepRange(agents, out, from, to)
-    Atomics.add(control, DONE, 1)
-    Atomics.notify(control, DONE)
+    try {
+      stepRange(agents, out, from, to)
+    } catch (err) {
+      Atomics.store(control, FAILED, 1)
+      throw err // ends the worker, whose 'error' event carries it
+    } finally {
+      Atomics.add(control, DONE, 1)
+      Atomics.notify(control, DONE)
+    }
   }
 }

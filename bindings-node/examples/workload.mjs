@@ -2,6 +2,8 @@
 // the workload's 32-bit LCG and the initial agents, in f32 as
 // bench/src/workload.rs draws them.
 
+import { availableParallelism } from 'node:os'
+
 export const SCENARIOS = {
   'uniform-100k': { layout: 'uniform', n: 100_000, world: 4096, size: 4, frames: 10, checksum: 38442 },
   'uniform-1m': { layout: 'uniform', n: 1_000_000, world: 12288, size: 4, frames: 3, checksum: 422580 },
@@ -13,6 +15,14 @@ const CLUSTER_DISCS = 8
 const CLUSTER_RADIUS = 128
 
 export const f32 = Math.fround
+
+// The threads of rayon's global pool, which flatquad's batch calls use:
+// RAYON_NUM_THREADS as rayon reads it (a positive integer; anything else
+// leaves every core).
+export function poolThreads() {
+  const value = process.env.RAYON_NUM_THREADS ?? ''
+  return (/^\d+$/.test(value) && Number(value)) || availableParallelism()
+}
 
 // The workload's 32-bit LCG; one draw is (state >> 8) / 2^24, exact in f32.
 export function lcg(seed = 12345) {
