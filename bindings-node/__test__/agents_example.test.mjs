@@ -64,9 +64,8 @@ describe('examples/step.mjs', () => {
     // worker's are empty, the first worker's step throws (a BigInt world).
     const agents = { ...shareAgents(makeAgents({ ...SCENE, n: 1 })), world: 10n }
     const stepper = await Stepper.start(agents, sharedFloats(4), 3)
-    const began = performance.now()
+    // Not the timeout's error: the step saw the worker's flag.
     assert.throws(() => stepper.step(), /a step worker threw/)
-    assert.ok(performance.now() - began < 5_000, 'the step waited for the timeout')
     await assert.rejects(stepper.close(), /BigInt/)
   })
 
