@@ -117,6 +117,8 @@ export class Stepper {
     const workerData = { agents, out, control, from: bounds[k], to: bounds[k + 1] }
     const worker = new Worker(new URL('./step_worker.mjs', import.meta.url), { workerData })
     worker.on('error', (err) => { this.failure ??= err })
+    // A worker that threw emits 'error' before 'exit'.
+    worker.exited = new Promise((resolve) => worker.once('exit', resolve))
     worker.unref() // a Stepper never closed does not keep the process alive
     return worker
   }
@@ -143,10 +145,17 @@ export class Stepper {
     if (Atomics.load(control, FAILED)) throw new Error('a step worker threw (close() throws its error)')
   }
 
+  // Tells the workers to stop and waits for them to end (each on its own, so
+  // that a worker's error has come: terminating it could drop the error),
+  // terminating any still running after STEP_TIMEOUT_MS.
   async close() {
     Atomics.store(this.control, STOP, 1)
     Atomics.add(this.control, FRAME, 1)
     Atomics.notify(this.control, FRAME)
+    let timer
+    const late = new Promise((resolve) => { timer = setTimeout(resolve, STEP_TIMEOUT_MS) })
+    await Promise.race([Promise.all(this.workers.map((w) => w.exited)), late])
+    clearTimeout(timer)
     await Promise.all(this.workers.map((w) => w.terminate()))
     if (this.failure) throw this.failure
   }
